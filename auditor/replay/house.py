@@ -1,0 +1,40 @@
+"""House settings: the choices a rule book leaves to the room, read from the rule pack.
+
+The replay engine and the simulator both take one of these, so a pack changes what is computed
+as "expected" without any code knowing which pack it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from auditor.replay.variants import VARIANTS, Variant
+
+SUITS_HIGH_TO_LOW = ("s", "h", "d", "c")
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    #: suits from highest to lowest, for seat draws and odd chips
+    suit_order: tuple[str, ...] = SUITS_HIGH_TO_LOW
+    #: who receives odd chips of a split pot: "suit" (highest card by suit among the hole cards
+    #: used, NZ §17.5(e)) or "position" (first winner clockwise from the button, TDA #20)
+    odd_chip_method: str = "suit"
+    #: raises allowed per betting round in fixed and spread limit after the opening bet
+    #: (the forced blind counts as the opening bet); None means no cap
+    max_raises: int | None = 3
+    #: the cap does not apply while only two players can still bet
+    heads_up_uncapped: bool = True
+    #: fixed limit: an all-in raise of at least this fraction of the unit counts as a full raise
+    limit_reopen_fraction: float = 0.5
+    #: per-variant override of how many hole cards a showdown hand uses, e.g. NZ §15's game
+    hole_use: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def variant(self, name: str) -> Variant:
+        base = VARIANTS[name]
+        override = self.hole_use.get(name)
+        return base.with_hole_use(override) if override else base
+
+    def suit_rank(self, suit: str) -> int:
+        """0 for the lowest suit, 3 for the highest."""
+        return len(self.suit_order) - 1 - self.suit_order.index(suit)
