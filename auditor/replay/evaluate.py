@@ -4,8 +4,7 @@ Why this exists: the auditor replays millions of logged hands to check that pots
 were awarded to the right players (and that odd chips went where the house rules
 say).  A per-hand Python evaluator is far too slow for that, so everything here
 works on whole columns of hands at once; the only Python loops are over the
-five card slots, the thirteen ranks or the (small) list of card combinations a
-game allows.
+five card slots or the (small) list of card combinations a game allows.
 
 Card encoding (fixed -- other modules depend on it)
     ``code = rank * 4 + suit`` with rank 0..12 for ``2,3,...,9,T,J,Q,K,A`` and
@@ -21,13 +20,14 @@ Hand values
     pair, kicker).  Higher value = better hand; equal values iff the hands tie
     (suits never break ties).  ``-1`` means "not evaluable".
 
-Measured speed (one core, NumPy 2.4, Python 3.11, ``python -m
-auditor.replay.evaluate`` reproduces these):
-    * ``rank5`` on 1,000,000 random 5-card hands: ~41M hands/s (0.024 s);
-    * ``best_hands`` hold'em (2 hole, 5 board, 21 combos), 100,000 rows:
-      ~2.6M rows/s (0.04 s);
-    * ``best_hands`` Omaha (4 hole, 5 board, exactly 2 + 3, 60 combos),
-      100,000 rows: ~0.85M rows/s (0.12 s).
+Measured speed (single-threaded; eight runs of ``python -m
+auditor.replay.evaluate``, three of them pinned with ``taskset -c 0``, NumPy
+2.4.6, Python 3.11; rerun it to re-measure on the audit hardware):
+    * ``rank5`` on 1,000,000 random 5-card hands: 19-22M hands/s (~0.05 s);
+    * ``best_hands`` hold'em (2 hole + 5 board, 0-2 hole cards, 21 combos),
+      100,000 rows: ~1.5M rows/s (~0.065 s);
+    * ``best_hands`` Omaha (4 hole + 5 board, exactly 2 + 3, 60 combos),
+      100,000 rows: ~0.62M rows/s (~0.16 s).
 """
 
 from __future__ import annotations
