@@ -1,0 +1,972 @@
+"""Safe, vectorised rule predicates and message templates.
+
+Rule packs are written by users and must be treated as untrusted input.  This
+module turns predicate text such as::
+
+    structure in ["fixed-limit", "spread-limit"] and abs(amount - expected_amount) > chip_unit
+
+into an :class:`Expression` that is evaluated over a whole facts table at once
+(numpy / pandas elementwise operations), and message templates such as::
+
+    "{player} raised by {raise_increment}; the previous bet or raise was {last_full_raise}"
+
+into a :class:`Template` that renders one message per row.
+
+Security model
+--------------
+Nothing in a rule is ever executed: there is no ``eval``/``exec``, no
+``DataFrame.query``/``DataFrame.eval`` and no ``str.format``.  Predicate text is
+parsed with :func:`ast.parse` and every node is checked against an allow-list
+before it is compiled into a small tree of Python closures, each operating on
+whole columns.  Identifiers must match ``^[a-z][a-z0-9_]*$`` (so no dunders and
+no private names); the only callable things are the functions listed in
+:data:`FUNCTIONS`, called by bare name.  Templates only support ``{name}``
+placeholders; values are inserted as plain text and never re-interpreted.
+
+Expression language
+-------------------
+* ``and``, ``or``, ``not`` (elementwise);
+* ``+ - * / // %`` and unary ``-``/``+`` on numbers (booleans count as 0/1);
+* ``== != < <= > >=`` (chains such as ``0 < x <= y`` are allowed), and
+  ``in`` / ``not in`` whose right operand is a list literal of constants or a
+  list-valued pack parameter;
+* literals: integers (``|v| <= 10**18``), floats, strings, ``True``, ``False``,
+  ``None``;
+* functions: ``abs(x)``, ``min(a, b, ...)``, ``max(a, b, ...)`` (elementwise),
+  ``isnull(x)``, ``notnull(x)``, ``startswith(x, "literal")``.
+
+Names resolve to a column of the facts table first, then to a pack parameter.
+
+Missing values
+--------------
+Columns may contain missing values (``pd.NA``, ``NaN``, ``None``).  Any
+comparison involving a missing value is ``False`` - including ``!=`` and
+``not in``.  Consequently ``not (x > 1)`` is ``True`` where ``x`` is missing;
+rules that care should say so explicitly, e.g. ``notnull(x) and not (x > 1)``.
+Arithmetic on a missing value gives a missing value.  A missing value used as a
+condition (``when: all_in`` with a nullable boolean column) counts as ``False``.
+Division (``/``, ``//``, ``%``) by zero gives a missing value, so comparisons
+with the result are ``False``; it never raises.  Comparing directly with
+``None`` is refused at compile time (it would always be false); use
+``isnull(x)`` / ``notnull(x)``.  Integer arithmetic is done in int64.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import reduce
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "FUNCTIONS",
+    "MAX_DEPTH",
+    "MAX_INT_LITERAL",
+    "MAX_NODES",
+    "MAX_TEMPLATE_LENGTH",
+    "MAX_TEXT_LENGTH",
+    "MISSING_TEXT",
+    "Expression",
+    "ExpressionError",
+    "Template",
+    "compile_expression",
+    "compile_template",
+]
+
+MAX_TEXT_LENGTH = 1000
+MAX_NODES = 200
+MAX_DEPTH = 30
+MAX_INT_LITERAL = 10**18
+MAX_TEMPLATE_LENGTH = 4000
+MISSING_TEXT = "n/a"
+
+_NAME_RE = re.compile(r"[a-z][a-z0-9_]*")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+class ExpressionError(ValueError):
+    """A rule expression or template was refused or could not be evaluated.
+
+    ``reason`` is a single line suitable for showing to the rule author.
+    """
+
+    def __init__(self, reason: str) -> None:
+        reason = _one_line(reason)
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _one_line(text: object, limit: int = 300) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _show(name: str, limit: int = 40) -> str:
+    """Quote an identifier (possibly attacker-chosen) for use in a reason."""
+    name = _one_line(name, limit)
+    return f"'{name}'"
+
+
+# ---------------------------------------------------------------------------
+# Values flowing through a compiled expression
+# ---------------------------------------------------------------------------
+
+_BOOL = "boolean"
+_NUM = "number"
+_TEXT = "text"
+_OTHER = "other"
+_NULL = "null"
+_LIST = "list"
+
+
+@dataclass(frozen=True, slots=True)
+class _Val:
+    """One intermediate result.
+
+    ``data`` is a scalar or a 1-D array of the table's length.  ``missing`` is
+    ``False`` (nothing missing), ``True`` (a missing scalar) or a boolean array.
+    Positions flagged as missing hold a harmless filler in ``data``.
+    """
+
+    kind: str
+    data: Any
+    missing: Any = False
+
+
+_NULL_VAL = _Val(_NULL, None, True)
+
+
+def _mask(arr: Any) -> Any:
+    """Normalise a missing-mask: scalar -> bool, all-false array -> False."""
+    if np.ndim(arr) == 0:
+        return bool(arr)
+    arr = np.asarray(arr, dtype=bool)
+    return arr if arr.any() else False
+
+
+def _or_mask(a: Any, b: Any) -> Any:
+    if a is False:
+        return b
+    if b is False:
+        return a
+    if a is True or b is True:
+        return True
+    return a | b
+
+
+def _drop_missing(raw: Any, missing: Any) -> Any:
+    """Force ``raw`` (booleans) to False wherever ``missing`` is set."""
+    if missing is False:
+        return raw
+    if missing is True:
+        return False
+    return np.logical_and(raw, ~missing)
+
+
+def _as_bool(raw: Any) -> Any:
+    if np.ndim(raw) == 0:
+        return bool(raw)
+    return np.asarray(raw, dtype=bool)
+
+
+def _scalar_value(value: Any, what: str) -> _Val:
+    if value is None:
+        return _NULL_VAL
+    if isinstance(value, bool | np.bool_):
+        return _Val(_BOOL, bool(value))
+    if isinstance(value, int | np.integer):
+        if not _INT64_MIN <= int(value) <= _INT64_MAX:
+            raise ExpressionError(f"{what} is too large for a 64-bit integer")
+        return _Val(_NUM, np.int64(value))
+    if isinstance(value, float | np.floating):
+        number = np.float64(value)
+        return _Val(_NUM, number, bool(np.isnan(number)))
+    if isinstance(value, str):
+        return _Val(_TEXT, value)
+    raise ExpressionError(f"{what} has unsupported type {type(value).__name__}")
+
+
+def _list_item(value: Any, what: str) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    raise ExpressionError(f"{what} contains an unsupported item of type {type(value).__name__}")
+
+
+def _parameter_value(name: str, value: Any) -> _Val:
+    what = f"parameter {_show(name)}"
+    if isinstance(value, list | tuple | set | frozenset):
+        return _Val(_LIST, tuple(_list_item(v, what) for v in value))
+    return _scalar_value(value, what)
+
+
+def _as_series(name: str, obj: Any, length: int) -> pd.Series:
+    if isinstance(obj, pd.Series):
+        series = obj
+    else:
+        arr = np.asarray(obj)
+        if arr.ndim != 1:
+            raise ExpressionError(f"column {_show(name)} is not one-dimensional")
+        series = pd.Series(arr, copy=False)
+    if len(series) != length:
+        raise ExpressionError(f"column {_show(name)} has {len(series)} rows, expected {length}")
+    return series
+
+
+def _series_value(series: pd.Series) -> _Val:
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        series = series.astype(object)
+        dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        if isinstance(dtype, np.dtype):
+            return _Val(_BOOL, series.to_numpy())
+        missing = series.isna().to_numpy(dtype=bool)
+        return _Val(_BOOL, series.to_numpy(dtype=bool, na_value=False), _mask(missing))
+    if pd.api.types.is_numeric_dtype(dtype) and dtype.kind in "iuf":
+        if dtype.kind in "iu":
+            if isinstance(dtype, np.dtype):
+                return _Val(_NUM, series.to_numpy())
+            if not series.hasnans:
+                return _Val(_NUM, series.to_numpy(dtype=np.int64))
+        data = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        return _Val(_NUM, data, _mask(np.isnan(data)))
+    if isinstance(dtype, pd.StringDtype):
+        missing = series.isna().to_numpy(dtype=bool)
+        return _Val(_TEXT, series.to_numpy(dtype=object, na_value=""), _mask(missing))
+    missing = series.isna().to_numpy(dtype=bool)
+    if dtype == np.dtype(object):
+        inferred = pd.api.types.infer_dtype(series, skipna=True)
+        if inferred == "empty":
+            return _Val(_NULL, None, True) if missing.all() else _Val(_OTHER, series.to_numpy(), False)
+        if inferred == "string":
+            data = series.to_numpy(dtype=object, copy=True)
+            data[missing] = ""
+            return _Val(_TEXT, data, _mask(missing))
+        if inferred == "boolean":
+            data = series.to_numpy(dtype=object, copy=True)
+            data[missing] = False
+            return _Val(_BOOL, data.astype(bool), _mask(missing))
+        if inferred in ("integer", "floating", "mixed-integer-float"):
+            return _series_value(pd.to_numeric(series))
+        data = series.to_numpy(dtype=object, copy=True)
+        data[missing] = None
+        return _Val(_OTHER, data, _mask(missing))
+    # datetimes, timedeltas and other exotic dtypes: handed to numpy as they are.
+    return _Val(_OTHER, series.to_numpy(), _mask(missing))
+
+
+class _Env:
+    """Name resolution for one evaluation: columns first, then parameters."""
+
+    __slots__ = ("cache", "columns", "length", "parameters")
+
+    def __init__(self, columns: Mapping[str, Any], parameters: Mapping[str, Any], length: int) -> None:
+        self.columns = columns
+        self.parameters = parameters
+        self.length = length
+        self.cache: dict[str, _Val] = {}
+
+    def lookup(self, name: str) -> _Val:
+        value = self.cache.get(name)
+        if value is None:
+            if name in self.columns:
+                value = _series_value(_as_series(name, self.columns[name], self.length))
+            elif name in self.parameters:
+                value = _parameter_value(name, self.parameters[name])
+            else:
+                raise ExpressionError(f"unknown name {_show(name)}")
+            self.cache[name] = value
+        return value
+
+
+# ---------------------------------------------------------------------------
+# Elementwise operations
+# ---------------------------------------------------------------------------
+
+
+def _reject_list(value: _Val) -> None:
+    if value.kind == _LIST:
+        raise ExpressionError("a list can only be used as the right operand of 'in' / 'not in'")
+
+
+def _truth(value: _Val) -> Any:
+    """The value used as a condition: missing counts as False."""
+    kind = value.kind
+    if kind == _NULL:
+        return False
+    _reject_list(value)
+    if kind == _BOOL:
+        raw = value.data
+    elif kind == _NUM:
+        raw = value.data != 0
+    elif kind == _TEXT:
+        raw = value.data != ""
+    else:
+        raise ExpressionError("a value of this type cannot be used as a condition")
+    return _as_bool(_drop_missing(raw, value.missing))
+
+
+def _numbers(value: _Val, what: str) -> Any:
+    _reject_list(value)
+    if value.kind == _NUM:
+        return value.data
+    if value.kind == _BOOL:
+        data = value.data
+        return np.int64(data) if np.ndim(data) == 0 else np.asarray(data, dtype=np.int64)
+    raise ExpressionError(f"{what} needs numbers, not {value.kind}")
+
+
+_BINOPS: dict[type, tuple[str, Callable[[Any, Any], Any]]] = {
+    ast.Add: ("+", np.add),
+    ast.Sub: ("-", np.subtract),
+    ast.Mult: ("*", np.multiply),
+    ast.Div: ("/", np.true_divide),
+    ast.FloorDiv: ("//", np.floor_divide),
+    ast.Mod: ("%", np.remainder),
+}
+_DIVISIONS = (ast.Div, ast.FloorDiv, ast.Mod)
+_REFUSED_BINOPS = {
+    ast.Pow: "operator '**' is not allowed",
+    ast.BitAnd: "operator '&' is not allowed; use 'and'",
+    ast.BitOr: "operator '|' is not allowed; use 'or'",
+    ast.BitXor: "operator '^' is not allowed",
+    ast.LShift: "operator '<<' is not allowed",
+    ast.RShift: "operator '>>' is not allowed",
+    ast.MatMult: "operator '@' is not allowed",
+}
+
+
+def _arith(op: type, left: _Val, right: _Val) -> _Val:
+    symbol, func = _BINOPS[op]
+    _reject_list(left)
+    _reject_list(right)
+    if left.kind == _NULL or right.kind == _NULL:
+        return _NULL_VAL
+    what = f"operator '{symbol}'"
+    x, y = _numbers(left, what), _numbers(right, what)
+    with np.errstate(all="ignore"):
+        result = func(x, y)
+    missing = _or_mask(left.missing, right.missing)
+    if op in _DIVISIONS:
+        missing = _or_mask(missing, _mask(np.equal(y, 0)))
+    if np.asarray(result).dtype.kind == "f":
+        missing = _or_mask(missing, _mask(np.isnan(result)))
+    return _Val(_NUM, result, missing)
+
+
+_COMPARE: dict[type, tuple[str, Callable[[Any, Any], Any]]] = {
+    ast.Eq: ("==", operator.eq),
+    ast.NotEq: ("!=", operator.ne),
+    ast.Lt: ("<", operator.lt),
+    ast.LtE: ("<=", operator.le),
+    ast.Gt: (">", operator.gt),
+    ast.GtE: (">=", operator.ge),
+}
+
+
+def _family(kind: str) -> str:
+    return _NUM if kind in (_NUM, _BOOL) else kind
+
+
+def _compare(op: type, left: _Val, right: _Val) -> Any:
+    _reject_list(left)
+    _reject_list(right)
+    if left.kind == _NULL or right.kind == _NULL:
+        return False
+    symbol, func = _COMPARE[op]
+    families = {_family(left.kind), _family(right.kind)}
+    if families == {_NUM, _TEXT}:
+        if op is ast.Eq:
+            raw: Any = False
+        elif op is ast.NotEq:
+            raw = True
+        else:
+            raise ExpressionError(f"cannot compare text with a number using '{symbol}'")
+    else:
+        with np.errstate(all="ignore"):
+            raw = _as_bool(func(left.data, right.data))
+    return _as_bool(_drop_missing(raw, _or_mask(left.missing, right.missing)))
+
+
+def _isin(left: _Val, right: _Val, negate: bool) -> Any:
+    _reject_list(left)
+    if right.kind != _LIST:
+        raise ExpressionError("the right operand of 'in' / 'not in' must be a list")
+    if left.kind == _NULL:
+        return False
+    items = [v for v in right.data if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    data = left.data
+    if np.ndim(data) == 0:
+        scalar = data.item() if isinstance(data, np.generic) else data
+        raw: Any = any(_same_family(scalar, item) and scalar == item for item in items)
+    else:
+        raw = pd.Series(data, copy=False).isin(items).to_numpy(dtype=bool)
+    if negate:
+        raw = np.logical_not(raw)
+    return _as_bool(_drop_missing(raw, left.missing))
+
+
+def _same_family(a: Any, b: Any) -> bool:
+    return isinstance(a, str) == isinstance(b, str)
+
+
+# ---------------------------------------------------------------------------
+# Functions callable from expressions
+# ---------------------------------------------------------------------------
+
+
+def _fn_abs(x: _Val) -> _Val:
+    if x.kind == _NULL:
+        return _NULL_VAL
+    return _Val(_NUM, np.abs(_numbers(x, "abs()")), x.missing)
+
+
+def _extreme(func: Callable[[Any, Any], Any], name: str) -> Callable[..., _Val]:
+    def run(*args: _Val) -> _Val:
+        if any(a.kind == _NULL for a in args):
+            return _NULL_VAL
+        data = reduce(func, [_numbers(a, f"{name}()") for a in args])
+        missing = reduce(_or_mask, [a.missing for a in args])
+        return _Val(_NUM, data, missing)
+
+    return run
+
+
+def _fn_isnull(x: _Val) -> _Val:
+    _reject_list(x)
+    missing = x.missing
+    return _Val(_BOOL, missing if missing is not False else False)
+
+
+def _fn_notnull(x: _Val) -> _Val:
+    return _Val(_BOOL, _as_bool(np.logical_not(_fn_isnull(x).data)))
+
+
+def _fn_startswith(x: _Val, prefix: _Val) -> _Val:
+    _reject_list(x)
+    if prefix.kind != _TEXT or np.ndim(prefix.data) != 0:
+        raise ExpressionError("the second argument of startswith() must be a text literal")
+    if x.kind == _NULL:
+        return _Val(_BOOL, False)
+    if x.kind not in (_TEXT, _OTHER):
+        raise ExpressionError(f"startswith() needs text, not {x.kind}")
+    if np.ndim(x.data) == 0:
+        raw: Any = isinstance(x.data, str) and x.data.startswith(prefix.data)
+    else:
+        series = pd.Series(x.data, dtype=object, copy=False)
+        raw = series.str.startswith(prefix.data, na=False).to_numpy(dtype=bool)
+    return _Val(_BOOL, _as_bool(_drop_missing(raw, x.missing)))
+
+
+#: name -> (implementation, minimum number of arguments, maximum or None)
+FUNCTIONS: dict[str, tuple[Callable[..., _Val], int, int | None]] = {
+    "abs": (_fn_abs, 1, 1),
+    "min": (_extreme(np.minimum, "min"), 2, None),
+    "max": (_extreme(np.maximum, "max"), 2, None),
+    "isnull": (_fn_isnull, 1, 1),
+    "notnull": (_fn_notnull, 1, 1),
+    "startswith": (_fn_startswith, 2, 2),
+}
+
+
+# ---------------------------------------------------------------------------
+# Compilation
+# ---------------------------------------------------------------------------
+
+_Fn = Callable[[_Env], _Val]
+
+_REFUSED_NODES: dict[type, str] = {
+    ast.Attribute: "attribute access is not allowed",
+    ast.Subscript: "indexing / subscripts ([...]) are not allowed",
+    ast.Slice: "slices are not allowed",
+    ast.Lambda: "lambda is not allowed",
+    ast.ListComp: "comprehensions are not allowed",
+    ast.SetComp: "comprehensions are not allowed",
+    ast.DictComp: "comprehensions are not allowed",
+    ast.GeneratorExp: "generator expressions are not allowed",
+    ast.Dict: "dict literals are not allowed",
+    ast.Set: "set literals are not allowed; write a list [...] on the right of 'in'",
+    ast.Starred: "starred expressions (*x) are not allowed",
+    ast.JoinedStr: "f-strings are not allowed",
+    ast.FormattedValue: "f-strings are not allowed",
+    ast.NamedExpr: "assignment expressions (:=) are not allowed",
+    ast.IfExp: "conditional expressions (x if c else y) are not allowed",
+    ast.Await: "await is not allowed",
+    ast.Yield: "yield is not allowed",
+    ast.YieldFrom: "yield is not allowed",
+    ast.List: "list literals are only allowed as the right operand of 'in' / 'not in'",
+    ast.Tuple: "tuple literals are only allowed as the right operand of 'in' / 'not in'",
+}
+
+
+def _check_size(root: ast.AST) -> None:
+    """Enforce the node-count and nesting limits without recursion."""
+    count = 0
+    stack: list[tuple[ast.AST, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.expr):
+            count += 1
+            if count > MAX_NODES:
+                raise ExpressionError(f"expression is too complex (more than {MAX_NODES} nodes)")
+            if depth > MAX_DEPTH:
+                raise ExpressionError(f"expression is nested too deeply (more than {MAX_DEPTH} levels)")
+        child_depth = depth + 1 if isinstance(node, ast.expr) else depth
+        stack.extend((child, child_depth) for child in ast.iter_child_nodes(node))
+
+
+def _literal(node: ast.expr, *, in_list: bool) -> Any:
+    """Validate a literal and return its Python value."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd) and in_list:
+        operand = node.operand
+        if isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
+            value = _literal(operand, in_list=True)
+            return -value if isinstance(node.op, ast.USub) else value
+        raise ExpressionError("list items must be literal values")
+    if not isinstance(node, ast.Constant):
+        if in_list:
+            raise ExpressionError("list items must be literal values")
+        raise ExpressionError(_REFUSED_NODES.get(type(node), f"{type(node).__name__} is not allowed"))
+    value = node.value
+    if value is None:
+        if in_list:
+            raise ExpressionError("None in a list never matches; use isnull(x)")
+        return None
+    if isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        if abs(value) > MAX_INT_LITERAL:
+            raise ExpressionError(f"integer literal out of range (limit is 10**{len(str(MAX_INT_LITERAL)) - 1})")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ExpressionError("float literal out of range")
+        return value
+    if isinstance(value, bytes):
+        raise ExpressionError("bytes literals are not allowed")
+    if isinstance(value, complex):
+        raise ExpressionError("complex numbers are not allowed")
+    if value is Ellipsis:
+        raise ExpressionError("'...' is not allowed")
+    raise ExpressionError(f"constant of type {type(value).__name__} is not allowed")
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+class _Compiler:
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def compile(self, node: ast.expr) -> _Fn:
+        handler = self._HANDLERS.get(type(node))
+        if isinstance(node, ast.Attribute):
+            raise ExpressionError(f"attribute access ('.{_one_line(node.attr, 40)}') is not allowed")
+        if handler is None:
+            raise ExpressionError(_REFUSED_NODES.get(type(node), f"{type(node).__name__} is not allowed"))
+        return handler(self, node)
+
+    def _name(self, node: ast.Name) -> _Fn:
+        name = node.id
+        if not _NAME_RE.fullmatch(name):
+            raise ExpressionError(
+                f"name {_show(name)} is not allowed (names must be lowercase letters, digits and "
+                "underscores, starting with a letter)"
+            )
+        self.names.add(name)
+
+        def run(env: _Env) -> _Val:
+            return env.lookup(name)
+
+        return run
+
+    def _constant(self, node: ast.Constant) -> _Fn:
+        value = _scalar_value(_literal(node, in_list=False), "literal")
+
+        def run(env: _Env) -> _Val:
+            return value
+
+        return run
+
+    def _list_literal(self, node: ast.List | ast.Tuple) -> _Fn:
+        value = _Val(_LIST, tuple(_literal(item, in_list=True) for item in node.elts))
+
+        def run(env: _Env) -> _Val:
+            return value
+
+        return run
+
+    def _boolop(self, node: ast.BoolOp) -> _Fn:
+        parts = [self.compile(v) for v in node.values]
+        combine = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
+
+        def run(env: _Env) -> _Val:
+            acc = _truth(parts[0](env))
+            for part in parts[1:]:
+                acc = combine(acc, _truth(part(env)))
+            return _Val(_BOOL, _as_bool(acc))
+
+        return run
+
+    def _unaryop(self, node: ast.UnaryOp) -> _Fn:
+        op = node.op
+        if isinstance(op, ast.Invert):
+            raise ExpressionError("operator '~' is not allowed; use 'not'")
+        operand = self.compile(node.operand)
+        if isinstance(op, ast.Not):
+
+            def run_not(env: _Env) -> _Val:
+                return _Val(_BOOL, _as_bool(np.logical_not(_truth(operand(env)))))
+
+            return run_not
+        negate = isinstance(op, ast.USub)
+        symbol = "-" if negate else "+"
+
+        def run_sign(env: _Env) -> _Val:
+            value = operand(env)
+            if value.kind == _NULL:
+                return _NULL_VAL
+            data = _numbers(value, f"unary '{symbol}'")
+            if negate:
+                with np.errstate(all="ignore"):
+                    data = np.negative(data)
+            return _Val(_NUM, data, value.missing)
+
+        return run_sign
+
+    def _binop(self, node: ast.BinOp) -> _Fn:
+        op = type(node.op)
+        if op not in _BINOPS:
+            raise ExpressionError(_REFUSED_BINOPS.get(op, f"operator {op.__name__} is not allowed"))
+        left, right = self.compile(node.left), self.compile(node.right)
+
+        def run(env: _Env) -> _Val:
+            return _arith(op, left(env), right(env))
+
+        return run
+
+    def _compare(self, node: ast.Compare) -> _Fn:
+        ops = [type(op) for op in node.ops]
+        operands = [node.left, *node.comparators]
+        for op in ops:
+            if op in (ast.Is, ast.IsNot):
+                raise ExpressionError("'is' is not allowed; use isnull(x) / notnull(x) or ==")
+        fns: list[_Fn] = []
+        for index, operand in enumerate(operands):
+            after_in = index > 0 and ops[index - 1] in (ast.In, ast.NotIn)
+            if isinstance(operand, ast.List | ast.Tuple):
+                if not after_in or index != len(ops):
+                    raise ExpressionError(_REFUSED_NODES[type(operand)])
+                fns.append(self._list_literal(operand))
+                continue
+            if after_in and not isinstance(operand, ast.Name):
+                raise ExpressionError(
+                    "the right operand of 'in' / 'not in' must be a list literal such as "
+                    '["a", "b"] or a list parameter'
+                )
+            if _is_none(operand):
+                raise ExpressionError("comparison with None is always false; use isnull(x) / notnull(x)")
+            fns.append(self.compile(operand))
+
+        def run(env: _Env) -> _Val:
+            values = [fn(env) for fn in fns]
+            acc: Any = True
+            for index, op in enumerate(ops):
+                left, right = values[index], values[index + 1]
+                if op is ast.In or op is ast.NotIn:
+                    raw = _isin(left, right, negate=op is ast.NotIn)
+                else:
+                    raw = _compare(op, left, right)
+                acc = raw if acc is True else np.logical_and(acc, raw)
+            return _Val(_BOOL, _as_bool(acc))
+
+        return run
+
+    def _call(self, node: ast.Call) -> _Fn:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            raise ExpressionError(
+                f"attribute access ('.{_one_line(func.attr, 40)}') is not allowed; methods cannot be called"
+            )
+        if not isinstance(func, ast.Name):
+            raise ExpressionError("only the functions abs, min, max, isnull, notnull and startswith can be called")
+        name = func.id
+        if name not in FUNCTIONS:
+            raise ExpressionError(f"call of {_show(name)} is not allowed")
+        if node.keywords:
+            raise ExpressionError(f"keyword arguments are not allowed (in call of '{name}')")
+        impl, min_args, max_args = FUNCTIONS[name]
+        count = len(node.args)
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise ExpressionError(_REFUSED_NODES[ast.Starred])
+        if count < min_args or (max_args is not None and count > max_args):
+            expected = str(min_args) if min_args == max_args else f"at least {min_args}"
+            raise ExpressionError(f"{name}() takes {expected} argument(s), got {count}")
+        if name == "startswith":
+            prefix = node.args[1]
+            if not (isinstance(prefix, ast.Constant) and isinstance(prefix.value, str)):
+                raise ExpressionError("the second argument of startswith() must be a text literal")
+        args = [self.compile(arg) for arg in node.args]
+
+        def run(env: _Env) -> _Val:
+            return impl(*(arg(env) for arg in args))
+
+        return run
+
+    _HANDLERS: ClassVar[dict[type, Callable[[_Compiler, Any], _Fn]]] = {
+        ast.Name: _name,
+        ast.Constant: _constant,
+        ast.BoolOp: _boolop,
+        ast.UnaryOp: _unaryop,
+        ast.BinOp: _binop,
+        ast.Compare: _compare,
+        ast.Call: _call,
+    }
+
+
+@dataclass(frozen=True)
+class Expression:
+    """A compiled, validated predicate.  Build with :func:`compile_expression`."""
+
+    text: str
+    names: frozenset[str]
+    _root: _Fn = field(repr=False, compare=False)
+
+    def check_names(self, known: Iterable[str]) -> None:
+        """Raise :class:`ExpressionError` if the expression uses names not in ``known``."""
+        unknown = sorted(self.names - set(known))
+        if unknown:
+            listed = ", ".join(_show(n) for n in unknown[:10])
+            more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+            noun = "name" if len(unknown) == 1 else "names"
+            raise ExpressionError(f"unknown {noun} {listed}{more}")
+
+    def evaluate(
+        self,
+        columns: Mapping[str, pd.Series | np.ndarray],
+        parameters: Mapping[str, object],
+        length: int,
+    ) -> np.ndarray:
+        """Evaluate over whole columns; returns a fresh boolean array of ``length``.
+
+        ``columns`` may be a DataFrame or any mapping of name -> Series/array.
+        Missing values and non-boolean results are turned into booleans as
+        described in the module docstring.
+        """
+        length = operator.index(length)
+        if length < 0:
+            raise ValueError("length must not be negative")
+        env = _Env(columns, parameters if parameters is not None else {}, length)
+        try:
+            truth = _truth(self._root(env))
+        except ExpressionError:
+            raise
+        except (TypeError, ValueError, ArithmeticError) as exc:
+            raise ExpressionError(f"cannot evaluate {self.text!r}: {exc}") from exc
+        if np.ndim(truth) == 0:
+            return np.full(length, bool(truth), dtype=bool)
+        result = np.array(truth, dtype=bool, copy=True)
+        if result.shape != (length,):
+            raise ExpressionError(f"result has shape {result.shape}, expected ({length},)")
+        return result
+
+
+def compile_expression(text: str) -> Expression:
+    """Validate and compile predicate ``text``; raises :class:`ExpressionError`."""
+    if not isinstance(text, str):
+        raise ExpressionError(f"expression must be text, not {type(text).__name__}")
+    if len(text) > MAX_TEXT_LENGTH:
+        raise ExpressionError(f"expression is too long ({len(text)} characters; the limit is {MAX_TEXT_LENGTH})")
+    source = text.strip()
+    if not source:
+        raise ExpressionError("expression is empty")
+    lead = len(text) - len(text.lstrip())
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        lines = source.splitlines() or [""]
+        offset = exc.offset or 0
+        if offset <= 0:  # reported at the end of the input
+            line = min(line, len(lines))
+            offset = len(lines[line - 1]) + 1
+        where = f"column {offset + lead}" if line == 1 else f"line {line} column {offset}"
+        raise ExpressionError(f"syntax error at {where}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise ExpressionError(f"expression cannot be parsed ({type(exc).__name__})") from None
+    _check_size(tree.body)
+    compiler = _Compiler()
+    root = compiler.compile(tree.body)
+    return Expression(text=text, names=frozenset(compiler.names), _root=root)
+
+
+# ---------------------------------------------------------------------------
+# Message templates
+# ---------------------------------------------------------------------------
+
+_TEMPLATE_TOKEN = re.compile(r"\{\{|\}\}|\{([a-z][a-z0-9_]*)\}|\{|\}|[^{}]+")
+
+
+def _placeholder_refusal(rest: str) -> str:
+    close = rest.find("}")
+    if close < 0:
+        return "unclosed '{' in template; write '{{' for a literal brace"
+    body = rest[1:close]
+    if not body:
+        return "empty placeholder '{}' is not allowed; write '{{}}' for literal braces"
+    for char in body:
+        if char == ".":
+            return "attribute access is not allowed in template placeholders"
+        if char == "[":
+            return "indexing is not allowed in template placeholders"
+        if char == "!":
+            return "conversions (!r, !s, !a) are not allowed in template placeholders"
+        if char == ":":
+            return "format specs are not allowed in template placeholders"
+    return f"invalid placeholder {_show(body)}; use {{name}} with a lowercase name"
+
+
+@dataclass(frozen=True)
+class Template:
+    """A compiled message template.  Build with :func:`compile_template`."""
+
+    text: str
+    names: frozenset[str]
+    #: literal text (str) alternating with placeholder names (wrapped in a 1-tuple)
+    _parts: tuple[str | tuple[str], ...] = field(repr=False, compare=False)
+
+    def check_names(self, known: Iterable[str]) -> None:
+        """Raise :class:`ExpressionError` if the template uses names not in ``known``."""
+        unknown = sorted(self.names - set(known))
+        if unknown:
+            noun = "name" if len(unknown) == 1 else "names"
+            raise ExpressionError(f"unknown {noun} " + ", ".join(_show(n) for n in unknown[:10]))
+
+    def render(
+        self,
+        columns: Mapping[str, pd.Series | np.ndarray],
+        parameters: Mapping[str, object],
+        length: int,
+    ) -> list[str]:
+        """Render one message per row.  Values are inserted verbatim as text."""
+        length = operator.index(length)
+        if length < 0:
+            raise ValueError("length must not be negative")
+        parameters = parameters if parameters is not None else {}
+        pieces: list[str | np.ndarray] = []
+        cache: dict[str, str | np.ndarray] = {}
+        for part in self._parts:
+            if isinstance(part, str):
+                piece: str | np.ndarray = part
+            else:
+                name = part[0]
+                if name not in cache:
+                    cache[name] = _text_of(name, columns, parameters, length)
+                piece = cache[name]
+            if pieces and isinstance(piece, str) and isinstance(pieces[-1], str):
+                pieces[-1] = pieces[-1] + piece
+            else:
+                pieces.append(piece)
+        if all(isinstance(p, str) for p in pieces):
+            return ["".join(pieces)] * length  # type: ignore[arg-type]
+        out = np.full(length, "", dtype=object)
+        for piece in pieces:
+            np.add(out, piece, out=out)
+        return out.tolist()
+
+
+def _text_of(name: str, columns: Mapping[str, Any], parameters: Mapping[str, Any], length: int) -> str | np.ndarray:
+    if name in columns:
+        return _column_text(_as_series(name, columns[name], length))
+    if name in parameters:
+        return _parameter_text(name, parameters[name])
+    raise ExpressionError(f"unknown name {_show(name)}")
+
+
+def _float_text(data: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        integral = np.isfinite(data) & (np.mod(data, 1) == 0) & (np.abs(data) < 2**53)
+    out = np.where(integral, data, 0).astype(np.int64).astype(str).astype(object)
+    other = ~integral
+    if other.any():
+        out[other] = data[other].astype(str)
+    return out
+
+
+def _column_text(series: pd.Series) -> np.ndarray:
+    missing = series.isna().to_numpy(dtype=bool)
+    dtype = series.dtype
+    if pd.api.types.is_float_dtype(dtype):
+        out = _float_text(series.to_numpy(dtype=np.float64, na_value=np.nan))
+    elif isinstance(dtype, np.dtype) and dtype.kind == "b":
+        out = np.where(series.to_numpy(), "True", "False").astype(object)
+    else:
+        out = np.asarray(series.astype(str).to_numpy(dtype=object), dtype=object)
+    if missing.any():
+        out = np.where(missing, MISSING_TEXT, out).astype(object)
+    return out
+
+
+def _parameter_text(name: str, value: Any) -> str:
+    if isinstance(value, list | tuple | set | frozenset):
+        return ", ".join(_parameter_text(name, item) for item in value)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None:
+        return MISSING_TEXT
+    if isinstance(value, float):
+        if math.isnan(value):
+            return MISSING_TEXT
+        if value.is_integer() and abs(value) < 2**53:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, bool | int | str):
+        return str(value)
+    raise ExpressionError(f"parameter {_show(name)} has unsupported type {type(value).__name__}")
+
+
+def compile_template(text: str) -> Template:
+    """Validate a message template with ``{name}`` placeholders only.
+
+    Literal braces are written ``{{`` and ``}}``.  Format specs, conversions,
+    attribute access and indexing inside braces are refused.
+    """
+    if not isinstance(text, str):
+        raise ExpressionError(f"template must be text, not {type(text).__name__}")
+    if len(text) > MAX_TEMPLATE_LENGTH:
+        raise ExpressionError(f"template is too long ({len(text)} characters; the limit is {MAX_TEMPLATE_LENGTH})")
+    parts: list[str | tuple[str]] = []
+    names: set[str] = set()
+    literal: list[str] = []
+    for match in _TEMPLATE_TOKEN.finditer(text):
+        token = match.group(0)
+        if match.group(1) is not None:
+            if literal:
+                parts.append("".join(literal))
+                literal = []
+            parts.append((match.group(1),))
+            names.add(match.group(1))
+        elif token == "{{":
+            literal.append("{")
+        elif token == "}}":
+            literal.append("}")
+        elif token == "{":
+            raise ExpressionError(_placeholder_refusal(text[match.start() :]))
+        elif token == "}":
+            raise ExpressionError("single '}' in template; write '}}' for a literal brace")
+        else:
+            literal.append(token)
+    if literal:
+        parts.append("".join(literal))
+    return Template(text=text, names=frozenset(names), _parts=tuple(parts))
