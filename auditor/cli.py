@@ -1,0 +1,166 @@
+"""The `auditor` command.
+
+Exit status is the contract CI jobs rely on: 0 nothing at or above --fail-on, 1 findings at or
+above it, 2 usage error or nothing readable.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from auditor.check.packs import PackError, resolve_pack
+from auditor.check.run import SEVERITY_ORDER
+
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+def _exit_status(result, fail_on: str) -> int:
+    if result.hands_read == 0 or result.hands_audited == 0:
+        return 2
+    if fail_on == "never" or not len(result.findings):
+        return 0
+    threshold = SEVERITY_ORDER[fail_on]
+    worst = min(SEVERITY_ORDER[s] for s in result.findings["severity"])
+    return 1 if worst <= threshold else 0
+
+
+@click.group()
+@click.version_option(package_name="poker-auditor")
+def main() -> None:
+    """Audit poker hand histories against declarative rule packs."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--pack", "pack", metavar="NAME_OR_FILE",
+              help="Audit every hand under this pack (default: the pack each table declares).")
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True)
+@click.option("--output", "output", default="-", metavar="FILE|-", show_default=True,
+              help="Where to write the report.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True,
+              help="Exit 1 if any finding is at or above this severity.")
+@click.option("--quiet", is_flag=True, help="Text format: print only the summary.")
+def audit(paths: tuple[Path, ...], pack: str | None, fmt: str, output: str, fail_on: str, quiet: bool) -> None:
+    """Audit the hand logs under PATHS (directories are searched recursively)."""
+    from auditor.pipeline import UsageError
+    from auditor.pipeline import audit as run_audit
+    from auditor.report.jsonl import write_jsonl
+    from auditor.report.text import write_summary, write_text
+
+    try:
+        result = run_audit(paths, pack)
+    except (UsageError, PackError) as exc:
+        click.echo(f"auditor: {exc}", err=True)
+        sys.exit(2)
+    stream = sys.stdout if output == "-" else open(output, "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        if fmt == "jsonl":
+            write_jsonl(result, stream)
+            for q in result.quarantined:
+                click.echo(f"quarantined: {q.one_line()}", err=True)
+            write_summary(result, sys.stderr)
+        elif quiet:
+            write_summary(result, stream)
+        else:
+            write_text(result, stream)
+    finally:
+        if stream is not sys.stdout:
+            stream.close()
+    if result.hands_read == 0:
+        click.echo("auditor: no hands found in the given paths", err=True)
+    sys.exit(_exit_status(result, fail_on))
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
+              help="Directory to write the Parquet dataset (hands/seats/events.parquet).")
+def convert(paths: tuple[Path, ...], output: Path) -> None:
+    """Convert canonical hand logs to a Parquet dataset; invalid hands are quarantined, not converted."""
+    from auditor.ingest.parquet import write_parquet
+    from auditor.ingest.records import Quarantined
+    from auditor.ingest.tables import build_tables
+    from auditor.pipeline import UsageError, discover, read_inputs
+
+    try:
+        inputs, _ = discover(paths)
+    except UsageError as exc:
+        click.echo(f"auditor: {exc}", err=True)
+        sys.exit(2)
+    good, bad = [], []
+    for item in read_inputs(inputs):
+        (bad if isinstance(item, Quarantined) else good).append(item)
+    for q in bad:
+        click.echo(f"quarantined: {q.one_line()}", err=True)
+    write_parquet(build_tables(good), output)
+    click.echo(f"{len(good)} hands written to {output}; {len(bad)} quarantined", err=True)
+    sys.exit(0 if good else 2)
+
+
+@main.command()
+@click.option("--variant", required=True, type=click.Choice(["holdem", "omaha", "omaha-nz", "three-card-nz",
+                                                              "five-card-draw"]))
+@click.option("--structure", required=True, type=click.Choice(["fixed-limit", "spread-limit", "pot-limit",
+                                                                "no-limit"]))
+@click.option("--pack", "pack", required=True, metavar="NAME_OR_FILE", help="Rule pack the tables play under.")
+@click.option("--hands", default=1000, show_default=True, type=click.IntRange(1))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--seat-draws", is_flag=True, help="Open tables with seating draws.")
+@click.option("--output", "-o", required=True, type=click.Path(path_type=Path), help=".jsonl or .jsonl.gz file")
+def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, seat_draws: bool, output: Path) -> None:
+    """Write legal hands played under a pack's house rules (deterministic for a seed)."""
+    from auditor.simulate import simulate_hands, write_jsonl
+
+    try:
+        rule_pack = resolve_pack(pack)
+    except PackError as exc:
+        click.echo(f"auditor: {exc}", err=True)
+        sys.exit(2)
+    count = write_jsonl(simulate_hands(variant, structure, hands, seed, house=rule_pack.house,
+                                       rule_pack=rule_pack.name, seat_draws=seat_draws), output)
+    click.echo(f"{count} hands written to {output}", err=True)
+
+
+@main.group()
+def rules() -> None:
+    """Inspect and validate rule packs."""
+
+
+@rules.command("check")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+def rules_check(files: tuple[Path, ...]) -> None:
+    """Validate rule pack files: schema, predicates, fact names."""
+    status = 0
+    for file in files:
+        try:
+            pack = resolve_pack(str(file))
+            click.echo(f"{file}: ok ({pack.name} {pack.version}, {len(pack.rules)} rules)")
+        except PackError as exc:
+            click.echo(str(exc), err=True)
+            status = 2
+    sys.exit(status)
+
+
+@rules.command("list")
+@click.option("--pack", "pack_names", multiple=True, metavar="NAME_OR_FILE")
+def rules_list(pack_names: tuple[str, ...]) -> None:
+    """List the rules of the built-in packs (or of the given packs)."""
+    from auditor.check.packs import builtin_pack_paths
+
+    names = pack_names or tuple(builtin_pack_paths())
+    for name in names:
+        try:
+            pack = resolve_pack(name)
+        except PackError as exc:
+            click.echo(str(exc), err=True)
+            sys.exit(2)
+        click.echo(f"{pack.name} {pack.version}: {pack.title}")
+        for rule in pack.rules:
+            click.echo(f"  {rule.id:<14} {rule.category:<14} {rule.severity:<8} {rule.citation} — {rule.title}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""ingest → replay → check, once, for a set of paths: the one function the CLI and tests call."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from auditor.check.packs import Pack, PackError, resolve_pack
+from auditor.check.run import check
+from auditor.ingest.jsonl import read_jsonl
+from auditor.ingest.parquet import is_parquet_dataset, read_parquet
+from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.tables import build_tables
+from auditor.replay.engine import replay
+
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
+
+
+class UsageError(ValueError):
+    """Bad command-line input (missing path, unknown pack): exit status 2."""
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: Path
+    format: str  # "jsonl" | "parquet"
+
+
+@dataclass
+class AuditResult:
+    findings: pd.DataFrame
+    coverage: pd.DataFrame
+    quarantined: list[Quarantined]
+    hands_read: int
+    hands_audited: int
+    inputs: list[InputFile]
+    packs: dict[str, Pack]
+    seconds: float
+    skipped_files: list[Path] = field(default_factory=list)
+
+    @property
+    def hands_quarantined(self) -> int:
+        return len(self.quarantined)
+
+
+def discover(paths: Iterable[Path]) -> tuple[list[InputFile], list[Path]]:
+    """Input files under the given paths (directories recursively), and files that are not hand logs."""
+    found: list[InputFile] = []
+    skipped: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or directory")
+        if is_parquet_dataset(path):
+            found.append(InputFile(path, "parquet"))
+        elif path.is_dir():
+            datasets = [p for p in sorted(path.rglob("*")) if is_parquet_dataset(p)]
+            for p in sorted(path.rglob("*")):
+                if any(d == p or d in p.parents for d in datasets):
+                    if p in datasets:
+                        found.append(InputFile(p, "parquet"))
+                    continue
+                if p.is_file():
+                    if p.name.endswith(JSONL_SUFFIXES):
+                        found.append(InputFile(p, "jsonl"))
+                    else:
+                        skipped.append(p)
+        elif path.name.endswith(JSONL_SUFFIXES):
+            found.append(InputFile(path, "jsonl"))
+        else:
+            raise UsageError(f"{path}: not a recognised hand log (expected {', '.join(JSONL_SUFFIXES)} "
+                             "or a Parquet dataset directory)")
+    return found, skipped
+
+
+def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantined]:
+    for item in inputs:
+        yield from (read_parquet(item.path) if item.format == "parquet" else read_jsonl(item.path))
+
+
+def audit(paths: Iterable[Path], pack: str | None = None) -> AuditResult:
+    """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares."""
+    started = time.perf_counter()
+    inputs, skipped = discover(paths)
+    forced = resolve_pack(pack) if pack else None
+    packs: dict[str, Pack] = {forced.name: forced} if forced else {}
+    unknown_packs: dict[str, str] = {}
+    good: list[SourceHand] = []
+    quarantined: list[Quarantined] = []
+    for item in read_inputs(inputs):
+        if isinstance(item, Quarantined):
+            quarantined.append(item)
+            continue
+        name = forced.name if forced else item.hand["rule_pack"]
+        if name not in packs and name not in unknown_packs:
+            try:
+                packs[name] = resolve_pack(name)
+            except PackError as exc:
+                unknown_packs[name] = exc.message
+        if name in unknown_packs:
+            quarantined.append(Quarantined(item.file, item.line, f"declares rule pack '{name}', which cannot be "
+                                           f"used: {unknown_packs[name]}", item.hand["hand_id"]))
+            continue
+        good.append(item)
+    hands_read = len(good) + len(quarantined)
+
+    tables = build_tables(good)
+    hands = tables.hands.to_pandas()
+    if forced:
+        hands["rule_pack"] = forced.name
+    houses = [packs[name].house for name in hands["rule_pack"]]
+    facts, failures = replay(tables, houses)
+    if failures:
+        failed = {h for h, _ in failures}
+        for h, reason in failures:
+            quarantined.append(Quarantined(hands.at[h, "file"], int(hands.at[h, "line"]), reason,
+                                           hands.at[h, "hand_id"]))
+        hands = hands[~hands["hand"].isin(failed)]
+    findings, coverage = check(facts, hands, packs)
+    return AuditResult(findings, coverage, quarantined, hands_read, hands_read - len(quarantined), inputs, packs,
+                       time.perf_counter() - started, skipped)

@@ -1,0 +1,149 @@
+"""The facts tables the replay engine writes and the rule packs read.
+
+Each table is one row per thing a rule can be about (an action, a required blind, a pot, a seat
+draw, a hand). Column names here are the vocabulary of rule predicates, so they are documented
+where they are defined; `auditor rules` and the pack schema use this registry to refuse a
+predicate that names a fact that does not exist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+INT, BOOL, STR = "Int64", "boolean", "string"
+
+#: table -> [(column, dtype, meaning)]
+FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
+    "actions": [
+        ("hand", INT, "hand row number in the batch"),
+        ("seq", INT, "event index within the hand"),
+        ("street", INT, "betting round, 0 = first"),
+        ("round", INT, "betting round, 1 = first (for messages)"),
+        ("seat", INT, "seat that acted"),
+        ("player", STR, "player in that seat"),
+        ("expected_seat", INT, "seat whose turn it was by the table state (null if the round was over)"),
+        ("action", STR, "verb in the log: fold, check, call, bet, raise"),
+        ("amount", INT, "chips added by the action"),
+        ("to", INT, "the player's round total after the action, as the log states it"),
+        ("made", INT, "the player's round total after the action, as replayed from amounts"),
+        ("all_in", BOOL, "the player has no chips left after the action (from stacks, not the log's flag)"),
+        ("all_in_declared", BOOL, "the log's all-in flag"),
+        ("current_bet", INT, "highest round total before the action"),
+        ("amount_to_call", INT, "chips the player needed to call"),
+        ("min_raise_increment", INT, "largest bet or raise increment so far in the round (first round: last blind)"),
+        ("raise_increment", INT, "for a bet or raise: new round total minus the bet it faced"),
+        ("is_bet", BOOL, "aggressive action with no bet in the round yet"),
+        ("is_raise", BOOL, "aggressive action facing a bet (a blind counts as the opening bet)"),
+        ("full_raise", BOOL, "bet or raise large enough to reopen the betting"),
+        ("raises_before", INT, "full raises in the round before this action"),
+        ("raise_number", INT, "for a raise: full raises in the round including it"),
+        ("live_players", INT, "players not folded, before the action"),
+        ("active_players", INT, "players not folded and not all-in (able to bet), before the action"),
+        ("heads_up", BOOL, "exactly two players able to bet at the action"),
+        ("heads_up_round_start", BOOL, "exactly two players able to bet when the round began"),
+        ("pot_before", INT, "all chips in the pot including bets of this round, before the action"),
+        ("pot_limit_max", INT, "largest round total a pot-limit raise may make (the call counted in the pot)"),
+        ("bet_unit", INT, "fixed limit: the bet size of this round"),
+        ("spread_min", INT, "spread limit: smallest bet of this round"),
+        ("spread_max", INT, "spread limit: largest bet of this round"),
+        ("stack_before", INT, "player's chips behind before the action"),
+        ("actor_folded", BOOL, "the player had already folded"),
+        ("actor_all_in", BOOL, "the player was already all-in"),
+    ],
+    "blinds": [
+        ("hand", INT, "hand row number"),
+        ("seq", INT, "event index of the post (null if the blind was not posted)"),
+        ("blind", INT, "place in the blind order, 1 = first blind"),
+        ("seat", INT, "seat that posted it (null if nobody did)"),
+        ("player", STR, "player who posted it"),
+        ("expected_seat", INT, "seat that owed it: clockwise from the button; heads-up the button posts the first"),
+        ("expected_player", STR, "player in the expected seat"),
+        ("amount", INT, "amount posted"),
+        ("expected_amount", INT, "the table's declared blind"),
+        ("posted", BOOL, "the blind was posted"),
+        ("in_order", BOOL, "no later blind was posted before it"),
+        ("button", INT, "button seat"),
+        ("players", INT, "players dealt in"),
+    ],
+    "pots": [
+        ("hand", INT, "hand row number"),
+        ("seq", INT, "event index of the pot's first award"),
+        ("pot", INT, "pot id: 0 main, then side pots in the order they formed"),
+        ("seat", INT, "the seat the finding is about: first odd-chip recipient, else first winner"),
+        ("player", STR, "player in that seat"),
+        ("pot_amount", INT, "pot built from contributions (null if the log names a pot that never formed)"),
+        ("rake", INT, "rake taken from this pot"),
+        ("awarded", INT, "chips the log paid out of this pot"),
+        ("eligible_seats", STR, "seats eligible for the pot"),
+        ("winners", INT, "number of seats paid from the pot"),
+        ("winner_seats", STR, "seats paid"),
+        ("shares", STR, "seat:amount paid"),
+        ("equal_share", INT, "an equal share down to the chip unit"),
+        ("odd_chips", INT, "chips left after equal shares, in chip units"),
+        ("min_share", INT, "smallest share paid"),
+        ("max_share", INT, "largest share paid"),
+        ("share_ok", BOOL, "every share is the equal share or one unit more, and the extras are the odd chips"),
+        ("odd_chip_seats", STR, "seats that received an odd chip"),
+        ("odd_chip_seats_by_suit", STR, "seats owed the odd chips by the highest card by suit among hole cards used"),
+        ("odd_chip_seats_by_position", STR,
+         "seats owed the odd chips by position: first winners clockwise from the button"),
+        ("top_hole_cards_used", STR, "per winner, the highest hole card used in the winning hand"),
+        ("chip_unit", INT, "the table's smallest chip"),
+        ("button", INT, "button seat"),
+    ],
+    "seat_draws": [
+        ("hand", INT, "hand row number"),
+        ("seq", INT, "event index"),
+        ("seat", INT, "the contested seat"),
+        ("player", STR, "player who got the seat"),
+        ("awarded_to", STR, "player who got the seat"),
+        ("highest_card_holder", STR,
+         "player who drew the highest card (rank, then suit order); null if a card is unknown"),
+        ("contenders", INT, "players who drew"),
+        ("draws", STR, "player and card drawn"),
+    ],
+    "hands": [
+        ("hand", INT, "hand row number"),
+        ("button", INT, "button seat"),
+        ("previous_button", INT, "button seat in the table's previous hand"),
+        ("players", INT, "players dealt in"),
+    ],
+}
+
+#: columns that come from the canonical hands table and are joined onto every facts table
+HAND_COLUMNS = ("hand_id", "table_id", "variant", "structure", "file", "line", "rule_pack")
+
+
+@dataclass
+class FactRows:
+    """Rows as plain tuples/lists while the engine runs; one conversion at the end."""
+
+    actions: list = field(default_factory=list)
+    blinds: list = field(default_factory=list)
+    pots: list = field(default_factory=list)
+    seat_draws: list = field(default_factory=list)
+    hands: list = field(default_factory=list)
+
+    def extend(self, other: FactRows) -> None:
+        for name in FACT_COLUMNS:
+            getattr(self, name).extend(getattr(other, name))
+
+    def to_facts(self) -> Facts:
+        return Facts({name: _frame(name, getattr(self, name)) for name in FACT_COLUMNS})
+
+
+def _frame(name: str, rows: list) -> pd.DataFrame:
+    spec = FACT_COLUMNS[name]
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in spec]
+    return pd.DataFrame({col: pd.array(list(values), dtype=dtype) for (col, dtype, _), values in zip(spec, columns,
+                                                                                                    strict=True)})
+
+
+@dataclass
+class Facts:
+    tables: dict[str, pd.DataFrame]
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        return self.tables[name]

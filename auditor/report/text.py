@@ -1,0 +1,66 @@
+"""The console report: findings a person can read, then a summary that reconciles."""
+
+from __future__ import annotations
+
+import re
+from typing import TextIO
+
+import pandas as pd
+
+from auditor.pipeline import AuditResult
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def clean(value: object) -> str:
+    """Log text (player names) is attacker-controlled: drop control characters and ANSI escapes."""
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return "-"
+    return _CONTROL.sub("", str(value))
+
+
+def write_text(result: AuditResult, out: TextIO) -> None:
+    for row in result.findings.itertuples(index=False):
+        seat = f" seat {clean(row.seat)}" if not pd.isna(row.seat) else ""
+        event = f" event {clean(row.seq)}" if not pd.isna(row.seq) else ""
+        out.write(f"{clean(row.file)}:{row.line}: {row.severity} {row.category} [{row.rule_id}] "
+                  f"hand {clean(row.hand_id)}{event}{seat}: {clean(row.message)}\n")
+        detail = []
+        if row.expected:
+            detail.append(f"expected {clean(row.expected)}")
+        if row.actual:
+            detail.append(f"actual {clean(row.actual)}")
+        out.write(f"    {'; '.join([*detail, clean(row.citation)])}\n")
+    for q in result.quarantined:
+        out.write(f"quarantined: {clean(q.one_line())}\n")
+    write_summary(result, out)
+
+
+def write_summary(result: AuditResult, out: TextIO) -> None:
+    packs = ", ".join(f"{p.name} {p.version}" for p in result.packs.values()) or "none"
+    rate = result.hands_read / result.seconds if result.seconds else 0.0
+    out.write("\nSummary\n")
+    out.write(f"  inputs: {len(result.inputs)} file(s); rule packs: {packs}\n")
+    out.write(f"  hands read: {result.hands_read} = audited {result.hands_audited} + quarantined "
+              f"{result.hands_quarantined}\n")
+    out.write(f"  findings: {len(result.findings)}")
+    if len(result.findings):
+        by_sev = result.findings["severity"].value_counts()
+        out.write(" (" + ", ".join(f"{by_sev[s]} {s}" for s in ("error", "warning", "info") if s in by_sev) + ")")
+    out.write("\n")
+    if len(result.findings):
+        counts = result.findings.groupby("category").size().sort_values(ascending=False)
+        for category, count in counts.items():
+            out.write(f"    {category:<18} {count}\n")
+    cov = result.coverage
+    if len(cov):
+        out.write("  rules (pack, rule: hands checked / not assessable / with violations):\n")
+        for row in cov.itertuples(index=False):
+            if row.hands_in_scope == 0:
+                continue
+            out.write(f"    {row.pack:<22} {row.rule_id:<14} {row.hands_checked:>7} / {row.hands_not_assessable:>5} "
+                      f"/ {row.hands_with_violations:>5}  {row.category}\n")
+        idle = cov[cov["hands_in_scope"] == 0]
+        if len(idle):
+            out.write(f"  rules with no hand in scope: {', '.join(idle['rule_id'])}\n")
+    out.write(f"  time: {result.seconds:.2f} s ({rate:,.0f} hands/s)\n")

@@ -1,0 +1,255 @@
+"""Table sessions: seats, players and stacks that persist, a button that moves, seat draws.
+
+Hands are played in sessions of 20 to 200 hands at one table; then a new table starts. A table
+has ``max_seats`` seats of which some are occupied (not necessarily next to each other); stacks
+carry over from hand to hand and a player who busts re-buys for their starting stack before the
+next hand (the new stack simply shows in the next hand's header).
+
+Every table draws its own ``random.Random`` from the run's seed, so a table's hands do not
+depend on how the tables are interleaved; several tables are played in lockstep only so that
+their showdowns are evaluated in one :func:`auditor.replay.evaluate.best_hands` call, and their
+hands are then yielded table by table. ``simulate_hands(..., hands=n)`` is a prefix of the
+same call with more hands.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+
+from auditor.replay.house import HouseRules
+from auditor.simulate.play import CARD_TEXT, STRUCTURES, Game, Hand, evaluate_showdowns
+
+__all__ = ["SEAT_DRAW_RANK_TIE", "simulate_hands", "simulate_mixed"]
+
+#: share of seat draws in which the two highest cards have the same rank (suit decides)
+SEAT_DRAW_RANK_TIE = 0.3
+#: tables played in lockstep (their showdowns share one evaluator call)
+_LOCKSTEP = 64
+_EPOCH = "2024-01-01T00:00:00Z"
+
+
+def simulate_hands(
+    variant: str,
+    structure: str,
+    hands: int,
+    seed: int,
+    *,
+    house: HouseRules,
+    rule_pack: str,
+    table_size: int | tuple[int, int] = (2, 9),
+    stakes: dict | None = None,
+    table_prefix: str = "T",
+    room: str = "Simulated room",
+    seat_draws: bool = False,
+    rake: tuple[float, int] | None = None,
+    session_hands: tuple[int, int] = (20, 200),
+    start: str = _EPOCH,
+) -> Iterator[dict]:
+    """`hands` canonical hand logs of one game, deterministic for `seed`.
+
+    `stakes` defaults to :func:`auditor.simulate.play.default_stakes`; a given dict is completed
+    (fixed limit ``bet_units``, spread limit ``spread``) from its last blind. `rake` is
+    (fraction, cap) of the main pot, rounded down to the chip unit; off by default.
+    """
+    return simulate_mixed(
+        [(variant, structure)], hands, seed, house=house, rule_pack=rule_pack, table_size=table_size,
+        stakes=stakes, table_prefix=table_prefix, room=room, seat_draws=seat_draws, rake=rake,
+        session_hands=session_hands, start=start,
+    )
+
+
+def simulate_mixed(
+    games: Sequence[tuple[str, str]],
+    hands: int,
+    seed: int,
+    *,
+    house: HouseRules,
+    rule_pack: str,
+    table_size: int | tuple[int, int] = (2, 9),
+    stakes: dict | None = None,
+    table_prefix: str = "T",
+    room: str = "Simulated room",
+    seat_draws: bool = False,
+    rake: tuple[float, int] | None = None,
+    session_hands: tuple[int, int] = (20, 200),
+    start: str = _EPOCH,
+) -> Iterator[dict]:
+    """Like :func:`simulate_hands`, each table playing a (variant, structure) drawn from `games`."""
+    if not games:
+        raise ValueError("no games to simulate")
+    for _, structure in games:
+        if structure not in STRUCTURES:
+            raise ValueError(f"unknown structure {structure!r}")
+    built = {g: Game(g[0], g[1], stakes, house, rake) for g in dict.fromkeys(tuple(x) for x in games)}
+    keys = list(built)
+    lo, hi = (table_size, table_size) if isinstance(table_size, int) else table_size
+    if not 2 <= lo <= hi <= 10:
+        raise ValueError(f"table_size must be within 2..10, got {table_size!r}")
+    for game in built.values():
+        if game.min_players > hi:
+            raise ValueError(f"{len(game.blinds)} blinds need at least {game.min_players} seats")
+    rng = random.Random(seed)
+    t0 = datetime.strptime(start, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    plans: list[tuple[str, Game, int, int, int, int]] = []
+    left = hands
+    offset = 0
+    number = 0
+    while left > 0:
+        number += 1
+        game = built[keys[int(rng.random() * len(keys))]]
+        n = min(left, rng.randint(*session_hands))
+        max_seats = rng.randint(lo, hi)
+        offset += rng.randint(30, 900)
+        plans.append((f"{table_prefix}{number:04d}", game, n, max_seats, rng.getrandbits(64), offset))
+        left -= n
+    return _play(plans, t0, house, rule_pack, room, seat_draws)
+
+
+def _play(plans, t0, house, rule_pack, room, seat_draws) -> Iterator[dict]:
+    for g in range(0, len(plans), _LOCKSTEP):
+        tables = [
+            _Table(tid, game, n, max_seats, random.Random(tseed), t0 + timedelta(seconds=off),
+                   rule_pack=rule_pack, room=room, seat_draws=seat_draws)
+            for tid, game, n, max_seats, tseed, off in plans[g : g + _LOCKSTEP]
+        ]
+        outputs: list[list[dict]] = [[] for _ in tables]
+        running = list(range(len(tables)))
+        while running:
+            hands = [tables[k].begin() for k in running]
+            showdowns = [h for h in hands if h.needs_eval]
+            results = iter(evaluate_showdowns(showdowns)) if showdowns else iter(())
+            for k, h in zip(running, hands, strict=True):
+                if h.needs_eval:
+                    h.finish(*next(results))
+                else:
+                    h.finish()
+                outputs[k].append(tables[k].end(h))
+            running = [k for k in running if tables[k].remaining]
+        for out in outputs:
+            yield from out
+
+
+class _Table:
+    """One table session."""
+
+    def __init__(
+        self,
+        table_id: str,
+        game: Game,
+        n_hands: int,
+        max_seats: int,
+        rng: random.Random,
+        clock: datetime,
+        *,
+        rule_pack: str,
+        room: str,
+        seat_draws: bool,
+    ) -> None:
+        self.table_id = table_id
+        self.game = game
+        self.rng = rng
+        self.shuffler = np.random.default_rng(rng.getrandbits(64))
+        self.remaining = n_hands
+        self.clock = clock
+        self.number = 0
+        self.max_seats = max_seats
+        self.room = room
+        self.rule_pack = rule_pack
+        top = min(max_seats, game.max_players)
+        low = game.min_players
+        if low <= 2 and rng.random() < 0.25:
+            players = 2
+        else:
+            players = rng.randint(low, max(low, top))
+        seats = sorted(rng.sample(range(1, max_seats + 1), players))
+        bb = game.last_blind
+        unit = game.unit
+        self.players: dict[int, str] = {}
+        self.start_stack: dict[int, int] = {}
+        for s in seats:
+            self.players[s] = f"{table_id}-p{s}"
+            lo, hi = (2, 15) if rng.random() < 0.22 else (50, 200)
+            units = rng.randint(lo * bb // unit, hi * bb // unit)
+            self.start_stack[s] = max(unit, units * unit)
+        self.stacks = dict(self.start_stack)
+        self.seats = seats
+        self.button = seats[int(rng.random() * len(seats))]
+        self.pre_events: list[dict] = []
+        if seat_draws and rng.random() < 0.8:
+            self.pre_events = self._seat_draws()
+        self.hand: Hand | None = None
+
+    def _seat_draws(self) -> list[dict]:
+        """One or two seat draws; each contested seat goes to the highest card."""
+        rng = self.rng
+        house = self.game.house
+        contested = rng.sample(self.seats, min(len(self.seats), 1 if rng.random() < 0.6 else 2))
+        used: set[int] = set()  # one fresh deck for the whole draw
+        events = []
+        for s in sorted(contested):
+            k = 2 if rng.random() < 0.6 else 3
+            cards: list[int] = []
+            if rng.random() < SEAT_DRAW_RANK_TIE:
+                while True:
+                    rank = rng.randint(1, 12)
+                    suits = [x for x in range(4) if rank * 4 + x not in used]
+                    if len(suits) >= 2:
+                        break
+                cards = [rank * 4 + x for x in rng.sample(suits, 2)]
+                lower = [c for c in range(rank * 4) if c not in used]
+                cards += rng.sample(lower, k - 2)
+            else:
+                free_ranks = [r for r in range(13) if any(r * 4 + x not in used for x in range(4))]
+                for r in rng.sample(free_ranks, k):
+                    cards.append(rng.choice([r * 4 + x for x in range(4) if r * 4 + x not in used]))
+            used.update(cards)
+            rng.shuffle(cards)
+            best = max(cards, key=lambda c: (c >> 2, house.suit_rank("cdhs"[c & 3])))
+            names = [f"{self.table_id}-s{s}{chr(97 + j)}" for j in range(k)]
+            winner = names[cards.index(best)]
+            self.players[s] = winner
+            events.append({
+                "kind": "seat_draw", "seat": s,
+                "draws": [{"player": p, "card": CARD_TEXT[c]} for p, c in zip(names, cards, strict=True)],
+                "awarded_to": winner,
+            })
+        return events
+
+    def begin(self) -> Hand:
+        if self.number:
+            k = self.seats.index(self.button)
+            self.button = self.seats[(k + 1) % len(self.seats)]
+            self.clock += timedelta(seconds=self.rng.randint(25, 180))
+        self.number += 1
+        self.remaining -= 1
+        self.start = dict(self.stacks)
+        seats = [(s, self.players[s], self.stacks[s]) for s in self.seats]
+        hand = Hand(self.game, self.rng, seats, self.button, self.shuffler.permutation(52).tolist())
+        hand.events.extend(self.pre_events)
+        self.pre_events = []
+        return hand.play()
+
+    def end(self, hand: Hand) -> dict:
+        g = self.game
+        for s, st in hand.stack.items():
+            self.stacks[s] = st if st > 0 else self.start_stack[s]  # bust: re-buy
+        stakes = {k: ([dict(x) for x in v] if k == "spread" else list(v) if isinstance(v, list) else v)
+                  for k, v in g.stakes.items()}
+        return {
+            "hand_id": f"{self.table_id}-{self.number:06d}",
+            "table_id": self.table_id,
+            "room": self.room,
+            "started_at": self.clock.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "variant": g.name,
+            "structure": g.structure,
+            "stakes": stakes,
+            "max_seats": self.max_seats,
+            "rule_pack": self.rule_pack,
+            "seats": [{"seat": s, "player": self.players[s], "stack": self.start[s], "status": "active"}
+                      for s in self.seats],
+            "events": hand.events,
+        }
