@@ -36,7 +36,7 @@ def test_bad_lines_are_quarantined_and_the_summary_adds_up(tmp_path):
     assert set(reasons) == {2, 4, 5}
     assert reasons[2].startswith(f"{path}:2: invalid JSON")
     assert reasons[4].startswith(f"{path}:4 (hand BAD-1): schema: at events/7/amount")
-    assert "is not of type 'object'" in reasons[5]
+    assert 'is not of type "object"' in reasons[5]
     # the good hands after the bad ones are still audited
     assert list(result.findings["rule_id"]) == ["NZ17-6c"]
     assert list(result.findings["line"]) == [6]

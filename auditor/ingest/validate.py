@@ -1,4 +1,10 @@
-"""Schema validation of one canonical hand, with a one-line reason a person can act on."""
+"""Schema validation of one canonical hand, with a one-line reason a person can act on.
+
+Hands are validated with jsonschema-rs (a compiled JSON Schema 2020-12 validator): the Python
+`jsonschema` package took 23 ms per hand on this schema, about 1,000 times slower, which would make
+validation the whole cost of an audit. `jsonschema` still checks the schemas themselves and the rule
+packs, where speed does not matter.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +13,31 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+import jsonschema_rs
 
 from auditor.paths import SCHEMA_DIR
 
-
-@cache
-def hand_validator() -> jsonschema.protocols.Validator:
-    schema = json.loads((SCHEMA_DIR / "hand-log.schema.json").read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
-
-
-def schema_error(hand: Any) -> str | None:
-    """None if the hand is valid, else the most specific error as `at <path>: <message>`."""
-    error = jsonschema.exceptions.best_match(hand_validator().iter_errors(hand))
-    if error is None:
-        return None
-    path = "/".join(str(p) for p in error.absolute_path) or "(hand)"
-    message = error.message
-    if len(message) > 200:
-        message = message[:197] + "..."
-    return f"schema: at {path}: {message}"
+MAX_REASON = 200
 
 
 def load_json_schema(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+@cache
+def hand_validator() -> Any:
+    schema = load_json_schema(SCHEMA_DIR / "hand-log.schema.json")
+    return jsonschema_rs.validator_for(schema, validate_formats=True)
+
+
+def schema_error(hand: Any) -> str | None:
+    """None if the hand is valid, else its first error as `schema: at <path>: <message>`."""
+    validator = hand_validator()
+    if validator.is_valid(hand):
+        return None
+    error = next(iter(validator.iter_errors(hand)))
+    path = "/".join(str(p) for p in error.instance_path) or "(hand)"
+    message = " ".join(error.message.split())
+    if len(message) > MAX_REASON:
+        message = message[: MAX_REASON - 3] + "..."
+    return f"schema: at {path}: {message}"

@@ -177,6 +177,9 @@ class _HandReplay:
             if kind == "blind" and blind is not None:
                 declared = self.blinds_declared[blind - 1] if blind <= len(self.blinds_declared) else amount
                 self.largest_increment = max(self.largest_increment, declared)
+                # A blind posted short (all-in) does not shrink the bet the others face: they call,
+                # and raise from, the full blind (catalogue BLD-02).
+                self.current_bet = max(self.current_bet, declared)
                 self.blind_posts.append((blind, seat, seq, amount, seat in self.all_in))
                 self.pointer = seat
             elif kind == "straddle":
