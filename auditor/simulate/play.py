@@ -24,6 +24,14 @@ Two choices are conservative on purpose, so that every reasonable reading of a r
 the simulated play: short all-ins are counted as raises when checking the cap (the house's
 ``limit_reopen_fraction`` could only lower that count), and a player who already acted never
 re-raises after a short all-in, even when several short all-ins add up to a full raise.
+
+Other choices: a player alone against all-in opponents is not asked to act when he owes nothing
+(no event); uncalled chips are returned at the end of the betting round in which they were bet;
+every player still in shows at a showdown; split pots give equal shares in chip units and the odd
+units one each to the first winners in the house order: by the highest hole card used (rank,
+then the house suit order), winners who use no hole card last, remaining ties clockwise from the
+button, or simply clockwise from the first seat left of the button ("position"). A winner whose
+share is zero chips gets no award event.
 """
 
 from __future__ import annotations
@@ -151,9 +159,7 @@ class Game:
             self.open_min = (self.last_blind,) * v.rounds
             self.open_max = (0,) * v.rounds  # unused
         #: odd-chip order of a card code: rank first, then the house's suit order
-        self.card_order = tuple(
-            (c >> 2) * 4 + house.suit_rank("cdhs"[c & 3]) for c in range(52)
-        )
+        self.card_order = tuple((c >> 2) * 4 + house.suit_rank("cdhs"[c & 3]) for c in range(52))
         #: most players the deck serves (five-card draw keeps cards back for the draw)
         if v.max_draw:
             self.max_players = min(10, 7, 52 // v.hole_cards)
@@ -286,11 +292,14 @@ class Hand:
             receive = [deck.pop() for _ in range(k)]
             for i, c in zip(idx, receive, strict=True):
                 cards[i] = c
-            self.events.append({
-                "kind": "draw", "seat": s,
-                "discard": [CARD_TEXT[c] for c in discard],
-                "receive": [CARD_TEXT[c] for c in receive],
-            })
+            self.events.append(
+                {
+                    "kind": "draw",
+                    "seat": s,
+                    "discard": [CARD_TEXT[c] for c in discard],
+                    "receive": [CARD_TEXT[c] for c in receive],
+                }
+            )
 
     def _betting(self, r: int, start: int) -> None:
         g = self.game
@@ -347,8 +356,16 @@ class Hand:
                 all_in = amt == st
                 if all_in:
                     allin.add(s)
-                ev.append({"kind": "action", "seat": s, "action": "raise" if opened else "bet",
-                           "amount": amt, "to": to, "all_in": all_in})
+                ev.append(
+                    {
+                        "kind": "action",
+                        "seat": s,
+                        "action": "raise" if opened else "bet",
+                        "amount": amt,
+                        "to": to,
+                        "all_in": all_in,
+                    }
+                )
                 d = to - cur
                 others = [p for p in order if p not in folded and p not in allin and p != s]
                 if d >= inc:
@@ -377,8 +394,16 @@ class Hand:
                     all_in = amt == st
                     if all_in:
                         allin.add(s)
-                    ev.append({"kind": "action", "seat": s, "action": "call",
-                               "amount": amt, "to": rin + amt, "all_in": all_in})
+                    ev.append(
+                        {
+                            "kind": "action",
+                            "seat": s,
+                            "action": "call",
+                            "amount": amt,
+                            "to": rin + amt,
+                            "all_in": all_in,
+                        }
+                    )
             else:
                 ev.append({"kind": "action", "seat": s, "action": "check"})
         if acted:  # the show order follows the last round in which anyone acted
@@ -526,8 +551,10 @@ def evaluate_showdowns(hands: Sequence[Hand]) -> list[tuple[dict[int, int], dict
         top = res.top_hole_used.tolist()
         j = 0
         for k, live in seats:
-            out[k] = (dict(zip(live, vals[j : j + len(live)], strict=True)),
-                      dict(zip(live, top[j : j + len(live)], strict=True)))
+            out[k] = (
+                dict(zip(live, vals[j : j + len(live)], strict=True)),
+                dict(zip(live, top[j : j + len(live)], strict=True)),
+            )
             j += len(live)
     return out
 

@@ -7,10 +7,10 @@ the gzip header carries no file name and no timestamp.
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import os
 from collections.abc import Iterable
+from typing import BinaryIO
 
 __all__ = ["write_jsonl"]
 
@@ -22,16 +22,22 @@ def write_jsonl(hands: Iterable[dict], path: str | os.PathLike[str]) -> int:
     count = 0
     with open(path, "wb") as raw:
         if path.endswith(".gz"):
-            stream = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as stream:
+                count = _write(hands, stream, encoder)
         else:
-            stream = raw
-        with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as text:
-            for hand in hands:
-                text.write(encoder.encode(hand))
-                text.write("\n")
-                count += 1
-            text.flush()
-            if stream is not raw:
-                stream.close()
-            text.detach()
+            count = _write(hands, raw, encoder)
+    return count
+
+
+def _write(hands: Iterable[dict], stream: BinaryIO, encoder: json.JSONEncoder) -> int:
+    count = 0
+    buffer: list[str] = []
+    for hand in hands:
+        buffer.append(encoder.encode(hand))
+        count += 1
+        if len(buffer) >= 512:
+            stream.write(("\n".join(buffer) + "\n").encode("utf-8"))
+            buffer.clear()
+    if buffer:
+        stream.write(("\n".join(buffer) + "\n").encode("utf-8"))
     return count
