@@ -16,9 +16,11 @@ for pack_path in builtin_pack_paths().values():
     pack = load_pack(pack_path)
     for rule in pack.rules:
         for example in rule.violating:
-            CASES.append(pytest.param(pack, rule, example, True, id=f"{pack.name}:{rule.id}:violating:{example.path.name}"))
+            name = f"{pack.name}:{rule.id}:violating:{example.path.name}"
+            CASES.append(pytest.param(pack, rule, example, True, id=name))
         for example in rule.clean:
-            CASES.append(pytest.param(pack, rule, example, False, id=f"{pack.name}:{rule.id}:clean:{example.path.name}"))
+            name = f"{pack.name}:{rule.id}:clean:{example.path.name}"
+            CASES.append(pytest.param(pack, rule, example, False, id=name))
 
 
 def test_every_rule_has_examples_of_both_kinds():
