@@ -14,13 +14,13 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
 
 from auditor.ingest.tables import CanonicalTables
-from auditor.replay.evaluate import best_hands, parse_card
+from auditor.replay.evaluate import best_hands, card_text, describe, parse_card
 from auditor.replay.facts import FactRows, Facts
 from auditor.replay.house import HouseRules
 from auditor.replay.pots import build_pots
@@ -60,18 +60,17 @@ def _clockwise_after(seats: Sequence[int], start: int) -> list[int]:
 
 @dataclass
 class _Showdown:
-    """A split pot waiting for batch evaluation of its winners' hands."""
+    """A pot waiting for batch evaluation of the hands that contested it."""
 
-    pot_row: int
-    seats: list[int]
+    row: dict
+    seats: list[int]  # everyone eligible for the pot or paid from it
     holes: list[list[int]]
     board: list[int]
     variant_key: tuple
     house: HouseRules
-    button: int | None
-    max_seats: int
+    eligible: set[int]
+    paid: list[int]
     odd_chips: int
-    hand_players: dict[int, str] = field(default_factory=dict)
 
 
 class _HandReplay:
@@ -320,17 +319,21 @@ class _HandReplay:
                 ordered = sorted(seats, key=lambda s: (s - self.button - 1) % self.max_seats)
                 by_position = _seat_list(ordered[:odd_chips])
             focus = odd_recipients[0] if odd_recipients else seats[0]
-            row_index = len(rows.pots)
-            rows.pots.append([
-                self.h, first_seq, pot, focus, self.player.get(focus), gross, self.rake.get(pot, 0), total,
-                _seat_list(eligible), winners, _seat_list(seats), ", ".join(f"{s}:{share_of[s]}" for s in seats),
-                equal_share, odd_chips, min(shares), max(shares), share_ok, _seat_list(odd_recipients),
-                None, by_position, None, unit, self.button,
-            ])
-            if winners > 1 and odd_chips:
-                holes = [self._final_hand(s) for s in seats]
-                showdowns.append(_Showdown(row_index, seats, holes, self._board_codes(), self._variant_key(),
-                                           self.house, self.button, self.max_seats, odd_chips))
+            row = {
+                "hand": self.h, "seq": first_seq, "pot": pot, "seat": focus, "player": self.player.get(focus),
+                "pot_amount": gross, "rake": self.rake.get(pot, 0), "awarded": total,
+                "eligible_seats": _seat_list(eligible), "winners": winners, "winner_seats": _seat_list(seats),
+                "shares": ", ".join(f"{s}:{share_of[s]}" for s in seats), "equal_share": equal_share,
+                "odd_chips": odd_chips, "min_share": min(shares), "max_share": max(shares), "share_ok": share_ok,
+                "odd_chip_seats": _seat_list(odd_recipients), "odd_chip_seats_by_suit": None,
+                "odd_chip_seats_by_position": by_position, "top_hole_cards_used": None,
+                "winner_seats_by_evaluation": None, "best_hand": None, "chip_unit": unit, "button": self.button,
+            }
+            rows.pots.append(row)
+            contest = sorted(set(eligible) | set(seats))
+            if len(contest) > 1 or (winners > 1 and odd_chips):
+                showdowns.append(_Showdown(row, contest, [self._final_hand(s) for s in contest], self._board_codes(),
+                                           self._variant_key(), self.house, set(eligible), seats, odd_chips))
 
     def _final_hand(self, seat: int) -> list[int]:
         cards = self.shown.get(seat) or self.hole.get(seat) or []
@@ -368,37 +371,33 @@ def _seat_draw_facts(rows: FactRows, h: int, seq: int, seat: int, awarded: str, 
     rows.seat_draws.append((h, seq, seat, awarded, awarded, highest, len(players), draws))
 
 
-def _resolve_showdowns(rows: FactRows, showdowns: list[_Showdown]) -> None:
-    """Batch-evaluate split pots and fill in who should get the odd chips by suit."""
+def _resolve_showdowns(showdowns: list[_Showdown]) -> None:
+    """Batch-evaluate contested pots: who wins by the cards, and who is owed odd chips by suit."""
     groups: dict[tuple, list[_Showdown]] = defaultdict(list)
     for sd in showdowns:
         groups[sd.variant_key].append(sd)
     for key, items in groups.items():
         _, _, hole_use, board_use = key
         hole = np.array([h for sd in items for h in sd.holes], dtype=np.int64)
-        board = np.array([sd.board for sd in items for _ in sd.seats], dtype=np.int64)
-        if board.ndim == 1:
-            board = board.reshape(len(hole), 0)
+        board = np.array([sd.board for sd in items for _ in sd.seats], dtype=np.int64).reshape(len(hole), -1)
         best = best_hands(hole, board, hole_use, board_use)
-        top = best.top_hole_used.tolist()
+        values, tops = best.value.tolist(), best.top_hole_used.tolist()
         i = 0
         for sd in items:
-            tops = top[i:i + len(sd.seats)]
+            value = dict(zip(sd.seats, values[i:i + len(sd.seats)], strict=True))
+            top = dict(zip(sd.seats, tops[i:i + len(sd.seats)], strict=True))
             i += len(sd.seats)
-            if any(t < 0 for t in tops):
-                continue  # a winner's cards are unknown: not assessable
-            keys = [(t // 4) * 4 + sd.house.suit_rank("cdhs"[t % 4]) for t in tops]
-            order = [s for _, s in sorted(zip(keys, sd.seats, strict=True), reverse=True)]
-            row = rows.pots[sd.pot_row]
-            row[POT_BY_SUIT] = _seat_list(sorted(order[: sd.odd_chips]))
-            top_cards = {s: t for s, t in zip(sd.seats, tops, strict=True)}
-            row[POT_TOP_CARDS] = ", ".join(f"{s}:{'23456789TJQKA'[top_cards[s] // 4]}{'cdhs'[top_cards[s] % 4]}"
-                                           for s in sd.seats)
-
-
-# positions in the pots row filled after evaluation (see facts.POTS_COLUMNS)
-POT_BY_SUIT = 18
-POT_TOP_CARDS = 20
+            row = sd.row
+            contenders = sorted(sd.eligible)
+            if contenders and all(value[s] >= 0 for s in contenders):
+                high = max(value[s] for s in contenders)
+                row["winner_seats_by_evaluation"] = _seat_list([s for s in contenders if value[s] == high])
+                row["best_hand"] = describe(high)
+            if len(sd.paid) > 1 and sd.odd_chips and all(top[s] >= 0 for s in sd.paid):
+                keys = {s: (top[s] // 4) * 4 + sd.house.suit_rank("cdhs"[top[s] % 4]) for s in sd.paid}
+                order = sorted(sd.paid, key=keys.__getitem__, reverse=True)
+                row["odd_chip_seats_by_suit"] = _seat_list(sorted(order[: sd.odd_chips]))
+                row["top_hole_cards_used"] = ", ".join(f"{s}:{card_text(top[s])}" for s in sd.paid)
 
 
 def replay(tables: CanonicalTables, houses: Sequence[HouseRules]) -> tuple[Facts, list[tuple[int, str]]]:
@@ -453,10 +452,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules]) -> tuple[Facts
                     _seat_draw_facts(local, h, seq, seats_[i], players_[i], draw_players[i] or [], cards_[i] or [],
                                      houses[h])
             state.blinds_facts(local)
-            local_pots_offset = len(rows.pots)
             state.pots_facts(local, local_showdowns)
-            for sd in local_showdowns:
-                sd.pot_row += local_pots_offset
             local.hands.append((h, state.button, state.previous_button, len(state.dealt_in)))
         except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
             failures.append((h, f"replay failed: {type(exc).__name__}: {exc}"))
@@ -464,5 +460,5 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules]) -> tuple[Facts
         last_button[table] = state.button
         rows.extend(local)
         showdowns.extend(local_showdowns)
-    _resolve_showdowns(rows, showdowns)
+    _resolve_showdowns(showdowns)
     return rows.to_facts(), failures

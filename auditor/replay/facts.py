@@ -90,6 +90,9 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("odd_chip_seats_by_position", STR,
          "seats owed the odd chips by position: first winners clockwise from the button"),
         ("top_hole_cards_used", STR, "per winner, the highest hole card used in the winning hand"),
+        ("winner_seats_by_evaluation", STR,
+         "eligible seats holding the best hand (null if a contender's cards are unknown)"),
+        ("best_hand", STR, "the winning hand by evaluation, in words"),
         ("chip_unit", INT, "the table's smallest chip"),
         ("button", INT, "button seat"),
     ],
@@ -136,7 +139,10 @@ class FactRows:
 
 def _frame(name: str, rows: list) -> pd.DataFrame:
     spec = FACT_COLUMNS[name]
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in spec]
+    if rows and isinstance(rows[0], dict):
+        columns = [[row[name] for row in rows] for name, _, _ in spec]
+    else:
+        columns = list(zip(*rows, strict=True)) if rows else [() for _ in spec]
     return pd.DataFrame({col: pd.array(list(values), dtype=dtype) for (col, dtype, _), values in zip(spec, columns,
                                                                                                     strict=True)})
 
