@@ -317,7 +317,7 @@ class _HandReplay:
             by_position = None
             if odd_chips and self.button is not None:
                 ordered = sorted(seats, key=lambda s: (s - self.button - 1) % self.max_seats)
-                by_position = _seat_list(ordered[:odd_chips])
+                by_position = _seat_list(sorted(ordered[:odd_chips]))
             focus = odd_recipients[0] if odd_recipients else seats[0]
             row = {
                 "hand": self.h, "seq": first_seq, "pot": pot, "seat": focus, "player": self.player.get(focus),
