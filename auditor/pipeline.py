@@ -81,16 +81,34 @@ def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantine
         yield from (read_parquet(item.path) if item.format == "parquet" else read_jsonl(item.path))
 
 
-def audit(paths: Iterable[Path], pack: str | None = None) -> AuditResult:
-    """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares."""
+def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_000) -> AuditResult:
+    """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
+
+    Hands are processed in batches of `batch_size`, so memory stays flat however many hands a run
+    reads; the table state a replay needs from earlier hands is carried from batch to batch.
+    """
     started = time.perf_counter()
     inputs, skipped = discover(paths)
     forced = resolve_pack(pack) if pack else None
     packs: dict[str, Pack] = {forced.name: forced} if forced else {}
     unknown_packs: dict[str, str] = {}
-    good: list[SourceHand] = []
     quarantined: list[Quarantined] = []
+    findings: list[pd.DataFrame] = []
+    coverage: list[pd.DataFrame] = []
+    last_button: dict[str, int | None] = {}
+    hands_read = 0
+    batch: list[SourceHand] = []
+
+    def flush() -> None:
+        if batch:
+            found, cov, failed = _audit_batch(batch, packs, forced, last_button)
+            findings.append(found)
+            coverage.append(cov)
+            quarantined.extend(failed)
+            batch.clear()
+
     for item in read_inputs(inputs):
+        hands_read += 1
         if isinstance(item, Quarantined):
             quarantined.append(item)
             continue
@@ -104,21 +122,46 @@ def audit(paths: Iterable[Path], pack: str | None = None) -> AuditResult:
             quarantined.append(Quarantined(item.file, item.line, f"declares rule pack '{name}', which cannot be "
                                            f"used: {unknown_packs[name]}", item.hand["hand_id"]))
             continue
-        good.append(item)
-    hands_read = len(good) + len(quarantined)
+        batch.append(item)
+        if len(batch) >= batch_size:
+            flush()
+    flush()
+    all_findings = pd.concat(findings, ignore_index=True) if findings else check(*_empty(packs))[0]
+    all_findings = all_findings.sort_values(["file", "line", "seq", "rule_id"], kind="stable", ignore_index=True)
+    all_coverage = _sum_coverage(coverage, packs)
+    return AuditResult(all_findings, all_coverage, quarantined, hands_read, hands_read - len(quarantined), inputs,
+                       packs, time.perf_counter() - started, skipped)
 
-    tables = build_tables(good)
+
+def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], forced: Pack | None,
+                 last_button: dict[str, int | None]) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined]]:
+    tables = build_tables(batch)
     hands = tables.hands.to_pandas()
     if forced:
         hands["rule_pack"] = forced.name
     houses = [packs[name].house for name in hands["rule_pack"]]
-    facts, failures = replay(tables, houses)
+    facts, failures = replay(tables, houses, last_button)
+    failed_hands = []
     if failures:
         failed = {h for h, _ in failures}
-        for h, reason in failures:
-            quarantined.append(Quarantined(hands.at[h, "file"], int(hands.at[h, "line"]), reason,
-                                           hands.at[h, "hand_id"]))
+        failed_hands = [Quarantined(hands.at[h, "file"], int(hands.at[h, "line"]), reason, hands.at[h, "hand_id"])
+                        for h, reason in failures]
         hands = hands[~hands["hand"].isin(failed)]
     findings, coverage = check(facts, hands, packs)
-    return AuditResult(findings, coverage, quarantined, hands_read, hands_read - len(quarantined), inputs, packs,
-                       time.perf_counter() - started, skipped)
+    return findings, coverage, failed_hands
+
+
+def _empty(packs: dict[str, Pack]) -> tuple:
+    """An empty batch, so a run with no readable hand still has well-formed findings and coverage."""
+    tables = build_tables([])
+    facts, _ = replay(tables, [])
+    return facts, tables.hands.to_pandas(), packs
+
+
+def _sum_coverage(parts: list[pd.DataFrame], packs: dict[str, Pack]) -> pd.DataFrame:
+    if not parts:
+        return check(*_empty(packs))[1]
+    keys = ["pack", "rule_id", "category", "severity"]
+    combined = pd.concat(parts, ignore_index=True)
+    order = combined[keys].drop_duplicates()
+    return order.merge(combined.groupby(keys, sort=False, as_index=False).sum(), on=keys, how="left")

@@ -32,3 +32,11 @@ def test_sample_logs_give_exactly_the_planted_findings():
                       for _ in p.open(encoding="utf-8"))
     assert clean_hands >= 1000
     assert result.hands_audited >= clean_hands
+
+
+def test_small_batches_give_the_same_result():
+    whole = audit([SAMPLES])
+    batched = audit([SAMPLES], batch_size=7)
+    assert batched.findings.equals(whole.findings)
+    assert batched.coverage.equals(whole.coverage)
+    assert (batched.hands_read, batched.hands_audited) == (whole.hands_read, whole.hands_audited)

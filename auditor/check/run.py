@@ -20,6 +20,8 @@ FINDING_COLUMNS = [
     "hand_id", "category", "rule_id", "pack", "citation", "severity", "seat", "player", "seq", "message",
     "expected", "actual", "file", "line", "table_id", "variant", "structure",
 ]
+#: one dtype per findings column, so findings look the same however they were batched
+FINDING_DTYPES = {c: ("Int64" if c in ("seat", "seq", "line") else "string") for c in FINDING_COLUMNS}
 COVERAGE_COLUMNS = ["pack", "rule_id", "category", "severity", "hands_in_scope", "hands_checked",
                     "hands_not_assessable", "hands_with_violations", "violations"]
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -50,7 +52,7 @@ def check(facts: Facts, hands: pd.DataFrame, packs: Mapping[str, Pack]) -> tuple
     result = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
     if len(result):
         result = result.sort_values(["file", "line", "seq", "rule_id"], kind="stable", ignore_index=True)
-    return result[FINDING_COLUMNS], pd.DataFrame(coverage, columns=COVERAGE_COLUMNS)
+    return result[FINDING_COLUMNS].astype(FINDING_DTYPES), pd.DataFrame(coverage, columns=COVERAGE_COLUMNS)
 
 
 def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, pack_hands: pd.DataFrame) -> tuple[pd.DataFrame, dict]:

@@ -131,10 +131,9 @@ class _HandReplay:
     def _can_bet(self) -> list[int]:
         return [s for s in self.seats_sorted if s in self.dealt_in and s not in self.folded and s not in self.all_in]
 
-    def _next_to_act(self) -> int | None:
+    def _next_to_act(self, candidates: list[int]) -> int | None:
         """Who the rules say acts next: clockwise from the last actor, skipping folded and all-in
         players and anyone who has acted since the last full raise and matched the bet."""
-        candidates = self._can_bet()
         if not candidates:
             return None
         start = self.pointer if self.pointer is not None else (self.button or 0)
@@ -191,11 +190,11 @@ class _HandReplay:
 
     def action(self, rows: FactRows, seq: int, seat: int, verb: str, amount: int | None, to: int | None,
                all_in_declared: bool | None) -> None:
-        expected = self._next_to_act()
         can_bet = self._can_bet()
+        expected = self._next_to_act(can_bet)
         if self.round_start_active is None:
             self.round_start_active = len(can_bet)
-        live = sum(1 for s in self.dealt_in if s not in self.folded)
+        live = len(self.dealt_in - self.folded)
         owed = max(0, self.current_bet - self.round[seat])
         pot_before = self.dead + sum(self.total.values())
         stack_before = self.stack.get(seat, 0)
@@ -349,8 +348,14 @@ class _HandReplay:
         return (v.hole_cards, v.board_cards, v.hole_use, v.board_use)
 
 
+_CODES = {"??": -1}
+
+
 def _code(card: str) -> int:
-    return -1 if card == "??" else parse_card(card)
+    code = _CODES.get(card)
+    if code is None:
+        code = _CODES[card] = parse_card(card)
+    return code
 
 
 def _seat_list(seats: Sequence[int]) -> str:
@@ -364,7 +369,7 @@ def _seat_draw_facts(rows: FactRows, h: int, seq: int, seat: int, awarded: str, 
         if card == "??":
             keys = []
             break
-        code = parse_card(card)
+        code = _code(card)
         keys.append((code // 4) * 4 + house.suit_rank("cdhs"[code % 4]))
     highest = players[keys.index(max(keys))] if keys and len(keys) == len(players) else None
     draws = ", ".join(f"{p} {c}" for p, c in zip(players, cards, strict=False))
@@ -400,12 +405,14 @@ def _resolve_showdowns(showdowns: list[_Showdown]) -> None:
                 row["top_hole_cards_used"] = ", ".join(f"{s}:{card_text(top[s])}" for s in sd.paid)
 
 
-def replay(tables: CanonicalTables, houses: Sequence[HouseRules]) -> tuple[Facts, list[tuple[int, str]]]:
+def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
+           last_button: dict[str, int | None] | None = None) -> tuple[Facts, list[tuple[int, str]]]:
     """Replay every hand; return the facts tables and the hands that could not be replayed.
 
     `houses[i]` is the house settings for hand row i (from the pack that hand is audited under).
     Hands are walked table by table in start order so that cross-hand state (the previous button)
-    is known; facts keep the hand row number so reports can go back to file and line.
+    is known; facts keep the hand row number so reports can go back to file and line. `last_button`
+    carries that state from one batch to the next (it is updated in place).
     """
     cols = _Columns.of(tables)
     H, E = cols.hands, cols.events
@@ -414,7 +421,8 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules]) -> tuple[Facts
     rows = FactRows()
     failures: list[tuple[int, str]] = []
     showdowns: list[_Showdown] = []
-    last_button: dict[str, int | None] = {}
+    if last_button is None:
+        last_button = {}
     kinds, seats_, actions, posts, blinds = E["kind"], E["seat"], E["action"], E["post"], E["blind"]
     amounts, tos, all_ins, targets, cards_, receive = E["amount"], E["to"], E["all_in"], E["target"], E["cards"], \
         E["receive"]
