@@ -56,7 +56,7 @@ def parse_hand_line(line: str, file: str, line_no: int) -> SourceHand | Quaranti
     try:
         hand = json.loads(line)
     except json.JSONDecodeError as exc:
-        return Quarantined(file, line_no, f"invalid JSON at column {exc.colno}: {exc.msg}")
+        return Quarantined(file, line_no, f"invalid JSON at column {exc.colno}: {exc.msg.removesuffix(' at')}")
     except RecursionError:
         return Quarantined(file, line_no, "invalid JSON: nested too deeply")
     hand_id = hand.get("hand_id") if isinstance(hand, dict) else None
