@@ -15,7 +15,7 @@ from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.parquet import is_parquet_dataset, read_parquet
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
-from auditor.replay.engine import replay
+from auditor.replay.engine import TableState, replay
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 
@@ -95,13 +95,13 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     quarantined: list[Quarantined] = []
     findings: list[pd.DataFrame] = []
     coverage: list[pd.DataFrame] = []
-    last_button: dict[str, int | None] = {}
+    table_state = TableState()
     hands_read = 0
     batch: list[SourceHand] = []
 
     def flush() -> None:
         if batch:
-            found, cov, failed = _audit_batch(batch, packs, forced, last_button)
+            found, cov, failed = _audit_batch(batch, packs, forced, table_state)
             findings.append(found)
             coverage.append(cov)
             quarantined.extend(failed)
@@ -134,13 +134,13 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
 
 
 def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], forced: Pack | None,
-                 last_button: dict[str, int | None]) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined]]:
+                 table_state: TableState) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined]]:
     tables = build_tables(batch)
     hands = tables.hands.to_pandas()
     if forced:
         hands["rule_pack"] = forced.name
     houses = [packs[name].house for name in hands["rule_pack"]]
-    facts, failures = replay(tables, houses, last_button)
+    facts, failures = replay(tables, houses, table_state)
     failed_hands = []
     if failures:
         failed = {h for h, _ in failures}

@@ -62,6 +62,9 @@ class Rule:
     violating: tuple[Example, ...]
     clean: tuple[Example, ...]
     line: int
+    #: the facts columns that name the seat and player a finding is about
+    seat_column: str = "seat"
+    player_column: str = "player"
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,10 @@ def _compile_rule(raw: dict[str, Any], parameters: dict[str, Any], path: Path, n
             line = _line_of(root, ["rules", index, key])
             raise PackError(name, line, f"rule {raw['id']}: {key}: {exc.reason}") from exc
 
+    for key in ("seat", "player"):
+        if key in raw and raw[key] not in known:
+            raise PackError(name, _line_of(root, ["rules", index, key]),
+                            f"rule {raw['id']}: {key}: unknown fact '{raw[key]}' in table {raw['facts']}")
     for need in raw.get("needs", []):
         if need not in known:
             raise PackError(name, _line_of(root, ["rules", index, "needs"]),
@@ -181,7 +188,7 @@ def _compile_rule(raw: dict[str, Any], parameters: dict[str, Any], path: Path, n
         tuple(raw.get("needs", [])), compiled("when", compile_expression), compiled("violation", compile_expression),
         compiled("message", compile_template), compiled("expected", compile_template),
         compiled("actual", compile_template), examples("violating"), examples("clean"),
-        _line_of(root, ["rules", index]) or 0,
+        _line_of(root, ["rules", index]) or 0, raw.get("seat", "seat"), raw.get("player", "player"),
     )
 
 

@@ -29,7 +29,8 @@ SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 def _with_hands(table: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:
     """Join the hand-level columns (id, variant, pack, file, line) onto a facts table by hand row."""
-    joined = hands.loc[table["hand"].to_numpy(dtype=np.int64), list(HAND_COLUMNS)]
+    columns = [c for c in HAND_COLUMNS if c not in table.columns]
+    joined = hands.loc[table["hand"].to_numpy(dtype=np.int64), columns]
     joined.index = table.index
     return pd.concat([table, joined], axis=1)
 
@@ -78,9 +79,9 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, pack_hands: pd.Data
         "pack": pack.name,
         "citation": rule.citation,
         "severity": rule.severity,
-        "seat": violating["seat"].array,
-        "player": violating["player"].array,
-        "seq": violating["seq"].array,
+        "seat": _column(violating, rule.seat_column),
+        "player": _column(violating, rule.player_column),
+        "seq": _column(violating, "seq"),
         "message": rule.message.render(violating, params, n),
         "expected": rule.expected.render(violating, params, n) if rule.expected else "",
         "actual": rule.actual.render(violating, params, n) if rule.actual else "",
@@ -99,3 +100,7 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, pack_hands: pd.Data
         "violations": n,
     }
     return found, coverage
+
+
+def _column(frame: pd.DataFrame, name: str) -> object:
+    return frame[name].array if name in frame else pd.NA

@@ -6,26 +6,34 @@ how many raises the round has seen, who should get an odd chip under each house 
 packs turn those facts into findings.
 
 The loop is plain Python over lists taken from the Arrow columns: one pass per hand, no pandas
-per row. Showdown evaluation is deferred and done in NumPy batches at the end.
+per row. Showdown evaluation is deferred and done in NumPy batches at the end (`showdown.py`).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import accumulate
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from auditor.ingest.tables import CanonicalTables
-from auditor.replay.evaluate import best_hands, card_text, describe, parse_card
 from auditor.replay.facts import FactRows, Facts
 from auditor.replay.house import HouseRules
 from auditor.replay.pots import build_pots
+from auditor.replay.showdown import Showdown, code, resolve, seat_list
 
 AGGRESSIVE = frozenset({"bet", "raise"})
+CHIPS_IN = frozenset({"call", "bet", "raise"})
+
+
+@dataclass
+class TableState:
+    """What a replay must remember from earlier hands, carried from one batch to the next."""
+
+    last_button: dict[str, int | None] = field(default_factory=dict)
+    seen_hand_ids: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -58,27 +66,13 @@ def _clockwise_after(seats: Sequence[int], start: int) -> list[int]:
     return list(seats[i:]) + list(seats[:i])
 
 
-@dataclass
-class _Showdown:
-    """A pot waiting for batch evaluation of the hands that contested it."""
-
-    row: dict
-    seats: list[int]  # everyone eligible for the pot or paid from it
-    holes: list[list[int]]
-    board: list[int]
-    variant_key: tuple
-    house: HouseRules
-    eligible: set[int]
-    paid: list[int]
-    odd_chips: int
-
-
 class _HandReplay:
-    """State of one hand while its events are walked."""
+    """State of one hand while its events are walked; writes its facts into `rows`."""
 
-    def __init__(self, cols: _Columns, h: int, house: HouseRules, previous_button: int | None):
+    def __init__(self, cols: _Columns, h: int, house: HouseRules, previous_button: int | None, rows: FactRows):
         H = cols.hands
         self.h = h
+        self.rows = rows
         self.house = house
         self.variant = house.variant(H["variant"][h])
         self.structure = H["structure"][h]
@@ -89,7 +83,6 @@ class _HandReplay:
         self.chip_unit: int = H["chip_unit"][h]
         self.max_seats: int = H["max_seats"][h]
         self.previous_button = previous_button
-        self.board_cum = list(accumulate(self.variant.board_schedule))
 
         S = cols.seats
         lo, hi = cols.seat_start[h], cols.seat_start[h + 1]
@@ -101,21 +94,34 @@ class _HandReplay:
 
         self.button: int | None = None
         self.folded: set[int] = set()
+        self.mucked: set[int] = set()
         self.all_in: set[int] = set()
         self.total: dict[int, int] = defaultdict(int)
         self.dead = 0
+        self.chips_in = 0
+        self.lowest_stack = min(self.stack.values(), default=0)
         self.hole: dict[int, list[str]] = {}
+        self.hole_dealt: Counter[int] = Counter()
         self.shown: dict[int, list[str]] = {}
+        self.show_order: list[int] = []
         self.board: list[str] = []
+        self.burns_pending = 0
+        self.burns_logged = False
+        self.known_cards: list[tuple[str, str]] = []  # (card, where) for the duplicate-card check
         self.blind_posts: list[tuple[int, int, int, int, bool]] = []  # blind no, seat, seq, amount, all-in
         self.awards: list[tuple[int, int, int, int]] = []  # pot, seat, amount, seq
         self.rake: dict[int, int] = defaultdict(int)
         self.returned: dict[int, int] = defaultdict(int)
-        self.street = 0
-        self._begin_round(0)
+        self.last_aggressor: int | None = None
+        self.draw_pointer: int | None = None
+        self.street = -1
+        self.round_row: dict | None = None
+        self._begin_round(0, None)
 
     # -- betting rounds -------------------------------------------------------------------
-    def _begin_round(self, street: int) -> None:
+    def _begin_round(self, street: int, seq: int | None) -> None:
+        if self.round_row is not None:
+            self._close_round("next round", seq)
         self.street = street
         self.round: dict[int, int] = defaultdict(int)
         self.current_bet = 0
@@ -124,9 +130,48 @@ class _HandReplay:
         self.acted: set[int] = set()
         self.pointer: int | None = self.button
         self.round_start_active: int | None = None
+        self.round_actions = 0
+        self.round_returned = 0
+        self.last_aggressor = None
+        schedule = self.variant.board_schedule
+        self.round_row = {
+            "hand": self.h, "seq": seq, "street": street, "round": street + 1,
+            "board_cards": 0, "board_expected": schedule[street] if street < len(schedule) else 0,
+            "burns": None, "burns_expected": 1 if street > 0 and street < len(schedule) and schedule[street] else 0,
+            "live_at_deal": len(self.dealt_in - self.folded),
+            "pending_seat": None, "pending_player": None, "able_players": None, "closed_by": None,
+            "uncalled_seat": None, "uncalled_expected": 0, "returned": 0, "actions": 0,
+            "draw_round": bool(street < len(schedule) and self.variant.draw_before[street]),
+        }
+
+    def _close_round(self, how: str, seq: int | None) -> None:
+        """Record how the round ended: who still owed an action, what bet was left uncalled."""
+        row = self.round_row
+        if row is None:
+            return
+        can_bet = self._can_bet()
+        pending = None
+        live = len(self.dealt_in - self.folded)
+        if live >= 2:
+            if len(can_bet) >= 2:
+                pending = self._next_to_act(can_bet)
+            elif len(can_bet) == 1 and self.round[can_bet[0]] < self.current_bet:
+                pending = can_bet[0]
+        contributions = sorted(self.round.items(), key=lambda kv: kv[1], reverse=True)
+        if contributions and contributions[0][1] > 0:
+            top_seat, top = contributions[0]
+            second = contributions[1][1] if len(contributions) > 1 else 0
+            if top > second:
+                row["uncalled_seat"] = top_seat
+                row["uncalled_expected"] = top - second
+        row.update(pending_seat=pending, pending_player=self.player.get(pending) if pending else None,
+                   able_players=len(can_bet), closed_by=how, returned=self.round_returned,
+                   actions=self.round_actions, live_players=live, close_seq=seq)
+        self.rows.rounds.append(row)
+        self.round_row = None
 
     def _unit(self, values: list[int]) -> int | None:
-        return values[self.street] if self.street < len(values) else None
+        return values[self.street] if 0 <= self.street < len(values) else None
 
     def _can_bet(self) -> list[int]:
         return [s for s in self.seats_sorted if s in self.dealt_in and s not in self.folded and s not in self.all_in]
@@ -142,29 +187,62 @@ class _HandReplay:
                 return s
         return None
 
+    def _min_bet(self) -> int | None:
+        if self.structure == "fixed-limit":
+            return self._unit(self.bet_units)
+        if self.structure == "spread-limit":
+            return self._unit(self.spread_min)
+        return self.blinds_declared[-1] if self.blinds_declared else None
+
     # -- events ---------------------------------------------------------------------------
-    def deal(self, target: str, seat: int | None, cards: list[str]) -> None:
+    def deal(self, seq: int, target: str, seat: int | None, cards: list[str]) -> None:
         if target == "hole" and seat is not None:
             self.hole.setdefault(seat, []).extend(cards)
+            self.hole_dealt[seat] += len(cards)
             self.dealt_in.add(seat)
+            self.known_cards.extend((c, f"seat {seat}") for c in cards if c != "??")
+        elif target == "burn":
+            self.burns_pending += 1
+            self.burns_logged = True
+            self.known_cards.extend((c, "burn") for c in cards if c != "??")
         elif target == "board":
+            row = self.round_row
+            # Cards complete this round's board if it is short and nobody has acted yet;
+            # otherwise they open the next round (so a four-card flop is seen as one, not skipped).
+            if row is None or self.round_actions or row["board_cards"] >= row["board_expected"]:
+                self._begin_round(self.street + 1, seq)
+                row = self.round_row
+            if row["seq"] is None:
+                row["seq"] = seq
+            row["board_cards"] += len(cards)
+            row["burns"] = (row["burns"] or 0) + self.burns_pending
+            row["live_at_deal"] = len(self.dealt_in - self.folded)
+            self.burns_pending = 0
             self.board.extend(cards)
-            reached = bisect.bisect_right(self.board_cum, len(self.board)) - 1
-            if reached > self.street:
-                self._begin_round(reached)
+            self.known_cards.extend((c, "board") for c in cards if c != "??")
 
-    def draw(self, seat: int, discard: list[str], receive: list[str]) -> None:
+    def draw(self, seq: int, seat: int, discard: list[str], receive: list[str]) -> None:
         nxt = self.street + 1
         if nxt < self.variant.rounds and self.variant.draw_before[nxt]:
-            self._begin_round(nxt)
+            self._begin_round(nxt, seq)
+            self.draw_pointer = self.button
+        live = [s for s in self.seats_sorted if s in self.dealt_in and s not in self.folded]
+        start = self.draw_pointer if self.draw_pointer is not None else (self.button or 0)
+        expected = _clockwise_after(live, start)[0] if live else None
+        self.draw_pointer = seat
         held = self.hole.setdefault(seat, [])
         for card in discard:
             if card in held:
                 held.remove(card)
         held.extend(receive)
+        self.known_cards.extend((c, f"seat {seat} draw") for c in receive if c != "??")
+        self.rows.draws.append((self.h, seq, seat, self.player.get(seat), expected, len(discard), len(receive),
+                                self.variant.max_draw, seat in self.folded))
 
-    def post(self, rows: FactRows, seq: int, seat: int, kind: str, blind: int | None, amount: int) -> None:
+    def post(self, seq: int, seat: int, kind: str, blind: int | None, amount: int) -> None:
         self.stack[seat] = self.stack.get(seat, 0) - amount
+        self.chips_in += amount
+        self.lowest_stack = min(self.lowest_stack, self.stack[seat])
         if self.stack[seat] <= 0:
             self.all_in.add(seat)
         if kind in ("blind", "straddle", "missed"):
@@ -188,7 +266,7 @@ class _HandReplay:
         else:  # dead money: in the pot, not toward the poster's bet
             self.dead += amount
 
-    def action(self, rows: FactRows, seq: int, seat: int, verb: str, amount: int | None, to: int | None,
+    def action(self, seq: int, seat: int, verb: str, amount: int | None, to: int | None,
                all_in_declared: bool | None) -> None:
         can_bet = self._can_bet()
         expected = self._next_to_act(can_bet)
@@ -200,17 +278,21 @@ class _HandReplay:
         stack_before = self.stack.get(seat, 0)
         actor_folded = seat in self.folded
         actor_all_in = seat in self.all_in
+        raise_allowed = seat not in self.acted
         current_bet = self.current_bet
         largest = self.largest_increment
         raises_before = self.raises
+        self.round_actions += 1
 
         added = amount or 0
-        if verb in ("call", "bet", "raise"):
+        if verb in CHIPS_IN:
             self.stack[seat] = stack_before - added
             self.round[seat] += added
             self.total[seat] += added
+            self.chips_in += added
+            self.lowest_stack = min(self.lowest_stack, self.stack[seat])
         made = self.round[seat]
-        all_in = verb in ("call", "bet", "raise") and self.stack[seat] <= 0
+        all_in = verb in CHIPS_IN and self.stack[seat] <= 0
         if all_in:
             self.all_in.add(seat)
 
@@ -231,22 +313,75 @@ class _HandReplay:
             else:
                 self.acted.add(seat)
             self.current_bet = max(current_bet, made)
+            self.last_aggressor = seat
         else:
             self.acted.add(seat)
             if verb == "fold":
                 self.folded.add(seat)
         self.pointer = seat
 
-        rows.actions.append((
+        self.rows.actions.append((
             self.h, seq, self.street, self.street + 1, seat, self.player.get(seat), expected, verb, added, to, made,
             all_in, all_in_declared, current_bet, owed, largest, increment, is_bet, is_raise, full,
             raises_before, self.raises if is_raise else raises_before, live, len(can_bet), len(can_bet) == 2,
             self.round_start_active == 2, pot_before, current_bet + pot_before + owed, unit,
             self._unit(self.spread_min), self._unit(self.spread_max), stack_before, actor_folded, actor_all_in,
+            raise_allowed, self._min_bet(),
         ))
 
+    def show(self, seat: int, cards: list[str]) -> None:
+        self.shown[seat] = cards
+        self.show_order.append(seat)
+        dealt = set(self.hole.get(seat, []))
+        self.known_cards.extend((c, f"seat {seat}") for c in cards if c != "??" and c not in dealt)
+
+    def give_back(self, seat: int, amount: int) -> None:
+        self.returned[seat] += amount
+        self.round_returned += amount
+        self.stack[seat] = self.stack.get(seat, 0) + amount
+
     # -- end of hand ----------------------------------------------------------------------
-    def blinds_facts(self, rows: FactRows) -> None:
+    def finish(self, showdowns: list[Showdown], hand_id: str, duplicate_id: bool) -> None:
+        final_round = self.round_row
+        final_street = self.street
+        final_aggressor = self.last_aggressor
+        self._close_round("end of hand", None)
+        self._blinds_facts()
+        balance = self._pots_facts(showdowns)
+        self._hand_facts(hand_id, duplicate_id, balance, final_round, final_street, final_aggressor)
+
+    def _hand_facts(self, hand_id: str, duplicate_id: bool, balance: int, final_round: dict | None,
+                    final_street: int, final_aggressor: int | None) -> None:
+        expected_button = None
+        if self.previous_button is not None and self.dealt_in:
+            expected_button = _clockwise_after(sorted(self.dealt_in), self.previous_button)[0]
+        wrong_holes = None
+        if self.hole_dealt:
+            wrong_holes = seat_list(sorted(s for s in self.dealt_in if self.hole_dealt[s] != self.variant.hole_cards))
+        seen: dict[str, str] = {}
+        duplicates = []
+        for card, where in self.known_cards:
+            if card in seen:
+                duplicates.append(f"{card} ({seen[card]}, {where})")
+            seen.setdefault(card, where)
+        live = [s for s in self.seats_sorted if s in self.dealt_in and s not in self.folded]
+        showdown = len(live) >= 2
+        first_expected = None
+        if showdown and final_round is not None:
+            if final_aggressor is not None and final_aggressor in live:
+                first_expected = final_aggressor
+            elif self.button is not None:
+                first_expected = _clockwise_after(live, self.button)[0]
+        awarded = sum(a for _, _, a, _ in self.awards)
+        rake = sum(self.rake.values())
+        self.rows.hands.append((
+            self.h, self.button, self.previous_button, expected_button, len(self.dealt_in), duplicate_id,
+            wrong_holes, ", ".join(duplicates), self.burns_logged, self.chips_in, sum(self.returned.values()),
+            awarded, rake, balance, self.lowest_stack, showdown,
+            self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
+        ))
+
+    def _blinds_facts(self) -> None:
         """One row per blind the table requires (and per extra blind posted)."""
         n_required = len(self.blinds_declared)
         eligible = sorted(self.dealt_in)
@@ -267,30 +402,31 @@ class _HandReplay:
                 extra.append(post)
             else:
                 by_number[post[0]] = post
-        numbers = sorted(set(range(1, n_required + 1)) | set(by_number))
-        for n in numbers:
+        for n in sorted(set(range(1, n_required + 1)) | set(by_number)):
             post = by_number.get(n)
             exp_seat = expected.get(n)
+            exp_player = self.player.get(exp_seat) if exp_seat else None
             if post is None:
-                exp_player = self.player.get(exp_seat) if exp_seat else None
-                rows.blinds.append((self.h, None, n, None, None, exp_seat, exp_player, None,
-                                    self._declared_blind(n), False, None, self.button, len(eligible)))
+                self.rows.blinds.append((self.h, None, n, None, None, exp_seat, exp_player, None,
+                                         self._declared_blind(n), False, None, None, self.button, len(eligible)))
                 continue
-            _, seat, seq, amount, _all_in = post
+            _, seat, seq, amount, all_in = post
             in_order = not any(p[0] > n and p[2] < seq for p in self.blind_posts)
-            rows.blinds.append((self.h, seq, n, seat, self.player.get(seat), exp_seat,
-                                self.player.get(exp_seat) if exp_seat else None, amount, self._declared_blind(n),
-                                True, in_order, self.button, len(eligible)))
-        for _, seat, seq, amount, _all_in in extra:
-            rows.blinds.append((self.h, seq, _, seat, self.player.get(seat), None, None, amount, None, True, False,
-                                self.button, len(eligible)))
+            self.rows.blinds.append((self.h, seq, n, seat, self.player.get(seat), exp_seat, exp_player, amount,
+                                     self._declared_blind(n), True, in_order, all_in, self.button, len(eligible)))
+        for number, seat, seq, amount, all_in in extra:
+            self.rows.blinds.append((self.h, seq, number, seat, self.player.get(seat), None, None, amount, None, True,
+                                     False, all_in, self.button, len(eligible)))
 
     def _declared_blind(self, n: int) -> int | None:
         return self.blinds_declared[n - 1] if n <= len(self.blinds_declared) else None
 
-    def pots_facts(self, rows: FactRows, showdowns: list[_Showdown]) -> None:
+    def _pots_facts(self, showdowns: list[Showdown]) -> int:
+        """Pot rows; returns the hand's chip balance (in - returned - awarded - rake)."""
         contributed = {s: c - self.returned.get(s, 0) for s, c in self.total.items()}
         computed = build_pots(contributed, self.folded, self.dead)
+        balance = self.chips_in - sum(self.returned.values()) - sum(a for _, _, a, _ in self.awards) - \
+            sum(self.rake.values())
         by_pot: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
         for pot, seat, amount, seq in self.awards:
             by_pot[pot].append((seat, amount, seq))
@@ -298,7 +434,7 @@ class _HandReplay:
         for pot in sorted(by_pot):
             paid = by_pot[pot]
             seats = sorted({s for s, _, _ in paid})
-            share_of = defaultdict(int)
+            share_of: dict[int, int] = defaultdict(int)
             for s, a, _ in paid:
                 share_of[s] += a
             total = sum(share_of.values())
@@ -310,56 +446,46 @@ class _HandReplay:
             share_ok = all(x in (equal_share, equal_share + unit) for x in shares) and \
                 sum(1 for x in shares if x == equal_share + unit) == odd_chips and total % unit == 0
             odd_recipients = [s for s in seats if share_of[s] == equal_share + unit] if odd_chips else []
-            first_seq = min(q for _, _, q in paid)
             gross = computed[pot].amount if pot < len(computed) else None
             eligible = computed[pot].eligible if pot < len(computed) else ()
             by_position = None
             if odd_chips and self.button is not None:
                 ordered = sorted(seats, key=lambda s: (s - self.button - 1) % self.max_seats)
-                by_position = _seat_list(sorted(ordered[:odd_chips]))
+                by_position = seat_list(sorted(ordered[:odd_chips]))
             focus = odd_recipients[0] if odd_recipients else seats[0]
             row = {
-                "hand": self.h, "seq": first_seq, "pot": pot, "seat": focus, "player": self.player.get(focus),
-                "pot_amount": gross, "rake": self.rake.get(pot, 0), "awarded": total,
-                "eligible_seats": _seat_list(eligible), "winners": winners, "winner_seats": _seat_list(seats),
-                "shares": ", ".join(f"{s}:{share_of[s]}" for s in seats), "equal_share": equal_share,
-                "odd_chips": odd_chips, "min_share": min(shares), "max_share": max(shares), "share_ok": share_ok,
-                "odd_chip_seats": _seat_list(odd_recipients), "odd_chip_seats_by_suit": None,
-                "odd_chip_seats_by_position": by_position, "top_hole_cards_used": None,
-                "winner_seats_by_evaluation": None, "best_hand": None, "chip_unit": unit, "button": self.button,
+                "hand": self.h, "seq": min(q for _, _, q in paid), "pot": pot, "seat": focus,
+                "player": self.player.get(focus), "pot_amount": gross, "rake": self.rake.get(pot, 0),
+                "awarded": total, "eligible_seats": seat_list(eligible), "winners": winners,
+                "winner_seats": seat_list(seats), "shares": ", ".join(f"{s}:{share_of[s]}" for s in seats),
+                "equal_share": equal_share, "odd_chips": odd_chips, "min_share": min(shares),
+                "max_share": max(shares), "share_ok": share_ok, "odd_chip_seats": seat_list(odd_recipients),
+                "odd_chip_seats_by_suit": None, "odd_chip_seats_by_position": by_position,
+                "top_hole_cards_used": None, "winner_seats_by_evaluation": None, "best_hand": None,
+                "winners_match": None, "split_without_tie": None, "hand_chip_balance": balance,
+                "pots_formed": len(computed), "chip_unit": unit, "button": self.button,
             }
-            rows.pots.append(row)
-            contest = sorted(set(eligible) | set(seats))
-            if len(contest) > 1 or (winners > 1 and odd_chips):
-                showdowns.append(_Showdown(row, contest, [self._final_hand(s) for s in contest], self._board_codes(),
-                                           self._variant_key(), self.house, set(eligible), seats, odd_chips))
+            self.rows.pots.append(row)
+            contenders = [s for s in eligible if s not in self.mucked]
+            evaluated = sorted(set(contenders) | set(seats))
+            if len(eligible) > 1 or (winners > 1 and odd_chips):
+                showdowns.append(Showdown(row, evaluated, [self._final_hand(s) for s in evaluated],
+                                          self._board_codes(), self._variant_key(), self.house, contenders, seats,
+                                          odd_chips))
+        return balance
 
     def _final_hand(self, seat: int) -> list[int]:
         cards = self.shown.get(seat) or self.hole.get(seat) or []
-        codes = [_code(c) for c in cards][: self.variant.hole_cards]
+        codes = [code(c) for c in cards][: self.variant.hole_cards]
         return codes + [-1] * (self.variant.hole_cards - len(codes))
 
     def _board_codes(self) -> list[int]:
-        codes = [_code(c) for c in self.board][: self.variant.board_cards]
+        codes = [code(c) for c in self.board][: self.variant.board_cards]
         return codes + [-1] * (self.variant.board_cards - len(codes))
 
     def _variant_key(self) -> tuple:
         v = self.variant
         return (v.hole_cards, v.board_cards, v.hole_use, v.board_use)
-
-
-_CODES = {"??": -1}
-
-
-def _code(card: str) -> int:
-    code = _CODES.get(card)
-    if code is None:
-        code = _CODES[card] = parse_card(card)
-    return code
-
-
-def _seat_list(seats: Sequence[int]) -> str:
-    return ",".join(str(s) for s in seats)
 
 
 def _seat_draw_facts(rows: FactRows, h: int, seq: int, seat: int, awarded: str, players: list[str],
@@ -369,104 +495,75 @@ def _seat_draw_facts(rows: FactRows, h: int, seq: int, seat: int, awarded: str, 
         if card == "??":
             keys = []
             break
-        code = _code(card)
-        keys.append((code // 4) * 4 + house.suit_rank("cdhs"[code % 4]))
+        value = code(card)
+        keys.append((value // 4) * 4 + house.suit_rank("cdhs"[value % 4]))
     highest = players[keys.index(max(keys))] if keys and len(keys) == len(players) else None
     draws = ", ".join(f"{p} {c}" for p, c in zip(players, cards, strict=False))
     rows.seat_draws.append((h, seq, seat, awarded, awarded, highest, len(players), draws))
 
 
-def _resolve_showdowns(showdowns: list[_Showdown]) -> None:
-    """Batch-evaluate contested pots: who wins by the cards, and who is owed odd chips by suit."""
-    groups: dict[tuple, list[_Showdown]] = defaultdict(list)
-    for sd in showdowns:
-        groups[sd.variant_key].append(sd)
-    for key, items in groups.items():
-        _, _, hole_use, board_use = key
-        hole = np.array([h for sd in items for h in sd.holes], dtype=np.int64)
-        board = np.array([sd.board for sd in items for _ in sd.seats], dtype=np.int64).reshape(len(hole), -1)
-        best = best_hands(hole, board, hole_use, board_use)
-        values, tops = best.value.tolist(), best.top_hole_used.tolist()
-        i = 0
-        for sd in items:
-            value = dict(zip(sd.seats, values[i:i + len(sd.seats)], strict=True))
-            top = dict(zip(sd.seats, tops[i:i + len(sd.seats)], strict=True))
-            i += len(sd.seats)
-            row = sd.row
-            contenders = sorted(sd.eligible)
-            if contenders and all(value[s] >= 0 for s in contenders):
-                high = max(value[s] for s in contenders)
-                row["winner_seats_by_evaluation"] = _seat_list([s for s in contenders if value[s] == high])
-                row["best_hand"] = describe(high)
-            if len(sd.paid) > 1 and sd.odd_chips and all(top[s] >= 0 for s in sd.paid):
-                keys = {s: (top[s] // 4) * 4 + sd.house.suit_rank("cdhs"[top[s] % 4]) for s in sd.paid}
-                order = sorted(sd.paid, key=keys.__getitem__, reverse=True)
-                row["odd_chip_seats_by_suit"] = _seat_list(sorted(order[: sd.odd_chips]))
-                row["top_hole_cards_used"] = ", ".join(f"{s}:{card_text(top[s])}" for s in sd.paid)
-
-
 def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
-           last_button: dict[str, int | None] | None = None) -> tuple[Facts, list[tuple[int, str]]]:
+           state: TableState | None = None) -> tuple[Facts, list[tuple[int, str]]]:
     """Replay every hand; return the facts tables and the hands that could not be replayed.
 
     `houses[i]` is the house settings for hand row i (from the pack that hand is audited under).
-    Hands are walked table by table in start order so that cross-hand state (the previous button)
-    is known; facts keep the hand row number so reports can go back to file and line. `last_button`
-    carries that state from one batch to the next (it is updated in place).
+    Hands are walked table by table in start order so that cross-hand state (the previous button,
+    hand ids already seen) is known; facts keep the hand row number so reports can go back to file
+    and line. `state` carries that memory from one batch to the next (updated in place).
     """
     cols = _Columns.of(tables)
     H, E = cols.hands, cols.events
     n = len(H["hand"])
     order = sorted(range(n), key=lambda i: (H["table_id"][i], H["started_at"][i] or "", i))
+    state = state if state is not None else TableState()
     rows = FactRows()
     failures: list[tuple[int, str]] = []
-    showdowns: list[_Showdown] = []
-    if last_button is None:
-        last_button = {}
+    showdowns: list[Showdown] = []
     kinds, seats_, actions, posts, blinds = E["kind"], E["seat"], E["action"], E["post"], E["blind"]
     amounts, tos, all_ins, targets, cards_, receive = E["amount"], E["to"], E["all_in"], E["target"], E["cards"], \
         E["receive"]
     players_, draw_players, pots_ = E["player"], E["draw_players"], E["pot"]
     for h in order:
         table = H["table_id"][h]
+        hand_id = H["hand_id"][h]
         local = FactRows()
-        local_showdowns: list[_Showdown] = []
+        local_showdowns: list[Showdown] = []
         try:
-            state = _HandReplay(cols, h, houses[h], last_button.get(table))
+            hand = _HandReplay(cols, h, houses[h], state.last_button.get(table), local)
             for i in range(cols.event_start[h], cols.event_start[h + 1]):
                 kind = kinds[i]
                 seq = i - cols.event_start[h]
                 if kind == "action":
-                    state.action(local, seq, seats_[i], actions[i], amounts[i], tos[i], all_ins[i])
+                    hand.action(seq, seats_[i], actions[i], amounts[i], tos[i], all_ins[i])
                 elif kind == "post":
-                    state.post(local, seq, seats_[i], posts[i], blinds[i], amounts[i])
+                    hand.post(seq, seats_[i], posts[i], blinds[i], amounts[i])
                 elif kind == "deal":
-                    state.deal(targets[i], seats_[i], cards_[i] or [])
+                    hand.deal(seq, targets[i], seats_[i], cards_[i] or [])
                 elif kind == "draw":
-                    state.draw(seats_[i], cards_[i] or [], receive[i] or [])
+                    hand.draw(seq, seats_[i], cards_[i] or [], receive[i] or [])
                 elif kind == "button":
-                    state.button = seats_[i]
-                    state.pointer = seats_[i]
+                    hand.button = seats_[i]
+                    hand.pointer = seats_[i]
                 elif kind == "show":
-                    state.shown[seats_[i]] = cards_[i] or []
+                    hand.show(seats_[i], cards_[i] or [])
+                elif kind == "muck":
+                    hand.mucked.add(seats_[i])
                 elif kind == "return":
-                    state.returned[seats_[i]] += amounts[i]
-                    state.stack[seats_[i]] = state.stack.get(seats_[i], 0) + amounts[i]
+                    hand.give_back(seats_[i], amounts[i])
                 elif kind == "award":
-                    state.awards.append((pots_[i], seats_[i], amounts[i], seq))
+                    hand.awards.append((pots_[i], seats_[i], amounts[i], seq))
                 elif kind == "rake":
-                    state.rake[pots_[i] or 0] += amounts[i]
+                    hand.rake[pots_[i] or 0] += amounts[i]
                 elif kind == "seat_draw":
                     _seat_draw_facts(local, h, seq, seats_[i], players_[i], draw_players[i] or [], cards_[i] or [],
                                      houses[h])
-            state.blinds_facts(local)
-            state.pots_facts(local, local_showdowns)
-            local.hands.append((h, state.button, state.previous_button, len(state.dealt_in)))
+            hand.finish(local_showdowns, hand_id, hand_id in state.seen_hand_ids)
         except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
             failures.append((h, f"replay failed: {type(exc).__name__}: {exc}"))
             continue
-        last_button[table] = state.button
+        state.last_button[table] = hand.button
+        state.seen_hand_ids.add(hand_id)
         rows.extend(local)
         showdowns.extend(local_showdowns)
-    _resolve_showdowns(showdowns)
+    resolve(showdowns)
     return rows.to_facts(), failures

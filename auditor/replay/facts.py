@@ -51,6 +51,41 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("stack_before", INT, "player's chips behind before the action"),
         ("actor_folded", BOOL, "the player had already folded"),
         ("actor_all_in", BOOL, "the player was already all-in"),
+        ("raise_allowed", BOOL, "the betting is open to this player: no action since the last full bet or raise"),
+        ("min_bet", INT, "smallest opening bet: the big blind (no/pot limit), the unit (fixed), the spread minimum"),
+    ],
+    "rounds": [
+        ("hand", INT, "hand row number"),
+        ("seq", INT, "event index of the deal or draw that opened the round (null for the first round)"),
+        ("close_seq", INT, "event index of the deal or draw that closed it (null at the end of the hand)"),
+        ("street", INT, "betting round, 0 = first"),
+        ("round", INT, "betting round, 1 = first"),
+        ("board_cards", INT, "community cards dealt for this round"),
+        ("board_expected", INT, "community cards the variant deals for this round"),
+        ("burns", INT, "burn cards logged before this round's community cards (null if none dealt)"),
+        ("burns_expected", INT, "one burn before a round's community cards; none with the hole cards"),
+        ("live_at_deal", INT, "players not folded when this round's community cards came"),
+        ("live_players", INT, "players not folded when the round closed"),
+        ("able_players", INT, "players able to bet when the round closed"),
+        ("pending_seat", INT, "a player who still had to act when the round closed (null if none)"),
+        ("pending_player", STR, "that player"),
+        ("closed_by", STR, "what ended the round: next round, end of hand"),
+        ("uncalled_seat", INT, "the seat whose last bet in the round was not fully called"),
+        ("uncalled_expected", INT, "the uncalled part of that bet, which goes back to the bettor"),
+        ("returned", INT, "chips the log returned during this round"),
+        ("actions", INT, "actions taken in the round"),
+        ("draw_round", BOOL, "a draw preceded this round"),
+    ],
+    "draws": [
+        ("hand", INT, "hand row number"),
+        ("seq", INT, "event index"),
+        ("seat", INT, "seat that drew"),
+        ("player", STR, "player"),
+        ("expected_seat", INT, "seat due to draw: clockwise from the button, then from the last drawer"),
+        ("discards", INT, "cards discarded"),
+        ("receives", INT, "cards received"),
+        ("max_draw", INT, "most cards the variant lets a player draw"),
+        ("actor_folded", BOOL, "the player had folded"),
     ],
     "blinds": [
         ("hand", INT, "hand row number"),
@@ -64,6 +99,7 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("expected_amount", INT, "the table's declared blind"),
         ("posted", BOOL, "the blind was posted"),
         ("in_order", BOOL, "no later blind was posted before it"),
+        ("all_in", BOOL, "the post took the player's last chips"),
         ("button", INT, "button seat"),
         ("players", INT, "players dealt in"),
     ],
@@ -93,6 +129,10 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("winner_seats_by_evaluation", STR,
          "eligible seats holding the best hand (null if a contender's cards are unknown)"),
         ("best_hand", STR, "the winning hand by evaluation, in words"),
+        ("winners_match", BOOL, "the seats paid are exactly the winners by evaluation (null if not evaluable)"),
+        ("split_without_tie", BOOL, "paid to every winner by evaluation and to others too: divided without a tie"),
+        ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake (0 when nothing leaked)"),
+        ("pots_formed", INT, "pots the contributions form"),
         ("chip_unit", INT, "the table's smallest chip"),
         ("button", INT, "button seat"),
     ],
@@ -110,13 +150,30 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
     "hands": [
         ("hand", INT, "hand row number"),
         ("button", INT, "button seat"),
-        ("previous_button", INT, "button seat in the table's previous hand"),
+        ("previous_button", INT, "button seat in the table's previous hand (null for a table's first hand)"),
+        ("expected_button", INT, "moving button: the first seat dealt in clockwise after the previous button"),
         ("players", INT, "players dealt in"),
+        ("duplicate_hand_id", BOOL, "an earlier hand in this run had the same hand id"),
+        ("wrong_hole_counts", STR, "seats dealt other than the variant's hole cards (null: no deals logged)"),
+        ("duplicate_cards", STR, "cards that appear in two places, with where"),
+        ("burns_logged", BOOL, "the log records burn cards"),
+        ("chips_in", INT, "chips put in by posts and actions"),
+        ("returned", INT, "uncalled chips given back"),
+        ("awarded", INT, "chips paid out"),
+        ("rake", INT, "rake taken"),
+        ("chip_balance", INT, "chips_in − returned − awarded − rake"),
+        ("lowest_stack", INT, "the lowest any stack went during the hand"),
+        ("showdown", BOOL, "two or more players were still in at the end"),
+        ("first_shown_seat", INT, "the first seat to show its cards"),
+        ("expected_first_to_show", INT, "last aggressor of the final round, else first live seat left of the button"),
+        ("final_aggressor", INT, "the last player to bet or raise in the final round"),
+        ("final_round", INT, "the last betting round reached, 1 = first"),
     ],
 }
 
 #: columns that come from the canonical hands table and are joined onto every facts table
-HAND_COLUMNS = ("hand_id", "table_id", "variant", "structure", "file", "line", "rule_pack")
+HAND_COLUMNS = ("hand_id", "table_id", "variant", "structure", "file", "line", "rule_pack", "chip_unit", "table_min",
+                "table_max", "max_seats")
 
 
 @dataclass
@@ -128,6 +185,8 @@ class FactRows:
     pots: list = field(default_factory=list)
     seat_draws: list = field(default_factory=list)
     hands: list = field(default_factory=list)
+    rounds: list = field(default_factory=list)
+    draws: list = field(default_factory=list)
 
     def extend(self, other: FactRows) -> None:
         for name in FACT_COLUMNS:
