@@ -114,6 +114,7 @@ class _HandReplay:
         self.returned: dict[int, int] = defaultdict(int)
         self.last_aggressor: int | None = None
         self.draw_pointer: int | None = None
+        self.drawn: set[int] = set()
         self.street = -1
         self.round_row: dict | None = None
         self._begin_round(0, None)
@@ -160,8 +161,13 @@ class _HandReplay:
         contributions = sorted(self.round.items(), key=lambda kv: kv[1], reverse=True)
         if contributions and contributions[0][1] > 0:
             top_seat, top = contributions[0]
-            second = contributions[1][1] if len(contributions) > 1 else 0
-            if top > second:
+            runner_up = contributions[1] if len(contributions) > 1 else None
+            second = runner_up[1] if runner_up else 0
+            # Short of the top bet because folded or all-in: the excess was never called. A live
+            # player with chips behind who put in less made an undercall, which is another rule.
+            undercall = runner_up is not None and runner_up[0] not in self.folded and \
+                runner_up[0] not in self.all_in
+            if top > second and not undercall:
                 row["uncalled_seat"] = top_seat
                 row["uncalled_expected"] = top - second
         row.update(pending_seat=pending, pending_player=self.player.get(pending) if pending else None,
@@ -226,10 +232,15 @@ class _HandReplay:
         if nxt < self.variant.rounds and self.variant.draw_before[nxt]:
             self._begin_round(nxt, seq)
             self.draw_pointer = self.button
+            self.drawn: set[int] = set()
         live = [s for s in self.seats_sorted if s in self.dealt_in and s not in self.folded]
         start = self.draw_pointer if self.draw_pointer is not None else (self.button or 0)
-        expected = _clockwise_after(live, start)[0] if live else None
-        self.draw_pointer = seat
+        already = self.drawn
+        pending = [x for x in _clockwise_after(live, start) if x not in already]
+        expected = pending[0] if pending else None
+        self.drawn.add(seat)
+        if expected is None or seat == expected:
+            self.draw_pointer = seat
         held = self.hole.setdefault(seat, [])
         for card in discard:
             if card in held:
@@ -285,6 +296,14 @@ class _HandReplay:
         self.round_actions += 1
 
         added = amount or 0
+        if actor_folded or (actor_all_in and verb != "fold"):
+            # A player out of the betting cannot act: the action is recorded for the rules and is
+            # otherwise void, so it does not move the turn or the bet.
+            self.rows.actions.append(self._action_row(
+                seq, seat, expected, verb, added, to, self.round[seat], False, all_in_declared, current_bet, owed,
+                largest, None, False, False, None, raises_before, raises_before, live, can_bet, pot_before,
+                stack_before, actor_folded, actor_all_in, False))
+            return
         if verb in CHIPS_IN:
             self.stack[seat] = stack_before - added
             self.round[seat] += added
@@ -318,16 +337,27 @@ class _HandReplay:
             self.acted.add(seat)
             if verb == "fold":
                 self.folded.add(seat)
-        self.pointer = seat
+        if expected is None or seat == expected:
+            # An action out of turn does not move the turn: play backs up to the player skipped
+            # (TDA Rule 53), so one out-of-turn action is one finding, not a cascade.
+            self.pointer = seat
+        self.rows.actions.append(self._action_row(
+            seq, seat, expected, verb, added, to, made, all_in, all_in_declared, current_bet, owed, largest,
+            increment, is_bet, is_raise, full, raises_before, self.raises if is_raise else raises_before, live,
+            can_bet, pot_before, stack_before, actor_folded, actor_all_in, raise_allowed))
 
-        self.rows.actions.append((
+    def _action_row(self, seq, seat, expected, verb, added, to, made, all_in, all_in_declared, current_bet, owed,
+                    largest, increment, is_bet, is_raise, full, raises_before, raise_number, live, can_bet,
+                    pot_before, stack_before, actor_folded, actor_all_in, raise_allowed) -> tuple:
+        return (
             self.h, seq, self.street, self.street + 1, seat, self.player.get(seat), expected, verb, added, to, made,
             all_in, all_in_declared, current_bet, owed, largest, increment, is_bet, is_raise, full,
-            raises_before, self.raises if is_raise else raises_before, live, len(can_bet), len(can_bet) == 2,
-            self.round_start_active == 2, pot_before, current_bet + pot_before + owed, unit,
+            raises_before, raise_number, live, len(can_bet), len(can_bet) == 2,
+            self.round_start_active == 2, pot_before, current_bet + pot_before + owed,
+            self._unit(self.bet_units) if self.structure == "fixed-limit" else None,
             self._unit(self.spread_min), self._unit(self.spread_max), stack_before, actor_folded, actor_all_in,
             raise_allowed, self._min_bet(),
-        ))
+        )
 
     def show(self, seat: int, cards: list[str]) -> None:
         self.shown[seat] = cards
@@ -377,7 +407,7 @@ class _HandReplay:
         self.rows.hands.append((
             self.h, self.button, self.previous_button, expected_button, len(self.dealt_in), duplicate_id,
             wrong_holes, ", ".join(duplicates), self.burns_logged, self.chips_in, sum(self.returned.values()),
-            awarded, rake, balance, self.lowest_stack, showdown,
+            awarded, rake, balance, "; ".join(self.misawarded), self.lowest_stack, showdown,
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
         ))
 
@@ -430,6 +460,15 @@ class _HandReplay:
         by_pot: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
         for pot, seat, amount, seq in self.awards:
             by_pot[pot].append((seat, amount, seq))
+        # A pot is misawarded when it paid out more than it held, or less than it held minus all the
+        # rake (logs often state rake for the hand, not per pot).
+        rake_total = sum(self.rake.values())
+        self.misawarded = []
+        for pot in sorted(set(range(len(computed))) | set(by_pot)):
+            paid_out = sum(a for _, a, _ in by_pot.get(pot, []))
+            held = computed[pot].amount if pot < len(computed) else 0
+            if paid_out > held or paid_out < held - rake_total:
+                self.misawarded.append(f"pot {pot}: held {held}, paid {paid_out}")
         unit = self.chip_unit
         for pot in sorted(by_pot):
             paid = by_pot[pot]
