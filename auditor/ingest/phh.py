@@ -1,0 +1,776 @@
+"""Reader for the Poker Hand History format (PHH, uoftcprg `phh-std`): `.phh` and `.phhs` files.
+
+A `.phh` file is one TOML document describing one hand; a `.phhs` file holds several, each under a
+table header `[1]`, `[2]`, ... Every hand becomes one canonical hand (`schemas/hand-log.schema.json`)
+or one quarantine entry, following `docs/readers.md`.
+
+How PHH maps onto the canonical log
+-----------------------------------
+- Players. PHH lists players by position, not by seat: in button games the small blind first and
+  the button last (heads-up: the big blind first, the button last; the button posts the small
+  blind, so `blinds_or_straddles` and `antes` apply reversed). Seats come from `seats` when the
+  file gives them, otherwise players sit in seats 1..n in position order; the button is always the
+  last player, and `max_seats` is `seat_count`, else n. Without `seats` the seat numbers are only
+  positions, so such a hand gets a table id of its own (nothing is claimed across hands).
+- Forced bets. `blinds_or_straddles`: first entry the small blind (blind 1), second the big blind
+  (blind 2), any further non-zero entry a straddle. `antes`: when two or more players ante it is a
+  per-player ante (`post: ante`); when exactly one player antes for the table (big-blind ante,
+  button ante) it is dead money for the main pot, written `post: dead`, because an `ante` post
+  counts as the poster's own live contribution and would make the poster a side pot of their own.
+  Antes are posted before blinds; a forced bet larger than the stack is posted all-in.
+- Actions. `cbr X` (complete, bet or raise to X in the round) is "bet" when nobody has bet in the
+  round (in the first round the blinds count as the bet), otherwise "raise", and "call" when X
+  does not exceed the bet faced; `cc` is a check or call (capped at the stack); `f` a fold;
+  `sm cards` a show (`sm -` shows the cards dealt, bare `sm` is a muck); `d dh pN cards` a hole
+  deal (`??` for unknown cards); `d db cards` a board deal.
+- Money. PHH amounts may be floats. Each hand gets one integer scale: the least common multiple of
+  the denominators of all its amounts (stacks, antes, blinds, bet sizes, bets, finishing stacks)
+  and of the smallest real chip. The smallest real chip is 1 chip, or one cent when the file names
+  a currency (one unit for currencies without minor units); `chip_unit` is the scale times that
+  chip. So Pluribus hands whose finishing stacks end in .5 are written in half chips with
+  `chip_unit` 2, and the split that produced the half chips stays visible to the split-pot rules.
+- Awards. PHH records no pot awards. When `finishing_stacks` (or else `winnings`) are given, each
+  player's winnings are finishing - (starting - chips put in + chips returned). The uncalled bet is
+  computed from the betting: at the end of the hand the largest contribution of a player still in
+  exceeds the second largest contribution of anyone (folded or not) only by chips nobody matched;
+  that excess is a `return` event, written after the last betting action. Pots are then built with
+  `build_pots` from the contributions after the return (the same call the replay engine makes, so
+  pot numbers agree), and the winnings are attributed to pots from the last side pot to the main
+  pot: a side pot goes to the players eligible for it who won anything (with correct showdowns a
+  player eligible for an inner pot who wins an outer pot also wins the inner one), shared as
+  equally as their winnings allow; a remainder that cannot be shared equally goes to the player with
+  most winnings still unattributed, ties to the first such player clockwise from the button. When
+  the winnings cannot be attributed this way (a winner eligible for no pot, more winnings than
+  pots, negative winnings), the awards are still written as near to it as the totals allow
+  (winnings no pot can pay are paid from the main pot, pot chips nobody won stay unpaid) and a
+  warning naming the hand is logged on this module's logger; the hand's chip balance then shows
+  the difference. A `rake` field (not in phh-std 0.0.1, written by some converters) becomes a
+  `rake` event on the main pot.
+- When neither `finishing_stacks` nor `winnings` is given there are no awards (the pot rules then
+  find the hand not assessable); the uncalled bet is still returned when the actions show the hand
+  is over (one player left, or a showdown).
+
+Not converted (quarantined with the reason): short-deck, Omaha hi/lo, stud, razz, lowball draw
+and badugi variants; more than 10 players; unknown stacks (`inf`); and defects such as a bet larger
+than the stack, a card dealt twice or a board with more cards than the game has.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import logging
+import math
+import re
+import tomllib
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.validate import schema_error
+from auditor.replay.pots import build_pots
+
+__all__ = ["PHH_SUFFIXES", "read_phh", "sniff_phh"]
+
+log = logging.getLogger(__name__)
+
+PHH_SUFFIXES = (".phh", ".phhs", ".phh.gz", ".phhs.gz")
+
+#: PHH variant code -> (canonical variant, structure, hole cards)
+SUPPORTED: dict[str, tuple[str, str, int]] = {
+    "NT": ("holdem", "no-limit", 2),
+    "FT": ("holdem", "fixed-limit", 2),
+    "PO": ("omaha", "pot-limit", 4),
+    # Not in phh-std 0.0.1; fixed-limit Omaha high, accepted should a file use it.
+    "FO": ("omaha", "fixed-limit", 4),
+}
+UNSUPPORTED: dict[str, str] = {
+    "NS": "short-deck hold'em is not supported",
+    "FO/8": "Omaha hi/lo is not supported",
+    "F7S": "seven-card stud is not supported",
+    "F7S/8": "seven-card stud hi/lo is not supported",
+    "FR": "razz is not supported",
+    "N2L1D": "deuce-to-seven lowball single draw is not supported",
+    "F2L3D": "deuce-to-seven lowball triple draw is not supported",
+    "FB": "badugi is not supported",
+}
+#: community cards dealt at each street of hold'em and Omaha
+BOARD_STEPS = (3, 1, 1)
+MAX_SCALE = 10**6
+MAX_MONEY = 10**15
+MAX_TEXT = 128
+#: ISO 4217 currencies without minor units; any other named currency is counted in cents
+ZERO_DECIMAL_CURRENCIES = frozenset({"JPY", "KRW", "VND", "CLP", "ISK", "PYG", "UGX", "XAF", "XOF", "RWF"})
+
+_HEADER = re.compile(r"""^[ \t]*\[[ \t]*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?$""")
+_NUMBER = re.compile(r"^[0-9]+(?:\.[0-9]+)?$")
+_PLAYER = re.compile(r"^p([0-9]+)$")
+_RANKS = "23456789TJQKA"
+_SUITS = "cdhs"
+_TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+class _Reject(Exception):
+    """The hand cannot be converted; the message is the one-line quarantine reason."""
+
+
+# --------------------------------------------------------------------------- sniffing
+
+
+_SNIFF_VARIANT = re.compile(rb"""^[ \t]*variant[ \t]*=[ \t]*["']([A-Za-z0-9/]+)["']""", re.MULTILINE)
+_SNIFF_FIELD = re.compile(
+    rb"^[ \t]*(antes|blinds_or_straddles|bring_in|starting_stacks|actions|min_bet|small_bet)[ \t]*=", re.MULTILINE)
+
+
+def sniff_phh(head: bytes) -> bool:
+    """True if the first bytes of a file (decompressed) look like PHH: TOML with a `variant` code and
+    another PHH field. JSON, CSV and room text exports never have a `variant = "..."` line."""
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not text or text[:1] in (b"{", b"<"):
+        return False
+    variant = _SNIFF_VARIANT.search(head)
+    if not variant:
+        return False
+    code = variant.group(1).decode("ascii", "replace")
+    return code in SUPPORTED or code in UNSUPPORTED or _SNIFF_FIELD.search(head) is not None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = None,
+             ) -> Iterator[SourceHand | Quarantined]:
+    """Yield every hand of a `.phh` or `.phhs` file (plain or gzip) as a hand or a quarantine entry.
+
+    Hand ids are built from the path (relative to `root` when given, else as passed), so they are
+    unique across a corpus: `<path>#<hand>` for a `.phh`, `<path>[<table key>]#<hand>` for a `.phhs`.
+    """
+    name = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
+        return
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            yield Quarantined(name, 0, f"unreadable gzip: {exc}")
+            return
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        yield Quarantined(name, 1, f"not UTF-8 text: byte {exc.start}: {exc.reason}")
+        return
+    label = _label(path, root)
+    suffix = path.name.removesuffix(".gz").rsplit(".", 1)[-1].lower()
+    for line, key, fields, error in _documents(text, many=suffix == "phhs"):
+        hand_id = None
+        try:
+            if error:
+                raise _Reject(error)
+            hand_id, table_id = _ids(label, key, fields)
+            hand = _convert(fields, hand_id, table_id, rule_pack)
+        except _Reject as exc:
+            yield Quarantined(name, line, _one_line(str(exc)), hand_id)
+            continue
+        except Exception as exc:  # a reader never raises on bad input
+            yield Quarantined(name, line, _one_line(f"reader error: {type(exc).__name__}: {exc}"), hand_id)
+            continue
+        problem = schema_error(hand) or consistency_error(hand)
+        if problem:
+            yield Quarantined(name, line, problem, hand_id)
+        else:
+            yield SourceHand(hand, name, line)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _label(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.as_posix()
+
+
+def _clip(text: str) -> str:
+    """Ids are at most 128 characters; keep the specific (right) end."""
+    return text if len(text) <= MAX_TEXT else "…" + text[-(MAX_TEXT - 1):]
+
+
+def _ids(label: str, key: str | None, fields: dict) -> tuple[str, str]:
+    hand_no = fields.get("hand")
+    hand_no = None if hand_no is None or isinstance(hand_no, dict | list) else str(hand_no)
+    table = fields.get("table")
+    table = None if table is None or isinstance(table, dict | list) else str(table)
+    if key is None:
+        hand_id = f"{label}#{hand_no}" if hand_no is not None else label
+        own = label
+        folder = label.rsplit("/", 1)[0] if "/" in label else "."
+        # Files of one folder with hand numbers or a table name are one session; a file with
+        # neither is a hand of its own.
+        shared = folder if hand_no is not None or table is not None else label
+    else:
+        hand_id = f"{label}[{key}]" + (f"#{hand_no}" if hand_no is not None else "")
+        own = f"{label}[{key}]"
+        shared = label
+    # Without `seats` the seat numbers are positions (the button is always the last seat), so nothing
+    # carries from one hand to the next: each hand is its own table and cross-hand facts (button
+    # movement) stay unknown instead of being judged on made-up seats.
+    container = shared if isinstance(fields.get("seats"), list) else own
+    table_id = f"{container}:{table}" if table is not None else container
+    return _clip(hand_id), _clip(table_id)
+
+
+def _documents(text: str, many: bool) -> Iterator[tuple[int, str | None, dict, str | None]]:
+    """(line, table key, fields, TOML error) per hand in the file."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        if not many:
+            yield 1, None, {}, f"invalid TOML: {exc}"
+            return
+        yield from _chunks(text)
+        return
+    tables = [(k, v) for k, v in doc.items() if isinstance(v, dict)]
+    if "variant" in doc or not tables:  # one hand, whatever the suffix says
+        yield 1, None, doc, None
+        return
+    lines = _header_lines(text)
+    for key, fields in tables:
+        yield lines.get(key, 1), key, fields, None
+
+
+def _header_lines(text: str) -> dict[str, int]:
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _HEADER.match(line)
+        if match:
+            lines.setdefault(match.group(1).strip("\"'"), number)
+    return lines
+
+
+def _chunks(text: str) -> Iterator[tuple[int, str | None, dict, str | None]]:
+    """A `.phhs` whose TOML does not parse as a whole: parse table by table, so one damaged hand
+    does not take the rest of the file with it."""
+    starts = [(n, m.group(1).strip("\"'")) for n, line in enumerate(text.splitlines(), 1)
+              if (m := _HEADER.match(line))]
+    lines = text.splitlines(keepends=True)
+    if not starts:
+        try:
+            tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            yield 1, None, {}, f"invalid TOML: {exc}"
+        return
+    for i, (start, key) in enumerate(starts):
+        end = starts[i + 1][0] - 1 if i + 1 < len(starts) else len(lines)
+        body = "".join(lines[start:end])
+        try:
+            fields = tomllib.loads(body)
+        except tomllib.TOMLDecodeError as exc:
+            message = _TOML_LINE.sub(lambda m, at=start: f"(at line {int(m.group(1)) + at}, column {m.group(2)})",
+                                     str(exc))
+            yield start, key, {}, f"invalid TOML: {message}"
+            continue
+        yield start, key, fields, None
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+def _money(value: Any, what: str) -> int | Fraction:
+    """An amount as an exact number: int when whole (the fast, common case), else a Fraction of the
+    decimal the file wrote (10112.5 -> 20225/2, never the binary float)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise _Reject(f"{what} is not a number: {value!r}")
+    if isinstance(value, int):
+        amount: int | Fraction = value
+    elif isinstance(value, str):
+        if not _NUMBER.match(value):
+            raise _Reject(f"{what} is not a number: {value!r}")
+        amount = int(value) if value.isdigit() else Fraction(value)
+    elif math.isinf(value):
+        raise _Reject(f"{what} is unknown (inf)")
+    elif math.isnan(value):
+        raise _Reject(f"{what} is not a number (nan)")
+    else:
+        amount = int(value) if value.is_integer() else Fraction(repr(value))
+    if amount < 0:
+        raise _Reject(f"{what} is negative: {value}")
+    return amount
+
+
+def _money_list(fields: dict, key: str, n: int) -> list[int | Fraction]:
+    values = fields.get(key)
+    if values is None:
+        raise _Reject(f"missing required field {key}")
+    if not isinstance(values, list):
+        raise _Reject(f"{key} is not an array")
+    if len(values) != n:
+        raise _Reject(f"{key} has {len(values)} entries for {n} players")
+    return [_money(v, f"{key}[{i}]") for i, v in enumerate(values)]
+
+
+def _cards(text: str, where: str) -> list[str]:
+    if len(text) % 2:
+        raise _Reject(f"{where}: bad card text {text!r}")
+    out = []
+    for i in range(0, len(text), 2):
+        rank, suit = text[i].upper(), text[i + 1].lower()
+        if "?" in (rank, suit):
+            out.append("??")
+        elif rank in _RANKS and suit in _SUITS:
+            out.append(rank + suit)
+        else:
+            raise _Reject(f"{where}: bad card {text[i:i + 2]!r}")
+    return out
+
+
+def _player(token: str, n: int, where: str) -> int:
+    match = _PLAYER.match(token)
+    if not match or not 1 <= int(match.group(1)) <= n:
+        raise _Reject(f"{where}: unknown player {token!r} ({n} players)")
+    return int(match.group(1)) - 1
+
+
+def _parse_actions(actions: Any, n: int) -> list[tuple]:
+    """Each action as a tuple: ("dh", i, cards) ("db", cards) ("f", i) ("cc", i) ("cbr", i, amount)
+    ("sm", i, cards | None | "-") ("sd", i, cards) ("pb", i)."""
+    if not isinstance(actions, list):
+        raise _Reject("missing required field actions" if actions is None else "actions is not an array")
+    parsed: list[tuple] = []
+    for k, raw in enumerate(actions):
+        where = f"action {k + 1}"
+        if not isinstance(raw, str):
+            raise _Reject(f"{where} is not a string: {raw!r}")
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue  # no-op or commentary
+        where = f"action {k + 1} {' '.join(words)!r}"
+        if words[0] == "d":
+            if len(words) == 4 and words[1] == "dh":
+                parsed.append(("dh", _player(words[2], n, where), _cards(words[3], where)))
+            elif len(words) == 3 and words[1] == "db":
+                parsed.append(("db", _cards(words[2], where)))
+            else:
+                raise _Reject(f"{where}: unknown dealer action")
+            continue
+        i = _player(words[0], n, where)
+        verb, args = (words[1] if len(words) > 1 else ""), words[2:]
+        if verb in ("f", "cc", "pb") and not args:
+            parsed.append((verb, i))
+        elif verb == "cbr" and len(args) == 1:
+            parsed.append(("cbr", i, _money(args[0], where)))
+        elif verb == "sm" and len(args) <= 1:
+            parsed.append(("sm", i, None if not args else "-" if args[0] == "-" else _cards(args[0], where)))
+        elif verb == "sd" and len(args) <= 1:
+            parsed.append(("sd", i, _cards(args[0], where) if args else []))
+        else:
+            raise _Reject(f"{where}: unknown action")
+    return parsed
+
+
+def _scale(amounts: list[int | Fraction], smallest_chip: Fraction) -> int:
+    scale = smallest_chip.denominator
+    for amount in amounts:
+        if amount.denominator == 1:
+            continue
+        scale = math.lcm(scale, amount.denominator)
+        if scale > MAX_SCALE:
+            raise _Reject(f"amount {float(amount)} needs a unit finer than 1/{MAX_SCALE}")
+    return scale
+
+
+def _started_at(fields: dict) -> str | None:
+    """ISO date-time of the hand's start, only when the file gives a time and a date and the time
+    zone is known (phh-std: `time_zone`, else UTC unless the venue's location implies local time)."""
+    value = fields.get("time")
+    if isinstance(value, dt.datetime):
+        moment = value
+    elif isinstance(value, dt.time):
+        try:
+            moment = dt.datetime.combine(dt.date(fields["year"], fields["month"], fields["day"]), value)
+        except (KeyError, TypeError, ValueError):
+            return None
+    else:
+        return None
+    if moment.tzinfo is None:
+        zone = fields.get("time_zone")
+        abbreviation = fields.get("time_zone_abbreviation")
+        if isinstance(zone, str):
+            try:
+                moment = moment.replace(tzinfo=ZoneInfo(zone))
+            except (KeyError, ValueError, OSError):
+                return None
+        elif abbreviation in ("UTC", "GMT", "Z") or not any(fields.get(k) for k in ("city", "region", "country")):
+            moment = moment.replace(tzinfo=dt.UTC)
+        else:
+            return None
+    return moment.replace(microsecond=0).isoformat()
+
+
+def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
+    code = fields.get("variant")
+    if not isinstance(code, str):
+        raise _Reject("missing required field variant")
+    if code in UNSUPPORTED:
+        raise _Reject(f"{UNSUPPORTED[code]} (PHH variant {code})")
+    if code not in SUPPORTED:
+        raise _Reject(f"unknown PHH variant {code!r}")
+    variant, structure, hole_cards = SUPPORTED[code]
+
+    stacks_in = fields.get("starting_stacks")
+    if not isinstance(stacks_in, list):
+        raise _Reject("missing required field starting_stacks")
+    n = len(stacks_in)
+    if n < 2:
+        raise _Reject(f"{n} player(s): a hand needs at least 2")
+    if n > 10:
+        raise _Reject(f"{n} players: the canonical log allows at most 10 seats")
+    starting = _money_list(fields, "starting_stacks", n)
+    antes = _money_list(fields, "antes", n)
+    forced = _money_list(fields, "blinds_or_straddles", n)
+    bets: list[int | Fraction] = []
+    if structure == "fixed-limit":
+        for key in ("small_bet", "big_bet"):
+            if key not in fields:
+                raise _Reject(f"missing required field {key} for fixed limit")
+            bets.append(_money(fields[key], key))
+    finishing = _money_list(fields, "finishing_stacks", n) if fields.get("finishing_stacks") is not None else None
+    winnings = _money_list(fields, "winnings", n) if fields.get("winnings") is not None else None
+    rake = _money(fields["rake"], "rake") if fields.get("rake") is not None else None
+    actions = _parse_actions(fields.get("actions"), n)
+
+    currency = fields.get("currency") if isinstance(fields.get("currency"), str) else None
+    smallest_chip = Fraction(1) if currency is None or currency.upper() in ZERO_DECIMAL_CURRENCIES \
+        else Fraction(1, 100)
+    everything = [*starting, *antes, *forced, *bets, *(finishing or []), *(winnings or []),
+                  *([rake] if rake is not None else []), *(a[2] for a in actions if a[0] == "cbr")]
+    scale = _scale(everything, smallest_chip)
+    chip_unit = int(smallest_chip * scale)
+
+    def units(amount: int | Fraction) -> int:
+        value = int(amount * scale)
+        if value > MAX_MONEY:
+            raise _Reject(f"amount {amount} is too large")
+        return value
+
+    # -- seats ------------------------------------------------------------------------------
+    seats = fields.get("seats")
+    if seats is None:
+        seat_of = list(range(1, n + 1))
+    else:
+        if not isinstance(seats, list) or len(seats) != n or not all(
+                isinstance(s, int) and not isinstance(s, bool) for s in seats):
+            raise _Reject(f"seats must be {n} integers")
+        if len(set(seats)) != n:
+            raise _Reject(f"seats lists a seat twice: {seats}")
+        if not all(1 <= s <= 10 for s in seats):
+            raise _Reject(f"seats {seats}: the canonical log numbers seats 1..10")
+        seat_of = list(seats)
+    seat_count = fields.get("seat_count")
+    if seat_count is not None and (not isinstance(seat_count, int) or isinstance(seat_count, bool)):
+        raise _Reject(f"seat_count is not an integer: {seat_count!r}")
+    max_seats = seat_count or max(n, max(seat_of))
+    if max_seats > 10:
+        raise _Reject(f"seat_count {max_seats}: the canonical log allows at most 10 seats")
+    if max_seats < max(seat_of):
+        raise _Reject(f"seat {max(seat_of)} is beyond seat_count {max_seats}")
+    names = fields.get("players")
+    if names is not None and (not isinstance(names, list) or len(names) != n):
+        raise _Reject(f"players must list {n} names")
+    players = [(str(names[i]).strip()[:MAX_TEXT] if names and str(names[i]).strip() else f"p{i + 1}")
+               for i in range(n)]
+
+    # -- forced bets --------------------------------------------------------------------------
+    # Heads-up, the button (last player) posts the small blind: the arrays apply reversed.
+    ante_units = [units(a) for a in (antes[::-1] if n == 2 else antes)]
+    blind_of = [units(b) for b in (forced[::-1] if n == 2 else forced)]
+    blind_values = [units(b) for b in forced]  # in posting order: small blind, big blind, straddles
+    stakes: dict[str, Any] = {"blinds": _trim(blind_values[:2]), "chip_unit": chip_unit}
+    payers = [i for i in range(n) if ante_units[i] > 0]
+    if len(payers) >= 2 and len(set(ante_units)) == 1:
+        stakes["ante"] = ante_units[0]
+    if structure == "fixed-limit":
+        small, big = (units(b) for b in bets)
+        stakes["bet_units"] = [small, small, big, big]
+
+    stack = [units(s) for s in starting]
+    start_stack = list(stack)
+    put_in = [0] * n  # every chip each player put in, dead money included
+    live = [0] * n  # contribution toward pots (dead money excluded)
+    dead = 0
+    round_bet = [0] * n
+    folded: set[int] = set()
+    events: list[dict] = [{"kind": "button", "seat": seat_of[n - 1]}]
+
+    def pay(i: int, amount: int) -> int:
+        amount = min(amount, stack[i])
+        stack[i] -= amount
+        put_in[i] += amount
+        return amount
+
+    for i in payers:
+        amount = pay(i, ante_units[i])
+        if len(payers) == 1:
+            dead += amount
+            events.append(_post(seat_of[i], "dead", None, amount, stack[i] == 0))
+        else:
+            live[i] += amount
+            events.append(_post(seat_of[i], "ante", None, amount, stack[i] == 0))
+    # blind k (1-based, posting order) is blinds_or_straddles[k-1]; heads-up the button posts blind 1
+    order = [n - 1, 0] if n == 2 else list(range(n))
+    for k, i in enumerate(order, 1):
+        if blind_of[i] <= 0:
+            continue
+        amount = pay(i, blind_of[i])
+        live[i] += amount
+        round_bet[i] += amount
+        if k <= 2:
+            events.append(_post(seat_of[i], "blind", k, amount, stack[i] == 0))
+        else:
+            events.append(_post(seat_of[i], "straddle", None, amount, stack[i] == 0))
+
+    # -- actions ------------------------------------------------------------------------------
+    hole: dict[int, list[str]] = {}
+    board: list[str] = []
+    seen: set[str] = set()
+    showdown = False
+    last_bet_event = len(events)
+
+    def note_cards(cards: list[str], where: str) -> None:
+        for card in cards:
+            if card != "??":
+                if card in seen:
+                    raise _Reject(f"{where}: card {card} is dealt twice")
+                seen.add(card)
+
+    for k, act in enumerate(actions, 1):
+        verb = act[0]
+        if verb == "dh":
+            _, i, cards = act
+            held = hole.setdefault(i, [])
+            if len(held) + len(cards) > hole_cards:
+                raise _Reject(f"action {k}: p{i + 1} is dealt {len(held) + len(cards)} hole cards; "
+                              f"{variant} deals {hole_cards}")
+            note_cards(cards, f"action {k}")
+            held.extend(cards)
+            events.append({"kind": "deal", "to": "hole", "seat": seat_of[i], "cards": cards})
+        elif verb == "db":
+            cards = act[1]
+            street = _street(len(board))
+            if street is None or len(cards) != BOARD_STEPS[street]:
+                raise _Reject(f"action {k}: board dealt as {len(cards)} card(s) after {len(board)}; "
+                              f"{variant} deals {', then '.join(map(str, BOARD_STEPS))}")
+            note_cards(cards, f"action {k}")
+            board.extend(cards)
+            round_bet = [0] * n
+            events.append({"kind": "deal", "to": "board", "cards": cards})
+        elif verb in ("f", "cc", "cbr"):
+            i = act[1]
+            current = max(round_bet)
+            if verb == "f":
+                folded.add(i)
+                events.append({"kind": "action", "seat": seat_of[i], "action": "fold"})
+            elif verb == "cc":
+                owed = max(0, current - round_bet[i])
+                if owed == 0 or stack[i] == 0:
+                    events.append({"kind": "action", "seat": seat_of[i], "action": "check"})
+                else:
+                    amount = pay(i, owed)
+                    live[i] += amount
+                    round_bet[i] += amount
+                    events.append(_act(seat_of[i], "call", amount, round_bet[i], stack[i] == 0))
+            else:
+                target = units(act[2])
+                amount = target - round_bet[i]
+                if amount <= 0:
+                    raise _Reject(f"action {k}: p{i + 1} bets or raises to {_show(target, scale)}, not above "
+                                  f"the {_show(round_bet[i], scale)} already in this round")
+                if amount > stack[i]:
+                    raise _Reject(f"action {k}: p{i + 1} bets or raises to {_show(target, scale)} with only "
+                                  f"{_show(stack[i], scale)} behind")
+                pay(i, amount)
+                live[i] += amount
+                round_bet[i] = target
+                name = "call" if target <= current else "raise" if current > 0 else "bet"
+                events.append(_act(seat_of[i], name, amount, target, stack[i] == 0))
+            last_bet_event = len(events)
+        elif verb == "sm":
+            _, i, cards = act
+            showdown = True
+            if cards is None:
+                events.append({"kind": "muck", "seat": seat_of[i]})
+                continue
+            if cards == "-":
+                cards = list(hole.get(i, []))
+                if not cards:
+                    raise _Reject(f"action {k}: p{i + 1} shows '-' but was dealt no cards")
+            else:
+                if len(cards) != hole_cards:
+                    raise _Reject(f"action {k}: p{i + 1} shows {len(cards)} cards; {variant} has {hole_cards}")
+                dealt = hole.get(i, [])
+                for card in cards:
+                    if card == "??" or card in dealt:
+                        continue
+                    if dealt and "??" not in dealt:
+                        raise _Reject(f"action {k}: p{i + 1} shows {card}, which is not among the cards dealt")
+                    note_cards([card], f"action {k}")
+            events.append({"kind": "show", "seat": seat_of[i], "cards": cards})
+        elif verb == "sd":
+            raise _Reject(f"action {k}: a draw (sd) in {variant}")
+        else:  # pb
+            raise _Reject(f"action {k}: a bring-in (pb) in {variant}")
+
+    # -- the end: uncalled bet, awards ----------------------------------------------------------
+    paid_out = finishing is not None or winnings is not None
+    over = paid_out or showdown or len(set(range(n)) - folded) <= 1
+    returned = [0] * n
+    if over:
+        in_hand = [i for i in range(n) if i not in folded]
+        if in_hand:
+            top = max(in_hand, key=lambda i: live[i])
+            second = max((live[i] for i in range(n) if i != top), default=0)
+            if live[top] > second:
+                returned[top] = live[top] - second
+                stack[top] += returned[top]
+                events.insert(last_bet_event, {"kind": "return", "seat": seat_of[top], "amount": returned[top]})
+    if paid_out:
+        if finishing is not None:
+            won = [units(finishing[i]) - stack[i] for i in range(n)]
+            if winnings is not None and won != [units(w) for w in winnings]:
+                log.warning("%s: winnings disagree with finishing stacks; finishing stacks used", hand_id)
+        else:
+            won = [units(w) for w in winnings or []]
+        contributed = {seat_of[i]: live[i] - returned[i] for i in range(n)}
+        pots = build_pots(contributed, {seat_of[i] for i in folded}, dead)
+        rake_units = units(rake) if rake is not None else 0
+        if rake_units and pots:
+            events.append({"kind": "rake", "pot": 0, "amount": rake_units})
+        events.extend(_awards(pots, {seat_of[i]: w for i, w in enumerate(won)}, seat_of, rake_units, hand_id))
+
+    hand: dict[str, Any] = {
+        "hand_id": hand_id,
+        "table_id": table_id,
+        "variant": variant,
+        "structure": structure,
+        "stakes": stakes,
+        "max_seats": max_seats,
+        "rule_pack": rule_pack,
+        "seats": [{"seat": seat_of[i], "player": players[i], "stack": start_stack[i]} for i in range(n)],
+        "events": events,
+    }
+    started = _started_at(fields)
+    if started:
+        hand["started_at"] = started
+    room = fields.get("venue") or fields.get("event")
+    if isinstance(room, str) and room.strip():
+        hand["room"] = room.strip()[:256]
+    if currency:
+        hand["currency"] = currency[:16]
+    return hand
+
+
+def _trim(values: list[int]) -> list[int]:
+    while values and values[-1] == 0:
+        values = values[:-1]
+    return values
+
+
+def _street(board_cards: int) -> int | None:
+    total = 0
+    for street, step in enumerate(BOARD_STEPS):
+        if board_cards == total:
+            return street
+        total += step
+    return None
+
+
+def _show(value: int, scale: int) -> str:
+    amount = Fraction(value, scale)
+    return str(amount.numerator) if amount.denominator == 1 else f"{float(amount):g}"
+
+
+def _post(seat: int, kind: str, blind: int | None, amount: int, all_in: bool) -> dict:
+    event: dict[str, Any] = {"kind": "post", "seat": seat, "post": kind}
+    if blind is not None:
+        event["blind"] = blind
+    event["amount"] = amount
+    if all_in:
+        event["all_in"] = True
+    return event
+
+
+def _act(seat: int, action: str, amount: int, to: int, all_in: bool) -> dict:
+    return {"kind": "action", "seat": seat, "action": action, "amount": amount, "to": to, "all_in": all_in}
+
+
+def _awards(pots: list, won: dict[int, int], seat_of: list[int], rake: int, hand_id: str) -> list[dict]:
+    """Award events that pay each player's winnings out of the pots they are eligible for.
+
+    Pots are settled from the last side pot to the main pot; see the module docstring.
+    """
+    position = {seat: p for p, seat in enumerate(seat_of)}  # 0 = first seat left of the button
+    losers = {s: w for s, w in won.items() if w < 0}
+    if losers:
+        log.warning("%s: finishing stacks below what the actions leave for seat(s) %s", hand_id,
+                    ", ".join(f"{s} ({w})" for s, w in sorted(losers.items())))
+    remaining = {s: w for s, w in won.items() if w > 0}
+    paid: list[dict[int, int]] = [{} for _ in pots]
+    unpaid = 0
+    for p in range(len(pots) - 1, -1, -1):
+        amount = pots[p].amount - (rake if p == 0 else 0)
+        takers = sorted((s for s in pots[p].eligible if remaining.get(s, 0) > 0), key=position.__getitem__)
+        shares = _share(amount, takers, remaining)
+        for s, a in shares.items():
+            remaining[s] -= a
+            paid[p][s] = paid[p].get(s, 0) + a
+        unpaid += amount - sum(shares.values())
+    leftover = {s: w for s, w in remaining.items() if w > 0}
+    if leftover or unpaid:
+        log.warning("%s: winnings cannot be attributed to pots consistently (unattributed winnings %s, "
+                    "pot chips nobody won %d); the rest is paid from the main pot", hand_id, leftover, unpaid)
+        for s, w in leftover.items():
+            if paid:
+                paid[0][s] = paid[0].get(s, 0) + w
+    events = []
+    for p, shares in enumerate(paid):
+        for s in sorted(shares, key=position.__getitem__):
+            if shares[s] > 0:
+                events.append({"kind": "award", "pot": p, "seat": s, "amount": shares[s]})
+    return events
+
+
+def _share(amount: int, takers: list[int], caps: dict[int, int]) -> dict[int, int]:
+    """Share `amount` among `takers` (in position order) as equally as their caps allow; chips that
+    cannot be shared equally go to the takers with the most cap left, ties in position order."""
+    shares = dict.fromkeys(takers, 0)
+    left = amount
+    open_ = list(takers)
+    while left > 0 and open_:
+        base = left // len(open_)
+        capped = [s for s in open_ if caps[s] - shares[s] <= base]
+        if capped:
+            for s in capped:
+                give = caps[s] - shares[s]
+                shares[s] += give
+                left -= give
+                open_.remove(s)
+            continue
+        for s in open_:
+            shares[s] += base
+        left -= base * len(open_)
+        by_room = sorted(open_, key=lambda s: -(caps[s] - shares[s]))
+        for s in by_room[:left]:
+            shares[s] += 1
+        left -= min(left, len(by_room))
+        break
+    return shares
