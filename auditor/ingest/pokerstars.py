@@ -1,0 +1,836 @@
+"""Reader for PokerStars hand-history text: every hand in a file ends as a SourceHand or a Quarantined.
+
+The contract is docs/readers.md. PokerStars writes one hand after another, each beginning with a
+line `PokerStars Hand #…:` (or `Game #`, `Zoom Hand #`…); a hand is read line by line into canonical
+events, with money in one integer scale per hand (cents for cash games, chips for tournaments, finer
+when the text has finer amounts).
+
+Player names are whatever the players chose: they can hold spaces, colons, brackets and markup. They
+are never split on punctuation. A line is matched against the names seated in that hand, longest first,
+and only the text after a known name is parsed, so a name can never be mistaken for part of a line.
+Whatever cannot be read consistently (a player acting without a seat, a board that changes, a hand
+without its summary) is quarantined with a one-line reason, never guessed.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.validate import schema_error
+
+ROOM = "PokerStars"
+SNIFF_BYTES = 4096
+DEFAULT_MAX_SEATS = 9
+MAX_REASON_TEXT = 60
+
+ET = ZoneInfo("America/New_York")
+#: The zone names PokerStars prints after a time. They follow daylight saving (a "CET" stamp in July is
+#: summer time), so each maps to a place, not to a fixed offset.
+ZONES = {
+    "ET": "America/New_York", "EST": "America/New_York", "EDT": "America/New_York",
+    "CT": "America/Chicago", "MT": "America/Denver", "PT": "America/Los_Angeles", "AT": "America/Halifax",
+    "BRT": "America/Sao_Paulo", "ART": "America/Argentina/Buenos_Aires",
+    "WET": "Europe/Lisbon", "CET": "Europe/Paris", "EET": "Europe/Helsinki", "MSK": "Europe/Moscow",
+    "UTC": "UTC", "GMT": "UTC", "IST": "Asia/Kolkata", "CCT": "Asia/Shanghai", "HKT": "Asia/Hong_Kong",
+    "JST": "Asia/Tokyo", "KST": "Asia/Seoul", "AWST": "Australia/Perth", "ACST": "Australia/Adelaide",
+    "AET": "Australia/Sydney", "AEST": "Australia/Sydney", "NZT": "Pacific/Auckland",
+}
+
+_AMT = r"[$€£]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_CARD = re.compile(r"[2-9TJQKA][cdhs]")
+
+HEADER = re.compile(r"^PokerStars (?:[\w']+ ){0,3}?(?:Hand|Game) #(?P<id>\d+):\s*(?P<rest>.*)$")
+TABLE = re.compile(r"^Table '(?P<name>.*)' (?:(?P<max>\d+)-max\b)?(?P<mid>.*?)"
+                   r"(?:Seat #(?P<button>\d+) is the button)?$")
+SEAT = re.compile(rf"^Seat (?P<seat>\d+): (?P<name>.+) \((?P<stack>{_AMT}) in chips(?:, [^()]*)?\)"
+                  r"(?P<suffix>| is sitting out| out of hand.*| will be allowed to play after the button)$")
+MARKER = re.compile(r"^\*\*\* (?P<name>[A-Za-z0-9 ]+?) \*\*\*(?P<rest>.*)$")
+LIMIT = re.compile(r"\b(?P<limit>No Limit|Pot Limit|Fixed Limit|Spread Limit|Limit)\b")
+STAKES = re.compile(rf"(?<![\d/.,])(?P<small>{_AMT})/(?P<big>{_AMT})(?![\d/])")
+STAMP = re.compile(r"(?P<y>\d{4})/(?P<mo>\d{1,2})/(?P<d>\d{1,2})(?: - | )(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})"
+                   r"(?: \(?(?P<zone>[A-Z]{2,5})\)?)?")
+BRACKETS = re.compile(r"\[([^\]]*)\]")
+
+POST = re.compile(rf"^posts (?P<what>small blind|big blind|small & big blinds|the ante|straddle|button blind"
+                  rf"|bring-in) (?P<amt>{_AMT})(?P<all_in> and is all-in)?$")
+CALL = re.compile(rf"^calls (?P<amt>{_AMT})(?P<all_in> and is all-in)?(?: and has reached the {_AMT} cap)?$")
+BET = re.compile(rf"^bets (?P<amt>{_AMT})(?P<all_in> and is all-in)?(?: and has reached the {_AMT} cap)?$")
+RAISE = re.compile(rf"^raises (?P<by>{_AMT}) to (?P<to>{_AMT})(?P<all_in> and is all-in)?"
+                   rf"(?: and has reached the {_AMT} cap)?$")
+FOLD = re.compile(r"^folds(?: \[(?P<cards>[^\]]*)\])?$")
+SHOW = re.compile(r"^shows \[(?P<cards>[^\]]*)\](?: \(.*\))?$")
+MUCK = re.compile(r"^mucks(?: hand| \[(?P<cards>[^\]]*)\])$")
+DISCARD = re.compile(r"^discards (?P<n>\d+) cards?(?: \[(?P<cards>[^\]]*)\])?$")
+PAT = re.compile(r"^stands pat(?: on \[[^\]]*\])?$")
+COLLECT = re.compile(rf"^collected (?P<amt>{_AMT}) from (?P<pot>pot|main pot|side pot(?:-(?P<n>\d+))?)$")
+#: what a player may say that moves no chips (after "name: " and after "name " respectively)
+QUIET_COLON = re.compile(r"^(?:doesn't show hand|sits out|is sitting out|is all-in)$")
+QUIET_PLAIN = re.compile(
+    r'^(?:said, ".*"|joins the table at seat #\d+|leaves the table|will be allowed to play after the button'
+    r"|is disconnected|is connected|has returned|has timed out(?: while (?:being )?disconnected)?"
+    r"|was removed from the table for failing to post|finished the tournament.*|wins the tournament.*"
+    r"|wins .* for eliminating .*|wins the .* bounty for eliminating .*|wins an? .*|re-buys and receives .*"
+    r"|takes the add-on and receives .*|is sitting out)$")
+#: the same, said by someone with no seat in this hand (a railbird, a player waiting for a seat)
+UNSEATED_QUIET = re.compile(
+    r'^.+?(?:: (?:sits out|is sitting out|doesn\'t show hand)| said, ".*"| joins the table at seat #\d+'
+    r"| leaves the table| will be allowed to play after the button| is disconnected| is connected"
+    r"| has returned| has timed out(?: while (?:being )?disconnected)?"
+    r"| was removed from the table for failing to post)$")
+UNSEATED_ACT = re.compile(r"^(?P<name>.+?): (?P<verb>posts|folds|checks|calls|bets|raises|shows|mucks|discards"
+                          r"|stands pat)\b")
+UNSEATED_COLLECT = re.compile(rf"^(?P<name>.+?) collected {_AMT} from ")
+UNCALLED = re.compile(rf"^Uncalled bet \((?P<amt>{_AMT})\) returned to (?P<name>.+)$")
+DEALT = re.compile(r"^Dealt to (?P<rest>.+)$")
+TOTAL = re.compile(rf"^Total pot (?P<total>{_AMT})(?P<pots>.*?)(?: \| Rake (?P<rake>{_AMT}))?(?: \|.*)?$")
+SUMMARY_SEAT = re.compile(r"^Seat (?P<seat>\d+): (?P<rest>.*)$")
+
+#: games the engine does not have, as the header names them (checked before the games it has)
+UNSUPPORTED_GAMES = (
+    ("Hi/Lo", "a hi/lo split-pot game"), ("H/L", "a hi/lo split-pot game"),
+    ("8 or Better", "a hi/lo split-pot game"), ("5 Card Omaha", "five-card Omaha"),
+    ("6 Card Omaha", "six-card Omaha"), ("Courchevel", "Courchevel"), ("7 Card Stud", "seven-card stud"),
+    ("Stud", "stud"), ("Razz", "razz"),
+    ("Badugi", "badugi"), ("Badeucy", "badeucy"), ("Badacey", "badacey"), ("Triple Draw", "triple draw"),
+    ("Single Draw", "single-draw lowball"), ("2-7", "deuce-to-seven lowball"), ("A-5", "ace-to-five lowball"),
+    ("Lowball", "lowball"), ("6+", "short-deck hold'em"), ("Short Deck", "short-deck hold'em"),
+    ("Big O", "Big O"),
+)
+SUPPORTED_GAMES = (("5 Card Draw", "five-card-draw", 5), ("Omaha", "omaha", 4), ("Hold'em", "holdem", 2))
+STRUCTURES = {"No Limit": "no-limit", "Pot Limit": "pot-limit", "Limit": "fixed-limit", "Fixed Limit": "fixed-limit"}
+CURRENCY_OF_SYMBOL = {"$": "USD", "€": "EUR", "£": "GBP"}
+RUN_TWICE = re.compile(r"^(?:FIRST|SECOND|THIRD) (?:FLOP|TURN|RIVER|SHOW DOWN)$")
+
+# cp1252 leaves five bytes undefined; Windows maps them to the same code points as Latin-1, so a
+# Latin-1 decode followed by this table is a cp1252 decode that cannot fail.
+_UNDEFINED_IN_CP1252 = (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+CP1252_TABLE = str.maketrans({b: bytes([b]).decode("cp1252") for b in range(0x80, 0xA0)
+                              if b not in _UNDEFINED_IN_CP1252})
+
+
+class _Bad(Exception):
+    """The hand cannot be converted; `reason` is the one-line quarantine reason."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+# -- bytes to lines -----------------------------------------------------------------------------------
+
+def decode_bytes(raw: bytes) -> str:
+    """Text of a hand-history file: BOM first (UTF-8, UTF-16, UTF-32), then UTF-8 strict, then cp1252."""
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+                       (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if raw.startswith(bom):
+            return raw[len(bom):].decode(codec, errors="replace")
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    else:
+        codec = _utf16_without_bom(raw)
+        if codec:
+            return raw.decode(codec, errors="replace")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1").translate(CP1252_TABLE)
+
+
+def _utf16_without_bom(raw: bytes) -> str | None:
+    """UTF-16 text of ASCII-range lines has a zero in every other byte."""
+    sample = raw[:512]
+    if len(sample) < 8:
+        return None
+    even = sample[0::2].count(0)
+    odd = sample[1::2].count(0)
+    half = len(sample) // 2
+    if odd > half * 0.4 and even == 0:
+        return "utf-16-le"
+    if even > half * 0.4 and odd == 0:
+        return "utf-16-be"
+    return None
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines on CR LF, CR or LF only (a name may hold other Unicode line breaks), trailing blanks cut."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return [line.lstrip("\ufeff").rstrip(" \t") for line in text.split("\n")]
+
+
+def is_hand_start(line: str) -> bool:
+    return line.startswith("PokerStars ") and HEADER.match(line) is not None
+
+
+def sniff_pokerstars(head: bytes) -> bool:
+    """True when the first non-blank line of the (decompressed) head of a file is a PokerStars hand header."""
+    try:
+        text = decode_bytes(head[:SNIFF_BYTES])
+    except Exception:  # sniffing never raises
+        return False
+    for line in split_lines(text):
+        if line.strip():
+            return is_hand_start(line)
+    return False
+
+
+# -- the reader ---------------------------------------------------------------------------------------
+
+def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024") -> Iterator[SourceHand | Quarantined]:
+    """Yield every hand in a PokerStars text file as a canonical hand or a quarantine entry; never raise."""
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
+        return
+    lines = split_lines(decode_bytes(raw))
+    for start, end in _hand_spans(lines):
+        if not is_hand_start(lines[start]):
+            first = next(i for i in range(start, end) if lines[i].strip())
+            yield Quarantined(name, first + 1, "not a whole hand: text before the first 'PokerStars Hand #' "
+                                               "header (a fragment of a hand)")
+            continue
+        yield convert_hand(lines[start:end], name, start + 1, rule_pack)
+
+
+def _hand_spans(lines: list[str]) -> list[tuple[int, int]]:
+    """[start, end) of each hand, and of any non-blank text before the first header.
+
+    A header-like line is not a new hand when it begins with the name of a player seated in the hand
+    being read (a player may call themselves "PokerStars Hand #1").
+    """
+    starts: list[int] = []
+    names: list[str] = []
+    in_seats = False
+    for i, line in enumerate(lines):
+        if is_hand_start(line) and not (starts and any(line.startswith((n + ":", n + " ")) for n in names)):
+            starts.append(i)
+            names = []
+            in_seats = True
+            continue
+        if in_seats:
+            if line.startswith("*** "):
+                in_seats = False
+            else:
+                m = SEAT.match(line)
+                if m:
+                    names.append(m["name"])
+    spans = []
+    first = starts[0] if starts else len(lines)
+    if any(line.strip() for line in lines[:first]):
+        spans.append((0, first))
+    for k, s in enumerate(starts):
+        spans.append((s, starts[k + 1] if k + 1 < len(starts) else len(lines)))
+    return spans
+
+
+def convert_hand(lines: list[str], file: str, line_no: int, rule_pack: str = "tda-2024") -> SourceHand | Quarantined:
+    """One hand's lines (header first) as a SourceHand, or a Quarantined saying why not."""
+    m = HEADER.match(lines[0])
+    hand_id = m["id"] if m else None
+    try:
+        hand = _HandReader(lines, line_no, rule_pack).read()
+    except _Bad as bad:
+        return Quarantined(file, line_no, bad.reason, hand_id)
+    except Exception as exc:  # a reader bug must not stop the run: the hand is quarantined with it
+        return Quarantined(file, line_no, f"reader could not convert: {type(exc).__name__}: {exc}", hand_id)
+    problem = schema_error(hand) or consistency_error(hand)
+    if problem:
+        return Quarantined(file, line_no, f"reader could not convert: {problem}", hand_id)
+    return SourceHand(hand, file, line_no)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REASON_TEXT else text[: MAX_REASON_TEXT - 3] + "..."
+
+
+def _cards(text: str, line: int) -> list[str]:
+    cards = text.split()
+    for card in cards:
+        if not _CARD.fullmatch(card):
+            raise _Bad(f"line {line}: card '{_short(card)}' is not a card")
+    return cards
+
+
+def _started_at(rest: str) -> str | None:
+    """The header's first timestamp in its own zone, as ISO 8601 in Eastern time (the room's clock)."""
+    stamps = list(STAMP.finditer(rest))
+    for m in stamps:
+        zone = m["zone"] or "ET"
+        if zone not in ZONES:
+            continue
+        try:
+            local = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
+                             tzinfo=ZoneInfo(ZONES[zone]))
+        except ValueError:
+            return None
+        return local.astimezone(ET).isoformat()
+    return None
+
+
+class _HandReader:
+    """State of one hand while its lines are read. Amounts stay Decimal until the scale is known."""
+
+    def __init__(self, lines: list[str], line_no: int, rule_pack: str):
+        self.lines = lines
+        self.line_no = line_no
+        self.rule_pack = rule_pack
+        self.places = 0
+        self.events: list[dict[str, Any]] = []
+        self.seats: dict[int, dict[str, Any]] = {}
+        self.seat_of: dict[str, int] = {}
+        self.names: list[str] = []
+        self.left: dict[int, Decimal] = {}
+        self.round_in: dict[int, Decimal] = {}
+        self.folded: set[int] = set()
+        self.hole: dict[int, dict[str, Any]] = {}
+        self.known_hole: dict[int, list[str]] = {}
+        self.board: list[str] = []
+        self.section = "header"
+        self.blind_posted = {1: False, 2: False}
+        self.sb_posted: Decimal | None = None
+        self.antes: list[Decimal] = []
+        self.showdown = False
+        self.summary = False
+        self.drawn = False
+        self.last_draw: dict[int, dict[str, Any]] = {}
+        self.awards = 0
+
+    # -- amounts --------------------------------------------------------------------------------------
+    def money(self, text: str) -> Decimal:
+        try:
+            value = Decimal(text.lstrip("$€£").replace(",", ""))
+        except InvalidOperation as exc:
+            raise _Bad(f"amount '{_short(text)}' is not a number") from exc
+        exponent = value.as_tuple().exponent
+        if isinstance(exponent, int) and exponent < 0:
+            self.places = max(self.places, -exponent)
+        return value
+
+    # -- the whole hand -------------------------------------------------------------------------------
+    def read(self) -> dict[str, Any]:
+        self.header(self.lines[0])
+        body = [(self.line_no + i, line) for i, line in enumerate(self.lines) if i and line.strip()]
+        if not body or not body[0][1].startswith("Table '"):
+            raise _Bad("truncated: no 'Table' line after the header")
+        self.table(body[0][1])
+        i = 1
+        while i < len(body) and body[i][1].startswith("Seat "):
+            m = SEAT.match(body[i][1])
+            if not m:
+                break
+            self.seat(m, body[i][0])
+            i += 1
+        if not self.seats:
+            raise _Bad("no seat lines: nobody is seated")
+        self.names = sorted(self.seat_of, key=len, reverse=True)
+        self.events.append({"kind": "button", "seat": self.button})
+        self.section = "predeal"
+        for n, line in body[i:]:
+            self.line(n, line)
+        return self.finish()
+
+    def header(self, line: str) -> None:
+        m = HEADER.match(line)
+        if not m:
+            raise _Bad("not a PokerStars hand header")
+        self.hand_id = m["id"]
+        rest = m["rest"]
+        self.tournament = rest.startswith("Tournament #")
+        limit = LIMIT.search(rest)
+        if not limit:
+            raise _Bad(f"header names no betting structure: '{_short(rest)}'")
+        before = rest[: limit.start()]
+        game_at = [(before.find(word), word, what) for word, what in UNSUPPORTED_GAMES if word in before]
+        game_at += [(before.find(word), word, variant) for word, variant, _ in SUPPORTED_GAMES if word in before]
+        if not game_at:
+            raise _Bad(f"game not recognised: '{_short(before + limit['limit'])}'")
+        start = min(at for at, _, _ in game_at)
+        game_text = (before[start:] + limit["limit"]).strip()
+        for word, what in UNSUPPORTED_GAMES:
+            if word in before:
+                raise _Bad(f"unsupported variant: {game_text} is {what}, which the engine does not have")
+        for word, variant, hole in SUPPORTED_GAMES:
+            if word in before:
+                self.variant, self.hole_cards = variant, hole
+                break
+        if limit["limit"] not in STRUCTURES:
+            raise _Bad(f"unsupported betting structure: {game_text}")
+        self.structure = STRUCTURES[limit["limit"]]
+        after = rest[limit.end():]
+        stakes = STAKES.search(after)
+        if not stakes:
+            raise _Bad(f"header has no stakes: '{_short(rest)}'")
+        self.small = self.money(stakes["small"])
+        self.big = self.money(stakes["big"])
+        symbol = stakes["small"][0] if stakes["small"][0] in CURRENCY_OF_SYMBOL else None
+        tail = after[stakes.end():]
+        closing = tail.find(")")
+        inside = tail[:closing] if closing >= 0 else ""
+        code = re.search(r"\b([A-Z]{3})\b", inside)
+        self.currency = None
+        if not self.tournament and (code or symbol):
+            self.currency = code[1] if code else CURRENCY_OF_SYMBOL[symbol]
+        self.started_at = _started_at(rest)
+
+    def table(self, line: str) -> None:
+        m = TABLE.match(line)
+        if not m:
+            raise _Bad(f"table line not understood: '{_short(line)}'")
+        self.table_id = m["name"]
+        if not m["button"]:
+            raise _Bad("the table line names no button seat")
+        self.button = int(m["button"])
+        self.max_seats = int(m["max"]) if m["max"] else None
+        if self.max_seats is not None and not 2 <= self.max_seats <= 10:
+            raise _Bad(f"a {self.max_seats}-seat table (the canonical log has 2 to 10 seats)")
+
+    def seat(self, m: re.Match, n: int) -> None:
+        seat, name = int(m["seat"]), m["name"]
+        if seat in self.seats:
+            raise _Bad(f"line {n}: seat {seat} is listed twice")
+        if name in self.seat_of:
+            raise _Bad(f"line {n}: two seats have the same player name")
+        stack = self.money(m["stack"])
+        entry: dict[str, Any] = {"seat": seat, "player": name, "stack": stack}
+        if m["suffix"]:
+            entry["status"] = "sitting_out"
+        self.seats[seat] = entry
+        self.seat_of[name] = seat
+        self.left[seat] = stack
+
+    # -- one line ---------------------------------------------------------------------------------------
+    def line(self, n: int, line: str) -> None:
+        if self.summary:
+            self.summary_line(n, line)
+            return
+        marker = MARKER.match(line)
+        if marker:
+            self.marker(n, marker["name"], marker["rest"])
+            return
+        if self.player_line(n, line):
+            return
+        if self.room_line(n, line):
+            return
+        if UNSEATED_QUIET.match(line):
+            return
+        if any(line.startswith(name) for name in self.names):
+            raise _Bad(f"line {n} not understood: '{_short(line)}'")
+        m = UNSEATED_ACT.match(line) or UNSEATED_COLLECT.match(line)
+        if m:
+            raise _Bad(f"line {n}: '{_short(m['name'])}' acts but has no seat in this hand")
+        raise _Bad(f"line {n} not understood: '{_short(line)}'")
+
+    def player_line(self, n: int, line: str) -> bool:
+        for name in self.names:
+            if not line.startswith(name):
+                continue
+            rest = line[len(name):]
+            seat = self.seat_of[name]
+            if rest.startswith(": ") and self.colon_line(n, seat, rest[2:]):
+                return True
+            if rest.startswith(" ") and self.plain_line(n, seat, rest[1:]):
+                return True
+        return False
+
+    def room_line(self, n: int, line: str) -> bool:
+        m = UNCALLED.match(line)
+        if m:
+            seat = self.seat_of.get(m["name"])
+            if seat is None:
+                raise _Bad(f"line {n}: an uncalled bet goes back to '{_short(m['name'])}', who has no seat")
+            self.need("play", n, "an uncalled bet returned")
+            amount = self.money(m["amt"])
+            if amount > self.round_in.get(seat, Decimal(0)):
+                raise _Bad(f"line {n}: {amount} returned to seat {seat}, more than it bet in the round")
+            self.round_in[seat] -= amount
+            self.left[seat] += amount
+            self.events.append({"kind": "return", "seat": seat, "amount": amount})
+            return True
+        m = DEALT.match(line)
+        if m:
+            self.dealt(n, m["rest"])
+            return True
+        if line == "Hand cancelled":
+            raise _Bad("hand cancelled")
+        if line in ("No low hand qualified", "Betting is capped"):
+            return True
+        if line.startswith(("Total pot ", "Board [", "Hand was run twice", "FIRST Board", "SECOND Board")):
+            raise _Bad(f"line {n}: summary line before *** SUMMARY ***: '{_short(line)}'")
+        return False
+
+    def need(self, section: str, n: int, what: str) -> None:
+        if section == "play" and self.section not in ("play", "showdown"):
+            raise _Bad(f"line {n}: {what} before the cards are dealt")
+        if section == "predeal" and self.section != "predeal":
+            raise _Bad(f"line {n}: {what} after the cards are dealt")
+
+    def colon_line(self, n: int, seat: int, rest: str) -> bool:
+        m = POST.match(rest)
+        if m:
+            self.post(n, seat, m["what"], self.money(m["amt"]), bool(m["all_in"]))
+            return True
+        if rest == "checks":
+            self.action(n, seat, "check", None, None)
+            return True
+        m = CALL.match(rest)
+        if m:
+            self.action(n, seat, "call", self.money(m["amt"]), None, bool(m["all_in"]))
+            return True
+        m = BET.match(rest)
+        if m:
+            self.action(n, seat, "bet", self.money(m["amt"]), None, bool(m["all_in"]))
+            return True
+        m = RAISE.match(rest)
+        if m:
+            self.money(m["by"])
+            self.action(n, seat, "raise", None, self.money(m["to"]), bool(m["all_in"]))
+            return True
+        m = FOLD.match(rest)
+        if m:
+            if m["cards"]:
+                self.remember_hole(seat, _cards(m["cards"], n))
+            self.action(n, seat, "fold", None, None)
+            return True
+        m = SHOW.match(rest)
+        if m:
+            self.need("play", n, "a show")
+            cards = _cards(m["cards"], n)
+            self.events.append({"kind": "show", "seat": seat, "cards": cards})
+            self.remember_hole(seat, cards)
+            return True
+        m = MUCK.match(rest)
+        if m:
+            self.need("play", n, "a muck")
+            if m["cards"]:
+                self.remember_hole(seat, _cards(m["cards"], n))
+            self.events.append({"kind": "muck", "seat": seat})
+            return True
+        m = DISCARD.match(rest)
+        if m:
+            count = int(m["n"])
+            cards = _cards(m["cards"], n) if m["cards"] else ["??"] * count
+            if len(cards) != count:
+                raise _Bad(f"line {n}: discards {count} cards but shows {len(cards)}")
+            self.draw(n, seat, cards)
+            return True
+        if PAT.match(rest):
+            self.draw(n, seat, [])
+            return True
+        if rest in ("sits out", "is sitting out") and self.section == "predeal":
+            self.sit_out(n, seat)
+            return True
+        return QUIET_COLON.match(rest) is not None
+
+    def plain_line(self, n: int, seat: int, rest: str) -> bool:
+        m = COLLECT.match(rest)
+        if m:
+            self.need("play", n, "a pot collected")
+            pot = 0 if m["pot"] in ("pot", "main pot") else int(m["n"] or 1)
+            if pot > 10:
+                raise _Bad(f"line {n}: side pot {pot} (the canonical log numbers pots 0 to 10)")
+            self.events.append({"kind": "award", "pot": pot, "seat": seat, "amount": self.money(m["amt"])})
+            self.awards += 1
+            return True
+        if rest.startswith("cashed out the hand"):
+            raise _Bad(f"line {n}: the hand was cashed out (all-in cash out), which the engine does not model")
+        return QUIET_PLAIN.match(rest) is not None
+
+    # -- what the lines do ------------------------------------------------------------------------------
+    def sit_out(self, n: int, seat: int) -> None:
+        """`P: sits out` before the deal: not dealt in, unless P has already put chips in."""
+        if not any(ev.get("seat") == seat for ev in self.events[1:]):
+            self.seats[seat]["status"] = "sitting_out"
+
+    def post(self, n: int, seat: int, what: str, amount: Decimal, all_in: bool) -> None:
+        self.need("predeal", n, "a post")
+        # A player marked as sitting out who posts is dealt in (tournaments deal to absent players,
+        # who post and are folded by the room).
+        self.seats[seat].pop("status", None)
+        self.take(n, seat, amount, all_in)
+        if what in ("button blind", "bring-in"):
+            raise _Bad(f"line {n}: a {what}, which the canonical log does not have")
+        if what == "the ante":
+            self.antes.append(amount)
+            self.add_post(seat, "ante", amount, all_in)
+            return
+        if what == "straddle":
+            self.add_post(seat, "straddle", amount, all_in, live=True)
+            return
+        if what == "small & big blinds":
+            live = min(amount, self.big_blind())
+            self.add_post(seat, "missed", live, all_in and amount == live, live=True)
+            if amount > live:
+                self.add_post(seat, "dead", amount - live, all_in)
+            return
+        number = 1 if what == "small blind" else 2
+        if self.blind_posted[number]:
+            # another player's post: a big blind from a new or returning player plays live, a
+            # small blind alone is dead money
+            if number == 2:
+                self.add_post(seat, "missed", amount, all_in, live=True)
+            else:
+                self.add_post(seat, "dead", amount, all_in)
+            return
+        self.blind_posted[number] = True
+        if number == 1 and not all_in:
+            self.sb_posted = amount
+        self.add_post(seat, "blind", amount, all_in, live=True, blind=number)
+
+    def big_blind(self) -> Decimal:
+        return self.small if self.structure == "fixed-limit" else self.big
+
+    def add_post(self, seat: int, post: str, amount: Decimal, all_in: bool, *, live: bool = False,
+                 blind: int | None = None) -> None:
+        event: dict[str, Any] = {"kind": "post", "seat": seat, "post": post}
+        if blind is not None:
+            event["blind"] = blind
+        event["amount"] = amount
+        if all_in or self.left[seat] == 0:
+            event["all_in"] = True
+        self.events.append(event)
+        if live:
+            self.round_in[seat] = self.round_in.get(seat, Decimal(0)) + amount
+
+    def take(self, n: int, seat: int, amount: Decimal, all_in: bool) -> None:
+        if amount < 0 or amount > self.left[seat]:
+            raise _Bad(f"line {n}: seat {seat} puts in {amount} with {self.left[seat]} behind")
+        self.left[seat] -= amount
+        if all_in and self.left[seat] != 0:
+            raise _Bad(f"line {n}: seat {seat} is said to be all-in with {self.left[seat]} behind")
+
+    def action(self, n: int, seat: int, verb: str, amount: Decimal | None, to: Decimal | None,
+               all_in: bool = False) -> None:
+        if self.section != "play":
+            raise _Bad(f"line {n}: a betting action {'after the showdown' if self.showdown else 'before the deal'}")
+        if seat not in self.hole:
+            raise _Bad(f"line {n}: seat {seat} acts but was not dealt in")
+        if seat in self.folded:
+            raise _Bad(f"line {n}: seat {seat} acts after folding")
+        event: dict[str, Any] = {"kind": "action", "seat": seat}
+        if verb == "fold":
+            self.folded.add(seat)
+        if verb in ("fold", "check"):
+            event["action"] = verb
+            self.events.append(event)
+            return
+        before = self.round_in.get(seat, Decimal(0))
+        current = max(self.round_in.values(), default=Decimal(0))
+        if to is None:
+            assert amount is not None
+            to = before + amount
+        amount = to - before
+        if amount <= 0:
+            raise _Bad(f"line {n}: seat {seat} {verb}s to {to}, no more than the {before} it has in")
+        self.take(n, seat, amount, all_in)
+        if verb in ("bet", "raise"):
+            verb = "raise" if current > 0 else "bet"
+        self.round_in[seat] = to
+        event.update(action=verb, amount=amount, to=to)
+        if all_in or self.left[seat] == 0:
+            event["all_in"] = True
+        self.events.append(event)
+
+    def new_round(self) -> None:
+        self.round_in = {}
+
+    def marker(self, n: int, name: str, rest: str) -> None:
+        if RUN_TWICE.match(name):
+            raise _Bad(f"run it twice: the hand has '*** {name} ***', two boards, which the engine does not have")
+        if name in ("HOLE CARDS", "DEALING HANDS"):
+            if self.section != "predeal":
+                raise _Bad(f"line {n}: a second deal ('*** {name} ***')")
+            self.deal()
+            return
+        if self.section == "predeal":
+            raise _Bad(f"line {n}: '*** {name} ***' before the cards are dealt")
+        if name in ("FLOP", "TURN", "RIVER"):
+            self.board_line(n, name, rest)
+        elif name in ("DRAW", "FIRST DRAW"):
+            if self.variant != "five-card-draw" or self.drawn:
+                raise _Bad(f"line {n}: '*** {name} ***' in a game with no such draw")
+            self.drawn = True
+            self.new_round()
+        elif name == "SHOW DOWN":
+            self.showdown = True
+            self.section = "showdown"
+        elif name == "SUMMARY":
+            self.summary = True
+            self.section = "summary"
+        else:
+            raise _Bad(f"line {n}: street '*** {_short(name)} ***' is not one this reader knows")
+
+    def deal(self) -> None:
+        self.section = "play"
+        order = sorted(self.seats, key=lambda s: (s - self.button - 1) % 10)
+        for seat in order:
+            if self.seats[seat].get("status") == "sitting_out":
+                continue
+            event = {"kind": "deal", "to": "hole", "seat": seat, "cards": ["??"] * self.hole_cards}
+            self.hole[seat] = event
+            self.events.append(event)
+
+    def board_line(self, n: int, name: str, rest: str) -> None:
+        if self.variant == "five-card-draw":
+            raise _Bad(f"line {n}: a {name.lower()} in five-card draw")
+        if self.showdown:
+            raise _Bad(f"line {n}: a {name.lower()} after the showdown")
+        groups = BRACKETS.findall(rest)
+        expected_before = {"FLOP": 0, "TURN": 3, "RIVER": 4}[name]
+        if len(self.board) != expected_before:
+            raise _Bad(f"line {n}: a {name.lower()} with {len(self.board)} board cards dealt before it")
+        if name == "FLOP":
+            if len(groups) != 1:
+                raise _Bad(f"line {n}: flop line not understood")
+            new = _cards(groups[0], n)
+            if len(new) != 3:
+                raise _Bad(f"line {n}: the flop has {len(new)} cards")
+        else:
+            if len(groups) != 2 or _cards(groups[0], n) != self.board:
+                raise _Bad(f"line {n}: the {name.lower()} line does not repeat the board dealt so far")
+            new = _cards(groups[1], n)
+            if len(new) != 1:
+                raise _Bad(f"line {n}: the {name.lower()} has {len(new)} cards")
+        self.board.extend(new)
+        self.events.append({"kind": "deal", "to": "board", "cards": new})
+        self.new_round()
+
+    def dealt(self, n: int, rest: str) -> None:
+        for name in self.names:
+            if rest.startswith(name + " ["):
+                seat = self.seat_of[name]
+                groups = BRACKETS.findall(rest[len(name):])
+                if not groups or not rest.endswith("]"):
+                    break
+                if seat not in self.hole:
+                    raise _Bad(f"line {n}: cards dealt to seat {seat}, which is not dealt in")
+                if self.drawn and self.variant == "five-card-draw":
+                    draw = self.last_draw.get(seat)
+                    if draw is not None and len(groups) == 2:
+                        new = _cards(groups[1], n)
+                        if len(new) != len(draw["discard"]):
+                            raise _Bad(f"line {n}: {len(new)} new cards for {len(draw['discard'])} discarded")
+                        draw["receive"] = new
+                    return
+                cards = [c for g in groups for c in _cards(g, n)]
+                if len(cards) != self.hole_cards:
+                    raise _Bad(f"line {n}: {len(cards)} hole cards dealt in a game of {self.hole_cards}")
+                self.hole[seat]["cards"] = cards
+                return
+        raise _Bad(f"line {n}: cards dealt to someone with no seat: '{_short(rest)}'")
+
+    def draw(self, n: int, seat: int, discard: list[str]) -> None:
+        if self.variant != "five-card-draw" or self.section != "play":
+            raise _Bad(f"line {n}: a draw outside the draw of five-card draw")
+        if not self.drawn:  # the room printed no draw marker: the first discard opens the draw
+            self.drawn = True
+            self.new_round()
+        if seat not in self.hole or seat in self.folded:
+            raise _Bad(f"line {n}: seat {seat} draws without live cards")
+        if len(discard) > 5:
+            raise _Bad(f"line {n}: seat {seat} discards {len(discard)} cards")
+        event = {"kind": "draw", "seat": seat, "discard": discard, "receive": ["??"] * len(discard)}
+        self.last_draw[seat] = event
+        self.events.append(event)
+
+    def remember_hole(self, seat: int, cards: list[str]) -> None:
+        if self.variant != "five-card-draw" and len(cards) == self.hole_cards:
+            self.known_hole[seat] = cards
+
+    def summary_line(self, n: int, line: str) -> None:
+        m = TOTAL.match(line)
+        if m:
+            if m["rake"] is not None:
+                self.events.append({"kind": "rake", "pot": 0, "amount": self.money(m["rake"])})
+            self.money(m["total"])
+            return
+        if line.startswith("Board ["):
+            groups = BRACKETS.findall(line)
+            if len(groups) != 1 or _cards(groups[0], n) != self.board:
+                raise _Bad(f"line {n}: the summary board differs from the board dealt")
+            return
+        if line.startswith(("Hand was run twice", "FIRST Board", "SECOND Board")):
+            raise _Bad("run it twice: the summary shows two boards, which the engine does not have")
+        m = SUMMARY_SEAT.match(line)
+        if m:
+            seat = int(m["seat"])
+            entry = self.seats.get(seat)
+            if entry is None or not (m["rest"] + " ").startswith(entry["player"] + " "):
+                raise _Bad(f"line {n}: the summary names seat {seat} differently from the seat list")
+            tail = m["rest"][len(entry["player"]):]
+            shown = re.search(r"\b(?:showed|mucked) \[([^\]]*)\]", tail)
+            if shown:
+                self.remember_hole(seat, _cards(shown[1], n))
+            return
+        raise _Bad(f"line {n}: summary line not understood: '{_short(line)}'")
+
+    # -- the canonical hand ---------------------------------------------------------------------------
+    def finish(self) -> dict[str, Any]:
+        if self.section == "predeal":
+            raise _Bad("truncated: no *** HOLE CARDS *** line")
+        if not self.summary:
+            raise _Bad("truncated: no *** SUMMARY *** section")
+        live = [s for s in self.hole if s not in self.folded]
+        if len(live) > 1 and not self.showdown:
+            raise _Bad(f"truncated: {len(live)} players reach the showdown, but there is no *** SHOW DOWN ***")
+        if not self.awards:
+            raise _Bad("no pot was awarded (no 'collected' line)")
+        for seat, cards in self.known_hole.items():
+            if seat in self.hole and self.hole[seat]["cards"].count("??") == self.hole_cards:
+                self.hole[seat]["cards"] = cards
+
+        cash = self.currency is not None
+        scale = 10 ** max(self.places, 2 if cash else 0)
+
+        def units(value: Decimal) -> int:
+            scaled = value * scale
+            if scaled != scaled.to_integral_value():
+                raise _Bad(f"amount {value} is not a whole number of units")
+            return int(scaled)
+
+        if self.structure == "fixed-limit":
+            small_bet, big_bet = units(self.small), units(self.big)
+            sb = units(self.sb_posted) if self.sb_posted is not None else small_bet // 2
+            stakes: dict[str, Any] = {"blinds": [sb, small_bet]}
+            stakes["bet_units"] = [small_bet, big_bet] if self.variant == "five-card-draw" else \
+                [small_bet, small_bet, big_bet, big_bet]
+        else:
+            stakes = {"blinds": [units(self.small), units(self.big)]}
+        if self.antes:
+            stakes["ante"] = units(max(self.antes))
+        seats = []
+        for seat in sorted(self.seats):
+            entry = dict(self.seats[seat])
+            entry["stack"] = units(entry["stack"])
+            seats.append(entry)
+        amounts: list[int] = []
+        for event in self.events:
+            for key in ("amount", "to") if event["kind"] == "action" else ("amount",):
+                if key in event:
+                    event[key] = units(event[key])
+                    amounts.append(event[key])
+        amounts += [s["stack"] for s in seats] + stakes["blinds"] + stakes.get("bet_units", [])
+        smallest_chip = scale // 100 if cash and scale >= 100 else scale
+        stakes["chip_unit"] = math.gcd(smallest_chip, *amounts) or 1
+
+        hand: dict[str, Any] = {"hand_id": self.hand_id, "table_id": self.table_id, "room": ROOM}
+        if self.started_at:
+            hand["started_at"] = self.started_at
+        hand.update(variant=self.variant, structure=self.structure)
+        if self.currency:
+            hand["currency"] = self.currency
+        highest = max(self.seats)
+        max_seats = self.max_seats if self.max_seats is not None else max(DEFAULT_MAX_SEATS, highest)
+        hand.update(stakes=stakes, max_seats=max_seats, rule_pack=self.rule_pack, seats=seats, events=self.events)
+        return hand
