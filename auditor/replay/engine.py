@@ -141,7 +141,7 @@ class _HandReplay:
             "burns": None, "burns_expected": 1 if street > 0 and street < len(schedule) and schedule[street] else 0,
             "live_at_deal": len(self.dealt_in - self.folded),
             "pending_seat": None, "pending_player": None, "able_players": None, "closed_by": None,
-            "uncalled_seat": None, "uncalled_expected": 0, "returned": 0, "actions": 0,
+            "uncalled_seat": None, "uncalled_player": None, "uncalled_expected": 0, "returned": 0, "actions": 0,
             "draw_round": bool(street < len(schedule) and self.variant.draw_before[street]),
         }
 
@@ -169,6 +169,7 @@ class _HandReplay:
                 runner_up[0] not in self.all_in
             if top > second and not undercall:
                 row["uncalled_seat"] = top_seat
+                row["uncalled_player"] = self.player.get(top_seat)
                 row["uncalled_expected"] = top - second
         row.update(pending_seat=pending, pending_player=self.player.get(pending) if pending else None,
                    able_players=len(can_bet), closed_by=how, returned=self.round_returned,
@@ -268,7 +269,9 @@ class _HandReplay:
                 # and raise from, the full blind (catalogue BLD-02).
                 self.current_bet = max(self.current_bet, declared)
                 self.blind_posts.append((blind, seat, seq, amount, seat in self.all_in))
-                self.pointer = seat
+                if blind >= max(p[0] for p in self.blind_posts):
+                    # the first round starts left of the last blind in blind order, whatever order they came in
+                    self.pointer = seat
             elif kind == "straddle":
                 self.largest_increment = max(self.largest_increment, self.current_bet - before)
                 self.pointer = seat
@@ -376,11 +379,16 @@ class _HandReplay:
         final_street = self.street
         final_aggressor = self.last_aggressor
         self._close_round("end of hand", None)
+        if not self.burns_logged:  # a log that never records burns cannot show one missing
+            for row in self.rows.rounds:
+                row["burns"] = None
         self._blinds_facts()
         balance = self._pots_facts(showdowns)
+        for row in self.rows.rounds:
+            row["hand_chip_balance"] = balance
         self._hand_facts(hand_id, duplicate_id, balance, final_round, final_street, final_aggressor)
 
-    def _hand_facts(self, hand_id: str, duplicate_id: bool, balance: int, final_round: dict | None,
+    def _hand_facts(self, hand_id: str, duplicate_id: bool, balance: int | None, final_round: dict | None,
                     final_street: int, final_aggressor: int | None) -> None:
         expected_button = None
         if self.previous_button is not None and self.dealt_in:
@@ -438,25 +446,28 @@ class _HandReplay:
             exp_player = self.player.get(exp_seat) if exp_seat else None
             if post is None:
                 self.rows.blinds.append((self.h, None, n, None, None, exp_seat, exp_player, None,
-                                         self._declared_blind(n), False, None, None, self.button, len(eligible)))
+                                         self._declared_blind(n), False, None, None, self.button, len(eligible),
+                                         n_required))
                 continue
             _, seat, seq, amount, all_in = post
             in_order = not any(p[0] > n and p[2] < seq for p in self.blind_posts)
             self.rows.blinds.append((self.h, seq, n, seat, self.player.get(seat), exp_seat, exp_player, amount,
-                                     self._declared_blind(n), True, in_order, all_in, self.button, len(eligible)))
+                                     self._declared_blind(n), True, in_order, all_in, self.button, len(eligible),
+                                     n_required))
         for number, seat, seq, amount, all_in in extra:
             self.rows.blinds.append((self.h, seq, number, seat, self.player.get(seat), None, None, amount, None, True,
-                                     False, all_in, self.button, len(eligible)))
+                                     False, all_in, self.button, len(eligible), n_required))
 
     def _declared_blind(self, n: int) -> int | None:
         return self.blinds_declared[n - 1] if n <= len(self.blinds_declared) else None
 
-    def _pots_facts(self, showdowns: list[Showdown]) -> int:
+    def _pots_facts(self, showdowns: list[Showdown]) -> int | None:
         """Pot rows; returns the hand's chip balance (in - returned - awarded - rake)."""
         contributed = {s: c - self.returned.get(s, 0) for s, c in self.total.items()}
         computed = build_pots(contributed, self.folded, self.dead)
+        # A log that pays out nothing (PHH without finishing stacks) cannot show a balance.
         balance = self.chips_in - sum(self.returned.values()) - sum(a for _, _, a, _ in self.awards) - \
-            sum(self.rake.values())
+            sum(self.rake.values()) if self.awards else None
         by_pot: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
         for pot, seat, amount, seq in self.awards:
             by_pot[pot].append((seat, amount, seq))
