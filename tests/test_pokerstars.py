@@ -412,6 +412,9 @@ TRUE_FINDINGS = {
     # Record-integrity rules (where the pack has them):
     # the three hands whose chips do not balance, see CHIPS_DO_NOT_ADD_UP
     "TDA-INT-chips": Counter({hand_id: 1 for _, hand_id in CHIPS_DO_NOT_ADD_UP}),
+    # pokerdf-tests hand 33332: "VillainF: posts big blind 20 and is all-in", then "VillainF: folds".
+    # A player with no chips left cannot act; the fold is a defect of this (hand-edited) sample.
+    "TDA-50": Counter({"33332": 1}),
     # StreetTests/River.txt: the board is [5d Ks 7c Jc 7d] and "Fishmax3: shows [5d Kd]" (an edited sample)
     "TDA-INT-cards": Counter({"109687480274": 1}),
     # "TDA-INT-id" is computed below: the corpus holds the same hand in several sample files

@@ -51,6 +51,7 @@ def test_example(pack, rule, example, violating):
         assert len(findings) == 0, findings[["rule_id", "message"]].to_string()
         cov = result.coverage.set_index("rule_id").loc[rule.id]
         # A clean example may sit outside the rule's scope on purpose (no cap in no limit); inside
-        # it, the rule must actually have decided the hand, not found it not assessable.
-        assert cov["hands_not_assessable"] == 0
-        assert cov["hands_checked"] == cov["hands_in_scope"]
+        # it, the rule must actually have decided a hand, not found them all not assessable (a rule
+        # about consecutive hands cannot judge a table's first hand).
+        if cov["hands_in_scope"]:
+            assert cov["hands_checked"] >= 1
