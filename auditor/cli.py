@@ -13,6 +13,7 @@ import click
 
 from auditor.check.packs import PackError, resolve_pack
 from auditor.check.run import SEVERITY_ORDER
+from auditor.ingest.detect import INPUT_FORMATS
 
 FAIL_ON = ("error", "warning", "info", "never")
 
@@ -43,7 +44,10 @@ def main() -> None:
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True,
               help="Exit 1 if any finding is at or above this severity.")
 @click.option("--quiet", is_flag=True, help="Text format: print only the summary.")
-def audit(paths: tuple[Path, ...], pack: str | None, fmt: str, output: str, fail_on: str, quiet: bool) -> None:
+@click.option("--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
+              help="Read every input as this format instead of detecting it per file.")
+def audit(paths: tuple[Path, ...], pack: str | None, fmt: str, output: str, fail_on: str, quiet: bool,
+          input_format: str) -> None:
     """Audit the hand logs under PATHS (directories are searched recursively)."""
     from auditor.pipeline import UsageError
     from auditor.pipeline import audit as run_audit
@@ -51,7 +55,7 @@ def audit(paths: tuple[Path, ...], pack: str | None, fmt: str, output: str, fail
     from auditor.report.text import write_summary, write_text
 
     try:
-        result = run_audit(paths, pack)
+        result = run_audit(paths, pack, input_format=input_format)
     except (UsageError, PackError) as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)

@@ -11,13 +11,11 @@ import pandas as pd
 
 from auditor.check.packs import Pack, PackError, resolve_pack
 from auditor.check.run import check
-from auditor.ingest.jsonl import read_jsonl
-from auditor.ingest.parquet import is_parquet_dataset, read_parquet
+from auditor.ingest.detect import detect, looks_like_log, read_file
+from auditor.ingest.parquet import is_parquet_dataset
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.replay.engine import TableState, replay
-
-JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 
 
 class UsageError(ValueError):
@@ -27,7 +25,7 @@ class UsageError(ValueError):
 @dataclass(frozen=True)
 class InputFile:
     path: Path
-    format: str  # "jsonl" | "parquet"
+    format: str  # "auto" (detected per file) or a name from detect.INPUT_FORMATS
 
 
 @dataclass
@@ -47,48 +45,52 @@ class AuditResult:
         return len(self.quarantined)
 
 
-def discover(paths: Iterable[Path]) -> tuple[list[InputFile], list[Path]]:
-    """Input files under the given paths (directories recursively), and files that are not hand logs."""
+def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[InputFile], list[Path]]:
+    """Input files under the given paths (directories recursively), and files that are not hand logs.
+
+    A file named on the command line is always read (its format detected, or forced); inside a
+    directory only files with a hand-log name are, so a README beside the logs is skipped, not
+    reported as a bad hand.
+    """
     found: list[InputFile] = []
     skipped: list[Path] = []
     for path in paths:
         if not path.exists():
             raise UsageError(f"{path}: no such file or directory")
-        if is_parquet_dataset(path):
-            found.append(InputFile(path, "parquet"))
-        elif path.is_dir():
-            datasets = [p for p in sorted(path.rglob("*")) if is_parquet_dataset(p)]
-            for p in sorted(path.rglob("*")):
-                if any(d == p or d in p.parents for d in datasets):
-                    if p in datasets:
-                        found.append(InputFile(p, "parquet"))
-                    continue
-                if p.is_file():
-                    if p.name.endswith(JSONL_SUFFIXES):
-                        found.append(InputFile(p, "jsonl"))
-                    else:
-                        skipped.append(p)
-        elif path.name.endswith(JSONL_SUFFIXES):
-            found.append(InputFile(path, "jsonl"))
-        else:
-            raise UsageError(f"{path}: not a recognised hand log (expected {', '.join(JSONL_SUFFIXES)} "
-                             "or a Parquet dataset directory)")
+        if is_parquet_dataset(path) or not path.is_dir():
+            if not path.is_dir() and input_format == "auto" and detect(path) is None \
+                    and not path.name.lower().endswith(".zip"):
+                raise UsageError(f"{path}: not a hand log this auditor reads (use --input-format to force one)")
+            found.append(InputFile(path, input_format))
+            continue
+        datasets = [p for p in sorted(path.rglob("*")) if is_parquet_dataset(p)]
+        for p in sorted(path.rglob("*")):
+            inside = [d for d in datasets if d == p or d in p.parents]
+            if inside:
+                if p in datasets:
+                    found.append(InputFile(p, input_format))
+                continue
+            if p.is_file():
+                recognised = input_format != "auto" or (looks_like_log(p) and (
+                    p.name.lower().endswith(".zip") or detect(p) is not None))
+                (found.append(InputFile(p, input_format)) if recognised else skipped.append(p))
     return found, skipped
 
 
 def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantined]:
     for item in inputs:
-        yield from (read_parquet(item.path) if item.format == "parquet" else read_jsonl(item.path))
+        yield from read_file(item.path, item.format)
 
 
-def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_000) -> AuditResult:
+def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_000,
+          input_format: str = "auto") -> AuditResult:
     """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
 
     Hands are processed in batches of `batch_size`, so memory stays flat however many hands a run
     reads; the table state a replay needs from earlier hands is carried from batch to batch.
     """
     started = time.perf_counter()
-    inputs, skipped = discover(paths)
+    inputs, skipped = discover(paths, input_format)
     forced = resolve_pack(pack) if pack else None
     packs: dict[str, Pack] = {forced.name: forced} if forced else {}
     unknown_packs: dict[str, str] = {}

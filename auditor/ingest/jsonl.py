@@ -86,6 +86,8 @@ def consistency_error(hand: dict) -> str | None:
         seen.add(s["seat"])
     for i, ev in enumerate(hand["events"]):
         seat = ev.get("seat")
-        if seat is not None and ev["kind"] not in ("seat_draw", "seat_request", "seat_fill") and seat not in seen:
+        # the button may sit on an empty seat (dead button); nothing else may
+        if seat is not None and ev["kind"] not in ("seat_draw", "seat_request", "seat_fill", "button") \
+                and seat not in seen:
             return f"event {i} ({ev['kind']}) names seat {seat}, where nobody sits"
     return None
