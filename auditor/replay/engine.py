@@ -516,6 +516,10 @@ class _HandReplay:
                 "pots_formed": len(computed), "chip_unit": unit, "button": self.button,
             }
             self.rows.pots.append(row)
+            if len(eligible) == 1:
+                # uncontested: the one player left wins without showing (TDA 17-B)
+                row.update(winner_seats_by_evaluation=seat_list(eligible), winners_match=set(seats) == set(eligible),
+                           split_without_tie=set(seats) > set(eligible))
             contenders = [s for s in eligible if s not in self.mucked]
             evaluated = sorted(set(contenders) | set(seats))
             if len(eligible) > 1 or (winners > 1 and odd_chips):

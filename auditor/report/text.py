@@ -43,6 +43,10 @@ def write_summary(result: AuditResult, out: TextIO) -> None:
     out.write(f"  inputs: {len(result.inputs)} file(s); rule packs: {packs}\n")
     out.write(f"  hands read: {result.hands_read} = audited {result.hands_audited} + quarantined "
               f"{result.hands_quarantined}\n")
+    if result.skipped_files:
+        names = ", ".join(clean(p) for p in result.skipped_files[:5])
+        more = f" and {len(result.skipped_files) - 5} more" if len(result.skipped_files) > 5 else ""
+        out.write(f"  files skipped, not recognised as hand logs: {len(result.skipped_files)} ({names}{more})\n")
     out.write(f"  findings: {len(result.findings)}")
     if len(result.findings):
         by_sev = result.findings["severity"].value_counts()

@@ -1,0 +1,47 @@
+"""The whole real corpus under tda-2024: exactly the expected findings, each with its reason written
+down in tests/expected/corpus-findings.tsv, and every quarantine as listed in corpus-quarantine.tsv.
+
+Real logs of real play must produce no finding except true deviations; this test is the list of
+those deviations, decided one by one. A new finding or a lost one fails the test.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from auditor.pipeline import audit
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+EXPECTED = Path(__file__).resolve().parent / "expected"
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with (EXPECTED / name).open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+@pytest.fixture(scope="module")
+def result():
+    return audit([CORPUS / "phh", CORPUS / "pokerstars", CORPUS / "ohh"], pack="tda-2024")
+
+
+def test_corpus_findings_are_exactly_the_expected_deviations(result):
+    got = Counter((str(Path(f).relative_to(CORPUS)), h, r) for f, h, r in
+                  result.findings[["file", "hand_id", "rule_id"]].itertuples(index=False))
+    expected = _rows("corpus-findings.tsv")
+    assert all(row["reason"].strip() for row in expected)
+    want = Counter((row["file"], row["hand_id"], row["rule_id"]) for row in expected)
+    assert got == want
+
+
+def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(result):
+    got = Counter((str(Path(q.file).relative_to(CORPUS)), q.line, q.reason) for q in result.quarantined)
+    want = Counter((row["file"], int(row["line"]), row["reason"]) for row in _rows("corpus-quarantine.tsv"))
+    assert got == want
+    assert result.hands_read == result.hands_audited + result.hands_quarantined
+    assert result.hands_audited > 5300
