@@ -33,6 +33,7 @@ class TableState:
     """What a replay must remember from earlier hands, carried from one batch to the next."""
 
     last_button: dict[str, int | None] = field(default_factory=dict)
+    last_big_blind: dict[str, str | None] = field(default_factory=dict)
     seen_hand_ids: set[str] = field(default_factory=set)
 
 
@@ -69,7 +70,8 @@ def _clockwise_after(seats: Sequence[int], start: int) -> list[int]:
 class _HandReplay:
     """State of one hand while its events are walked; writes its facts into `rows`."""
 
-    def __init__(self, cols: _Columns, h: int, house: HouseRules, previous_button: int | None, rows: FactRows):
+    def __init__(self, cols: _Columns, h: int, house: HouseRules, previous_button: int | None, rows: FactRows,
+                 previous_big_blind: str | None = None):
         H = cols.hands
         self.h = h
         self.rows = rows
@@ -83,6 +85,7 @@ class _HandReplay:
         self.chip_unit: int = H["chip_unit"][h]
         self.max_seats: int = H["max_seats"][h]
         self.previous_button = previous_button
+        self.previous_big_blind = previous_big_blind
 
         S = cols.seats
         lo, hi = cols.seat_start[h], cols.seat_start[h + 1]
@@ -127,6 +130,7 @@ class _HandReplay:
         self.round: dict[int, int] = defaultdict(int)
         self.current_bet = 0
         self.largest_increment = 0
+        self.reopen_base = 0  # the bet as it stood after the last full bet or raise
         self.raises = 0
         self.acted: set[int] = set()
         self.pointer: int | None = self.button
@@ -268,12 +272,14 @@ class _HandReplay:
                 # A blind posted short (all-in) does not shrink the bet the others face: they call,
                 # and raise from, the full blind (catalogue BLD-02).
                 self.current_bet = max(self.current_bet, declared)
+                self.reopen_base = self.current_bet
                 self.blind_posts.append((blind, seat, seq, amount, seat in self.all_in))
                 if blind >= max(p[0] for p in self.blind_posts):
                     # the first round starts left of the last blind in blind order, whatever order they came in
                     self.pointer = seat
             elif kind == "straddle":
                 self.largest_increment = max(self.largest_increment, self.current_bet - before)
+                self.reopen_base = self.current_bet
                 self.pointer = seat
         elif kind == "ante":
             self.total[seat] += amount
@@ -332,6 +338,12 @@ class _HandReplay:
                     self.raises += 1
                 self.largest_increment = max(largest, increment)
                 self.acted = {seat}
+                self.reopen_base = made
+            elif unit is None and made - self.reopen_base >= largest:
+                # Short all-ins that together add up to a full raise reopen the betting; the minimum
+                # raise stays the last full one (TDA Rule 47-A).
+                self.acted = {seat}
+                self.reopen_base = made
             else:
                 self.acted.add(seat)
             self.current_bet = max(current_bet, made)
@@ -417,7 +429,13 @@ class _HandReplay:
             wrong_holes, ", ".join(duplicates), self.burns_logged, self.chips_in, sum(self.returned.values()),
             awarded, rake, balance, "; ".join(self.misawarded), self.lowest_stack, showdown,
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
+            self.big_blind_player(), self.previous_big_blind,
         ))
+
+    def big_blind_player(self) -> str | None:
+        """Who posted the last compulsory blind this hand (the big blind with two blinds)."""
+        posts = [p for p in self.blind_posts if p[0] == len(self.blinds_declared)]
+        return self.player.get(posts[0][1]) if posts else None
 
     def _blinds_facts(self) -> None:
         """One row per blind the table requires (and per extra blind posted)."""
@@ -583,7 +601,8 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         local = FactRows()
         local_showdowns: list[Showdown] = []
         try:
-            hand = _HandReplay(cols, h, houses[h], state.last_button.get(table), local)
+            hand = _HandReplay(cols, h, houses[h], state.last_button.get(table), local,
+                               state.last_big_blind.get(table))
             for i in range(cols.event_start[h], cols.event_start[h + 1]):
                 kind = kinds[i]
                 seq = i - cols.event_start[h]
@@ -616,6 +635,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
             failures.append((h, f"replay failed: {type(exc).__name__}: {exc}"))
             continue
         state.last_button[table] = hand.button
+        state.last_big_blind[table] = hand.big_blind_player()
         state.seen_hand_ids.add(hand_id)
         rows.extend(local)
         showdowns.extend(local_showdowns)

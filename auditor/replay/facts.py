@@ -172,6 +172,8 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("expected_first_to_show", INT, "last aggressor of the final round, else first live seat left of the button"),
         ("final_aggressor", INT, "the last player to bet or raise in the final round"),
         ("final_round", INT, "the last betting round reached, 1 = first"),
+        ("big_blind_player", STR, "who posted the last compulsory blind"),
+        ("previous_big_blind_player", STR, "who posted it in the table's previous hand (null for its first hand)"),
     ],
 }
 
