@@ -34,6 +34,8 @@ class TableState:
 
     last_button: dict[str, int | None] = field(default_factory=dict)
     last_big_blind: dict[str, str | None] = field(default_factory=dict)
+    #: per table, player -> blinds they missed and still owe ("sb", "bb")
+    owed: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     seen_hand_ids: set[str] = field(default_factory=set)
 
 
@@ -93,7 +95,10 @@ class _HandReplay:
         self.stack = dict(zip(S["seat"][lo:hi], S["stack"][lo:hi], strict=True))
         status = dict(zip(S["seat"][lo:hi], S["status"][lo:hi], strict=True))
         self.seats_sorted = sorted(self.player)
+        self.status = status
         self.dealt_in = {s for s in self.seats_sorted if status[s] == "active"}
+        self.live_posts: dict[int, int] = defaultdict(int)  # "missed" posts: owed blinds made up live
+        self.dead_posts: dict[int, int] = defaultdict(int)
 
         self.button: int | None = None
         self.folded: set[int] = set()
@@ -285,6 +290,10 @@ class _HandReplay:
             self.total[seat] += amount
         else:  # dead money: in the pot, not toward the poster's bet
             self.dead += amount
+        if kind == "missed":
+            self.live_posts[seat] += amount
+        elif kind == "dead":
+            self.dead_posts[seat] += amount
 
     def action(self, seq: int, seat: int, verb: str, amount: int | None, to: int | None,
                all_in_declared: bool | None) -> None:
@@ -431,6 +440,44 @@ class _HandReplay:
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
             self.big_blind_player(), self.previous_big_blind,
         ))
+
+    def seat_facts(self, owed_before: dict[str, set[str]]) -> dict[str, set[str]]:
+        """Blinds owed by players across hands (missed while sitting out), and whether they made them up.
+
+        A seated player who is not dealt in and whom the blinds pass over this hand misses the blind of
+        that position: the first seat after the button the small blind, later ones the big blind. A
+        player dealt in while owing must post what is owed (big blind live and small blind dead, or the
+        small blind dead) unless they are in the big blind this hand.
+        """
+        owed = {p: set(v) for p, v in owed_before.items() if v}
+        blinds = self.blinds_declared
+        bb_post = next((p for p in self.blind_posts if p[0] == len(blinds)), None) if blinds else None
+        missed_now: dict[int, str] = {}
+        if self.button is not None and bb_post is not None and len(blinds) >= 2:
+            for position, seat in enumerate(_clockwise_after(self.seats_sorted, self.button)):
+                if seat == bb_post[1]:
+                    break
+                if seat not in self.dealt_in:
+                    missed_now[seat] = "sb" if position == 0 else "bb"
+        sb_amount, bb_amount = (blinds[0], blinds[-1]) if len(blinds) >= 2 else (0, 0)
+        for seat in self.seats_sorted:
+            player = self.player[seat]
+            before = owed.get(player, set())
+            in_big_blind = bb_post is not None and bb_post[1] == seat
+            if "bb" in before:  # "post all": the big blind live, the small blind dead
+                made_up = self.live_posts[seat] >= bb_amount and self.dead_posts[seat] >= sb_amount
+            else:
+                made_up = self.dead_posts[seat] >= sb_amount
+            dealt = seat in self.dealt_in
+            self.rows.seats.append((
+                self.h, None, seat, player, self.status.get(seat), dealt, ",".join(sorted(before)),
+                in_big_blind, made_up if before else None, missed_now.get(seat),
+            ))
+            if dealt and (in_big_blind or made_up):
+                owed.pop(player, None)
+            if seat in missed_now:
+                owed.setdefault(player, set()).add(missed_now[seat])
+        return owed
 
     def big_blind_player(self) -> str | None:
         """Who posted the last compulsory blind this hand (the big blind with two blinds)."""
@@ -631,11 +678,13 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
                     _seat_draw_facts(local, h, seq, seats_[i], players_[i], draw_players[i] or [], cards_[i] or [],
                                      houses[h])
             hand.finish(local_showdowns, hand_id, hand_id in state.seen_hand_ids)
+            owed_after = hand.seat_facts(state.owed.get(table, {}))
         except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
             failures.append((h, f"replay failed: {type(exc).__name__}: {exc}"))
             continue
         state.last_button[table] = hand.button
         state.last_big_blind[table] = hand.big_blind_player()
+        state.owed[table] = owed_after
         state.seen_hand_ids.add(hand_id)
         rows.extend(local)
         showdowns.extend(local_showdowns)

@@ -150,6 +150,18 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("contenders", INT, "players who drew"),
         ("draws", STR, "player and card drawn"),
     ],
+    "seats": [
+        ("hand", INT, "hand row number"),
+        ("seq", INT, "no event: always null"),
+        ("seat", INT, "seat"),
+        ("player", STR, "player in it"),
+        ("status", STR, "status in the log: active, sitting_out, new, away"),
+        ("dealt_in", BOOL, "the player was dealt in"),
+        ("owed", STR, "blinds the player missed in earlier hands of the table and still owed: sb, bb"),
+        ("in_big_blind", BOOL, "the player posted the big blind in position this hand"),
+        ("made_up", BOOL, "posted what was owed: the big blind live and the small blind dead (null if nothing owed)"),
+        ("missed_now", STR, "the blind this player missed this hand by sitting out: sb or bb"),
+    ],
     "hands": [
         ("hand", INT, "hand row number"),
         ("button", INT, "button seat"),
@@ -193,6 +205,7 @@ class FactRows:
     hands: list = field(default_factory=list)
     rounds: list = field(default_factory=list)
     draws: list = field(default_factory=list)
+    seats: list = field(default_factory=list)
 
     def extend(self, other: FactRows) -> None:
         for name in FACT_COLUMNS:
