@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from auditor.check.packs import PackError, resolve_pack
+from auditor.check.packs import Pack, PackError, resolve_pack
 from auditor.check.run import SEVERITY_ORDER
 from auditor.ingest.detect import INPUT_FORMATS
 
@@ -130,18 +130,30 @@ def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, sea
 
 @main.group()
 def rules() -> None:
-    """Inspect and validate rule packs."""
+    """Inspect, document and validate rule packs."""
+
+
+def _load_packs(pack_names: tuple[str, ...]) -> list[Pack]:
+    """The given packs (names or files), else every built-in pack; a pack that cannot load exits 2."""
+    from auditor.check.packs import builtin_pack_paths
+
+    try:
+        return [resolve_pack(name) for name in pack_names or tuple(builtin_pack_paths())]
+    except PackError as exc:
+        click.echo(f"auditor: {exc}", err=True)
+        sys.exit(2)
 
 
 @rules.command("check")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 def rules_check(files: tuple[Path, ...]) -> None:
-    """Validate rule pack files: schema, predicates, fact names."""
+    """Validate rule pack files: schema, extends, predicates, fact names."""
     status = 0
     for file in files:
         try:
             pack = resolve_pack(str(file))
-            click.echo(f"{file}: ok ({pack.name} {pack.version}, {len(pack.rules)} rules)")
+            parent = f", extends {pack.extends}" if pack.extends else ""
+            click.echo(f"{file}: ok ({pack.name} {pack.version}, {len(pack.rules)} rules{parent})")
         except PackError as exc:
             click.echo(str(exc), err=True)
             status = 2
@@ -149,21 +161,43 @@ def rules_check(files: tuple[Path, ...]) -> None:
 
 
 @rules.command("list")
-@click.option("--pack", "pack_names", multiple=True, metavar="NAME_OR_FILE")
+@click.option("--pack", "pack_names", multiple=True, metavar="NAME_OR_FILE",
+              help="List this pack (a built-in name or a pack file); repeatable. Default: every built-in pack.")
 def rules_list(pack_names: tuple[str, ...]) -> None:
     """List the rules of the built-in packs (or of the given packs)."""
-    from auditor.check.packs import builtin_pack_paths
-
-    names = pack_names or tuple(builtin_pack_paths())
-    for name in names:
-        try:
-            pack = resolve_pack(name)
-        except PackError as exc:
-            click.echo(str(exc), err=True)
-            sys.exit(2)
-        click.echo(f"{pack.name} {pack.version}: {pack.title}")
+    for pack in _load_packs(pack_names):
+        parent = f", extends {pack.extends}" if pack.extends else ""
+        click.echo(f"{pack.name} {pack.version}: {pack.title} ({len(pack.rules)} rules{parent})")
+        width = max(len(rule.id) for rule in pack.rules)
         for rule in pack.rules:
-            click.echo(f"  {rule.id:<14} {rule.category:<14} {rule.severity:<8} {rule.citation} — {rule.title}")
+            click.echo(f"  {rule.id:<{width}}  {rule.category:<17} {rule.severity:<7}  {rule.citation} — {rule.title}")
+
+
+@rules.command("show")
+@click.argument("rule_id")
+@click.option("--pack", "pack_names", multiple=True, metavar="NAME_OR_FILE",
+              help="Look only in this pack (a built-in name or a pack file); repeatable. Default: every built-in "
+                   "pack.")
+def rules_show(rule_id: str, pack_names: tuple[str, ...]) -> None:
+    """Everything about one rule: text, reading, predicate, facts, message and example hands.
+
+    If RULE_ID is in several of the packs searched, each is shown in turn; --pack narrows the search.
+    Ids match exactly, else ignoring case; an unknown id exits 2 naming the closest ids.
+    """
+    import difflib
+
+    from auditor.check.docs import render_rule_text
+
+    packs = _load_packs(pack_names)
+    found = [(p, r) for p in packs for r in p.rules if r.id == rule_id]
+    found = found or [(p, r) for p in packs for r in p.rules if r.id.lower() == rule_id.lower()]
+    if not found:
+        ids = {r.id.lower(): r.id for p in packs for r in p.rules}
+        close = [ids[i] for i in difflib.get_close_matches(rule_id.lower(), list(ids), n=4, cutoff=0.6)]
+        hint = f"close matches: {', '.join(close)}" if close else "see `auditor rules list`"
+        click.echo(f"auditor: no rule '{rule_id}' in {', '.join(p.name for p in packs)}; {hint}", err=True)
+        sys.exit(2)
+    click.echo("\n".join(render_rule_text(pack, rule) for pack, rule in found), nl=False)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,284 @@
+"""The rule packs as documents people read: `auditor rules show` and `docs/rules.md`.
+
+Both are generated from the pack YAML and the facts vocabulary, never written by hand, so what a
+regulator reads is exactly what the auditor enforces. `docs/rules.md` is checked in (it must be
+readable without installing anything); a test fails when it no longer matches the packs.
+
+    python -m auditor.check.docs --write     # regenerate docs/rules.md
+    python -m auditor.check.docs --check     # exit 1 if docs/rules.md is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from auditor.check.packs import Example, Pack, Rule, builtin_pack_paths, load_pack
+from auditor.paths import ROOT
+from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS
+
+DOCS_PATH = ROOT / "docs" / "rules.md"
+REGENERATE = "python -m auditor.check.docs --write"
+
+#: what one row of each facts table is about
+TABLE_ROWS = {
+    "actions": "one row per action", "blinds": "one row per blind the table requires", "pots": "one row per pot",
+    "seat_draws": "one row per seating draw", "hands": "one row per hand", "rounds": "one row per betting round",
+    "draws": "one row per draw",
+}
+#: the hand-level columns joined onto every facts table (facts.py documents only the engine's columns)
+HAND_COLUMN_MEANINGS = {
+    "hand_id": "the hand's id in the log", "table_id": "the table's id in the log", "variant": "the game played",
+    "structure": "the betting structure", "file": "the input file the hand came from",
+    "line": "the hand's line in that file", "rule_pack": "the pack the hand is audited under",
+    "chip_unit": "the table's smallest chip", "table_min": "the table's minimum wager, as the log's stakes declare it",
+    "table_max": "the table's maximum wager, as the log's stakes declare it", "max_seats": "seats at the table",
+}
+#: catalogue topics in the catalogue's own order (the catalogue itself is not part of the project)
+CATALOGUE_TOPICS = ("SEAT", "BTN", "BLD", "DEAL", "ACT", "BET", "CAP", "AI", "POT", "SHOW", "EVAL", "SPLIT", "RAKE",
+                    "CHIP", "REC")
+
+
+def repo_path(path: Path) -> str:
+    """A path as a reader of the repository sees it (relative to its root when inside it)."""
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _names(rule: Rule) -> set[str]:
+    names = set(rule.needs) | {rule.seat_column, rule.player_column}
+    for part in (rule.when, rule.violation, rule.message, rule.expected, rule.actual):
+        if part is not None:
+            names |= part.names
+    return names
+
+
+def facts_used(rule: Rule, pack: Pack) -> list[tuple[str, str]]:
+    """(fact, meaning) for every fact the rule reads, in the order the facts table defines them."""
+    names = _names(rule)
+    columns = [(c, meaning) for c, _, meaning in FACT_COLUMNS[rule.facts]]
+    columns += [(c, HAND_COLUMN_MEANINGS.get(c, "")) for c in HAND_COLUMNS if c not in dict(columns)]
+    return [(c, meaning) for c, meaning in columns if c in names and c not in pack.parameters]
+
+
+def parameters_used(rule: Rule, pack: Pack) -> list[tuple[str, Any]]:
+    names = _names(rule)
+    return [(name, value) for name, value in pack.parameters.items() if name in names]
+
+
+def show_value(value: Any) -> str:
+    """A parameter value as it would be written in the pack."""
+    if isinstance(value, str):
+        return value
+    return yaml.safe_dump(value, default_flow_style=True, sort_keys=False).strip().removesuffix("...").strip()
+
+
+def _examples(rule: Rule) -> list[tuple[str, Example]]:
+    return [("violating", e) for e in rule.violating] + [("clean", e) for e in rule.clean]
+
+
+def _findings(kind: str, example: Example) -> str:
+    if kind == "clean":
+        return "0"
+    return "at least 1" if example.findings is None else str(example.findings)
+
+
+def _clean(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+# -- plain text: `auditor rules show` -----------------------------------------------------------------
+
+def render_rule_text(pack: Pack, rule: Rule) -> str:
+    """Everything about one rule, for a terminal."""
+    def para(label: str, text: str | None) -> list[str]:
+        return [f"{label}:", textwrap.fill(_clean(text), 100, initial_indent="    ", subsequent_indent="    ")]
+
+    where = f"{repo_path(rule.file)}:{rule.line}" if rule.file else repo_path(pack.path)
+    lines = [
+        f"{rule.id} — {rule.title}",
+        f"  pack:       {pack.name} {pack.version} — {pack.title}"
+        + (f" (extends {pack.extends})" if pack.extends else ""),
+        f"  defined at: {where}",
+        f"  category:   {rule.category}",
+        f"  severity:   {rule.severity}",
+        f"  citation:   {rule.citation}",
+        f"  catalogue:  {', '.join(rule.catalogue) or '-'}",
+        f"  applies:    variants {', '.join(rule.variants)}; structures {', '.join(rule.structures)}",
+        "",
+        *para("What the rule book says", rule.text),
+        *para("Why it matters", rule.why),
+        *(para("How the wording is read (notes)", rule.notes) if rule.notes else []),
+        "How it is checked:",
+        f"    facts:      {rule.facts} ({TABLE_ROWS.get(rule.facts, '')})",
+        f"    needs:      {', '.join(rule.needs) or '-'}   (a row missing one is not assessable, never a pass)",
+        f"    when:       {rule.when.text.strip() if rule.when else '(every row)'}",
+        f"    violation:  {rule.violation.text.strip()}",
+        f"    seat/player: {rule.seat_column} / {rule.player_column}",
+        "Facts used:",
+        *(f"    {name:<28} {meaning}" for name, meaning in facts_used(rule, pack)),
+    ]
+    params = parameters_used(rule, pack)
+    if params:
+        lines += ["Pack parameters used:", *(f"    {name} = {show_value(value)}" for name, value in params)]
+    lines += ["Finding:", f"    message:    {rule.message.text}"]
+    lines += [f"    {key + ':':<11} {t.text}" for key, t in (("expected", rule.expected), ("actual", rule.actual)) if t]
+    lines.append("Example hands:")
+    for kind, example in _examples(rule):
+        lines.append(f"    {kind:<10} {repo_path(example.path)}  (findings: {_findings(kind, example)})")
+        lines.append(f"               {example.about}")
+    return "\n".join(lines) + "\n"
+
+
+# -- Markdown: docs/rules.md -----------------------------------------------------------------------
+
+def _cell(text: Any) -> str:
+    return _clean(str(text)).replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    text = _clean(text)
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def _anchor(pack: Pack, rule: Rule) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", f"{pack.name}-{rule.id}".lower())
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows] + [""]
+
+
+def render_rule_markdown(pack: Pack, rule: Rule) -> str:
+    """One rule, everything `rules show` prints, in a form a regulator can read."""
+    checked = (f"Facts table `{rule.facts}` ({TABLE_ROWS.get(rule.facts, '')}). "
+               + (f"A row is judged when {_code(rule.when.text)}" if rule.when else "Every row is judged")
+               + f"; it is a violation when {_code(rule.violation.text)}.")
+    if rule.needs:
+        needs = ", ".join(f"`{n}`" for n in rule.needs)
+        checked += (f" A row missing {'any of ' if len(rule.needs) > 1 else ''}{needs} is reported as not assessable,"
+                    " never as a pass.")
+    checked += f" A finding names the seat in `{rule.seat_column}` and the player in `{rule.player_column}`."
+    lines = [
+        f'<a id="{_anchor(pack, rule)}"></a>',
+        f"### {rule.id} — {rule.title}",
+        "",
+        *_table(("", ""), [
+            ("Pack", f"{pack.name} {pack.version}"), ("Category", rule.category), ("Severity", rule.severity),
+            ("Citation", rule.citation), ("Catalogue rows", ", ".join(rule.catalogue) or "—"),
+            ("Variants", ", ".join(rule.variants)), ("Structures", ", ".join(rule.structures)),
+        ]),
+        f"**What the rule book says.** {_clean(rule.text)}",
+        "",
+        f"**Why it matters.** {_clean(rule.why)}",
+        "",
+    ]
+    if rule.notes:
+        lines += [f"**How the wording is read.** {_clean(rule.notes)}", ""]
+    lines += [f"**How it is checked.** {checked}", ""]
+    lines += _table(("fact used", "meaning"), [(f"`{n}`", m) for n, m in facts_used(rule, pack)])
+    params = parameters_used(rule, pack)
+    if params:
+        lines += _table(("pack parameter", "value"), [(f"`{n}`", show_value(v)) for n, v in params])
+    finding = [("message", rule.message)] + [(k, t) for k, t in (("expected", rule.expected),
+                                                                 ("actual", rule.actual)) if t]
+    lines += _table(("finding", "template"), [(k, _code(t.text)) for k, t in finding])
+    lines += _table(("example", "hand log", "what it shows", "findings"),
+                    [(kind, f"`{repo_path(e.path)}`", e.about, _findings(kind, e)) for kind, e in _examples(rule)])
+    return "\n".join(lines)
+
+
+def _catalogue_key(row: str) -> tuple[int, str]:
+    topic = row.rsplit("-", 1)[0]
+    return (CATALOGUE_TOPICS.index(topic) if topic in CATALOGUE_TOPICS else len(CATALOGUE_TOPICS), row)
+
+
+def render_coverage(packs: list[Pack]) -> list[str]:
+    rows = sorted({row for pack in packs for rule in pack.rules for row in rule.catalogue}, key=_catalogue_key)
+    table = []
+    for row in rows:
+        cells = [", ".join(f"[{r.id}](#{_anchor(p, r)})" for r in p.rules if row in r.catalogue) or "—"
+                 for p in packs]
+        table.append((row, *cells))
+    header = ("catalogue row", *(f"`{p.name}`" for p in packs))
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(row) + " |" for row in table] + [""]
+
+
+def render_pack_markdown(pack: Pack) -> str:
+    lines = [f"## {pack.name} {pack.version} — {pack.title}", ""]
+    if pack.description:
+        lines += [_clean(pack.description), ""]
+    lines += ["**Documents enforced**", ""]
+    lines += _table(("id", "cited as", "title", "source"),
+                    [(d["id"], d["cite_as"], d["title"], d.get("source", "")) for d in pack.documents])
+    lines += ["**Parameters** (house settings the rule book leaves open; rules may name them)", ""]
+    lines += _table(("parameter", "value"), [(f"`{k}`", show_value(v)) for k, v in pack.parameters.items()])
+    lines += [f"**Rules** ({len(pack.rules)})", ""]
+    lines += _table(("rule", "title", "category", "severity", "citation"),
+                    [(f"[{r.id}](#{_anchor(pack, r)})", r.title, r.category, r.severity, r.citation)
+                     for r in pack.rules])
+    return "\n".join(lines) + "\n" + "\n".join(render_rule_markdown(pack, rule) for rule in pack.rules)
+
+
+def builtin_packs() -> list[Pack]:
+    return [load_pack(path) for path in builtin_pack_paths().values()]
+
+
+def render_rules_markdown() -> str:
+    """docs/rules.md: the catalogue coverage table, then every built-in pack and rule."""
+    packs = builtin_packs()
+    lines = [
+        "# Rule packs",
+        "",
+        f"<!-- Generated from rules/*.yaml by `{REGENERATE}`; do not edit by hand. -->",
+        "",
+        "Every rule the auditor enforces, as its pack file states it: the rule book's words, why the rule matters,",
+        "how ambiguous wording was read, the facts and predicate that decide it, the finding it reports, and the",
+        "example hands that show it firing and not firing. A rule only judges hands of the variants and betting",
+        "structures it applies to; a hand missing a fact the rule needs is reported as not assessable, never as a",
+        "pass.",
+        "",
+        "Packs: " + ", ".join(f"`{p.name}` {p.version} ({len(p.rules)} rules)" for p in packs) + ".",
+        "",
+        "## Catalogue coverage",
+        "",
+        "Each row of the poker-auditor rule catalogue that a built-in rule implements (the rule's `catalogue:`",
+        "list), with the rules that implement it in each pack. Catalogue rows no built-in rule implements are",
+        "not listed.",
+        "",
+        *render_coverage(packs),
+    ]
+    return "\n".join(lines) + "\n" + "\n".join(render_pack_markdown(p) for p in packs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m auditor.check.docs", description=__doc__.splitlines()[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--write", action="store_true", help=f"write {repo_path(DOCS_PATH)}")
+    group.add_argument("--check", action="store_true", help=f"exit 1 if {repo_path(DOCS_PATH)} is stale")
+    args = parser.parse_args(argv)
+    text = render_rules_markdown()
+    if args.write:
+        DOCS_PATH.write_text(text, encoding="utf-8")
+    elif args.check:
+        current = DOCS_PATH.read_text(encoding="utf-8") if DOCS_PATH.exists() else ""
+        if current != text:
+            print(f"{repo_path(DOCS_PATH)} is stale; run: {REGENERATE}", file=sys.stderr)
+            return 1
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
