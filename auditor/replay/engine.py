@@ -580,12 +580,15 @@ class _HandReplay:
                 "winners_match": None, "split_without_tie": None, "hand_chip_balance": balance,
                 "pots_formed": len(computed), "chip_unit": unit, "button": self.button,
             }
+            contenders = [s for s in eligible if s not in self.mucked]
+            # To win a contested pot a player tables all hole cards (TDA 13-A, 19)
+            row["paid_without_showing"] = seat_list([s for s in seats if s not in self.shown]) \
+                if len(contenders) > 1 else ""
             self.rows.pots.append(row)
             if len(eligible) == 1:
                 # uncontested: the one player left wins without showing (TDA 17-B)
                 row.update(winner_seats_by_evaluation=seat_list(eligible), winners_match=set(seats) == set(eligible),
                            split_without_tie=set(seats) > set(eligible))
-            contenders = [s for s in eligible if s not in self.mucked]
             evaluated = sorted(set(contenders) | set(seats))
             if len(eligible) > 1 or (winners > 1 and odd_chips):
                 showdowns.append(Showdown(row, evaluated, [self._final_hand(s) for s in evaluated],

@@ -136,6 +136,7 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("split_without_tie", BOOL, "paid to every winner by evaluation and to others too: divided without a tie"),
         ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake (0 when nothing leaked)"),
         ("pots_formed", INT, "pots the contributions form"),
+        ("paid_without_showing", STR, "seats paid from a pot two or more contested, without showing their cards"),
         ("chip_unit", INT, "the table's smallest chip"),
         ("button", INT, "button seat"),
     ],
