@@ -80,10 +80,12 @@ def test_output_file(tmp_path):
 
 
 def test_parquet_round_trip_gives_the_same_findings(tmp_path):
+    # one file in, one dataset out: state across a table's hands is kept within one input
+    source = Path(__file__).resolve().parents[1] / "sample_logs" / "nz-omaha-planted.jsonl"
     dataset = tmp_path / "logs.parquet"
-    out = CliRunner().invoke(main, ["convert", str(EXAMPLES), "-o", str(dataset)])
+    out = CliRunner().invoke(main, ["convert", str(source), "-o", str(dataset)])
     assert out.exit_code == 0, out.output
-    from_jsonl = audit([EXAMPLES])
+    from_jsonl = audit([source])
     from_parquet = audit([dataset])
     assert from_parquet.hands_read == from_jsonl.hands_read > 0
     columns = ["hand_id", "rule_id", "seat", "seq", "message", "expected", "actual"]

@@ -415,6 +415,9 @@ TRUE_FINDINGS = {
     # pokerdf-tests hand 33332: "VillainF: posts big blind 20 and is all-in", then "VillainF: folds".
     # A player with no chips left cannot act; the fold is a defect of this (hand-edited) sample.
     "TDA-50": Counter({"33332": 1}),
+    # pokerdf-tests hand 22222: VillainA busts in hand 22221 (VillainB big blind), and going heads-up
+    # VillainB posts the big blind again; TDA Rule 34-B moves the button so that cannot happen.
+    "TDA-34B": Counter({"22222": 1}),
     # StreetTests/River.txt: the board is [5d Ks 7c Jc 7d] and "Fishmax3: shows [5d Kd]" (an edited sample)
     "TDA-INT-cards": Counter({"109687480274": 1}),
     # "TDA-INT-id" is computed below: the corpus holds the same hand in several sample files
@@ -426,11 +429,16 @@ TRUE_FINDINGS = {
 @needs_corpus
 def test_audit_of_the_converted_corpus(corpus_items, tmp_path):
     hands = [i.hand for i in corpus_items if isinstance(i, SourceHand)]
-    path = tmp_path / "pokerstars.jsonl"
-    with path.open("w", encoding="utf-8") as out:
-        for hand in hands:
-            out.write(json.dumps(hand, ensure_ascii=False) + "\n")
-    result = audit([path], pack="tda-2024")
+    # one JSONL file per source file: a table's hands are consecutive only within one input file
+    by_file: dict[str, list[dict]] = {}
+    for item in corpus_items:
+        if isinstance(item, SourceHand):
+            by_file.setdefault(item.file, []).append(item.hand)
+    for number, file_hands in enumerate(by_file.values()):
+        with (tmp_path / f"{number:03d}.jsonl").open("w", encoding="utf-8") as out:
+            for hand in file_hands:
+                out.write(json.dumps(hand, ensure_ascii=False) + "\n")
+    result = audit([tmp_path], pack="tda-2024")
     assert result.hands_read == result.hands_audited == len(hands)
     assert result.quarantined == []
     coverage = result.coverage.set_index("rule_id")

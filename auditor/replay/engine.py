@@ -32,6 +32,7 @@ CHIPS_IN = frozenset({"call", "bet", "raise"})
 class TableState:
     """What a replay must remember from earlier hands, carried from one batch to the next."""
 
+    #: keyed by input file and table id
     last_button: dict[str, int | None] = field(default_factory=dict)
     last_big_blind: dict[str, str | None] = field(default_factory=dict)
     #: per table, player -> blinds they missed and still owe ("sb", "bb")
@@ -636,7 +637,9 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
     cols = _Columns.of(tables)
     H, E = cols.hands, cols.events
     n = len(H["hand"])
-    order = sorted(range(n), key=lambda i: (H["table_id"][i], H["started_at"][i] or "", i))
+    # A table's hands are judged as consecutive only within one input file: the same table name in
+    # another file (another session, another day, an unrelated sample) is not the next hand.
+    order = sorted(range(n), key=lambda i: (H["file"][i], H["table_id"][i], H["started_at"][i] or "", i))
     state = state if state is not None else TableState()
     rows = FactRows()
     failures: list[tuple[int, str]] = []
@@ -646,7 +649,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         E["receive"]
     players_, draw_players, pots_ = E["player"], E["draw_players"], E["pot"]
     for h in order:
-        table = H["table_id"][h]
+        table = f'{H["file"][h]}\x00{H["table_id"][h]}'
         hand_id = H["hand_id"][h]
         local = FactRows()
         local_showdowns: list[Showdown] = []

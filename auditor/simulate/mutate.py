@@ -481,6 +481,20 @@ def unequal_split(hand: Hand) -> bool:
     return False
 
 
+@mutator("showdown", "a contested pot paid to a winner who never showed their cards")
+def hide_winner(hand: Hand) -> bool:
+    winner = _single_winner(hand)
+    ev = _events(hand)
+    shows = [e for e in ev if e["kind"] == "show"]
+    if winner is None or len(shows) < 2:
+        return False
+    mine = [e for e in shows if e["seat"] == winner["seat"]]
+    if not mine:
+        return False
+    ev.remove(mine[0])
+    return True
+
+
 @mutator("chip-conservation", "one chip unit of the pot never paid out")
 def leak_chip(hand: Hand) -> bool:
     winner = _single_winner(hand)
