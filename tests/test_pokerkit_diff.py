@@ -499,6 +499,12 @@ MUTATIONS = [
         ("'p4 cbr 200000', 'p2 cbr 400000', 'p4 cc'",
          "'p4 cbr 200000', 'p2 cbr 400000', 'p4 cbr 600000', 'p2 cbr 800000', 'p4 cbr 1000000', 'p2 cc'"),),
         "p4 cbr 1000000", ("TDA-48",), "No more completion, betting, or raising"),
+    Mutation("fixed-limit re-raise after an all-in under half a bet", FT, (
+        ("starting_stacks = [3175000, 10625000, 7750000, 4350000, 3800000]",
+         "starting_stacks = [3175000, 10625000, 7750000, 4350000, 450000]"),
+        ("'p4 cbr 400000', 'p5 f', 'p1 f', 'p2 cc'",
+         "'p4 cbr 400000', 'p5 cbr 450000', 'p1 f', 'p2 cc', 'p4 cbr 650000'")),
+        "p4 cbr 650000", ("TDA-47B",), "", cut=True),
     # documented differences
     Mutation("fixed-limit fifth bet before the flop", FT, (
         ("'p4 cbr 400000', 'p5 f', 'p1 f', 'p2 cc'",

@@ -49,8 +49,8 @@ def _event(row: dict[str, Any]) -> dict[str, Any]:
     elif kind == "show":
         ev.update(seat=row["seat"], cards=row["cards"])
     else:
-        for key in ("seat", "player", "action", "post", "blind", "amount", "to", "all_in", "pot"):
-            ev[key] = row[key]
+        for key in ("seat", "player", "action", "post", "blind", "amount", "to", "all_in", "pot", "from_seat"):
+            ev[key] = row.get(key)
     return _strip(ev)
 
 

@@ -35,7 +35,7 @@ EVENTS_SCHEMA = pa.schema([
     ("player", pa.string()), ("action", pa.string()), ("post", pa.string()), ("blind", pa.int8()),
     ("amount", pa.int64()), ("to", pa.int64()), ("all_in", pa.bool_()), ("target", pa.string()),
     ("cards", pa.list_(pa.string())), ("receive", pa.list_(pa.string())),
-    ("draw_players", pa.list_(pa.string())), ("pot", pa.int8()), ("t", pa.string()),
+    ("draw_players", pa.list_(pa.string())), ("pot", pa.int8()), ("t", pa.string()), ("from_seat", pa.int8()),
 ])
 
 
@@ -101,6 +101,7 @@ def build_tables(source: Sequence[SourceHand]) -> CanonicalTables:
             e["all_in"].append(ev.get("all_in"))
             e["pot"].append(ev.get("pot"))
             e["t"].append(ev.get("t"))
+            e["from_seat"].append(ev.get("from_seat"))
             if kind == "seat_draw":
                 draws = ev["draws"]
                 e["player"].append(ev["awarded_to"])

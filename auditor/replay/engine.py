@@ -122,6 +122,7 @@ class _HandReplay:
         self.rake: dict[int, int] = defaultdict(int)
         self.returned: dict[int, int] = defaultdict(int)
         self.last_aggressor: int | None = None
+        self.seat_requests: list[tuple[str, int | None, int | None, int]] = []  # player, seat, from, seq
         self.draw_pointer: int | None = None
         self.drawn: set[int] = set()
         self.street = -1
@@ -440,6 +441,7 @@ class _HandReplay:
             awarded, rake, balance, "; ".join(self.misawarded), self.lowest_stack, showdown,
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
             self.big_blind_player(), self.previous_big_blind,
+            ", ".join(sorted(p for p, n in Counter(self.player.values()).items() if n > 1)),
         ))
 
     def seat_facts(self, owed_before: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -479,6 +481,19 @@ class _HandReplay:
             if seat in missed_now:
                 owed.setdefault(player, set()).add(missed_now[seat])
         return owed
+
+    def seat_fill(self, seq: int, player: str, seat: int) -> None:
+        """A vacated seat filled: seated players who asked to move come before the waiting list (SEAT-03)."""
+        open_requests = [r for r in self.seat_requests if r[1] in (None, seat)]
+        seated_waiting = [r for r in open_requests if r[2] is not None and r[0] != player]
+        own = next((r for r in open_requests if r[0] == player), None)
+        from_seated = own is not None and own[2] is not None
+        logged = bool(self.seat_requests)
+        self.rows.seat_fills.append((
+            self.h, seq, seat, player, from_seated if logged else None,
+            ", ".join(f"{r[0]} (seat {r[2]})" for r in seated_waiting) if logged else None,
+        ))
+        self.seat_requests = [r for r in self.seat_requests if r[0] != player]
 
     def big_blind_player(self) -> str | None:
         """Who posted the last compulsory blind this hand (the big blind with two blinds)."""
@@ -647,7 +662,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
     kinds, seats_, actions, posts, blinds = E["kind"], E["seat"], E["action"], E["post"], E["blind"]
     amounts, tos, all_ins, targets, cards_, receive = E["amount"], E["to"], E["all_in"], E["target"], E["cards"], \
         E["receive"]
-    players_, draw_players, pots_ = E["player"], E["draw_players"], E["pot"]
+    players_, draw_players, pots_, from_seats = E["player"], E["draw_players"], E["pot"], E["from_seat"]
     for h in order:
         table = f'{H["file"][h]}\x00{H["table_id"][h]}'
         hand_id = H["hand_id"][h]
@@ -680,6 +695,10 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
                     hand.awards.append((pots_[i], seats_[i], amounts[i], seq))
                 elif kind == "rake":
                     hand.rake[pots_[i] or 0] += amounts[i]
+                elif kind == "seat_request":
+                    hand.seat_requests.append((players_[i], seats_[i], from_seats[i], seq))
+                elif kind == "seat_fill":
+                    hand.seat_fill(seq, players_[i], seats_[i])
                 elif kind == "seat_draw":
                     _seat_draw_facts(local, h, seq, seats_[i], players_[i], draw_players[i] or [], cards_[i] or [],
                                      houses[h])

@@ -163,6 +163,14 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("made_up", BOOL, "posted what was owed: the big blind live and the small blind dead (null if nothing owed)"),
         ("missed_now", STR, "the blind this player missed this hand by sitting out: sb or bb"),
     ],
+    "seat_fills": [
+        ("hand", INT, "hand row number"),
+        ("seq", INT, "event index of the fill"),
+        ("seat", INT, "the seat filled"),
+        ("player", STR, "who got it"),
+        ("from_seated", BOOL, "the player got it on a seated player's request to move (null: no requests logged)"),
+        ("seated_requests_passed_over", STR, "seated players whose earlier request for the seat was passed over"),
+    ],
     "hands": [
         ("hand", INT, "hand row number"),
         ("button", INT, "button seat"),
@@ -187,6 +195,7 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("final_round", INT, "the last betting round reached, 1 = first"),
         ("big_blind_player", STR, "who posted the last compulsory blind"),
         ("previous_big_blind_player", STR, "who posted it in the table's previous hand (null for its first hand)"),
+        ("players_in_two_seats", STR, "players listed in more than one seat of the hand"),
     ],
 }
 
@@ -207,6 +216,7 @@ class FactRows:
     rounds: list = field(default_factory=list)
     draws: list = field(default_factory=list)
     seats: list = field(default_factory=list)
+    seat_fills: list = field(default_factory=list)
 
     def extend(self, other: FactRows) -> None:
         for name in FACT_COLUMNS:

@@ -191,6 +191,15 @@ def table_minimum_above_blind(hand: Hand) -> bool:
     return True
 
 
+@mutator("seating", "one player's name in two seats of the hand")
+def one_player_two_seats(hand: Hand) -> bool:
+    seats = hand["seats"]
+    if len(seats) < 3:
+        return False
+    seats[-1]["player"] = seats[0]["player"]
+    return True
+
+
 # -- dealing -------------------------------------------------------------------------------------
 
 def _folder_before_showdown(hand: Hand) -> int | None:
