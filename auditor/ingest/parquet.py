@@ -57,7 +57,8 @@ def _event(row: dict[str, Any]) -> dict[str, Any]:
 def read_parquet(directory: Path) -> Iterator[SourceHand | Quarantined]:
     """Rebuild each hand from the three tables and validate it like any other input.
 
-    The `line` of a Parquet hand is its row number in hands.parquet (1-based).
+    A hand keeps the source file and line stored with it (datasets written by `auditor convert`);
+    otherwise its position is the dataset and its row number in hands.parquet (1-based).
     """
     name = str(directory)
     try:
@@ -89,4 +90,6 @@ def read_parquet(directory: Path) -> Iterator[SourceHand | Quarantined]:
         if error:
             yield Quarantined(name, row_no, error, h["hand_id"])
         else:
-            yield SourceHand(hand, name, row_no)
+            # A dataset written by `auditor convert` remembers where each hand came from; findings keep
+            # pointing at the original log, and a table's hands stay grouped by their source file.
+            yield SourceHand(hand, h.get("file") or name, h.get("line") or row_no)
