@@ -101,3 +101,31 @@ def test_gzip_input(tmp_path):
     path.write_bytes(gzip.compress(SHORT_RAISE.read_bytes()))
     result = audit([path])
     assert result.hands_audited == 1 and list(result.findings["rule_id"]) == ["NZ17-6c"]
+
+
+def test_a_predicate_that_cannot_be_evaluated_stops_with_the_place_to_fix(tmp_path):
+    pack = tmp_path / "types.yaml"
+    pack.write_text("""extends: tda-2024
+pack: bad-types
+version: 1.0.0
+title: a user's pack with a type error
+rules:
+  - id: X-1
+    title: compare text with a number
+    category: record
+    severity: error
+    citation: nowhere
+    text: t
+    why: w
+    applies: {variants: [holdem], structures: [no-limit]}
+    facts: actions
+    violation: player > 3
+    message: m
+    examples:
+      violating: [{file: x.jsonl, about: a}]
+      clean: [{file: x.jsonl, about: a}]
+""", encoding="utf-8")
+    hands = Path(__file__).resolve().parents[1] / "sample_logs" / "holdem.jsonl"
+    out = CliRunner().invoke(main, ["audit", str(hands), "--pack", str(pack)])
+    assert out.exit_code == 2
+    assert f"{pack}:6: rule X-1: cannot evaluate: cannot compare text with a number" in out.output

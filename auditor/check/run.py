@@ -13,7 +13,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from auditor.check.packs import Pack, Rule
+from auditor.check.expr import ExpressionError
+from auditor.check.packs import Pack, PackError, Rule
 from auditor.replay.facts import HAND_COLUMNS, Facts
 
 FINDING_COLUMNS = [
@@ -47,7 +48,11 @@ def check(facts: Facts, hands: pd.DataFrame, packs: Mapping[str, Pack]) -> tuple
     for pack in packs.values():
         pack_hands = hands[hands["rule_pack"] == pack.name]
         for rule in pack.rules:
-            found, cov = _check_rule(rule, pack, tables[rule.facts], pack_hands)
+            try:
+                found, cov = _check_rule(rule, pack, tables[rule.facts], pack_hands)
+            except ExpressionError as exc:
+                # e.g. a user's predicate comparing text with a number: stop with the place to fix it
+                raise PackError(str(pack.path), rule.line, f"rule {rule.id}: cannot evaluate: {exc.reason}") from exc
             findings.append(found)
             coverage.append(cov)
     result = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
