@@ -1,19 +1,20 @@
 """Which reader reads a file: by content first (sniffing the opening bytes), by name second.
 
-Every format is one row of FORMATS. Compressed inputs (`.gz`, `.zip`) are opened here, once, so a
-reader only ever sees its own format. Archive members are unpacked into a private temporary folder
-under names we choose, so a member called `../../etc/passwd` can never be written outside it.
+Every format is one row of FORMATS. Archives (`.zip`) are opened here; gzip is undone for every
+reader by `files.open_binary`, so a reader only ever sees its own format. Archive members are
+unpacked into a private temporary folder under names we choose, so a member called
+`../../etc/passwd` can never be written outside it.
 """
 
 from __future__ import annotations
 
-import gzip
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from auditor.ingest.files import MAX_UNPACKED_BYTES, open_binary
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.ohh import read_ohh, sniff_ohh
 from auditor.ingest.parquet import is_parquet_dataset, read_parquet
@@ -22,8 +23,6 @@ from auditor.ingest.pokerstars import read_pokerstars, sniff_pokerstars
 from auditor.ingest.records import Quarantined, SourceHand
 
 SNIFF_BYTES = 4096
-#: refuse archives that would unpack to more than this (a decompression bomb)
-MAX_UNPACKED_BYTES = 4 * 1024**3
 #: the pack a room export is audited under when neither the file nor --pack names one
 DEFAULT_PACK = "tda-2024"
 
@@ -61,15 +60,11 @@ def _base_name(path: Path) -> str:
 
 
 def _head(path: Path) -> bytes:
-    with path.open("rb") as raw:
-        start = raw.read(SNIFF_BYTES)
-    if start[:2] == b"\x1f\x8b":
-        try:
-            with gzip.open(path, "rb") as unzipped:
-                return unzipped.read(SNIFF_BYTES)
-        except (OSError, EOFError):
-            return b""
-    return start
+    try:
+        with open_binary(path) as stream:
+            return stream.read(SNIFF_BYTES)
+    except EOFError:
+        return b""
 
 
 def detect(path: Path) -> Format | None:
@@ -107,25 +102,7 @@ def read_file(path: Path, fmt: str = "auto") -> Iterator[SourceHand | Quarantine
     if chosen is None:
         yield Quarantined(str(path), 0, "not a hand log this auditor reads (format not recognised)")
         return
-    yield from _read_plain_or_gzip(path, chosen, str(path))
-
-
-def _read_plain_or_gzip(path: Path, fmt: Format, label: str) -> Iterator[SourceHand | Quarantined]:
-    """Readers of JSON Lines, OHH and PHH open gzip themselves; the others get a decompressed copy."""
-    with path.open("rb") as raw:
-        gz = raw.read(2) == b"\x1f\x8b"
-    if not gz or fmt.name in ("jsonl", "ohh", "phh"):
-        yield from _relabel(fmt.read(path), str(path), label)
-        return
-    with tempfile.TemporaryDirectory(prefix="auditor-") as tmp:
-        plain = Path(tmp) / "input"
-        try:
-            with gzip.open(path, "rb") as src, plain.open("wb") as dst:
-                _copy_limited(src, dst)
-        except (OSError, EOFError, ValueError) as exc:
-            yield Quarantined(label, 0, f"unreadable gzip: {exc}")
-            return
-        yield from _relabel(fmt.read(plain), str(plain), label)
+    yield from chosen.read(path)
 
 
 def _copy_limited(src, dst) -> None:
@@ -139,9 +116,6 @@ def _copy_limited(src, dst) -> None:
 
 def _relabel(items: Iterator[SourceHand | Quarantined], real: str, label: str) -> Iterator[SourceHand | Quarantined]:
     """Report positions against the name the user gave (the archive member), not our temporary copy."""
-    if real == label:
-        yield from items
-        return
     for item in items:
         if isinstance(item, SourceHand):
             yield SourceHand(item.hand, label, item.line)
@@ -180,7 +154,7 @@ def _read_zip(path: Path, fmt: str) -> Iterator[SourceHand | Quarantined]:
             if chosen is None:
                 yield Quarantined(label, 0, "not a hand log this auditor reads (format not recognised)")
             else:
-                yield from _read_plain_or_gzip(target, chosen, label)
+                yield from _relabel(chosen.read(target), str(target), label)
             target.unlink()
 
 

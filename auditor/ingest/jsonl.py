@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from auditor.ingest.files import open_binary
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
 
@@ -15,11 +15,7 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 
 
 def _open_text(path: Path) -> io.TextIOBase:
-    raw = path.open("rb")
-    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
-    if head == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding="utf-8-sig", errors="strict")
-    return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="strict")
+    return io.TextIOWrapper(open_binary(path), encoding="utf-8-sig", errors="strict")
 
 
 def read_jsonl(path: Path) -> Iterator[SourceHand | Quarantined]:

@@ -61,7 +61,6 @@ How the mapping reads OHH (the choices the specification leaves open, and its ex
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import re
@@ -75,6 +74,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from auditor.ingest.files import open_binary
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import MAX_REASON, load_json_schema, schema_error
@@ -112,18 +112,11 @@ def sniff_ohh(head: bytes) -> bool:
     return bool(_SNIFF.match(head))
 
 
-def _open_binary(path: Path) -> io.BufferedIOBase:
-    raw = path.open("rb")
-    if raw.peek(2)[:2] == b"\x1f\x8b":
-        return io.BufferedReader(gzip.GzipFile(fileobj=raw))
-    return raw
-
-
 def read_ohh(path: Path, *, rule_pack: str = "tda-2024") -> Iterator[SourceHand | Quarantined]:
     """Yield every object of an OHH file as a canonical hand or a quarantine entry; never raise on bad data."""
     name = str(path)
     try:
-        stream = _open_binary(path)
+        stream = open_binary(path)
     except OSError as exc:
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
         return

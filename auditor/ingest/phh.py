@@ -58,7 +58,6 @@ than the stack, a card dealt twice or a board with more cards than the game has.
 from __future__ import annotations
 
 import datetime as dt
-import gzip
 import logging
 import math
 import re
@@ -69,6 +68,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from auditor.ingest.files import read_all
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
@@ -151,16 +151,10 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
     """
     name = str(path)
     try:
-        raw = path.read_bytes()
+        raw = read_all(path)
     except OSError as exc:
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
         return
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            yield Quarantined(name, 0, f"unreadable gzip: {exc}")
-            return
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

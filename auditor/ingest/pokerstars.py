@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from auditor.ingest.files import read_all
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
@@ -189,7 +190,7 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024") -> Iterator[Sour
     """Yield every hand in a PokerStars text file as a canonical hand or a quarantine entry; never raise."""
     name = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_all(Path(path))
     except OSError as exc:
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
         return
