@@ -25,7 +25,7 @@ class UsageError(ValueError):
 @dataclass(frozen=True)
 class InputFile:
     path: Path
-    format: str  # "auto" (detected per file) or a name from detect.INPUT_FORMATS
+    format: str  # a name from detect.INPUT_FORMATS, decided once by discover(); "auto" only for a zip
 
 
 @dataclass
@@ -58,23 +58,33 @@ def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[In
         if not path.exists():
             raise UsageError(f"{path}: no such file or directory")
         if is_parquet_dataset(path) or not path.is_dir():
-            if not path.is_dir() and input_format == "auto" and detect(path) is None \
-                    and not path.name.lower().endswith(".zip"):
+            fmt = _format_of(path, input_format)
+            if fmt is None:
                 raise UsageError(f"{path}: not a hand log this auditor reads (use --input-format to force one)")
-            found.append(InputFile(path, input_format))
+            found.append(InputFile(path, fmt))
             continue
         datasets = [p for p in sorted(path.rglob("*")) if is_parquet_dataset(p)]
         for p in sorted(path.rglob("*")):
-            inside = [d for d in datasets if d == p or d in p.parents]
-            if inside:
+            if any(d == p or d in p.parents for d in datasets):
                 if p in datasets:
-                    found.append(InputFile(p, input_format))
+                    found.append(InputFile(p, "parquet"))
                 continue
             if p.is_file():
-                recognised = input_format != "auto" or (looks_like_log(p) and (
-                    p.name.lower().endswith(".zip") or detect(p) is not None))
-                (found.append(InputFile(p, input_format)) if recognised else skipped.append(p))
+                fmt = _format_of(p, input_format) if input_format != "auto" or looks_like_log(p) else None
+                (found.append(InputFile(p, fmt)) if fmt else skipped.append(p))
     return found, skipped
+
+
+def _format_of(path: Path, input_format: str) -> str | None:
+    """The format to read `path` as, decided once here (detection reads the file's opening bytes)."""
+    if input_format != "auto":
+        return input_format
+    if is_parquet_dataset(path):
+        return "parquet"
+    if path.name.lower().endswith(".zip"):
+        return "auto"  # members are detected one by one
+    fmt = detect(path)
+    return fmt.name if fmt else None
 
 
 def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantined]:
