@@ -77,7 +77,7 @@ import jsonschema_rs
 from auditor.ingest.files import open_binary
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.records import Quarantined, SourceHand
-from auditor.ingest.validate import MAX_REASON, load_json_schema, schema_error
+from auditor.ingest.validate import first_error, load_json_schema, schema_error
 from auditor.paths import SCHEMA_DIR
 
 MAX_OBJECT_BYTES = 16 * 1024 * 1024
@@ -311,15 +311,7 @@ def ohh_validator() -> Any:
 
 def ohh_schema_error(obj: Any) -> str | None:
     """None if `obj` is an OHH object we accept, else its first error as `ohh schema: at <path>: <message>`."""
-    validator = ohh_validator()
-    if validator.is_valid(obj):
-        return None
-    error = next(iter(validator.iter_errors(obj)))
-    where = "/".join(str(p) for p in error.instance_path) or "(object)"
-    message = " ".join(error.message.split())
-    if len(message) > MAX_REASON:
-        message = message[: MAX_REASON - 3] + "..."
-    return f"ohh schema: at {where}: {message}"
+    return first_error(ohh_validator(), obj, "ohh schema", "(object)")
 
 
 def convert_ohh(obj: Any, file: str, line: int, *, rule_pack: str = "tda-2024") -> SourceHand | Quarantined:

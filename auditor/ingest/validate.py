@@ -30,14 +30,18 @@ def hand_validator() -> Any:
     return jsonschema_rs.validator_for(schema, validate_formats=True)
 
 
-def schema_error(hand: Any) -> str | None:
-    """None if the hand is valid, else its first error as `schema: at <path>: <message>`."""
-    validator = hand_validator()
-    if validator.is_valid(hand):
+def first_error(validator: Any, instance: Any, prefix: str, root: str) -> str | None:
+    """None if valid, else the first error in one line: `<prefix>: at <path>: <message>`."""
+    if validator.is_valid(instance):
         return None
-    error = next(iter(validator.iter_errors(hand)))
-    path = "/".join(str(p) for p in error.instance_path) or "(hand)"
+    error = next(iter(validator.iter_errors(instance)))
+    path = "/".join(str(p) for p in error.instance_path) or root
     message = " ".join(error.message.split())
     if len(message) > MAX_REASON:
         message = message[: MAX_REASON - 3] + "..."
-    return f"schema: at {path}: {message}"
+    return f"{prefix}: at {path}: {message}"
+
+
+def schema_error(hand: Any) -> str | None:
+    """None if the hand is valid, else its first error as `schema: at <path>: <message>`."""
+    return first_error(hand_validator(), hand, "schema", "(hand)")
