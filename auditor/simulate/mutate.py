@@ -99,7 +99,10 @@ def _resize_uncalled(hand: Hand, new_to: int) -> bool:
     return False
 
 
-def _last_uncalled(hand: Hand) -> dict | None:
+def _last_uncalled(hand: Hand, *structures: str) -> dict | None:
+    """The hand's last bet or raise that nobody called (only in the given structures, if any)."""
+    if structures and hand["structure"] not in structures:
+        return None
     ev = _events(hand)
     for i in range(len(ev) - 1, -1, -1):
         e = ev[i]
@@ -380,9 +383,7 @@ def _bet_faced(hand: Hand, e: dict) -> int:
 
 @mutator("min-raise", "an uncalled raise cut to one chip unit over the bet it faced, not all-in")
 def shrink_raise(hand: Hand) -> bool:
-    if hand["structure"] not in ("no-limit", "pot-limit"):
-        return False
-    e = _last_uncalled(hand)
+    e = _last_uncalled(hand, "no-limit", "pot-limit")
     if e is None or e["action"] != "raise":
         return False
     faced = _bet_faced(hand, e)
@@ -391,9 +392,7 @@ def shrink_raise(hand: Hand) -> bool:
 
 @mutator("bet-limit", "an uncalled spread-limit bet or raise one chip unit over the spread maximum")
 def spread_over(hand: Hand) -> bool:
-    if hand["structure"] != "spread-limit":
-        return False
-    e = _last_uncalled(hand)
+    e = _last_uncalled(hand, "spread-limit")
     spread = hand["stakes"].get("spread") or []
     if e is None or not spread:
         return False
@@ -414,9 +413,7 @@ def short_bet(hand: Hand) -> bool:
 
 @mutator("bet-limit", "an uncalled pot-limit bet or raise made larger than the pot allows")
 def over_pot(hand: Hand) -> bool:
-    if hand["structure"] != "pot-limit":
-        return False
-    e = _last_uncalled(hand)
+    e = _last_uncalled(hand, "pot-limit")
     if e is None:
         return False
     # the largest legal total is at most the whole pot plus the call plus the bet faced: exceed
@@ -430,9 +427,7 @@ def over_pot(hand: Hand) -> bool:
 
 @mutator("bet-limit", "an uncalled fixed-limit bet or raise one unit larger than the limit")
 def off_unit(hand: Hand) -> bool:
-    if hand["structure"] != "fixed-limit":
-        return False
-    e = _last_uncalled(hand)
+    e = _last_uncalled(hand, "fixed-limit")
     if e is None:
         return False
     ev = _events(hand)
