@@ -23,6 +23,7 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 
@@ -38,44 +39,13 @@ _LOCKSTEP = 64
 _EPOCH = "2024-01-01T00:00:00Z"
 
 
-def simulate_hands(
-    variant: str,
-    structure: str,
-    hands: int,
-    seed: int,
-    *,
-    house: HouseRules,
-    rule_pack: str,
-    table_size: int | tuple[int, int] = (2, 9),
-    stakes: dict | None = None,
-    table_prefix: str = "T",
-    room: str = "Simulated room",
-    seat_draws: bool = False,
-    rake: tuple[float, int] | None = None,
-    session_hands: tuple[int, int] = (20, 200),
-    start: str = _EPOCH,
-) -> Iterator[dict]:
+def simulate_hands(variant: str, structure: str, hands: int, seed: int, **options: Any) -> Iterator[dict]:
     """`hands` canonical hand logs of one game, deterministic for `seed`.
 
-    `stakes` defaults to :func:`auditor.simulate.play.default_stakes`; a given dict is completed
-    (fixed limit ``bet_units``, spread limit ``spread``) from its last blind. `rake` is
-    (fraction, cap) of the main pot, rounded down to the chip unit; off by default.
+    `options` are :func:`simulate_mixed`'s (`house` and `rule_pack` required; table size, stakes,
+    seat draws, rake, session length, start time optional), so the two cannot drift apart.
     """
-    return simulate_mixed(
-        [(variant, structure)],
-        hands,
-        seed,
-        house=house,
-        rule_pack=rule_pack,
-        table_size=table_size,
-        stakes=stakes,
-        table_prefix=table_prefix,
-        room=room,
-        seat_draws=seat_draws,
-        rake=rake,
-        session_hands=session_hands,
-        start=start,
-    )
+    return simulate_mixed([(variant, structure)], hands, seed, **options)
 
 
 def simulate_mixed(
@@ -94,7 +64,12 @@ def simulate_mixed(
     session_hands: tuple[int, int] = (20, 200),
     start: str = _EPOCH,
 ) -> Iterator[dict]:
-    """Like :func:`simulate_hands`, each table playing a (variant, structure) drawn from `games`."""
+    """`hands` canonical hand logs, each table playing a (variant, structure) drawn from `games`.
+
+    Deterministic for `seed`. `stakes` defaults to :func:`auditor.simulate.play.default_stakes`; a
+    given dict is completed (fixed limit ``bet_units``, spread limit ``spread``) from its last blind.
+    `rake` is (fraction, cap) of the main pot, rounded down to the chip unit; off by default.
+    """
     if not games:
         raise ValueError("no games to simulate")
     for _, structure in games:
