@@ -26,6 +26,9 @@ class UsageError(ValueError):
 class InputFile:
     path: Path
     format: str  # a name from detect.INPUT_FORMATS, decided once by discover(); "auto" only for a zip
+    #: how the user knows the file: as named, or `<named folder>/<path inside it>`, never where the
+    #: folder happens to be mounted, so ids built from it are the same on every machine
+    name: str = ""
 
 
 @dataclass
@@ -61,18 +64,22 @@ def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[In
             fmt = _format_of(path, input_format)
             if fmt is None:
                 raise UsageError(f"{path}: not a hand log this auditor reads (use --input-format to force one)")
-            found.append(InputFile(path, fmt))
+            found.append(InputFile(path, fmt, path.as_posix()))
             continue
         datasets = [p for p in sorted(path.rglob("*")) if is_parquet_dataset(p)]
         for p in sorted(path.rglob("*")):
             if any(d == p or d in p.parents for d in datasets):
                 if p in datasets:
-                    found.append(InputFile(p, "parquet"))
+                    found.append(InputFile(p, "parquet", _name_inside(path, p)))
                 continue
             if p.is_file():
                 fmt = _format_of(p, input_format) if input_format != "auto" or looks_like_log(p) else None
-                (found.append(InputFile(p, fmt)) if fmt else skipped.append(p))
+                (found.append(InputFile(p, fmt, _name_inside(path, p))) if fmt else skipped.append(p))
     return found, skipped
+
+
+def _name_inside(folder: Path, path: Path) -> str:
+    return f"{folder.resolve().name or folder.as_posix()}/{path.relative_to(folder).as_posix()}"
 
 
 def _format_of(path: Path, input_format: str) -> str | None:
@@ -89,7 +96,7 @@ def _format_of(path: Path, input_format: str) -> str | None:
 
 def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantined]:
     for item in inputs:
-        yield from read_file(item.path, item.format)
+        yield from read_file(item.path, item.format, item.name or None)
 
 
 def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_000,

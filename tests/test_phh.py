@@ -20,7 +20,7 @@ from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.phh import read_phh, sniff_phh
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
-from auditor.pipeline import audit
+from auditor.pipeline import audit, discover, read_inputs
 from auditor.replay.pots import build_pots
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -542,3 +542,16 @@ def test_reader_speed_on_pluribus(corpus):
     print(f"PHH reader: {count} Pluribus hands at {rate:,.0f} hands/s")
     assert count == 5035
     assert rate > 300  # measured about 3,600 hands/s; the bound only catches a pathological slowdown
+
+
+def test_hand_ids_name_the_folder_audited_not_where_it_is_mounted(tmp_path):
+    """The same folder read from two places gives the same hand ids (CI checks out elsewhere)."""
+    ids = []
+    for place in ("a", "b/deeper"):
+        folder = tmp_path / place / "logs"
+        folder.mkdir(parents=True)
+        (folder / "side-pots.phhs").write_bytes((FIXTURES / "side-pots.phhs").read_bytes())
+        inputs, _ = discover([folder])
+        ids.append([item.hand["hand_id"] for item in read_inputs(inputs) if isinstance(item, SourceHand)])
+    assert ids[0] == ids[1]
+    assert ids[0] and all(hand_id.startswith("logs/side-pots.phhs[") for hand_id in ids[0])

@@ -26,7 +26,9 @@ SNIFF_BYTES = 4096
 #: the pack a room export is audited under when neither the file nor --pack names one
 DEFAULT_PACK = "tda-2024"
 
-Reader = Callable[[Path], Iterator[SourceHand | Quarantined]]
+#: a reader takes the file to open and the name the user knows it by (hand ids of formats without
+#: their own ids, PHH, are built from that name, so they do not depend on where a corpus is mounted)
+Reader = Callable[[Path, str], Iterator[SourceHand | Quarantined]]
 
 
 def _sniff_jsonl(head: bytes) -> bool:
@@ -43,10 +45,11 @@ class Format:
 
 
 FORMATS: tuple[Format, ...] = (
-    Format("jsonl", (".jsonl", ".ndjson"), _sniff_jsonl, read_jsonl),
-    Format("ohh", (".ohh", ".json"), sniff_ohh, lambda p: read_ohh(p, rule_pack=DEFAULT_PACK)),
-    Format("phh", (".phh", ".phhs"), sniff_phh, lambda p: read_phh(p, rule_pack=DEFAULT_PACK)),
-    Format("pokerstars", (".txt",), sniff_pokerstars, lambda p: read_pokerstars(p, rule_pack=DEFAULT_PACK)),
+    Format("jsonl", (".jsonl", ".ndjson"), _sniff_jsonl, lambda p, _name: read_jsonl(p)),
+    Format("ohh", (".ohh", ".json"), sniff_ohh, lambda p, _name: read_ohh(p, rule_pack=DEFAULT_PACK)),
+    Format("phh", (".phh", ".phhs"), sniff_phh, lambda p, name: read_phh(p, rule_pack=DEFAULT_PACK, label=name)),
+    Format("pokerstars", (".txt",), sniff_pokerstars,
+           lambda p, _name: read_pokerstars(p, rule_pack=DEFAULT_PACK)),
 )
 BY_NAME = {f.name: f for f in FORMATS}
 INPUT_FORMATS = ("auto", "parquet", *BY_NAME)
@@ -90,19 +93,23 @@ def looks_like_log(path: Path) -> bool:
     return name.endswith(KNOWN_SUFFIXES) or path.name.lower().endswith(".zip")
 
 
-def read_file(path: Path, fmt: str = "auto") -> Iterator[SourceHand | Quarantined]:
-    """Every hand of one input (file, archive or Parquet dataset), each read or quarantined."""
+def read_file(path: Path, fmt: str = "auto", name: str | None = None) -> Iterator[SourceHand | Quarantined]:
+    """Every hand of one input (file, archive or Parquet dataset), each read or quarantined.
+
+    `name` is how the user knows the file (see pipeline.discover); by default the path as given.
+    """
+    name = path.as_posix() if name is None else name
     if fmt == "parquet" or (fmt == "auto" and is_parquet_dataset(path)):
         yield from read_parquet(path)
         return
     if path.name.lower().endswith(".zip"):
-        yield from _read_zip(path, fmt)
+        yield from _read_zip(path, fmt, name)
         return
     chosen = BY_NAME.get(fmt) if fmt != "auto" else detect(path)
     if chosen is None:
         yield Quarantined(str(path), 0, "not a hand log this auditor reads (format not recognised)")
         return
-    yield from chosen.read(path)
+    yield from chosen.read(path, name)
 
 
 def _copy_limited(src, dst) -> None:
@@ -123,7 +130,7 @@ def _relabel(items: Iterator[SourceHand | Quarantined], real: str, label: str) -
             yield Quarantined(label, item.line, item.reason.replace(real, label), item.hand_id)
 
 
-def _read_zip(path: Path, fmt: str) -> Iterator[SourceHand | Quarantined]:
+def _read_zip(path: Path, fmt: str, name: str) -> Iterator[SourceHand | Quarantined]:
     try:
         archive = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as exc:
@@ -154,7 +161,7 @@ def _read_zip(path: Path, fmt: str) -> Iterator[SourceHand | Quarantined]:
             if chosen is None:
                 yield Quarantined(label, 0, "not a hand log this auditor reads (format not recognised)")
             else:
-                yield from _relabel(chosen.read(target), str(target), label)
+                yield from _relabel(chosen.read(target, f"{name}!{info.filename}"), str(target), label)
             target.unlink()
 
 

@@ -143,10 +143,11 @@ def sniff_phh(head: bytes) -> bool:
 
 
 def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = None,
-             ) -> Iterator[SourceHand | Quarantined]:
+             label: str | None = None) -> Iterator[SourceHand | Quarantined]:
     """Yield every hand of a `.phh` or `.phhs` file (plain or gzip) as a hand or a quarantine entry.
 
-    Hand ids are built from the path (relative to `root` when given, else as passed), so they are
+    Hand ids are built from `label` if given, else the path (relative to `root` when given, else as
+    passed), so they are
     unique across a corpus: `<path>#<hand>` for a `.phh`, `<path>[<table key>]#<hand>` for a `.phhs`.
     """
     name = str(path)
@@ -160,7 +161,7 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
     except UnicodeDecodeError as exc:
         yield Quarantined(name, 1, f"not UTF-8 text: byte {exc.start}: {exc.reason}")
         return
-    label = _label(path, root)
+    label = label if label is not None else _label(path, root)
     suffix = path.name.removesuffix(".gz").rsplit(".", 1)[-1].lower()
     for line, key, fields, error in _documents(text, many=suffix == "phhs"):
         hand_id = None
