@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +32,16 @@ class InputFile:
     name: str = ""
 
 
+@dataclass(frozen=True)
+class Progress:
+    """Where a run is, for a progress bar: reported after every file and every batch."""
+
+    files_done: int
+    files_total: int
+    hands_read: int
+    seconds: float
+
+
 @dataclass
 class AuditResult:
     findings: pd.DataFrame
@@ -42,10 +53,23 @@ class AuditResult:
     packs: dict[str, Pack]
     seconds: float
     skipped_files: list[Path] = field(default_factory=list)
+    #: hands read per input file (archive members as `archive!member`), so each file reconciles too
+    read_per_file: Counter = field(default_factory=Counter)
 
     @property
     def hands_quarantined(self) -> int:
         return len(self.quarantined)
+
+    def per_file(self) -> pd.DataFrame:
+        """One row per file: hands read = audited + quarantined, and findings."""
+        files = list(self.read_per_file)
+        quarantined = Counter(q.file for q in self.quarantined)
+        found = Counter(self.findings["file"]) if len(self.findings) else Counter()
+        read = [self.read_per_file[f] for f in files]
+        held = [quarantined.get(f, 0) for f in files]
+        return pd.DataFrame({"file": files, "hands_read": read,
+                             "hands_audited": [r - q for r, q in zip(read, held, strict=True)],
+                             "hands_quarantined": held, "findings": [found.get(f, 0) for f in files]})
 
 
 def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[InputFile], list[Path]]:
@@ -100,7 +124,7 @@ def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantine
 
 
 def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_000,
-          input_format: str = "auto") -> AuditResult:
+          input_format: str = "auto", progress: Callable[[Progress], None] | None = None) -> AuditResult:
     """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
 
     Hands are processed in batches of `batch_size`, so memory stays flat however many hands a run
@@ -116,6 +140,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     coverage: list[pd.DataFrame] = []
     table_state = TableState()
     hands_read = 0
+    read_per_file: Counter = Counter()
     batch: list[SourceHand] = []
 
     def flush() -> None:
@@ -126,8 +151,15 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
             quarantined.extend(failed)
             batch.clear()
 
-    for item in read_inputs(inputs):
+    def report(files_done: int) -> None:
+        if progress is not None:
+            progress(Progress(files_done, len(inputs), hands_read, time.perf_counter() - started))
+
+    for files_done, item in _with_file_numbers(inputs, report):
         hands_read += 1
+        read_per_file[item.file] += 1
+        if hands_read % 1000 == 0:
+            report(files_done)
         if isinstance(item, Quarantined):
             quarantined.append(item)
             continue
@@ -145,11 +177,21 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         if len(batch) >= batch_size:
             flush()
     flush()
+    report(len(inputs))
     all_findings = pd.concat(findings, ignore_index=True) if findings else check(*_empty(packs))[0]
     all_findings = all_findings.sort_values(["file", "line", "seq", "rule_id"], kind="stable", ignore_index=True)
     all_coverage = _sum_coverage(coverage, packs)
     return AuditResult(all_findings, all_coverage, quarantined, hands_read, hands_read - len(quarantined), inputs,
-                       packs, time.perf_counter() - started, skipped)
+                       packs, time.perf_counter() - started, skipped, read_per_file)
+
+
+def _with_file_numbers(inputs: list[InputFile], report: Callable[[int], None],
+                       ) -> Iterator[tuple[int, SourceHand | Quarantined]]:
+    """Each hand with the number of files finished before it; `report` is called as each file ends."""
+    for done, item in enumerate(inputs):
+        for hand in read_file(item.path, item.format, item.name or None):
+            yield done, hand
+        report(done + 1)
 
 
 def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], forced: Pack | None,

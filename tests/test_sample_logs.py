@@ -40,3 +40,17 @@ def test_small_batches_give_the_same_result():
     assert batched.findings.equals(whole.findings)
     assert batched.coverage.equals(whole.coverage)
     assert (batched.hands_read, batched.hands_audited) == (whole.hands_read, whole.hands_audited)
+
+
+def test_every_file_reconciles_and_progress_reaches_the_end():
+    seen = []
+    result = audit([SAMPLES], progress=seen.append)
+    per_file = result.per_file()
+    assert (per_file["hands_read"] == per_file["hands_audited"] + per_file["hands_quarantined"]).all()
+    assert per_file["hands_read"].sum() == result.hands_read
+    assert per_file["findings"].sum() == len(result.findings)
+    damaged = per_file[per_file["file"].str.endswith("damaged.jsonl")].iloc[0]
+    assert damaged["hands_quarantined"] == 2
+    assert seen[-1].files_done == seen[-1].files_total == len(result.inputs)
+    assert seen[-1].hands_read == result.hands_read
+    assert [p.hands_read for p in seen] == sorted(p.hands_read for p in seen)
