@@ -35,6 +35,10 @@ class TableState:
     #: keyed by input file and table id
     last_button: dict[str, int | None] = field(default_factory=dict)
     last_big_blind: dict[str, str | None] = field(default_factory=dict)
+    #: who the previous hand's blinds give the next button to (seed 004), see _HandReplay.button_heir
+    button_heir: dict[str, str | None] = field(default_factory=dict)
+    #: per table, players dealt in at an earlier hand who have stayed seated since (not new players)
+    established: dict[str, set[str]] = field(default_factory=dict)
     #: per table, player -> blinds they missed and still owe ("sb", "bb")
     owed: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     seen_hand_ids: set[str] = field(default_factory=set)
@@ -74,7 +78,8 @@ class _HandReplay:
     """State of one hand while its events are walked; writes its facts into `rows`."""
 
     def __init__(self, cols: _Columns, h: int, house: HouseRules, previous_button: int | None, rows: FactRows,
-                 previous_big_blind: str | None = None):
+                 previous_big_blind: str | None = None, previous_button_heir: str | None = None,
+                 established: set[str] | None = None):
         H = cols.hands
         self.h = h
         self.rows = rows
@@ -89,6 +94,9 @@ class _HandReplay:
         self.max_seats: int = H["max_seats"][h]
         self.previous_button = previous_button
         self.previous_big_blind = previous_big_blind
+        self.previous_button_heir = previous_button_heir
+        #: None for a table's first hand in the run: nobody can be told apart as new
+        self.established = established
 
         S = cols.seats
         lo, hi = cols.seat_start[h], cols.seat_start[h + 1]
@@ -416,6 +424,11 @@ class _HandReplay:
         expected_button = None
         if self.previous_button is not None and self.dealt_in:
             expected_button = _clockwise_after(sorted(self.dealt_in), self.previous_button)[0]
+        # "The player who had posted the Small Blind in the prior hand will receive the Button"; with the
+        # small blind missed, the prior big blind "catches a break" and gets it (seed 004).
+        button_by_blinds = None
+        if self.previous_button is not None and self.previous_button_heir is not None:
+            button_by_blinds = next((s for s in self.dealt_in if self.player[s] == self.previous_button_heir), None)
         wrong_holes = None
         if self.hole_dealt:
             wrong_holes = seat_list(sorted(s for s in self.dealt_in if self.hole_dealt[s] != self.variant.hole_cards))
@@ -436,7 +449,8 @@ class _HandReplay:
         awarded = sum(a for _, _, a, _ in self.awards)
         rake = sum(self.rake.values())
         self.rows.hands.append((
-            self.h, self.button, self.previous_button, expected_button, len(self.dealt_in), duplicate_id,
+            self.h, self.button, self.previous_button, expected_button, button_by_blinds, len(self.dealt_in),
+            duplicate_id,
             wrong_holes, ", ".join(duplicates), self.burns_logged, self.chips_in, sum(self.returned.values()),
             awarded, rake, balance, "; ".join(self.misawarded), self.lowest_stack, showdown,
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
@@ -460,9 +474,16 @@ class _HandReplay:
             for position, seat in enumerate(_clockwise_after(self.seats_sorted, self.button)):
                 if seat == bb_post[1]:
                     break
-                if seat not in self.dealt_in:
+                if seat not in self.dealt_in and self.status[seat] != "new":  # a new player waits, owes nothing
                     missed_now[seat] = "sb" if position == 0 else "bb"
         sb_amount, bb_amount = (blinds[0], blinds[-1]) if len(blinds) >= 2 else (0, 0)
+        before_big_blind: set[int] | None = None
+        if self.button is not None and bb_post is not None:
+            before_big_blind = set()
+            for seat in _clockwise_after(self.seats_sorted, self.button):
+                if seat == bb_post[1]:
+                    break
+                before_big_blind.add(seat)
         for seat in self.seats_sorted:
             player = self.player[seat]
             before = owed.get(player, set())
@@ -472,9 +493,12 @@ class _HandReplay:
             else:
                 made_up = self.dead_posts[seat] >= sb_amount
             dealt = seat in self.dealt_in
+            new = None if self.established is None else player not in self.established
             self.rows.seats.append((
                 self.h, None, seat, player, self.status.get(seat), dealt, ",".join(sorted(before)),
-                in_big_blind, made_up if before else None, missed_now.get(seat),
+                in_big_blind, made_up if before else None, missed_now.get(seat), new,
+                None if before_big_blind is None else seat in before_big_blind,
+                self.live_posts[seat] >= bb_amount > 0,
             ))
             if dealt and (in_big_blind or made_up):
                 owed.pop(player, None)
@@ -499,6 +523,28 @@ class _HandReplay:
         """Who posted the last compulsory blind this hand (the big blind with two blinds)."""
         posts = [p for p in self.blind_posts if p[0] == len(self.blinds_declared)]
         return self.player.get(posts[0][1]) if posts else None
+
+    def button_heir(self) -> str | None:
+        """Who gets the button next hand when "all players must pay for their Blinds in full before they
+        are allowed to get the Button" (seed 004): the small blind, or the big blind when the small
+        blind was missed ("catch a break") or posted by the button itself (heads-up)."""
+        if len(self.blinds_declared) != 2:
+            return None
+        small = [p for p in self.blind_posts if p[0] == 1]
+        if small and small[0][1] != self.button:
+            return self.player.get(small[0][1])
+        return self.big_blind_player()
+
+    def still_established(self) -> set[str]:
+        """Players who are not new at the table after this hand: dealt in now, or before and still seated.
+
+        In a table's first hand in the log, every seated player not marked `new` counts as established:
+        what they did before the log began is unknown, and a false "new player" finding is worse than
+        a missed one.
+        """
+        if self.established is None:
+            return {p for s, p in self.player.items() if s in self.dealt_in or self.status[s] != "new"}
+        return {p for s, p in self.player.items() if s in self.dealt_in or p in self.established}
 
     def _blinds_facts(self) -> None:
         """One row per blind the table requires (and per extra blind posted)."""
@@ -670,7 +716,8 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         local_showdowns: list[Showdown] = []
         try:
             hand = _HandReplay(cols, h, houses[h], state.last_button.get(table), local,
-                               state.last_big_blind.get(table))
+                               state.last_big_blind.get(table), state.button_heir.get(table),
+                               state.established.get(table))
             for i in range(cols.event_start[h], cols.event_start[h + 1]):
                 kind = kinds[i]
                 seq = i - cols.event_start[h]
@@ -709,6 +756,8 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
             continue
         state.last_button[table] = hand.button
         state.last_big_blind[table] = hand.big_blind_player()
+        state.button_heir[table] = hand.button_heir()
+        state.established[table] = hand.still_established()
         state.owed[table] = owed_after
         state.seen_hand_ids.add(hand_id)
         rows.extend(local)

@@ -162,6 +162,9 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("in_big_blind", BOOL, "the player posted the big blind in position this hand"),
         ("made_up", BOOL, "posted what was owed: the big blind live and the small blind dead (null if nothing owed)"),
         ("missed_now", STR, "the blind this player missed this hand by sitting out: sb or bb"),
+        ("new_player", BOOL, "not dealt in at the table before, or left since (null for a table's first hand)"),
+        ("between_button_and_big_blind", BOOL, "the seat lies clockwise after the button and before the big blind"),
+        ("posted_live_big_blind", BOOL, "posted a big blind's worth live out of the blind order (post kind missed)"),
     ],
     "seat_fills": [
         ("hand", INT, "hand row number"),
@@ -176,6 +179,9 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("button", INT, "button seat"),
         ("previous_button", INT, "button seat in the table's previous hand (null for a table's first hand)"),
         ("expected_button", INT, "moving button: the first seat dealt in clockwise after the previous button"),
+        ("button_by_blinds", INT, "seat of the previous hand's small blind, or of its big blind if the small blind "
+                                  "was missed or posted by the button (heads-up); null for a table's first hand or "
+                                  "if that player is not dealt in now"),
         ("players", INT, "players dealt in"),
         ("duplicate_hand_id", BOOL, "an earlier hand in this run had the same hand id"),
         ("wrong_hole_counts", STR, "seats dealt other than the variant's hole cards (null: no deals logged)"),

@@ -1,0 +1,119 @@
+"""Write the hand-written example sessions of rules that are judged across consecutive hands of a
+table (new players, who sits where when): a few five-card draw hands in which everybody folds to the
+big blind, so that the only thing a hand says is who sat where, who was dealt in and who posted.
+
+    python scripts/make_session_examples.py
+
+The simulator never seats new players, so these examples are written out seat by seat here rather
+than planted by a mutator; each file is checked by tests/test_rule_examples.py like every other
+example. Deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "rules" / "examples" / "online-five-card-draw"
+SB, BB = 50, 100
+PLAYERS = {1: "ann", 2: "bob", 3: "cat", 4: "dan", 5: "eve"}
+DECK = [r + s for s in "cdhs" for r in "23456789TJQKA"]
+
+
+@dataclass(frozen=True)
+class HandPlan:
+    """One hand: the seats taken (seat -> status), the button, and every post (seat, kind, blind no)."""
+
+    seats: dict[int, str]
+    button: int
+    posts: tuple[tuple[int, str, int | None], ...]
+
+
+def hand(table: str, number: int, plan: HandPlan) -> dict:
+    dealt = [s for s in sorted(plan.seats) if plan.seats[s] == "active"]
+    events: list[dict] = [{"kind": "button", "seat": plan.button}]
+    put: dict[int, int] = dict.fromkeys(dealt, 0)
+    big_blind = None
+    for seat, kind, blind in plan.posts:
+        amount = SB if blind == 1 else BB
+        event = {"kind": "post", "seat": seat, "post": kind, "amount": amount}
+        if blind is not None:
+            event["blind"] = blind
+            if blind == 2:
+                big_blind = seat
+        events.append(event)
+        put[seat] += amount
+    order = sorted(dealt, key=lambda s: (s - plan.button - 1) % 10)  # clockwise from the button's left
+    cards = iter(DECK)
+    for seat in order:
+        events.append({"kind": "deal", "to": "hole", "seat": seat, "cards": [next(cards) for _ in range(5)]})
+    after_bb = order[order.index(big_blind) + 1:] + order[:order.index(big_blind)]
+    events += [{"kind": "action", "seat": s, "action": "fold"} for s in after_bb]
+    uncalled = put[big_blind] - max((v for s, v in put.items() if s != big_blind), default=0)
+    if uncalled > 0:
+        events.append({"kind": "return", "seat": big_blind, "amount": uncalled})
+    events.append({"kind": "award", "pot": 0, "seat": big_blind, "amount": sum(put.values()) - max(uncalled, 0)})
+    return {
+        "hand_id": f"{table}-{number}", "table_id": table, "room": "Example online room",
+        "started_at": f"2026-01-05T20:{number:02d}:00Z", "variant": "five-card-draw", "structure": "fixed-limit",
+        "stakes": {"blinds": [SB, BB], "chip_unit": 25, "bet_units": [BB, 2 * BB]}, "max_seats": 6,
+        "rule_pack": "online-five-card-draw",
+        "seats": [{"seat": s, "player": PLAYERS[s], "stack": 5000, **({} if st == "active" else {"status": st})}
+                  for s, st in sorted(plan.seats.items())],
+        "events": events,
+    }
+
+
+FOUR = {1: "active", 2: "active", 4: "active", 5: "active"}
+
+
+def with_cat(status: str) -> dict[int, str]:
+    return {**FOUR, 3: status}
+
+
+def blinds(sb: int, bb: int) -> tuple[tuple[int, str, int], ...]:
+    return ((sb, "blind", 1), (bb, "blind", 2))
+
+
+#: file name -> the table's hands; cat takes seat 3 after the first hand
+SESSIONS: dict[str, list[HandPlan]] = {
+    # cat sits down in the small blind's seat and waits (status new) until the big blind reaches seat 3
+    "ONL5CD-new/clean.jsonl": [
+        HandPlan(FOUR, 1, blinds(2, 4)),
+        HandPlan(with_cat("new"), 2, blinds(4, 5)),
+        HandPlan(with_cat("new"), 4, blinds(5, 1)),
+        HandPlan(with_cat("new"), 5, blinds(1, 2)),
+        HandPlan(with_cat("active"), 1, blinds(2, 3)),
+    ],
+    # cat sits down left of the blinds and posts a big blind live (post kind "missed") to play at once
+    "ONL5CD-new/clean-post.jsonl": [
+        HandPlan(FOUR, 2, blinds(4, 5)),
+        HandPlan(with_cat("active"), 4, (*blinds(5, 1), (3, "missed", None))),
+    ],
+    # cat sits down in the small blind's seat and is dealt in at once, posting the small blind
+    "ONL5CD-new/violating.jsonl": [
+        HandPlan(FOUR, 1, blinds(2, 4)),
+        HandPlan(with_cat("active"), 2, blinds(3, 4)),
+    ],
+    # cat sits down left of the blinds and is dealt in without posting
+    "ONL5CD-new/violating-no-post.jsonl": [
+        HandPlan(FOUR, 2, blinds(4, 5)),
+        HandPlan(with_cat("active"), 4, blinds(5, 1)),
+    ],
+}
+
+
+def main() -> None:
+    for name, plans in SESSIONS.items():
+        table = "NEW-" + name.split("/")[-1].removesuffix(".jsonl").upper()
+        path = EXAMPLES / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [json.dumps(hand(table, i + 1, plan), separators=(",", ":")) for i, plan in enumerate(plans)]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT)} ({len(lines)} hands)")
+
+
+if __name__ == "__main__":
+    main()
