@@ -1,6 +1,6 @@
-"""Write the hand-written example sessions of rules that are judged across consecutive hands of a
-table (new players, who sits where when): a few five-card draw hands in which everybody folds to the
-big blind, so that the only thing a hand says is who sat where, who was dealt in and who posted.
+"""Write the hand-written examples of rules about who sits and posts where (new players, blind seats,
+the button across hands): a few hands in which everybody folds to the big blind, so that the only
+thing a hand says is who sat where, who was dealt in and who posted.
 
     python scripts/make_session_examples.py
 
@@ -16,9 +16,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "rules" / "examples" / "online-five-card-draw"
+EXAMPLES = ROOT / "rules" / "examples"
 SB, BB = 50, 100
-PLAYERS = {1: "ann", 2: "bob", 3: "cat", 4: "dan", 5: "eve"}
+PLAYERS = {1: "ann", 2: "bob", 3: "cat", 4: "dan", 5: "eve", 6: "fay"}
+
+
+@dataclass(frozen=True)
+class Game:
+    pack: str
+    variant: str
+    structure: str
+    hole_cards: int
+    stakes: dict
+
+
+DRAW = Game("online-five-card-draw", "five-card-draw", "fixed-limit", 5,
+            {"blinds": [SB, BB], "chip_unit": 25, "bet_units": [BB, 2 * BB]})
+HOLDEM = Game("tda-2024", "holdem", "no-limit", 2, {"blinds": [SB, BB], "chip_unit": 25})
 DECK = [r + s for s in "cdhs" for r in "23456789TJQKA"]
 
 
@@ -29,9 +43,11 @@ class HandPlan:
     seats: dict[int, str]
     button: int
     posts: tuple[tuple[int, str, int | None], ...]
+    game: Game = DRAW
 
 
 def hand(table: str, number: int, plan: HandPlan) -> dict:
+    game = plan.game
     dealt = [s for s in sorted(plan.seats) if plan.seats[s] == "active"]
     events: list[dict] = [{"kind": "button", "seat": plan.button}]
     put: dict[int, int] = dict.fromkeys(dealt, 0)
@@ -48,18 +64,20 @@ def hand(table: str, number: int, plan: HandPlan) -> dict:
     order = sorted(dealt, key=lambda s: (s - plan.button - 1) % 10)  # clockwise from the button's left
     cards = iter(DECK)
     for seat in order:
-        events.append({"kind": "deal", "to": "hole", "seat": seat, "cards": [next(cards) for _ in range(5)]})
+        events.append({"kind": "deal", "to": "hole", "seat": seat,
+                       "cards": [next(cards) for _ in range(game.hole_cards)]})
     after_bb = order[order.index(big_blind) + 1:] + order[:order.index(big_blind)]
     events += [{"kind": "action", "seat": s, "action": "fold"} for s in after_bb]
     uncalled = put[big_blind] - max((v for s, v in put.items() if s != big_blind), default=0)
     if uncalled > 0:
         events.append({"kind": "return", "seat": big_blind, "amount": uncalled})
-    events.append({"kind": "award", "pot": 0, "seat": big_blind, "amount": sum(put.values()) - max(uncalled, 0)})
+    paid = sum(put.values()) - max(uncalled, 0)
+    if paid:
+        events.append({"kind": "award", "pot": 0, "seat": big_blind, "amount": paid})
     return {
-        "hand_id": f"{table}-{number}", "table_id": table, "room": "Example online room",
-        "started_at": f"2026-01-05T20:{number:02d}:00Z", "variant": "five-card-draw", "structure": "fixed-limit",
-        "stakes": {"blinds": [SB, BB], "chip_unit": 25, "bet_units": [BB, 2 * BB]}, "max_seats": 6,
-        "rule_pack": "online-five-card-draw",
+        "hand_id": f"{table}-{number}", "table_id": table, "room": "Example room",
+        "started_at": f"2026-01-05T20:{number:02d}:00Z", "variant": game.variant, "structure": game.structure,
+        "stakes": game.stakes, "max_seats": 6, "rule_pack": game.pack,
         "seats": [{"seat": s, "player": PLAYERS[s], "stack": 5000, **({} if st == "active" else {"status": st})}
                   for s, st in sorted(plan.seats.items())],
         "events": events,
@@ -77,10 +95,14 @@ def blinds(sb: int, bb: int) -> tuple[tuple[int, str, int], ...]:
     return ((sb, "blind", 1), (bb, "blind", 2))
 
 
-#: file name -> the table's hands; cat takes seat 3 after the first hand
+def holdem(seats: tuple[int, ...], button: int, *posts: tuple[int, int]) -> HandPlan:
+    return HandPlan(dict.fromkeys(seats, "active"), button, tuple((s, "blind", n) for s, n in posts), HOLDEM)
+
+
+#: file under rules/examples/ -> the table's hands
 SESSIONS: dict[str, list[HandPlan]] = {
     # cat sits down in the small blind's seat and waits (status new) until the big blind reaches seat 3
-    "ONL5CD-new/clean.jsonl": [
+    "online-five-card-draw/ONL5CD-new/clean.jsonl": [
         HandPlan(FOUR, 1, blinds(2, 4)),
         HandPlan(with_cat("new"), 2, blinds(4, 5)),
         HandPlan(with_cat("new"), 4, blinds(5, 1)),
@@ -88,26 +110,36 @@ SESSIONS: dict[str, list[HandPlan]] = {
         HandPlan(with_cat("active"), 1, blinds(2, 3)),
     ],
     # cat sits down left of the blinds and posts a big blind live (post kind "missed") to play at once
-    "ONL5CD-new/clean-post.jsonl": [
+    "online-five-card-draw/ONL5CD-new/clean-post.jsonl": [
         HandPlan(FOUR, 2, blinds(4, 5)),
         HandPlan(with_cat("active"), 4, (*blinds(5, 1), (3, "missed", None))),
     ],
     # cat sits down in the small blind's seat and is dealt in at once, posting the small blind
-    "ONL5CD-new/violating.jsonl": [
+    "online-five-card-draw/ONL5CD-new/violating.jsonl": [
         HandPlan(FOUR, 1, blinds(2, 4)),
         HandPlan(with_cat("active"), 2, blinds(3, 4)),
     ],
     # cat sits down left of the blinds and is dealt in without posting
-    "ONL5CD-new/violating-no-post.jsonl": [
+    "online-five-card-draw/ONL5CD-new/violating-no-post.jsonl": [
         HandPlan(FOUR, 2, blinds(4, 5)),
         HandPlan(with_cat("active"), 4, blinds(5, 1)),
     ],
+    # seat 2 emptied (its player busted in the big blind): the small blind is dead, seat 3 posts the big
+    "tda-2024/TDA-32/dead-small-blind.jsonl": [holdem((1, 3, 5, 6), 1, (3, 2))],
+    "tda-2024/TDA-32/heads-up.jsonl": [holdem((1, 5), 5, (5, 1), (1, 2))],
+    "tda-2024/TDA-32/heads-up-wrong.jsonl": [holdem((1, 5), 5, (1, 1), (5, 2))],
+    # seat 5 owed the big blind; seat 6 posted it
+    "tda-2024/TDA-32/skipped-seat.jsonl": [holdem((1, 3, 5, 6), 1, (3, 1), (6, 2))],
 }
+
+
+def table_name(name: str) -> str:
+    return name.split("/")[-2] + "-" + name.split("/")[-1].removesuffix(".jsonl").upper()
 
 
 def main() -> None:
     for name, plans in SESSIONS.items():
-        table = "NEW-" + name.split("/")[-1].removesuffix(".jsonl").upper()
+        table = table_name(name)
         path = EXAMPLES / name
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = [json.dumps(hand(table, i + 1, plan), separators=(",", ":")) for i, plan in enumerate(plans)]

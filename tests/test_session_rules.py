@@ -33,7 +33,7 @@ def _audit(tmp_path: Path, plans: list) -> list[tuple[str, str]]:
 def test_the_examples_file_is_up_to_date():
     for name, plans in sessions.SESSIONS.items():
         path = sessions.EXAMPLES / name
-        table = "NEW-" + name.split("/")[-1].removesuffix(".jsonl").upper()
+        table = sessions.table_name(name)
         written = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         assert written == [sessions.hand(table, i + 1, p) for i, p in enumerate(plans)], name
 

@@ -567,6 +567,19 @@ class _HandReplay:
                 extra.append(post)
             else:
                 by_number[post[0]] = post
+        # Under a dead button a blind may be missing (dead small blind), but each blind that is posted
+        # comes from the first seat dealt in after the previous blind actually posted, or after the
+        # button (catalogue BLD-01, BTN-02); heads-up the button posts the first.
+        after_previous: dict[int, int] = {}
+        if self.button is not None and eligible and n_required:
+            anchor = self.button
+            for n in range(1, n_required + 1):
+                if n == 1 and len(eligible) == 2 and n_required == 2 and self.button in eligible:
+                    after_previous[n] = self.button
+                else:
+                    after_previous[n] = _clockwise_after(eligible, anchor)[0]
+                if n in by_number:
+                    anchor = by_number[n][1]
         for n in sorted(set(range(1, n_required + 1)) | set(by_number)):
             post = by_number.get(n)
             exp_seat = expected.get(n)
@@ -574,16 +587,16 @@ class _HandReplay:
             if post is None:
                 self.rows.blinds.append((self.h, None, n, None, None, exp_seat, exp_player, None,
                                          self._declared_blind(n), False, None, None, self.button, len(eligible),
-                                         n_required))
+                                         n_required, after_previous.get(n)))
                 continue
             _, seat, seq, amount, all_in = post
             in_order = not any(p[0] > n and p[2] < seq for p in self.blind_posts)
             self.rows.blinds.append((self.h, seq, n, seat, self.player.get(seat), exp_seat, exp_player, amount,
                                      self._declared_blind(n), True, in_order, all_in, self.button, len(eligible),
-                                     n_required))
+                                     n_required, after_previous.get(n)))
         for number, seat, seq, amount, all_in in extra:
             self.rows.blinds.append((self.h, seq, number, seat, self.player.get(seat), None, None, amount, None, True,
-                                     False, all_in, self.button, len(eligible), n_required))
+                                     False, all_in, self.button, len(eligible), n_required, None))
 
     def _declared_blind(self, n: int) -> int | None:
         return self.blinds_declared[n - 1] if n <= len(self.blinds_declared) else None

@@ -105,6 +105,8 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("button", INT, "button seat"),
         ("players", INT, "players dealt in"),
         ("blinds_required", INT, "compulsory blinds the table declares"),
+        ("seat_after_previous_blind", INT, "dead-button reading: the first seat dealt in after the previous blind "
+                                           "actually posted (after the button for the first); heads-up the button"),
     ],
     "pots": [
         ("hand", INT, "hand row number"),
