@@ -133,6 +133,35 @@ SESSIONS: dict[str, list[HandPlan]] = {
 }
 
 
+HOUSE_PACK = """\
+# A house that plays the TDA rules with a posted rake: the pack the TDA-HOUSE-rake examples run under.
+pack: example-house-rake
+version: 1.0.0
+title: Example house — TDA rules, 5 % rake to 300, no flop no drop
+extends: tda-2024
+parameters:
+  rake_schedule: {percent: 5, cap: 300, increment: 50, no_flop_no_drop: true}
+"""
+
+
+def raked(hand_: dict, rake: int) -> dict:
+    """The hand with `rake` taken from its single pot before the award."""
+    out = json.loads(json.dumps(hand_))
+    award = next(e for e in out["events"] if e["kind"] == "award")
+    award["amount"] -= rake
+    if rake:
+        out["events"].insert(out["events"].index(award), {"kind": "rake", "pot": 0, "amount": rake})
+    return out
+
+
+def rake_examples() -> dict[str, dict]:
+    """A showdown hand of 8,100 contested (TDA-39A's clean example) and a hand won preflop."""
+    big = json.loads((EXAMPLES / "tda-2024" / "TDA-39A" / "clean.jsonl").read_text(encoding="utf-8"))
+    small = hand("RAKE-PREFLOP", 1, holdem((1, 5), 5, (5, 1), (1, 2)))
+    return {"clean.jsonl": raked(big, 300), "over-cap.jsonl": raked(big, 400),
+            "no-flop.jsonl": raked(small, 50), "no-flop-clean.jsonl": raked(small, 0)}
+
+
 def table_name(name: str) -> str:
     return name.split("/")[-2] + "-" + name.split("/")[-1].removesuffix(".jsonl").upper()
 
@@ -145,6 +174,12 @@ def main() -> None:
         lines = [json.dumps(hand(table, i + 1, plan), separators=(",", ":")) for i, plan in enumerate(plans)]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)} ({len(lines)} hands)")
+    folder = EXAMPLES / "tda-2024" / "TDA-HOUSE-rake"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "house-pack.yaml").write_text(HOUSE_PACK, encoding="utf-8")
+    for name, hand_ in rake_examples().items():
+        (folder / name).write_text(json.dumps(hand_, separators=(",", ":")) + "\n", encoding="utf-8")
+        print(f"wrote {(folder / name).relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

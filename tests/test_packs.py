@@ -251,3 +251,15 @@ def test_rules_check_resolves_extends(tmp_path):
     inherited = len(load_pack(builtin_pack_paths()["tda-2024"]).rules)
     assert f"{good}: ok (house-tda 1.0.0, {inherited} rules, extends tda-2024)" in result.stdout
     assert f"{bad}:4: extends: no such rule pack 'nowhere'" in result.stderr
+
+
+def test_rake_schedule_parameter_sets_the_engines_allowance():
+    """Percent of the contested pot, down to the increment (default: the smallest chip), capped."""
+    from auditor.check.packs import house_rules
+
+    rake = house_rules({"rake_schedule": {"percent": 2.5, "cap": 300}}).rake
+    assert rake.allowed(1990, chip_unit=5, flop_game=True, flop_seen=True) == 45  # 49.75 down to the chip
+    assert rake.allowed(100_000, chip_unit=5, flop_game=True, flop_seen=True) == 300
+    assert rake.allowed(1990, chip_unit=5, flop_game=True, flop_seen=False) == 0
+    assert rake.allowed(1990, chip_unit=5, flop_game=False, flop_seen=False) == 45  # draw games have no flop
+    assert house_rules({}).rake is None

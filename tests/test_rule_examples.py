@@ -34,7 +34,7 @@ def test_every_rule_has_examples_of_both_kinds():
 
 @pytest.mark.parametrize(("pack", "rule", "example", "violating"), CASES)
 def test_example(pack, rule, example, violating):
-    result = audit([example.path], pack=str(pack.path))
+    result = audit([example.path], pack=str(example.pack or pack.path))
     assert result.quarantined == [], [q.one_line() for q in result.quarantined]
     assert result.hands_audited >= 1
     findings = result.findings

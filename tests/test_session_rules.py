@@ -36,6 +36,10 @@ def test_the_examples_file_is_up_to_date():
         table = sessions.table_name(name)
         written = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         assert written == [sessions.hand(table, i + 1, p) for i, p in enumerate(plans)], name
+    folder = sessions.EXAMPLES / "tda-2024" / "TDA-HOUSE-rake"
+    assert (folder / "house-pack.yaml").read_text(encoding="utf-8") == sessions.HOUSE_PACK
+    for name, hand in sessions.rake_examples().items():
+        assert json.loads((folder / name).read_text(encoding="utf-8")) == hand, name
 
 
 @pytest.mark.parametrize(("button", "expected"), [(2, []), (4, [("T-2", "ONL5CD-button")])])

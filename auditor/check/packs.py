@@ -13,6 +13,7 @@ still points at the file and line where the offending text was written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from auditor.check.expr import Expression, ExpressionError, Template, compile_ex
 from auditor.ingest.validate import load_json_schema
 from auditor.paths import RULES_DIR, SCHEMA_DIR
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS
-from auditor.replay.house import HouseRules
+from auditor.replay.house import HouseRules, RakeSchedule
 
 #: libyaml's parser when installed: 30x faster than pure Python, which matters for `rules show` and tests
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -45,6 +46,8 @@ class Example:
     path: Path
     about: str
     findings: int | None
+    #: a house pack extending the rule's pack, to audit this example under (None: the pack itself)
+    pack: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,10 @@ def house_rules(parameters: dict[str, Any]) -> HouseRules:
             kwargs[key] = parameters[key]
     if "hole_use" in parameters:
         kwargs["hole_use"] = {k: (v[0], v[1]) for k, v in parameters["hole_use"].items()}
+    if "rake_schedule" in parameters:
+        rake = parameters["rake_schedule"]
+        kwargs["rake"] = RakeSchedule(Fraction(str(rake["percent"])), rake.get("cap"), rake.get("increment"),
+                                      rake.get("no_flop_no_drop", True))
     return HouseRules(**kwargs)
 
 
@@ -272,7 +279,8 @@ def _compile_rule(item: _RawRule, parameters: dict[str, Any]) -> Rule:
                             f"rule {raw['id']}: needs: unknown fact '{need}' in table {raw['facts']}")
 
     def examples(kind: str) -> tuple[Example, ...]:
-        return tuple(Example((path.parent / e["file"]).resolve(), e["about"], e.get("findings"))
+        return tuple(Example((path.parent / e["file"]).resolve(), e["about"], e.get("findings"),
+                             (path.parent / e["pack"]).resolve() if "pack" in e else None)
                      for e in raw["examples"][kind])
 
     return Rule(

@@ -448,6 +448,12 @@ class _HandReplay:
                 first_expected = _clockwise_after(live, self.button)[0]
         awarded = sum(a for _, _, a, _ in self.awards)
         rake = sum(self.rake.values())
+        contested = self.chips_in - sum(self.returned.values())
+        rake_allowed = None
+        if self.house.rake is not None:
+            schedule = self.variant.board_schedule
+            rake_allowed = self.house.rake.allowed(contested, self.chip_unit, self.variant.board_cards > 0,
+                                                   len(self.board) > (schedule[0] if schedule else 0))
         self.rows.hands.append((
             self.h, self.button, self.previous_button, expected_button, button_by_blinds, len(self.dealt_in),
             duplicate_id,
@@ -455,7 +461,8 @@ class _HandReplay:
             awarded, rake, balance, "; ".join(self.misawarded), self.lowest_stack, showdown,
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
             self.big_blind_player(), self.previous_big_blind,
-            ", ".join(sorted(p for p, n in Counter(self.player.values()).items() if n > 1)),
+            ", ".join(sorted(p for p, n in Counter(self.player.values()).items() if n > 1)), contested,
+            rake_allowed,
         ))
 
     def seat_facts(self, owed_before: dict[str, set[str]]) -> dict[str, set[str]]:

@@ -204,6 +204,9 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("big_blind_player", STR, "who posted the last compulsory blind"),
         ("previous_big_blind_player", STR, "who posted it in the table's previous hand (null for its first hand)"),
         ("players_in_two_seats", STR, "players listed in more than one seat of the hand"),
+        ("contested", INT, "the pot actually contested: chips put in less uncalled chips returned"),
+        ("rake_allowed", INT, "the most the pack's rake_schedule lets the house take from this hand "
+                              "(null when the pack sets no schedule)"),
     ],
 }
 

@@ -6,11 +6,30 @@ as "expected" without any code knowing which pack it is.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from auditor.replay.variants import VARIANTS, Variant
 
 SUITS_HIGH_TO_LOW = ("s", "h", "d", "c")
+
+
+@dataclass(frozen=True)
+class RakeSchedule:
+    """The house's posted rake: percent of the contested pot, rounded down to `increment`, capped."""
+
+    percent: Fraction
+    cap: int | None = None
+    increment: int | None = None  # default: the table's smallest chip
+    no_flop_no_drop: bool = True
+
+    def allowed(self, contested: int, chip_unit: int, flop_game: bool, flop_seen: bool) -> int:
+        if contested <= 0 or (self.no_flop_no_drop and flop_game and not flop_seen):
+            return 0
+        step = self.increment or chip_unit or 1
+        rake = math.floor(contested * self.percent / 100 / step) * step
+        return rake if self.cap is None else min(rake, self.cap)
 
 
 @dataclass(frozen=True)
@@ -29,6 +48,8 @@ class HouseRules:
     limit_reopen_fraction: float = 0.5
     #: per-variant override of how many hole cards a showdown hand uses, e.g. NZ §15's game
     hole_use: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: the posted rake; None when the pack sets none (the rake rule is then not assessable)
+    rake: RakeSchedule | None = None
 
     def variant(self, name: str) -> Variant:
         base = VARIANTS[name]
