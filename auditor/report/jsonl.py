@@ -10,7 +10,8 @@ import pandas as pd
 from auditor.pipeline import AuditResult
 
 
-def _plain(value: object) -> object:
+def plain(value: object) -> object:
+    """A cell as a JSON value: pandas NA and NaN become null, NumPy scalars Python numbers."""
     if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return None
     if hasattr(value, "item"):
@@ -21,5 +22,5 @@ def _plain(value: object) -> object:
 def write_jsonl(result: AuditResult, out: TextIO) -> None:
     columns = list(result.findings.columns)
     for values in result.findings.itertuples(index=False, name=None):
-        out.write(json.dumps({c: _plain(v) for c, v in zip(columns, values, strict=True)}, ensure_ascii=False))
+        out.write(json.dumps({c: plain(v) for c, v in zip(columns, values, strict=True)}, ensure_ascii=False))
         out.write("\n")

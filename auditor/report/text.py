@@ -9,14 +9,24 @@ import pandas as pd
 
 from auditor.pipeline import AuditResult
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|\x1b\[[0-9;?]*[A-Za-z]")
+#: whole escape sequences first (CSI like colours, OSC like window titles), else their bodies would stay
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def strip_control(text: str) -> str:
+    """Log text without control characters and ANSI escapes (tab and newline kept).
+
+    Every report shares this one filter: a terminal would obey an escape sequence in a player's
+    name, and XML cannot hold most control characters at all.
+    """
+    return _CONTROL.sub("", text)
 
 
 def clean(value: object) -> str:
     """Log text (player names) is attacker-controlled: drop control characters and ANSI escapes."""
     if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return "-"
-    return _CONTROL.sub("", str(value))
+    return strip_control(str(value))
 
 
 def write_text(result: AuditResult, out: TextIO) -> None:
