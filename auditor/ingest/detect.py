@@ -8,14 +8,17 @@ unpacked into a private temporary folder under names we choose, so a member call
 
 from __future__ import annotations
 
+import re
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import BinaryIO
 
-from auditor.ingest.files import MAX_UNPACKED_BYTES, open_binary
+from auditor.ingest.files import bomb_message, open_binary
 from auditor.ingest.jsonl import read_jsonl
+from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
 from auditor.ingest.ohh import read_ohh, sniff_ohh
 from auditor.ingest.parquet import is_parquet_dataset, read_parquet
 from auditor.ingest.phh import read_phh, sniff_phh
@@ -26,9 +29,10 @@ SNIFF_BYTES = 4096
 #: the pack a room export is audited under when neither the file nor --pack names one
 DEFAULT_PACK = "tda-2024"
 
-#: a reader takes the file to open and the name the user knows it by (hand ids of formats without
+#: a reader takes the file to open, the name the user knows it by (hand ids of formats without
 #: their own ids, PHH, are built from that name, so they do not depend on where a corpus is mounted)
-Reader = Callable[[Path, str], Iterator[SourceHand | Quarantined]]
+#: and the input limits
+Reader = Callable[[Path, str, Limits], Iterator[SourceHand | Quarantined]]
 
 
 def _sniff_jsonl(head: bytes) -> bool:
@@ -45,11 +49,13 @@ class Format:
 
 
 FORMATS: tuple[Format, ...] = (
-    Format("jsonl", (".jsonl", ".ndjson"), _sniff_jsonl, lambda p, _name: read_jsonl(p)),
-    Format("ohh", (".ohh", ".json"), sniff_ohh, lambda p, _name: read_ohh(p, rule_pack=DEFAULT_PACK)),
-    Format("phh", (".phh", ".phhs"), sniff_phh, lambda p, name: read_phh(p, rule_pack=DEFAULT_PACK, label=name)),
+    Format("jsonl", (".jsonl", ".ndjson"), _sniff_jsonl, lambda p, _name, lim: read_jsonl(p, limits=lim)),
+    Format("ohh", (".ohh", ".json"), sniff_ohh,
+           lambda p, _name, lim: read_ohh(p, rule_pack=DEFAULT_PACK, limits=lim)),
+    Format("phh", (".phh", ".phhs"), sniff_phh,
+           lambda p, name, lim: read_phh(p, rule_pack=DEFAULT_PACK, label=name, limits=lim)),
     Format("pokerstars", (".txt",), sniff_pokerstars,
-           lambda p, _name: read_pokerstars(p, rule_pack=DEFAULT_PACK)),
+           lambda p, _name, lim: read_pokerstars(p, rule_pack=DEFAULT_PACK, limits=lim)),
 )
 BY_NAME = {f.name: f for f in FORMATS}
 INPUT_FORMATS = ("auto", "parquet", *BY_NAME)
@@ -66,7 +72,7 @@ def _head(path: Path) -> bytes:
     try:
         with open_binary(path) as stream:
             return stream.read(SNIFF_BYTES)
-    except EOFError:
+    except (EOFError, ValueError):
         return b""
 
 
@@ -93,32 +99,72 @@ def looks_like_log(path: Path) -> bool:
     return name.endswith(KNOWN_SUFFIXES) or path.name.lower().endswith(".zip")
 
 
-def read_file(path: Path, fmt: str = "auto", name: str | None = None) -> Iterator[SourceHand | Quarantined]:
+def read_file(path: Path, fmt: str = "auto", name: str | None = None,
+              limits: Limits | None = None) -> Iterator[SourceHand | Quarantined]:
     """Every hand of one input (file, archive or Parquet dataset), each read or quarantined.
 
     `name` is how the user knows the file (see pipeline.discover); by default the path as given.
+    `limits` bounds what hostile input may cost (`limits.Limits`; the defaults when None).
     """
     name = path.as_posix() if name is None else name
+    limits = DEFAULT_LIMITS if limits is None else limits
+    yield from _contained(_read_any(path, fmt, name, limits), str(path))
+
+
+def _read_any(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
     if fmt == "parquet" or (fmt == "auto" and is_parquet_dataset(path)):
-        yield from read_parquet(path)
+        yield from read_parquet(path, limits)
         return
     if path.name.lower().endswith(".zip"):
-        yield from _read_zip(path, fmt, name)
+        yield from _read_zip(path, fmt, name, limits)
         return
     chosen = BY_NAME.get(fmt) if fmt != "auto" else detect(path)
     if chosen is None:
         yield Quarantined(str(path), 0, "not a hand log this auditor reads (format not recognised)")
         return
-    yield from chosen.read(path, name)
+    yield from chosen.read(path, name, limits)
 
 
-def _copy_limited(src, dst) -> None:
+def _contained(items: Iterator[SourceHand | Quarantined], file: str) -> Iterator[SourceHand | Quarantined]:
+    """The reader's items; should the reader itself fail (a bug, not the file's fault), one more quarantine
+    entry naming the error and where reading stopped, so the run goes on and the loss is on record.
+
+    Readers quarantine what they cannot read hand by hand; this is the last line of defence, and the
+    fuzzer (scripts/fuzz.py) counts every time it is reached as a crash to fix.
+    """
+    last: SourceHand | Quarantined | None = None
+    try:
+        for item in items:
+            last = item
+            yield item
+    except Exception as exc:
+        where, line = (last.file, last.line + 1) if last is not None else (file, 0)
+        yield Quarantined(where, line, f"reader error, the rest of the file is not read: "
+                                       f"{type(exc).__name__}: {str(exc)[:300]}")
+
+
+def _copy_limited(src: BinaryIO, dst: BinaryIO, info: zipfile.ZipInfo, before: int, limits: Limits) -> int:
+    """Copy one member; refuse it as soon as the archive's total or the member's ratio passes a limit.
+
+    `before` is what earlier members unpacked to. The ratio is judged against the member's compressed
+    size, the most compressed input the reader will consume for it, so a lying header cannot hide a bomb.
+    """
     copied = 0
     while chunk := src.read(1 << 20):
         copied += len(chunk)
-        if copied > MAX_UNPACKED_BYTES:
-            raise ValueError(f"unpacks to more than {MAX_UNPACKED_BYTES} bytes (refused as a decompression bomb)")
+        if before + copied > limits.max_unpacked_bytes:
+            raise _ArchiveTooBig(f"zip archive unpacks to more than {limits.max_unpacked_bytes} bytes (limit "
+                                 "max_unpacked_bytes; refused as a decompression bomb; the rest of the archive "
+                                 "is not read)")
+        problem = bomb_message(copied, info.compress_size, limits)
+        if problem:
+            raise LimitExceeded(problem)
         dst.write(chunk)
+    return copied
+
+
+class _ArchiveTooBig(LimitExceeded):
+    """The archive as a whole passed max_unpacked_bytes: no further member is read."""
 
 
 def _relabel(items: Iterator[SourceHand | Quarantined], real: str, label: str) -> Iterator[SourceHand | Quarantined]:
@@ -130,39 +176,82 @@ def _relabel(items: Iterator[SourceHand | Quarantined], real: str, label: str) -
             yield Quarantined(label, item.line, item.reason.replace(real, label), item.hand_id)
 
 
-def _read_zip(path: Path, fmt: str, name: str) -> Iterator[SourceHand | Quarantined]:
+def unsafe_member_name(name: str) -> str | None:
+    """Why an archive member's name is refused (it would leave the archive if unpacked as named), or None.
+
+    Names are judged both the POSIX and the Windows way (`..\\..\\x`, `C:\\x`), since archives are
+    written on both; members are never written under their own names, but a refused name tells the
+    user the archive was built to attack whoever unpacks it.
+    """
+    if "\x00" in name:
+        return "archive member name holds a NUL byte (refused)"
+    for pure in (PurePosixPath(name), PureWindowsPath(name)):
+        if pure.is_absolute() or pure.drive or pure.root or ".." in pure.parts:
+            return "archive member path leaves the archive (refused)"
+    return None
+
+
+_SAFE_SUFFIX = re.compile(r"^(?:\.[A-Za-z0-9]{1,10}){1,2}$")
+
+
+def _member_suffix(name: str) -> str:
+    """The member's last two suffixes (`.jsonl.gz`) when they are plain, for our temporary copy's name."""
+    suffix = "".join(PurePosixPath(name.replace("\\", "/")).suffixes[-2:])
+    return suffix if _SAFE_SUFFIX.match(suffix) else ""
+
+
+def _read_zip(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
     try:
         archive = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as exc:
-        yield Quarantined(str(path), 0, f"unreadable zip archive: {exc}")
+        members = archive.infolist()
+    except Exception as exc:  # zipfile raises many kinds on a damaged directory; each is one reason
+        yield Quarantined(str(path), 0, f"unreadable zip archive: {type(exc).__name__}: {exc}")
         return
     with archive, tempfile.TemporaryDirectory(prefix="auditor-") as tmp:
-        total = sum(info.file_size for info in archive.infolist())
-        if total > MAX_UNPACKED_BYTES:
-            yield Quarantined(str(path), 0, f"zip archive unpacks to {total} bytes, over the limit of "
-                                            f"{MAX_UNPACKED_BYTES} (refused as a decompression bomb)")
+        if len(members) > limits.max_archive_members:
+            yield Quarantined(str(path), 0, f"zip archive has {len(members)} members, over the limit of "
+                                            f"{limits.max_archive_members} (limit max_archive_members; refused)")
             return
-        for number, info in enumerate(archive.infolist()):
+        total = sum(info.file_size for info in members)
+        if total > limits.max_unpacked_bytes:
+            yield Quarantined(str(path), 0, f"zip archive unpacks to {total} bytes, over the limit of "
+                                            f"{limits.max_unpacked_bytes} (limit max_unpacked_bytes; "
+                                            "refused as a decompression bomb)")
+            return
+        unpacked = 0
+        for number, info in enumerate(members):
             if info.is_dir():
                 continue
             label = f"{path}!{info.filename}"
-            parts = Path(info.filename).parts
-            if info.filename.startswith(("/", "\\")) or ".." in parts:
-                yield Quarantined(label, 0, "archive member path leaves the archive (refused)")
+            unsafe = unsafe_member_name(info.filename)
+            if unsafe:
+                yield Quarantined(label, 0, unsafe)
                 continue
-            target = Path(tmp) / f"member-{number}{''.join(Path(info.filename).suffixes[-2:])}"
+            declared = bomb_message(info.file_size, info.compress_size, limits)
+            if declared:
+                yield Quarantined(label, 0, f"archive member {declared}")
+                continue
+            target = Path(tmp) / f"member-{number}{_member_suffix(info.filename)}"
             try:
                 with archive.open(info) as src, target.open("wb") as dst:
-                    _copy_limited(src, dst)
-            except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
-                yield Quarantined(label, 0, f"unreadable archive member: {exc}")
+                    unpacked += _copy_limited(src, dst, info, unpacked, limits)
+            except _ArchiveTooBig as exc:
+                yield Quarantined(label, 0, str(exc))
+                return
+            except LimitExceeded as exc:
+                yield Quarantined(label, 0, f"archive member {exc}")
+                target.unlink(missing_ok=True)
+                continue
+            except Exception as exc:  # damaged data, encryption, an unknown compression method...
+                yield Quarantined(label, 0, f"unreadable archive member: {type(exc).__name__}: {exc}")
+                target.unlink(missing_ok=True)
                 continue
             chosen = BY_NAME.get(fmt) if fmt != "auto" else detect(target)
             if chosen is None:
                 yield Quarantined(label, 0, "not a hand log this auditor reads (format not recognised)")
             else:
-                yield from _relabel(chosen.read(target, f"{name}!{info.filename}"), str(target), label)
+                yield from _relabel(chosen.read(target, f"{name}!{info.filename}", limits), str(target), label)
             target.unlink()
 
 
-__all__ = ["FORMATS", "INPUT_FORMATS", "detect", "looks_like_log", "read_file"]
+__all__ = ["FORMATS", "INPUT_FORMATS", "detect", "looks_like_log", "read_file", "unsafe_member_name"]

@@ -2,59 +2,76 @@
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from auditor.ingest.files import open_binary
+from auditor.ingest.files import open_binary, read_line
+from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
 
-MAX_LINE_BYTES = 8 * 1024 * 1024
+#: the default longest line (one line is one hand); `Limits.jsonl_max_line_bytes` sets it per run
+MAX_LINE_BYTES = DEFAULT_LIMITS.jsonl_max_line_bytes
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8-sig", errors="strict")
+def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
+    """Yield every non-blank line as a valid hand or as a quarantine entry; never stop early on bad data.
 
-
-def read_jsonl(path: Path) -> Iterator[SourceHand | Quarantined]:
-    """Yield every non-blank line as a valid hand or as a quarantine entry; never stop early on bad data."""
+    Lines are read as bytes and decoded one by one, so a byte that is not UTF-8 costs only its own
+    line, and a line longer than `limits.jsonl_max_line_bytes` is skipped without being held in memory.
+    """
     name = str(path)
     try:
-        stream = _open_text(path)
+        stream = open_binary(path, limits)
     except OSError as exc:
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
         return
+    cap = limits.jsonl_max_line_bytes
     with stream:
         line_no = 0
         while True:
             line_no += 1
             try:
-                line = stream.readline(MAX_LINE_BYTES + 1)
-            except (UnicodeDecodeError, OSError, EOFError) as exc:
+                raw, overlong = read_line(stream, cap)
+            except (OSError, EOFError) as exc:
                 yield Quarantined(name, line_no, f"unreadable from here on: {exc}")
                 return
-            if not line:
+            if not raw:
                 return
-            if len(line) > MAX_LINE_BYTES:
-                yield Quarantined(name, line_no, f"line longer than {MAX_LINE_BYTES} bytes")
-                # skip the rest of this overlong line
-                while line and not line.endswith("\n"):
-                    line = stream.readline(MAX_LINE_BYTES)
+            if overlong:
+                yield Quarantined(name, line_no, f"line longer than {cap} bytes (limit jsonl_max_line_bytes)")
                 continue
-            if not line.strip():
-                continue
-            yield parse_hand_line(line, name, line_no)
+            if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            # a lone CR ends a line too (as in universal-newline text mode), so old Mac files keep their lines
+            parts = raw.replace(b"\r\n", b"\n").split(b"\r") if b"\r" in raw else [raw]
+            for k, part in enumerate(parts):
+                if k:
+                    line_no += 1
+                yield from _one_line(part, name, line_no)
+
+
+def _one_line(raw: bytes, name: str, line_no: int) -> Iterator[SourceHand | Quarantined]:
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        yield Quarantined(name, line_no, f"not UTF-8: byte {raw[exc.start]:#04x} at column {exc.start + 1}")
+        return
+    if line.strip():
+        yield parse_hand_line(line, name, line_no)
 
 
 def parse_hand_line(line: str, file: str, line_no: int) -> SourceHand | Quarantined:
+    """One line of text as a valid hand, or the one-line reason it is quarantined (never raises)."""
     try:
         hand = json.loads(line)
     except json.JSONDecodeError as exc:
         return Quarantined(file, line_no, f"invalid JSON at column {exc.colno}: {exc.msg.removesuffix(' at')}")
     except RecursionError:
         return Quarantined(file, line_no, "invalid JSON: nested too deeply")
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits, which Python refuses to convert
+        return Quarantined(file, line_no, f"invalid JSON: {exc}")
     hand_id = hand.get("hand_id") if isinstance(hand, dict) else None
     hand_id = hand_id if isinstance(hand_id, str) else None
     error = schema_error(hand)

@@ -74,14 +74,18 @@ from typing import Any
 
 import jsonschema_rs
 
-from auditor.ingest.files import open_binary
+from auditor.ingest.files import open_binary, read_line
 from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import first_error, load_json_schema, schema_error
 from auditor.paths import SCHEMA_DIR
 
-MAX_OBJECT_BYTES = 16 * 1024 * 1024
+#: the default largest object; `Limits.ohh_max_hand_bytes` sets it per run
+MAX_OBJECT_BYTES = DEFAULT_LIMITS.ohh_max_hand_bytes
 MAX_PLACES = 6
+#: the largest amount the canonical log holds (schemas/hand-log.schema.json), in the hand's units
+MAX_MONEY = 10**15
 
 VARIANTS = {"Holdem": ("holdem", 2), "Omaha": ("omaha", 4)}
 UNSUPPORTED_GAMES = {"OmahaHiLo": "Omaha hi/lo", "Stud": "seven-card stud", "StudHiLo": "stud hi/lo",
@@ -112,42 +116,52 @@ def sniff_ohh(head: bytes) -> bool:
     return bool(_SNIFF.match(head))
 
 
-def read_ohh(path: Path, *, rule_pack: str = "tda-2024") -> Iterator[SourceHand | Quarantined]:
+def read_ohh(path: Path, *, rule_pack: str = "tda-2024",
+             limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
     """Yield every object of an OHH file as a canonical hand or a quarantine entry; never raise on bad data."""
     name = str(path)
     try:
-        stream = open_binary(path)
+        stream = open_binary(path, limits)
     except OSError as exc:
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
         return
     with stream:
-        for line, obj, error in _json_objects(stream):
+        for line, obj, error in _json_objects(stream, limits):
             if error is not None:
                 yield Quarantined(name, line, error)
             else:
                 yield convert_ohh(obj, name, line, rule_pack=rule_pack)
 
 
-def _json_objects(stream: io.BufferedIOBase) -> Iterator[tuple[int, Any, str | None]]:
+def _json_objects(stream: io.BufferedIOBase,
+                  limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, Any, str | None]]:
     """(line, object, None) for each top-level JSON value (array elements one by one), or (line, None, reason).
 
     Lines are buffered until a point where an object can have ended (a blank line, a line starting
     with `}` or `]`, a one-line object); a buffer that holds only the beginning of an object waits
     for more lines. Each buffer is decoded on its own, so a byte that is not UTF-8 costs only the
-    object it is in.
+    object it is in. A line longer than `limits.ohh_max_line_bytes` is skipped without being held in
+    memory, and an object longer than `limits.ohh_max_hand_bytes` is dropped as soon as it is.
     """
+    max_object = limits.ohh_max_hand_bytes
     buf: list[bytes] = []
     size = 0
     start = 1  # line number of buf[0]
     line_no = 0
     skipping = False
-    lines = iter(stream)
+    waited = 0  # size of the buffer when it last proved incomplete
     while True:
         try:
-            data = next(lines, b"")
+            data, overlong = read_line(stream, limits.ohh_max_line_bytes)
         except (OSError, EOFError) as exc:
             yield line_no + 1, None, f"unreadable from line {line_no + 1} on: {exc}"
             return
+        if overlong:
+            line_no += 1
+            yield (start if buf else line_no), None, (f"line {line_no} is longer than {limits.ohh_max_line_bytes} "
+                                                     "bytes (limit ohh_max_line_bytes)")
+            buf, size, skipping, waited = [], 0, True, 0
+            continue
         final = not data
         if data:
             line_no += 1
@@ -160,12 +174,17 @@ def _json_objects(stream: io.BufferedIOBase) -> Iterator[tuple[int, Any, str | N
                 start = line_no
             buf.append(data)
             size += len(data)
-            if size > MAX_OBJECT_BYTES:
-                yield start, None, f"JSON object longer than {MAX_OBJECT_BYTES} bytes, or never closed"
-                buf, size, skipping = [], 0, True
+            if size > max_object:
+                yield start, None, (f"JSON object longer than {max_object} bytes, or never closed "
+                                    "(limit ohh_max_hand_bytes)")
+                buf, size, skipping, waited = [], 0, True, 0
                 continue
             first = data[:1]
             if not (blank or first in (b"}", b"]") or (first == b"{" and data.rstrip().endswith(b"}"))):
+                continue
+            # A buffer that was incomplete is parsed again only once it has doubled: each attempt parses the
+            # whole buffer, so an object of a million `}` lines would otherwise cost quadratic time.
+            if waited and size < 2 * waited:
                 continue
         if buf:
             joined = b"".join(buf)
@@ -175,7 +194,7 @@ def _json_objects(stream: io.BufferedIOBase) -> Iterator[tuple[int, Any, str | N
                 bad_line = start + joined.count(b"\n", 0, exc.start)
                 column = exc.start - joined.rfind(b"\n", 0, exc.start)
                 yield start, None, f"not UTF-8: byte {joined[exc.start]:#04x} at line {bad_line} column {column}"
-                buf, size, skipping = [], 0, True
+                buf, size, skipping, waited = [], 0, True, 0
                 if final:
                     return
                 continue
@@ -185,9 +204,9 @@ def _json_objects(stream: io.BufferedIOBase) -> Iterator[tuple[int, Any, str | N
             if rest.strip():
                 start += text.count("\n", 0, consumed)
                 encoded = rest.encode("utf-8")
-                buf, size = [encoded], len(encoded)
+                buf, size, waited = [encoded], len(encoded), len(encoded)
             else:
-                buf, size = [], 0
+                buf, size, waited = [], 0, 0
         if final:
             return
 
@@ -249,6 +268,11 @@ def _parse_text(text: str, first_line: int, final: bool,
             skipping = True
             pos = _next_line(text, pos)
             continue
+        except ValueError as exc:  # an integer of more than 4,300 digits, which Python refuses to convert
+            items.append((here, None, f"invalid JSON: {exc}"))
+            skipping = True
+            pos = _next_line(text, pos)
+            continue
         items.append((here, obj, None))
         pos = end
 
@@ -280,6 +304,9 @@ def _parse_array(text: str, pos: int, first_line: int, final: bool,
             return items, pos, True
         except RecursionError:
             items.append((here, None, "invalid JSON: nested too deeply; the rest of the array is skipped"))
+            return items, pos, True
+        except ValueError as exc:  # an integer of more than 4,300 digits
+            items.append((here, None, f"invalid JSON: {exc}; the rest of the array is skipped"))
             return items, pos, True
         items.append((here, obj, None))
         pos = _WS.match(text, end).end()
@@ -406,6 +433,8 @@ class _Hand:
         # one integer scale for every amount of the hand
         places = 0
         for x in _amounts(o):
+            if _decimal(x) > MAX_MONEY:  # 1e999999999 is a valid JSON number; never scale it to an int
+                raise _Reject(f"amount {_decimal(x):.6g} is too large (the canonical log holds at most {MAX_MONEY})")
             p = _places(x)
             if p > MAX_PLACES:
                 raise _Reject(f"amount {x} has {p} decimal places (more than {MAX_PLACES}: float noise?)")

@@ -11,11 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
+from auditor.ingest.files import bomb_message
 from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
-from auditor.ingest.tables import CanonicalTables
+from auditor.ingest.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 from auditor.ingest.validate import schema_error
 
 TABLE_FILES = ("hands", "seats", "events")
@@ -54,42 +57,110 @@ def _event(row: dict[str, Any]) -> dict[str, Any]:
     return _strip(ev)
 
 
-def read_parquet(directory: Path) -> Iterator[SourceHand | Quarantined]:
+def _dataset_problem(directory: Path, limits: Limits) -> str | None:
+    """Why a dataset is refused before its data is read (from the files' sizes and Parquet footers), or None.
+
+    Parquet columns are compressed, so the footer's uncompressed sizes are held to the same limits as
+    gzip and zip input: a small file that would unpack to gigabytes is a decompression bomb.
+    """
+    total = 0
+    for table in TABLE_FILES:
+        path = directory / f"{table}.parquet"
+        size = path.stat().st_size
+        if size > limits.max_file_bytes:
+            return f"{table}.parquet is larger than {limits.max_file_bytes} bytes (limit max_file_bytes)"
+        meta = pq.ParquetFile(path).metadata
+        unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        total += unpacked
+        problem = bomb_message(unpacked, size, limits)
+        if problem:
+            return f"{table}.parquet {problem}"
+        if total > limits.max_unpacked_bytes:
+            return f"the dataset unpacks to more than {limits.max_unpacked_bytes} bytes (limit max_unpacked_bytes)"
+    return None
+
+
+def _canonical(table: pa.Table, schema: pa.Schema, optional: tuple[str, ...], what: str) -> pa.Table:
+    """`table` with exactly the canonical columns and types (optional ones filled with nulls), or ValueError.
+
+    Every later step can then rely on each column being there with its type, whoever wrote the file.
+    """
+    columns = []
+    for f in schema:
+        if f.name in table.column_names:
+            column = table[f.name]
+            if column.type != f.type:
+                try:
+                    column = column.cast(f.type)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+                    raise ValueError(f"{what}: column {f.name} has type {column.type}, not {f.type} "
+                                     f"({' '.join(str(exc).split())[:120]})") from exc
+        elif f.name in optional:
+            column = pa.nulls(table.num_rows, f.type)
+        else:
+            raise ValueError(f"{what}: no column {f.name}")
+        columns.append(column)
+    return pa.table(columns, schema=schema)
+
+
+def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
     """Rebuild each hand from the three tables and validate it like any other input.
 
     A hand keeps the source file and line stored with it (datasets written by `auditor convert`);
-    otherwise its position is the dataset and its row number in hands.parquet (1-based).
+    otherwise its position is the dataset and its row number in hands.parquet (1-based). A dataset
+    whose tables lack a canonical column or hold one of another type is quarantined as a whole, with
+    the column named; one hand that cannot be rebuilt is quarantined alone.
     """
     name = str(directory)
     try:
-        hands = pq.read_table(directory / "hands.parquet").to_pylist()
-        seats = pq.read_table(directory / "seats.parquet").to_pylist()
-        events = pq.read_table(directory / "events.parquet").to_pylist()
+        problem = _dataset_problem(directory, limits)
+        if problem:
+            yield Quarantined(name, 0, f"refused Parquet dataset: {problem}")
+            return
+        hands = _canonical(pq.read_table(directory / "hands.parquet"), HANDS_SCHEMA, ("file", "line"),
+                           "hands.parquet").to_pylist()
+        seats = _canonical(pq.read_table(directory / "seats.parquet"), SEATS_SCHEMA, (), "seats.parquet").to_pylist()
+        events = _canonical(pq.read_table(directory / "events.parquet"), EVENTS_SCHEMA, (),
+                            "events.parquet").to_pylist()
     except Exception as exc:  # any Arrow/IO failure is one reason for the whole dataset
-        yield Quarantined(name, 0, f"unreadable Parquet dataset: {exc}")
+        yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}")
         return
     seats_by_hand: dict[int, list] = defaultdict(list)
     for row in seats:
         seats_by_hand[row["hand"]].append(_strip({k: row[k] for k in ("seat", "player", "stack", "status")}))
     events_by_hand: dict[int, list] = defaultdict(list)
-    for row in sorted(events, key=lambda r: (r["hand"], r["seq"])):
+    for row in sorted(events, key=lambda r: (_order(r["hand"]), _order(r["seq"]))):
         events_by_hand[row["hand"]].append(_event(row))
     for row_no, h in enumerate(hands, start=1):
-        stakes = _strip({"blinds": h["blinds"], "ante": h["ante"] or None, "bet_units": h["bet_units"] or None,
-                         "table_min": h["table_min"], "table_max": h["table_max"], "chip_unit": h["chip_unit"]})
-        if h["spread_min"]:
-            stakes["spread"] = [{"min": a, "max": b} for a, b in zip(h["spread_min"], h["spread_max"] or [],
-                                                                      strict=False)]
-        hand = _strip({
-            "hand_id": h["hand_id"], "table_id": h["table_id"], "room": h["room"], "started_at": h["started_at"],
-            "variant": h["variant"], "structure": h["structure"], "rule_pack": h["rule_pack"],
-            "currency": h["currency"], "max_seats": h["max_seats"], "stakes": stakes,
-            "seats": seats_by_hand.get(h["hand"], []), "events": events_by_hand.get(h["hand"], []),
-        })
-        error = schema_error(hand) or consistency_error(hand)
-        if error:
-            yield Quarantined(name, row_no, error, h["hand_id"])
-        else:
-            # A dataset written by `auditor convert` remembers where each hand came from; findings keep
-            # pointing at the original log, and a table's hands stay grouped by their source file.
-            yield SourceHand(hand, h.get("file") or name, h.get("line") or row_no)
+        try:
+            yield _hand(h, row_no, name, seats_by_hand, events_by_hand)
+        except Exception as exc:  # a value no check above foresaw: this hand is quarantined, the run goes on
+            yield Quarantined(name, row_no, f"reader error: {type(exc).__name__}: {exc}",
+                              h["hand_id"] if isinstance(h.get("hand_id"), str) else None)
+
+
+def _order(value: int | None) -> int:
+    """Sort key for a nullable index: rows with no hand or sequence number sort first."""
+    return -(1 << 62) if value is None else value
+
+
+def _hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
+          events_by_hand: dict[int, list]) -> SourceHand | Quarantined:
+    stakes = _strip({"blinds": h["blinds"], "ante": h["ante"] or None, "bet_units": h["bet_units"] or None,
+                     "table_min": h["table_min"], "table_max": h["table_max"], "chip_unit": h["chip_unit"]})
+    if h["spread_min"]:
+        stakes["spread"] = [{"min": a, "max": b} for a, b in zip(h["spread_min"], h["spread_max"] or [],
+                                                                  strict=False)]
+    hand = _strip({
+        "hand_id": h["hand_id"], "table_id": h["table_id"], "room": h["room"], "started_at": h["started_at"],
+        "variant": h["variant"], "structure": h["structure"], "rule_pack": h["rule_pack"],
+        "currency": h["currency"], "max_seats": h["max_seats"], "stakes": stakes,
+        "seats": seats_by_hand.get(h["hand"], []) if h["hand"] is not None else [],
+        "events": events_by_hand.get(h["hand"], []) if h["hand"] is not None else [],
+    })
+    error = schema_error(hand) or consistency_error(hand)
+    if error:
+        return Quarantined(name, row_no, error, h["hand_id"])
+    # A dataset written by `auditor convert` remembers where each hand came from; findings keep
+    # pointing at the original log, and a table's hands stay grouped by their source file.
+    return SourceHand(hand, h["file"] or name, h["line"] or row_no)

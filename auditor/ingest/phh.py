@@ -70,6 +70,7 @@ from zoneinfo import ZoneInfo
 
 from auditor.ingest.files import read_all
 from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
 from auditor.replay.pots import build_pots
@@ -143,16 +144,18 @@ def sniff_phh(head: bytes) -> bool:
 
 
 def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = None,
-             label: str | None = None) -> Iterator[SourceHand | Quarantined]:
+             label: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
     """Yield every hand of a `.phh` or `.phhs` file (plain or gzip) as a hand or a quarantine entry.
 
     Hand ids are built from `label` if given, else the path (relative to `root` when given, else as
     passed), so they are
     unique across a corpus: `<path>#<hand>` for a `.phh`, `<path>[<table key>]#<hand>` for a `.phhs`.
+    A hand longer than `limits.phh_max_hand_bytes`, or holding a line longer than
+    `limits.phh_max_line_bytes`, is quarantined without being parsed.
     """
     name = str(path)
     try:
-        raw = read_all(path)
+        raw = read_all(path, limits)
     except OSError as exc:
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
         return
@@ -163,7 +166,7 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
         return
     label = label if label is not None else _label(path, root)
     suffix = path.name.removesuffix(".gz").rsplit(".", 1)[-1].lower()
-    for line, key, fields, error in _documents(text, many=suffix == "phhs"):
+    for line, key, fields, error in _documents(text, many=suffix == "phhs", limits=limits):
         hand_id = None
         try:
             if error:
@@ -225,15 +228,48 @@ def _ids(label: str, key: str | None, fields: dict) -> tuple[str, str]:
     return _clip(hand_id), _clip(table_id)
 
 
-def _documents(text: str, many: bool) -> Iterator[tuple[int, str | None, dict, str | None]]:
-    """(line, table key, fields, TOML error) per hand in the file."""
+def _too_big(lines: list[str], first: int, limits: Limits) -> str | None:
+    """Why the hand written on `lines` (the first of them is line `first` of the file) is not parsed, or None.
+
+    Sizes are UTF-8 bytes; a line counts its newline.
+    """
+    chars = sum(len(line) + 1 for line in lines)
+    if chars * 4 > limits.phh_max_hand_bytes:  # else even four-byte characters would fit
+        size = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
+        if size > limits.phh_max_hand_bytes:
+            return f"hand is longer than {limits.phh_max_hand_bytes} bytes (limit phh_max_hand_bytes); not parsed"
+    cap = limits.phh_max_line_bytes
+    for number, line in enumerate(lines, first):
+        if len(line) * 4 > cap and len(line.encode("utf-8", "surrogatepass")) + 1 > cap:
+            return f"line {number} is longer than {cap} bytes (limit phh_max_line_bytes); the hand is not parsed"
+    return None
+
+
+def _documents(text: str, many: bool,
+               limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, str | None, dict, str | None]]:
+    """(line, table key, fields, TOML error) per hand in the file; never raises.
+
+    A `.phhs` with a table too big to parse is read table by table (the others are still read);
+    otherwise the file is parsed whole, as TOML means it to be.
+    """
+    lines = text.splitlines()
+    starts = _table_starts(text) if many else []
+    spans = [(start, starts[i + 1][0] - 1 if i + 1 < len(starts) else len(lines))
+             for i, (start, _) in enumerate(starts)]
+    if any(_too_big(lines[a - 1:b], a, limits) for a, b in spans):
+        yield from _chunks(text, limits)
+        return
+    problem = None if starts else _too_big(lines, 1, limits)
+    if problem:
+        yield 1, None, {}, problem
+        return
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # TOMLDecodeError; a 5,000-digit integer; [[[[...]]]]
         if not many:
-            yield 1, None, {}, f"invalid TOML: {exc}"
+            yield 1, None, {}, _toml_reason(exc)
             return
-        yield from _chunks(text)
+        yield from _chunks(text, limits)
         return
     tables = [(k, v) for k, v in doc.items() if isinstance(v, dict)]
     if "variant" in doc or not tables:  # one hand, whatever the suffix says
@@ -253,27 +289,48 @@ def _header_lines(text: str) -> dict[str, int]:
     return lines
 
 
-def _chunks(text: str) -> Iterator[tuple[int, str | None, dict, str | None]]:
+def _toml_reason(exc: BaseException, at: int = 0) -> str:
+    """One line saying why TOML text (whose first line is line `at` + 1 of the file) does not parse."""
+    if isinstance(exc, RecursionError):
+        return "invalid TOML: nested too deeply"
+    if not isinstance(exc, tomllib.TOMLDecodeError):  # int() refusing a 5,000-digit number
+        return f"invalid TOML: {exc}"
+    message = _TOML_LINE.sub(lambda m: f"(at line {int(m.group(1)) + at}, column {m.group(2)})", str(exc))
+    return f"invalid TOML: {message}"
+
+
+def _table_starts(text: str) -> list[tuple[int, str]]:
+    """(line number, key) of each `[key]` table header: where each hand of a `.phhs` begins."""
+    return [(n, m.group(1).strip("\"'")) for n, line in enumerate(text.splitlines(), 1)
+            if (m := _HEADER.match(line))]
+
+
+def _chunks(text: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, str | None, dict, str | None]]:
     """A `.phhs` whose TOML does not parse as a whole: parse table by table, so one damaged hand
     does not take the rest of the file with it."""
-    starts = [(n, m.group(1).strip("\"'")) for n, line in enumerate(text.splitlines(), 1)
-              if (m := _HEADER.match(line))]
+    starts = _table_starts(text)
     lines = text.splitlines(keepends=True)
     if not starts:
+        problem = _too_big(lines, 1, limits)
+        if problem:
+            yield 1, None, {}, problem
+            return
         try:
             tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            yield 1, None, {}, f"invalid TOML: {exc}"
+        except (ValueError, RecursionError) as exc:
+            yield 1, None, {}, _toml_reason(exc)
         return
     for i, (start, key) in enumerate(starts):
         end = starts[i + 1][0] - 1 if i + 1 < len(starts) else len(lines)
+        problem = _too_big(lines[start - 1:end], start, limits)
+        if problem:
+            yield start, key, {}, problem
+            continue
         body = "".join(lines[start:end])
         try:
             fields = tomllib.loads(body)
-        except tomllib.TOMLDecodeError as exc:
-            message = _TOML_LINE.sub(lambda m, at=start: f"(at line {int(m.group(1)) + at}, column {m.group(2)})",
-                                     str(exc))
-            yield start, key, {}, f"invalid TOML: {message}"
+        except (ValueError, RecursionError) as exc:
+            yield start, key, {}, _toml_reason(exc, start)
             continue
         yield start, key, fields, None
 
@@ -291,6 +348,8 @@ def _money(value: Any, what: str) -> int | Fraction:
     elif isinstance(value, str):
         if not _NUMBER.match(value):
             raise _Reject(f"{what} is not a number: {value!r}")
+        if len(value) > 40:  # far beyond any stack, and int() refuses more than 4,300 digits
+            raise _Reject(f"{what} is too large: {value[:20]}...")
         amount = int(value) if value.isdigit() else Fraction(value)
     elif math.isinf(value):
         raise _Reject(f"{what} is unknown (inf)")
@@ -331,7 +390,7 @@ def _cards(text: str, where: str) -> list[str]:
 
 def _player(token: str, n: int, where: str) -> int:
     match = _PLAYER.match(token)
-    if not match or not 1 <= int(match.group(1)) <= n:
+    if not match or len(match.group(1)) > 3 or not 1 <= int(match.group(1)) <= n:
         raise _Reject(f"{where}: unknown player {token!r} ({n} players)")
     return int(match.group(1)) - 1
 

@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo
 
 from auditor.ingest.files import read_all
 from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
 
@@ -33,6 +34,9 @@ ROOM = "PokerStars"
 SNIFF_BYTES = 4096
 DEFAULT_MAX_SEATS = 9
 MAX_REASON_TEXT = 60
+#: amounts are refused beyond 10**MAX_DIGITS in the file's units or with more than MAX_PLACES decimals
+MAX_DIGITS = 15
+MAX_PLACES = 6
 
 ET = ZoneInfo("America/New_York")
 #: The zone names PokerStars prints after a time. They follow daylight saving (a "CET" stamp in July is
@@ -82,9 +86,11 @@ QUIET_PLAIN = re.compile(
     r"|was removed from the table for failing to post|finished the tournament.*|wins the tournament.*"
     r"|wins .* for eliminating .*|wins the .* bounty for eliminating .*|wins an? .*|re-buys and receives .*"
     r"|takes the add-on and receives .*|is sitting out)$")
-#: the same, said by someone with no seat in this hand (a railbird, a player waiting for a seat)
+#: the same, said by someone with no seat in this hand (a railbird, a player waiting for a seat); chat
+#: (`NAME said, "..."`) is matched by `_unseated_chat`, since `^.+? said, ".*"$` takes quadratic time on
+#: a line full of ` said, "`
 UNSEATED_QUIET = re.compile(
-    r'^.+?(?:: (?:sits out|is sitting out|doesn\'t show hand)| said, ".*"| joins the table at seat #\d+'
+    r'^.+?(?:: (?:sits out|is sitting out|doesn\'t show hand)| joins the table at seat #\d+'
     r"| leaves the table| will be allowed to play after the button| is disconnected| is connected"
     r"| has returned| has timed out(?: while (?:being )?disconnected)?"
     r"| was removed from the table for failing to post)$")
@@ -168,6 +174,12 @@ def split_lines(text: str) -> list[str]:
     return [line.lstrip("\ufeff").rstrip(" \t") for line in text.split("\n")]
 
 
+def _unseated_chat(line: str) -> bool:
+    """`NAME said, "..."` for any non-empty NAME: what `^.+? said, ".*"$` matches, in linear time."""
+    at = line.find(' said, "', 1)
+    return at >= 1 and len(line) > at + 8 and line.endswith('"')
+
+
 def is_hand_start(line: str) -> bool:
     return line.startswith("PokerStars ") and HEADER.match(line) is not None
 
@@ -186,17 +198,34 @@ def sniff_pokerstars(head: bytes) -> bool:
 
 # -- the reader ---------------------------------------------------------------------------------------
 
-def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024") -> Iterator[SourceHand | Quarantined]:
-    """Yield every hand in a PokerStars text file as a canonical hand or a quarantine entry; never raise."""
+def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
+                    limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
+    """Yield every hand in a PokerStars text file as a canonical hand or a quarantine entry; never raise.
+
+    A hand with a line longer than `limits.pokerstars_max_line_bytes`, or longer itself than
+    `limits.pokerstars_max_hand_bytes`, is quarantined unread (no pattern is ever run on such a line).
+    """
     name = str(path)
     try:
-        raw = read_all(Path(path))
+        raw = read_all(Path(path), limits)
     except OSError as exc:
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
         return
     lines = split_lines(decode_bytes(raw))
-    for start, end in _hand_spans(lines):
-        if not is_hand_start(lines[start]):
+    max_line = limits.pokerstars_max_line_bytes
+    overlong = [i for i, line in enumerate(lines) if _size(line, max_line) > max_line]
+    for start, end in _hand_spans(lines, set(overlong)):
+        long_line = next((i for i in overlong if start <= i < end), None)
+        size = _span_size(lines, start, end, limits.pokerstars_max_hand_bytes)
+        header = is_hand_start(lines[start]) and start != long_line
+        if long_line is not None or size > limits.pokerstars_max_hand_bytes:
+            what = (f"line {long_line + 1} is longer than {max_line} bytes (limit pokerstars_max_line_bytes)"
+                    if long_line is not None else
+                    f"hand is longer than {limits.pokerstars_max_hand_bytes} bytes (limit pokerstars_max_hand_bytes)")
+            match = HEADER.match(lines[start]) if header else None
+            yield Quarantined(name, start + 1, f"{what}; the hand is not read", match["id"] if match else None)
+            continue
+        if not header:
             first = next(i for i in range(start, end) if lines[i].strip())
             yield Quarantined(name, first + 1, "not a whole hand: text before the first 'PokerStars Hand #' "
                                                "header (a fragment of a hand)")
@@ -204,16 +233,34 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024") -> Iterator[Sour
         yield convert_hand(lines[start:end], name, start + 1, rule_pack)
 
 
-def _hand_spans(lines: list[str]) -> list[tuple[int, int]]:
+def _size(line: str, cap: int) -> int:
+    """Bytes of `line` in UTF-8; exact only when it may exceed `cap` (a character is 1 to 4 bytes)."""
+    if len(line) * 4 <= cap:
+        return len(line)
+    return len(line.encode("utf-8", "surrogatepass"))
+
+
+def _span_size(lines: list[str], start: int, end: int, cap: int) -> int:
+    """Bytes of lines[start:end] in UTF-8 with their newlines; exact only when they may exceed `cap`."""
+    chars = sum(len(line) + 1 for line in lines[start:end])
+    if chars * 4 <= cap:
+        return chars
+    return sum(_size(line, 0) + 1 for line in lines[start:end])
+
+
+def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """[start, end) of each hand, and of any non-blank text before the first header.
 
     A header-like line is not a new hand when it begins with the name of a player seated in the hand
-    being read (a player may call themselves "PokerStars Hand #1").
+    being read (a player may call themselves "PokerStars Hand #1"). Lines in `skip` (too long to be
+    read) are never matched against a pattern.
     """
     starts: list[int] = []
     names: list[str] = []
     in_seats = False
     for i, line in enumerate(lines):
+        if i in skip:
+            continue
         if is_hand_start(line) and not (starts and any(line.startswith((n + ":", n + " ")) for n in names)):
             starts.append(i)
             names = []
@@ -256,6 +303,14 @@ def _short(text: str) -> str:
     return text if len(text) <= MAX_REASON_TEXT else text[: MAX_REASON_TEXT - 3] + "..."
 
 
+def _whole(digits: str, what: str) -> int:
+    """A seat number or count from the text; more than four digits is no seat or count of a poker hand
+    (and Python refuses to convert a number of more than 4,300 digits at all)."""
+    if len(digits) > 4:
+        raise _Bad(f"{what} {_short(digits)} is out of range")
+    return int(digits)
+
+
 def _cards(text: str, line: int) -> list[str]:
     cards = text.split()
     for card in cards:
@@ -274,9 +329,9 @@ def _started_at(rest: str) -> str | None:
         try:
             local = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
                              tzinfo=ZoneInfo(ZONES[zone]))
-        except ValueError:
+            return local.astimezone(ET).isoformat()
+        except (ValueError, OverflowError):  # no such day, or a year 9999 stamp that leaves the calendar in ET
             return None
-        return local.astimezone(ET).isoformat()
     return None
 
 
@@ -314,8 +369,15 @@ class _HandReader:
             value = Decimal(text.lstrip("$€£").replace(",", ""))
         except InvalidOperation as exc:
             raise _Bad(f"amount '{_short(text)}' is not a number") from exc
+        # The canonical log holds amounts up to 10**15 units; anything near that is no chip count. Bounding
+        # digits here also keeps a 16,000-digit "amount" from becoming an integer the schema validator
+        # cannot judge (jsonschema-rs passes integers of more than 4,300 digits).
+        if value.adjusted() > MAX_DIGITS:
+            raise _Bad(f"amount '{_short(text)}' is too large")
         exponent = value.as_tuple().exponent
         if isinstance(exponent, int) and exponent < 0:
+            if -exponent > MAX_PLACES:
+                raise _Bad(f"amount '{_short(text)}' has more than {MAX_PLACES} decimal places")
             self.places = max(self.places, -exponent)
         return value
 
@@ -392,13 +454,13 @@ class _HandReader:
         self.table_id = m["name"]
         if not m["button"]:
             raise _Bad("the table line names no button seat")
-        self.button = int(m["button"])
-        self.max_seats = int(m["max"]) if m["max"] else None
+        self.button = _whole(m["button"], "button seat")
+        self.max_seats = _whole(m["max"], "table size") if m["max"] else None
         if self.max_seats is not None and not 2 <= self.max_seats <= 10:
             raise _Bad(f"a {self.max_seats}-seat table (the canonical log has 2 to 10 seats)")
 
     def seat(self, m: re.Match, n: int) -> None:
-        seat, name = int(m["seat"]), m["name"]
+        seat, name = _whole(m["seat"], f"line {n}: seat"), m["name"]
         if seat in self.seats:
             raise _Bad(f"line {n}: seat {seat} is listed twice")
         if name in self.seat_of:
@@ -424,7 +486,7 @@ class _HandReader:
             return
         if self.room_line(n, line):
             return
-        if UNSEATED_QUIET.match(line):
+        if UNSEATED_QUIET.match(line) or _unseated_chat(line):
             return
         if any(line.startswith(name) for name in self.names):
             raise _Bad(f"line {n} not understood: '{_short(line)}'")
@@ -520,7 +582,7 @@ class _HandReader:
             return True
         m = DISCARD.match(rest)
         if m:
-            count = int(m["n"])
+            count = _whole(m["n"], f"line {n}: discard count")
             cards = _cards(m["cards"], n) if m["cards"] else ["??"] * count
             if len(cards) != count:
                 raise _Bad(f"line {n}: discards {count} cards but shows {len(cards)}")
@@ -538,7 +600,7 @@ class _HandReader:
         m = COLLECT.match(rest)
         if m:
             self.need("play", n, "a pot collected")
-            pot = 0 if m["pot"] in ("pot", "main pot") else int(m["n"] or 1)
+            pot = 0 if m["pot"] in ("pot", "main pot") else _whole(m["n"] or "1", f"line {n}: side pot")
             if pot > 10:
                 raise _Bad(f"line {n}: side pot {pot} (the canonical log numbers pots 0 to 10)")
             self.events.append({"kind": "award", "pot": pot, "seat": seat, "amount": self.money(m["amt"])})
@@ -765,7 +827,7 @@ class _HandReader:
             raise _Bad("run it twice: the summary shows two boards, which the engine does not have")
         m = SUMMARY_SEAT.match(line)
         if m:
-            seat = int(m["seat"])
+            seat = _whole(m["seat"], f"line {n}: seat")
             entry = self.seats.get(seat)
             if entry is None or not (m["rest"] + " ").startswith(entry["player"] + " "):
                 raise _Bad(f"line {n}: the summary names seat {seat} differently from the seat list")
