@@ -1,0 +1,116 @@
+"""Findings as JUnit XML, the test report every CI server shows: one test case per rule.
+
+A rule is a test of the logs: it passes when no hand in scope violates it, fails with one <failure>
+per violation (file:line, hand, event, expected vs actual, citation), and is skipped when no hand
+could be checked against it (none in scope, or every one lacked a fact it needs), because a rule
+that checked nothing has not passed. One <testsuite> per rule pack.
+
+Every string goes through ElementTree, which escapes markup; log text is also stripped of control
+characters first, which XML 1.0 cannot carry even escaped.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from auditor.pipeline import AuditResult
+from auditor.report.common import records, rules_by_id
+from auditor.report.text import strip_control
+
+#: code points XML 1.0 forbids even as character references (after control characters are stripped)
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(value: object) -> str:
+    """Text safe to put in an XML document: no control characters, no code point XML 1.0 forbids."""
+    return "" if value is None else _NOT_XML.sub("\ufffd", strip_control(str(value)))
+
+
+def _failure_text(row: dict[str, Any]) -> str:
+    event = f" event {row['seq']}" if row["seq"] is not None else ""
+    seat = f" seat {row['seat']}" if row["seat"] is not None else ""
+    lines = [f"{row['file']}:{row['line']}: hand {row['hand_id']}{event}{seat}: {row['message']}"]
+    if row["expected"]:
+        lines.append(f"expected: {row['expected']}")
+    if row["actual"]:
+        lines.append(f"actual: {row['actual']}")
+    lines.append(f"rule: {row['citation']}")
+    return "\n".join(lines)
+
+
+def document(result: AuditResult) -> ET.Element:
+    rules = rules_by_id(result)
+    failures: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in records(result.findings):
+        failures[row["pack"], row["rule_id"]].append(row)
+    coverage = records(result.coverage)
+    covered = {(row["pack"], row["rule_id"]) for row in coverage}
+    # a finding of a rule the coverage does not list still gets a test case: no violation is dropped
+    for pack, rule_id in failures:
+        if (pack, rule_id) not in covered:
+            coverage.append({"pack": pack, "rule_id": rule_id, "category": failures[pack, rule_id][0]["category"],
+                             "severity": failures[pack, rule_id][0]["severity"], "hands_in_scope": None,
+                             "hands_checked": None, "hands_not_assessable": None, "hands_with_violations": None})
+    by_pack: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in coverage:
+        by_pack[row["pack"]].append(row)
+    stamp = datetime.now(UTC).replace(microsecond=0, tzinfo=None).isoformat()
+    root = ET.Element("testsuites", name="poker-auditor", time=f"{result.seconds:.3f}")
+    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    for pack_name, rows in by_pack.items():
+        pack = result.packs.get(pack_name)
+        suite = ET.SubElement(root, "testsuite", name=xml_text(f"{pack_name} {pack.version}" if pack else pack_name),
+                              timestamp=stamp, time=f"{result.seconds:.3f}")
+        props = ET.SubElement(suite, "properties")
+        run = (("hands_read", result.hands_read), ("hands_audited", result.hands_audited),
+               ("hands_quarantined", result.hands_quarantined), ("pack_title", pack.title if pack else ""))
+        for name, value in run:
+            ET.SubElement(props, "property", name=name, value=xml_text(value))
+        counts = {"tests": 0, "failures": 0, "skipped": 0}
+        for row in rows:
+            rule = rules.get((pack_name, row["rule_id"]))
+            title = f"{row['rule_id']}: {rule.title}" if rule else row["rule_id"]
+            case = ET.SubElement(suite, "testcase", name=xml_text(title),
+                                 classname=xml_text(f"{pack_name}.{row['category']}"), time="0")
+            counts["tests"] += 1
+            found = failures.get((pack_name, row["rule_id"]), [])
+            for item in found:
+                message = f"{item['file']}:{item['line']}: {item['message']}"
+                failure = ET.SubElement(case, "failure", type=xml_text(item["severity"]), message=xml_text(message))
+                failure.text = xml_text(_failure_text(item))
+            if found:
+                counts["failures"] += 1
+            elif row["hands_checked"] == 0:
+                reason = ("no hand in scope" if not row["hands_in_scope"] else
+                          f"not assessable in all {row['hands_in_scope']} hand(s) in scope: "
+                          "the log lacks a fact the rule needs")
+                ET.SubElement(case, "skipped", message=xml_text(reason))
+                counts["skipped"] += 1
+            if row["hands_checked"] is not None:
+                out = ET.SubElement(case, "system-out")
+                out.text = (f"hands in scope {row['hands_in_scope']}, checked {row['hands_checked']}, "
+                            f"not assessable {row['hands_not_assessable']}, "
+                            f"with violations {row['hands_with_violations']}"
+                            + (f"\nsource: {xml_text(rule.citation)}" if rule else ""))
+        suite.set("tests", str(counts["tests"]))
+        suite.set("failures", str(counts["failures"]))
+        suite.set("errors", "0")
+        suite.set("skipped", str(counts["skipped"]))
+        for key in totals:
+            totals[key] += counts[key]
+    root.set("tests", str(totals["tests"]))
+    root.set("failures", str(totals["failures"]))
+    root.set("errors", "0")
+    return root
+
+
+def write_junit(result: AuditResult, out: TextIO) -> None:
+    root = document(result)
+    ET.indent(root)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(ET.tostring(root, encoding="unicode"))
+    out.write("\n")
