@@ -6,6 +6,7 @@ above it, 2 usage error or nothing readable.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from auditor.check.run import SEVERITY_ORDER
 from auditor.ingest.detect import INPUT_FORMATS
 
 FAIL_ON = ("error", "warning", "info", "never")
+#: `audit --format` choices; auditor.report.formats.FORMATS holds the writers (kept in step by a test)
+REPORT_FORMATS = ("text", "jsonl", "json", "csv", "parquet", "html", "junit", "sarif")
 
 
 def _exit_status(result, fail_on: str) -> int:
@@ -38,44 +41,99 @@ def main() -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--pack", "pack", metavar="NAME_OR_FILE",
               help="Audit every hand under this pack (default: the pack each table declares).")
-@click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True)
-@click.option("--output", "output", default="-", metavar="FILE|-", show_default=True,
-              help="Where to write the report.")
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), multiple=True, default=("text",),
+              show_default=True, help="Report format; repeat for several reports in one run (into --output DIR).")
+@click.option("--output", "output", default="-", metavar="FILE|DIR|-", show_default=True,
+              help="Where reports go: a file or - (one format), or a directory (default names, any number).")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True,
               help="Exit 1 if any finding is at or above this severity.")
-@click.option("--quiet", is_flag=True, help="Text format: print only the summary.")
+@click.option("--quiet", is_flag=True,
+              help="Print only the summary: no findings on the terminal, no quarantine lines, no progress bar.")
 @click.option("--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
               help="Read every input as this format instead of detecting it per file.")
-def audit(paths: tuple[Path, ...], pack: str | None, fmt: str, output: str, fail_on: str, quiet: bool,
+def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], output: str, fail_on: str, quiet: bool,
           input_format: str) -> None:
     """Audit the hand logs under PATHS (directories are searched recursively)."""
     from auditor.pipeline import UsageError
     from auditor.pipeline import audit as run_audit
-    from auditor.report.jsonl import write_jsonl
-    from auditor.report.text import write_summary, write_text
+    from auditor.report.formats import OutputError, plan
+    from auditor.report.progress import progress_bar
 
     try:
-        result = run_audit(paths, pack, input_format=input_format)
+        targets = plan(fmt, output)
+    except OutputError as exc:
+        click.echo(f"auditor: {exc}", err=True)
+        sys.exit(2)
+    bar = progress_bar(sys.stderr, quiet)
+    try:
+        result = run_audit(paths, pack, input_format=input_format, progress=bar)
     except (UsageError, PackError) as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)
-    stream = sys.stdout if output == "-" else open(output, "w", encoding="utf-8")  # noqa: SIM115
-    try:
-        if fmt == "jsonl":
-            write_jsonl(result, stream)
-            for q in result.quarantined:
-                click.echo(f"quarantined: {q.one_line()}", err=True)
-            write_summary(result, sys.stderr)
-        elif quiet:
-            write_summary(result, stream)
-        else:
-            write_text(result, stream)
     finally:
-        if stream is not sys.stdout:
-            stream.close()
+        if bar is not None:
+            bar.close()
+    _write_reports(result, targets, quiet)
     if result.hands_read == 0:
         click.echo("auditor: no hands found in the given paths", err=True)
     sys.exit(_exit_status(result, fail_on))
+
+
+def _write_reports(result, targets: list, quiet: bool) -> None:
+    """Write every report; the terminal always ends with the summary, on stdout when the text report is there."""
+    from auditor.report.formats import write
+    from auditor.report.text import clean, write_summary
+
+    try:
+        for target in targets:
+            write(target, result, sys.stdout, quiet)
+    except BrokenPipeError:
+        # the reader of stdout stopped early (`| head`): not an error of the audit, whose status still stands
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so the interpreter's final flush does not fail
+    except OSError as exc:
+        click.echo(f"auditor: cannot write {exc.filename or 'the report'}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+    if any(t.path is None and t.format.name == "text" for t in targets):
+        return  # the text report on stdout already ends with the summary
+    if not quiet:
+        for q in result.quarantined:
+            click.echo(f"quarantined: {clean(q.one_line())}", err=True)
+    write_summary(result, sys.stderr)
+
+
+@main.command()
+@click.argument("hand_id")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--pack", "pack", metavar="NAME_OR_FILE",
+              help="Audit under this pack, as `audit --pack` would (default: the pack each table declares).")
+@click.option("--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
+              help="Read every input as this format instead of detecting it per file.")
+def explain(hand_id: str, paths: tuple[Path, ...], pack: str | None, input_format: str) -> None:
+    """Replay hand HAND_ID from the logs under PATHS, round by round, with every finding on its event.
+
+    PATHS are audited in full first, so the findings are exactly those `auditor audit PATHS` reports
+    for the hand, including those that depend on the table's earlier hands. Exit status: 0 the hand
+    was shown, 2 no hand with that id (or a usage error).
+    """
+    from auditor.pipeline import UsageError
+    from auditor.pipeline import audit as run_audit
+    from auditor.report.explain import explain as write_explain
+    from auditor.report.progress import progress_bar
+    from auditor.report.text import clean
+
+    bar = progress_bar(sys.stderr, quiet=False)
+    try:
+        result = run_audit(paths, pack, input_format=input_format, progress=bar)
+    except (UsageError, PackError) as exc:
+        click.echo(f"auditor: {exc}", err=True)
+        sys.exit(2)
+    finally:
+        if bar is not None:
+            bar.close()
+    forced = next(iter(result.packs)) if pack else None
+    if not write_explain(result, hand_id, sys.stdout, forced):
+        click.echo(f"auditor: no hand '{clean(hand_id)}' in {result.hands_read} hand(s) read", err=True)
+        sys.exit(2)
 
 
 @main.command()

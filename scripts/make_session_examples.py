@@ -162,6 +162,23 @@ def rake_examples() -> dict[str, dict]:
             "no-flop.jsonl": raked(small, 50), "no-flop-clean.jsonl": raked(small, 0)}
 
 
+def tie_broken_by_suit(source: str, to_seat: int) -> dict:
+    """A split-pot example hand with the whole tied pot paid to one of the equal hands (EVAL-03)."""
+    out = json.loads((EXAMPLES / source).read_text(encoding="utf-8").splitlines()[0])
+    awards = [e for e in out["events"] if e["kind"] == "award" and e["pot"] == 0]
+    kept = next(e for e in awards if e["seat"] == to_seat)
+    kept["amount"] = sum(e["amount"] for e in awards)
+    out["events"] = [e for e in out["events"] if e is kept or not (e["kind"] == "award" and e["pot"] == 0)]
+    return out
+
+
+#: file under rules/examples/ -> (split example it comes from, seat given the whole pot: the higher suit)
+TIES = {
+    "nz-casino-1999/NZ17-5d/tie-broken-by-suit.jsonl": ("nz-casino-1999/NZ17-5e-odd/odd-chip-by-suit.jsonl", 5),
+    "tda-2024/TDA-12/tie-broken-by-suit.jsonl": ("tda-2024/TDA-20A/odd-chip-left-of-button.jsonl", 3),
+}
+
+
 def table_name(name: str) -> str:
     return name.split("/")[-2] + "-" + name.split("/")[-1].removesuffix(".jsonl").upper()
 
@@ -174,6 +191,10 @@ def main() -> None:
         lines = [json.dumps(hand(table, i + 1, plan), separators=(",", ":")) for i, plan in enumerate(plans)]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)} ({len(lines)} hands)")
+    for name, (source, seat) in TIES.items():
+        (EXAMPLES / name).write_text(json.dumps(tie_broken_by_suit(source, seat), separators=(",", ":")) + "\n",
+                                     encoding="utf-8")
+        print(f"wrote rules/examples/{name}")
     folder = EXAMPLES / "tda-2024" / "TDA-HOUSE-rake"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "house-pack.yaml").write_text(HOUSE_PACK, encoding="utf-8")

@@ -36,6 +36,9 @@ def test_the_examples_file_is_up_to_date():
         table = sessions.table_name(name)
         written = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         assert written == [sessions.hand(table, i + 1, p) for i, p in enumerate(plans)], name
+    for name, (source, seat) in sessions.TIES.items():
+        assert json.loads((sessions.EXAMPLES / name).read_text(encoding="utf-8")) == sessions.tie_broken_by_suit(
+            source, seat), name
     folder = sessions.EXAMPLES / "tda-2024" / "TDA-HOUSE-rake"
     assert (folder / "house-pack.yaml").read_text(encoding="utf-8") == sessions.HOUSE_PACK
     for name, hand in sessions.rake_examples().items():

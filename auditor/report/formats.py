@@ -1,0 +1,93 @@
+"""Which report formats exist, where each one goes, and writing them: what `auditor audit --format` uses.
+
+One run can write several formats (`--format html --format sarif`); they then go into the --output
+directory under fixed names, so a CI job knows where to pick each up. With one format --output may
+be a file, a directory, or `-` (standard output) for the formats a terminal or pipe can take.
+Where reports go is decided before the audit runs, so a bad --output costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TextIO
+
+from auditor.pipeline import AuditResult
+from auditor.report.csv_report import write_csv
+from auditor.report.html import write_html
+from auditor.report.json_report import write_json
+from auditor.report.jsonl import write_jsonl
+from auditor.report.junit import write_junit
+from auditor.report.parquet_report import write_parquet_report
+from auditor.report.sarif import write_sarif
+from auditor.report.text import write_summary, write_text
+
+
+class OutputError(ValueError):
+    """--format/--output that cannot work together: a usage error (exit 2)."""
+
+
+@dataclass(frozen=True)
+class ReportFormat:
+    name: str
+    filename: str  # its name inside an --output directory
+    write: Callable[[AuditResult, IO], None]
+    binary: bool = False  # bytes, not text: never to standard output
+    newline: str | None = None  # how the file is opened (CSV writes its own CRLF line ends)
+
+
+FORMATS: dict[str, ReportFormat] = {f.name: f for f in (
+    ReportFormat("text", "report.txt", write_text),
+    ReportFormat("jsonl", "findings.jsonl", write_jsonl),
+    ReportFormat("json", "report.json", write_json),
+    ReportFormat("csv", "findings.csv", write_csv, newline=""),
+    ReportFormat("parquet", "findings.parquet", write_parquet_report, binary=True),
+    ReportFormat("html", "report.html", write_html),
+    ReportFormat("junit", "junit.xml", write_junit),
+    ReportFormat("sarif", "findings.sarif", write_sarif),
+)}
+
+
+@dataclass(frozen=True)
+class Target:
+    format: ReportFormat
+    path: Path | None  # None: standard output
+
+
+def plan(names: Sequence[str], output: str) -> list[Target]:
+    """Where each requested format is written; raises OutputError for combinations that cannot work."""
+    formats = [FORMATS[name] for name in dict.fromkeys(names)]  # each once, in the order given
+    if len(formats) == 1:
+        fmt = formats[0]
+        if output == "-":
+            if fmt.binary:
+                raise OutputError(f"--format {fmt.name} writes a binary file: give --output FILE or DIRECTORY")
+            return [Target(fmt, None)]
+        path = Path(output)
+        if path.is_dir() or output.endswith(("/", "\\")):
+            return [Target(fmt, path / fmt.filename)]
+        return [Target(fmt, path)]
+    if output == "-":
+        raise OutputError(f"{len(formats)} formats need --output DIRECTORY to write "
+                          f"{', '.join(f.filename for f in formats)} into")
+    path = Path(output)
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"--output {output}: several formats go into a directory, and this is a file")
+    return [Target(fmt, path / fmt.filename) for fmt in formats]
+
+
+def write(target: Target, result: AuditResult, stdout: TextIO, quiet: bool = False) -> None:
+    """Write one report. Text with --quiet is the summary alone, as on the terminal."""
+    fmt = target.format
+    writer = write_summary if fmt.name == "text" and quiet else fmt.write
+    if target.path is None:
+        writer(result, stdout)
+        return
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt.binary:
+        with target.path.open("wb") as stream:
+            writer(result, stream)
+    else:
+        with target.path.open("w", encoding="utf-8", newline=fmt.newline) as stream:
+            writer(result, stream)

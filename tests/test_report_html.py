@@ -1,0 +1,181 @@
+"""The HTML report: its content checked as text, then rendered in real headless Chromium.
+
+In the browser: the page renders (a screenshot is taken), its own script runs under the page's
+Content-Security-Policy, the charts are in the rendered DOM, and players named `<script>...</script>`
+show as text and run nothing (their script would set document.title). `.ci/run` installs Debian's
+Chromium; the browser test is skipped, saying so, only where /usr/bin/chromium is absent.
+
+`AUDITOR_SCREENSHOT=1 python3 -m pytest tests/test_report_html.py` also rewrites
+docs/report-screenshot.png from the sample logs' report.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from auditor.pipeline import AuditResult, audit
+from auditor.report.html import render
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_logs"
+MALICIOUS = Path(__file__).resolve().parent / "fixtures" / "reports" / "malicious.jsonl"
+CHROMIUM = Path("/usr/bin/chromium")
+CHARTS = ("chart-category", "chart-severity", "chart-table", "chart-time")
+
+
+@pytest.fixture(scope="module")
+def result() -> AuditResult:
+    return audit([SAMPLE])
+
+
+@pytest.fixture(scope="module")
+def page(result) -> str:
+    return render(result)
+
+
+def _articles(page: str) -> list[str]:
+    return re.findall(r'<article class="finding" id="finding-\d+">.*?</article>', page, flags=re.S)
+
+
+def test_the_page_is_self_contained(page):
+    assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched from anywhere
+    assert "default-src 'none'" in page  # and the policy forbids it anyway
+    assert page.count("<script") == 1 and page.count("<style") == 1
+
+
+def test_run_summary_reconciles_and_names_inputs_and_packs(result, page):
+    summary = page[page.index('<section id="summary">'):page.index('<section id="charts">')]
+    assert (f"<b>{result.hands_read:,}</b> = audited <b>{result.hands_audited:,}</b> + quarantined\n"
+            f"<b>{result.hands_quarantined:,}</b>") in summary
+    for pack in result.packs.values():
+        assert f"<b>{pack.name}</b> version {pack.version}" in summary
+    for item in result.inputs:
+        assert html.escape(item.name) in summary
+    assert "28 finding(s)" in summary
+
+
+def test_charts_count_what_the_findings_say(result, page):
+    for chart in CHARTS:
+        assert f'<svg id="{chart}" class="chart"' in page
+    category = page[page.index('<svg id="chart-category"'):page.index("</svg>", page.index('<svg id="chart-category"'))]
+    for name, count in result.findings["category"].value_counts().items():
+        assert f"<title>{name}: {count:,}</title>" in category
+    time = page[page.index('<svg id="chart-time"'):page.index("</svg>", page.index('<svg id="chart-time"'))]
+    counts = [int(x) for x in re.findall(r"<title>2024-01-01 \d\d:00: (\d+)</title>", time)]
+    assert sum(counts) == len(result.findings)  # every finding's hand has a start time in the samples
+
+
+def test_tables_hold_every_finding_rule_and_quarantined_hand(result, page):
+    findings = page[page.index('<table id="findings-table"'):page.index("</table>", page.index('id="findings-table"'))]
+    assert findings.count("<tr data-severity=") == len(result.findings)
+    coverage = page[page.index('<section id="coverage">'):page.index('<section id="quarantine">')]
+    assert coverage.count("<tr class=") == len(result.coverage)
+    assert coverage.count('<tr class="bad">') == int((result.coverage["hands_with_violations"] > 0).sum())
+    quarantine = page[page.index('<section id="quarantine">'):page.index('<section id="files">')]
+    for q in result.quarantined:
+        assert f"{html.escape(q.file)}:{q.line}" in quarantine
+    assert "-100 is less than the minimum of 0" in quarantine
+
+
+def test_each_finding_replays_its_hand_with_the_violating_event_highlighted(result, page):
+    articles = _articles(page)
+    assert len(articles) == len(result.findings)
+    first = articles[0]
+    finding = result.findings.iloc[0]
+    assert f"{finding['rule_id']} — Raise smaller than the largest prior full bet or raise" in first
+    assert "<th>Expected</th><td>a raise of at least 100</td>" in first
+    assert "<th>Actual</th><td>a raise of 50</td>" in first
+    assert "Poker TDA Rules 2024, Rule 43-A" in first and "<blockquote>A raise must be at least" in first
+    highlighted = re.findall(r'<tr class="violation"><td>(\d+)</td><td>(.*?)</td>', first)
+    assert highlighted == [("7", 'seat 2 (HE-MR0002-p2) raises 100 to 150 <span class="marker">◀ this finding</span>')]
+    # the state the rule saw: pot 150 before the raise, 50 to call, no raise yet
+    row = re.search(r'<tr class="violation">(.*?)</tr>', first).group(1)
+    assert re.findall(r'<td class="num">([\d,]*)</td>', row) == ["150", "50", "0"]
+    # a finding about the whole hand has no highlighted event
+    whole = next(a for a in articles if "[NZ17-1b]" in a or "NZ17-1b —" in a)
+    assert "about the hand as a whole" in whole and '<tr class="violation">' not in whole
+
+
+def test_replays_are_capped_and_the_page_says_so(result):
+    page = render(result, max_replays=3)
+    assert len(_articles(page)) == 3
+    assert f"Replays are shown for the first 3 of {len(result.findings)} findings" in page
+    capped = render(result, max_rows=5)
+    assert "This table lists the first 5 of 28 findings" in capped
+
+
+# ------------------------------------------------------------------------------------------- Chromium
+
+
+def _chromium(tmp_path: Path, url: str, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
+    command = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}", *args, url]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _dom(tmp_path: Path, path: Path) -> str:
+    run = _chromium(tmp_path, path.as_uri(), "--dump-dom", "--virtual-time-budget=2000")
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout
+
+
+needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(),
+                                    reason="Chromium is not installed (/usr/bin/chromium); .ci/run installs "
+                                           "Debian's chromium package for this test")
+
+
+@needs_chromium
+def test_sample_report_renders_in_chromium_with_its_charts(result, page, tmp_path):
+    report = tmp_path / "report.html"
+    report.write_text(page, encoding="utf-8")
+    dom = _dom(tmp_path, report)
+    assert 'data-report-ready="1"' in dom  # our script ran: the CSP let it
+    assert "28 shown" in dom  # the findings filter counted the rows
+    for chart in CHARTS:
+        svg = re.search(rf'<svg id="{chart}" class="chart".*?</svg>', dom, flags=re.S)
+        assert svg, chart
+        assert "<rect" in svg.group(0), chart
+    assert len(re.findall(r'<rect class="bar category"', dom)) == result.findings["category"].nunique()
+    shot = tmp_path / "shot.png"
+    run = _chromium(tmp_path, report.as_uri(), f"--screenshot={shot}", "--window-size=1280,2000",
+                    "--hide-scrollbars")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    if os.environ.get("AUDITOR_SCREENSHOT") == "1":
+        # the README's picture: the report of the sample logs as the repository shows it
+        relative = tmp_path / "relative.html"
+        cwd = Path.cwd()
+        os.chdir(ROOT)
+        try:
+            relative.write_text(render(audit([Path("sample_logs")])), encoding="utf-8")
+        finally:
+            os.chdir(cwd)
+        target = ROOT / "docs" / "report-screenshot.png"
+        run = _chromium(tmp_path, relative.as_uri(), f"--screenshot={target}", "--window-size=1280,1600",
+                        "--hide-scrollbars")
+        assert run.returncode == 0, run.stderr[-2000:]
+
+
+@needs_chromium
+def test_hostile_player_names_show_as_text_and_run_nothing(tmp_path):
+    report = tmp_path / "hostile.html"
+    report.write_text(render(audit([MALICIOUS])), encoding="utf-8")
+    dom = _dom(tmp_path, report)
+    title = re.search(r"<title>(.*?)</title>", dom).group(1)
+    assert title == "Poker audit report — 2 finding(s)"  # neither injected script set it
+    assert "pwned" not in title
+    assert 'data-report-ready="1"' in dom
+    assert len(re.findall(r"<script\b", dom)) == 1  # only ours exists as an element
+    assert "<img" not in dom  # the table name did not become an image with an onerror handler
+    # shown as text: the DOM serialises text nodes escaped
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom
+    assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom
+    assert '=HYPERLINK("http://x")' in dom
