@@ -28,7 +28,7 @@ COVERAGE_COLUMNS = ["pack", "rule_id", "category", "severity", "hands_in_scope",
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def _with_hands(table: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:
+def with_hands(table: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:
     """Join the hand-level columns (id, variant, pack, file, line) onto a facts table by hand row."""
     columns = [c for c in HAND_COLUMNS if c not in table.columns]
     joined = hands.loc[table["hand"].to_numpy(dtype=np.int64), columns]
@@ -42,18 +42,20 @@ def check(facts: Facts, hands: pd.DataFrame, packs: Mapping[str, Pack]) -> tuple
     `hands` is the canonical hands table as pandas, indexed by hand row number, with `rule_pack`
     already set to the pack each hand is audited under.
     """
-    tables = {name: _with_hands(facts[name], hands) for name in facts.tables}
+    used = {rule.facts for pack in packs.values() for rule in pack.rules}
+    tables = {name: with_hands(facts[name], hands) for name in facts.tables if name in used}
     findings: list[pd.DataFrame] = []
     coverage: list[dict] = []
     for pack in packs.values():
-        pack_hands = hands[hands["rule_pack"] == pack.name]
+        scope = _Scope(pack.name, hands, tables)
         for rule in pack.rules:
             try:
-                found, cov = _check_rule(rule, pack, tables[rule.facts], pack_hands)
+                found, cov = _check_rule(rule, pack, tables[rule.facts], scope)
             except ExpressionError as exc:
                 # e.g. a user's predicate comparing text with a number: stop with the place to fix it
                 raise PackError(str(pack.path), rule.line, f"rule {rule.id}: cannot evaluate: {exc.reason}") from exc
-            findings.append(found)
+            if found is not None:
+                findings.append(found)
             coverage.append(cov)
     result = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
     if len(result):
@@ -61,14 +63,76 @@ def check(facts: Facts, hands: pd.DataFrame, packs: Mapping[str, Pack]) -> tuple
     return result[FINDING_COLUMNS].astype(FINDING_DTYPES), pd.DataFrame(coverage, columns=COVERAGE_COLUMNS)
 
 
-def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, pack_hands: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
-    in_scope = pack_hands["variant"].isin(rule.variants) & pack_hands["structure"].isin(rule.structures)
-    in_scope_hands = pack_hands[in_scope]
-    scope = (table["rule_pack"] == pack.name) & table["variant"].isin(rule.variants) & \
-        table["structure"].isin(rule.structures)
-    rows = table[scope.to_numpy(dtype=bool)]
+class _Scope:
+    """Which hands and facts rows of one pack a rule's variants and structures select, worked out once per
+    (facts table, variants, structures) rather than once per rule: most rules of a pack share them."""
+
+    def __init__(self, pack: str, hands: pd.DataFrame, tables: Mapping[str, pd.DataFrame]):
+        self.pack_hands = hands[(hands["rule_pack"] == pack).to_numpy(dtype=bool)]
+        self.pack = pack
+        self.tables = tables
+        self._hands: dict[tuple, int] = {}
+        self._rows: dict[tuple, np.ndarray] = {}
+        self._in_pack: dict[str, np.ndarray] = {}
+
+    def hands_in_scope(self, rule: Rule) -> int:
+        key = (rule.variants, rule.structures)
+        if key not in self._hands:
+            h = self.pack_hands
+            self._hands[key] = int((h["variant"].isin(rule.variants) & h["structure"].isin(rule.structures)).sum())
+        return self._hands[key]
+
+    def rows(self, rule: Rule) -> np.ndarray:
+        key = (rule.facts, rule.variants, rule.structures)
+        if key not in self._rows:
+            table = self.tables[rule.facts]
+            if rule.facts not in self._in_pack:
+                self._in_pack[rule.facts] = (table["rule_pack"] == self.pack).to_numpy(dtype=bool)
+            in_pack = self._in_pack[rule.facts]
+            self._rows[key] = in_pack & (table["variant"].isin(rule.variants) &
+                                         table["structure"].isin(rule.structures)).to_numpy(dtype=bool) \
+                if in_pack.any() else in_pack
+        return self._rows[key]
+
+
+#: columns every finding is made from, whatever the rule
+_FINDING_SOURCES = ("hand", "seq", "hand_id", "file", "line", "table_id", "variant", "structure", "rule_pack")
+_rule_columns: dict[int, tuple[Rule, frozenset[str]]] = {}
+
+
+def _columns_of(rule: Rule) -> frozenset[str]:
+    """The facts a rule reads (predicates, needs, messages, seat and player) with the finding columns."""
+    known = _rule_columns.get(id(rule))
+    if known is None or known[0] is not rule:
+        names = set(rule.needs) | set(rule.violation.names) | set(rule.message.names) | set(_FINDING_SOURCES)
+        names |= {rule.seat_column, rule.player_column}
+        for part in (rule.when, rule.expected, rule.actual):
+            if part is not None:
+                names |= set(part.names)
+        known = (rule, frozenset(names))
+        _rule_columns[id(rule)] = known
+    return known[1]
+
+
+def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, scope: _Scope) -> tuple[pd.DataFrame | None, dict]:
+    """One rule over one batch: its findings (None if there are none) and its coverage row.
+
+    Only the columns the rule reads are copied as rows are selected (a facts table joined with the
+    hand columns has 20-50), and a rule with no rows in scope does no more work than counting hands.
+    """
+    n_scope = scope.hands_in_scope(rule)
+    coverage = {
+        "pack": pack.name, "rule_id": rule.id, "category": rule.category, "severity": rule.severity,
+        "hands_in_scope": n_scope, "hands_checked": n_scope, "hands_not_assessable": 0, "hands_with_violations": 0,
+        "violations": 0,
+    }
+    selected = scope.rows(rule)
+    if not selected.any():
+        return None, coverage
+    wanted = _columns_of(rule)
+    rows = table.loc[selected, [c for c in table.columns if c in wanted]]
     params = pack.parameters
-    if rule.when is not None and len(rows):
+    if rule.when is not None:
         rows = rows[rule.when.evaluate(rows, params, len(rows))]
     assessable = np.ones(len(rows), dtype=bool)
     for need in rule.needs:
@@ -77,6 +141,10 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, pack_hands: pd.Data
     rows = rows[assessable]
     violating = rows[rule.violation.evaluate(rows, params, len(rows))] if len(rows) else rows
     n = len(violating)
+    coverage.update(hands_checked=n_scope - len(not_assessable_hands), hands_not_assessable=len(not_assessable_hands),
+                    hands_with_violations=violating["hand"].nunique(), violations=n)
+    if not n:
+        return None, coverage
     found = pd.DataFrame({
         "hand_id": violating["hand_id"].to_numpy(),
         "category": rule.category,
@@ -96,14 +164,6 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, pack_hands: pd.Data
         "variant": violating["variant"].to_numpy(),
         "structure": violating["structure"].to_numpy(),
     }, columns=FINDING_COLUMNS)
-    violating_hands = violating["hand"].nunique()
-    n_scope = len(in_scope_hands)
-    coverage = {
-        "pack": pack.name, "rule_id": rule.id, "category": rule.category, "severity": rule.severity,
-        "hands_in_scope": n_scope, "hands_checked": n_scope - len(not_assessable_hands),
-        "hands_not_assessable": len(not_assessable_hands), "hands_with_violations": violating_hands,
-        "violations": n,
-    }
     return found, coverage
 
 
