@@ -51,8 +51,14 @@ def main() -> None:
               help="Print only the summary: no findings on the terminal, no quarantine lines, no progress bar.")
 @click.option("--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
               help="Read every input as this format instead of detecting it per file.")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=None, metavar="N",
+              help="Worker processes (default: every core). The findings are the same for any N.")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local: worker processes on this machine; dask: a dask.distributed cluster (the 'dask' extra).")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="--engine dask: the scheduler to use (tcp://host:8786); default: start a local cluster.")
 def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], output: str, fail_on: str, quiet: bool,
-          input_format: str) -> None:
+          input_format: str, jobs: int | None, engine: str, scheduler: str | None) -> None:
     """Audit the hand logs under PATHS (directories are searched recursively)."""
     from auditor.pipeline import UsageError
     from auditor.pipeline import audit as run_audit
@@ -66,7 +72,8 @@ def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], outpu
         sys.exit(2)
     bar = progress_bar(sys.stderr, quiet)
     try:
-        result = run_audit(paths, pack, input_format=input_format, progress=bar)
+        result = run_audit(paths, pack, input_format=input_format, progress=bar, jobs=jobs,
+                           engine=engine, scheduler=scheduler)
     except (UsageError, PackError) as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)

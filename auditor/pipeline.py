@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from auditor.check.packs import Pack, PackError, resolve_pack
+from auditor.check.packs import Pack, resolve_pack
 from auditor.check.run import check
+from auditor.engines import local
+from auditor.engines.ledger import Ledger
+from auditor.engines.partition import (
+    COVERAGE_KEYS,
+    Partition,
+    PartitionFailure,
+    PartitionResult,
+    RunOptions,
+    empty_batch,
+    plan,
+    sum_coverage,
+)
 from auditor.ingest.detect import detect, looks_like_log, read_file
-from auditor.ingest.limits import Limits
 from auditor.ingest.parquet import is_parquet_dataset
 from auditor.ingest.records import Quarantined, SourceHand
-from auditor.ingest.tables import build_tables
-from auditor.replay.engine import TableState, replay
+
+if TYPE_CHECKING:
+    from auditor.ingest.limits import Limits
 
 
 class UsageError(ValueError):
@@ -100,6 +115,10 @@ def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[In
             if p.is_file():
                 fmt = _format_of(p, input_format) if input_format != "auto" or looks_like_log(p) else None
                 (found.append(InputFile(p, fmt, _name_inside(path, p))) if fmt else skipped.append(p))
+    # One order whatever order the paths were given in: partitions, batches and therefore findings,
+    # quarantines and which of two hands with one id is the duplicate do not depend on it.
+    found.sort(key=lambda item: (item.path.as_posix(), item.name))
+    skipped.sort(key=lambda p: p.as_posix())
     return found, skipped
 
 
@@ -124,109 +143,154 @@ def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantine
         yield from read_file(item.path, item.format, item.name or None)
 
 
+def default_jobs() -> int:
+    """All the cores this process may use (`--jobs` default)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_000,
           input_format: str = "auto", progress: Callable[[Progress], None] | None = None,
-          limits: Limits | None = None) -> AuditResult:
+          limits: Limits | None = None, *, jobs: int | None = 1, engine: str = "local",
+          scheduler: Any = None) -> AuditResult:
     """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
 
     `limits` bounds what hostile input may cost (line, hand and unpacked sizes; ingest/limits.py).
 
-    Hands are processed in batches of `batch_size`, so memory stays flat however many hands a run
-    reads; the table state a replay needs from earlier hands is carried from batch to batch.
+    The sorted inputs are cut into partitions that never split a table (`engines.partition`), audited
+    by `jobs` worker processes (None: every core) with the local engine, or on a dask.distributed
+    cluster with `engine="dask"` (`scheduler`: an address or a Client; none starts a local cluster).
+    Within a partition hands are processed in batches of `batch_size`, so memory stays flat however
+    many hands a run reads, and the table state a replay needs from earlier hands is carried from
+    batch to batch. Hand ids are judged across the whole run once every partition is in
+    (`engines.ledger`). The result is the same, in the same order, whatever the engine, the number of
+    workers or the order in which `paths` are given.
     """
     started = time.perf_counter()
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine '{engine}' (engines: {', '.join(ENGINES)})")
+    if scheduler is not None and engine != "dask":
+        raise UsageError("a scheduler address needs the dask engine (--engine dask)")
     inputs, skipped = discover(paths, input_format)
     forced = resolve_pack(pack) if pack else None
-    packs: dict[str, Pack] = {forced.name: forced} if forced else {}
-    unknown_packs: dict[str, str] = {}
-    quarantined: list[Quarantined] = []
-    findings: list[pd.DataFrame] = []
-    coverage: list[pd.DataFrame] = []
-    table_state = TableState()
-    hands_read = 0
-    read_per_file: Counter = Counter()
-    batch: list[SourceHand] = []
-
-    def flush() -> None:
-        if batch:
-            found, cov, failed = _audit_batch(batch, packs, forced, table_state)
-            findings.append(found)
-            coverage.append(cov)
-            quarantined.extend(failed)
-            batch.clear()
-
-    def report(files_done: int) -> None:
-        if progress is not None:
-            progress(Progress(files_done, len(inputs), hands_read, time.perf_counter() - started))
-
-    for files_done, item in _with_file_numbers(inputs, report, limits):
-        hands_read += 1
-        read_per_file[item.file] += 1
-        if hands_read % 1000 == 0:
-            report(files_done)
-        if isinstance(item, Quarantined):
-            quarantined.append(item)
-            continue
-        name = forced.name if forced else item.hand["rule_pack"]
-        if name not in packs and name not in unknown_packs:
-            try:
-                packs[name] = resolve_pack(name)
-            except PackError as exc:
-                unknown_packs[name] = exc.message
-        if name in unknown_packs:
-            quarantined.append(Quarantined(item.file, item.line, f"declares rule pack '{name}', which cannot be "
-                                           f"used: {unknown_packs[name]}", item.hand["hand_id"]))
-            continue
-        batch.append(item)
-        if len(batch) >= batch_size:
-            flush()
-    flush()
-    report(len(inputs))
-    all_findings = pd.concat(findings, ignore_index=True) if findings else check(*_empty(packs))[0]
+    partitions = plan(inputs, batch_size)
+    options = RunOptions(pack, batch_size, limits)
+    workers = default_jobs() if jobs is None else max(1, jobs)
+    tracker = _Tracker(progress, len(inputs), partitions, started)
+    results: dict[int, PartitionResult] = {}
+    ledger = Ledger()
+    try:
+        with closing(_run(engine, partitions, options, workers, scheduler, tracker.notify)) as finished:
+            for result in finished:
+                if isinstance(result, PartitionFailure):
+                    raise result.error()
+                ledger.add(result.index, result.ledger)
+                result.ledger = []
+                results[result.index] = result
+                tracker.finished(result)
+        ordered = [results[i] for i in sorted(results)]
+        packs: dict[str, Pack] = {forced.name: forced} if forced else {}
+        for result in ordered:
+            for name in result.pack_names:
+                if name not in packs:
+                    packs[name] = resolve_pack(name)
+        wide_findings, wide_coverage = ledger.resolve(packs)
+    finally:
+        ledger.close()
+    findings = [r.findings for r in ordered] + wide_findings
+    all_findings = pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(packs))[0]
     all_findings = all_findings.sort_values(["file", "line", "seq", "rule_id"], kind="stable", ignore_index=True)
-    all_coverage = _sum_coverage(coverage, packs)
-    return AuditResult(all_findings, all_coverage, quarantined, hands_read, hands_read - len(quarantined), inputs,
-                       packs, time.perf_counter() - started, skipped, read_per_file)
+    coverage = [r.coverage for r in ordered if r.coverage is not None] + wide_coverage
+    quarantined = [q for r in ordered for q in r.quarantined]
+    read_per_file: Counter = Counter()
+    for result in ordered:
+        read_per_file.update(result.read_per_file)
+    hands_read = sum(r.hands_read for r in ordered)
+    tracker.end(hands_read)
+    return AuditResult(all_findings, _total_coverage(coverage, packs), quarantined, hands_read,
+                       hands_read - len(quarantined), inputs, packs, time.perf_counter() - started, skipped,
+                       read_per_file)
 
 
-def _with_file_numbers(inputs: list[InputFile], report: Callable[[int], None], limits: Limits | None = None,
-                       ) -> Iterator[tuple[int, SourceHand | Quarantined]]:
-    """Each hand with the number of files finished before it; `report` is called as each file ends."""
-    for done, item in enumerate(inputs):
-        for hand in read_file(item.path, item.format, item.name or None, limits):
-            yield done, hand
-        report(done + 1)
+ENGINES = ("local", "dask")
 
 
-def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], forced: Pack | None,
-                 table_state: TableState) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined]]:
-    tables = build_tables(batch)
-    hands = tables.hands.to_pandas()
-    if forced:
-        hands["rule_pack"] = forced.name
-    houses = [packs[name].house for name in hands["rule_pack"]]
-    facts, failures = replay(tables, houses, table_state)
-    failed_hands = []
-    if failures:
-        failed = {h for h, _ in failures}
-        failed_hands = [Quarantined(hands.at[h, "file"], int(hands.at[h, "line"]), reason, hands.at[h, "hand_id"])
-                        for h, reason in failures]
-        hands = hands[~hands["hand"].isin(failed)]
-    findings, coverage = check(facts, hands, packs)
-    return findings, coverage, failed_hands
+def _run(engine: str, partitions: list[Partition], options: RunOptions, jobs: int, scheduler: Any,
+         notify: Callable[[str, int, int], None]) -> Iterator[PartitionResult | PartitionFailure]:
+    if engine == "dask":
+        from auditor.engines import dask_cluster
+
+        try:
+            yield from dask_cluster.run(partitions, options, jobs, scheduler)
+        except dask_cluster.EngineUnavailable as exc:
+            raise UsageError(str(exc)) from exc
+        return
+    yield from local.run(partitions, options, jobs, notify)
 
 
-def _empty(packs: dict[str, Pack]) -> tuple:
-    """An empty batch, so a run with no readable hand still has well-formed findings and coverage."""
-    tables = build_tables([])
-    facts, _ = replay(tables, [])
-    return facts, tables.hands.to_pandas(), packs
-
-
-def _sum_coverage(parts: list[pd.DataFrame], packs: dict[str, Pack]) -> pd.DataFrame:
+def _total_coverage(parts: list[pd.DataFrame], packs: dict[str, Pack]) -> pd.DataFrame:
+    """Coverage summed over every batch, one row per rule of every pack used, in pack and rule order."""
     if not parts:
-        return check(*_empty(packs))[1]
-    keys = ["pack", "rule_id", "category", "severity"]
-    combined = pd.concat(parts, ignore_index=True)
-    order = combined[keys].drop_duplicates()
-    return order.merge(combined.groupby(keys, sort=False, as_index=False).sum(), on=keys, how="left")
+        return check(*empty_batch(packs))[1]
+    summed = sum_coverage(parts)
+    order = pd.DataFrame([(p.name, r.id, r.category, r.severity) for p in packs.values() for r in p.rules],
+                         columns=COVERAGE_KEYS)
+    counts = [c for c in summed.columns if c not in COVERAGE_KEYS]
+    total = order.merge(summed, on=COVERAGE_KEYS, how="left")
+    total[counts] = total[counts].fillna(0).astype("int64")
+    return total
+
+
+class _Tracker:
+    """Progress of a run spread over partitions: files done and hands read, never going backwards.
+
+    Workers report as they read (the local engine); a partition's final counts replace its reports
+    when its result arrives (the only news from a Dask cluster).
+    """
+
+    def __init__(self, callback: Callable[[Progress], None] | None, files: int, partitions: list[Partition],
+                 started: float):
+        self.callback = callback
+        self.files = files
+        self.started = started
+        self.partitions = {p.index: p for p in partitions}
+        self.pieces_left = Counter(piece.input_index for p in partitions for piece in p.pieces)
+        self.pieces_done: Counter = Counter()  # partition -> pieces reported, in order
+        self.hands: Counter = Counter()  # partition -> hands reported
+        self.closed: set[int] = set()
+        self.files_done = 0
+
+    def notify(self, kind: str, partition: int, value: int) -> None:
+        if partition in self.closed:
+            return
+        if kind == "hands":
+            self.hands[partition] += value
+        elif kind == "piece":
+            self.pieces_done[partition] += 1
+            self._piece_done(value)
+        self._emit()
+
+    def finished(self, result: PartitionResult) -> None:
+        pieces = self.partitions[result.index].pieces
+        for piece in pieces[self.pieces_done[result.index]:]:
+            self._piece_done(piece.input_index)
+        self.closed.add(result.index)
+        self.hands[result.index] = max(self.hands[result.index], result.hands_read)
+        self._emit()
+
+    def end(self, hands_read: int) -> None:
+        self.files_done = self.files
+        if self.callback is not None:
+            self.callback(Progress(self.files, self.files, hands_read, time.perf_counter() - self.started))
+
+    def _piece_done(self, input_index: int) -> None:
+        self.pieces_left[input_index] -= 1
+        if self.pieces_left[input_index] == 0:
+            self.files_done += 1
+
+    def _emit(self) -> None:
+        if self.callback is not None:
+            self.callback(Progress(self.files_done, self.files, sum(self.hands.values()),
+                                   time.perf_counter() - self.started))

@@ -1,0 +1,179 @@
+"""Rules only the whole run can judge: a hand id used twice, whichever partitions the two hands are in.
+
+A rule is *run-wide* when it reads `duplicate_hand_id` (the record-integrity rules TDA-INT-id,
+NZ-INT-id, ONL5CD-INT-id, or any user rule that names it). Workers do not check those rules: for
+every hand they audit they hand back the few columns such a rule reads (`rows`), and the driver
+keeps them in a `Ledger`. Once every partition is in, `Ledger.resolve` decides which hands repeat an
+id — the first hand in (file, line) order keeps it, every later one is the duplicate, whatever order
+the inputs were named or the workers finished in — and checks the run-wide rules over all the rows,
+giving their findings and coverage exactly as if one process had seen every hand.
+
+Memory: the rows are kept in memory up to `SPILL_ROWS` hands, then written to a temporary folder; what
+stays in memory for the whole run is a 64-bit hash of each hand id (8 bytes a hand, 80 MB for ten
+million hands), the only state of a run that grows with its size. Hash collisions cost nothing but a
+look at the rows: ids are compared as text before a hand is called a duplicate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from auditor.check.packs import Pack, Rule
+from auditor.check.run import check, with_hands
+from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, Facts
+
+#: facts a hand has only by comparison with every other hand of the run
+RUN_WIDE_FACTS = frozenset({"duplicate_hand_id"})
+_HANDS_FACTS = frozenset(name for name, _, _ in FACT_COLUMNS["hands"])
+#: hands of run-wide rows kept in memory before the rest go to disk
+SPILL_ROWS = 200_000
+_PARTITION, _POSITION = "__partition", "__position"
+
+
+class Forgetful(set):
+    """A set that keeps nothing: the engine's `seen_hand_ids`, so it neither grows nor judges ids."""
+
+    def add(self, element: object) -> None:
+        """Forget it: ids are judged run-wide by the ledger."""
+
+
+def _names(rule: Rule) -> set[str]:
+    names = set(rule.needs) | set(rule.violation.names) | set(rule.message.names)
+    for part in (rule.when, rule.expected, rule.actual):
+        if part is not None:
+            names |= set(part.names)
+    return names
+
+
+def is_run_wide(rule: Rule) -> bool:
+    return rule.facts == "hands" and bool(_names(rule) & RUN_WIDE_FACTS)
+
+
+def without_run_wide(pack: Pack) -> Pack:
+    """The pack a worker checks: every rule but the run-wide ones."""
+    kept = tuple(r for r in pack.rules if not is_run_wide(r))
+    return pack if len(kept) == len(pack.rules) else dataclasses.replace(pack, rules=kept)
+
+
+def only_run_wide(pack: Pack) -> Pack:
+    return dataclasses.replace(pack, rules=tuple(r for r in pack.rules if is_run_wide(r)))
+
+
+def columns(packs: Iterable[Pack]) -> list[str] | None:
+    """The hand facts the run-wide rules of `packs` read, with the hand columns; None if there are none."""
+    names: set[str] = set()
+    found = False
+    for pack in packs:
+        for rule in pack.rules:
+            if is_run_wide(rule):
+                found = True
+                names |= _names(rule) | {rule.seat_column, rule.player_column, "seq"}
+    if not found:
+        return None
+    extra = sorted(n for n in names & _HANDS_FACTS if n != "hand" and n not in HAND_COLUMNS)
+    return ["hand", *HAND_COLUMNS, *extra]
+
+
+def rows(facts: Facts, hands: pd.DataFrame, packs: Iterable[Pack]) -> pd.DataFrame | None:
+    """One row per audited hand of a batch: what the run-wide rules of `packs` read (None: no such rule)."""
+    wanted = columns(packs)
+    if wanted is None:
+        return None
+    joined = with_hands(facts["hands"], hands)
+    return joined[[c for c in wanted if c in joined.columns]].reset_index(drop=True)
+
+
+@dataclass
+class _Chunk:
+    """The run-wide rows of one batch, in memory or spilled to a file, and the hashes of their ids."""
+
+    hashes: np.ndarray
+    frame: pd.DataFrame | None
+    path: Path | None = None
+
+    def load(self) -> pd.DataFrame:
+        if self.frame is not None:
+            return self.frame
+        with self.path.open("rb") as f:  # type: ignore[union-attr]
+            return pickle.load(f)
+
+
+class Ledger:
+    """Every audited hand's run-wide rows, gathered from the partitions (see the module docstring)."""
+
+    def __init__(self, spill_rows: int = SPILL_ROWS):
+        self.spill_rows = spill_rows
+        self.chunks: list[_Chunk] = []
+        self.in_memory = 0
+        self._folder: tempfile.TemporaryDirectory | None = None
+
+    def add(self, partition: int, frames: Iterable[pd.DataFrame]) -> None:
+        """A partition's rows, batch by batch, in its order (that order breaks ties of file and line)."""
+        position = 0
+        for frame in frames:
+            frame = frame.assign(**{_PARTITION: partition,
+                                    _POSITION: np.arange(position, position + len(frame), dtype=np.int64)})
+            position += len(frame)
+            hashes = pd.util.hash_array(frame["hand_id"].to_numpy(dtype=object), categorize=False)
+            if self.in_memory + len(frame) <= self.spill_rows:
+                self.chunks.append(_Chunk(hashes, frame))
+                self.in_memory += len(frame)
+                continue
+            if self._folder is None:
+                self._folder = tempfile.TemporaryDirectory(prefix="auditor-ledger-")
+            path = Path(self._folder.name) / f"{len(self.chunks):08d}.pickle"
+            with path.open("wb") as f:
+                pickle.dump(frame, f, protocol=pickle.HIGHEST_PROTOCOL)
+            self.chunks.append(_Chunk(hashes, None, path))
+
+    def close(self) -> None:
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def duplicates(self) -> np.ndarray:
+        """Keys (partition << 40 | position) of the hands whose id an earlier hand in (file, line) order has."""
+        if not self.chunks:
+            return np.empty(0, dtype=np.int64)
+        values, counts = np.unique(np.concatenate([c.hashes for c in self.chunks]), return_counts=True)
+        repeated = values[counts > 1]
+        if not len(repeated):
+            return np.empty(0, dtype=np.int64)
+        candidates = []
+        for chunk in self.chunks:
+            mask = np.isin(chunk.hashes, repeated)
+            if mask.any():
+                candidates.append(chunk.load().loc[mask, ["hand_id", "file", "line", _PARTITION, _POSITION]])
+        found = pd.concat(candidates, ignore_index=True).sort_values(["file", "line", _PARTITION, _POSITION],
+                                                                      kind="stable")
+        later = found[found.duplicated("hand_id", keep="first")]
+        return np.sort(_keys(later))
+
+    def resolve(self, packs: dict[str, Pack]) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
+        """Findings and coverage of the run-wide rules over every audited hand, one part per batch."""
+        wide = {name: only_run_wide(pack) for name, pack in packs.items()}
+        duplicate_keys = self.duplicates()
+        findings, coverage = [], []
+        for chunk in self.chunks:
+            frame = chunk.load()
+            repeated = np.isin(_keys(frame), duplicate_keys) if len(duplicate_keys) else np.zeros(len(frame), bool)
+            table = frame[[c for c in frame.columns if c in _HANDS_FACTS]].copy()
+            table["duplicate_hand_id"] = pd.array(repeated, dtype="boolean")
+            hands = frame[list(HAND_COLUMNS)].set_axis(frame["hand"].to_numpy(dtype=np.int64))
+            batch_packs = {name: p for name, p in wide.items() if p.rules}
+            found, cov = check(Facts({"hands": table}), hands, batch_packs)
+            findings.append(found)
+            coverage.append(cov)
+        return findings, coverage
+
+
+def _keys(frame: pd.DataFrame) -> np.ndarray:
+    return (frame[_PARTITION].to_numpy(dtype=np.int64) << 40) | frame[_POSITION].to_numpy(dtype=np.int64)

@@ -1,0 +1,86 @@
+"""The local engine: partitions audited in this process, or in a pool of worker processes.
+
+One worker, one partition or a small run (`POOL_MIN_HANDS`) runs in this process. Otherwise a
+`ProcessPoolExecutor` with `spawn` workers (a fresh interpreter each: forking a process that already
+runs Arrow's thread pools can deadlock the child) audits one partition per task. Workers report
+progress through a queue given to them when they start; their results come back in the order they
+finish, and the caller puts them back in partition order.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue as queue_module
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+from auditor.engines.partition import (
+    Notify,
+    Partition,
+    PartitionFailure,
+    PartitionResult,
+    RunOptions,
+    run_partition,
+)
+
+#: below this many hands (estimated) a run stays in this process whatever `jobs` says: starting a
+#: worker costs about two seconds (a fresh interpreter importing pandas, Arrow and the packs), more
+#: than a second core saves on a small run; the results are the same either way
+POOL_MIN_HANDS = 10_000
+
+_progress_queue: multiprocessing.Queue | None = None
+
+
+def _start_worker(progress: multiprocessing.Queue) -> None:
+    global _progress_queue
+    _progress_queue = progress
+
+
+def _notify_queue(kind: str, partition: int, value: int) -> None:
+    if _progress_queue is not None:
+        _progress_queue.put((kind, partition, value))
+
+
+def _work(partition: Partition, options: RunOptions) -> PartitionResult | PartitionFailure:
+    return run_partition(partition, options, _notify_queue)
+
+
+def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
+        notify: Notify | None = None) -> Iterator[PartitionResult | PartitionFailure]:
+    """Each partition's result as it finishes (a PackError in a partition comes back as a failure)."""
+    if jobs <= 1 or len(partitions) <= 1 or sum(p.estimated_hands for p in partitions) < POOL_MIN_HANDS:
+        for partition in partitions:
+            result = run_partition(partition, options, notify)
+            yield result
+            if isinstance(result, PartitionFailure):
+                return
+        return
+    context = multiprocessing.get_context("spawn")
+    progress = context.Queue()
+    workers = min(jobs, len(partitions))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
+                             initargs=(progress,)) as pool:
+        pending: set[Future] = {pool.submit(_work, p, options) for p in partitions}
+        try:
+            while pending:
+                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                _drain(progress, notify)
+                for future in done:
+                    result = future.result()
+                    yield result
+                    if isinstance(result, PartitionFailure):
+                        return
+        finally:
+            for future in pending:
+                future.cancel()
+            _drain(progress, notify)
+
+
+def _drain(progress: multiprocessing.Queue, notify: Notify | None) -> None:
+    while True:
+        try:
+            kind, partition, value = progress.get_nowait()
+        except queue_module.Empty:
+            return
+        if notify is not None:
+            notify(kind, partition, value)

@@ -1,0 +1,240 @@
+"""A Parquet dataset read a range of hands at a time: flat memory, and hand ranges for the workers.
+
+`auditor.ingest.parquet.read_parquet` reads the three tables whole and turns every row into a Python
+dict, which for a dataset of a million hands (twelve million events) needs more memory than the
+machine has. Here the dataset is streamed: hands.parquet a few thousand rows at a time, and for each
+chunk only the rows of seats.parquet and events.parquet that belong to those hands (the files are
+sorted by hand number, so that is one forward scan of each). Each hand is then rebuilt and validated
+exactly as `read_parquet` does it (`tests/test_parallel.py` checks they yield the same), so a dataset
+gets no easier ride for being large.
+
+`plan_ranges` cuts a dataset into ranges of hand rows for the workers, only where no table
+continues across the cut (a table is a source file and table id, the engine's unit of cross-hand
+state), so each table's hands stay in one worker and in order. A dataset whose hand numbers are not
+in increasing order in all three files cannot be streamed; `plan_ranges` returns None and it is read
+whole by `read_parquet`, as before.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.parquet import _event, _strip
+from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.validate import schema_error
+
+#: hands rebuilt per step of the stream (with their seats and events, a few MB)
+CHUNK_HANDS = 4096
+_SCAN_ROWS = 1 << 16
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the hands are in the three files: what a worker needs to start reading mid-dataset."""
+
+    #: rows in each row group of hands.parquet
+    hands_groups: tuple[int, ...]
+    #: (first, last) hand number of each row group of seats.parquet / events.parquet; None if empty
+    seats_groups: tuple[tuple[int, int] | None, ...]
+    events_groups: tuple[tuple[int, int] | None, ...]
+
+
+def hand_count(directory: Path) -> int:
+    """Hands in a dataset, from the Parquet footer (nothing else is read)."""
+    return pq.ParquetFile(directory / "hands.parquet").metadata.num_rows
+
+
+def plan_ranges(directory: Path, target: int) -> tuple[Layout, list[tuple[int, int]]] | None:
+    """The dataset's layout and its hand-row ranges of about `target` hands, cut only between tables.
+
+    None if the dataset cannot be streamed (hand numbers out of order, or unreadable): read it whole.
+    """
+    try:
+        seats = _group_spans(directory / "seats.parquet")
+        events = _group_spans(directory / "events.parquet")
+        if seats is None or events is None:
+            return None
+        hands_file = pq.ParquetFile(directory / "hands.parquet")
+        groups = tuple(hands_file.metadata.row_group(i).num_rows for i in range(hands_file.num_row_groups))
+        cuts = _table_cuts(hands_file, target)
+    except (OSError, pa.ArrowException, ValueError, KeyError):
+        return None
+    if cuts is None:
+        return None
+    rows = sum(groups)
+    starts = [0, *cuts]
+    return Layout(groups, seats, events), [(a, b) for a, b in zip(starts, [*cuts, rows], strict=True) if b > a]
+
+
+def _group_spans(path: Path) -> tuple[tuple[int, int] | None, ...] | None:
+    """First and last hand number of each row group, or None if the file is not sorted by hand."""
+    file = pq.ParquetFile(path)
+    spans: list[tuple[int, int] | None] = []
+    previous = -1
+    for i in range(file.num_row_groups):
+        hands = file.read_row_group(i, columns=["hand"]).column("hand").to_numpy()
+        if len(hands) == 0:
+            spans.append(None)
+            continue
+        if hands[0] < previous or (len(hands) > 1 and bool((np.diff(hands) < 0).any())):
+            return None
+        spans.append((int(hands[0]), int(hands[-1])))
+        previous = int(hands[-1])
+    return tuple(spans)
+
+
+def _table_keys(batch: pa.RecordBatch) -> np.ndarray:
+    """A 64-bit key per hand row for its table (source file and table id). Two tables sharing a key
+    by a hash collision only make the cuts more cautious, never wrong."""
+    def hashed(name: str) -> np.ndarray:
+        if name not in batch.schema.names:
+            return np.zeros(batch.num_rows, dtype=np.uint64)
+        values = pc.fill_null(batch.column(name).cast(pa.string()), "").to_numpy(zero_copy_only=False)
+        return pd.util.hash_array(values.astype(object), categorize=True)
+
+    return hashed("file") * np.uint64(0x9E3779B97F4A7C15) ^ hashed("table_id")
+
+
+def _table_cuts(file: pq.ParquetFile, target: int) -> list[int] | None:
+    """Hand rows where a range can start (no table has hands on both sides), about `target` apart.
+
+    Two streaming passes over hands.parquet: the last row of each table, then the cuts. None if the
+    hand numbers are not strictly increasing (the rows of a hand could not be found by a scan).
+    """
+    columns = [c for c in ("hand", "file", "table_id") if c in file.schema_arrow.names]
+    last: dict[int, int] = {}
+    previous = -1
+    position = 0
+    for batch in file.iter_batches(batch_size=_SCAN_ROWS, columns=columns):
+        hands = batch.column("hand").to_numpy()
+        if len(hands) and (hands[0] <= previous or bool((np.diff(hands) <= 0).any())):
+            return None
+        if len(hands):
+            previous = int(hands[-1])
+        keys = _table_keys(batch)
+        rows = np.arange(position, position + batch.num_rows)
+        last.update(pd.Series(rows).groupby(keys).max().to_dict())
+        position += batch.num_rows
+    cuts: list[int] = []
+    reach = -1  # the last row of any table seen so far
+    position = 0
+    wanted = target
+    for batch in file.iter_batches(batch_size=_SCAN_ROWS, columns=columns):
+        keys = _table_keys(batch)
+        ends = pd.Series(keys).map(last).to_numpy(dtype=np.int64)
+        rows = np.arange(position, position + batch.num_rows)
+        reach_before = np.maximum(np.maximum.accumulate(np.concatenate([[reach], ends]))[:-1], reach)
+        # a range may start at row r when every table seen before r has ended before r
+        allowed = rows[(reach_before < rows) & (rows > 0)]
+        while True:
+            i = int(np.searchsorted(allowed, wanted))
+            if i >= len(allowed):
+                break
+            cuts.append(int(allowed[i]))
+            wanted = int(allowed[i]) + target
+        reach = max(reach, int(ends.max())) if len(ends) else reach
+        position += batch.num_rows
+    return cuts
+
+
+class _Cursor:
+    """Forward scan of seats.parquet or events.parquet, handing out the rows of a span of hands."""
+
+    def __init__(self, path: Path, groups: tuple[tuple[int, int] | None, ...]):
+        self.path = path
+        self.groups = groups
+        self.batches: Iterator[pa.RecordBatch] | None = None
+        self.buffer: pa.Table | None = None  # rows read ahead, of hands not handed out yet
+        self.done = False
+
+    def _start(self, first_hand: int) -> None:
+        wanted = [i for i, span in enumerate(self.groups) if span is not None and span[1] >= first_hand]
+        file = pq.ParquetFile(self.path)
+        self.batches = iter(file.iter_batches(batch_size=_SCAN_ROWS, row_groups=wanted)) if wanted else iter(())
+
+    def take(self, lo: int, hi: int) -> list[dict[str, Any]]:
+        """Rows whose hand number is in [lo, hi], in file order; rows before lo are skipped."""
+        if self.batches is None:
+            self._start(lo)
+        parts = [self.buffer] if self.buffer is not None and self.buffer.num_rows else []
+        while not self.done and (not parts or parts[-1].column("hand")[-1].as_py() <= hi):
+            batch = next(self.batches, None)
+            if batch is None:
+                self.done = True
+                break
+            if batch.num_rows:
+                parts.append(pa.Table.from_batches([batch]))
+        if not parts:
+            return []
+        buffer = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+        hands = buffer.column("hand").to_numpy()
+        a, b = int(np.searchsorted(hands, lo, "left")), int(np.searchsorted(hands, hi, "right"))
+        self.buffer = buffer.slice(b)
+        return buffer.slice(a, b - a).to_pylist()
+
+
+def _hands_chunks(path: Path, groups: tuple[int, ...], start: int, stop: int) -> Iterator[tuple[int, pa.Table]]:
+    """(row number of the first row, rows) of hands.parquet rows [start, stop), a chunk at a time."""
+    offsets = np.concatenate([[0], np.cumsum(groups)]).astype(np.int64)
+    wanted = [i for i in range(len(groups)) if offsets[i] < stop and offsets[i + 1] > start]
+    if not wanted:
+        return
+    position = int(offsets[wanted[0]])
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=CHUNK_HANDS, row_groups=wanted):
+        lo, hi = max(start, position), min(stop, position + batch.num_rows)
+        if hi > lo:
+            yield lo, pa.Table.from_batches([batch.slice(lo - position, hi - lo)])
+        position += batch.num_rows
+        if position >= stop:
+            return
+
+
+def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterator[SourceHand | Quarantined]:
+    """Hand rows [start, stop) of the dataset, each rebuilt and validated as `read_parquet` does."""
+    name = str(directory)
+    seats = _Cursor(directory / "seats.parquet", layout.seats_groups)
+    events = _Cursor(directory / "events.parquet", layout.events_groups)
+    try:
+        for first_row, chunk in _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop):
+            hands = chunk.to_pylist()
+            lo, hi = hands[0]["hand"], hands[-1]["hand"]
+            seats_by_hand: dict[int, list] = defaultdict(list)
+            for row in seats.take(lo, hi):
+                seats_by_hand[row["hand"]].append(_strip({k: row[k] for k in ("seat", "player", "stack", "status")}))
+            events_by_hand: dict[int, list] = defaultdict(list)
+            for row in sorted(events.take(lo, hi), key=lambda r: (r["hand"], r["seq"])):
+                events_by_hand[row["hand"]].append(_event(row))
+            for row_no, h in enumerate(hands, start=first_row + 1):
+                yield _rebuilt(h, row_no, name, seats_by_hand, events_by_hand)
+    except (OSError, pa.ArrowException) as exc:  # one reason for the rest of the dataset, as read_parquet does
+        yield Quarantined(name, 0, f"unreadable Parquet dataset: {exc}")
+
+
+def _rebuilt(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
+             events_by_hand: dict[int, list]) -> SourceHand | Quarantined:
+    """One hand from its rows: the same mapping and validation as `auditor.ingest.parquet.read_parquet`."""
+    stakes = _strip({"blinds": h["blinds"], "ante": h["ante"] or None, "bet_units": h["bet_units"] or None,
+                     "table_min": h["table_min"], "table_max": h["table_max"], "chip_unit": h["chip_unit"]})
+    if h["spread_min"]:
+        stakes["spread"] = [{"min": a, "max": b} for a, b in zip(h["spread_min"], h["spread_max"] or [], strict=False)]
+    hand = _strip({
+        "hand_id": h["hand_id"], "table_id": h["table_id"], "room": h["room"], "started_at": h["started_at"],
+        "variant": h["variant"], "structure": h["structure"], "rule_pack": h["rule_pack"],
+        "currency": h["currency"], "max_seats": h["max_seats"], "stakes": stakes,
+        "seats": seats_by_hand.get(h["hand"], []), "events": events_by_hand.get(h["hand"], []),
+    })
+    error = schema_error(hand) or consistency_error(hand)
+    if error:
+        return Quarantined(name, row_no, error, h["hand_id"])
+    return SourceHand(hand, h.get("file") or name, h.get("line") or row_no)

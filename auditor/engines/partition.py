@@ -1,0 +1,298 @@
+"""Partitions: what one worker audits on its own, how a run is cut into them, and the audit of one.
+
+A partition is a list of pieces — whole input files, or ranges of hand rows of a Parquet dataset —
+replayed in order with its own table state, in batches of `batch_size` hands. Cutting a run into
+partitions must not change any fact, so a cut never falls inside a table (the engine's unit of
+cross-hand state: previous button and big blind, blinds owed):
+
+- an input file is never split (the engine keys a table by its file and table id);
+- the `.phh` files of one folder stay together, in order: PHH has one hand per file and names a
+  folder's files one session (`auditor.ingest.phh._ids`), so if the engine ever follows a session
+  across its files, its hands are still in one worker, in order;
+- a Parquet dataset is cut into hand-row ranges only where no table (source file, table id) has
+  hands on both sides (`parquet_ranges.plan_ranges`); one whose hands are not sorted is one piece.
+
+The plan depends only on the sorted inputs and the batch size, never on the number of workers or the
+engine, so batches, and therefore every fact and finding, are the same however the run is spread.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from auditor.check.packs import Pack, PackError, resolve_pack
+from auditor.check.run import check
+from auditor.engines import ledger
+from auditor.engines.parquet_ranges import Layout, hand_count, plan_ranges, read_range
+from auditor.ingest.detect import read_file
+from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.tables import build_tables
+from auditor.replay.engine import TableState, replay
+
+if TYPE_CHECKING:
+    from auditor.pipeline import InputFile
+
+#: rough size of one hand in a text log, to weigh files against each other when planning (only
+#: balance depends on it, never a result)
+BYTES_PER_HAND = 2_000
+#: compressed inputs unpack to about this many times their size
+COMPRESSION = 5
+#: a partition is at most one batch, and at least this many hands unless the run is smaller: every
+#: batch pays a fixed cost for the checks (about 0.3 s for the three built-in packs)
+MIN_PARTITION_HANDS = 2_000
+#: runs smaller than this many batches are cut into about this many partitions, so that even a
+#: modest run keeps a few workers busy
+PARTITIONS_WANTED = 16
+
+#: notify(kind, partition index, value): "hands" (value = hands read since the last notice) or
+#: "piece" (value = input index of a piece finished)
+Notify = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One input of a partition, or hand rows [start, stop) of a Parquet dataset."""
+
+    input_index: int  # position in the run's sorted inputs
+    input: InputFile
+    rows: tuple[int, int] | None = None
+    layout: Layout | None = None
+
+
+@dataclass(frozen=True)
+class Partition:
+    index: int
+    pieces: tuple[Piece, ...]
+    estimated_hands: int
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What every worker needs besides its partition (picklable: it travels to other processes)."""
+
+    pack: str | None = None
+    batch_size: int = 20_000
+    #: `auditor.ingest.limits.Limits`, or None for the readers' defaults
+    limits: Any = None
+
+
+@dataclass
+class PartitionResult:
+    index: int
+    findings: pd.DataFrame
+    #: summed over the partition's batches; None if it had no batch
+    coverage: pd.DataFrame | None
+    quarantined: list[Quarantined]
+    hands_read: int
+    read_per_file: Counter
+    #: names of the packs its hands were audited under, in the order first met
+    pack_names: list[str]
+    #: per batch, the rows the run-wide rules need (`ledger.rows`); empty if no pack has such a rule
+    ledger: list[pd.DataFrame] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class PartitionFailure:
+    """A pack that failed while checking (e.g. a user predicate comparing text with a number).
+
+    PackError does not survive pickling (its constructor takes three arguments), so a worker in
+    another process returns this and the driver raises the PackError again.
+    """
+
+    index: int
+    file: str
+    line: int | None
+    message: str
+
+    def error(self) -> PackError:
+        return PackError(self.file, self.line, self.message)
+
+
+def plan(inputs: Sequence[InputFile], batch_size: int) -> list[Partition]:
+    """Cut the (sorted) inputs into partitions; see the module docstring for where cuts may fall."""
+    estimates = [_estimate(item) for item in inputs]
+    target = min(batch_size, max(MIN_PARTITION_HANDS, math.ceil(sum(estimates) / PARTITIONS_WANTED)))
+    units: list[list[Piece]] = []
+    sizes: list[int] = []
+    folders: dict[str, int] = {}
+    for i, (item, estimate) in enumerate(zip(inputs, estimates, strict=True)):
+        if item.format == "parquet":
+            planned = plan_ranges(item.path, target)
+            if planned is None:
+                units.append([Piece(i, item)])
+                sizes.append(estimate)
+                continue
+            layout, ranges = planned
+            for start, stop in ranges or [(0, 0)]:
+                units.append([Piece(i, item, (start, stop), layout)])
+                sizes.append(stop - start)
+        elif item.format == "phh":
+            folder = item.path.parent.as_posix()
+            if folder in folders:
+                units[folders[folder]].append(Piece(i, item))
+                sizes[folders[folder]] += estimate
+            else:
+                folders[folder] = len(units)
+                units.append([Piece(i, item)])
+                sizes.append(estimate)
+        else:
+            units.append([Piece(i, item)])
+            sizes.append(estimate)
+    partitions: list[Partition] = []
+    pieces: list[Piece] = []
+    size = 0
+    for unit, unit_size in zip(units, sizes, strict=True):
+        if pieces and size + unit_size > target:
+            partitions.append(Partition(len(partitions), tuple(pieces), size))
+            pieces, size = [], 0
+        pieces.extend(unit)
+        size += unit_size
+    if pieces:
+        partitions.append(Partition(len(partitions), tuple(pieces), size))
+    return partitions
+
+
+def _estimate(item: InputFile) -> int:
+    """Hands an input probably holds: exact for a Parquet dataset (its footer), from the size otherwise."""
+    try:
+        if item.format == "parquet":
+            return hand_count(item.path)
+        size = item.path.stat().st_size
+    except Exception:  # unreadable: the reader will say why; weigh it as one hand
+        return 1
+    if item.path.name.lower().endswith((".gz", ".zip")):
+        size *= COMPRESSION
+    return max(1, size // BYTES_PER_HAND)
+
+
+def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quarantined]:
+    item = piece.input
+    if piece.rows is not None and piece.layout is not None:
+        yield from read_range(item.path, piece.layout, *piece.rows)
+    elif limits is None:
+        yield from read_file(item.path, item.format, item.name or None)
+    else:
+        yield from read_file(item.path, item.format, item.name or None, limits=limits)
+
+
+def run_partition(partition: Partition, options: RunOptions,
+                  notify: Notify | None = None) -> PartitionResult | PartitionFailure:
+    """`audit_partition` for an engine: a PackError comes back as a value (it would not unpickle)."""
+    try:
+        return audit_partition(partition, options, notify)
+    except PackError as exc:
+        return PartitionFailure(partition.index, exc.file, exc.line, exc.message)
+
+
+def audit_partition(partition: Partition, options: RunOptions, notify: Notify | None = None) -> PartitionResult:
+    """Read, replay and check one partition, in batches of `options.batch_size` hands.
+
+    Every hand is audited under `options.pack` if given, else under the pack its table declares; a
+    hand declaring a pack that cannot be loaded is quarantined. The run-wide rules (duplicate hand
+    ids) are not checked here: their rows go to the ledger, judged once the whole run is gathered.
+    """
+    started = time.perf_counter()
+    forced = resolve_pack(options.pack) if options.pack else None
+    packs: dict[str, Pack] = {forced.name: forced} if forced else {}
+    local = {name: ledger.without_run_wide(p) for name, p in packs.items()}
+    unknown_packs: dict[str, str] = {}
+    quarantined: list[Quarantined] = []
+    findings: list[pd.DataFrame] = []
+    coverage: list[pd.DataFrame] = []
+    ledger_rows: list[pd.DataFrame] = []
+    # The engine's own memory of hand ids would grow with the run and see only this partition: it is
+    # given a set that forgets, and the ledger judges ids run-wide instead.
+    state = TableState(seen_hand_ids=ledger.Forgetful())
+    hands_read = 0
+    unreported = 0
+    read_per_file: Counter = Counter()
+    batch: list[SourceHand] = []
+
+    def flush() -> None:
+        if batch:
+            found, cov, failed, rows = _audit_batch(batch, packs, local, forced, state)
+            findings.append(found)
+            coverage.append(cov)
+            quarantined.extend(failed)
+            if rows is not None:
+                ledger_rows.append(rows)
+            batch.clear()
+
+    for piece in partition.pieces:
+        for item in read_piece(piece, options.limits):
+            hands_read += 1
+            unreported += 1
+            read_per_file[item.file] += 1
+            if notify is not None and unreported == 1000:
+                notify("hands", partition.index, unreported)
+                unreported = 0
+            if isinstance(item, Quarantined):
+                quarantined.append(item)
+                continue
+            name = forced.name if forced else item.hand["rule_pack"]
+            if name not in packs and name not in unknown_packs:
+                try:
+                    packs[name] = resolve_pack(name)
+                    local[name] = ledger.without_run_wide(packs[name])
+                except PackError as exc:
+                    unknown_packs[name] = exc.message
+            if name in unknown_packs:
+                quarantined.append(Quarantined(item.file, item.line, f"declares rule pack '{name}', which cannot be "
+                                               f"used: {unknown_packs[name]}", item.hand["hand_id"]))
+                continue
+            batch.append(item)
+            if len(batch) >= options.batch_size:
+                flush()
+        if notify is not None:
+            notify("hands", partition.index, unreported)
+            notify("piece", partition.index, piece.input_index)
+            unreported = 0
+    flush()
+    return PartitionResult(
+        partition.index, pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(local))[0],
+        sum_coverage(coverage) if coverage else None, quarantined, hands_read, read_per_file, list(packs),
+        ledger_rows, time.perf_counter() - started)
+
+
+def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[str, Pack], forced: Pack | None,
+                 state: TableState) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined], pd.DataFrame | None]:
+    tables = build_tables(batch)
+    hands = tables.hands.to_pandas()
+    if forced:
+        hands["rule_pack"] = forced.name
+    houses = [packs[name].house for name in hands["rule_pack"]]
+    facts, failures = replay(tables, houses, state)
+    failed_hands = []
+    if failures:
+        failed = {h for h, _ in failures}
+        failed_hands = [Quarantined(hands.at[h, "file"], int(hands.at[h, "line"]), reason, hands.at[h, "hand_id"])
+                        for h, reason in failures]
+        hands = hands[~hands["hand"].isin(failed)]
+    findings, coverage = check(facts, hands, local)
+    return findings, coverage, failed_hands, ledger.rows(facts, hands, packs.values())
+
+
+def empty_batch(packs: dict[str, Pack]) -> tuple:
+    """An empty batch, so a run with no readable hand still has well-formed findings and coverage."""
+    tables = build_tables([])
+    facts, _ = replay(tables, [])
+    return facts, tables.hands.to_pandas(), packs
+
+
+COVERAGE_KEYS = ["pack", "rule_id", "category", "severity"]
+
+
+def sum_coverage(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Coverage rows added up by rule, in the order the rules first appear."""
+    combined = pd.concat(parts, ignore_index=True)
+    order = combined[COVERAGE_KEYS].drop_duplicates()
+    return order.merge(combined.groupby(COVERAGE_KEYS, sort=False, as_index=False).sum(), on=COVERAGE_KEYS,
+                       how="left")
