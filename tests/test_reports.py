@@ -36,6 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_logs"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "reports"
 MALICIOUS = FIXTURES / "malicious.jsonl"
+HOLDEM_PLANTED = SAMPLE / "holdem-planted.jsonl"
+OMAHA_PLANTED = SAMPLE / "nz-omaha-planted.jsonl"
+DAMAGED = SAMPLE / "damaged.jsonl"
 EXAMPLES = ROOT / "rules" / "examples" / "nz-casino-1999"
 SHORT_RAISE = EXAMPLES / "NZ17-6c" / "short-raise-pot-limit.jsonl"
 CLEAN = EXAMPLES / "NZ17-6c" / "full-raises.jsonl"
@@ -251,11 +254,12 @@ def test_text_and_jsonl_behave_as_before(tmp_path):
 
 def test_quiet_prints_only_the_summary(tmp_path):
     runner = CliRunner()
-    quiet = runner.invoke(main, ["audit", str(SAMPLE), "--quiet"])
+    quiet = runner.invoke(main, ["audit", str(DAMAGED), str(SHORT_RAISE), "--quiet"])
     assert quiet.exit_code == 1
     assert quiet.stdout.lstrip().startswith("Summary") and "[NZ17-6c]" not in quiet.stdout
     assert "quarantined:" not in quiet.stdout and "quarantined:" not in quiet.stderr
-    loud = runner.invoke(main, ["audit", str(SAMPLE), "--format", "jsonl", "--output", str(tmp_path / "f.jsonl")])
+    loud = runner.invoke(main, ["audit", str(DAMAGED), str(SHORT_RAISE), "--format", "jsonl",
+                                "--output", str(tmp_path / "f.jsonl")])
     assert "quarantined:" in loud.stderr
 
 
@@ -287,7 +291,7 @@ def test_no_progress_bar_when_piped_or_quiet():
     assert progress_bar(io.StringIO(), quiet=False) is None
     assert progress_bar(_Terminal(), quiet=True) is None
     assert isinstance(progress_bar(_Terminal(), quiet=False), ProgressBar)
-    run = CliRunner().invoke(main, ["audit", str(SAMPLE), "--format", "jsonl"])
+    run = CliRunner().invoke(main, ["audit", str(HOLDEM_PLANTED), "--format", "jsonl"])
     assert "\r" not in run.stderr and "files  " not in run.stderr
 
 
@@ -295,7 +299,7 @@ def test_no_progress_bar_when_piped_or_quiet():
 
 
 def test_explain_replays_the_hand_with_state_and_the_finding_on_its_event():
-    run = CliRunner().invoke(main, ["explain", "HE-MR0002-000004", str(SAMPLE)])
+    run = CliRunner().invoke(main, ["explain", "HE-MR0002-000004", str(HOLDEM_PLANTED)])
     assert run.exit_code == 0, run.output
     lines = run.stdout.splitlines()
     assert lines[0].startswith("hand HE-MR0002-000004  ") and lines[0].endswith("holdem-planted.jsonl:1")
@@ -313,7 +317,7 @@ def test_explain_replays_the_hand_with_state_and_the_finding_on_its_event():
 
 
 def test_explain_a_hand_found_across_rounds_and_a_hand_level_finding():
-    run = CliRunner().invoke(main, ["explain", "NZO-RC0006-000043", str(SAMPLE)])
+    run = CliRunner().invoke(main, ["explain", "NZO-RC0006-000043", str(OMAHA_PLANTED)])
     assert run.exit_code == 0
     assert "betting round 4 — opened by board:" in run.stdout
     assert "about the hand as a whole" in run.stdout and "[NZ17-1b]" in run.stdout  # button: no single event
@@ -322,9 +326,9 @@ def test_explain_a_hand_found_across_rounds_and_a_hand_level_finding():
 
 def test_explain_names_quarantined_hands_and_refuses_unknown_ones():
     runner = CliRunner()
-    held = runner.invoke(main, ["explain", "DMG0001-000002", str(SAMPLE)])
+    held = runner.invoke(main, ["explain", "DMG0001-000002", str(DAMAGED)])
     assert held.exit_code == 0 and "quarantined, not audited:" in held.stdout and "-100" in held.stdout
-    missing = runner.invoke(main, ["explain", "NO-SUCH-HAND", str(SAMPLE)])
+    missing = runner.invoke(main, ["explain", "NO-SUCH-HAND", str(DAMAGED)])
     assert missing.exit_code == 2 and "no hand 'NO-SUCH-HAND'" in missing.stderr
     assert runner.invoke(main, ["explain", "X", str(SAMPLE / "nope.jsonl")]).exit_code == 2
 

@@ -9,7 +9,7 @@ recolour the terminal.
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Any, TextIO
 
 import pandas as pd
 
@@ -54,8 +54,8 @@ def _write_hand(result: AuditResult, view: HandView, findings: pd.DataFrame, out
     out.write(f"  findings: {len(findings)}" + (f" ({counts})" if counts else "") + "\n")
     if view.state_note:
         out.write(f"  table state not shown: {clean(view.state_note)}\n")
-    by_event: dict[int, list] = {}
-    whole_hand = []
+    by_event: dict[int, list[Any]] = {}
+    whole_hand: list[Any] = []
     for row in findings.itertuples(index=False):
         if pd.isna(row.seq) or not 0 <= int(row.seq) < len(view.steps):
             whole_hand.append(row)
@@ -94,7 +94,8 @@ def _number(value: int | None) -> str:
     return "" if value is None else f"{value:,}"
 
 
-def _write_finding(result: AuditResult, row, out: TextIO, indent: str) -> None:
+def _write_finding(result: AuditResult, row: Any, out: TextIO, indent: str) -> None:
+    """One finding under its event: rule, message, expected vs actual, citation (`row` is a findings tuple)."""
     pack = result.packs.get(row.pack)
     rule = next((r for r in pack.rules if r.id == row.rule_id), None) if pack else None
     title = f" {rule.title}" if rule else ""

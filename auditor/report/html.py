@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 import pandas as pd
 
+from auditor.check.packs import Rule
 from auditor.ingest.records import SourceHand
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, rules_by_id, tool_version
@@ -168,7 +169,7 @@ def render(result: AuditResult, max_replays: int = MAX_REPLAYS, max_rows: int = 
     body = [
         _summary(result, generated),
         _charts(result, started),
-        _findings_table(result, views, max_rows, max_replays),
+        _findings_table(result, max_rows, max_replays),
         _coverage(result, rules),
         _quarantine(result, max_rows),
         _files(result),
@@ -242,7 +243,7 @@ def _where(row: dict[str, Any]) -> str:
     return f"{e(row['file'])}:{row['line']}"
 
 
-def _findings_table(result: AuditResult, views: dict[HandKey, HandView], max_rows: int, max_replays: int) -> str:
+def _findings_table(result: AuditResult, max_rows: int, max_replays: int) -> str:
     rows = records(result.findings.head(max_rows))
     total = len(result.findings)
     out = [f"""<section id="findings"><h2>Findings ({total:,})</h2>"""]
@@ -258,9 +259,7 @@ def _findings_table(result: AuditResult, views: dict[HandKey, HandView], max_row
 <table id="findings-table" class="sortable data"><thead><tr><th>#</th><th>Severity</th><th>Category</th><th>Rule</th>
 <th>Hand</th><th>Event</th><th>Seat</th><th>Player</th><th>What happened</th><th>Where</th></tr></thead><tbody>""")
     for number, row in enumerate(rows, start=1):
-        key = (row["file"], int(row["line"]))
-        link = (f'<a href="#finding-{number}">{number}</a>' if number <= max_replays and key in views
-                else str(number))
+        link = f'<a href="#finding-{number}">{number}</a>' if number <= max_replays else str(number)
         out.append(f'<tr data-severity="{e(row["severity"])}"><td data-value="{number}">{link}</td>'
                    f'<td><span class="sev sev-{e(row["severity"])}">{e(row["severity"])}</span></td>'
                    f'<td>{e(row["category"])}</td><td>{e(row["rule_id"])}</td><td>{e(row["hand_id"])}</td>'
@@ -270,7 +269,7 @@ def _findings_table(result: AuditResult, views: dict[HandKey, HandView], max_row
     return "".join(out)
 
 
-def _coverage(result: AuditResult, rules: dict) -> str:
+def _coverage(result: AuditResult, rules: dict[tuple[str, str], Rule]) -> str:
     out = ["""<section id="coverage"><h2>Rules checked</h2>
 <p>For each rule: the audited hands it applies to, how many could be checked, how many could not because the log
 lacks a fact the rule needs (<em>not assessable</em> — never counted as passed), and how many broke it.</p>
@@ -329,7 +328,8 @@ quarantined.</p><table class="sortable data"><thead><tr><th>File</th><th>Hands r
     return "".join(out)
 
 
-def _finding_sections(result: AuditResult, views: dict[HandKey, HandView], rules: dict, max_replays: int) -> str:
+def _finding_sections(result: AuditResult, views: dict[HandKey, HandView], rules: dict[tuple[str, str], Rule],
+                      max_replays: int) -> str:
     findings = result.findings
     total = len(findings)
     if not total:
@@ -353,8 +353,8 @@ def _finding_sections(result: AuditResult, views: dict[HandKey, HandView], rules
     return "\n".join(out)
 
 
-def _finding_section(result: AuditResult, number: int, row: dict[str, Any], view: HandView | None, rule,
-                     flagged: set[int]) -> str:
+def _finding_section(result: AuditResult, number: int, row: dict[str, Any], view: HandView | None,
+                     rule: Rule | None, flagged: set[int]) -> str:
     pack = result.packs.get(row["pack"])
     sev = e(row["severity"])
     seat = f" · seat {e(row['seat'])} ({e(row['player'])})" if row["seat"] is not None else ""
