@@ -15,10 +15,13 @@ import html
 import os
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from auditor.cli import main
 from auditor.pipeline import AuditResult, audit
 from auditor.report.html import render
 
@@ -179,3 +182,18 @@ def test_hostile_player_names_show_as_text_and_run_nothing(tmp_path):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom
     assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom
     assert '=HYPERLINK("http://x")' in dom
+
+
+def test_hands_inside_archives_and_parquet_datasets_are_found_again_for_their_replays(tmp_path):
+    archive = tmp_path / "logs.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.write(SAMPLE / "holdem-planted.jsonl", "holdem-planted.jsonl")
+    dataset = tmp_path / "omaha.parquet"
+    converted = CliRunner().invoke(main, ["convert", str(SAMPLE / "nz-omaha-planted.jsonl"), "-o", str(dataset)])
+    assert converted.exit_code == 0
+    for source in (archive, dataset):
+        result = audit([source])
+        page = render(result)
+        assert len(_articles(page)) == len(result.findings) > 0
+        assert "could not be read again" not in page
+        assert page.count('<tr class="violation">') == int(result.findings["seq"].notna().sum())
