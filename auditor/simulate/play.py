@@ -25,6 +25,10 @@ the simulated play: short all-ins are counted as raises when checking the cap (t
 ``limit_reopen_fraction`` could only lower that count), and a player who already acted never
 re-raises after a short all-in, even when several short all-ins add up to a full raise.
 
+Players returning from sitting out (see :mod:`auditor.simulate.tables`) make up the blinds they
+missed before the cards are dealt: the big blind live (post ``missed``, it counts toward their bet)
+and the small blind dead (post ``dead``, main-pot money that is nobody's bet).
+
 Other choices: a player alone against all-in opponents is not asked to act when he owes nothing
 (no event); uncalled chips are returned at the end of the betting round in which they were bet;
 every player still in shows at a showdown; split pots give equal shares in chip units and the odd
@@ -37,13 +41,13 @@ share is zero chips gets no award event.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from auditor.replay.evaluate import best_hands, card_text
-from auditor.replay.house import HouseRules
+from auditor.replay.house import HouseRules, RakeSchedule
 from auditor.replay.pots import build_pots
 from auditor.replay.variants import VARIANTS, Variant
 
@@ -125,7 +129,7 @@ class Game:
         structure: str,
         stakes: dict | None,
         house: HouseRules,
-        rake: tuple[float, int] | None = None,
+        rake: tuple[float, int] | RakeSchedule | None = None,
     ) -> None:
         self.name = variant
         self.variant = house.variant(variant)
@@ -170,8 +174,9 @@ class Game:
 
 
 class Hand:
-    """One hand in play. ``seats``: (seat, player, stack) for every occupied seat; ``deck``: a
-    shuffled permutation of the 52 card codes (shuffled with `rng` when not given)."""
+    """One hand in play. ``seats``: (seat, player, stack) for every seat dealt in; ``deck``: a
+    shuffled permutation of the 52 card codes (shuffled with `rng` when not given); ``make_up``:
+    seat -> (live, dead) chips a returning player posts for the blinds missed while away."""
 
     def __init__(
         self,
@@ -180,6 +185,7 @@ class Hand:
         seats: Sequence[tuple[int, str, int]],
         button: int,
         deck: list[int] | None = None,
+        make_up: Mapping[int, tuple[int, int]] | None = None,
     ) -> None:
         self.game = game
         self.rng = rng
@@ -197,6 +203,8 @@ class Hand:
         self.round_in = dict.fromkeys(ring, 0)
         self.folded: set[int] = set()
         self.allin: set[int] = set()
+        self.make_up = dict(make_up or {})
+        self.dead = 0  # dead money (made-up small blinds): in the main pot, nobody's bet
         self.events: list[dict] = []
         self.hole: dict[int, list[int]] = {}
         self.board: list[int] = []
@@ -220,6 +228,8 @@ class Hand:
             for s in self.order:
                 self._post(s, g.ante, {"kind": "post", "seat": s, "post": "ante"})
         first = self._blinds()
+        if self.make_up:
+            self._post_missed()
         self._deal_hole()
         for r in range(g.rounds):
             if v.draw_before[r]:
@@ -266,6 +276,19 @@ class Hand:
             amt = self._post(s, b, {"kind": "post", "seat": s, "post": "blind", "blind": k + 1})
             self.round_in[s] += amt
         return order[(order.index(posters[-1]) + 1) % n]
+
+    def _post_missed(self) -> None:
+        """Returning players make up what they missed: the big blind live, the small blind dead."""
+        for s in self.order:
+            live, dead = self.make_up.get(s, (0, 0))
+            if live:
+                self.round_in[s] += self._post(s, live, {"kind": "post", "seat": s, "post": "missed"})
+            if dead:
+                if dead >= self.stack[s]:
+                    raise ValueError(f"seat {s} cannot post {dead} dead from a stack of {self.stack[s]}")
+                self.stack[s] -= dead
+                self.dead += dead
+                self.events.append({"kind": "post", "seat": s, "post": "dead", "amount": dead, "all_in": False})
 
     def _deal_hole(self) -> None:
         k = self.game.variant.hole_cards
@@ -422,7 +445,7 @@ class Hand:
             elif g.spread:
                 hi = cur + g.open_max[r]
             elif g.pot_limit:
-                hi = cur + sum(self.contrib.values()) + owed
+                hi = cur + sum(self.contrib.values()) + self.dead + owed
             else:
                 hi = allin_to
         else:
@@ -430,7 +453,7 @@ class Hand:
             if g.fixed or g.spread:
                 hi = g.open_max[r]
             elif g.pot_limit:
-                hi = sum(self.contrib.values())
+                hi = sum(self.contrib.values()) + self.dead
             else:
                 hi = allin_to
         if allin_to <= lo:
@@ -445,7 +468,7 @@ class Hand:
         if not (g.fixed or g.spread or g.pot_limit):  # no limit: sizes relative to the pot
             if u < 0.47:
                 return hi  # shove
-            pot = sum(self.contrib.values()) + owed
+            pot = sum(self.contrib.values()) + self.dead + owed
             top = min(hi, max(lo, cur + owed + pot))
             span = (top - lo) // unit
             return lo + int(rng.random() * (span + 1)) * unit
@@ -492,9 +515,18 @@ class Hand:
         if values is not None:
             for s in self.show_order():
                 ev.append({"kind": "show", "seat": s, "cards": [CARD_TEXT[c] for c in self.hole[s]]})
-        pots = build_pots(self.contrib, self.folded)
+        pots = build_pots(self.contrib, self.folded, self.dead)
         amounts = [p.amount for p in pots]
-        if g.rake and amounts and amounts[0] > 0:
+        if isinstance(g.rake, RakeSchedule) and amounts and amounts[0] > 0:
+            # a house's posted schedule, from the main pot (less than it allows harms no player)
+            v = g.variant
+            contested = sum(self.contrib.values()) + self.dead
+            x = g.rake.allowed(contested, unit, v.board_cards > 0, len(self.board) > v.board_schedule[0])
+            x = min(x, amounts[0]) // unit * unit
+            if x > 0:
+                amounts[0] -= x
+                ev.append({"kind": "rake", "pot": 0, "amount": x})
+        elif g.rake and amounts and amounts[0] > 0:
             fraction, cap = g.rake
             x = min(int(amounts[0] * fraction) // unit * unit, cap // unit * unit)
             if x > 0:

@@ -5,6 +5,16 @@ has ``max_seats`` seats of which some are occupied (not necessarily next to each
 carry over from hand to hand and a player who busts re-buys for their starting stack before the
 next hand (the new stack simply shows in the next hand's header).
 
+With ``sit_outs=True`` players sit out and come back, so tables carry missed blinds across hands,
+played the way every built-in rule book accepts: on half of the tables of four or more players a
+player may sit out (status ``sitting_out``, not dealt in) while three or more stay in, never the
+player who posted the small blind in the hand before (the button goes to that player next); the
+button moves to the next seat dealt in. A seated player whom the blinds pass over misses them: the
+first seat after the button the small blind, later seats before the big blind the big blind. A
+player comes back either in the big blind or in a seat after the big blind and before the button,
+and then "posts all": what they owe of the big blind live and the small blind dead (nothing when
+the blinds never passed them). Tables with other than two blinds never sit out.
+
 Every table draws its own ``random.Random`` from the run's seed, so a table's hands do not
 depend on how the tables are interleaved; several tables are played in lockstep only so that
 their showdowns are evaluated in one :func:`auditor.replay.evaluate.best_hands` call, and their
@@ -27,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from auditor.replay.house import HouseRules
+from auditor.replay.house import HouseRules, RakeSchedule
 from auditor.simulate.play import CARD_TEXT, STRUCTURES, Game, Hand, evaluate_showdowns
 
 __all__ = ["SEAT_DRAW_RANK_TIE", "benchmark", "simulate_hands", "simulate_mixed"]
@@ -60,15 +70,19 @@ def simulate_mixed(
     table_prefix: str = "T",
     room: str = "Simulated room",
     seat_draws: bool = False,
-    rake: tuple[float, int] | None = None,
+    rake: tuple[float, int] | RakeSchedule | None = None,
     session_hands: tuple[int, int] = (20, 200),
     start: str = _EPOCH,
+    sit_outs: bool = False,
 ) -> Iterator[dict]:
     """`hands` canonical hand logs, each table playing a (variant, structure) drawn from `games`.
 
     Deterministic for `seed`. `stakes` defaults to :func:`auditor.simulate.play.default_stakes`; a
     given dict is completed (fixed limit ``bet_units``, spread limit ``spread``) from its last blind.
-    `rake` is (fraction, cap) of the main pot, rounded down to the chip unit; off by default.
+    `rake` is (fraction, cap) of the main pot, rounded down to the chip unit, or a house's posted
+    :class:`~auditor.replay.house.RakeSchedule` (what it allows, from the main pot); off by default.
+    `sit_outs` lets players sit out and return, making up missed blinds (module docstring); off by
+    default, and when off no random draw is spent on it, so earlier runs replay unchanged.
     """
     if not games:
         raise ValueError("no games to simulate")
@@ -97,10 +111,10 @@ def simulate_mixed(
         offset += rng.randint(30, 900)
         plans.append((f"{table_prefix}{number:04d}", game, n, max_seats, rng.getrandbits(64), offset))
         left -= n
-    return _play(plans, t0, house, rule_pack, room, seat_draws)
+    return _play(plans, t0, house, rule_pack, room, seat_draws, sit_outs)
 
 
-def _play(plans, t0, house, rule_pack, room, seat_draws) -> Iterator[dict]:
+def _play(plans, t0, house, rule_pack, room, seat_draws, sit_outs=False) -> Iterator[dict]:
     for g in range(0, len(plans), _LOCKSTEP):
         tables = [
             _Table(
@@ -113,6 +127,7 @@ def _play(plans, t0, house, rule_pack, room, seat_draws) -> Iterator[dict]:
                 rule_pack=rule_pack,
                 room=room,
                 seat_draws=seat_draws,
+                sit_outs=sit_outs,
             )
             for tid, game, n, max_seats, tseed, off in plans[g : g + _LOCKSTEP]
         ]
@@ -148,6 +163,7 @@ class _Table:
         rule_pack: str,
         room: str,
         seat_draws: bool,
+        sit_outs: bool = False,
     ) -> None:
         self.table_id = table_id
         self.game = game
@@ -180,6 +196,13 @@ class _Table:
         if seat_draws and rng.random() < 0.8:
             self.pre_events = self._seat_draws()
         self.hand: Hand | None = None
+        #: seats sitting out, and blinds each seat's player missed and still owes ("sb", "bb")
+        self.out: set[int] = set()
+        self.owed: dict[int, set[str]] = {}
+        self.dealt: list[int] = list(seats)
+        self.make_up: dict[int, tuple[int, int]] = {}
+        self.previous_small_blind: int | None = None
+        self.sit_outs = sit_outs and len(seats) >= 4 and len(game.blinds) == 2 and rng.random() < 0.5
 
     def _seat_draws(self) -> list[dict]:
         """One or two seat draws; each contested seat goes to the highest card."""
@@ -222,22 +245,76 @@ class _Table:
 
     def begin(self) -> Hand:
         if self.number:
-            k = self.seats.index(self.button)
-            self.button = self.seats[(k + 1) % len(self.seats)]
+            if self.sit_outs:
+                self._sit_out_or_return()
+            else:
+                k = self.seats.index(self.button)
+                self.button = self.seats[(k + 1) % len(self.seats)]
             self.clock += timedelta(seconds=self.rng.randint(25, 180))
         self.number += 1
         self.remaining -= 1
         self.start = dict(self.stacks)
-        seats = [(s, self.players[s], self.stacks[s]) for s in self.seats]
-        hand = Hand(self.game, self.rng, seats, self.button, self.shuffler.permutation(52).tolist())
+        seats = [(s, self.players[s], self.stacks[s]) for s in self.dealt]
+        hand = Hand(self.game, self.rng, seats, self.button, self.shuffler.permutation(52).tolist(), self.make_up)
         hand.events.extend(self.pre_events)
         self.pre_events = []
         return hand.play()
+
+    def _sit_out_or_return(self) -> None:
+        """Who is dealt in this hand, the button, and what each returning player posts."""
+        rng = self.rng
+        g = self.game
+        sb, bb = g.blinds
+        out = set(self.out)
+        back = {s for s in sorted(out) if rng.random() < 0.3}
+        for s in self.seats:
+            if s not in out and s != self.previous_small_blind and rng.random() < 0.04 \
+                    and len(self.seats) - len(out) - 1 >= 3:
+                out.add(s)
+        while True:
+            dealt = [s for s in self.seats if s not in out or s in back]
+            button = _clockwise_after(dealt, self.button)[0]
+            order = _clockwise_after(dealt, button)  # first blind first, button last
+            make_up = {}
+            late = []
+            for s in sorted(back):
+                owes = self.owed.get(s, set())
+                live, dead = (bb if "bb" in owes else 0, sb if owes else 0)
+                if s == order[1]:
+                    live, dead = 0, 0  # back in the big blind: the blind itself settles what is owed
+                elif s in (order[0], button) or self.stacks[s] <= live + dead:
+                    late.append(s)
+                if live or dead:
+                    make_up[s] = (live, dead)
+            if not late:
+                break
+            back.difference_update(late)
+        self.out = out - back
+        self.dealt = dealt
+        self.button = button
+        self.make_up = make_up
+
+    def _missed_blinds(self, hand: Hand) -> None:
+        """Blinds the players sitting out missed this hand; players back in the big blind or who made
+        up what they owed owe nothing more."""
+        order = hand.order
+        big_blind = order[1]
+        for s in order:
+            if s == big_blind or s in self.make_up:
+                self.owed.pop(s, None)
+        for position, s in enumerate(_clockwise_after(self.seats, self.button)):
+            if s == big_blind:
+                break
+            if s in self.out:
+                self.owed.setdefault(s, set()).add("sb" if position == 0 else "bb")
+        self.previous_small_blind = order[0]
 
     def end(self, hand: Hand) -> dict:
         g = self.game
         for s, st in hand.stack.items():
             self.stacks[s] = st if st > 0 else self.start_stack[s]  # bust: re-buy
+        if self.sit_outs:
+            self._missed_blinds(hand)
         stakes = {
             k: ([dict(x) for x in v] if k == "spread" else list(v) if isinstance(v, list) else v)
             for k, v in g.stakes.items()
@@ -253,10 +330,18 @@ class _Table:
             "max_seats": self.max_seats,
             "rule_pack": self.rule_pack,
             "seats": [
-                {"seat": s, "player": self.players[s], "stack": self.start[s], "status": "active"} for s in self.seats
+                {"seat": s, "player": self.players[s], "stack": self.start[s],
+                 "status": "sitting_out" if s in self.out else "active"}
+                for s in self.seats
             ],
             "events": hand.events,
         }
+
+
+def _clockwise_after(seats: Sequence[int], start: int) -> list[int]:
+    """`seats` (ascending) in clockwise order beginning with the first seat after `start`."""
+    later = [s for s in seats if s > start]
+    return later + [s for s in seats if s <= start]
 
 
 def benchmark(hands: int = 10_000, seed: int = 1) -> dict[str, float]:
