@@ -57,8 +57,11 @@ def main() -> None:
               help="local: worker processes on this machine; dask: a dask.distributed cluster (the 'dask' extra).")
 @click.option("--scheduler", metavar="ADDRESS",
               help="--engine dask: the scheduler to use (tcp://host:8786); default: start a local cluster.")
+@click.option("--limit", "limit_settings", multiple=True, metavar="NAME=VALUE",
+              help="Change an input limit, e.g. jsonl_max_line_bytes=1M (repeatable; the README lists them).")
 def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], output: str, fail_on: str, quiet: bool,
-          input_format: str, jobs: int | None, engine: str, scheduler: str | None) -> None:
+          input_format: str, jobs: int | None, engine: str, scheduler: str | None,
+          limit_settings: tuple[str, ...] = ()) -> None:
     """Audit the hand logs under PATHS (directories are searched recursively)."""
     from auditor.pipeline import UsageError
     from auditor.pipeline import audit as run_audit
@@ -70,10 +73,17 @@ def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], outpu
     except OutputError as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)
+    from auditor.ingest.limits import Limits
+
+    try:
+        limits = Limits.parse(limit_settings)
+    except ValueError as exc:
+        click.echo(f"auditor: --limit: {exc}", err=True)
+        sys.exit(2)
     bar = progress_bar(sys.stderr, quiet)
     try:
         result = run_audit(paths, pack, input_format=input_format, progress=bar, jobs=jobs,
-                           engine=engine, scheduler=scheduler)
+                           engine=engine, scheduler=scheduler, limits=limits)
     except (UsageError, PackError) as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)

@@ -57,7 +57,7 @@ def _event(row: dict[str, Any]) -> dict[str, Any]:
     return _strip(ev)
 
 
-def _dataset_problem(directory: Path, limits: Limits) -> str | None:
+def dataset_problem(directory: Path, limits: Limits) -> str | None:
     """Why a dataset is refused before its data is read (from the files' sizes and Parquet footers), or None.
 
     Parquet columns are compressed, so the footer's uncompressed sizes are held to the same limits as
@@ -80,11 +80,23 @@ def _dataset_problem(directory: Path, limits: Limits) -> str | None:
     return None
 
 
-def _canonical(table: pa.Table, schema: pa.Schema, optional: tuple[str, ...], what: str) -> pa.Table:
-    """`table` with exactly the canonical columns and types (optional ones filled with nulls), or ValueError.
+#: the canonical schema of each table file, and the columns a dataset may lack (older `convert` output)
+SCHEMAS: dict[str, tuple[pa.Schema, tuple[str, ...]]] = {
+    "hands": (HANDS_SCHEMA, ("file", "line")), "seats": (SEATS_SCHEMA, ()), "events": (EVENTS_SCHEMA, ()),
+}
 
-    Every later step can then rely on each column being there with its type, whoever wrote the file.
-    """
+
+def conform_table(table: pa.Table | pa.RecordBatch, name: str) -> pa.Table:
+    """Table `name` ("hands", "seats" or "events") with exactly its canonical columns and types (absent
+    optional ones as nulls), or ValueError naming the column. Whoever wrote the file, every later step
+    can then rely on each column being there with its type: use it on anything read from a dataset."""
+    schema, optional = SCHEMAS[name]
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    return _canonical(table, schema, optional, f"{name}.parquet")
+
+
+def _canonical(table: pa.Table, schema: pa.Schema, optional: tuple[str, ...], what: str) -> pa.Table:
     columns = []
     for f in schema:
         if f.name in table.column_names:
@@ -113,15 +125,12 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
     """
     name = str(directory)
     try:
-        problem = _dataset_problem(directory, limits)
+        problem = dataset_problem(directory, limits)
         if problem:
             yield Quarantined(name, 0, f"refused Parquet dataset: {problem}")
             return
-        hands = _canonical(pq.read_table(directory / "hands.parquet"), HANDS_SCHEMA, ("file", "line"),
-                           "hands.parquet").to_pylist()
-        seats = _canonical(pq.read_table(directory / "seats.parquet"), SEATS_SCHEMA, (), "seats.parquet").to_pylist()
-        events = _canonical(pq.read_table(directory / "events.parquet"), EVENTS_SCHEMA, (),
-                            "events.parquet").to_pylist()
+        hands, seats, events = (conform_table(pq.read_table(directory / f"{table}.parquet"), table).to_pylist()
+                                for table in TABLE_FILES)
     except Exception as exc:  # any Arrow/IO failure is one reason for the whole dataset
         yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}")
         return
@@ -133,7 +142,7 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
         events_by_hand[row["hand"]].append(_event(row))
     for row_no, h in enumerate(hands, start=1):
         try:
-            yield _hand(h, row_no, name, seats_by_hand, events_by_hand)
+            yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
         except Exception as exc:  # a value no check above foresaw: this hand is quarantined, the run goes on
             yield Quarantined(name, row_no, f"reader error: {type(exc).__name__}: {exc}",
                               h["hand_id"] if isinstance(h.get("hand_id"), str) else None)
@@ -144,8 +153,9 @@ def _order(value: int | None) -> int:
     return -(1 << 62) if value is None else value
 
 
-def _hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
-          events_by_hand: dict[int, list]) -> SourceHand | Quarantined:
+def rebuild_hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
+                 events_by_hand: dict[int, list]) -> SourceHand | Quarantined:
+    """One row of a conformed hands table, with its seats and events, as a validated hand or a quarantine."""
     stakes = _strip({"blinds": h["blinds"], "ante": h["ante"] or None, "bet_units": h["bet_units"] or None,
                      "table_min": h["table_min"], "table_max": h["table_max"], "chip_unit": h["chip_unit"]})
     if h["spread_min"]:

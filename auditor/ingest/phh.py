@@ -233,15 +233,15 @@ def _too_big(lines: list[str], first: int, limits: Limits) -> str | None:
 
     Sizes are UTF-8 bytes; a line counts its newline.
     """
+    cap = limits.phh_max_line_bytes
+    for number, line in enumerate(lines, first):
+        if len(line) * 4 > cap and len(line.encode("utf-8", "surrogatepass")) + 1 > cap:
+            return f"line {number} is longer than {cap} bytes (limit phh_max_line_bytes); the hand is not parsed"
     chars = sum(len(line) + 1 for line in lines)
     if chars * 4 > limits.phh_max_hand_bytes:  # else even four-byte characters would fit
         size = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
         if size > limits.phh_max_hand_bytes:
             return f"hand is longer than {limits.phh_max_hand_bytes} bytes (limit phh_max_hand_bytes); not parsed"
-    cap = limits.phh_max_line_bytes
-    for number, line in enumerate(lines, first):
-        if len(line) * 4 > cap and len(line.encode("utf-8", "surrogatepass")) + 1 > cap:
-            return f"line {number} is longer than {cap} bytes (limit phh_max_line_bytes); the hand is not parsed"
     return None
 
 
