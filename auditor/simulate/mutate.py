@@ -1,17 +1,49 @@
 """Mutators: each takes a legal hand and plants exactly one violation of one kind.
 
 They are how rule examples and planted sample logs are made, and how the accuracy of the auditor
-is measured: every mutator keeps the rest of the hand consistent (chips still balance, the turn
-still passes correctly), so the hand breaks one rule and no other. A mutator edits the hand dict in
-place and returns True, or returns False (unchanged) when the hand offers no place for its fault.
+is measured (:mod:`auditor.simulate.verify`): every mutator keeps the rest of the hand consistent
+(chips still balance, the turn still passes correctly), so the hand breaks one rule and no other.
+
+A mutator is registered with the finding category it plants and the built-in rules that forbid
+the fault (``rules``), which is how the accuracy report knows which packs must catch it; a rule
+no mutator names is a rule nobody has shown the auditor can catch, and a test lists it.
+
+:meth:`Mutator.plant` edits the hand dict in place and returns a :class:`Planted`: the hands to
+audit (the mutated hand last, after any of the table's earlier hands the fault depends on) and
+the finding expected on it: category and, where the rule reports one, the event index it points
+at. It returns None, and leaves the hand unchanged, when the hand offers no place for the fault.
+Most mutators need the hand alone; a few (a skipped hand, a repeated hand id, missed blinds) need
+the table's earlier hands and are given them as `history` (read, never edited).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from auditor.replay.house import HouseRules
+from auditor.replay.variants import VARIANTS
 
 Hand = dict
+#: what a mutator function returns: the event the finding points at, WHOLE_HAND when the rule's
+#: finding is about the hand (no event), or None/False when the hand offers no place for the fault
+Mark = dict | bool | None
+WHOLE_HAND = True
+
+
+@dataclass(frozen=True)
+class Planted:
+    """One planted violation: audit `hands` in order; exactly one finding is expected, on the last."""
+
+    mutator: str
+    category: str
+    #: event index of the expected finding in the last hand, None when the finding names no event
+    seq: int | None
+    #: the table's earlier hands the fault depends on (the mutator's history, unchanged), then the
+    #: mutated hand
+    hands: list[Hand] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -19,17 +51,68 @@ class Mutator:
     name: str
     category: str
     what: str
-    apply: Callable[[Hand], bool]
+    #: ids of the built-in rules that forbid the fault: a pack is expected to catch the mutation
+    #: exactly when one of them is in it and applies to the hand's game
+    rules: frozenset[str]
+    fn: Callable[..., Any]
+    #: True: fn(hand, history) -> (mark, earlier hands to audit first) or None; else fn(hand) -> mark
+    needs_history: bool = False
+    #: whether a house (a pack's settings) can commit the fault at all: a rake over the posted
+    #: schedule needs a posted schedule; a pack without one cannot report it, whatever its rules
+    live: Callable[[HouseRules], bool] = lambda house: True
+    #: why `live` may say no, for the accuracy report
+    idle_reason: str = ""
+
+    def plant(self, hand: Hand, history: Sequence[Hand] = ()) -> Planted | None:
+        """Plant the fault in `hand` (edited in place); None, with `hand` unchanged, if it has no place for it."""
+        before: list[Hand] = []
+        if self.needs_history:
+            got = self.fn(hand, history)
+            if got is None:
+                return None
+            mark, before = got
+        else:
+            mark = self.fn(hand)
+        if mark is None or mark is False:
+            return None
+        seq = None if mark is WHOLE_HAND else _index_of(hand, mark)
+        return Planted(self.name, self.category, seq, [*before, hand])
+
+    def apply(self, hand: Hand) -> bool:
+        """Plant the fault in `hand` alone; False for a mutator that needs the table's earlier hands."""
+        return not self.needs_history and self.plant(hand) is not None
 
 
 REGISTRY: dict[str, Mutator] = {}
 
 
-def mutator(category: str, what: str) -> Callable[[Callable[[Hand], bool]], Callable[[Hand], bool]]:
-    def register(fn: Callable[[Hand], bool]) -> Callable[[Hand], bool]:
-        REGISTRY[fn.__name__] = Mutator(fn.__name__, category, what, fn)
+def mutator(category: str, what: str, rules: Sequence[str] = (),
+            live: tuple[Callable[[HouseRules], bool], str] | None = None,
+            ) -> Callable[[Callable[[Hand], Mark]], Callable[[Hand], Mark]]:
+    """Register a mutator that needs only the hand it edits (`live`: the house condition it needs, and why)."""
+    def register(fn: Callable[[Hand], Mark]) -> Callable[[Hand], Mark]:
+        test, why = live or ((lambda house: True), "")
+        REGISTRY[fn.__name__] = Mutator(fn.__name__, category, what, frozenset(rules), fn, live=test, idle_reason=why)
         return fn
     return register
+
+
+TableMutation = Callable[[Hand, Sequence[Hand]], tuple[Mark, list[Hand]] | None]
+
+
+def table_mutator(category: str, what: str, rules: Sequence[str] = ()) -> Callable[[TableMutation], TableMutation]:
+    """Register a mutator whose fault lies across hands: it reads the table's earlier hands."""
+    def register(fn: TableMutation) -> TableMutation:
+        REGISTRY[fn.__name__] = Mutator(fn.__name__, category, what, frozenset(rules), fn, needs_history=True)
+        return fn
+    return register
+
+
+def _index_of(hand: Hand, event: dict) -> int:
+    for i, e in enumerate(hand["events"]):
+        if e is event:
+            return i
+    raise ValueError(f"the event a mutator marked is not in hand {hand.get('hand_id')}: {event}")
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -46,6 +129,56 @@ def _unit(hand: Hand) -> int:
     return hand["stakes"]["chip_unit"]
 
 
+#: packs that are not built in (house pack files), by the name their hands declare
+_REGISTERED: dict[str, Any] = {}
+
+
+def register_pack(pack: Any) -> None:
+    """Let mutators find `pack` by the name hands declare: a house pack file is not a built-in name."""
+    _REGISTERED[pack.name] = pack
+    _judged_facts.cache_clear()
+
+
+def _pack(pack_name: str) -> Any:
+    """The pack a hand declares (None if it cannot be loaded)."""
+    return _REGISTERED.get(pack_name) or _builtin_pack(pack_name)
+
+
+@functools.cache
+def _builtin_pack(pack_name: str) -> Any:
+    from auditor.check.packs import PackError, resolve_pack
+
+    try:
+        return resolve_pack(pack_name)
+    except PackError:
+        return None
+
+
+def _house(pack_name: str) -> HouseRules | None:
+    """The house settings of the pack a hand declares (a cap or a reopening rule depends on them)."""
+    pack = _pack(pack_name)
+    return pack.house if pack is not None else None
+
+
+@functools.cache
+def _judged_facts(pack_name: str, variant: str, structure: str) -> frozenset[str]:
+    """Every fact a rule of the hand's pack reads for this game."""
+    pack = _pack(pack_name)
+    names: set[str] = set()
+    for rule in pack.rules if pack is not None else ():
+        if variant in rule.variants and structure in rule.structures:
+            names |= set(rule.needs) | set(rule.violation.names)
+            if rule.when is not None:
+                names |= set(rule.when.names)
+    return frozenset(names)
+
+
+def _judges(hand: Hand, fact: str) -> bool:
+    """Whether the hand's pack has a rule on `fact` for its game: a fault whose side effect only
+    such a rule would see may be planted where the pack has none, and must avoid it where it has."""
+    return fact in _judged_facts(hand["rule_pack"], hand["variant"], hand["structure"])
+
+
 def _rounds(hand: Hand) -> list[tuple[int, int]]:
     """(start, end) event index ranges of the betting rounds: split at board deals and draws."""
     ev = _events(hand)
@@ -58,6 +191,18 @@ def _rounds(hand: Hand) -> list[tuple[int, int]]:
             start = cut
     bounds.append((start, len(ev)))
     return bounds
+
+
+def _round_seq(hand: Hand, start: int, end: int) -> int | None:
+    """The event a round's findings point at: the board deal or draw that opened it (None: the first
+    round without community cards)."""
+    ev = _events(hand)
+    return next((i for i in range(start, end) if _is(ev[i], "deal", to="board") or ev[i]["kind"] == "draw"), None)
+
+
+def _award_seq(hand: Hand, pot: int) -> dict:
+    """The event a pot's findings point at: its first award."""
+    return next(e for e in _events(hand) if _is(e, "award", pot=pot))
 
 
 def _single_winner(hand: Hand) -> dict | None:
@@ -79,24 +224,24 @@ def _followed_by_folds_and_return(ev: list[dict], i: int) -> int | None:
     return None
 
 
-def _resize_uncalled(hand: Hand, new_to: int) -> bool:
-    """Change the last, uncalled bet or raise of the hand to `new_to`, adjusting its return."""
+def _resize_uncalled(hand: Hand, new_to: int) -> dict | None:
+    """Change the last, uncalled bet or raise of the hand to `new_to`, adjusting its return; the action."""
     ev = _events(hand)
     for i in range(len(ev) - 1, -1, -1):
         e = ev[i]
         if e["kind"] == "action" and e["action"] in ("bet", "raise") and not e.get("all_in"):
             r = _followed_by_folds_and_return(ev, i)
             if r is None:
-                return False
+                return None
             delta = new_to - e["to"]
-            seat_stack = next(s["stack"] for s in hand["seats"] if s["seat"] == e["seat"])
-            if ev[r]["amount"] + delta <= 0 or delta == 0 or e["amount"] + delta >= seat_stack:
-                return False
+            behind = _remaining(hand, e["seat"], i)  # before the bet: it must not become all-in
+            if ev[r]["amount"] + delta <= 0 or delta == 0 or e["amount"] + delta >= behind:
+                return None
             e["to"] += delta
             e["amount"] += delta
             ev[r]["amount"] += delta
-            return True
-    return False
+            return e
+    return None
 
 
 def _last_uncalled(hand: Hand, *structures: str) -> dict | None:
@@ -111,96 +256,406 @@ def _last_uncalled(hand: Hand, *structures: str) -> dict | None:
     return None
 
 
+@dataclass
+class _Act:
+    """The betting state at one action, as the rules see it (the replay engine's definitions)."""
+
+    index: int
+    street: int
+    seat: int
+    verb: str
+    current_bet: int  # the bet it faced
+    owed: int  # chips needed to call
+    pot_before: int  # every chip put in before it (posts, dead money, bets)
+    made: int  # the player's round total after it
+    increment: int | None  # bets and raises: made - current_bet
+    largest: int  # largest full bet or raise increment of the round before it (first round: the blind)
+    full: bool | None  # bets and raises: large enough to reopen the betting
+    raise_allowed: bool  # no action by this player since the last full bet or raise
+    raises_before: int  # full raises of the round before it
+    able: int  # players neither folded nor all-in before it
+    all_in: bool  # the player has no chips left after it
+    #: other players able to bet who still owed an action before it (not acted since the last full
+    #: bet or raise, or short of the bet): when there are none, the turn comes back to this player
+    waiting: int = 0
+
+
+def _betting(hand: Hand) -> list[_Act]:
+    return _walk(hand)[0]
+
+
+def _walk(hand: Hand) -> tuple[list[_Act], int]:
+    """Walk the hand's posts and actions the way the replay engine does (rounds opened by board
+    deals and draws, blinds as the opening bet, full raises reopening the betting, short all-ins
+    adding up) and describe every action; mutators use it to size a fault so that it breaks one
+    rule and no other. Also returns the last betting round reached (the engine's final round)."""
+    v = VARIANTS[hand["variant"]]
+    stakes = hand["stakes"]
+    blinds = stakes.get("blinds") or []
+    units = stakes.get("bet_units") or []
+    fixed = hand["structure"] == "fixed-limit"
+    house = _house(hand["rule_pack"]) or HouseRules()
+    stack = {s["seat"]: s["stack"] for s in hand["seats"]}
+    dealt = {e["seat"] for e in _events(hand) if _is(e, "deal", to="hole")}
+    folded: set[int] = set()
+    all_in: set[int] = set()
+    pot = 0
+    street, board, actions = 0, 0, 0
+    rnd: dict[int, int] = {}
+    current = largest = reopen = raises = 0
+    acted: set[int] = set()
+    out: list[_Act] = []
+
+    def new_round() -> None:
+        nonlocal street, board, actions, rnd, current, largest, reopen, raises, acted
+        street, board, actions = street + 1, 0, 0
+        rnd, current, largest, reopen, raises, acted = {}, 0, 0, 0, 0, set()
+
+    for i, e in enumerate(_events(hand)):
+        kind = e["kind"]
+        if kind == "deal" and e["to"] == "board":
+            expected = v.board_schedule[street] if street < v.rounds else 0
+            if actions or board >= expected:
+                new_round()
+            board += len(e["cards"])
+        elif kind == "draw":
+            if street + 1 < v.rounds and v.draw_before[street + 1]:
+                new_round()
+        elif kind == "post":
+            amount = e["amount"]
+            pot += amount
+            stack[e["seat"]] -= amount
+            if stack[e["seat"]] <= 0:
+                all_in.add(e["seat"])
+            if e["post"] in ("blind", "straddle", "missed"):
+                rnd[e["seat"]] = rnd.get(e["seat"], 0) + amount
+                before = current
+                current = max(current, rnd[e["seat"]])
+                if e["post"] == "blind" and e.get("blind"):
+                    declared = blinds[e["blind"] - 1] if e["blind"] <= len(blinds) else amount
+                    largest = max(largest, declared)
+                    current = max(current, declared)
+                    reopen = current
+                elif e["post"] == "straddle":
+                    largest = max(largest, current - before)
+                    reopen = current
+        elif kind == "return":
+            stack[e["seat"]] += e["amount"]
+        elif kind == "action":
+            seat, verb, added = e["seat"], e["action"], e.get("amount") or 0
+            actions += 1
+            able = len(dealt - folded - all_in)
+            owed = max(0, current - rnd.get(seat, 0))
+            waiting = sum(1 for s in dealt - folded - all_in
+                          if s != seat and (s not in acted or rnd.get(s, 0) < current))
+            act = _Act(i, street, seat, verb, current, owed, pot, rnd.get(seat, 0), None, largest, None,
+                       seat not in acted, raises, able, False, waiting)
+            out.append(act)
+            if seat in folded or seat in all_in:
+                continue
+            if verb in ("call", "bet", "raise"):
+                stack[seat] -= added
+                rnd[seat] = rnd.get(seat, 0) + added
+                pot += added
+                act.made = rnd[seat]
+                if stack[seat] <= 0:
+                    all_in.add(seat)
+                    act.all_in = True
+            if verb in ("bet", "raise"):
+                act.increment = act.made - current
+                unit = units[street] if fixed and street < len(units) else None
+                act.full = act.increment >= (house.limit_reopen_fraction * unit if unit is not None else largest)
+                if act.full:
+                    if current > 0:
+                        raises += 1
+                    largest = max(largest, act.increment)
+                    acted, reopen = {seat}, act.made
+                elif unit is None and act.made - reopen >= largest:
+                    acted, reopen = {seat}, act.made
+                else:
+                    acted.add(seat)
+                current = max(current, act.made)
+            else:
+                acted.add(seat)
+                if verb == "fold":
+                    folded.add(seat)
+    return out, street
+
+
+def _final_aggressor(hand: Hand) -> int | None:
+    """The last player to bet or raise in the final betting round reached (who must show first)."""
+    acts, final = _walk(hand)
+    return next((a.seat for a in reversed(acts) if a.street == final and a.increment is not None), None)
+
+
+def _remaining(hand: Hand, seat: int, before: int | None = None) -> int:
+    """Chips the seat still has behind, at the end of the hand or before event `before`."""
+    events = _events(hand) if before is None else _events(hand)[:before]
+    spent = sum(e.get("amount") or 0 for e in events if e["kind"] in ("post", "action") and e["seat"] == seat)
+    back = sum(e["amount"] for e in events if e["kind"] == "return" and e["seat"] == seat)
+    return _stack(hand, seat) - spent + back
+
+
+def _chips_in(hand: Hand) -> dict[int, int]:
+    """Chips each seat put in over the hand (posts and actions, less returns)."""
+    total: dict[int, int] = {}
+    for e in _events(hand):
+        if e["kind"] in ("post", "action") and e.get("amount"):
+            total[e["seat"]] = total.get(e["seat"], 0) + e["amount"]
+        elif e["kind"] == "return":
+            total[e["seat"]] = total.get(e["seat"], 0) - e["amount"]
+    return total
+
+
+def _stack(hand: Hand, seat: int) -> int:
+    return next(s["stack"] for s in hand["seats"] if s["seat"] == seat)
+
+
+def _clockwise_after(seats: Sequence[int], start: int) -> list[int]:
+    seats = sorted(seats)
+    return [s for s in seats if s > start] + [s for s in seats if s <= start]
+
+
+def _button(hand: Hand) -> int | None:
+    return next((e["seat"] for e in _events(hand) if e["kind"] == "button"), None)
+
+
+def _dealt_in(hand: Hand) -> list[int]:
+    return sorted(e["seat"] for e in _events(hand) if _is(e, "deal", to="hole"))
+
+
+def _players_dealt(hand: Hand) -> dict[int, str]:
+    names = {s["seat"]: s["player"] for s in hand["seats"]}
+    return {s: names[s] for s in _dealt_in(hand)}
+
+
+def _big_blind_seat(hand: Hand) -> int | None:
+    blinds = hand["stakes"].get("blinds") or []
+    return next((e["seat"] for e in _events(hand) if _is(e, "post", post="blind", blind=len(blinds))), None)
+
+
 # -- seating, button and blinds -----------------------------------------------------------------
 
-@mutator("seat-draw", "the cards of the seat's winner and a loser swapped, so the lower card got the seat")
-def swap_seat_draw(hand: Hand) -> bool:
+@mutator("seat-draw", "the cards of the seat's winner and a loser swapped, so the lower card got the seat",
+         rules=("NZ17-1a",))
+def swap_seat_draw(hand: Hand) -> Mark:
     for e in _events(hand):
         if e["kind"] == "seat_draw":
             draws = e["draws"]
             won = next(k for k, d in enumerate(draws) if d["player"] == e["awarded_to"])
             other = next(k for k in range(len(draws)) if k != won)
             draws[won]["card"], draws[other]["card"] = draws[other]["card"], draws[won]["card"]
-            return True
-    return False
+            return e
+    return None
 
 
-@mutator("blind-order", "the second blind posted before the first")
-def swap_blind_order(hand: Hand) -> bool:
+@mutator("seat-priority", "a seat a seated player had asked to move to given to a player from the waiting list",
+         rules=("NZ17-1a-priority",))
+def pass_over_seat_request(hand: Hand) -> Mark:
+    # The hand opens with the seat changes made before it: a seated player asks to move to another
+    # player's seat, which that player then takes from the waiting list, passing over the request.
+    ev = _events(hand)
+    drawn = {e["seat"] for e in ev if e["kind"] == "seat_draw"}
+    if any(e["kind"] in ("seat_request", "seat_fill") for e in ev):
+        return None
+    seats = [s for s in hand["seats"] if s["seat"] not in drawn and s.get("status", "active") == "active"]
+    if len(seats) < 2:
+        return None
+    mover, taker = seats[0], seats[-1]
+    at = sum(1 for e in ev if e["kind"] == "seat_draw")
+    fill = {"kind": "seat_fill", "player": taker["player"], "seat": taker["seat"]}
+    ev[at:at] = [{"kind": "seat_request", "player": mover["player"], "seat": taker["seat"], "from_seat": mover["seat"]},
+                 {"kind": "seat_request", "player": taker["player"]}, fill]
+    return fill
+
+
+@mutator("blind-order", "the second blind posted before the first", rules=("NZ17-1c", "NZ15-1c", "ONL5CD-blinds"))
+def swap_blind_order(hand: Hand) -> Mark:
     ev = _events(hand)
     posts = [i for i, e in enumerate(ev) if _is(e, "post", post="blind")]
     if len(posts) < 2:
-        return False
+        return None
     ev[posts[0]], ev[posts[1]] = ev[posts[1]], ev[posts[0]]
-    return True
+    # the first blind is now posted after a later one: its row is out of order
+    return next(e for e in ev if _is(e, "post", post="blind", blind=1))
 
 
-@mutator("blind-order", "the button recorded one seat early, so the blinds came from the wrong seats")
-def button_one_seat_early(hand: Hand) -> bool:
+@mutator("blind-order", "the button recorded one seat early, so the small blind came from the wrong seat",
+         rules=("TDA-32",))
+def button_one_seat_early(hand: Hand) -> Mark:
+    # Under a moving-button rule (NZ, the draw room) both blinds are then in the wrong seats, two
+    # findings, so only the TDA's blind rule, which follows each blind from the one before, is named.
+    # The button also sets who acts first after the first round and who gets an odd chip by
+    # position, so the hand must end in its first round with no pot split.
     seats = sorted(s["seat"] for s in hand["seats"])
-    if len(seats) < 3:
-        return False
+    small = next((e for e in _events(hand) if _is(e, "post", post="blind", blind=1)), None)
+    if len(_dealt_in(hand)) < 3 or small is None or len(hand["stakes"].get("blinds") or []) != 2:
+        return None
+    if any(a.street > 0 for a in _betting(hand)):
+        return None
+    pots = [e["pot"] for e in _events(hand) if e["kind"] == "award"]
+    if len(pots) != len(set(pots)):
+        return None
     for i, e in enumerate(_events(hand)):
         if e["kind"] == "button":
             _events(hand)[i] = {**e, "seat": seats[seats.index(e["seat"]) - 1]}
-            return True
-    return False
+            return small
+    return None
+
+
+@table_mutator("blind-order", "heads-up, a hand left out of the log, so the same player posts the big blind twice",
+               rules=("TDA-34B",))
+def heads_up_big_blind_twice(hand: Hand, history: Sequence[Hand]) -> tuple[Mark, list[Hand]] | None:
+    if len(history) < 2 or len(_dealt_in(hand)) != 2:
+        return None
+    first, skipped = history[-2], history[-1]
+    if not _players_dealt(first) == _players_dealt(skipped) == _players_dealt(hand):
+        return None
+    bb = _big_blind_seat(hand)
+    if bb is None or bb != _big_blind_seat(first):
+        return None
+    return WHOLE_HAND, [first]
+
+
+@table_mutator("button", "a hand left out of the log, so the button moved two seats",
+               rules=("NZ17-1b", "ONL5CD-button"))
+def drop_hand(hand: Hand, history: Sequence[Hand]) -> tuple[Mark, list[Hand]] | None:
+    # The three hands deal in the same players in the same seats, and nobody makes up a blind, so
+    # the only thing wrong with the last hand after the first is where its button is.
+    if len(history) < 2:
+        return None
+    first, skipped = history[-2], history[-1]
+    if not _players_dealt(first) == _players_dealt(skipped) == _players_dealt(hand) or len(_dealt_in(hand)) < 2:
+        return None
+    if [s.get("status") for s in first["seats"]] != [s.get("status") for s in hand["seats"]]:
+        return None
+    if any(_is(e, "post", post="missed") or _is(e, "post", post="dead") for h in (skipped, hand) for e in _events(h)):
+        return None
+    return WHOLE_HAND, [first]
 
 
 @mutator("blind-amount", "the first blind posted one chip unit too much (and the winner paid that much more)")
-def blind_over(hand: Hand) -> bool:
+def blind_over(hand: Hand) -> Mark:
+    # No built-in rule checks the first blind's size, so this one is not measured (no rules listed).
     ev = _events(hand)
     post = next((e for e in ev if _is(e, "post", post="blind", blind=1)), None)
     winner = _single_winner(hand)
     if post is None or winner is None or post.get("all_in") or len(hand["stakes"]["blinds"]) < 2:
-        return False
+        return None
     seat = post["seat"]
     first_round = _rounds(hand)[0]
     mine = [e for e in ev[first_round[0]:first_round[1]] if e["kind"] == "action" and e["seat"] == seat]
     # the poster folds at once, facing a raise, so nothing else depends on the blind's size
     if len(mine) != 1 or mine[0]["action"] != "fold" or post["amount"] + _unit(hand) >= hand["stakes"]["blinds"][1]:
-        return False
-    if not any(e["kind"] == "action" and e["action"] == "raise" for e in ev[first_round[0]:ev.index(mine[0])]):
-        return False
+        return None
+    if not any(e["kind"] == "action" and e["action"] == "raise" for e in ev[first_round[0]:_index_of(hand, mine[0])]):
+        return None
     post["amount"] += _unit(hand)
     winner["amount"] += _unit(hand)
-    return True
+    return post
 
 
-@mutator("blind-amount", "a walk: the big blind posted one chip unit short (its uncalled excess that much smaller)")
-def short_big_blind(hand: Hand) -> bool:
+@mutator("blind-amount", "a walk: the big blind posted one chip unit short (its uncalled excess that much smaller)",
+         rules=("ONL5CD-bb-amount",))
+def short_big_blind(hand: Hand) -> Mark:
     ev = _events(hand)
     post = next((e for e in ev if _is(e, "post", post="blind", blind=2)), None)
     if post is None or post.get("all_in") or post["amount"] <= _unit(hand):
-        return False
+        return None
     returns = [e for e in ev if e["kind"] == "return"]
     if len(returns) != 1 or returns[0]["seat"] != post["seat"] or returns[0]["amount"] < _unit(hand):
-        return False
-    if any(e["kind"] == "action" and e["action"] != "fold" for e in ev):
-        return False
+        return None
+    if any(e["kind"] == "action" and e["action"] != "fold" for e in ev) or _showdown(hand):
+        return None  # (against an all-in small blind the short big blind would still owe chips)
     post["amount"] -= _unit(hand)
     returns[0]["amount"] -= _unit(hand)
     if not returns[0]["amount"]:
-        ev.remove(returns[0])
-    return True
+        del ev[_index_of(hand, returns[0])]
+    return post
 
 
-@mutator("blind-amount", "the table minimum raised above the last blind")
-def table_minimum_above_blind(hand: Hand) -> bool:
+@mutator("blind-amount", "the table minimum raised above the last blind", rules=("NZ17-6b",))
+def table_minimum_above_blind(hand: Hand) -> Mark:
     blinds = hand["stakes"]["blinds"]
     if not blinds:
-        return False
+        return None
+    # the rule judges the last blind posted in full (a short all-in blind is no evidence of the minimum)
+    post = next((e for e in _events(hand) if _is(e, "post", post="blind", blind=len(blinds))), None)
+    if post is None or post.get("all_in"):
+        return None
     hand["stakes"]["table_min"] = blinds[-1] + _unit(hand)
-    return True
+    return post
 
 
-@mutator("seating", "one player's name in two seats of the hand")
-def one_player_two_seats(hand: Hand) -> bool:
-    seats = hand["seats"]
+@table_mutator("missed-blind", "a returning player who missed blinds while away made up the big blind but not the "
+               "dead small blind (the pot that much smaller)", rules=("ONL5CD-missed",))
+def skip_dead_blind(hand: Hand, history: Sequence[Hand]) -> tuple[Mark, list[Hand]] | None:
+    ev = _events(hand)
+    dead = next((e for e in ev if _is(e, "post", post="dead")), None)
+    if dead is None:
+        return None
+    seat = dead["seat"]
+    player = next(s["player"] for s in hand["seats"] if s["seat"] == seat)
+    # the hands the player sat out, back to where the blinds began to be owed
+    away: list[Hand] = []
+    for earlier in reversed(history):
+        mine = next((s for s in earlier["seats"] if s["seat"] == seat), None)
+        if mine is None or mine["player"] != player or mine.get("status") != "sitting_out":
+            break
+        away.insert(0, earlier)
+    if not away:
+        return None
+    # dead money belongs to the main pot: one player must have won it, with more than the dead blind
+    main = [e for e in ev if _is(e, "award", pot=0)]
+    if len(main) != 1 or main[0]["amount"] <= dead["amount"] or any(e["kind"] == "rake" for e in ev):
+        return None
+    if _remaining(hand, seat) <= 0:
+        return None  # with the dead blind back in their stack an all-in would no longer be one
+    if hand["structure"] == "pot-limit":
+        # a pot-limit bet sized from the pot with the dead blind in it must still fit without it
+        at = _index_of(hand, dead)
+        for act in _betting(hand):
+            if act.index > at and act.increment is not None and \
+                    act.made > act.current_bet + act.pot_before - dead["amount"] + act.owed:
+                return None
+    main[0]["amount"] -= dead["amount"]
+    del ev[_index_of(hand, dead)]
+    return WHOLE_HAND, away
+
+
+@table_mutator("missed-blind", "a new player sat down in a seat other than the big blind and was dealt in at once "
+               "without posting", rules=("ONL5CD-new",))
+def new_player_without_posting(hand: Hand, history: Sequence[Hand]) -> tuple[Mark, list[Hand]] | None:
+    # The seat's player in the hand before left, and someone new to the table took the seat; the
+    # players the previous hand's blinds name (the next button's heir) are left alone.
+    if not history or len(hand["stakes"].get("blinds") or []) != 2:
+        return None
+    previous = history[-1]
+    if {s["seat"] for s in previous["seats"]} != {s["seat"] for s in hand["seats"]}:
+        return None
+    blinds_before = {_players_dealt(previous).get(e["seat"]) for e in _events(previous) if _is(e, "post", post="blind")}
+    big_blind = _big_blind_seat(hand)
+    posted = {e["seat"] for e in _events(hand) if e["kind"] == "post" and e["post"] != "blind"}
+    names = {s["player"] for h in (previous, hand) for s in h["seats"]}
+    for seat in hand["seats"]:
+        if seat["seat"] in _dealt_in(hand) and seat["seat"] != big_blind and seat["seat"] not in posted \
+                and seat["player"] not in blinds_before and f"{seat['player']}*" not in names:
+            seat["player"] = f"{seat['player']}*"
+            return WHOLE_HAND, [previous]
+    return None
+
+
+@mutator("seating", "one player's name in two seats of the hand",
+         rules=("NZ-INT-seat", "ONL5CD-INT-seat", "TDA-INT-seat"))
+def one_player_two_seats(hand: Hand) -> Mark:
+    # both seats dealt in: a name shared with a player sitting out would also carry that player's
+    # missed blinds into the other seat
+    dealt = set(_dealt_in(hand))
+    seats = [s for s in hand["seats"] if s["seat"] in dealt]
     if len(seats) < 3:
-        return False
+        return None
     seats[-1]["player"] = seats[0]["player"]
-    return True
+    return WHOLE_HAND
 
 
 # -- dealing -------------------------------------------------------------------------------------
@@ -210,25 +665,38 @@ def _folder_before_showdown(hand: Hand) -> int | None:
     return folds[0] if folds else None
 
 
-@mutator("deal", "a player who folded was dealt one hole card too few")
-def short_hole(hand: Hand) -> bool:
+@mutator("deal", "a player who folded was dealt one hole card too few",
+         rules=("NZ17-1d", "NZ15-1d", "ONL5CD-deal", "TDA-35A"))
+def short_hole(hand: Hand) -> Mark:
     seat = _folder_before_showdown(hand)
     for e in _events(hand):
         if seat is not None and _is(e, "deal", to="hole", seat=seat) and len(e["cards"]) > 1:
             e["cards"] = e["cards"][:-1]
-            return True
-    return False
+            return WHOLE_HAND
+    return None
 
 
-@mutator("deal", "a folded player's hole card is also on the board")
-def duplicate_card(hand: Hand) -> bool:
+@mutator("deal", "a folded player's hole card is also on the board", rules=("NZ-INT-cards", "TDA-INT-cards"))
+def duplicate_card(hand: Hand) -> Mark:
     seat = _folder_before_showdown(hand)
     board = [c for e in _events(hand) if _is(e, "deal", to="board") for c in e["cards"] if c != "??"]
     for e in _events(hand):
         if seat is not None and board and _is(e, "deal", to="hole", seat=seat):
             e["cards"] = [board[0], *e["cards"][1:]]
-            return True
-    return False
+            return WHOLE_HAND
+    return None
+
+
+@mutator("deal", "a folded player's hole card dealt again in another player's draw", rules=("ONL5CD-INT-cards",))
+def duplicate_card_draw(hand: Hand) -> Mark:
+    ev = _events(hand)
+    folded = [e["seat"] for e in ev if _is(e, "action", action="fold")]
+    holes = {e["seat"]: e["cards"] for e in ev if _is(e, "deal", to="hole")}
+    for e in ev:
+        if e["kind"] == "draw" and e["receive"] and folded and e["seat"] != folded[0]:
+            e["receive"] = [holes[folded[0]][0], *e["receive"][1:]]
+            return WHOLE_HAND
+    return None
 
 
 def _unused_card(hand: Hand) -> str | None:
@@ -241,131 +709,218 @@ def _unused_card(hand: Hand) -> str | None:
     return None
 
 
-@mutator("deal", "a community-card round dealt one card too many, in a hand decided without a showdown")
-def extra_board_card(hand: Hand) -> bool:
+@mutator("deal", "a community-card round dealt one card too many, in a hand decided without a showdown",
+         rules=("NZ17-3a-board", "NZ15-3a-board", "TDA-39A"))
+def extra_board_card(hand: Hand) -> Mark:
     if _showdown(hand):
-        return False
+        return None
     card = _unused_card(hand)
     for e in _events(hand):
         if _is(e, "deal", to="board") and card:
             e["cards"] = [*e["cards"], card]
-            return True
-    return False
+            return e
+    return None
 
 
-@mutator("deal", "a community card dealt after the hand was won (rabbit hunting)")
-def rabbit_hunt(hand: Hand) -> bool:
+@mutator("deal", "a community card dealt after the hand was won (rabbit hunting)",
+         rules=("NZ17-3a-won", "NZ15-3a-won", "TDA-28"))
+def rabbit_hunt(hand: Hand) -> Mark:
     ev = _events(hand)
     if _showdown(hand) or hand["variant"] == "five-card-draw":
-        return False
+        return None
     # after the last action and the return of the uncalled bet, before the pot is paid
     last_action = max((i for i, e in enumerate(ev) if e["kind"] in ("action", "return")), default=None)
     card = _unused_card(hand)
     boards = sum(len(e["cards"]) for e in ev if _is(e, "deal", to="board"))
     burns = any(_is(e, "deal", to="burn") for e in ev)
     if last_action is None or card is None or boards >= 4 or boards == 0:
-        return False
+        return None
     extra = [{"kind": "deal", "to": "burn", "cards": ["??"]}] if burns else []
     extra.append({"kind": "deal", "to": "board", "cards": [card]})
     ev[last_action + 1:last_action + 1] = extra
-    return True
+    return extra[-1]
 
 
-@mutator("burn", "a burn card missing before a community-card deal")
-def remove_burn(hand: Hand) -> bool:
+@mutator("burn", "a burn card missing before a community-card deal", rules=("NZ17-3a-burn", "NZ15-3a-burn", "TDA-38"))
+def remove_burn(hand: Hand) -> Mark:
     ev = _events(hand)
+    if sum(1 for e in ev if _is(e, "deal", to="burn")) < 2:
+        return None  # a log with no burn at all is one that does not record burns: nothing to judge
     for i, e in enumerate(ev):
         if _is(e, "deal", to="burn"):
             del ev[i]
-            return True
-    return False
+            return next((x for x in ev[i:] if _is(x, "deal", to="board")), None) or WHOLE_HAND
+    return None
 
 
 @mutator("draw", "two players drew out of order")
-def swap_draw_order(hand: Hand) -> bool:
+def swap_draw_order(hand: Hand) -> Mark:
+    # The draw pack's rule judges how many cards were drawn, not in what order (no rules listed).
     ev = _events(hand)
     for i in range(len(ev) - 1):
         if ev[i]["kind"] == "draw" and ev[i + 1]["kind"] == "draw":
             ev[i], ev[i + 1] = ev[i + 1], ev[i]
-            return True
-    return False
+            return ev[i]
+    return None
 
 
-@mutator("draw", "a player who later folded received one card fewer than discarded")
-def short_draw(hand: Hand) -> bool:
+@mutator("draw", "a player who later folded received one card fewer than discarded", rules=("ONL5CD-draw",))
+def short_draw(hand: Hand) -> Mark:
     ev = _events(hand)
     folded_later = {e["seat"] for e in ev if _is(e, "action", action="fold")}
     for e in ev:
         if e["kind"] == "draw" and e["seat"] in folded_later and e["receive"]:
             e["receive"] = e["receive"][:-1]
-            return True
-    return False
+            return e
+    return None
 
 
 # -- action ------------------------------------------------------------------------------------
 
-@mutator("illegal-action", "a player facing a bet checked, then folded")
-def check_facing_bet(hand: Hand) -> bool:
+@mutator("illegal-action", "a player facing a bet checked, then folded",
+         rules=("NZ17-2-check", "ONL5CD-check", "TDA-55"))
+def check_facing_bet(hand: Hand) -> Mark:
     ev = _events(hand)
+    waiting = {a.index: a.waiting for a in _betting(hand)}
     for start, end in _rounds(hand):
         bet = False
         for i in range(start, end):
             e = ev[i]
             if e["kind"] == "action" and e["action"] in ("bet", "raise"):
                 bet = True
-            elif bet and _is(e, "action", action="fold"):
-                ev.insert(i, {"kind": "action", "seat": e["seat"], "action": "check"})
-                return True
-    return False
+            elif bet and _is(e, "action", action="fold") and not waiting[i]:
+                # nobody else is still to act, so after the check the turn comes straight back for the fold
+                check = {"kind": "action", "seat": e["seat"], "action": "check"}
+                ev.insert(i, check)
+                return check
+    return None
 
 
-@mutator("illegal-action", "a player acted again after folding")
-def act_after_fold(hand: Hand) -> bool:
+@mutator("illegal-action", "a player acted again after folding", rules=("NZ17-2-out", "TDA-50"))
+def act_after_fold(hand: Hand) -> Mark:
     ev = _events(hand)
     for start, end in _rounds(hand):
         for i in range(start, end - 1):
             e = ev[i]
             if _is(e, "action", action="fold") and ev[i + 1]["kind"] == "action":
-                ev.insert(i + 2, {"kind": "action", "seat": e["seat"], "action": "fold"})
-                return True
-    return False
+                again = {"kind": "action", "seat": e["seat"], "action": "fold"}
+                ev.insert(i + 2, again)
+                return again
+    return None
 
 
-@mutator("illegal-action", "the last check of a round left out: the round closed with a player still to act")
-def round_closed_early(hand: Hand) -> bool:
+@mutator("illegal-action", "the last check of a round left out: the round closed with a player still to act",
+         rules=("NZ17-2-closed", "ONL5CD-option"))
+def round_closed_early(hand: Hand) -> Mark:
     ev = _events(hand)
     for start, end in _rounds(hand)[:-1]:
         acts = [i for i in range(start, end) if ev[i]["kind"] == "action"]
         if len(acts) >= 2 and ev[acts[-1]]["action"] == "check":
+            opener = _round_seq(hand, start, end)
             del ev[acts[-1]]
-            return True
-    return False
+            return ev[opener] if opener is not None else WHOLE_HAND
+    return None
 
 
-@mutator("action-order", "two players' checks recorded in the wrong order")
-def out_of_turn(hand: Hand) -> bool:
+@mutator("illegal-action", "a player re-raised after a short all-in that did not reopen the betting for them (the "
+         "raise uncalled and returned)", rules=("TDA-47A", "TDA-47B"))
+def reraise_after_short_all_in(hand: Hand) -> Mark:
+    house = _house(hand["rule_pack"])
+    if house is None:
+        return None
+    ev = _events(hand)
+    acts = _betting(hand)
+    rounds = _rounds(hand)
+    chips = _chips_in(hand)
+    for k, act in enumerate(acts):
+        # a call by a player the betting was not reopened for, facing a short all-in raise; after it
+        # nobody else can bet, so the re-raise goes uncalled and comes straight back
+        if act.verb != "call" or act.raise_allowed or act.all_in or k == 0:
+            continue
+        shove = next((a for a in reversed(acts[:k]) if a.street == act.street and a.increment is not None), None)
+        if shove is None or not shove.all_in or shove.full or shove.verb != "raise":
+            continue
+        later = [a for a in acts[k + 1:] if a.street == act.street]
+        if later or act.able != 1:
+            continue
+        end = next(r[1] for r in rounds if r[0] <= act.index < r[1])
+        if any(e["kind"] == "return" for e in ev[act.index:end]):
+            continue
+        final = not any(_is(x, "deal", to="board") or x["kind"] == "draw" for x in ev[end:])
+        increment = act.largest
+        if hand["structure"] == "fixed-limit":
+            units = hand["stakes"].get("bet_units") or []
+            increment = units[act.street] if act.street < len(units) else 0
+        raises = sum(1 for a in acts[:k] if a.street == act.street and a.verb == "raise")
+        if increment <= 0 or (house.max_raises is not None and raises + 1 > house.max_raises):
+            continue
+        if _stack(hand, act.seat) - chips.get(act.seat, 0) <= increment:
+            continue
+        to = act.current_bet + increment
+        if hand["structure"] == "pot-limit" and to > act.current_bet + act.pot_before + act.owed:
+            continue
+        if hand["structure"] == "spread-limit":
+            spread = hand["stakes"].get("spread") or []
+            if act.street >= len(spread) or increment > spread[act.street]["max"]:
+                continue
+        e = ev[act.index]
+        e.update(action="raise", amount=e["amount"] + increment, to=to, all_in=False)
+        ev.insert(act.index + 1, {"kind": "return", "seat": act.seat, "amount": increment})
+        if final:
+            # the re-raiser is now the last aggressor of the final round and shows first
+            shows = [x for x in ev if x["kind"] == "show"]
+            mine = next((x for x in shows if x["seat"] == act.seat), None)
+            if shows and mine is not None and shows[0] is not mine:
+                at = _index_of(hand, shows[0])
+                del ev[_index_of(hand, mine)]
+                ev.insert(at, mine)
+        return e
+    return None
+
+
+@mutator("action-order", "two players' checks recorded in the wrong order",
+         rules=("NZ17-2a", "NZ15-2a", "ONL5CD-order", "TDA-53"))
+def out_of_turn(hand: Hand) -> Mark:
     ev = _events(hand)
     for i in range(len(ev) - 1):
         a, b = ev[i], ev[i + 1]
         if _is(a, "action", action="check") and _is(b, "action", action="check") and a["seat"] != b["seat"]:
             ev[i], ev[i + 1] = b, a
-            return True
-    return False
+            return b
+    return None
 
 
-@mutator("call-amount", "a call one chip unit short of the bet, not all-in (the pot that much smaller)")
-def undercall(hand: Hand) -> bool:
+@mutator("call-amount", "a call one chip unit short of the bet, not all-in (the pot that much smaller)",
+         rules=("NZ17-2-call", "ONL5CD-call", "TDA-51"))
+def undercall(hand: Hand) -> Mark:
     winner = _single_winner(hand)
-    if winner is None or any(e["kind"] == "return" for e in _events(hand)):
-        return False
-    for e in _events(hand):
+    if winner is None or any(e["kind"] in ("return", "rake") for e in _events(hand)):
+        return None  # (a smaller pot could make the rake taken more than a posted schedule allows)
+    ev = _events(hand)
+    acts = _betting(hand)
+    for k, act in enumerate(acts):
+        e = ev[act.index]
         if _is(e, "action", action="call") and not e.get("all_in") and e["amount"] > _unit(hand) \
                 and e["seat"] != winner["seat"]:
+            # the short caller folds later without putting in another chip, so no later round total
+            # depends on the call and no side pot forms; where the pack judges a round closed with a
+            # player still to act, the fold comes in the same round (else the round closes on a
+            # player short of the bet); a pot-limit bet sized from the pot after it still fits
+            mine = [a for a in acts[k + 1:] if a.seat == act.seat]
+            fold = next((a for a in mine if a.verb == "fold"), None)
+            if fold is None or any(a.verb not in ("check", "fold") for a in mine if a.index < fold.index):
+                continue
+            if _judges(hand, "pending_seat") and (mine[0] is not fold or fold.street != act.street):
+                continue
+            if hand["structure"] == "pot-limit" and any(
+                    a.increment is not None and a.made > a.current_bet + a.pot_before + a.owed - _unit(hand)
+                    for a in acts[k + 1:]):
+                continue
             e["amount"] -= _unit(hand)
             e["to"] -= _unit(hand)
             winner["amount"] -= _unit(hand)
-            return True
-    return False
+            return e
+    return None
 
 
 # -- bet sizing --------------------------------------------------------------------------------
@@ -373,7 +928,7 @@ def undercall(hand: Hand) -> bool:
 def _bet_faced(hand: Hand, e: dict) -> int:
     """The highest round total before action `e` in its betting round (the first round counts the blind)."""
     ev = _events(hand)
-    i = ev.index(e)
+    i = _index_of(hand, e)
     start = max((k for k, x in enumerate(ev[:i]) if _is(x, "deal", to="board") or x["kind"] == "draw"), default=-1)
     round_tos = [x["to"] for x in ev[start + 1:i] if x["kind"] == "action" and x.get("to")]
     blinds = hand["stakes"]["blinds"]
@@ -381,57 +936,62 @@ def _bet_faced(hand: Hand, e: dict) -> int:
     return max([*round_tos, blinds[-1] if first_round and blinds else 0])
 
 
-@mutator("min-raise", "an uncalled raise cut to one chip unit over the bet it faced, not all-in")
-def shrink_raise(hand: Hand) -> bool:
+@mutator("min-raise", "an uncalled raise cut to one chip unit over the bet it faced, not all-in",
+         rules=("NZ17-6c", "TDA-43A"))
+def shrink_raise(hand: Hand) -> Mark:
     e = _last_uncalled(hand, "no-limit", "pot-limit")
     if e is None or e["action"] != "raise":
-        return False
+        return None
     faced = _bet_faced(hand, e)
-    return faced > 0 and _resize_uncalled(hand, faced + _unit(hand))
+    return _resize_uncalled(hand, faced + _unit(hand)) if faced > 0 else None
 
 
-@mutator("bet-limit", "an uncalled spread-limit bet or raise one chip unit over the spread maximum")
-def spread_over(hand: Hand) -> bool:
+@mutator("bet-limit", "an uncalled spread-limit bet or raise one chip unit over the spread maximum", rules=("NZ17-6e",))
+def spread_over(hand: Hand) -> Mark:
     e = _last_uncalled(hand, "spread-limit")
     spread = hand["stakes"].get("spread") or []
     if e is None or not spread:
-        return False
+        return None
     return _resize_uncalled(hand, _bet_faced(hand, e) + max(s["max"] for s in spread) + _unit(hand))
 
 
-@mutator("min-bet", "an uncalled opening bet cut below the minimum bet, not all-in")
-def short_bet(hand: Hand) -> bool:
+@mutator("min-bet", "an uncalled opening bet cut below the minimum bet, not all-in", rules=("TDA-52A",))
+def short_bet(hand: Hand) -> Mark:
     e = _last_uncalled(hand)
     if e is None or e["action"] != "bet":
-        return False
+        return None
     blinds = hand["stakes"]["blinds"]
     minimum = {"fixed-limit": None, "spread-limit": None}.get(hand["structure"], blinds[-1] if blinds else None)
     if minimum is None or minimum <= _unit(hand):
-        return False
+        return None
     return _resize_uncalled(hand, minimum - _unit(hand))
 
 
-@mutator("bet-limit", "an uncalled pot-limit bet or raise made larger than the pot allows")
-def over_pot(hand: Hand) -> bool:
+@mutator("bet-limit", "an uncalled pot-limit bet or raise made larger than the pot allows", rules=("NZ17-6d", "TDA-54"))
+def over_pot(hand: Hand) -> Mark:
     e = _last_uncalled(hand, "pot-limit")
     if e is None:
-        return False
+        return None
     # the largest legal total is at most the whole pot plus the call plus the bet faced: exceed
     # it by working out the pot from the chips in before this action
     ev = _events(hand)
-    i = ev.index(e)
+    i = _index_of(hand, e)
     pot = sum(x.get("amount", 0) for x in ev[:i] if x["kind"] in ("post", "action")) - \
         sum(x["amount"] for x in ev[:i] if x["kind"] == "return")
-    return _resize_uncalled(hand, 3 * pot + e["to"] + _unit(hand))
+    resized = _resize_uncalled(hand, 3 * pot + e["to"] + _unit(hand))
+    if resized is None:  # the stack does not cover that: one chip unit over the limit
+        act = next(a for a in _betting(hand) if a.index == i)
+        resized = _resize_uncalled(hand, act.current_bet + act.pot_before + act.owed + _unit(hand))
+    return resized
 
 
-@mutator("bet-limit", "an uncalled fixed-limit bet or raise one unit larger than the limit")
-def off_unit(hand: Hand) -> bool:
+@mutator("bet-limit", "an uncalled fixed-limit bet or raise one unit larger than the limit", rules=("ONL5CD-fixed",))
+def off_unit(hand: Hand) -> Mark:
     e = _last_uncalled(hand, "fixed-limit")
     if e is None:
-        return False
+        return None
     ev = _events(hand)
-    i = ev.index(e)
+    i = _index_of(hand, e)
     if hand["variant"] == "five-card-draw":
         street = int(any(x["kind"] == "draw" for x in ev[:i]))
     else:
@@ -440,39 +1000,91 @@ def off_unit(hand: Hand) -> bool:
             street -= 1
     units = hand["stakes"].get("bet_units") or []
     if not 0 <= street < len(units):
-        return False
+        return None
     return _resize_uncalled(hand, e["to"] + units[street])
+
+
+@mutator("bet-limit", "the table maximum set one chip unit below the hand's largest bet or raise",
+         rules=("NZ17-6c-max",))
+def table_maximum_below_largest(hand: Hand) -> Mark:
+    sizes = [a for a in _betting(hand) if a.increment is not None]
+    if not sizes or "table_max" in hand["stakes"]:
+        return None
+    largest = max(a.increment for a in sizes)
+    biggest = [a for a in sizes if a.increment == largest]
+    if len(biggest) != 1 or largest <= _unit(hand):
+        return None
+    hand["stakes"]["table_max"] = largest - _unit(hand)
+    return _events(hand)[biggest[0].index]
+
+
+@mutator("raise-cap", "a raise past the cap in a round of three or more players, every other player calling it "
+         "(the winner paid that much more)", rules=("NZ17-6f", "ONL5CD-cap", "TDA-48"))
+def raise_past_cap(hand: Hand) -> Mark:
+    house = _house(hand["rule_pack"])
+    if house is None or house.max_raises is None or hand["structure"] not in ("fixed-limit", "spread-limit"):
+        return None
+    ev = _events(hand)
+    winner = _single_winner(hand)
+    if winner is None or winner["pot"] != 0 or any(e.get("all_in") for e in ev) \
+            or any(e["kind"] in ("return", "rake") for e in ev):
+        return None
+    acts = _betting(hand)
+    rounds = _rounds(hand)
+    chips = _chips_in(hand)
+    for start, end in rounds[:-1]:  # not the last round: the show order follows its aggressor
+        mine = [a for a in acts if start <= a.index < end]
+        if not mine or mine[-1].verb != "call" or mine[-1].raises_before != house.max_raises:
+            continue
+        closing = mine[-1]
+        if closing.able < 3 or not closing.raise_allowed or not all(a.full for a in mine if a.increment is not None):
+            continue
+        increment = max(a.increment for a in mine if a.increment is not None)
+        folded = {e["seat"] for e in ev[:closing.index] if _is(e, "action", action="fold")}
+        callers = [s for s in _clockwise_after(_dealt_in(hand), closing.seat) if s not in folded and s != closing.seat]
+        if any(_stack(hand, s) - chips.get(s, 0) <= increment for s in [closing.seat, *callers]):
+            continue
+        e = ev[closing.index]
+        e.update(action="raise", amount=e["amount"] + increment, to=e["to"] + increment, all_in=False)
+        ev[closing.index + 1:closing.index + 1] = [
+            {"kind": "action", "seat": s, "action": "call", "amount": increment, "to": e["to"], "all_in": False}
+            for s in callers]
+        winner["amount"] += increment * (1 + len(callers))
+        return e
+    return None
 
 
 # -- pots and showdown ------------------------------------------------------------------------
 
-@mutator("winner", "the pot paid to a player the cards say lost")
-def pay_the_loser(hand: Hand) -> bool:
+@mutator("winner", "the pot paid to a player the cards say lost", rules=("NZ17-5d", "ONL5CD-winner", "TDA-12"))
+def pay_the_loser(hand: Hand) -> Mark:
     winner = _single_winner(hand)
     shown = [e["seat"] for e in _events(hand) if e["kind"] == "show"]
     losers = [s for s in shown if winner and s != winner["seat"]]
     if winner is None or len(shown) != 2 or not losers:
-        return False
+        return None
     winner["seat"] = losers[0]
-    return True
+    return winner
 
 
-@mutator("split-pot", "a pot one player won divided with a loser, as if by agreement")
-def chop_by_agreement(hand: Hand) -> bool:
+@mutator("split-pot", "a pot one player won divided with a loser, as if by agreement", rules=("NZ17-5f",))
+def chop_by_agreement(hand: Hand) -> Mark:
     winner = _single_winner(hand)
     shown = [e["seat"] for e in _events(hand) if e["kind"] == "show"]
     losers = [s for s in shown if winner and s != winner["seat"]]
     unit = _unit(hand)
     if winner is None or len(shown) != 2 or not losers or winner["amount"] < 2 * unit:
-        return False
+        return None
+    if winner["amount"] // unit % 2:
+        return None  # halves of an odd number of chips leave an odd chip, which a pack may judge too
     half = (winner["amount"] // unit // 2) * unit
     winner["amount"] -= half
     _events(hand).append({"kind": "award", "pot": winner["pot"], "seat": losers[0], "amount": half})
-    return True
+    return winner
 
 
-@mutator("split-pot", "a tie paid two chip units unequally")
-def unequal_split(hand: Hand) -> bool:
+@mutator("split-pot", "a tie paid two chip units unequally", rules=("NZ17-5e-split", "TDA-20"))
+def unequal_split(hand: Hand) -> Mark:
     awards: dict[int, list[dict]] = {}
     for e in _events(hand):
         if e["kind"] == "award":
@@ -481,77 +1093,148 @@ def unequal_split(hand: Hand) -> bool:
         if len(paid) == 2 and paid[1]["amount"] > 2 * _unit(hand):
             paid[0]["amount"] += 2 * _unit(hand)
             paid[1]["amount"] -= 2 * _unit(hand)
-            return True
-    return False
+            return paid[0]
+    return None
 
 
-@mutator("showdown", "a contested pot paid to a winner who never showed their cards")
-def hide_winner(hand: Hand) -> bool:
+@mutator("odd-chip", "a split pot's odd chip paid to a winner the house rule does not give it to",
+         rules=("NZ17-5e-odd", "TDA-20A"))
+def wrong_odd_chip(hand: Hand) -> Mark:
+    unit = _unit(hand)
+    awards: dict[int, list[dict]] = {}
+    for e in _events(hand):
+        if e["kind"] == "award":
+            awards.setdefault(e["pot"], []).append(e)
+    for paid in awards.values():
+        amounts = [e["amount"] for e in paid]
+        if len(paid) < 2 or max(amounts) - min(amounts) != unit:
+            continue
+        # one odd chip moves from a winner the house order gave it to, to one it passed over
+        given = next(e for e in paid if e["amount"] == max(amounts))
+        passed = next(e for e in paid if e["amount"] == min(amounts))
+        given["amount"] -= unit
+        passed["amount"] += unit
+        return paid[0]
+    return None
+
+
+@mutator("showdown", "a contested pot paid to a winner who never showed their cards",
+         rules=("NZ17-5d-show", "ONL5CD-show-winner", "TDA-13A"))
+def hide_winner(hand: Hand) -> Mark:
     winner = _single_winner(hand)
     ev = _events(hand)
     shows = [e for e in ev if e["kind"] == "show"]
     if winner is None or len(shows) < 2:
-        return False
+        return None
     mine = [e for e in shows if e["seat"] == winner["seat"]]
-    if not mine:
-        return False
-    ev.remove(mine[0])
-    return True
+    if not mine or (mine[0] is shows[0] and _judges(hand, "first_shown_seat")
+                    and _final_aggressor(hand) == winner["seat"]):
+        return None  # (the last aggressor, who must show first, not showing at all would be a second fault)
+    del ev[_index_of(hand, mine[0])]
+    return winner
 
 
-@mutator("chip-conservation", "one chip unit of the pot never paid out")
-def leak_chip(hand: Hand) -> bool:
+@mutator("chip-conservation", "one chip unit of the pot never paid out",
+         rules=("NZ-INT-chips", "ONL5CD-INT-chips", "TDA-INT-chips"))
+def leak_chip(hand: Hand) -> Mark:
     winner = _single_winner(hand)
     if winner is None or winner["amount"] <= _unit(hand):
-        return False
+        return None
     winner["amount"] -= _unit(hand)
-    return True
+    return WHOLE_HAND
 
 
-@mutator("pot-award", "an uncalled bet kept in the pot and paid to its bettor as winnings")
-def keep_uncalled(hand: Hand) -> bool:
+@mutator("rake", "the house took one rake increment more than its posted schedule allows (the winner paid that "
+         "much less)", rules=("TDA-HOUSE-rake",),
+         live=(lambda house: house.rake is not None, "the pack posts no rake schedule (parameter rake_schedule)"))
+def rake_over_schedule(hand: Hand) -> Mark:
+    house = _house(hand["rule_pack"])
+    if house is None or house.rake is None:
+        return None
+    ev = _events(hand)
+    winner = _single_winner(hand)
+    rakes = [e for e in ev if e["kind"] == "rake"]
+    if winner is None or winner["pot"] != 0 or len(rakes) > 1 or (rakes and rakes[0]["pot"] != 0):
+        return None
+    v = VARIANTS[hand["variant"]]
+    unit = _unit(hand)
+    contested = sum(e.get("amount") or 0 for e in ev if e["kind"] in ("post", "action")) - \
+        sum(e["amount"] for e in ev if e["kind"] == "return")
+    board = sum(len(e["cards"]) for e in ev if _is(e, "deal", to="board"))
+    allowed = house.rake.allowed(contested, unit, v.board_cards > 0, board > v.board_schedule[0])
+    step = house.rake.increment or unit
+    taken = rakes[0]["amount"] if rakes else 0
+    over = allowed + max(step, unit) - taken  # chips moved from the winner to the house
+    over = -(-over // unit) * unit  # in whole chips
+    if taken + over <= allowed or over <= 0 or winner["amount"] <= over:
+        return None
+    if rakes:
+        rakes[0]["amount"] += over
+    else:
+        ev.insert(_index_of(hand, winner), {"kind": "rake", "pot": 0, "amount": over})
+    winner["amount"] -= over
+    return WHOLE_HAND
+
+
+@mutator("pot-award", "an uncalled bet kept in the pot and paid to its bettor as winnings", rules=("TDA-15B",))
+def keep_uncalled(hand: Hand) -> Mark:
     ev = _events(hand)
     winner = _single_winner(hand)
     returns = [e for e in ev if e["kind"] == "return"]
     if winner is None or len(returns) != 1 or returns[0]["seat"] != winner["seat"]:
-        return False
+        return None
+    if _showdown(hand) or any(e.get("all_in") for e in ev):
+        return None  # an all-in player still in would make the kept chips a side pot paid from the main one
+    at = _index_of(hand, returns[0])
+    start, end = next(r for r in _rounds(hand) if r[0] <= at < r[1])
+    opener = _round_seq(hand, start, end)
     winner["amount"] += returns[0]["amount"]
-    ev.remove(returns[0])
-    return True
+    del ev[_index_of(hand, returns[0])]
+    return ev[opener] if opener is not None else WHOLE_HAND
 
 
-@mutator("pot-award", "a side pot paid out of the main pot")
-def misaward_side_pot(hand: Hand) -> bool:
+@mutator("pot-award", "a side pot paid out of the main pot", rules=("TDA-21",))
+def misaward_side_pot(hand: Hand) -> Mark:
     awards = [e for e in _events(hand) if e["kind"] == "award"]
     by_pot: dict[int, list[dict]] = {}
     for e in awards:
         by_pot.setdefault(e["pot"], []).append(e)
     if len(by_pot.get(0, [])) != 1 or len(by_pot.get(1, [])) != 1 or by_pot[0][0]["seat"] != by_pot[1][0]["seat"]:
-        return False
+        return None
     by_pot[0][0]["amount"] += by_pot[1][0]["amount"]
-    _events(hand).remove(by_pot[1][0])
-    return True
+    del _events(hand)[_index_of(hand, by_pot[1][0])]
+    return WHOLE_HAND
 
 
-@mutator("showdown", "the last aggressor showed second")
-def show_out_of_order(hand: Hand) -> bool:
+@mutator("showdown", "the last aggressor showed second", rules=("NZ17-5d-order", "ONL5CD-show"))
+def show_out_of_order(hand: Hand) -> Mark:
     ev = _events(hand)
     shows = [i for i, e in enumerate(ev) if e["kind"] == "show"]
     last_round = _rounds(hand)[-1]
     aggressors = [e["seat"] for e in ev[last_round[0]:last_round[1]] if e["kind"] == "action"
                   and e["action"] in ("bet", "raise")]
     if len(shows) < 2 or not aggressors or ev[shows[0]]["seat"] != aggressors[-1]:
-        return False
+        return None
     ev[shows[0]], ev[shows[1]] = ev[shows[1]], ev[shows[0]]
-    return True
+    return WHOLE_HAND
 
 
 # -- records -------------------------------------------------------------------------------------
 
-@mutator("record", "an action's stated round total disagrees with the chips it added")
-def wrong_total(hand: Hand) -> bool:
+@mutator("record", "an action's stated round total disagrees with the chips it added",
+         rules=("NZ-INT-total", "ONL5CD-INT-total", "TDA-INT-total"))
+def wrong_total(hand: Hand) -> Mark:
     for e in _events(hand):
         if _is(e, "action", action="call"):
             e["to"] += _unit(hand)
-            return True
-    return False
+            return e
+    return None
+
+
+@table_mutator("record", "a hand logged under the id of the table's previous hand",
+               rules=("NZ-INT-id", "ONL5CD-INT-id", "TDA-INT-id"))
+def duplicate_id(hand: Hand, history: Sequence[Hand]) -> tuple[Mark, list[Hand]] | None:
+    if not history:
+        return None
+    hand["hand_id"] = history[-1]["hand_id"]
+    return WHOLE_HAND, [history[-1]]
