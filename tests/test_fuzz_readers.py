@@ -1,0 +1,363 @@
+"""Fuzzing every reader and audit() with mutated real hand histories (Hypothesis), and the regression
+tests of every crash the fuzzer found, each holding its minimal reproducer.
+
+The property: whatever the bytes, a reader yields only hands that pass the canonical schema and
+quarantine entries whose reason is one printable line naming file and line; no exception escapes,
+no reader error is even contained (scripts/fuzz.py `check_items`); and audit() over fuzzed inputs
+reconciles hands read = audited + quarantined, for the run and per file. The mutators, seeds and checks
+are those of `scripts/fuzz.py`, which runs the same property for millions of inputs; here Hypothesis
+draws the seed piece, the mutators and their randomness, so a failure shrinks to a small example.
+
+The corpus in ../shared/corpus/ adds seeds when it is beside the project; without it the sample logs
+and test fixtures are the seeds.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import random
+import re
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from auditor.ingest import detect
+from auditor.ingest.detect import read_file
+from auditor.ingest.limits import Limits
+from auditor.ingest.records import Quarantined, SourceHand
+from auditor.pipeline import audit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import fuzz  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "fixtures"
+REPRODUCERS = FIXTURES / "fuzz"
+TEXT_READERS = ("jsonl", "pokerstars", "ohh", "phh")
+#: every mutator but the 10 MB line, which tests/test_limits.py covers once per reader
+CHEAP = sorted(set(fuzz.MUTATORS) - {"huge_line"})
+FUZZ = settings(deadline=None, database=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+_SEEDS: dict[str, fuzz.Seeds] = {}
+
+
+def seeds(reader: str) -> fuzz.Seeds:
+    if reader not in _SEEDS:
+        _SEEDS[reader] = fuzz.load_seeds(reader, phh_files=60)
+    return _SEEDS[reader]
+
+
+def read_bytes(data: bytes, suffix: str, fmt: str, limits: Limits | None = None) -> list:
+    """Write `data` to a file with `suffix`, read it as `fmt` and check the reader's contract."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"input{suffix}"
+        path.write_bytes(data)
+        items = list(read_file(path, fmt, None, limits))
+        fuzz.check_items(items, str(path))
+        return items
+
+
+def _reconcile(folder: Path, fmt: str) -> None:
+    fuzz.check_audit(folder, fmt, Limits())
+
+
+# --------------------------------------------------------------------------------------- properties
+
+
+@pytest.mark.parametrize("reader", TEXT_READERS)
+@settings(FUZZ, max_examples=60)
+@given(data=st.data())
+def test_reader_keeps_its_contract_on_mutated_seeds(reader, data):
+    pool = seeds(reader)
+    suffix, piece = pool.pieces[data.draw(st.integers(0, len(pool.pieces) - 1), label="piece")]
+    names = data.draw(st.lists(st.sampled_from(CHEAP), min_size=1, max_size=3), label="mutators")
+    rng = random.Random(data.draw(st.integers(0, 2**32 - 1), label="rng"))
+    mutated, _ = fuzz.mutate(piece, rng, pool, names)
+    wrapped, suffix, _ = fuzz.wrap(mutated, suffix, rng)
+    mode = data.draw(st.sampled_from((reader, "auto")), label="mode")
+    read_bytes(wrapped, suffix, mode)
+
+
+@settings(FUZZ, max_examples=25)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_parquet_reader_keeps_its_contract_on_mutated_datasets(seed):
+    rng = random.Random(seed)
+    tables = None
+    while tables is None:
+        tables = fuzz.parquet_tables(seeds("parquet").pick(rng)[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        dataset = Path(tmp) / "dataset"
+        fuzz.write_dataset(dataset, tables, rng)
+        fuzz.check_items(list(read_file(dataset, "parquet")), str(dataset))
+
+
+@pytest.mark.parametrize("reader", TEXT_READERS)
+@settings(FUZZ, max_examples=4)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_audit_of_mutated_inputs_reconciles_per_file(reader, seed):
+    """Several fuzzed files audited together: audit() never raises and every count adds up."""
+    rng = random.Random(seed)
+    pool = seeds(reader)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for k in range(6):
+            suffix, piece = pool.pick(rng)
+            mutated, _ = fuzz.mutate(piece, rng, pool)
+            data, suffix, _ = fuzz.wrap(mutated, suffix, rng)
+            (folder / f"in{k}{suffix}").write_bytes(data)
+        _reconcile(folder, reader)
+
+
+# ----------------------------------------------------------------------- the named hostile cases
+
+
+CASES = {
+    "truncated hands": ["truncate"],
+    "shuffled lines": ["shuffle_lines"],
+    "wrong encodings": ["encoding"],
+    "NUL bytes": ["nul"],
+    "deeply nested JSON": ["deep_nesting"],
+    "huge and negative numbers": ["numbers"],
+    "duplicate hand ids": ["duplicate_hand"],
+    "unknown cards and cards dealt twice": ["cards"],
+    "random byte flips": ["flip"],
+    "control characters and escapes in names": ["names"],
+    "empty inputs": ["blank_out"],
+}
+
+
+@pytest.mark.parametrize("reader", TEXT_READERS)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_named_hostile_case(reader, case):
+    """Each case of issue 8 on twelve seeds of every reader (fixed randomness, so failures repeat)."""
+    pool = seeds(reader)
+    for k in range(12):
+        rng = random.Random(f"{reader}:{case}:{k}")
+        suffix, piece = pool.pick(rng)
+        mutated, _ = fuzz.mutate(piece, rng, pool, CASES[case])
+        read_bytes(mutated, suffix, reader)
+
+
+def test_duplicate_hand_ids_are_read_and_found_not_lost(tmp_path):
+    line = (ROOT / "sample_logs" / "holdem.jsonl").open("rb").readline()
+    (tmp_path / "twice.jsonl").write_bytes(line + line)
+    result = audit([tmp_path], pack="tda-2024")
+    assert result.hands_read == 2 == result.hands_audited  # both audited, neither dropped
+    assert list(result.findings["rule_id"]) == ["TDA-INT-id"]
+    assert list(result.findings["line"]) == [2]
+
+
+def test_corpus_seeds_are_used_when_present():
+    corpus = ROOT.parent / "shared" / "corpus"
+    if not (corpus / "pokerstars").is_dir():
+        pytest.skip("the corpus is not beside the project")
+    fixtures_only = fuzz.load_seeds("pokerstars", corpus=Path("/nonexistent"))
+    assert len(seeds("pokerstars").pieces) > len(fixtures_only.pieces)
+
+
+# ---------------------------------------------------------- regressions: crashes the fuzzer found
+
+
+def _damaged_gzip(data: bytes) -> bytes:
+    """A gzip stream whose deflate data is corrupt (a flipped byte after the 10-byte header)."""
+    packed = bytearray(gzip.compress(data, compresslevel=1, mtime=0))
+    packed[12] ^= 0xFF
+    packed[14] ^= 0x55
+    return bytes(packed)
+
+
+@pytest.mark.parametrize(("fixture", "fmt"), [
+    ("../../sample_logs/damaged.jsonl", "jsonl"), ("pokerstars/five_card_draw.txt", "pokerstars"),
+    ("ohh/side-pot.ohh", "ohh"), ("phh/side-pots.phhs", "phh"),
+])
+def test_damaged_gzip_is_quarantined_in_every_reader(fixture, fmt):
+    """zlib.error ('invalid distance too far back') escaped read_jsonl, read_ohh, read_all and detect."""
+    data = (FIXTURES / fixture).read_bytes()
+    suffix = Path(fixture).suffix + ".gz"
+    items = read_bytes(_damaged_gzip(data), suffix, fmt)
+    assert items and any(isinstance(i, Quarantined) for i in items)
+    read_bytes(_damaged_gzip(data), suffix, "auto")  # detection reads the head through gzip too
+
+
+def test_saved_damaged_gzip_reproducer():
+    """The first crash of the fuzzer, as it found it: a JSON Lines hand whose gzip has one flipped bit."""
+    path = REPRODUCERS / "damaged-deflate.jsonl.gz"
+    items = list(read_file(path, "jsonl"))
+    fuzz.check_items(items, str(path))
+    assert [type(i) for i in items] == [Quarantined]
+    assert "damaged or truncated compressed data" in items[0].reason
+
+
+def test_zip_member_with_unknown_compression_is_quarantined(tmp_path):
+    """NotImplementedError ('That compression method is not supported') escaped _read_zip."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("a.jsonl", b"{}\n")
+    data = bytearray(buf.getvalue())
+    data[8] = 99  # compression method of the local header
+    data[data.index(b"PK\x01\x02") + 10] = 99  # and of the central directory entry
+    path = tmp_path / "odd.zip"
+    path.write_bytes(bytes(data))
+    items = list(read_file(path))
+    fuzz.check_items(items, str(path))
+    assert len(items) == 1 and "unreadable archive member" in items[0].reason
+
+
+BIG = "9" * 5000  # Python refuses int() of more than 4,300 digits with ValueError
+
+
+def test_five_thousand_digit_numbers_are_quarantined_in_every_reader():
+    """ValueError ('Exceeds the limit (4300 digits) for integer string conversion') escaped json.loads in
+    the JSONL and OHH readers, tomllib and the player token in PHH, and int() of seat numbers in PokerStars."""
+    jsonl = read_bytes(f'{{"hand_id": "x", "max_seats": {BIG}}}\n'.encode(), ".jsonl", "jsonl")
+    assert "invalid JSON" in jsonl[0].reason
+    ohh = read_bytes(f'{{"ohh": {{"table_size": {BIG}}}}}\n'.encode(), ".ohh", "ohh")
+    assert "invalid JSON" in ohh[0].reason
+    phh = read_bytes(f"variant = 'NT'\nhand = {BIG}\n".encode(), ".phh", "phh")
+    assert "invalid TOML" in phh[0].reason
+    player = (REPRODUCERS / "phh-player-digits.phh").read_bytes()
+    assert b"p" + b"9" * 5000 in player
+    phh = read_bytes(player, ".phh", "phh")
+    assert "unknown player" in phh[0].reason
+    stars = (FIXTURES / "pokerstars" / "sitting_out.txt").read_text(encoding="utf-8")
+    stars = re.sub(r"^Seat 1:", f"Seat {BIG}:", stars, count=1, flags=re.MULTILINE)
+    items = read_bytes(stars.encode(), ".txt", "pokerstars")
+    assert "out of range" in items[0].reason
+
+
+def test_pokerstars_amount_of_thousands_of_digits_is_refused():
+    """A 5,000-digit stack became a 5,000-digit integer, which jsonschema-rs passes as valid: the hand
+    would have reached the int64 tables."""
+    stars = (FIXTURES / "pokerstars" / "sitting_out.txt").read_text(encoding="utf-8")
+    huge = re.sub(r"\(\$?[\d.,]+ in chips", f"(${BIG} in chips", stars, count=1)
+    assert huge != stars
+    items = read_bytes(huge.encode(), ".txt", "pokerstars")
+    assert isinstance(items[0], Quarantined) and "too large" in items[0].reason
+    tiny = re.sub(r"\(\$?[\d.,]+ in chips", r"($0.0000001 in chips", stars, count=1)
+    assert "decimal places" in read_bytes(tiny.encode(), ".txt", "pokerstars")[0].reason
+
+
+def test_deep_toml_nesting_is_quarantined():
+    """RecursionError escaped tomllib.loads in the PHH reader (and its table-by-table fallback)."""
+    deep = b"variant = 'NT'\nactions = " + b"[" * 20000 + b"]" * 20000 + b"\n"
+    assert "nested too deeply" in read_bytes(deep, ".phh", "phh")[0].reason
+    tables = (FIXTURES / "phh" / "side-pots.phhs").read_bytes() + b"\n[9]\nx = " + b"[" * 20000 + b"\n"
+    items = read_bytes(tables, ".phhs", "phh")
+    assert any(isinstance(i, SourceHand) for i in items)
+    assert any(isinstance(i, Quarantined) and "nested too deeply" in i.reason for i in items)
+
+
+def test_deep_json_nesting_is_quarantined():
+    deep = b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    assert "nested too deeply" in read_bytes(deep, ".jsonl", "jsonl")[0].reason
+    assert "nested too deeply" in read_bytes(b'{"ohh": ' + deep, ".ohh", "ohh")[0].reason
+
+
+def test_ohh_amount_with_a_huge_exponent_is_refused_at_once():
+    """`1e999990` is a valid JSON number; scaling it to an integer took about a minute per hand."""
+    text = (FIXTURES / "ohh" / "side-pot.ohh").read_text(encoding="utf-8")
+    bomb = re.sub(r'"starting_stack": ?[0-9.]+', '"starting_stack": 1e999990', text, count=1)
+    started = time.perf_counter()
+    items = read_bytes(bomb.encode(), ".ohh", "ohh")
+    assert time.perf_counter() - started < 2
+    assert "too large" in items[0].reason
+
+
+def test_pokerstars_chat_flood_is_read_in_linear_time():
+    """`^.+? said, ".*"$` took quadratic time on a line full of ` said, "` (0.1 s for 32 KB, 1.7 s for a
+    1 MB hand); `_unseated_chat` matches the same lines in linear time."""
+    from auditor.ingest.pokerstars import _unseated_chat
+
+    old = re.compile(r'^.+? said, ".*"$')
+    for line in ['a said, "hi"', ' said, "x"', 'a said, "', 'a said, ""', 'x said, "a" said, "b', "plain",
+                 'said, "x"', 'ab said, "x', 'a said, "x" ', 'a said, "\u00e9"']:
+        assert _unseated_chat(line) == bool(old.match(line)), line
+    hand = (FIXTURES / "pokerstars" / "small_and_big_blinds.txt").read_text(encoding="utf-8")
+    flood = ('rail said, "' + ' said, "' * 2000 + "\n") * 60
+    poisoned = hand.replace("*** SUMMARY ***", flood + "*** SUMMARY ***", 1)
+    started = time.perf_counter()
+    read_bytes(poisoned.encode(), ".txt", "pokerstars")
+    assert time.perf_counter() - started < 1.0
+
+
+@given(st.text(alphabet=' said,"ab\u00e9\n', max_size=40))
+@FUZZ
+def test_unseated_chat_matches_the_regex_it_replaces(line):
+    from auditor.ingest.pokerstars import _unseated_chat
+
+    assert _unseated_chat(line) == bool(re.match(r'^.+? said, ".*"$', line))
+
+
+def test_ohh_object_of_many_closing_lines_is_parsed_in_near_linear_time():
+    """Each line starting with `}` re-parsed the whole buffered object: quadratic in its size. And the
+    schema's first error was found by building every error (30,000 here: 4 s); validate() stops at one."""
+    body = b'{"ohh": {"rounds": [\n' + b'{"a": 1\n},\n' * 30_000 + b"{}\n]}}\n"
+    started = time.perf_counter()
+    items = read_bytes(body, ".ohh", "ohh")
+    assert time.perf_counter() - started < 3
+    assert len(items) == 1 and "ohh schema" in items[0].reason
+
+
+def test_non_utf8_byte_in_jsonl_costs_only_its_line():
+    """It used to stop the reader: every later hand of the file was lost without being counted."""
+    lines = (ROOT / "sample_logs" / "holdem.jsonl").read_bytes().splitlines(keepends=True)[:3]
+    bad = lines[1].replace(b"Sample casino", b"Sample casino \xff", 1)
+    items = read_bytes(lines[0] + bad + lines[2], ".jsonl", "jsonl")
+    assert [type(i) for i in items] == [SourceHand, Quarantined, SourceHand]
+    assert items[1].line == 2 and "not UTF-8" in items[1].reason
+    # old Mac line ends still separate hands, as text mode did
+    cr = read_bytes(lines[0].rstrip(b"\n") + b"\r" + lines[2], ".jsonl", "jsonl")
+    assert [(type(i), i.line) for i in cr] == [(SourceHand, 1), (SourceHand, 2)]
+
+
+def test_quarantine_lines_stay_one_printable_line(tmp_path):
+    """A zip member name, or log text quoted in a reason, carried newlines and ANSI escapes into the
+    one-line quarantine entries (the terminal obeyed them)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("evil\n\x1b[2J\x1b[31mfake.jsonl", b"not json\n")
+    path = tmp_path / "names.zip"
+    path.write_bytes(buf.getvalue())
+    items = list(read_file(path))
+    fuzz.check_items(items, str(path))
+    line = items[0].one_line()
+    assert "\\x0a" in line and "\\x1b[2J" in line and "\n" not in line and "\x1b" not in line
+    stars = b"PokerStars Hand #1: Hold'em No Limit ($0.01/$0.02) - 2020/01/01 1:00:00 ET\n\x1b[31mjunk\n"
+    fuzz.check_items(read_bytes(stars, ".txt", "pokerstars"), "stars")
+
+
+def test_parquet_line_column_of_text_is_refused():
+    """A dataset whose `line` column held text gave SourceHand(line='x'), which broke the int64 tables."""
+    items = list(read_file(REPRODUCERS / "parquet-line-as-text", "parquet"))
+    fuzz.check_items(items, "dataset")
+    assert len(items) == 1 and "column line has type string" in items[0].reason
+
+
+def test_a_reader_that_fails_is_contained_and_the_run_goes_on(tmp_path, monkeypatch):
+    """An internal error is itself a quarantine entry with its cause; the other files are still read."""
+    real = detect.BY_NAME["jsonl"]
+
+    def failing(path, name, limits):
+        items = real.read(path, name, limits)
+        yield next(items)
+        raise RuntimeError("a reader bug")
+
+    monkeypatch.setitem(detect.BY_NAME, "jsonl", detect.Format("jsonl", real.suffixes, real.sniff, failing))
+    lines = (ROOT / "sample_logs" / "holdem.jsonl").read_bytes().splitlines(keepends=True)[:3]
+    (tmp_path / "a.jsonl").write_bytes(b"".join(lines))
+    (tmp_path / "b.jsonl").write_bytes(b"".join(lines))
+    result = audit([tmp_path], input_format="jsonl")
+    assert result.hands_read == 4 == result.hands_audited + result.hands_quarantined
+    reasons = [q.one_line() for q in result.quarantined]
+    assert len(reasons) == 2 and all(":2: reader error, the rest of the file is not read: RuntimeError: a reader bug"
+                                     in r for r in reasons)
+    per_file = result.per_file()
+    assert (per_file["hands_read"] == per_file["hands_audited"] + per_file["hands_quarantined"]).all()
