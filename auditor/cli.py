@@ -203,6 +203,31 @@ def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, sea
     click.echo(f"{count} hands written to {output}", err=True)
 
 
+@main.command()
+@click.option("--hands", default=2000, show_default=True, type=click.IntRange(1),
+              help="Legal hands simulated per pack; each also gives one mutated copy where a fault fits.")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--pack", "pack_names", multiple=True, metavar="NAME_OR_FILE",
+              help="Measure this pack (a built-in name or a pack file); repeatable. Default: every built-in pack.")
+@click.option("--repro-dir", type=click.Path(path_type=Path), default=None,
+              help="Write the first few misses and false findings of each kind there as JSON Lines reproducers.")
+def verify(hands: int, seed: int, pack_names: tuple[str, ...], repro_dir: Path | None) -> None:
+    """Accuracy report: precision and recall of every finding category, per pack.
+
+    Simulates legal hands (every finding on them is false) and copies with exactly one planted
+    violation each (the expected finding must be reported, and nothing else). Exits 1 if any
+    category is below 100 % either way or was not measured, 2 if a pack cannot be loaded.
+    """
+    from auditor.simulate.verify import format_report
+    from auditor.simulate.verify import verify as run_verify
+
+    packs = _load_packs(pack_names)
+    result = run_verify(hands, seed, packs, repro_dir=repro_dir, progress=lambda line: click.echo(line, err=True))
+    for line in format_report(result):
+        click.echo(line)
+    sys.exit(0 if result.ok else 1)
+
+
 @main.group()
 def rules() -> None:
     """Inspect, document and validate rule packs."""

@@ -1,6 +1,7 @@
-"""Property: any legal hand the simulator plays, under any built-in pack, game and structure, gives no
-finding. Hypothesis picks the seeds, table sizes and games; a false finding on legal play would be an
-accusation against an honest table, so this is the auditor's precision on clean hands.
+"""Property: any legal hand the simulator plays, under any built-in pack (and a house pack that posts
+a rake schedule), game and structure, at any table size, with players sitting out and coming back,
+gives no finding. Hypothesis picks the seeds, table sizes and games; a false finding on legal play
+would be an accusation against an honest table, so this is the auditor's precision on clean hands.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.check.packs import builtin_pack_paths, load_pack
+from auditor.check.packs import builtin_pack_paths, load_pack, resolve_pack
 from auditor.pipeline import audit
 from auditor.simulate import simulate_hands, write_jsonl
 
+HOUSE_RAKE = Path(__file__).resolve().parents[1] / "rules/examples/tda-2024/TDA-HOUSE-rake/house-pack.yaml"
 PACKS = {name: load_pack(path) for name, path in builtin_pack_paths().items()}
+PACKS["example-house-rake"] = resolve_pack(str(HOUSE_RAKE))
 GAMES = sorted({(name, v) for name, pack in PACKS.items() for rule in pack.rules for v in rule.variants})
 STRUCTURES = ["fixed-limit", "spread-limit", "pot-limit", "no-limit"]
 
@@ -30,8 +33,9 @@ def test_legal_play_is_never_flagged(game, structure, seed, low, extra):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "hands.jsonl"
         write_jsonl(simulate_hands(variant, structure, 40, seed, house=pack.house, rule_pack=pack.name,
-                                   table_size=(min(low, high), high), seat_draws=True), path)
-        result = audit([path])
+                                   table_size=(min(low, high), high), seat_draws=True, sit_outs=True,
+                                   rake=pack.house.rake, session_hands=(10, 40)), path)
+        result = audit([path], pack=str(pack.path))
     assert result.quarantined == []
     assert result.hands_audited == 40
     assert result.findings.empty, result.findings[["hand_id", "rule_id", "message"]].head(3).to_string()

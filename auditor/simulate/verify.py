@@ -1,0 +1,471 @@
+"""The accuracy report: precision and recall of the auditor, per finding category, per rule pack.
+
+An auditor is only worth what its precision and recall are, so both are measured, not assumed:
+
+1. For each pack, legal hands are simulated over the games the pack's rules cover (every variant
+   with all four betting structures; 2 to 10 seats, heads-up tables, short stacks and all-ins with
+   side pots, capped limit rounds, split pots with odd chips, seat draws, players sitting out and
+   coming back to make up missed blinds, draws). Every finding on them is a false finding.
+2. Each clean hand also gives one mutated copy: a mutator from :mod:`auditor.simulate.mutate` that
+   the pack is expected to catch (one of the rules it names is in the pack and applies to the
+   hand's game) plants exactly one violation. The mutator used is the one with the fewest planted
+   so far that finds a place in the hand, so rare faults (an odd chip, a re-raise after a short
+   all-in) are planted wherever the play allows them.
+3. Each mutated hand is audited in isolation: it gets its own input name and hand ids, so no state
+   from the clean sequence reaches it, preceded only by the table's earlier hands the mutator says
+   the fault depends on (a skipped hand, a repeated id, the hands a returning player sat out).
+   Its expected finding is found when the audit reports a finding of that category on that hand,
+   at the event the mutator names when it names one; every other finding on the unit is a false
+   finding.
+
+Per category: hands planted, expected findings, found, missed, false findings (on clean hands and
+extra on mutated ones), precision = found / (found + false), recall = found / expected. A category
+the pack can report with no planted hand is not measured, and counts as a failure like any figure
+below 100 %: the report proves nothing about it.
+
+Hands go through the same code as ``auditor audit`` from the canonical tables on (schema and
+consistency checks, :func:`~auditor.ingest.tables.build_tables`, :func:`~auditor.replay.engine.replay`,
+:func:`~auditor.check.run.check`), in memory and in large batches, without writing files. With a
+`repro_dir`, each miss and false finding (the first few of each kind) is written there as a JSON
+Lines file that ``auditor audit`` reproduces.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from auditor.check.packs import Pack, builtin_pack_paths, resolve_pack
+from auditor.check.run import check
+from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.records import SourceHand
+from auditor.ingest.tables import build_tables
+from auditor.ingest.validate import schema_error
+from auditor.replay.engine import TableState, replay
+from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, register_pack
+from auditor.simulate.play import STRUCTURES
+from auditor.simulate.tables import simulate_mixed
+
+__all__ = ["TABLE_COLUMNS", "PackAccuracy", "Problem", "VerifyResult", "accuracy", "applicable_mutators",
+           "audit_planted", "format_report", "pack_games", "verify", "verify_pack"]
+
+TABLE_COLUMNS = ["pack", "category", "hands", "expected", "found", "missed", "false_clean", "false_extra", "false",
+                 "precision", "recall"]
+#: reproducers written per pack and kind of problem (miss, false finding) and category
+REPRO_PER_KIND = 5
+#: hands per table session: short enough that a few thousand hands visit every game of a pack,
+#: long enough for the cross-hand faults (a skipped hand, blinds missed and made up)
+SESSION_HANDS = (10, 60)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One miss or false finding, with where to reproduce it."""
+
+    pack: str
+    kind: str  # "missed", "false on clean hand", "extra on mutated hand", "not audited"
+    category: str
+    rule_id: str | None
+    mutator: str | None
+    hand_id: str
+    detail: str
+    reproducer: Path | None = None
+
+    def one_line(self) -> str:
+        rule = f" [{self.rule_id}]" if self.rule_id else ""
+        planted = f" (planted by {self.mutator})" if self.mutator else ""
+        where = f"; reproducer {self.reproducer}" if self.reproducer else ""
+        return f"{self.pack}: {self.kind} {self.category}{rule} on {self.hand_id}{planted}: {self.detail}{where}"
+
+
+@dataclass
+class PackAccuracy:
+    pack: str
+    version: str
+    clean_hands: int
+    mutated_hands: int
+    seconds: float
+    table: pd.DataFrame
+    #: per mutator: planted and found
+    mutators: pd.DataFrame
+    problems: list[Problem]
+    #: rules that reported a planted violation (the expected finding) at least once
+    rules_caught: set[str]
+    #: rules of the pack that can report a category no mutator planted here
+    unmeasured: list[str]
+    #: rules the pack's settings keep from ever reporting (rule id -> why), not measured
+    idle: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        t = self.table
+        return bool(len(t)) and bool(((t["precision"] == 1.0) & (t["recall"] == 1.0)).all())
+
+
+@dataclass
+class VerifyResult:
+    packs: list[PackAccuracy] = field(default_factory=list)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The accuracy table of every pack, one row per (pack, category)."""
+        return pd.concat([p.table for p in self.packs], ignore_index=True) if self.packs else \
+            pd.DataFrame(columns=TABLE_COLUMNS)
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [q for p in self.packs for q in p.problems]
+
+    @property
+    def ok(self) -> bool:
+        """Every category of every pack measured at 100 % precision and 100 % recall."""
+        return bool(self.packs) and all(p.ok for p in self.packs)
+
+
+def pack_games(pack: Pack) -> list[tuple[str, str]]:
+    """(variant, structure) for every variant the pack's rules name, in all four betting structures."""
+    variants = sorted({v for rule in pack.rules for v in rule.variants})
+    return [(v, s) for v in variants for s in STRUCTURES]
+
+
+def applicable_mutators(pack: Pack, variant: str, structure: str,
+                        registry: dict[str, Mutator] | None = None) -> list[Mutator]:
+    """The mutators whose fault `pack` must catch in this game: one of the rules they name is in the
+    pack and applies to the variant and structure."""
+    rules = {r.id: r for r in pack.rules}
+    out = []
+    for m in (registry or REGISTRY).values():
+        if m.live(pack.house) and any(rid in rules and variant in rules[rid].variants
+                                      and structure in rules[rid].structures for rid in m.rules):
+            out.append(m)
+    return out
+
+
+def idle_rules(pack: Pack, registry: dict[str, Mutator] | None = None) -> dict[str, str]:
+    """Rules of `pack` no mutator can break under its settings, with why (e.g. no posted rake schedule):
+    the pack cannot report them, so they are not measured and not counted against it."""
+    named: dict[str, list[Mutator]] = {}
+    for m in (registry or REGISTRY).values():
+        for rid in m.rules:
+            named.setdefault(rid, []).append(m)
+    out = {}
+    for rule in pack.rules:
+        mutators = named.get(rule.id, [])
+        if mutators and not any(m.live(pack.house) for m in mutators):
+            out[rule.id] = "; ".join(sorted({m.idle_reason for m in mutators}))
+    return out
+
+
+def _copy(hand: Hand) -> Hand:
+    # hands are plain JSON-like data; pickling is three to four times faster than copy.deepcopy
+    return pickle.loads(pickle.dumps(hand, pickle.HIGHEST_PROTOCOL))
+
+
+def _rename(hands: Sequence[Hand], tag: str) -> list[Hand]:
+    """Copies with hand ids made unique to this unit (a repeated id stays repeated within it)."""
+    out = []
+    for h in hands:
+        c = _copy(h)
+        c["hand_id"] = f"{c['hand_id']}~{tag}"
+        out.append(c)
+    return out
+
+
+def _invalid(hand: Hand) -> str | None:
+    """What would quarantine the hand when read from a log (schema, then replay-blocking faults)."""
+    return schema_error(hand) or consistency_error(hand)
+
+
+def _audit(sources: list[SourceHand], pack: Pack, state: TableState) -> tuple[pd.DataFrame, list[tuple[str, int, str]]]:
+    """Findings of `sources` under `pack` (the audit pipeline from the canonical tables on), and the
+    hands the replay could not follow as (file, line, reason)."""
+    tables = build_tables(sources)
+    hands = tables.hands.to_pandas()
+    hands["rule_pack"] = pack.name
+    facts, failures = replay(tables, [pack.house] * len(hands), state)
+    failed = []
+    if failures:
+        rows = {h for h, _ in failures}
+        failed = [(hands.at[h, "file"], int(hands.at[h, "line"]), reason) for h, reason in failures]
+        hands = hands[~hands["hand"].isin(rows)]
+    findings, _ = check(facts, hands, {pack.name: pack})
+    return findings, failed
+
+
+@dataclass
+class _Unit:
+    file: str
+    planted: Planted
+    hands: list[Hand]
+    quarantined: str | None = None
+
+
+@dataclass
+class _Outcome:
+    """What the audit said about one planted unit."""
+
+    unit: _Unit
+    found: dict | None  # the expected finding, if reported
+    extra: list[dict]  # every other finding on the unit
+    failure: str | None  # why the mutated hand was not audited (quarantined, replay failed)
+
+
+_FINDING_KEYS = ["file", "line", "category", "seq", "rule_id", "hand_id", "message"]
+
+
+def _records(findings: pd.DataFrame) -> list[dict]:
+    """Findings as plain dicts (seq None when the finding names no event): matching them one unit
+    at a time in pandas costs more than the audit."""
+    if not len(findings):
+        return []
+    out = findings[_FINDING_KEYS].astype(object).to_dict("records")
+    for r in out:
+        r["seq"] = None if pd.isna(r["seq"]) else int(r["seq"])
+        r["line"] = int(r["line"])
+    return out
+
+
+def audit_planted(pack: Pack, planted: Sequence[Planted], tag: str = "u") -> list[_Outcome]:
+    """Audit each planted unit in isolation (its own input name and hand ids) and match its findings."""
+    register_pack(pack)
+    units = []
+    for k, p in enumerate(planted):
+        hands = _rename(p.hands, f"{tag}{k}")
+        bad = next((f"{h['hand_id']}: {reason}" for h in hands if (reason := _invalid(h))), None)
+        units.append(_Unit(f"verify/{pack.name}/{tag}{k}", p, hands, bad))
+    return _match(pack, units)
+
+
+def _match(pack: Pack, units: list[_Unit]) -> list[_Outcome]:
+    sources = [SourceHand(h, u.file, line) for u in units if u.quarantined is None
+               for line, h in enumerate(u.hands, 1)]
+    findings, failed = _audit(sources, pack, TableState()) if sources else (pd.DataFrame(), [])
+    failed_in: dict[str, str] = {}
+    for f, line, reason in failed:
+        failed_in.setdefault(f, f"line {line}: {reason}")
+    by_file: dict[str, list[dict]] = {}
+    for r in _records(findings):
+        by_file.setdefault(r["file"], []).append(r)
+    outcomes = []
+    for u in units:
+        target = len(u.hands)
+        mine = by_file.get(u.file, [])
+        p = u.planted
+        found = next((r for r in mine if r["line"] == target and r["category"] == p.category
+                      and (p.seq is None or r["seq"] == p.seq)), None)
+        extra = [r for r in mine if r is not found]
+        outcomes.append(_Outcome(u, found, extra, u.quarantined or failed_in.get(u.file)))
+    return outcomes
+
+
+class _Reproducers:
+    """Writes the first few reproducers of each kind of problem under `root/<pack>/`."""
+
+    def __init__(self, root: Path | None):
+        self.root = root
+        self.written: Counter = Counter()
+
+    def write(self, pack: str, kind: str, category: str, name: str, hands: Sequence[Hand]) -> Path | None:
+        key = (pack, kind, category)
+        if self.root is None or self.written[key] >= REPRO_PER_KIND:
+            return None
+        self.written[key] += 1
+        folder = self.root / pack
+        folder.mkdir(parents=True, exist_ok=True)
+        slug = kind.split()[0]
+        path = folder / f"{slug}-{category}-{self.written[key]}-{name}.jsonl"
+        path.write_text("".join(json.dumps(h, separators=(",", ":")) + "\n" for h in hands), encoding="utf-8")
+        return path
+
+
+def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int = 10_000,
+                repro_dir: Path | None = None, registry: dict[str, Mutator] | None = None,
+                progress: Callable[[str], None] | None = None) -> PackAccuracy:
+    """Simulate `hands` legal hands of the pack's games, audit them, plant one violation in a copy of
+    each where a mutator the pack must catch finds a place, audit those, and tally per category."""
+    pack = resolve_pack(pack) if isinstance(pack, str) else pack
+    register_pack(pack)  # the mutators read its cap and rake schedule by the name the hands declare
+    registry = registry if registry is not None else REGISTRY
+    started = time.perf_counter()
+    games = pack_games(pack)
+    order = {name: k for k, name in enumerate(registry)}
+    usable = {g: applicable_mutators(pack, *g, registry) for g in games}
+    planted_count: Counter = Counter()
+    found_count: Counter = Counter()
+    idle = idle_rules(pack, registry)
+    categories = sorted({r.category for r in pack.rules if r.id not in idle})
+    tally = {c: Counter() for c in categories}
+    problems: list[Problem] = []
+    caught: set[str] = set()
+    repro = _Reproducers(repro_dir)
+    clean_state = TableState()
+    clean: list[SourceHand] = []
+    units: list[_Unit] = []
+    clean_name = f"verify/{pack.name}/clean"
+    n_clean = n_units = unit_hands = 0
+
+    def count(category: str, key: str, n: int = 1) -> None:
+        tally.setdefault(category, Counter())[key] += n
+
+    def flush_clean() -> None:
+        nonlocal clean
+        if not clean:
+            return
+        findings, failed = _audit(clean, pack, clean_state)
+        by_line = {s.line: s.hand for s in clean}
+        for file, line, reason in failed:
+            problems.append(Problem(pack.name, "not audited", "-", None, None, by_line[line]["hand_id"],
+                                    f"clean hand {file}:{line}: {reason}"))
+        for row in _records(findings):
+            count(row["category"], "false_clean")
+            hand = by_line[row["line"]]
+            table = [s.hand for s in clean if s.hand["table_id"] == hand["table_id"] and s.line <= row["line"]]
+            path = repro.write(pack.name, "false on clean hand", row["category"], row["rule_id"], table)
+            problems.append(Problem(pack.name, "false on clean hand", row["category"], row["rule_id"], None,
+                                    row["hand_id"], f"event {row['seq']}: {row['message']}", path))
+        clean = []
+
+    def flush_units() -> None:
+        nonlocal units, unit_hands
+        if not units:
+            return
+        for o in _match(pack, units):
+            p = o.unit.planted
+            target = o.unit.hands[-1]
+            if o.found is not None:
+                count(p.category, "found")
+                found_count[p.mutator] += 1
+                caught.add(str(o.found["rule_id"]))
+            else:
+                count(p.category, "missed")
+                at = "" if p.seq is None else f" at event {p.seq}"
+                why = f"not audited: {o.failure}" if o.failure else \
+                    f"no {p.category} finding{at} ({registry[p.mutator].what})"
+                path = repro.write(pack.name, "missed", p.category, p.mutator, o.unit.hands)
+                problems.append(Problem(pack.name, "missed", p.category, None, p.mutator, target["hand_id"], why,
+                                        path))
+            for row in o.extra:
+                count(row["category"], "false_extra")
+                path = repro.write(pack.name, "extra on mutated hand", row["category"], row["rule_id"], o.unit.hands)
+                problems.append(Problem(pack.name, "extra on mutated hand", row["category"], row["rule_id"],
+                                        p.mutator, row["hand_id"], f"line {row['line']} event {row['seq']}: "
+                                        f"{row['message']}", path))
+        units, unit_hands = [], 0
+
+    stream = simulate_mixed(games, hands, seed, house=pack.house, rule_pack=pack.name, table_size=(2, 10),
+                            seat_draws=True, sit_outs=True, rake=pack.house.rake, table_prefix=f"V{seed}-",
+                            session_hands=SESSION_HANDS)
+    history: list[Hand] = []
+    for n, hand in enumerate(stream, 1):
+        bad = _invalid(hand)
+        if bad:
+            problems.append(Problem(pack.name, "not audited", "-", None, None, hand["hand_id"],
+                                    f"the simulator wrote an invalid hand: {bad}"))
+        else:
+            clean.append(SourceHand(hand, clean_name, n))
+            n_clean += 1
+        if history and history[-1]["table_id"] != hand["table_id"]:
+            history = []
+        candidates = sorted(usable[(hand["variant"], hand["structure"])],
+                            key=lambda m: (planted_count[m.name], order[m.name]))
+        work = _copy(hand)
+        for m in candidates:
+            planted = m.plant(work, history)
+            if planted is not None:
+                planted_count[m.name] += 1
+                count(m.category, "expected")
+                n_units += 1
+                tag = f"m{n}"
+                renamed = _rename(planted.hands, tag)
+                quarantined = next((f"{h['hand_id']}: {r}" for h in renamed if (r := _invalid(h))), None)
+                units.append(_Unit(f"verify/{pack.name}/{tag}", planted, renamed, quarantined))
+                unit_hands += len(renamed)
+                break
+            if work != hand:
+                raise AssertionError(f"mutator {m.name} changed hand {hand['hand_id']} and then declined it")
+        history.append(hand)
+        if len(clean) >= batch_size:
+            flush_clean()
+        if unit_hands >= batch_size:
+            flush_units()
+        if progress is not None and n % batch_size == 0:
+            progress(f"{pack.name}: {n} of {hands} hands, {time.perf_counter() - started:.0f} s")
+    flush_clean()
+    flush_units()
+
+    rows = []
+    for category in sorted(tally):
+        t = tally[category]
+        expected, found = t["expected"], t["found"]
+        false = t["false_clean"] + t["false_extra"]
+        rows.append({"pack": pack.name, "category": category, "hands": expected, "expected": expected,
+                     "found": found, "missed": t["missed"], "false_clean": t["false_clean"],
+                     "false_extra": t["false_extra"], "false": false,
+                     "precision": found / (found + false) if found + false else float("nan"),
+                     "recall": found / expected if expected else float("nan")})
+    table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
+    mutators = pd.DataFrame([{"mutator": name, "category": registry[name].category, "planted": planted_count[name],
+                              "found": found_count[name]} for name in registry if planted_count[name]],
+                            columns=["mutator", "category", "planted", "found"])
+    unmeasured = [r.id for r in pack.rules if r.id not in idle and not tally.get(r.category, Counter())["expected"]]
+    return PackAccuracy(pack.name, pack.version, n_clean, n_units, time.perf_counter() - started, table, mutators,
+                        problems, caught, unmeasured, idle)
+
+
+def verify(hands: int, seed: int = 0, packs: Iterable[str | Pack] | None = None, *, batch_size: int = 10_000,
+           repro_dir: Path | None = None, progress: Callable[[str], None] | None = None) -> VerifyResult:
+    """The accuracy report of the given packs (names, files or loaded packs; default: every built-in
+    pack), `hands` clean hands each."""
+    names = list(packs) if packs else list(builtin_pack_paths())
+    result = VerifyResult()
+    for name in names:
+        result.packs.append(verify_pack(name, hands, seed, batch_size=batch_size, repro_dir=repro_dir,
+                                        progress=progress))
+    return result
+
+
+def accuracy(hands: int, seed: int = 0, packs: Iterable[str | Pack] | None = None) -> pd.DataFrame:
+    """The accuracy table alone: one row per (pack, category) with precision and recall."""
+    return verify(hands, seed, packs).table
+
+
+def _percent(x: float) -> str:
+    return "n/a" if x != x else f"{100 * x:.1f} %" if x < 1 else "100 %"
+
+
+def format_report(result: VerifyResult) -> Iterator[str]:
+    """The report as lines of text: per pack, the category table, then every problem."""
+    for p in result.packs:
+        rate = p.clean_hands / p.seconds if p.seconds else 0.0
+        yield (f"{p.pack} {p.version}: {p.clean_hands} clean hands, {p.mutated_hands} mutated hands, "
+               f"{p.seconds:.1f} s ({rate:.0f} clean hands/s)")
+        yield (f"  {'category':<18} {'hands':>7} {'expected':>8} {'found':>7} {'missed':>6} {'false':>6} "
+               f"{'precision':>9} {'recall':>7}")
+        for row in p.table.itertuples(index=False):
+            flag = "" if row.precision == 1.0 and row.recall == 1.0 else "   <-- below 100 %" \
+                if row.expected else "   <-- not measured"
+            yield (f"  {row.category:<18} {row.hands:>7} {row.expected:>8} {row.found:>7} {row.missed:>6} "
+                   f"{row.false:>6} {_percent(row.precision):>9} {_percent(row.recall):>7}{flag}")
+        if p.unmeasured:
+            yield f"  not measured (no planted hand in their category): {', '.join(p.unmeasured)}"
+        for rule_id, why in p.idle.items():
+            yield f"  {rule_id} cannot report anything under this pack's settings, not measured: {why}"
+        shown = Counter()
+        for q in p.problems:
+            key = (q.kind, q.category, q.rule_id, q.mutator)
+            shown[key] += 1
+            if shown[key] <= 3:
+                yield "  " + q.one_line()
+        hidden = sum(n - 3 for n in shown.values() if n > 3)
+        if hidden:
+            yield f"  ... and {hidden} more problems of the kinds above"
+    verdict = "every category at 100 % precision and recall" if result.ok else \
+        "some categories below 100 % or not measured"
+    yield f"verify: {verdict}"
