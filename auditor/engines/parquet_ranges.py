@@ -17,7 +17,6 @@ whole by `read_parquet`, as before.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.parquet import _event, _strip
+from auditor.ingest.parquet import _strip
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
 
@@ -83,7 +82,10 @@ def _group_spans(path: Path) -> tuple[tuple[int, int] | None, ...] | None:
     spans: list[tuple[int, int] | None] = []
     previous = -1
     for i in range(file.num_row_groups):
-        hands = file.read_row_group(i, columns=["hand"]).column("hand").to_numpy()
+        column = file.read_row_group(i, columns=["hand"]).column("hand")
+        if column.null_count:
+            return None
+        hands = column.to_numpy()
         if len(hands) == 0:
             spans.append(None)
             continue
@@ -117,6 +119,8 @@ def _table_cuts(file: pq.ParquetFile, target: int) -> list[int] | None:
     previous = -1
     position = 0
     for batch in file.iter_batches(batch_size=_SCAN_ROWS, columns=columns):
+        if batch.column("hand").null_count:
+            return None
         hands = batch.column("hand").to_numpy()
         if len(hands) and (hands[0] <= previous or bool((np.diff(hands) <= 0).any())):
             return None
@@ -163,7 +167,7 @@ class _Cursor:
         file = pq.ParquetFile(self.path)
         self.batches = iter(file.iter_batches(batch_size=_SCAN_ROWS, row_groups=wanted)) if wanted else iter(())
 
-    def take(self, lo: int, hi: int) -> list[dict[str, Any]]:
+    def take(self, lo: int, hi: int) -> pa.Table | None:
         """Rows whose hand number is in [lo, hi], in file order; rows before lo are skipped."""
         if self.batches is None:
             self._start(lo)
@@ -176,12 +180,12 @@ class _Cursor:
             if batch.num_rows:
                 parts.append(pa.Table.from_batches([batch]))
         if not parts:
-            return []
+            return None
         buffer = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
         hands = buffer.column("hand").to_numpy()
         a, b = int(np.searchsorted(hands, lo, "left")), int(np.searchsorted(hands, hi, "right"))
         self.buffer = buffer.slice(b)
-        return buffer.slice(a, b - a).to_pylist()
+        return buffer.slice(a, b - a)
 
 
 def _hands_chunks(path: Path, groups: tuple[int, ...], start: int, stop: int) -> Iterator[tuple[int, pa.Table]]:
@@ -209,16 +213,87 @@ def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterat
         for first_row, chunk in _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop):
             hands = chunk.to_pylist()
             lo, hi = hands[0]["hand"], hands[-1]["hand"]
-            seats_by_hand: dict[int, list] = defaultdict(list)
-            for row in seats.take(lo, hi):
-                seats_by_hand[row["hand"]].append(_strip({k: row[k] for k in ("seat", "player", "stack", "status")}))
-            events_by_hand: dict[int, list] = defaultdict(list)
-            for row in sorted(events.take(lo, hi), key=lambda r: (r["hand"], r["seq"])):
-                events_by_hand[row["hand"]].append(_event(row))
+            seats_by_hand = _by_hand(seats.take(lo, hi), _seat_dicts)
+            events_by_hand = _by_hand(_sorted_events(events.take(lo, hi)), _event_dicts)
             for row_no, h in enumerate(hands, start=first_row + 1):
                 yield _rebuilt(h, row_no, name, seats_by_hand, events_by_hand)
     except (OSError, pa.ArrowException) as exc:  # one reason for the rest of the dataset, as read_parquet does
         yield Quarantined(name, 0, f"unreadable Parquet dataset: {exc}")
+
+
+def _by_hand(table: pa.Table | None, rows: Any) -> dict[int, list]:
+    """The rows of a table sorted by hand, as `rows(table)` dicts grouped by hand number."""
+    if table is None or table.num_rows == 0:
+        return {}
+    hands = table.column("hand").to_numpy()
+    dicts = rows(table)
+    cuts = np.flatnonzero(np.diff(hands)) + 1
+    starts, ends = [0, *cuts.tolist()], [*cuts.tolist(), len(hands)]
+    return {int(hands[a]): dicts[a:b] for a, b in zip(starts, ends, strict=True)}
+
+
+def _sorted_events(table: pa.Table | None) -> pa.Table | None:
+    """Events in (hand, seq) order, as read_parquet sorts them (already so in a dataset `convert` wrote)."""
+    if table is None or table.num_rows < 2:
+        return table
+    hands, seqs = table.column("hand"), table.column("seq")
+    if hands.null_count == 0 and seqs.null_count == 0:
+        h, q = hands.to_numpy(), seqs.to_numpy()
+        if not ((np.diff(h) == 0) & (np.diff(q) < 0)).any():
+            return table  # hands are already in order (checked when planning); seq within each hand too
+    return table.sort_by([("hand", "ascending"), ("seq", "ascending")])  # a stable sort, like sorted()
+
+
+def _columns(table: pa.Table, names: tuple[str, ...]) -> list[list]:
+    none = [None] * table.num_rows
+    return [table.column(n).to_pylist() if n in table.column_names else none for n in names]
+
+
+def _seat_dicts(table: pa.Table) -> list[dict[str, Any]]:
+    """`read_parquet`'s seat dicts, built column-wise: one dict per seat instead of two."""
+    names = ("seat", "player", "stack", "status")
+    return [{k: v for k, v in zip(names, row, strict=True) if v is not None}
+            for row in zip(*_columns(table, names), strict=True)]
+
+
+_GENERIC = ("seat", "player", "action", "post", "blind", "amount", "to", "all_in", "pot", "from_seat")
+
+
+def _event_dicts(table: pa.Table) -> list[dict[str, Any]]:
+    """`auditor.ingest.parquet._event` of every row, built column-wise (one dict per event instead of
+    two; the reader's time on large datasets went mostly to those dicts). Same keys, same values, nulls
+    dropped: `tests/test_parallel.py` compares the hands with `read_parquet`'s."""
+    kind, t, seat, player, cards, target, receive, draw_players, *generic = _columns(
+        table, ("kind", "t", "seat", "player", "cards", "target", "receive", "draw_players", *_GENERIC))
+    keyed = list(zip(_GENERIC, generic, strict=True))
+    out: list[dict[str, Any]] = []
+    for i, k in enumerate(kind):
+        # Keys in _event's order, a key only when its value is not null (what _event's _strip leaves).
+        ev: dict[str, Any] = {} if k is None else {"kind": k}
+        if t[i] is not None:
+            ev["t"] = t[i]
+        if k == "seat_draw":
+            pairs = (("seat", seat[i]), ("awarded_to", player[i]),
+                     ("draws", [{"player": p, "card": c} for p, c in zip(draw_players[i] or [], cards[i] or [],
+                                                                         strict=False)]))
+        elif k == "deal":
+            pairs = (("to", target[i]), ("seat", seat[i]), ("cards", cards[i]))
+        elif k == "draw":
+            pairs = (("seat", seat[i]), ("discard", cards[i]), ("receive", receive[i]))
+        elif k == "show":
+            pairs = (("seat", seat[i]), ("cards", cards[i]))
+        else:
+            for key, column in keyed:
+                value = column[i]
+                if value is not None:
+                    ev[key] = value
+            out.append(ev)
+            continue
+        for key, value in pairs:
+            if value is not None:
+                ev[key] = value
+        out.append(ev)
+    return out
 
 
 def _rebuilt(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],

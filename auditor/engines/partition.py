@@ -18,10 +18,12 @@ engine, so batches, and therefore every fact and finding, are the same however t
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -192,6 +194,24 @@ def run_partition(partition: Partition, options: RunOptions,
         return PartitionFailure(partition.index, exc.file, exc.line, exc.message)
 
 
+@contextmanager
+def collect_between_batches() -> Generator[None, None, None]:
+    """Automatic garbage collection off while a partition runs; `gc.collect()` after each batch instead.
+
+    A batch holds millions of live objects (hand dicts, column lists, fact rows), and every automatic
+    collection of the oldest generation walks all of them again: a quarter to a third of the run time.
+    Nearly all of a batch is freed by reference counting as soon as it is done; the few reference
+    cycles (pandas keeps some) are collected once per batch, so memory stays as flat as before.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def audit_partition(partition: Partition, options: RunOptions, notify: Notify | None = None) -> PartitionResult:
     """Read, replay and check one partition, in batches of `options.batch_size` hands.
 
@@ -199,6 +219,11 @@ def audit_partition(partition: Partition, options: RunOptions, notify: Notify | 
     hand declaring a pack that cannot be loaded is quarantined. The run-wide rules (duplicate hand
     ids) are not checked here: their rows go to the ledger, judged once the whole run is gathered.
     """
+    with collect_between_batches():
+        return _audit_partition(partition, options, notify)
+
+
+def _audit_partition(partition: Partition, options: RunOptions, notify: Notify | None) -> PartitionResult:
     started = time.perf_counter()
     forced = resolve_pack(options.pack) if options.pack else None
     packs: dict[str, Pack] = {forced.name: forced} if forced else {}
@@ -225,6 +250,7 @@ def audit_partition(partition: Partition, options: RunOptions, notify: Notify | 
             if rows is not None:
                 ledger_rows.append(rows)
             batch.clear()
+            gc.collect()
 
     for piece in partition.pieces:
         for item in read_piece(piece, options.limits):
