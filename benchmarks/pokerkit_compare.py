@@ -1,16 +1,22 @@
 """Our pipeline against PokerKit 0.7.7 on the same real PHH hands, in one run. Run by hand, not in CI:
 
-    python benchmarks/pokerkit_compare.py [--corpus ../shared/corpus/phh] [--repeat 5]
+    python benchmarks/pokerkit_compare.py [--corpus ../shared/corpus] [--repeat 5]
 
-Ours: `audit([corpus], pack="tda-2024")`, the whole pipeline (discovery and format detection, PHH read,
-schema validation, canonical tables, replay, all rule checks), hands audited per second; and the stages
-one by one (`read_phh` alone, tables, replay, checks) on the same hands.
-PokerKit: for every hand our reader supports (NT, FT, PO: 5,062 of the corpus's 5,123), `HandHistory.load`
-of the `.phh` file and iteration over its states (`for state in history`), its normal parse + replay.
-Both in one process, one core, files read from disk each time; each timing is the best of `--repeat`
-runs (the two headline timings interleaved, so both meet the same machine load; their runs are
-printed). Ours also reads the 61 files it quarantines (unsupported variants); PokerKit is given only
-the supported ones.
+On the PHH hands of the corpus our reader supports (NT, FT, PO: 5,062 of 5,123 files), all in one
+process and one run:
+
+- ingest per format, the same hands each time: the `.phh` files (`read_phh`), the same hands written
+  as canonical JSON Lines (`read_jsonl`) and as a Parquet dataset (`read_parquet`, and the ranged
+  reader the workers use); and the corpus's PokerStars and OHH folders (their own hands);
+- canonical tables, replay and checks (tda-2024) on the PHH hands;
+- `audit()` end to end (discovery, detection, read, validation, tables, replay, checks, run-wide ids)
+  on the PHH folder with one process and with two worker processes, and on the same hands as JSON
+  Lines and as Parquet;
+- PokerKit: `HandHistory.load` of each supported `.phh` file and iteration over its states
+  (`for state in history`), its normal parse + replay; and its parse alone.
+
+Each timing is the best of `--repeat` runs (ours and PokerKit's headline runs interleaved, so both
+meet the same machine load; their runs are printed). The machine is shared: expect noise.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import tempfile
 import time
 from collections.abc import Callable
 from importlib.metadata import version
@@ -27,14 +34,21 @@ from pokerkit import HandHistory
 
 from auditor.check.packs import resolve_pack
 from auditor.check.run import check
+from auditor.engines import local
+from auditor.engines.parquet_ranges import plan_ranges, read_range
+from auditor.ingest.jsonl import read_jsonl
+from auditor.ingest.ohh import read_ohh
+from auditor.ingest.parquet import read_parquet, write_parquet
 from auditor.ingest.phh import read_phh
+from auditor.ingest.pokerstars import read_pokerstars
 from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
-from auditor.pipeline import audit
+from auditor.pipeline import audit, discover
 from auditor.replay.engine import replay
+from auditor.simulate import write_jsonl
 
 PACK = "tda-2024"
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "phh"
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, list[float], object]:
@@ -58,26 +72,43 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def read_all(reader: Callable[[Path], object], inputs: list) -> list:
+    return [x for item in inputs for x in reader(item)]  # type: ignore[operator]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="PHH corpus folder (default: %(default)s)")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus folder (default: %(default)s)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing; the best is reported")
     args = parser.parse_args()
-    if not args.corpus.is_dir():
-        parser.error(f"{args.corpus}: no such folder")
+    phh_dir = args.corpus / "phh"
+    if not phh_dir.is_dir():
+        parser.error(f"{phh_dir}: no such folder")
 
-    files = sorted(args.corpus.rglob("*.phh"))
+    files = sorted(phh_dir.rglob("*.phh"))
     supported = [p for p in files if all(isinstance(item, SourceHand) for item in read_phh(p))]
     n = len(supported)
-    print(f"machine: {platform.machine()}, {cpu_name()}, {os.cpu_count()} CPU(s) (1 process used), "
+    print(f"machine: {platform.machine()}, {cpu_name()}, {os.cpu_count()} CPU(s), "
           f"{platform.system()} {platform.release()}")
     print(f"python {platform.python_version()} ({platform.python_implementation()}), "
           f"pokerkit {version('pokerkit')}, poker-auditor {version('poker-auditor')}")
-    print(f"corpus: {args.corpus}: {len(files):,} .phh files, {n:,} hands our reader supports (NT, FT, PO)")
+    print(f"corpus: {phh_dir}: {len(files):,} .phh files, {n:,} hands our reader supports (NT, FT, PO)")
     print(f"each timing: best of {args.repeat}\n")
 
+    # The same hands in the two canonical formats, written once.
+    tmp = Path(tempfile.mkdtemp(prefix="auditor-bench-"))
+    good = [x for p in supported for x in read_phh(p) if isinstance(x, SourceHand)]
+    jsonl = tmp / "phh-hands.jsonl"
+    write_jsonl((x.hand for x in good), jsonl)
+    dataset = tmp / "phh-hands-parquet"
+    write_parquet(build_tables(good), dataset)
+    layout, ranges = plan_ranges(dataset, 20_000)
+
     def ours() -> object:
-        return audit([args.corpus], pack=PACK)
+        return audit([phh_dir], pack=PACK, jobs=1)
+
+    def ours_two_workers() -> object:
+        return audit([phh_dir], pack=PACK, jobs=2)
 
     def pokerkit_parse() -> list[HandHistory]:
         histories = []
@@ -95,7 +126,7 @@ def main() -> None:
                 states += 1
         return states
 
-    # -- the two headline timings, interleaved so that both meet the same machine load ---------------
+    # -- the headline timings, interleaved so that ours and PokerKit's meet the same machine load -------
     runs_ours: list[float] = []
     runs_pk: list[float] = []
     for _ in range(args.repeat):
@@ -105,9 +136,33 @@ def main() -> None:
         runs_pk.append(t_pk)
     t_ours, t_pk = min(runs_ours), min(runs_pk)
     assert result.hands_audited == n, (result.hands_audited, n)
+    pool_min = local.POOL_MIN_HANDS
+    local.POOL_MIN_HANDS = 0  # 5,000 hands would normally stay in one process
+    try:
+        t_two, runs_two, two = timed(ours_two_workers, args.repeat)
+    finally:
+        local.POOL_MIN_HANDS = pool_min
+    assert two.findings.equals(result.findings)
+    t_jsonl_e2e, _, from_jsonl = timed(lambda: audit([jsonl], pack=PACK, jobs=1), args.repeat)
+    t_parquet_e2e, _, from_parquet = timed(lambda: audit([dataset], pack=PACK, jobs=1), args.repeat)
+    assert len(from_jsonl.findings) == len(from_parquet.findings) == len(result.findings)
+
+    # -- ingest per format, the same hands; other formats on their own hands --------------------------
+    t_read, runs_read, items = timed(lambda: [x for p in files for x in read_phh(p)], args.repeat)
+    t_read_supported, _, _ = timed(lambda: [x for p in supported for x in read_phh(p)], args.repeat)
+    t_read_jsonl, _, _ = timed(lambda: list(read_jsonl(jsonl)), args.repeat)
+    t_read_parquet, _, _ = timed(lambda: list(read_parquet(dataset)), args.repeat)
+    t_read_ranges, _, _ = timed(lambda: [x for a, b in ranges for x in read_range(dataset, layout, a, b)],
+                                args.repeat)
+    others = []
+    for label, folder, reader in (("PokerStars text", "pokerstars", read_pokerstars), ("OHH", "ohh", read_ohh)):
+        if (args.corpus / folder).is_dir():
+            inputs = [i.path for i in discover([args.corpus / folder])[0]]
+            t_other, _, got = timed(lambda inputs=inputs, reader=reader: read_all(reader, inputs), args.repeat)
+            count = sum(isinstance(x, SourceHand) for x in got)
+            others.append((f"  {label} (the corpus's own {count:,} hands)", t_other, count))
 
     # -- ours, stage by stage; PokerKit's parse alone ------------------------------------------------
-    t_read, runs_read, items = timed(lambda: [x for p in files for x in read_phh(p)], args.repeat)
     good = [x for x in items if isinstance(x, SourceHand)]
     t_tables, _, tables = timed(lambda: build_tables(good), args.repeat)
     hands_df = tables.hands.to_pandas()
@@ -119,26 +174,38 @@ def main() -> None:
     t_check, _, _ = timed(lambda: check(facts, hands_df, {PACK: pack}), args.repeat)
     t_pk_parse, _, _ = timed(pokerkit_parse, args.repeat)
 
-    ours_rate, pk_rate = n / t_ours, n / t_pk
-    print(f"{'':<52}{'seconds':>9}{'hands/s':>11}")
-    rows = [
-        ("ours: audit() end to end (tda-2024)", t_ours),
-        ("  read_phh alone (all files, incl. quarantined)", t_read),
-        ("  canonical Arrow tables", t_tables),
-        ("  replay (facts)", t_replay),
-        ("  checks (all rules)", t_check),
-        ("PokerKit: HandHistory.load + iterate states", t_pk),
-        ("  HandHistory.load alone", t_pk_parse),
+    print(f"{'':<60}{'seconds':>9}{'hands/s':>11}")
+    rows: list[tuple[str, float, int]] = [
+        ("ours: audit() end to end, PHH folder, 1 process", t_ours, n),
+        ("ours: audit() end to end, PHH folder, --jobs 2", t_two, n),
+        ("ours: audit() end to end, same hands as JSON Lines", t_jsonl_e2e, n),
+        ("ours: audit() end to end, same hands as Parquet", t_parquet_e2e, n),
+        ("ingest (read + validate), same hands:", 0.0, 0),
+        ("  PHH, all 5,123 files (61 quarantined)", t_read, n),
+        ("  PHH, the supported files", t_read_supported, n),
+        ("  canonical JSON Lines", t_read_jsonl, n),
+        ("  Parquet dataset (read_parquet, whole)", t_read_parquet, n),
+        ("  Parquet dataset (ranges, as the workers read)", t_read_ranges, n),
+        ("ingest, other formats:", 0.0, 0),
+        *others,
+        ("canonical Arrow tables", t_tables, n),
+        ("replay (facts)", t_replay, n),
+        ("checks (26 rules of tda-2024)", t_check, n),
+        ("PokerKit: HandHistory.load + iterate states", t_pk, n),
+        ("  HandHistory.load alone", t_pk_parse, n),
     ]
-    for name, seconds in rows:
-        print(f"{name:<52}{seconds:>9.2f}{n / seconds:>11,.0f}")
+    for name, seconds, count in rows:
+        print(f"{name:<60}" + (f"{seconds:>9.2f}{count / seconds:>11,.0f}" if seconds else ""))
     print()
-    print(f"ours end to end: {ours_rate:,.0f} hands/s; PokerKit parse + replay: {pk_rate:,.0f} hands/s; "
-          f"ratio ours/PokerKit: {ours_rate / pk_rate:.2f}x")
+    ours_rate, pk_rate = n / t_ours, n / t_pk
+    print(f"ours end to end (1 process): {ours_rate:,.0f} hands/s; PokerKit parse + replay: {pk_rate:,.0f} hands/s; "
+          f"ratio ours/PokerKit: {ours_rate / pk_rate:.2f}x (with --jobs 2: {n / t_two / pk_rate:.2f}x)")
+
     def listed(runs: list[float]) -> str:
         return ", ".join(f"{r:.2f}" for r in runs)
 
-    print(f"runs (s): ours {listed(runs_ours)}; PokerKit {listed(runs_pk)}; read_phh {listed(runs_read)}")
+    print(f"runs (s): ours {listed(runs_ours)}; PokerKit {listed(runs_pk)}; --jobs 2 {listed(runs_two)}; "
+          f"read_phh {listed(runs_read)}")
     print(f"ours: {result.hands_audited:,} hands audited, {result.hands_quarantined} quarantined, "
           f"{len(result.findings)} findings, {len(failures)} replay failures; "
           f"PokerKit: {states:,} states over {n:,} hands ({states / n:.1f} per hand)")

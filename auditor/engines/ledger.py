@@ -109,8 +109,8 @@ class _Chunk:
 class Ledger:
     """Every audited hand's run-wide rows, gathered from the partitions (see the module docstring)."""
 
-    def __init__(self, spill_rows: int = SPILL_ROWS):
-        self.spill_rows = spill_rows
+    def __init__(self, spill_rows: int | None = None):
+        self.spill_rows = SPILL_ROWS if spill_rows is None else spill_rows
         self.chunks: list[_Chunk] = []
         self.in_memory = 0
         self._folder: tempfile.TemporaryDirectory | None = None

@@ -1,0 +1,163 @@
+"""Hands per second and peak memory of `auditor audit` on simulated hands from Parquet. Run by hand:
+
+    python benchmarks/scale.py [--hands 100000 1000000] [--jobs 1 2] [--data /tmp/auditor-bench]
+
+For each size, makes once (cached under --data) a Parquet dataset of simulated hands of the four
+games under their packs: `simulate_mixed` to JSON Lines (what `auditor simulate` writes), then the
+tables `auditor convert` writes, converted 20,000 hands at a time (convert holds a whole input in
+memory, which a million hands do not fit). Then, for each --jobs, runs
+
+    python -m auditor.cli audit DATASET --jobs J --format jsonl --output /dev/null --quiet
+
+as a child process, sampling every 0.2 s the resident memory of it and its worker processes, and
+prints wall time, hands/s, hands per minute per core, peak memory of the whole process tree and of
+the largest process, and the tree's memory at each quarter of the run (flat memory: the later
+quarters are no higher than the first). Audits of legal simulated play have no findings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from auditor.check.packs import resolve_pack
+from auditor.ingest.jsonl import read_jsonl
+from auditor.ingest.parquet import TABLE_FILES
+from auditor.ingest.records import SourceHand
+from auditor.ingest.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, build_tables
+from auditor.simulate import simulate_mixed, write_jsonl
+
+MIX = [
+    ("nz-casino-1999", [("omaha-nz", "fixed-limit"), ("omaha-nz", "pot-limit"), ("three-card-nz", "fixed-limit")]),
+    ("online-five-card-draw", [("five-card-draw", "fixed-limit")]),
+    ("tda-2024", [("holdem", "no-limit"), ("holdem", "fixed-limit")]),
+]
+SCHEMAS = {"hands": HANDS_SCHEMA, "seats": SEATS_SCHEMA, "events": EVENTS_SCHEMA}
+CHUNK = 20_000
+
+
+def make_dataset(hands: int, root: Path, seed: int = 1) -> Path:
+    """A Parquet dataset of `hands` simulated hands (made once; the JSON Lines beside it is kept)."""
+    folder = root / f"sim-{hands}"
+    dataset = folder / "dataset"
+    if all((dataset / f"{name}.parquet").is_file() for name in TABLE_FILES):
+        return dataset
+    folder.mkdir(parents=True, exist_ok=True)
+    jsonl = folder / "hands.jsonl"
+    t0 = time.perf_counter()
+    per_pack = hands // len(MIX)
+
+    def simulated():
+        for i, (pack_name, games) in enumerate(MIX):
+            pack = resolve_pack(pack_name)
+            count = per_pack if i < len(MIX) - 1 else hands - per_pack * (len(MIX) - 1)
+            yield from simulate_mixed(games, count, seed + i, house=pack.house, rule_pack=pack.name,
+                                      table_prefix=f"B{i}")
+    n = write_jsonl(simulated(), jsonl)
+    print(f"simulated {n:,} hands in {time.perf_counter() - t0:.0f} s -> {jsonl}", flush=True)
+    t0 = time.perf_counter()
+    dataset.mkdir(exist_ok=True)
+    writers = {name: pq.ParquetWriter(dataset / f"{name}.parquet", SCHEMAS[name], compression="zstd")
+               for name in TABLE_FILES}
+    offset = 0
+    batch: list[SourceHand] = []
+
+    def flush() -> None:
+        nonlocal offset
+        tables = build_tables(batch)
+        shift = pa.scalar(offset, pa.int32())
+        for name in TABLE_FILES:
+            table = getattr(tables, name)
+            writers[name].write_table(table.set_column(0, "hand", pc.add(table["hand"], shift)))
+        offset += len(batch)
+        batch.clear()
+
+    for item in read_jsonl(jsonl):
+        if isinstance(item, SourceHand):
+            batch.append(item)
+            if len(batch) >= CHUNK:
+                flush()
+    if batch:
+        flush()
+    for writer in writers.values():
+        writer.close()
+    print(f"converted {offset:,} hands to Parquet in {time.perf_counter() - t0:.0f} s -> {dataset}", flush=True)
+    return dataset
+
+
+def tree_rss(process: psutil.Process) -> tuple[int, int]:
+    """(resident bytes of the process and all its descendants, of the largest one)."""
+    total = largest = 0
+    for p in [process, *process.children(recursive=True)]:
+        try:
+            rss = p.memory_info().rss
+        except psutil.Error:
+            continue
+        total += rss
+        largest = max(largest, rss)
+    return total, largest
+
+
+def run_audit(dataset: Path, jobs: int) -> dict:
+    command = [sys.executable, "-m", "auditor.cli", "audit", str(dataset), "--jobs", str(jobs), "--format", "jsonl",
+               "--output", os.devnull, "--quiet", "--fail-on", "never"]
+    t0 = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = psutil.Process(child.pid)
+    samples: list[tuple[float, int]] = []
+    peak_largest = 0
+    while child.poll() is None:
+        total, largest = tree_rss(process)
+        samples.append((time.perf_counter() - t0, total))
+        peak_largest = max(peak_largest, largest)
+        time.sleep(0.2)
+    seconds = time.perf_counter() - t0
+    stderr = child.stderr.read() if child.stderr else ""
+    if child.returncode not in (0, 1):
+        raise SystemExit(f"audit failed ({child.returncode}):\n{stderr}")
+    quarters = []
+    for q in (0.25, 0.5, 0.75, 1.0):
+        window = [rss for t, rss in samples if (q - 0.25) * seconds <= t < q * seconds + 0.2]
+        quarters.append(max(window, default=0))
+    return {"seconds": seconds, "peak": max((s for _, s in samples), default=0), "largest": peak_largest,
+            "quarters": quarters, "summary": stderr}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--data", type=Path, default=Path("/tmp/auditor-bench"))
+    args = parser.parse_args()
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
+    print(f"machine: {platform.machine()} {cpu}, {os.cpu_count()} CPU(s), "
+          f"{psutil.virtual_memory().total / 2**30:.0f} GiB; Python {platform.python_version()}", flush=True)
+    mb = 2**20
+    rows = []
+    for hands in args.hands:
+        dataset = make_dataset(hands, args.data)
+        for jobs in args.jobs:
+            r = run_audit(dataset, jobs)
+            rate = hands / r["seconds"]
+            rows.append((hands, jobs, r))
+            print(f"{hands:>10,} hands  --jobs {jobs}: {r['seconds']:7.1f} s  {rate:8,.0f} hands/s  "
+                  f"{rate * 60 / jobs:11,.0f} hands/min/core  peak RSS {r['peak'] / mb:6,.0f} MB "
+                  f"(largest process {r['largest'] / mb:,.0f} MB); by quarter: "
+                  + " / ".join(f"{q / mb:,.0f}" for q in r["quarters"]), flush=True)
+            last = [line for line in r["summary"].splitlines() if "hands read" in line or "findings" in line]
+            print("    " + "; ".join(line.strip() for line in last[:2]), flush=True)
+
+
+if __name__ == "__main__":
+    main()
