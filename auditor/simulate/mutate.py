@@ -1026,8 +1026,9 @@ def raise_past_cap(hand: Hand) -> Mark:
         return None
     ev = _events(hand)
     winner = _single_winner(hand)
+    # (a posted rake allows at least as much from the bigger pot, so a rake taken stays within it)
     if winner is None or winner["pot"] != 0 or any(e.get("all_in") for e in ev) \
-            or any(e["kind"] in ("return", "rake") for e in ev):
+            or any(e["kind"] == "return" for e in ev):
         return None
     acts = _betting(hand)
     rounds = _rounds(hand)
