@@ -29,6 +29,7 @@ installed, adds coverage guidance (`--engine atheris`, one reader at a time; it 
 from __future__ import annotations
 
 import argparse
+import atexit
 import codecs
 import gzip
 import hashlib
@@ -752,6 +753,7 @@ def run_atheris(args: argparse.Namespace) -> int:
     seeds = load_seeds(reader, Path(args.corpus))
     suffix = seeds.pieces[0][0]
     work = Path(tempfile.mkdtemp(prefix="auditor-atheris-"))
+    atexit.register(shutil.rmtree, work, True)  # atheris.Fuzz() ends the process, it never returns
     corpus = work / "corpus"
     corpus.mkdir()
     for i, (_, data) in enumerate(seeds.pieces[:500]):
@@ -769,11 +771,8 @@ def run_atheris(args: argparse.Namespace) -> int:
         out, _ = mutate(data, rng, seeds)
         return out if len(out) <= max(max_size, 1 << 20) else out[:max_size]
 
-    with atheris.instrument_imports():
-        import auditor.ingest.jsonl
-        import auditor.ingest.ohh
-        import auditor.ingest.phh
-        import auditor.ingest.pokerstars  # noqa: F401
+    # the readers are imported already (at the top of this script), so instrument what is loaded
+    atheris.instrument_all()
     crashes = Path(args.out) / reader / "atheris"
     crashes.mkdir(parents=True, exist_ok=True)
     argv = [sys.argv[0], f"-runs={int(args.n)}", f"-artifact_prefix={crashes}/", "-max_len=1048576",
