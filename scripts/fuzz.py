@@ -29,7 +29,6 @@ installed, adds coverage guidance (`--engine atheris`, one reader at a time; it 
 from __future__ import annotations
 
 import argparse
-import atexit
 import codecs
 import gzip
 import hashlib
@@ -752,13 +751,14 @@ def run_atheris(args: argparse.Namespace) -> int:
         return 2
     seeds = load_seeds(reader, Path(args.corpus))
     suffix = seeds.pieces[0][0]
-    work = Path(tempfile.mkdtemp(prefix="auditor-atheris-"))
-    atexit.register(shutil.rmtree, work, True)  # atheris.Fuzz() ends the process, it never returns
-    corpus = work / "corpus"
-    corpus.mkdir()
+    # libFuzzer keeps its corpus (the seeds, then every input that found new coverage) between runs;
+    # atheris.Fuzz() ends the process, so nothing can be cleaned up after it anyway
+    work = Path(args.out) / reader
+    corpus = work / "atheris-corpus"
+    corpus.mkdir(parents=True, exist_ok=True)
     for i, (_, data) in enumerate(seeds.pieces[:500]):
         (corpus / f"seed-{i}").write_bytes(data)
-    path = work / f"input{suffix}"
+    path = work / f"atheris-input{suffix}"
 
     def test_one(data: bytes) -> None:
         path.write_bytes(data)
