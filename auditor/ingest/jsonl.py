@@ -44,22 +44,26 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
                 continue
             if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
+            if b"\r" not in raw:
+                item = _one_line(raw, name, line_no)
+                if item is not None:
+                    yield item
+                continue
             # a lone CR ends a line too (as in universal-newline text mode), so old Mac files keep their lines
-            parts = raw.replace(b"\r\n", b"\n").split(b"\r") if b"\r" in raw else [raw]
-            for k, part in enumerate(parts):
-                if k:
-                    line_no += 1
-                yield from _one_line(part, name, line_no)
+            for k, part in enumerate(raw.replace(b"\r\n", b"\n").split(b"\r")):
+                line_no += 1 if k else 0
+                item = _one_line(part, name, line_no)
+                if item is not None:
+                    yield item
 
 
-def _one_line(raw: bytes, name: str, line_no: int) -> Iterator[SourceHand | Quarantined]:
+def _one_line(raw: bytes, name: str, line_no: int) -> SourceHand | Quarantined | None:
+    """One line's hand or quarantine entry; None for a blank line."""
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        yield Quarantined(name, line_no, f"not UTF-8: byte {raw[exc.start]:#04x} at column {exc.start + 1}")
-        return
-    if line.strip():
-        yield parse_hand_line(line, name, line_no)
+        return Quarantined(name, line_no, f"not UTF-8: byte {raw[exc.start]:#04x} at column {exc.start + 1}")
+    return parse_hand_line(line, name, line_no) if line.strip() else None
 
 
 def parse_hand_line(line: str, file: str, line_no: int) -> SourceHand | Quarantined:
