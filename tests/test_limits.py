@@ -204,6 +204,19 @@ def test_zip_past_the_total_limit_is_refused_before_unpacking(tmp_path):
     assert len(list(read_file(archive, limits=Limits(max_unpacked_bytes=len(member) * 3)))) == 60
 
 
+def test_an_input_that_never_ends_is_cut_at_the_total_limit():
+    """/dev/zero named as a log has no newline and no end: the JSONL and OHH readers would skip its
+    'line' forever. Pipes and devices get the max_unpacked_bytes limit that compressed input has."""
+    zero = Path("/dev/zero")
+    if not zero.exists():
+        pytest.skip("no /dev/zero here")
+    limits = Limits(max_unpacked_bytes=20 * 1024**2, max_file_bytes=10 * 1024**2)
+    for fmt, limit in (("jsonl", "max_unpacked_bytes"), ("ohh", "max_unpacked_bytes"),
+                       ("pokerstars", "max_file_bytes"), ("phh", "max_file_bytes")):
+        items = list(read_file(zero, fmt, limits=limits))
+        assert len(items) == 1 and limit in items[0].reason, (fmt, items)
+
+
 def test_truncated_gzip_is_quarantined_not_raised(tmp_path):
     data = gzip.compress(b"".join(_hand_lines(3)))
     cut = tmp_path / "cut.jsonl.gz"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
+import stat
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -43,9 +45,10 @@ class GuardedStream(io.RawIOBase):
 
     `packed` tells how many compressed bytes have been consumed so far (the position in the
     compressed file), so the ratio is judged on what was actually read, whatever sizes a header claims.
+    With `packed` None the stream is not compressed (a pipe, a device) and only the total is limited.
     """
 
-    def __init__(self, inner: BinaryIO, packed: Callable[[], int], limits: Limits, closing: tuple = ()):
+    def __init__(self, inner: BinaryIO, packed: Callable[[], int] | None, limits: Limits, closing: tuple = ()):
         super().__init__()
         self._inner = inner
         self._packed = packed
@@ -63,7 +66,11 @@ class GuardedStream(io.RawIOBase):
             raise OSError(f"damaged or truncated compressed data: {exc}") from exc
         n = len(data)
         self.unpacked += n
-        problem = bomb_message(self.unpacked, self._packed(), self._limits)
+        if self._packed is None:
+            problem = (f"input goes on past {self._limits.max_unpacked_bytes} bytes (limit max_unpacked_bytes; a "
+                       "pipe or device that never ends?)") if self.unpacked > self._limits.max_unpacked_bytes else None
+        else:
+            problem = bomb_message(self.unpacked, self._packed(), self._limits)
         if problem:
             raise LimitExceeded(problem)
         buffer[:n] = data
@@ -88,7 +95,10 @@ def open_binary(path: Path, limits: Limits = DEFAULT_LIMITS) -> BinaryIO:
         raw.close()
         raise
     if not gzipped:
-        return raw
+        if stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+            return raw  # a regular file ends
+        # a pipe or a device (/dev/zero) may never end: it gets the total limit of unpacked input
+        return io.BufferedReader(GuardedStream(raw, None, limits), buffer_size=64 * 1024)
     inner = gzip.GzipFile(fileobj=raw)
     return io.BufferedReader(GuardedStream(inner, raw.tell, limits, (raw,)), buffer_size=64 * 1024)
 
