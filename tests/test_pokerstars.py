@@ -130,7 +130,7 @@ def test_no_limit_hand_with_side_pots_and_an_uncalled_bet():
         {"kind": "award", "pot": 1, "seat": 9, "amount": 750},   # from side pot-1
         {"kind": "show", "seat": 3, "cards": ["Jh", "Ad"]},
         {"kind": "award", "pot": 0, "seat": 3, "amount": 537},   # from main pot
-        {"kind": "rake", "pot": 0, "amount": 89},
+        {"kind": "rake", "amount": 89},
     ]
     assert chips_in_minus_out(hand) == (1984 - 0, 608 + 750 + 537 + 89)
 
@@ -158,7 +158,7 @@ def test_fixed_limit_hand_with_a_capped_round():
         {"kind": "show", "seat": 8, "cards": ["Ad", "Qd"]},
         {"kind": "muck", "seat": 1},
         {"kind": "award", "pot": 0, "seat": 8, "amount": 4400},
-        {"kind": "rake", "pot": 0, "amount": 100},
+        {"kind": "rake", "amount": 100},
     ]
     assert chips_in_minus_out(hand) == (4500, 4500)
 
@@ -191,7 +191,7 @@ def test_tournament_hand_with_antes_and_a_side_pot():
         {"kind": "award", "pot": 1, "seat": 2, "amount": 2085},
         {"kind": "show", "seat": 7, "cards": ["8h", "8d"]},
         {"kind": "award", "pot": 0, "seat": 7, "amount": 720},
-        {"kind": "rake", "pot": 0, "amount": 0},
+        {"kind": "rake", "amount": 0},
     ]
     assert chips_in_minus_out(hand) == (2805, 2805)
 
@@ -230,7 +230,7 @@ def test_five_card_draw():
         {"kind": "show", "seat": 1, "cards": ["7c", "7d", "7h", "Qs", "3c"]},
         {"kind": "show", "seat": 4, "cards": ["9c", "9h", "5d", "5s", "2h"]},
         {"kind": "award", "pot": 0, "seat": 1, "amount": 137},
-        {"kind": "rake", "pot": 0, "amount": 3},
+        {"kind": "rake", "amount": 3},
     ]
 
 
@@ -258,7 +258,7 @@ def test_seated_players_sitting_out_are_not_dealt_in():
     assert [e["seat"] for e in hand["events"] if e.get("to") == "hole"] == [2, 4, 1]
     assert hand["events"][-3:] == [{"kind": "return", "seat": 1, "amount": 100},
                                    {"kind": "award", "pot": 0, "seat": 1, "amount": 125},
-                                   {"kind": "rake", "pot": 0, "amount": 0}]
+                                   {"kind": "rake", "amount": 0}]
 
 
 @needs_corpus

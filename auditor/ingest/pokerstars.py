@@ -821,7 +821,8 @@ class _HandReader:
         m = TOTAL.match(line)
         if m:
             if m["rake"] is not None:
-                self.events.append({"kind": "rake", "pot": 0, "amount": self.money(m["rake"])})
+                # stated for the hand: PokerStars does not say which pot(s) it came from
+                self.events.append({"kind": "rake", "amount": self.money(m["rake"])})
             self.money(m["total"])
             return
         if line.startswith("Board ["):

@@ -127,7 +127,7 @@ class _HandReplay:
         self.known_cards: list[tuple[str, str]] = []  # (card, where) for the duplicate-card check
         self.blind_posts: list[tuple[int, int, int, int, bool]] = []  # blind no, seat, seq, amount, all-in
         self.awards: list[tuple[int, int, int, int]] = []  # pot, seat, amount, seq
-        self.rake: dict[int, int] = defaultdict(int)
+        self.rake: dict[int | None, int] = defaultdict(int)  # pot -> rake; None: for the hand
         self.returned: dict[int, int] = defaultdict(int)
         self.last_aggressor: int | None = None
         self.seat_requests: list[tuple[str, int | None, int | None, int]] = []  # player, seat, from, seq
@@ -618,14 +618,15 @@ class _HandReplay:
         by_pot: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
         for pot, seat, amount, seq in self.awards:
             by_pot[pot].append((seat, amount, seq))
-        # A pot is misawarded when it paid out more than it held, or less than it held minus all the
-        # rake (logs often state rake for the hand, not per pot).
-        rake_total = sum(self.rake.values())
+        # A pot is misawarded when it paid out more than it held, or less than it held minus its rake:
+        # the rake the log puts on that pot, plus any rake it states for the hand without a pot
+        # (room exports often do), which may have come from any pot.
+        unattributed = self.rake.get(None, 0)
         self.misawarded = []
         for pot in sorted(set(range(len(computed))) | set(by_pot)):
             paid_out = sum(a for _, a, _ in by_pot.get(pot, []))
             held = computed[pot].amount if pot < len(computed) else 0
-            if paid_out > held or paid_out < held - rake_total:
+            if paid_out > held or paid_out < held - self.rake.get(pot, 0) - unattributed:
                 self.misawarded.append(f"pot {pot}: held {held}, paid {paid_out}")
         unit = self.chip_unit
         for pot in sorted(by_pot):
@@ -652,7 +653,8 @@ class _HandReplay:
             focus = odd_recipients[0] if odd_recipients else seats[0]
             row = {
                 "hand": self.h, "seq": min(q for _, _, q in paid), "pot": pot, "seat": focus,
-                "player": self.player.get(focus), "pot_amount": gross, "rake": self.rake.get(pot, 0),
+                "player": self.player.get(focus), "pot_amount": gross,
+                "rake": self.rake.get(pot, 0) + (self.rake.get(None, 0) if pot == 0 else 0),
                 "awarded": total, "eligible_seats": seat_list(eligible), "winners": winners,
                 "winner_seats": seat_list(seats), "shares": ", ".join(f"{s}:{share_of[s]}" for s in seats),
                 "equal_share": equal_share, "odd_chips": odd_chips, "min_share": min(shares),
@@ -761,7 +763,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
                 elif kind == "award":
                     hand.awards.append((pots_[i], seats_[i], amounts[i], seq))
                 elif kind == "rake":
-                    hand.rake[pots_[i] or 0] += amounts[i]
+                    hand.rake[pots_[i]] += amounts[i]  # None: stated for the hand, not for a pot
                 elif kind == "seat_request":
                     hand.seat_requests.append((players_[i], seats_[i], from_seats[i], seq))
                 elif kind == "seat_fill":

@@ -72,11 +72,33 @@ def _fill(sd: Showdown, value: dict[int, int], top: dict[int, int]) -> None:
         row["winner_seats_by_evaluation"] = seat_list(winners)
         row["best_hand"] = describe(high)
         paid = set(sd.paid)
-        row["winners_match"] = paid == set(winners)
+        # A tied pot of fewer chip units than winners: the equal share is nothing and the units go one
+        # each as odd chips, so a tied winner legally receives no award (TDA 20, NZ §17.5(e)).
+        units = row["awarded"] // row["chip_unit"] if row["chip_unit"] else 0
+        too_small = 0 < units < len(winners) and paid < set(winners) and len(paid) == units
+        row["winners_match"] = paid == set(winners) or too_small
         # paid to every evaluated winner and to someone else as well: divided without a tie
         row["split_without_tie"] = paid > set(winners)
+        if too_small and all(top[s] >= 0 for s in winners):
+            _odd_chips_among(sd, winners, top, units)
     if len(sd.paid) > 1 and sd.odd_chips and all(top[s] >= 0 for s in sd.paid):
         keys = {s: (top[s] // 4) * 4 + sd.house.suit_rank("cdhs"[top[s] % 4]) for s in sd.paid}
         order = sorted(sd.paid, key=keys.__getitem__, reverse=True)
         row["odd_chip_seats_by_suit"] = seat_list(sorted(order[: sd.odd_chips]))
         row["top_hole_cards_used"] = ", ".join(f"{s}:{card_text(top[s])}" for s in sd.paid)
+
+
+def _odd_chips_among(sd: Showdown, winners: list[int], top: dict[int, int], units: int) -> None:
+    """A pot too small to give every tied winner a chip: judge who got the chips as odd chips."""
+    row = sd.row
+    keys = {s: (top[s] // 4) * 4 + sd.house.suit_rank("cdhs"[top[s] % 4]) for s in winners}
+    by_suit = sorted(winners, key=keys.__getitem__, reverse=True)[:units]
+    row.update(odd_chips=units, equal_share=0, winners=len(winners),
+               odd_chip_seats=seat_list(sorted(sd.paid)),
+               share_ok=row["min_share"] == row["max_share"] == row["chip_unit"],
+               odd_chip_seats_by_suit=seat_list(sorted(by_suit)),
+               top_hole_cards_used=", ".join(f"{s}:{card_text(top[s])}" for s in winners))
+    if row["button"] is not None:
+        # seats are at most in the tens, so ordering modulo 1000 is the clockwise order from the button
+        clockwise = sorted(winners, key=lambda s: (s - row["button"] - 1) % 1000)
+        row["odd_chip_seats_by_position"] = seat_list(sorted(clockwise[:units]))
