@@ -245,6 +245,15 @@ def test_pokerstars_amount_of_thousands_of_digits_is_refused():
     assert "decimal places" in read_bytes(tiny.encode(), ".txt", "pokerstars")[0].reason
 
 
+def test_hexadecimal_toml_integer_of_thousands_of_digits_is_quarantined():
+    """tomllib reads `hand = 0x999...` of any length; str() of it raised ValueError while the hand id was
+    built (contained as 'reader error: ValueError'). Found by the long fuzz run; its reproducer."""
+    path = REPRODUCERS / "phh-hex-hand-number.phh"
+    items = list(read_file(path, "phh"))
+    fuzz.check_items(items, str(path))
+    assert len(items) == 1 and "more than 30 digits" in items[0].reason
+
+
 def test_deep_toml_nesting_is_quarantined():
     """RecursionError escaped tomllib.loads in the PHH reader (and its table-by-table fallback)."""
     deep = b"variant = 'NT'\nactions = " + b"[" * 20000 + b"]" * 20000 + b"\n"

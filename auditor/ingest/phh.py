@@ -104,6 +104,9 @@ BOARD_STEPS = (3, 1, 1)
 MAX_SCALE = 10**6
 MAX_MONEY = 10**15
 MAX_TEXT = 128
+#: integers are refused beyond this many digits anywhere in a hand (amounts are checked against MAX_MONEY)
+MAX_DIGITS = 30
+HUGE = 10**MAX_DIGITS
 #: ISO 4217 currencies without minor units; any other named currency is counted in cents
 ZERO_DECIMAL_CURRENCIES = frozenset({"JPY", "KRW", "VND", "CLP", "ISK", "PYG", "UGX", "XAF", "XOF", "RWF"})
 
@@ -171,6 +174,8 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
         try:
             if error:
                 raise _Reject(error)
+            if _has_huge_integer(fields):
+                raise _Reject(f"a number of more than {MAX_DIGITS} digits (no amount, seat or hand number is)")
             hand_id, table_id = _ids(label, key, fields)
             hand = _convert(fields, hand_id, table_id, rule_pack)
         except _Reject as exc:
@@ -184,6 +189,24 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
             yield Quarantined(name, line, problem, hand_id)
         else:
             yield SourceHand(hand, name, line)
+
+
+def _has_huge_integer(value: Any) -> bool:
+    """True if the parsed TOML holds an integer of more than MAX_DIGITS digits anywhere.
+
+    tomllib reads integers of any length, but Python cannot even print one of more than 4,300 digits
+    (str() raises ValueError), and every message that quotes a field would fail on it.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, int) and not -HUGE < item < HUGE:
+            return True
+    return False
 
 
 def _one_line(text: str) -> str:
