@@ -9,7 +9,7 @@ from pathlib import Path
 from auditor.ingest.files import open_binary, read_line
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
-from auditor.ingest.validate import schema_error
+from auditor.ingest.validate import lone_surrogate_error, schema_error
 
 #: the default longest line (one line is one hand); `Limits.jsonl_max_line_bytes` sets it per run
 MAX_LINE_BYTES = DEFAULT_LIMITS.jsonl_max_line_bytes
@@ -78,6 +78,9 @@ def parse_hand_line(line: str, file: str, line_no: int) -> SourceHand | Quaranti
         return Quarantined(file, line_no, f"invalid JSON: {exc}")
     hand_id = hand.get("hand_id") if isinstance(hand, dict) else None
     hand_id = hand_id if isinstance(hand_id, str) else None
+    bad_text = lone_surrogate_error(line, hand)
+    if bad_text:
+        return Quarantined(file, line_no, bad_text)
     error = schema_error(hand)
     if error:
         return Quarantined(file, line_no, error, hand_id)

@@ -78,7 +78,7 @@ from auditor.ingest.files import open_binary, read_line
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
-from auditor.ingest.validate import first_error, load_json_schema, schema_error
+from auditor.ingest.validate import first_error, load_json_schema, lone_surrogate_error, schema_error
 from auditor.paths import SCHEMA_DIR
 
 #: the default largest object; `Limits.ohh_max_hand_bytes` sets it per run
@@ -273,7 +273,7 @@ def _parse_text(text: str, first_line: int, final: bool,
             skipping = True
             pos = _next_line(text, pos)
             continue
-        items.append((here, obj, None))
+        items.append((here, None, bad) if (bad := lone_surrogate_error(text[pos:end], obj)) else (here, obj, None))
         pos = end
 
 
@@ -308,7 +308,7 @@ def _parse_array(text: str, pos: int, first_line: int, final: bool,
         except ValueError as exc:  # an integer of more than 4,300 digits
             items.append((here, None, f"invalid JSON: {exc}; the rest of the array is skipped"))
             return items, pos, True
-        items.append((here, obj, None))
+        items.append((here, None, bad) if (bad := lone_surrogate_error(text[pos:end], obj)) else (here, obj, None))
         pos = _WS.match(text, end).end()
         if pos < n and text[pos] == ",":
             pos += 1

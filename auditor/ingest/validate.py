@@ -9,6 +9,7 @@ packs, where speed does not matter.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -52,3 +53,19 @@ def first_error(validator: Any, instance: Any, prefix: str, root: str) -> str | 
 def schema_error(hand: Any) -> str | None:
     """None if the hand is valid, else its first error as `schema: at <path>: <message>`."""
     return first_error(hand_validator(), hand, "schema", "(hand)")
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def lone_surrogate_error(raw: str, parsed: Any) -> str | None:
+    """JSON may escape half of a UTF-16 pair (`\\ud800`), which is no character at all: Arrow and the
+    reports cannot store it, so such a hand is refused at reading instead of crashing a later stage.
+    The raw text is searched first, so ordinary hands cost one regular-expression scan."""
+    if not _ESCAPED_SURROGATE.search(raw):
+        return None
+    try:
+        json.dumps(parsed, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:
+        return "invalid text: an escaped lone UTF-16 surrogate (\\ud800-\\udfff) is not a character"
+    return None
