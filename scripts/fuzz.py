@@ -814,6 +814,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown reader(s): {', '.join(sorted(unknown))}")
     signal.signal(signal.SIGALRM, _on_alarm)
+    # `kill PID` ends the run like Ctrl-C, so its working folder in /dev/shm is removed
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     # readers log what they repair (PHH winnings); a million inputs would bury the report in it
     logging.disable(logging.WARNING)
     fuzzer = Fuzzer(args)
