@@ -156,7 +156,7 @@ HOSTILE_NUMBERS = (b"-1", b"0", b"-0", b"99999999999999999999999", b"1e999999999
                    b"1e-400", b"0.5", b"1E+9", b"2147483648", b"1000000000000001", b"12,345", b"$5", b"0x10")
 HOSTILE_CARDS = (b"Xx", b"1s", b"??", b"A", b"Ahh", b"ah", b"10h", b"\x00\x00", b"As As", b"", b"Ac Kd Qh Js Tc 9d")
 HOSTILE_TEXT = (b"\x1b[2J\x1b[31mred", b"\x1b]8;;http://evil\x07link\x1b]8;;\x07", b"a\nb", b"a\rb", b"\x00",
-                b"\xe2\x80\xae", b"\xe2\x80\xa8", b"\\u0000", b"\\n", b"'", b'"', b"\\", b"}", b"]", b"[1]",
+                b"\xe2\x80\xae", b"\xe2\x80\xa8", b"\\u0000", b"\\ud800", b"\\udfff\\ud800", b"\\n", b"'", b'"', b"\\", b"}", b"]", b"[1]",
                 b"PokerStars Hand #1: ", b"*** SUMMARY ***", b"\xff\xfe", b"\xc3", b"\xed\xa0\x80", b"\t" * 50,
                 b"../../etc/passwd", b"%s%n", b"{{x}}", b"x" * 300)
 
