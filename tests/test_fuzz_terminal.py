@@ -106,9 +106,6 @@ def test_cli_console_and_quarantine_lines_hold_no_control_characters(tmp_path):
     assert "\\x1b" in Quarantined("a\x1bb", 1, "r").one_line()
 
 
-@pytest.mark.xfail(strict=True, reason="report/text.py: clean() keeps newlines, so a player named "
-                                       "'x\\n<file>:<line>: error ...' forges a finding line in the console "
-                                       "report (and U+202E reorders what is shown); owner: report/text.py")
 def test_console_report_cannot_be_given_forged_lines(tmp_path):
     hands = [json.loads(line) for line in PLANTED.read_text(encoding="utf-8").splitlines()]
     for hand in hands:

@@ -7,6 +7,7 @@ from typing import TextIO
 
 import pandas as pd
 
+from auditor.ingest.records import printable
 from auditor.pipeline import AuditResult
 
 #: whole escape sequences first (CSI like colours, OSC like window titles), else their bodies would stay
@@ -23,10 +24,12 @@ def strip_control(text: str) -> str:
 
 
 def clean(value: object) -> str:
-    """Log text (player names) is attacker-controlled: drop control characters and ANSI escapes."""
+    """Log text (player names) is attacker-controlled: drop ANSI escapes and write what is left of
+    line breaks, tabs and bidirectional overrides as visible escapes, so a name can neither drive the
+    terminal nor forge a line of the report (`x\\n<file>:1: error ...`) nor reorder what is shown."""
     if value is None or value is pd.NA or (isinstance(value, float) and value != value):
         return "-"
-    return strip_control(str(value))
+    return printable(strip_control(str(value)))
 
 
 def write_text(result: AuditResult, out: TextIO) -> None:
