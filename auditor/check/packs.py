@@ -159,6 +159,23 @@ class _RawPack:
     rules: tuple[_RawRule, ...]
 
 
+#: a pack is a few levels deep; anything far deeper is hostile (and would exhaust the validator's stack)
+MAX_YAML_DEPTH = 32
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth of parsed YAML, without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_YAML_DEPTH:
+            break
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
 def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
     """One pack file, parsed and checked against the schema on its own."""
     name = str(path)
@@ -168,6 +185,10 @@ def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
         raise PackError(name, None, f"cannot read: {exc}") from exc
     loader = _Loader(text)
     try:  # one parse: the node tree gives file:line for errors, the same tree gives the data
+        alias = next((e for e in yaml.parse(text, Loader=_Loader) if isinstance(e, yaml.AliasEvent)), None)
+        if alias is not None:
+            # a rule pack needs no anchors; refusing aliases refuses "billion laughs" expansion bombs
+            raise PackError(name, alias.start_mark.line + 1, "YAML aliases (*name) are not allowed in rule packs")
         root = loader.get_single_node()
         data = loader.construct_document(root) if root is not None else None
     except yaml.MarkedYAMLError as exc:
@@ -175,8 +196,14 @@ def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
         raise PackError(name, mark.line + 1 if mark else None, f"invalid YAML: {exc.problem}") from exc
     except yaml.YAMLError as exc:
         raise PackError(name, None, f"invalid YAML: {exc}") from exc
+    except RecursionError as exc:
+        raise PackError(name, None, "invalid YAML: nested too deeply") from exc
+    except ValueError as exc:  # e.g. an integer of thousands of digits, which Python refuses to convert
+        raise PackError(name, None, f"invalid YAML: {exc}") from exc
     finally:
         loader.dispose()
+    if _depth(data) > MAX_YAML_DEPTH:
+        raise PackError(name, None, f"invalid YAML: nested more than {MAX_YAML_DEPTH} levels deep")
     error = jsonschema.exceptions.best_match(_pack_validator().iter_errors(data))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(pack)"
