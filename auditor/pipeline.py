@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from auditor.check.packs import Pack, resolve_pack
+from auditor.check.packs import Pack, declared_pack, resolve_pack
 from auditor.check.run import check
 from auditor.engines import local
 from auditor.engines.ledger import Ledger
@@ -195,7 +195,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         for result in ordered:
             for name in result.pack_names:
                 if name not in packs:
-                    packs[name] = resolve_pack(name)
+                    packs[name] = declared_pack(name)
         wide_findings, wide_coverage = ledger.resolve(packs)
     finally:
         ledger.close()

@@ -325,6 +325,20 @@ def builtin_pack_paths() -> dict[str, Path]:
     return {p.stem: p for p in sorted(RULES_DIR.glob("*.yaml"))}
 
 
+def declared_pack(name: str) -> Pack:
+    """The pack a hand log declares for its table: a built-in pack only, never a file.
+
+    A log is written by the party being audited; if it could name a pack file, it could choose the
+    rules it is audited under. A house's own pack is used only when the auditor passes --pack.
+    """
+    builtin = builtin_pack_paths()
+    if name not in builtin:
+        known = ", ".join(builtin) or "none"
+        raise PackError(name, None, f"not a built-in rule pack (built-in packs: {known}); a log cannot name a pack "
+                                    "file, use --pack to audit under a house pack")
+    return load_pack(builtin[name])
+
+
 def resolve_pack(name_or_file: str) -> Pack:
     """A built-in pack by name, or a pack file by path."""
     path = Path(name_or_file)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from auditor.check.packs import Pack, PackError, resolve_pack
+from auditor.check.packs import Pack, PackError, declared_pack, resolve_pack
 from auditor.check.run import check
 from auditor.engines import ledger
 from auditor.engines.parquet_ranges import Layout, hand_count, plan_ranges, read_range
@@ -266,7 +266,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             name = forced.name if forced else item.hand["rule_pack"]
             if name not in packs and name not in unknown_packs:
                 try:
-                    packs[name] = resolve_pack(name)
+                    packs[name] = declared_pack(name)
                     local[name] = ledger.without_run_wide(packs[name])
                 except PackError as exc:
                     unknown_packs[name] = exc.message
