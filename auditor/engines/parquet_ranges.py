@@ -28,10 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.parquet import _strip
+from auditor.ingest.parquet import SCHEMAS, rebuild_hand
 from auditor.ingest.records import Quarantined, SourceHand
-from auditor.ingest.validate import schema_error
 
 #: hands rebuilt per step of the stream (with their seats and events, a few MB)
 CHUNK_HANDS = 4096
@@ -57,9 +55,13 @@ def hand_count(directory: Path) -> int:
 def plan_ranges(directory: Path, target: int) -> tuple[Layout, list[tuple[int, int]]] | None:
     """The dataset's layout and its hand-row ranges of about `target` hands, cut only between tables.
 
-    None if the dataset cannot be streamed (hand numbers out of order, or unreadable): read it whole.
+    None if the dataset cannot be streamed (hand numbers out of order, a table that is not exactly the
+    canonical schema, or unreadable): `read_parquet` then reads it whole and, for a hostile or damaged
+    dataset, quarantines it with the column named instead of failing half-way through a range.
     """
     try:
+        if not all(_canonical_schema(directory / f"{name}.parquet", name) for name in SCHEMAS):
+            return None
         seats = _group_spans(directory / "seats.parquet")
         events = _group_spans(directory / "events.parquet")
         if seats is None or events is None:
@@ -74,6 +76,14 @@ def plan_ranges(directory: Path, target: int) -> tuple[Layout, list[tuple[int, i
     rows = sum(groups)
     starts = [0, *cuts]
     return Layout(groups, seats, events), [(a, b) for a, b in zip(starts, [*cuts, rows], strict=True) if b > a]
+
+
+def _canonical_schema(path: Path, name: str) -> bool:
+    """Every canonical column present with exactly its canonical type (older datasets that lack the
+    optional columns are read whole by `read_parquet`, which fills them in)."""
+    schema, _ = SCHEMAS[name]
+    found = pq.read_schema(path)
+    return all(f.name in found.names and found.field(f.name).type == f.type for f in schema)
 
 
 def _group_spans(path: Path) -> tuple[tuple[int, int] | None, ...] | None:
@@ -216,7 +226,7 @@ def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterat
             seats_by_hand = _by_hand(seats.take(lo, hi), _seat_dicts)
             events_by_hand = _by_hand(_sorted_events(events.take(lo, hi)), _event_dicts)
             for row_no, h in enumerate(hands, start=first_row + 1):
-                yield _rebuilt(h, row_no, name, seats_by_hand, events_by_hand)
+                yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
     except (OSError, pa.ArrowException) as exc:  # one reason for the rest of the dataset, as read_parquet does
         yield Quarantined(name, 0, f"unreadable Parquet dataset: {exc}")
 
@@ -294,22 +304,3 @@ def _event_dicts(table: pa.Table) -> list[dict[str, Any]]:
                 ev[key] = value
         out.append(ev)
     return out
-
-
-def _rebuilt(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
-             events_by_hand: dict[int, list]) -> SourceHand | Quarantined:
-    """One hand from its rows: the same mapping and validation as `auditor.ingest.parquet.read_parquet`."""
-    stakes = _strip({"blinds": h["blinds"], "ante": h["ante"] or None, "bet_units": h["bet_units"] or None,
-                     "table_min": h["table_min"], "table_max": h["table_max"], "chip_unit": h["chip_unit"]})
-    if h["spread_min"]:
-        stakes["spread"] = [{"min": a, "max": b} for a, b in zip(h["spread_min"], h["spread_max"] or [], strict=False)]
-    hand = _strip({
-        "hand_id": h["hand_id"], "table_id": h["table_id"], "room": h["room"], "started_at": h["started_at"],
-        "variant": h["variant"], "structure": h["structure"], "rule_pack": h["rule_pack"],
-        "currency": h["currency"], "max_seats": h["max_seats"], "stakes": stakes,
-        "seats": seats_by_hand.get(h["hand"], []), "events": events_by_hand.get(h["hand"], []),
-    })
-    error = schema_error(hand) or consistency_error(hand)
-    if error:
-        return Quarantined(name, row_no, error, h["hand_id"])
-    return SourceHand(hand, h.get("file") or name, h.get("line") or row_no)
