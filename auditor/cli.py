@@ -21,6 +21,23 @@ FAIL_ON = ("error", "warning", "info", "never")
 REPORT_FORMATS = ("text", "jsonl", "json", "csv", "parquet", "html", "junit", "sarif")
 
 
+def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **options):
+    """The audit behind `audit` and `explain`, with a progress bar on a terminal; exit 2 on a usage error."""
+    from auditor.pipeline import UsageError
+    from auditor.pipeline import audit as run_audit
+    from auditor.report.progress import progress_bar
+
+    bar = progress_bar(sys.stderr, quiet)
+    try:
+        return run_audit(paths, pack, progress=bar, **options)
+    except (UsageError, PackError) as exc:
+        click.echo(f"auditor: {exc}", err=True)
+        sys.exit(2)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def _exit_status(result, fail_on: str) -> int:
     if result.hands_read == 0 or result.hands_audited == 0:
         return 2
@@ -63,10 +80,7 @@ def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], outpu
           input_format: str, jobs: int | None, engine: str, scheduler: str | None,
           limit_settings: tuple[str, ...] = ()) -> None:
     """Audit the hand logs under PATHS (directories are searched recursively)."""
-    from auditor.pipeline import UsageError
-    from auditor.pipeline import audit as run_audit
     from auditor.report.formats import OutputError, plan
-    from auditor.report.progress import progress_bar
 
     try:
         targets = plan(fmt, output)
@@ -80,16 +94,8 @@ def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], outpu
     except ValueError as exc:
         click.echo(f"auditor: --limit: {exc}", err=True)
         sys.exit(2)
-    bar = progress_bar(sys.stderr, quiet)
-    try:
-        result = run_audit(paths, pack, input_format=input_format, progress=bar, jobs=jobs,
-                           engine=engine, scheduler=scheduler, limits=limits)
-    except (UsageError, PackError) as exc:
-        click.echo(f"auditor: {exc}", err=True)
-        sys.exit(2)
-    finally:
-        if bar is not None:
-            bar.close()
+    result = _audit_or_exit(paths, pack, quiet, input_format=input_format, jobs=jobs, engine=engine,
+                            scheduler=scheduler, limits=limits)
     _write_reports(result, targets, quiet)
     if result.hands_read == 0:
         click.echo("auditor: no hands found in the given paths", err=True)
@@ -132,21 +138,10 @@ def explain(hand_id: str, paths: tuple[Path, ...], pack: str | None, input_forma
     for the hand, including those that depend on the table's earlier hands. Exit status: 0 the hand
     was shown, 2 no hand with that id (or a usage error).
     """
-    from auditor.pipeline import UsageError
-    from auditor.pipeline import audit as run_audit
     from auditor.report.explain import explain as write_explain
-    from auditor.report.progress import progress_bar
     from auditor.report.text import clean
 
-    bar = progress_bar(sys.stderr, quiet=False)
-    try:
-        result = run_audit(paths, pack, input_format=input_format, progress=bar)
-    except (UsageError, PackError) as exc:
-        click.echo(f"auditor: {exc}", err=True)
-        sys.exit(2)
-    finally:
-        if bar is not None:
-            bar.close()
+    result = _audit_or_exit(paths, pack, False, input_format=input_format)
     forced = next(iter(result.packs)) if pack else None
     if not write_explain(result, hand_id, sys.stdout, forced):
         click.echo(f"auditor: no hand '{clean(hand_id)}' in {result.hands_read} hand(s) read", err=True)

@@ -9,23 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_parallel import assert_same  # one definition of 'the same result'
 
-from auditor.pipeline import AuditResult, audit
+from auditor.pipeline import audit
 
 distributed = pytest.importorskip("distributed")
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-
-
-def assert_same(a: AuditResult, b: AuditResult) -> None:
-    assert a.findings.equals(b.findings)
-    assert list(a.findings.dtypes) == list(b.findings.dtypes)
-    assert a.coverage.equals(b.coverage)
-    assert [q.one_line() for q in a.quarantined] == [q.one_line() for q in b.quarantined]
-    assert (a.hands_read, a.hands_audited) == (b.hands_read, b.hands_audited)
-    assert list(a.read_per_file.items()) == list(b.read_per_file.items())
-    assert list(a.packs) == list(b.packs)
 
 
 @pytest.fixture(scope="module")
