@@ -476,21 +476,17 @@ class _HandReplay:
         owed = {p: set(v) for p, v in owed_before.items() if v}
         blinds = self.blinds_declared
         bb_post = next((p for p in self.blind_posts if p[0] == len(blinds)), None) if blinds else None
+        # seats the blinds pass over this hand: clockwise after the button, up to the big blind
+        before_big_blind: list[int] | None = None
+        if self.button is not None and bb_post is not None:
+            order = _clockwise_after(self.seats_sorted, self.button)
+            before_big_blind = order[:order.index(bb_post[1])] if bb_post[1] in order else order
         missed_now: dict[int, str] = {}
-        if self.button is not None and bb_post is not None and len(blinds) >= 2:
-            for position, seat in enumerate(_clockwise_after(self.seats_sorted, self.button)):
-                if seat == bb_post[1]:
-                    break
+        if before_big_blind is not None and len(blinds) >= 2:
+            for position, seat in enumerate(before_big_blind):
                 if seat not in self.dealt_in and self.status[seat] != "new":  # a new player waits, owes nothing
                     missed_now[seat] = "sb" if position == 0 else "bb"
         sb_amount, bb_amount = (blinds[0], blinds[-1]) if len(blinds) >= 2 else (0, 0)
-        before_big_blind: set[int] | None = None
-        if self.button is not None and bb_post is not None:
-            before_big_blind = set()
-            for seat in _clockwise_after(self.seats_sorted, self.button):
-                if seat == bb_post[1]:
-                    break
-                before_big_blind.add(seat)
         for seat in self.seats_sorted:
             player = self.player[seat]
             before = owed.get(player, set())
