@@ -211,6 +211,14 @@ def test_zip_member_with_unknown_compression_is_quarantined(tmp_path):
     assert len(items) == 1 and "unreadable archive member" in items[0].reason
 
 
+def test_zip_member_without_a_name_is_quarantined():
+    """zipfile's ZipInfo.is_dir() raised IndexError on a member named '' (found by scripts/fuzz.py)."""
+    path = Path(__file__).resolve().parent / "fixtures" / "fuzz" / "zip-member-without-name.zip"
+    items = list(read_file(path))
+    fuzz.check_items(items, str(path))
+    assert [i.reason for i in items if isinstance(i, Quarantined)] == ["archive member without a name (refused)"]
+
+
 BIG = "9" * 5000  # Python refuses int() of more than 4,300 digits with ValueError
 
 

@@ -220,6 +220,9 @@ def _read_zip(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[Sourc
             return
         unpacked = 0
         for number, info in enumerate(members):
+            if not info.filename:  # zipfile's own is_dir() fails on a member without a name
+                yield Quarantined(f"{path}!", 0, "archive member without a name (refused)")
+                continue
             if info.is_dir():
                 continue
             label = f"{path}!{info.filename}"
