@@ -698,7 +698,7 @@ def _seat_draw_facts(rows: FactRows, h: int, seq: int, seat: int, awarded: str, 
             keys = []
             break
         value = code(card)
-        keys.append((value // 4) * 4 + house.suit_rank("cdhs"[value % 4]))
+        keys.append(house.card_key(value))
     highest = players[keys.index(max(keys))] if keys and len(keys) == len(players) else None
     draws = ", ".join(f"{p} {c}" for p, c in zip(players, cards, strict=False))
     rows.seat_draws.append((h, seq, seat, awarded, awarded, highest, len(players), draws))

@@ -59,3 +59,8 @@ class HouseRules:
     def suit_rank(self, suit: str) -> int:
         """0 for the lowest suit, 3 for the highest."""
         return len(self.suit_order) - 1 - self.suit_order.index(suit)
+
+    def card_key(self, code: int) -> int:
+        """A card code (rank*4 + suit, suits "cdhs") ordered by rank, then by this house's suit order:
+        how seat draws and odd chips by suit compare single cards."""
+        return (code // 4) * 4 + self.suit_rank("cdhs"[code % 4])

@@ -82,7 +82,7 @@ def _fill(sd: Showdown, value: dict[int, int], top: dict[int, int]) -> None:
         if too_small and all(top[s] >= 0 for s in winners):
             _odd_chips_among(sd, winners, top, units)
     if len(sd.paid) > 1 and sd.odd_chips and all(top[s] >= 0 for s in sd.paid):
-        keys = {s: (top[s] // 4) * 4 + sd.house.suit_rank("cdhs"[top[s] % 4]) for s in sd.paid}
+        keys = {s: sd.house.card_key(top[s]) for s in sd.paid}
         order = sorted(sd.paid, key=keys.__getitem__, reverse=True)
         row["odd_chip_seats_by_suit"] = seat_list(sorted(order[: sd.odd_chips]))
         row["top_hole_cards_used"] = ", ".join(f"{s}:{card_text(top[s])}" for s in sd.paid)
@@ -91,7 +91,7 @@ def _fill(sd: Showdown, value: dict[int, int], top: dict[int, int]) -> None:
 def _odd_chips_among(sd: Showdown, winners: list[int], top: dict[int, int], units: int) -> None:
     """A pot too small to give every tied winner a chip: judge who got the chips as odd chips."""
     row = sd.row
-    keys = {s: (top[s] // 4) * 4 + sd.house.suit_rank("cdhs"[top[s] % 4]) for s in winners}
+    keys = {s: sd.house.card_key(top[s]) for s in winners}
     by_suit = sorted(winners, key=keys.__getitem__, reverse=True)[:units]
     row.update(odd_chips=units, equal_share=0, winners=len(winners),
                odd_chip_seats=seat_list(sorted(sd.paid)),

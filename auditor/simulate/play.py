@@ -163,7 +163,7 @@ class Game:
             self.open_min = (self.last_blind,) * v.rounds
             self.open_max = (0,) * v.rounds  # unused
         #: odd-chip order of a card code: rank first, then the house's suit order
-        self.card_order = tuple((c >> 2) * 4 + house.suit_rank("cdhs"[c & 3]) for c in range(52))
+        self.card_order = tuple(house.card_key(c) for c in range(52))
         #: most players the deck serves (five-card draw keeps cards back for the draw)
         if v.max_draw:
             self.max_players = min(10, 7, 52 // v.hole_cards)

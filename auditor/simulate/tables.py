@@ -229,7 +229,7 @@ class _Table:
                     cards.append(rng.choice([r * 4 + x for x in range(4) if r * 4 + x not in used]))
             used.update(cards)
             rng.shuffle(cards)
-            best = max(cards, key=lambda c: (c >> 2, house.suit_rank("cdhs"[c & 3])))
+            best = max(cards, key=house.card_key)
             names = [f"{self.table_id}-s{s}{chr(97 + j)}" for j in range(k)]
             winner = names[cards.index(best)]
             self.players[s] = winner
