@@ -1,11 +1,16 @@
 """Hands per second and peak memory of `auditor audit` on simulated hands from Parquet. Run by hand:
 
     python benchmarks/scale.py [--hands 100000 1000000] [--jobs 1 2] [--data /tmp/auditor-bench]
+    python benchmarks/scale.py --hands 10000000 --jobs 1 --copies-of 1000000
 
 For each size, makes once (cached under --data) a Parquet dataset of simulated hands of the four
 games under their packs: `simulate_mixed` to JSON Lines (what `auditor simulate` writes), then the
 tables `auditor convert` writes, converted 20,000 hands at a time (convert holds a whole input in
-memory, which a million hands do not fit). Then, for each --jobs, runs
+memory, which a million hands do not fit). With `--copies-of M`, a dataset
+larger than M hands is instead made of copies of the M-hand one, each copy's hand ids and table ids
+prefixed with its number so that no id repeats and every copy is its own tables (simulating ten
+million hands takes an hour here; copying takes a minute, and memory does not care where hands came
+from). Then, for each --jobs, runs
 
     python -m auditor.cli audit DATASET --jobs J --format jsonl --output /dev/null --quiet
 
@@ -98,6 +103,33 @@ def make_dataset(hands: int, root: Path, seed: int = 1) -> Path:
     return dataset
 
 
+def copied_dataset(hands: int, source: Path, root: Path) -> Path:
+    """A dataset of `hands` hands made of copies of `source` (see the module docstring)."""
+    per_copy = pq.ParquetFile(source / "hands.parquet").metadata.num_rows
+    copies = -(-hands // per_copy)
+    dataset = root / f"copies-{copies}x{per_copy}" / "dataset"
+    if all((dataset / f"{name}.parquet").is_file() for name in TABLE_FILES):
+        return dataset
+    dataset.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    for name in TABLE_FILES:
+        source_file = pq.ParquetFile(source / f"{name}.parquet")
+        with pq.ParquetWriter(dataset / f"{name}.parquet", SCHEMAS[name], compression="zstd") as writer:
+            for k in range(copies):
+                prefix = pa.scalar(f"c{k}:")
+                shift = pa.scalar(k * per_copy, pa.int32())
+                for i in range(source_file.num_row_groups):
+                    table = source_file.read_row_group(i)
+                    table = table.set_column(0, "hand", pc.add(table["hand"], shift))
+                    for column in ("hand_id", "table_id"):
+                        if column in table.column_names:
+                            j = table.column_names.index(column)
+                            table = table.set_column(j, column, pc.binary_join_element_wise(prefix, table[column], ""))
+                    writer.write_table(table)
+    print(f"copied {per_copy:,} hands {copies} times in {time.perf_counter() - t0:.0f} s -> {dataset}", flush=True)
+    return dataset
+
+
 def tree_rss(process: psutil.Process) -> tuple[int, int]:
     """(resident bytes of the process and all its descendants, of the largest one)."""
     total = largest = 0
@@ -148,6 +180,8 @@ def main() -> None:
     parser.add_argument("--hands", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--data", type=Path, default=Path("/tmp/auditor-bench"))
+    parser.add_argument("--copies-of", type=int, metavar="M",
+                        help="make datasets larger than M hands from copies of an M-hand one")
     args = parser.parse_args()
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
@@ -156,7 +190,10 @@ def main() -> None:
     mb = 2**20
     rows = []
     for hands in args.hands:
-        dataset = make_dataset(hands, args.data)
+        if args.copies_of and hands > args.copies_of:
+            dataset = copied_dataset(hands, make_dataset(args.copies_of, args.data), args.data)
+        else:
+            dataset = make_dataset(hands, args.data)
         for jobs in args.jobs:
             r = run_audit(dataset, jobs)
             rate = hands / r["seconds"]
