@@ -115,10 +115,13 @@ class _HandReplay:
         self.all_in: set[int] = set()
         self.total: dict[int, int] = defaultdict(int)
         self.dead = 0
+        self.pot_in = 0  # dead money plus every player's total: the pot before an action
+        #: seats able to bet, kept until someone is dealt in, folds or goes all-in (see _can_bet)
+        self._able: list[int] | None = None
         self.chips_in = 0
         self.lowest_stack = min(self.stack.values(), default=0)
         self.hole: dict[int, list[str]] = {}
-        self.hole_dealt: Counter[int] = Counter()
+        self.hole_dealt: dict[int, int] = defaultdict(int)  # not Counter(): its constructor is slow
         self.shown: dict[int, list[str]] = {}
         self.show_order: list[int] = []
         self.board: list[str] = []
@@ -142,6 +145,11 @@ class _HandReplay:
         if self.round_row is not None:
             self._close_round("next round", seq)
         self.street = street
+        # what the structure says for this round, looked up once per round instead of per action
+        self.bet_unit = self._unit(self.bet_units) if self.structure == "fixed-limit" else None
+        self.spread_min_now = self._unit(self.spread_min)
+        self.spread_max_now = self._unit(self.spread_max)
+        self.min_bet = self._min_bet()
         self.round: dict[int, int] = defaultdict(int)
         self.current_bet = 0
         self.largest_increment = 0
@@ -200,7 +208,12 @@ class _HandReplay:
         return values[self.street] if 0 <= self.street < len(values) else None
 
     def _can_bet(self) -> list[int]:
-        return [s for s in self.seats_sorted if s in self.dealt_in and s not in self.folded and s not in self.all_in]
+        """Seats dealt in, not folded and not all-in, ascending. Shared until it changes: do not mutate."""
+        able = self._able
+        if able is None:
+            able = self._able = [s for s in self.seats_sorted
+                                 if s in self.dealt_in and s not in self.folded and s not in self.all_in]
+        return able
 
     def _next_to_act(self, candidates: list[int]) -> int | None:
         """Who the rules say acts next: clockwise from the last actor, skipping folded and all-in
@@ -208,8 +221,13 @@ class _HandReplay:
         if not candidates:
             return None
         start = self.pointer if self.pointer is not None else (self.button or 0)
-        for s in _clockwise_after(candidates, start):
-            if s not in self.acted or self.round[s] < self.current_bet:
+        acted, made, bet = self.acted, self.round, self.current_bet
+        i = bisect.bisect_right(candidates, start)
+        for s in candidates[i:]:
+            if s not in acted or made[s] < bet:
+                return s
+        for s in candidates[:i]:
+            if s not in acted or made[s] < bet:
                 return s
         return None
 
@@ -226,6 +244,7 @@ class _HandReplay:
             self.hole.setdefault(seat, []).extend(cards)
             self.hole_dealt[seat] += len(cards)
             self.dealt_in.add(seat)
+            self._able = None
             self.known_cards.extend((c, f"seat {seat}") for c in cards if c != "??")
         elif target == "burn":
             self.burns_pending += 1
@@ -276,9 +295,11 @@ class _HandReplay:
         self.lowest_stack = min(self.lowest_stack, self.stack[seat])
         if self.stack[seat] <= 0:
             self.all_in.add(seat)
+            self._able = None
         if kind in ("blind", "straddle", "missed"):
             self.round[seat] += amount
             self.total[seat] += amount
+            self.pot_in += amount
             before = self.current_bet
             self.current_bet = max(self.current_bet, self.round[seat])
             if kind == "blind" and blind is not None:
@@ -298,8 +319,10 @@ class _HandReplay:
                 self.pointer = seat
         elif kind == "ante":
             self.total[seat] += amount
+            self.pot_in += amount
         else:  # dead money: in the pot, not toward the poster's bet
             self.dead += amount
+            self.pot_in += amount
         if kind == "missed":
             self.live_posts[seat] += amount
         elif kind == "dead":
@@ -313,7 +336,7 @@ class _HandReplay:
             self.round_start_active = len(can_bet)
         live = len(self.dealt_in - self.folded)
         owed = max(0, self.current_bet - self.round[seat])
-        pot_before = self.dead + sum(self.total.values())
+        pot_before = self.pot_in
         stack_before = self.stack.get(seat, 0)
         actor_folded = seat in self.folded
         actor_all_in = seat in self.all_in
@@ -336,18 +359,20 @@ class _HandReplay:
             self.stack[seat] = stack_before - added
             self.round[seat] += added
             self.total[seat] += added
+            self.pot_in += added
             self.chips_in += added
             self.lowest_stack = min(self.lowest_stack, self.stack[seat])
         made = self.round[seat]
         all_in = verb in CHIPS_IN and self.stack[seat] <= 0
         if all_in:
             self.all_in.add(seat)
+            self._able = None
 
         increment = None
         full = None
         is_raise = verb in AGGRESSIVE and current_bet > 0
         is_bet = verb in AGGRESSIVE and current_bet == 0
-        unit = self._unit(self.bet_units) if self.structure == "fixed-limit" else None
+        unit = self.bet_unit
         if verb in AGGRESSIVE:
             increment = made - current_bet
             # fixed limit: an all-in of at least the house fraction of a unit counts as a raise
@@ -371,6 +396,7 @@ class _HandReplay:
             self.acted.add(seat)
             if verb == "fold":
                 self.folded.add(seat)
+                self._able = None
         if expected is None or seat == expected:
             # An action out of turn does not move the turn: play backs up to the player skipped
             # (TDA Rule 53), so one out-of-turn action is one finding, not a cascade.
@@ -388,9 +414,8 @@ class _HandReplay:
             all_in, all_in_declared, current_bet, owed, largest, increment, is_bet, is_raise, full,
             raises_before, raise_number, live, len(can_bet), len(can_bet) == 2,
             self.round_start_active == 2, pot_before, current_bet + pot_before + owed,
-            self._unit(self.bet_units) if self.structure == "fixed-limit" else None,
-            self._unit(self.spread_min), self._unit(self.spread_max), stack_before, actor_folded, actor_all_in,
-            raise_allowed, self._min_bet(),
+            self.bet_unit, self.spread_min_now, self.spread_max_now, stack_before, actor_folded, actor_all_in,
+            raise_allowed, self.min_bet,
         )
 
     def show(self, seat: int, cards: list[str]) -> None:
@@ -431,7 +456,8 @@ class _HandReplay:
             button_by_blinds = next((s for s in self.dealt_in if self.player[s] == self.previous_button_heir), None)
         wrong_holes = None
         if self.hole_dealt:
-            wrong_holes = seat_list(sorted(s for s in self.dealt_in if self.hole_dealt[s] != self.variant.hole_cards))
+            dealt, expected = self.hole_dealt, self.variant.hole_cards
+            wrong_holes = seat_list(sorted(s for s in self.dealt_in if dealt.get(s, 0) != expected))
         seen: dict[str, str] = {}
         duplicates = []
         for card, where in self.known_cards:
@@ -461,9 +487,15 @@ class _HandReplay:
             awarded, rake, balance, "; ".join(self.misawarded), self.lowest_stack, showdown,
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
             self.big_blind_player(), self.previous_big_blind,
-            ", ".join(sorted(p for p, n in Counter(self.player.values()).items() if n > 1)), contested,
+            self._players_in_two_seats(), contested,
             rake_allowed,
         ))
+
+    def _players_in_two_seats(self) -> str:
+        names = list(self.player.values())
+        if len(set(names)) == len(names):
+            return ""
+        return ", ".join(sorted(p for p, n in Counter(names).items() if n > 1))
 
     def seat_facts(self, owed_before: dict[str, set[str]]) -> dict[str, set[str]]:
         """Blinds owed by players across hands (missed while sitting out), and whether they made them up.

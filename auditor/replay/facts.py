@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 INT, BOOL, STR = "Int64", "boolean", "string"
 
@@ -243,8 +245,25 @@ def _frame(name: str, rows: list) -> pd.DataFrame:
         columns = [[row[name] for row in rows] for name, _, _ in spec]
     else:
         columns = list(zip(*rows, strict=True)) if rows else [() for _ in spec]
-    return pd.DataFrame({col: pd.array(list(values), dtype=dtype) for (col, dtype, _), values in zip(spec, columns,
-                                                                                                    strict=True)})
+    return pd.DataFrame({col: _array(list(values), dtype) for (col, dtype, _), values in zip(spec, columns,
+                                                                                             strict=True)})
+
+
+def _array(values: list, dtype: str) -> pd.api.extensions.ExtensionArray:
+    """A nullable pandas column from Python values. Integers and booleans go through Arrow, which
+    converts a list in C, about ten times faster than pandas' own inference on this many rows; a value
+    Arrow will not take as that type (a float, a bool among ints) falls back to pandas, so the column
+    is always what `pd.array(values, dtype)` gives."""
+    if dtype in (INT, BOOL):
+        try:
+            arrow = pa.array(values, pa.int64() if dtype == INT else pa.bool_())
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            return pd.array(values, dtype=dtype)
+        mask = arrow.is_null().to_numpy(zero_copy_only=False)
+        if dtype == INT:
+            return pd.arrays.IntegerArray(pc.fill_null(arrow, 0).to_numpy(), mask)
+        return pd.arrays.BooleanArray(pc.fill_null(arrow, False).to_numpy(zero_copy_only=False), mask)
+    return pd.array(values, dtype=dtype)
 
 
 @dataclass
