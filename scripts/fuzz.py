@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import functools
 import gzip
 import hashlib
 import io
@@ -386,8 +387,10 @@ def wrap(data: bytes, suffix: str, rng: random.Random) -> tuple[bytes, str, list
 # -------------------------------------------------------------------------------------- parquet inputs
 
 
+@functools.lru_cache(maxsize=4096)
 def parquet_tables(piece: bytes) -> tuple[pa.Table, pa.Table, pa.Table] | None:
-    """The canonical tables of the valid hands in a JSONL piece (None when it holds none)."""
+    """The canonical tables of the valid hands in a JSONL piece (None when it holds none). Cached: the
+    same seed pieces come back again and again, and Arrow tables are immutable."""
     from auditor.ingest.jsonl import parse_hand_line
     from auditor.ingest.tables import build_tables
 

@@ -50,3 +50,70 @@ def test_non_canonical_dataset_is_quarantined_not_crashed(dataset, tmp_path, tab
     else:
         assert result.hands_audited == 0
         assert any(column in q.reason for q in result.quarantined), [q.reason for q in result.quarantined]
+
+
+def _with_column_twice(dataset: Path, tmp_path: Path, table: str, column: str, rows: int | None = None) -> Path:
+    copy = tmp_path / f"twice-{column}"
+    copy.mkdir()
+    for name in ("hands", "seats", "events"):
+        data = pq.read_table(dataset / f"{name}.parquet")
+        if name == table:
+            data = data.slice(0, rows) if rows is not None else data
+            extra = data[column] if column in data.column_names else pa.array([0.5] * data.num_rows)
+            data = data.append_column(column, extra).append_column(column, extra) \
+                if column not in data.column_names else data.append_column(column, extra)
+        pq.write_table(data, copy / f"{name}.parquet")
+    return copy
+
+
+@pytest.mark.parametrize("rows", [None, 0])
+def test_an_unknown_column_stored_twice_is_ignored_by_both_readers(dataset, tmp_path, rows):
+    """Found by scripts/fuzz.py (seed 2026, input 70,461): a hands table with a column 'extra' written
+    twice was streamed (two hands audited) but refused whole by read_parquet, so audit() and the reader
+    disagreed on how many hands the dataset held; with no rows the reader alone failed."""
+    from auditor.ingest.parquet import read_parquet
+    from auditor.ingest.records import SourceHand
+
+    twice = _with_column_twice(dataset, tmp_path, "hands", "extra", rows)
+    assert pq.read_schema(twice / "hands.parquet").get_all_field_indices("extra") == [20, 21]
+    items = list(read_parquet(twice))
+    result = audit([twice], pack="tda-2024")
+    assert result.hands_read == len(items) == result.hands_audited
+    assert all(isinstance(i, SourceHand) for i in items)
+    assert len(items) == (audit([dataset], pack="tda-2024").hands_read if rows is None else 0)
+
+
+def test_a_canonical_column_stored_twice_is_refused_by_name(dataset, tmp_path):
+    twice = _with_column_twice(dataset, tmp_path, "hands", "chip_unit")
+    result = audit([twice], pack="tda-2024")
+    assert result.hands_audited == 0 and result.hands_read == result.hands_quarantined == 1
+    assert "column chip_unit appears more than once" in result.quarantined[0].reason
+
+
+def test_text_that_is_not_utf8_is_quarantined_in_the_range_reader_too():
+    """Found by scripts/fuzz.py (seed 2026, input 563,973): a byte-damaged hands.parquet whose pages still
+    decompress, with a string that is not UTF-8. Arrow reads it; turning it into Python text fails.
+    read_parquet quarantined the dataset, but the range reader (what audit() streams canonical datasets
+    with) let the UnicodeDecodeError out of audit()."""
+    from auditor.ingest.parquet import read_parquet
+
+    fixture = ROOT / "tests" / "fixtures" / "parquet" / "text-not-utf8"
+    alone = list(read_parquet(fixture))
+    result = audit([fixture], pack="tda-2024")
+    assert result.hands_read == result.hands_audited + result.hands_quarantined == len(alone) == 1
+    assert "'utf-8' codec can't decode" in result.quarantined[0].reason
+    assert result.quarantined[0].reason.startswith("unreadable Parquet dataset: ")
+
+
+def test_a_range_reader_that_fails_anyway_is_contained(dataset, monkeypatch):
+    """The last line of defence every reader has (ingest.detect.contained) covers Parquet ranges too."""
+    import auditor.engines.partition as partition
+
+    def broken(*args, **kwargs):
+        yield from ()
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(partition, "read_range", broken)
+    result = audit([dataset], pack="tda-2024")
+    assert result.hands_read == result.hands_quarantined == 1
+    assert result.quarantined[0].reason == "reader error, the rest of the file is not read: RuntimeError: a bug"

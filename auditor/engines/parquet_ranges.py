@@ -83,7 +83,7 @@ def _canonical_schema(path: Path, name: str) -> bool:
     optional columns are read whole by `read_parquet`, which fills them in)."""
     schema, _ = SCHEMAS[name]
     found = pq.read_schema(path)
-    return all(f.name in found.names and found.field(f.name).type == f.type for f in schema)
+    return all(len(found.get_all_field_indices(f.name)) == 1 and found.field(f.name).type == f.type for f in schema)
 
 
 def _group_spans(path: Path) -> tuple[tuple[int, int] | None, ...] | None:
@@ -226,9 +226,16 @@ def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterat
             seats_by_hand = _by_hand(seats.take(lo, hi), _seat_dicts)
             events_by_hand = _by_hand(_sorted_events(events.take(lo, hi)), _event_dicts)
             for row_no, h in enumerate(hands, start=first_row + 1):
-                yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
-    except (OSError, pa.ArrowException) as exc:  # one reason for the rest of the dataset, as read_parquet does
-        yield Quarantined(name, 0, f"unreadable Parquet dataset: {exc}")
+                try:
+                    item = rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
+                except Exception as exc:  # as read_parquet: this hand is quarantined, the range goes on
+                    item = Quarantined(name, row_no, f"reader error: {type(exc).__name__}: {exc}",
+                                       h["hand_id"] if isinstance(h.get("hand_id"), str) else None)
+                yield item
+    # one reason for the rest of the range, as read_parquet gives for the whole dataset; a ValueError is
+    # data Arrow cannot turn into Python values (text that is not UTF-8 in a damaged file, found by fuzzing)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}")
 
 
 def _by_hand(table: pa.Table | None, rows: Any) -> dict[int, list]:

@@ -33,7 +33,7 @@ from auditor.check.packs import Pack, PackError, declared_pack, resolve_pack
 from auditor.check.run import check
 from auditor.engines import ledger
 from auditor.engines.parquet_ranges import Layout, hand_count, plan_ranges, read_range
-from auditor.ingest.detect import read_file
+from auditor.ingest.detect import contained, read_file
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.replay.engine import TableState, replay
@@ -178,7 +178,8 @@ def _estimate(item: InputFile) -> int:
 def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quarantined]:
     item = piece.input
     if piece.rows is not None and piece.layout is not None:
-        yield from read_range(item.path, piece.layout, *piece.rows)
+        # the same last line of defence as every other reader (read_file wraps them all)
+        yield from contained(read_range(item.path, piece.layout, *piece.rows), str(item.path))
     elif limits is None:
         yield from read_file(item.path, item.format, item.name or None)
     else:

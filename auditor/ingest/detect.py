@@ -108,7 +108,7 @@ def read_file(path: Path, fmt: str = "auto", name: str | None = None,
     """
     name = path.as_posix() if name is None else name
     limits = DEFAULT_LIMITS if limits is None else limits
-    yield from _contained(_read_any(path, fmt, name, limits), str(path))
+    yield from contained(_read_any(path, fmt, name, limits), str(path))
 
 
 def _read_any(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
@@ -125,7 +125,7 @@ def _read_any(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[Sourc
     yield from chosen.read(path, name, limits)
 
 
-def _contained(items: Iterator[SourceHand | Quarantined], file: str) -> Iterator[SourceHand | Quarantined]:
+def contained(items: Iterator[SourceHand | Quarantined], file: str) -> Iterator[SourceHand | Quarantined]:
     """The reader's items; should the reader itself fail (a bug, not the file's fault), one more quarantine
     entry naming the error and where reading stopped, so the run goes on and the loss is on record.
 

@@ -86,6 +86,23 @@ SCHEMAS: dict[str, tuple[pa.Schema, tuple[str, ...]]] = {
 }
 
 
+def read_canonical_columns(path: Path, name: str) -> pa.Table:
+    """The canonical columns of table file `name` that are present; other columns are not read.
+
+    A column the schema does not know is ignored whatever it holds (even a name used twice, which
+    Arrow cannot select by); a canonical column stored twice is ambiguous and refused (ValueError).
+    """
+    schema, _ = SCHEMAS[name]
+    found = pq.read_schema(path)
+    for f in schema:
+        if len(found.get_all_field_indices(f.name)) > 1:
+            raise ValueError(f"{name}.parquet: column {f.name} appears more than once")
+    # ParquetFile, not read_table: the dataset layer behind read_table fails on a name used twice even
+    # when that column is not asked for (seen on empty files)
+    with pq.ParquetFile(path) as file:
+        return file.read(columns=[f.name for f in schema if f.name in found.names])
+
+
 def conform_table(table: pa.Table | pa.RecordBatch, name: str) -> pa.Table:
     """Table `name` ("hands", "seats" or "events") with exactly its canonical columns and types (absent
     optional ones as nulls), or ValueError naming the column. Whoever wrote the file, every later step
@@ -129,8 +146,8 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
         if problem:
             yield Quarantined(name, 0, f"refused Parquet dataset: {problem}")
             return
-        hands, seats, events = (conform_table(pq.read_table(directory / f"{table}.parquet"), table).to_pylist()
-                                for table in TABLE_FILES)
+        hands, seats, events = (conform_table(read_canonical_columns(directory / f"{table}.parquet", table),
+                                              table).to_pylist() for table in TABLE_FILES)
     except Exception as exc:  # any Arrow/IO failure is one reason for the whole dataset
         yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}")
         return
