@@ -78,9 +78,12 @@ def test_an_unknown_column_stored_twice_is_ignored_by_both_readers(dataset, tmp_
     assert pq.read_schema(twice / "hands.parquet").get_all_field_indices("extra") == [20, 21]
     items = list(read_parquet(twice))
     result = audit([twice], pack="tda-2024")
-    assert result.hands_read == len(items) == result.hands_audited
-    assert all(isinstance(i, SourceHand) for i in items)
-    assert len(items) == (audit([dataset], pack="tda-2024").hands_read if rows is None else 0)
+    assert result.hands_read == len(items) == audit([dataset], pack="tda-2024").hands_read
+    if rows is None:
+        assert result.hands_audited == len(items) and all(isinstance(i, SourceHand) for i in items)
+    else:  # every hands row cut: each hand's seats and events are left without it, each one quarantined
+        assert result.hands_quarantined == len(items) and not any(isinstance(i, SourceHand) for i in items)
+        assert all("no row in hands.parquet" in q.reason for q in result.quarantined)
 
 
 def test_a_canonical_column_stored_twice_is_refused_by_name(dataset, tmp_path):
@@ -117,3 +120,50 @@ def test_a_range_reader_that_fails_anyway_is_contained(dataset, monkeypatch):
     result = audit([dataset], pack="tda-2024")
     assert result.hands_read == result.hands_quarantined == 1
     assert result.quarantined[0].reason == "reader error, the rest of the file is not read: RuntimeError: a bug"
+
+
+def _one_hand_row_removed(dataset: Path, tmp_path: Path) -> tuple[Path, int]:
+    copy = tmp_path / "missing-row"
+    copy.mkdir()
+    hands = pq.read_table(dataset / "hands.parquet")
+    gone = hands["hand"][3].as_py()
+    pq.write_table(hands.filter(pa.compute.not_equal(hands["hand"], gone)), copy / "hands.parquet")
+    for name in ("seats", "events"):
+        pq.write_table(pq.read_table(dataset / f"{name}.parquet"), copy / f"{name}.parquet")
+    return copy, gone
+
+
+def test_a_hand_whose_own_row_is_missing_is_quarantined_not_lost(dataset, tmp_path):
+    """Deleting a hand's row from hands.parquet (its seats and events left behind) must not make the
+    hand vanish: the range reader scanned past its rows unseen, read_parquet ignored them. Found by
+    scripts/fuzz.py (seed 2026, input 158,621: every hands row cut, seats and events kept)."""
+    from auditor.ingest.parquet import read_parquet
+    from auditor.ingest.records import Quarantined
+
+    copy, gone = _one_hand_row_removed(dataset, tmp_path)
+    whole = audit([dataset], pack="tda-2024")
+    result = audit([copy], pack="tda-2024")
+    alone = list(read_parquet(copy))
+    assert result.hands_read == len(alone) == whole.hands_read
+    assert result.hands_audited == whole.hands_audited - 1
+    orphans = [q for q in result.quarantined if q.reason.startswith(f"hand number {gone}:")]
+    assert len(orphans) == 1 and "no row in hands.parquet" in orphans[0].reason
+    assert [q.reason for q in alone if isinstance(q, Quarantined)] == [q.reason for q in result.quarantined]
+
+
+@pytest.mark.parametrize(("fixture", "reason"), [
+    # Arrow's iter_batches gave no batch at all for this damaged hands.parquet, where read() raises
+    ("batches-end-quietly", "unreadable Parquet dataset: "),
+    # no hands rows, and seats rows that cannot be decoded
+    ("orphan-rows-damaged", "unreadable Parquet dataset: "),
+])
+def test_damaged_datasets_found_by_fuzzing_give_the_same_count_whichever_reader(fixture, reason):
+    """Found by scripts/fuzz.py (seed 2026, inputs 178,619 and 158,621): audit() reported 0 hands read
+    and nothing quarantined, the dataset's hand gone without a word."""
+    from auditor.ingest.parquet import read_parquet
+
+    path = ROOT / "tests" / "fixtures" / "parquet" / fixture
+    alone = list(read_parquet(path))
+    result = audit([path], pack="tda-2024")
+    assert result.hands_read == result.hands_audited + result.hands_quarantined == len(alone) == 1
+    assert result.quarantined[0].reason.startswith(reason)

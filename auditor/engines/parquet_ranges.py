@@ -62,16 +62,17 @@ def plan_ranges(directory: Path, target: int) -> tuple[Layout, list[tuple[int, i
     try:
         if not all(_canonical_schema(directory / f"{name}.parquet", name) for name in SCHEMAS):
             return None
-        seats = _group_spans(directory / "seats.parquet")
-        events = _group_spans(directory / "events.parquet")
-        if seats is None or events is None:
-            return None
         hands_file = pq.ParquetFile(directory / "hands.parquet")
         groups = tuple(hands_file.metadata.row_group(i).num_rows for i in range(hands_file.num_row_groups))
         cuts = _table_cuts(hands_file, target)
+        if cuts is None:
+            return None
+        known = hands_file.read(columns=["hand"]).column("hand").to_numpy()  # strictly increasing (cuts)
+        seats = _group_spans(directory / "seats.parquet", known)
+        events = _group_spans(directory / "events.parquet", known)
+        if seats is None or events is None:
+            return None
     except (OSError, pa.ArrowException, ValueError, KeyError):
-        return None
-    if cuts is None:
         return None
     rows = sum(groups)
     starts = [0, *cuts]
@@ -86,8 +87,11 @@ def _canonical_schema(path: Path, name: str) -> bool:
     return all(len(found.get_all_field_indices(f.name)) == 1 and found.field(f.name).type == f.type for f in schema)
 
 
-def _group_spans(path: Path) -> tuple[tuple[int, int] | None, ...] | None:
-    """First and last hand number of each row group, or None if the file is not sorted by hand."""
+def _group_spans(path: Path, known: np.ndarray) -> tuple[tuple[int, int] | None, ...] | None:
+    """First and last hand number of each row group, or None if the file is not sorted by hand or holds
+    rows of a hand number that is not in hands.parquet (`known`, ascending). Such rows belong to a hand
+    whose own row is missing; a range scan would pass over them unseen, so the dataset is read whole
+    by `read_parquet`, which quarantines each such hand."""
     file = pq.ParquetFile(path)
     spans: list[tuple[int, int] | None] = []
     previous = -1
@@ -100,6 +104,9 @@ def _group_spans(path: Path) -> tuple[tuple[int, int] | None, ...] | None:
             spans.append(None)
             continue
         if hands[0] < previous or (len(hands) > 1 and bool((np.diff(hands) < 0).any())):
+            return None
+        at = np.minimum(np.searchsorted(known, hands), max(len(known) - 1, 0))
+        if len(known) == 0 or bool((known[at] != hands).any()):
             return None
         spans.append((int(hands[0]), int(hands[-1])))
         previous = int(hands[-1])
@@ -175,6 +182,8 @@ class _Cursor:
     def _start(self, first_hand: int) -> None:
         wanted = [i for i, span in enumerate(self.groups) if span is not None and span[1] >= first_hand]
         file = pq.ParquetFile(self.path)
+        self.expected_rows = sum(file.metadata.row_group(i).num_rows for i in wanted)
+        self.read_rows = 0
         self.batches = iter(file.iter_batches(batch_size=_SCAN_ROWS, row_groups=wanted)) if wanted else iter(())
 
     def take(self, lo: int, hi: int) -> pa.Table | None:
@@ -186,7 +195,11 @@ class _Cursor:
             batch = next(self.batches, None)
             if batch is None:
                 self.done = True
+                if self.read_rows < self.expected_rows:  # ended early and quietly: see _hands_chunks
+                    raise ValueError(f"{self.path.name} ended after {self.read_rows} of the {self.expected_rows} "
+                                     f"rows its footer declares")
                 break
+            self.read_rows += batch.num_rows
             if batch.num_rows:
                 parts.append(pa.Table.from_batches([batch]))
         if not parts:
@@ -212,6 +225,10 @@ def _hands_chunks(path: Path, groups: tuple[int, ...], start: int, stop: int) ->
         position += batch.num_rows
         if position >= stop:
             return
+    # Arrow's batch iterator can end early and quietly on a damaged file (where read() raises): the
+    # hands it did not give would be lost without a word
+    raise ValueError(f"hands.parquet ended after row {position} of the {int(offsets[wanted[-1] + 1])} "
+                     f"its footer declares")
 
 
 def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterator[SourceHand | Quarantined]:

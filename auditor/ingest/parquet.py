@@ -163,6 +163,18 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
         except Exception as exc:  # a value no check above foresaw: this hand is quarantined, the run goes on
             yield Quarantined(name, row_no, f"reader error: {type(exc).__name__}: {exc}",
                               h["hand_id"] if isinstance(h.get("hand_id"), str) else None)
+    yield from _orphans(name, {h["hand"] for h in hands}, seats_by_hand, events_by_hand)
+
+
+def _orphans(name: str, known: set, seats_by_hand: dict, events_by_hand: dict) -> Iterator[Quarantined]:
+    """Seat and event rows of a hand number hands.parquet does not have: a hand whose own row is
+    missing (deleted, or never written). It cannot be rebuilt, and it must not vanish unseen: one
+    quarantine entry per such hand number."""
+    for number in sorted((set(seats_by_hand) | set(events_by_hand)) - known, key=_order):
+        what = f"hand number {number}" if number is not None else "rows with no hand number"
+        yield Quarantined(name, 0, f"{what}: {len(seats_by_hand.get(number, []))} seat row(s) and "
+                                   f"{len(events_by_hand.get(number, []))} event row(s), but no row in "
+                                   f"hands.parquet (the hand's own row is missing)")
 
 
 def _order(value: int | None) -> int:
