@@ -105,8 +105,9 @@ def _group_spans(path: Path, known: np.ndarray) -> tuple[tuple[int, int] | None,
             continue
         if hands[0] < previous or (len(hands) > 1 and bool((np.diff(hands) < 0).any())):
             return None
-        at = np.minimum(np.searchsorted(known, hands), max(len(known) - 1, 0))
-        if len(known) == 0 or bool((known[at] != hands).any()):
+        numbers = hands[np.concatenate(([True], np.diff(hands) != 0))]  # sorted: each number once
+        at = np.minimum(np.searchsorted(known, numbers), max(len(known) - 1, 0))
+        if len(known) == 0 or bool((known[at] != numbers).any()):
             return None
         spans.append((int(hands[0]), int(hands[-1])))
         previous = int(hands[-1])
