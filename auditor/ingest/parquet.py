@@ -138,7 +138,8 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
     A hand keeps the source file and line stored with it (datasets written by `auditor convert`);
     otherwise its position is the dataset and its row number in hands.parquet (1-based). A dataset
     whose tables lack a canonical column or hold one of another type is quarantined as a whole, with
-    the column named; one hand that cannot be rebuilt is quarantined alone.
+    the column named; one hand that cannot be rebuilt is quarantined alone, and so is each hand number
+    that has seat or event rows but no row in hands.parquet.
     """
     name = str(directory)
     try:
