@@ -53,24 +53,16 @@ def repo_path(path: Path) -> str:
         return str(path)
 
 
-def _names(rule: Rule) -> set[str]:
-    names = set(rule.needs) | {rule.seat_column, rule.player_column}
-    for part in (rule.when, rule.violation, rule.message, rule.expected, rule.actual):
-        if part is not None:
-            names |= part.names
-    return names
-
-
 def facts_used(rule: Rule, pack: Pack) -> list[tuple[str, str]]:
     """(fact, meaning) for every fact the rule reads, in the order the facts table defines them."""
-    names = _names(rule)
+    names = rule.reads
     columns = [(c, meaning) for c, _, meaning in FACT_COLUMNS[rule.facts]]
     columns += [(c, HAND_COLUMN_MEANINGS.get(c, "")) for c in HAND_COLUMNS if c not in dict(columns)]
     return [(c, meaning) for c, meaning in columns if c in names and c not in pack.parameters]
 
 
 def parameters_used(rule: Rule, pack: Pack) -> list[tuple[str, Any]]:
-    names = _names(rule)
+    names = rule.reads
     return [(name, value) for name, value in pack.parameters.items() if name in names]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,16 @@ class Rule:
     catalogue: tuple[str, ...] = ()
     #: the pack file the rule is written in (a parent's file for an inherited rule)
     file: Path | None = None
+
+    @cached_property
+    def reads(self) -> frozenset[str]:
+        """Every facts column the rule reads: its needs, predicates and templates, and the columns naming
+        the seat and player of a finding. Kept on the rule (computed once) because checks ask per batch."""
+        names = set(self.needs) | {self.seat_column, self.player_column}
+        for part in (self.when, self.violation, self.message, self.expected, self.actual):
+            if part is not None:
+                names |= part.names
+        return frozenset(names)
 
 
 @dataclass(frozen=True)

@@ -96,22 +96,8 @@ class _Scope:
 
 
 #: columns every finding is made from, whatever the rule
-_FINDING_SOURCES = ("hand", "seq", "hand_id", "file", "line", "table_id", "variant", "structure", "rule_pack")
-_rule_columns: dict[int, tuple[Rule, frozenset[str]]] = {}
-
-
-def _columns_of(rule: Rule) -> frozenset[str]:
-    """The facts a rule reads (predicates, needs, messages, seat and player) with the finding columns."""
-    known = _rule_columns.get(id(rule))
-    if known is None or known[0] is not rule:
-        names = set(rule.needs) | set(rule.violation.names) | set(rule.message.names) | set(_FINDING_SOURCES)
-        names |= {rule.seat_column, rule.player_column}
-        for part in (rule.when, rule.expected, rule.actual):
-            if part is not None:
-                names |= set(part.names)
-        known = (rule, frozenset(names))
-        _rule_columns[id(rule)] = known
-    return known[1]
+_FINDING_SOURCES = frozenset(("hand", "seq", "hand_id", "file", "line", "table_id", "variant", "structure",
+                              "rule_pack"))
 
 
 def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, scope: _Scope) -> tuple[pd.DataFrame | None, dict]:
@@ -129,7 +115,7 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, scope: _Scope) -> t
     selected = scope.rows(rule)
     if not selected.any():
         return None, coverage
-    wanted = _columns_of(rule)
+    wanted = rule.reads | _FINDING_SOURCES
     rows = table.loc[selected, [c for c in table.columns if c in wanted]]
     params = pack.parameters
     if rule.when is not None:

@@ -45,16 +45,8 @@ class Forgetful(set):
         """Forget it: ids are judged run-wide by the ledger."""
 
 
-def _names(rule: Rule) -> set[str]:
-    names = set(rule.needs) | set(rule.violation.names) | set(rule.message.names)
-    for part in (rule.when, rule.expected, rule.actual):
-        if part is not None:
-            names |= set(part.names)
-    return names
-
-
 def is_run_wide(rule: Rule) -> bool:
-    return rule.facts == "hands" and bool(_names(rule) & RUN_WIDE_FACTS)
+    return rule.facts == "hands" and bool(rule.reads & RUN_WIDE_FACTS)
 
 
 def without_run_wide(pack: Pack) -> Pack:
@@ -75,7 +67,7 @@ def columns(packs: Iterable[Pack]) -> list[str] | None:
         for rule in pack.rules:
             if is_run_wide(rule):
                 found = True
-                names |= _names(rule) | {rule.seat_column, rule.player_column, "seq"}
+                names |= rule.reads | {"seq"}
     if not found:
         return None
     extra = sorted(n for n in names & _HANDS_FACTS if n != "hand" and n not in HAND_COLUMNS)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import math
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
@@ -83,6 +84,35 @@ class RunOptions:
     batch_size: int = 20_000
     #: `auditor.ingest.limits.Limits`, or None for the readers' defaults
     limits: Any = None
+    #: names the run, so that a process auditing several of its partitions loads each pack once
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+
+#: the packs this process has loaded for the run it works on: (run id, {key: Pack or the PackError})
+_run_packs: tuple[str, dict[tuple[str, str], Pack | PackError]] = ("", {})
+
+
+def _pack_for_run(options: RunOptions, kind: str, name: str) -> Pack:
+    """`resolve_pack` (kind "given") or `declared_pack` (kind "declared") of `name`, loaded once per run
+    and process. Packs hold compiled predicates that do not pickle, so each process loads its own; it
+    used to load them again for every partition (20-30 ms a pack), and the checks' cache of each rule's
+    columns, keyed by object id, kept every copy alive: memory that grew with the number of partitions.
+    Within a run every partition sees the same pack even if its file changes meanwhile; a PackError is
+    remembered and raised again."""
+    global _run_packs
+    if _run_packs[0] != options.run_id:
+        _run_packs = (options.run_id, {})
+    loaded = _run_packs[1]
+    key = (kind, name)
+    if key not in loaded:
+        try:
+            loaded[key] = resolve_pack(name) if kind == "given" else declared_pack(name)
+        except PackError as exc:
+            loaded[key] = exc
+    found = loaded[key]
+    if isinstance(found, PackError):
+        raise found
+    return found
 
 
 @dataclass
@@ -226,7 +256,7 @@ def audit_partition(partition: Partition, options: RunOptions, notify: Notify | 
 
 def _audit_partition(partition: Partition, options: RunOptions, notify: Notify | None) -> PartitionResult:
     started = time.perf_counter()
-    forced = resolve_pack(options.pack) if options.pack else None
+    forced = _pack_for_run(options, "given", options.pack) if options.pack else None
     packs: dict[str, Pack] = {forced.name: forced} if forced else {}
     local = {name: ledger.without_run_wide(p) for name, p in packs.items()}
     unknown_packs: dict[str, str] = {}
@@ -267,7 +297,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             name = forced.name if forced else item.hand["rule_pack"]
             if name not in packs and name not in unknown_packs:
                 try:
-                    packs[name] = declared_pack(name)
+                    packs[name] = _pack_for_run(options, "declared", name)
                     local[name] = ledger.without_run_wide(packs[name])
                 except PackError as exc:
                     unknown_packs[name] = exc.message
