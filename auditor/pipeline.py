@@ -175,7 +175,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         raise UsageError("a scheduler address needs the dask engine (--engine dask)")
     inputs, skipped = discover(paths, input_format)
     forced = resolve_pack(pack) if pack else None
-    partitions = plan(inputs, batch_size)
+    partitions = plan(inputs, batch_size, limits)
     options = RunOptions(pack, batch_size, limits)
     workers = default_jobs() if jobs is None else max(1, jobs)
     tracker = _Tracker(progress, len(inputs), partitions, started)

@@ -167,3 +167,26 @@ def test_damaged_datasets_found_by_fuzzing_give_the_same_count_whichever_reader(
     result = audit([path], pack="tda-2024")
     assert result.hands_read == result.hands_audited + result.hands_quarantined == len(alone) == 1
     assert result.quarantined[0].reason.startswith(reason)
+
+
+def test_a_footer_whose_row_counts_disagree_is_refused_by_both_readers():
+    """Found by scripts/fuzz.py (seed 2026, input 804,892): seats.parquet's footer counts 2 rows, its
+    row group 6. Arrow reads 2 and says nothing; the hands whose seats went missing were quarantined one
+    by one by read_parquet while the range reader refused the range, so the two disagreed."""
+    from auditor.ingest.parquet import read_parquet
+
+    fixture = ROOT / "tests" / "fixtures" / "parquet" / "footer-row-counts-disagree"
+    alone = list(read_parquet(fixture))
+    result = audit([fixture], pack="tda-2024")
+    assert result.hands_read == result.hands_quarantined == len(alone) == 1
+    assert result.quarantined[0].reason == ("refused Parquet dataset: seats.parquet is damaged: its footer counts "
+                                            "2 rows, its row groups 6")
+
+
+def test_limits_apply_to_a_streamed_dataset_as_to_one_read_whole(dataset):
+    """The range reader used to skip the size and decompression checks read_parquet makes."""
+    from auditor.ingest.limits import Limits
+
+    result = audit([dataset], pack="tda-2024", limits=Limits(max_file_bytes=1000))
+    assert result.hands_audited == 0 and result.hands_read == result.hands_quarantined == 1
+    assert "limit max_file_bytes" in result.quarantined[0].reason

@@ -28,7 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from auditor.ingest.parquet import SCHEMAS, rebuild_hand
+from auditor.ingest.limits import DEFAULT_LIMITS, Limits
+from auditor.ingest.parquet import SCHEMAS, dataset_problem, rebuild_hand
 from auditor.ingest.records import Quarantined, SourceHand
 
 #: hands rebuilt per step of the stream (with their seats and events, a few MB)
@@ -52,14 +53,18 @@ def hand_count(directory: Path) -> int:
     return pq.ParquetFile(directory / "hands.parquet").metadata.num_rows
 
 
-def plan_ranges(directory: Path, target: int) -> tuple[Layout, list[tuple[int, int]]] | None:
+def plan_ranges(directory: Path, target: int,
+                limits: Limits = DEFAULT_LIMITS) -> tuple[Layout, list[tuple[int, int]]] | None:
     """The dataset's layout and its hand-row ranges of about `target` hands, cut only between tables.
 
     None if the dataset cannot be streamed (hand numbers out of order, a table that is not exactly the
-    canonical schema, or unreadable): `read_parquet` then reads it whole and, for a hostile or damaged
-    dataset, quarantines it with the column named instead of failing half-way through a range.
+    canonical schema, a limit or damage `dataset_problem` finds, or unreadable): `read_parquet` then
+    reads it whole and, for a hostile or damaged dataset, quarantines it with the column or limit named
+    instead of failing half-way through a range.
     """
     try:
+        if dataset_problem(directory, limits) is not None:
+            return None
         if not all(_canonical_schema(directory / f"{name}.parquet", name) for name in SCHEMAS):
             return None
         hands_file = pq.ParquetFile(directory / "hands.parquet")

@@ -148,8 +148,9 @@ class PartitionFailure:
         return PackError(self.file, self.line, self.message)
 
 
-def plan(inputs: Sequence[InputFile], batch_size: int) -> list[Partition]:
-    """Cut the (sorted) inputs into partitions; see the module docstring for where cuts may fall."""
+def plan(inputs: Sequence[InputFile], batch_size: int, limits: Any = None) -> list[Partition]:
+    """Cut the (sorted) inputs into partitions; see the module docstring for where cuts may fall.
+    `limits` (None: the defaults) decide, as for reading, whether a Parquet dataset may be streamed."""
     estimates = [_estimate(item) for item in inputs]
     target = min(batch_size, max(MIN_PARTITION_HANDS, math.ceil(sum(estimates) / PARTITIONS_WANTED)))
     units: list[list[Piece]] = []
@@ -157,7 +158,7 @@ def plan(inputs: Sequence[InputFile], batch_size: int) -> list[Partition]:
     folders: dict[str, int] = {}
     for i, (item, estimate) in enumerate(zip(inputs, estimates, strict=True)):
         if item.format == "parquet":
-            planned = plan_ranges(item.path, target)
+            planned = plan_ranges(item.path, target, *([limits] if limits is not None else []))
             if planned is None:
                 units.append([Piece(i, item)])
                 sizes.append(estimate)

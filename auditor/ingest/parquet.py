@@ -59,6 +59,7 @@ def _event(row: dict[str, Any]) -> dict[str, Any]:
 
 def dataset_problem(directory: Path, limits: Limits) -> str | None:
     """Why a dataset is refused before its data is read (from the files' sizes and Parquet footers), or None.
+    Both ways of reading a dataset ask it first: `read_parquet`, and `plan_ranges` before streaming.
 
     Parquet columns are compressed, so the footer's uncompressed sizes are held to the same limits as
     gzip and zip input: a small file that would unpack to gigabytes is a decompression bomb.
@@ -70,6 +71,10 @@ def dataset_problem(directory: Path, limits: Limits) -> str | None:
         if size > limits.max_file_bytes:
             return f"{table}.parquet is larger than {limits.max_file_bytes} bytes (limit max_file_bytes)"
         meta = pq.ParquetFile(path).metadata
+        in_groups = sum(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
+        if in_groups != meta.num_rows:
+            # a damaged footer: Arrow reads as many rows as one count says and drops the rest unsaid
+            return f"{table}.parquet is damaged: its footer counts {meta.num_rows} rows, its row groups {in_groups}"
         unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
         total += unpacked
         problem = bomb_message(unpacked, size, limits)
