@@ -35,6 +35,7 @@ from auditor.check.run import check
 from auditor.engines import ledger
 from auditor.engines.parquet_ranges import Layout, hand_count, plan_ranges, read_range
 from auditor.ingest.detect import contained, read_file
+from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.replay.engine import TableState, replay
@@ -158,7 +159,7 @@ def plan(inputs: Sequence[InputFile], batch_size: int, limits: Any = None) -> li
     folders: dict[str, int] = {}
     for i, (item, estimate) in enumerate(zip(inputs, estimates, strict=True)):
         if item.format == "parquet":
-            planned = plan_ranges(item.path, target, *([limits] if limits is not None else []))
+            planned = plan_ranges(item.path, target, DEFAULT_LIMITS if limits is None else limits)
             if planned is None:
                 units.append([Piece(i, item)])
                 sizes.append(estimate)
