@@ -249,12 +249,7 @@ def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterat
             seats_by_hand = _by_hand(seats.take(lo, hi), _seat_dicts)
             events_by_hand = _by_hand(_sorted_events(events.take(lo, hi)), _event_dicts)
             for row_no, h in enumerate(hands, start=first_row + 1):
-                try:
-                    item = rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
-                except Exception as exc:  # as read_parquet: this hand is quarantined, the range goes on
-                    item = Quarantined(name, row_no, f"reader error: {type(exc).__name__}: {exc}",
-                                       h["hand_id"] if isinstance(h.get("hand_id"), str) else None)
-                yield item
+                yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
     # one reason for the rest of the range, as read_parquet gives for the whole dataset; a ValueError is
     # data Arrow cannot turn into Python values (text that is not UTF-8 in a damaged file, found by fuzzing)
     except (OSError, ValueError, pa.ArrowException) as exc:

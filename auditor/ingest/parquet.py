@@ -164,11 +164,7 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
     for row in sorted(events, key=lambda r: (_order(r["hand"]), _order(r["seq"]))):
         events_by_hand[row["hand"]].append(_event(row))
     for row_no, h in enumerate(hands, start=1):
-        try:
-            yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
-        except Exception as exc:  # a value no check above foresaw: this hand is quarantined, the run goes on
-            yield Quarantined(name, row_no, f"reader error: {type(exc).__name__}: {exc}",
-                              h["hand_id"] if isinstance(h.get("hand_id"), str) else None)
+        yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
     yield from _orphans(name, {h["hand"] for h in hands}, seats_by_hand, events_by_hand)
 
 
@@ -190,7 +186,18 @@ def _order(value: int | None) -> int:
 
 def rebuild_hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
                  events_by_hand: dict[int, list]) -> SourceHand | Quarantined:
-    """One row of a conformed hands table, with its seats and events, as a validated hand or a quarantine."""
+    """One row of a conformed hands table, with its seats and events, as a validated hand or a quarantine
+    (both Parquet readers use it). It never raises: a value no check foresaw quarantines this hand alone
+    and the dataset goes on."""
+    try:
+        return _rebuild(h, row_no, name, seats_by_hand, events_by_hand)
+    except Exception as exc:
+        return Quarantined(name, row_no, f"reader error: {type(exc).__name__}: {exc}",
+                           h["hand_id"] if isinstance(h.get("hand_id"), str) else None)
+
+
+def _rebuild(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
+             events_by_hand: dict[int, list]) -> SourceHand | Quarantined:
     stakes = _strip({"blinds": h["blinds"], "ante": h["ante"] or None, "bet_units": h["bet_units"] or None,
                      "table_min": h["table_min"], "table_max": h["table_max"], "chip_unit": h["chip_unit"]})
     if h["spread_min"]:
