@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from auditor.ingest import phh_toml
 from auditor.ingest.files import read_all
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
@@ -287,7 +288,7 @@ def _documents(text: str, many: bool,
         yield 1, None, {}, problem
         return
     try:
-        doc = tomllib.loads(text)
+        doc = phh_toml.loads(text)
     except (ValueError, RecursionError) as exc:  # TOMLDecodeError; a 5,000-digit integer; [[[[...]]]]
         if not many:
             yield 1, None, {}, _toml_reason(exc)
@@ -351,7 +352,7 @@ def _chunks(text: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, s
             continue
         body = "".join(lines[start:end])
         try:
-            fields = tomllib.loads(body)
+            fields = phh_toml.loads(body)
         except (ValueError, RecursionError) as exc:
             yield start, key, {}, _toml_reason(exc, start)
             continue
