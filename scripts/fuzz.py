@@ -14,7 +14,7 @@ dropped, retyped, nulled, filled with huge values) and as bytes.
 
 The property checked on every input: the reader yields only SourceHand or Quarantined, never raises,
 each quarantine has a reason and one printable line naming file and line, and each hand passes the
-canonical schema. Every `--audit-every` inputs the last `--audit-batch` inputs are audited together
+canonical schema; for PHH, the reader's TOML fast path reads the text as tomllib does. Every `--audit-every` inputs the last `--audit-batch` inputs are audited together
 with `audit()`, which must not raise and must reconcile: hands read = audited + quarantined, for the
 run and per file, and hands read = what the readers yielded.
 
@@ -43,6 +43,7 @@ import signal
 import sys
 import tempfile
 import time
+import tomllib
 import traceback
 import zipfile
 from collections import Counter, deque
@@ -56,6 +57,7 @@ sys.path.insert(0, str(ROOT))
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
+from auditor.ingest import phh_toml  # noqa: E402
 from auditor.ingest.detect import read_file  # noqa: E402
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits  # noqa: E402
 from auditor.ingest.records import Quarantined, SourceHand  # noqa: E402
@@ -529,7 +531,35 @@ def _outsized(value: object) -> bool:
 def run_reader(path: Path, fmt: str, limits: Limits) -> list:
     items = list(read_file(path, fmt, None, limits))
     check_items(items, str(path))
+    if fmt == "phh" and path.suffix in (".phh", ".phhs"):
+        check_phh_toml(path.read_bytes().decode("utf-8-sig", "replace"), str(path))
     return items
+
+
+def toml_outcome(loads: Callable[[str], dict], text: str) -> tuple[str, object]:
+    """What `loads` made of `text`: ("value", the dict) or (the exception's type name, its message)."""
+    try:
+        return "value", loads(text)
+    except Exception as exc:  # the error is part of what the PHH fast path must reproduce
+        return type(exc).__name__, str(exc)
+
+
+def same_value(a: object, b: object) -> bool:
+    """Equal with equal types all the way down (1, 1.0 and True are all == to each other)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)  # type: ignore[attr-defined,index]
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
+    return a == b or (a != a and b != b)  # nan
+
+
+def check_phh_toml(text: str, label: str) -> None:
+    """The PHH reader's TOML fast path reads `text` exactly as tomllib does: same value, or same error."""
+    fast, slow = toml_outcome(phh_toml.loads, text), toml_outcome(tomllib.loads, text)
+    if fast[0] != slow[0] or not same_value(fast[1], slow[1]):
+        raise PropertyBroken(f"{label}: phh_toml.loads gives {str(fast)[:300]}, tomllib {str(slow)[:300]}")
 
 
 def check_audit(directory: Path, fmt: str, limits: Limits) -> str:
