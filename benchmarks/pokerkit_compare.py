@@ -13,7 +13,10 @@ process and one run:
   on the PHH folder with one process and with two worker processes, and on the same hands as JSON
   Lines and as Parquet;
 - PokerKit: `HandHistory.load` of each supported `.phh` file and iteration over its states
-  (`for state in history`), its normal parse + replay; and its parse alone.
+  (`for state in history`), its normal parse + replay; and its parse alone;
+- the fixed costs any Python auditor of these files pays: reading their bytes, parsing their TOML
+  (tomllib, and our fast path), validating each hand against the canonical schema. Set beside the
+  time issue 7's target (50x PokerKit) allows for the whole audit, they show how far it can be reached.
 
 Each timing is the best of `--repeat` runs (ours and PokerKit's headline runs interleaved, so both
 meet the same machine load; their runs are printed). The machine is shared: expect noise.
@@ -26,6 +29,7 @@ import os
 import platform
 import tempfile
 import time
+import tomllib
 from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
@@ -36,6 +40,7 @@ from auditor.check.packs import resolve_pack
 from auditor.check.run import check
 from auditor.engines import local
 from auditor.engines.parquet_ranges import plan_ranges, read_range
+from auditor.ingest import phh_toml
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.ohh import read_ohh
 from auditor.ingest.parquet import read_parquet, write_parquet
@@ -43,6 +48,7 @@ from auditor.ingest.phh import read_phh
 from auditor.ingest.pokerstars import read_pokerstars
 from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.ingest.validate import schema_error
 from auditor.pipeline import audit, discover
 from auditor.replay.engine import replay
 from auditor.simulate import write_jsonl
@@ -174,6 +180,13 @@ def main() -> None:
     t_check, _, _ = timed(lambda: check(facts, hands_df, {PACK: pack}), args.repeat)
     t_pk_parse, _, _ = timed(pokerkit_parse, args.repeat)
 
+    # -- fixed costs: what reading these files costs before any auditing ------------------------------
+    t_bytes, _, raw = timed(lambda: [p.read_bytes() for p in supported], args.repeat)
+    texts = [b.decode("utf-8-sig") for b in raw]
+    t_tomllib, _, _ = timed(lambda: [tomllib.loads(t) for t in texts], args.repeat)
+    t_fast_toml, _, _ = timed(lambda: [phh_toml.loads(t) for t in texts], args.repeat)
+    t_schema, _, _ = timed(lambda: [schema_error(x.hand) for x in good], args.repeat)
+
     print(f"{'':<60}{'seconds':>9}{'hands/s':>11}")
     rows: list[tuple[str, float, int]] = [
         ("ours: audit() end to end, PHH folder, 1 process", t_ours, n),
@@ -193,6 +206,11 @@ def main() -> None:
         ("checks (26 rules of tda-2024)", t_check, n),
         ("PokerKit: HandHistory.load + iterate states", t_pk, n),
         ("  HandHistory.load alone", t_pk_parse, n),
+        ("fixed costs, the supported files:", 0.0, 0),
+        ("  open + read the bytes", t_bytes, n),
+        ("  parse the TOML: tomllib", t_tomllib, n),
+        ("  parse the TOML: our fast path (phh_toml)", t_fast_toml, n),
+        ("  validate each hand (canonical schema, jsonschema-rs)", t_schema, n),
     ]
     for name, seconds, count in rows:
         print(f"{name:<60}" + (f"{seconds:>9.2f}{count / seconds:>11,.0f}" if seconds else ""))
@@ -200,6 +218,12 @@ def main() -> None:
     ours_rate, pk_rate = n / t_ours, n / t_pk
     print(f"ours end to end (1 process): {ours_rate:,.0f} hands/s; PokerKit parse + replay: {pk_rate:,.0f} hands/s; "
           f"ratio ours/PokerKit: {ours_rate / pk_rate:.2f}x (with --jobs 2: {n / t_two / pk_rate:.2f}x)")
+
+    budget = n / (50 * pk_rate)
+    floor = t_bytes + t_fast_toml + t_schema
+    print(f"issue 7's target, 50x PokerKit, leaves {budget:.3f} s ({budget / n * 1e6:.1f} us a hand) for the whole "
+          f"audit; reading the bytes, parsing the TOML (fast path) and validating take {floor:.3f} s "
+          f"({floor / n * 1e6:.1f} us a hand) before any replay or check: at most {t_pk / floor:.1f}x PokerKit")
 
     def listed(runs: list[float]) -> str:
         return ", ".join(f"{r:.2f}" for r in runs)

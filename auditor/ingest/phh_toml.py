@@ -38,8 +38,10 @@ def _flat(text: str) -> dict[str, Any] | None:
     """The fields of `text` if every line is blank or one `key = value` the fast path reads, else None."""
     fields: dict[str, Any] = {}
     match = _LINE.fullmatch
-    for line in text.split("\n"):
-        if line.endswith("\r"):
+    lines = text.split("\n")
+    last = len(lines) - 1
+    for number, line in enumerate(lines):
+        if number < last and line.endswith("\r"):  # CRLF; a carriage return alone is not a line end in TOML
             line = line[:-1]
         if not line.strip(" \t"):
             continue
