@@ -370,6 +370,15 @@ def test_syntax_errors() -> None:
         compile_expression("a\n; b")
 
 
+def test_number_run_into_a_word_is_a_syntax_error_not_a_stderr_warning(recwarn) -> None:
+    # Python reads `3and` as `3 and` with a SyntaxWarning on stderr; a rule must say exactly one thing
+    for text, column in (("raise_number > 3and heads_up", 16), ("0x1for", 4)):
+        with pytest.raises(ExpressionError) as info:
+            compile_expression(text)
+        assert info.value.reason.startswith(f"syntax error at column {column}: invalid "), info.value.reason
+    assert not [w for w in recwarn if issubclass(w.category, SyntaxWarning)]
+
+
 def test_non_string_expression_refused() -> None:
     with pytest.raises(ExpressionError, match="must be text"):
         compile_expression(42)  # type: ignore[arg-type]

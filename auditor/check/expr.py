@@ -57,6 +57,7 @@ import ast
 import math
 import operator
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import reduce
@@ -793,7 +794,11 @@ def compile_expression(text: str) -> Expression:
         raise ExpressionError("expression is empty")
     lead = len(text) - len(text.lstrip())
     try:
-        tree = ast.parse(source, mode="eval")
+        # Python only warns about `3and` or `0x1for` (a number run into a word), on stderr, and reads
+        # them anyway; a rule's text must say exactly one thing, so they are syntax errors here.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SyntaxWarning)
+            tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
         line = exc.lineno or 1
         lines = source.splitlines() or [""]
