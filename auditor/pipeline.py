@@ -106,15 +106,17 @@ def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[In
                 raise UsageError(f"{path}: not a hand log this auditor reads (use --input-format to force one)")
             found.append(InputFile(path, fmt, path.as_posix()))
             continue
-        datasets = [p for p in sorted(path.rglob("*")) if is_parquet_dataset(p)]
-        for p in sorted(path.rglob("*")):
-            if any(d == p or d in p.parents for d in datasets):
+        entries = sorted(path.rglob("*"))
+        datasets = [p for p in entries if is_parquet_dataset(p)]
+        top = path.resolve().name or path.as_posix()  # names inside the folder start with its own name
+        for p in entries:
+            if datasets and any(d == p or d in p.parents for d in datasets):
                 if p in datasets:
-                    found.append(InputFile(p, "parquet", _name_inside(path, p)))
+                    found.append(InputFile(p, "parquet", _name_inside(top, path, p)))
                 continue
             if p.is_file():
                 fmt = _format_of(p, input_format) if input_format != "auto" or looks_like_log(p) else None
-                (found.append(InputFile(p, fmt, _name_inside(path, p))) if fmt else skipped.append(p))
+                (found.append(InputFile(p, fmt, _name_inside(top, path, p))) if fmt else skipped.append(p))
     # One order whatever order the paths were given in: partitions, batches and therefore findings,
     # quarantines and which of two hands with one id is the duplicate do not depend on it.
     found.sort(key=lambda item: (item.path.as_posix(), item.name))
@@ -122,8 +124,8 @@ def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[In
     return found, skipped
 
 
-def _name_inside(folder: Path, path: Path) -> str:
-    return f"{folder.resolve().name or folder.as_posix()}/{path.relative_to(folder).as_posix()}"
+def _name_inside(top: str, folder: Path, path: Path) -> str:
+    return f"{top}/{path.relative_to(folder).as_posix()}"
 
 
 def _format_of(path: Path, input_format: str) -> str | None:
