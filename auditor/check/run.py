@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from auditor.check import money
 from auditor.check.expr import ExpressionError
 from auditor.check.packs import Pack, PackError, Rule
 from auditor.replay.facts import HAND_COLUMNS, Facts
@@ -131,6 +132,8 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, scope: _Scope) -> t
                     hands_with_violations=violating["hand"].nunique(), violations=n)
     if not n:
         return None, coverage
+    # messages show money in each hand's own units ($0.50, 1,500 chips), never the log's integers
+    units = money.MoneyUnits.of_rows(scope.pack_hands, violating["hand"])
     found = pd.DataFrame({
         "hand_id": violating["hand_id"].to_numpy(),
         "category": rule.category,
@@ -141,9 +144,9 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, scope: _Scope) -> t
         "seat": _column(violating, rule.seat_column),
         "player": _column(violating, rule.player_column),
         "seq": _column(violating, "seq"),
-        "message": rule.message.render(violating, params, n),
-        "expected": rule.expected.render(violating, params, n) if rule.expected else "",
-        "actual": rule.actual.render(violating, params, n) if rule.actual else "",
+        "message": money.render(rule.message, violating, params, n, units),
+        "expected": money.render(rule.expected, violating, params, n, units) if rule.expected else "",
+        "actual": money.render(rule.actual, violating, params, n, units) if rule.actual else "",
         "file": violating["file"].to_numpy(),
         "line": violating["line"].to_numpy(),
         "table_id": violating["table_id"].to_numpy(),
