@@ -1,14 +1,18 @@
-"""Where the project's data files live.
+"""Where the project's files live.
 
-The schemas and built-in rule packs sit at the top of the repository (they are documents users
-read and edit, not package internals); the package finds them relative to itself, which holds
-for a checkout and for the editable install the README uses.
+`ROOT` is the source checkout (the folder holding `pyproject.toml`), for development tools that write
+into it (`python -m auditor.check.docs --write`); an installed package has no checkout, so nothing the
+`auditor` command runs may depend on it. The schemas and built-in rule packs are package data, found
+with `importlib.resources` by `auditor.resources`; `SCHEMA_DIR` and `RULES_DIR` are kept for callers
+that want a folder, and are the same folders `auditor.resources` reads.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from auditor.resources import rules_dir, schema_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA_DIR = ROOT / "schemas"
-RULES_DIR = ROOT / "rules"
+SCHEMA_DIR = schema_dir()
+RULES_DIR = rules_dir()

@@ -23,9 +23,9 @@ import yaml
 
 from auditor.check.expr import Expression, ExpressionError, Template, compile_expression, compile_template
 from auditor.ingest.validate import load_json_schema
-from auditor.paths import RULES_DIR, SCHEMA_DIR
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS
 from auditor.replay.house import HouseRules, RakeSchedule
+from auditor.resources import rules_dir, schema_path
 
 #: libyaml's parser when installed: 30x faster than pure Python, which matters for `rules show` and tests
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -114,7 +114,7 @@ class Pack:
 
 @cache
 def _pack_validator() -> jsonschema.protocols.Validator:
-    schema = load_json_schema(SCHEMA_DIR / "rule-pack.schema.json")
+    schema = load_json_schema(schema_path("rule-pack.schema.json"))
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema)
 
@@ -332,7 +332,9 @@ def _compile_rule(item: _RawRule, parameters: dict[str, Any]) -> Rule:
 
 
 def builtin_pack_paths() -> dict[str, Path]:
-    return {p.stem: p for p in sorted(RULES_DIR.glob("*.yaml"))}
+    """The built-in packs by name: the YAML files of the package's rules folder (package data, so the same
+    for a checkout and an installed wheel; `auditor.resources`)."""
+    return {p.stem: p for p in sorted(rules_dir().glob("*.yaml"))}
 
 
 def declared_pack(name: str) -> Pack:

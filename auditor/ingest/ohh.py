@@ -79,7 +79,7 @@ from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import first_error, load_json_schema, lone_surrogate_error, schema_error
-from auditor.paths import SCHEMA_DIR
+from auditor.resources import schema_path
 
 #: the default largest object; `Limits.ohh_max_hand_bytes` sets it per run
 MAX_OBJECT_BYTES = DEFAULT_LIMITS.ohh_max_hand_bytes
@@ -333,7 +333,7 @@ def _next_line(text: str, pos: int) -> int:
 
 @cache
 def ohh_validator() -> Any:
-    return jsonschema_rs.validator_for(load_json_schema(SCHEMA_DIR / "ohh.schema.json"))
+    return jsonschema_rs.validator_for(load_json_schema(schema_path("ohh.schema.json")))
 
 
 def ohh_schema_error(obj: Any) -> str | None:

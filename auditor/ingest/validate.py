@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from auditor.paths import SCHEMA_DIR
+from auditor.resources import schema_path
 
 MAX_REASON = 200
 
@@ -27,7 +27,7 @@ def load_json_schema(path: Path) -> dict[str, Any]:
 
 @cache
 def hand_validator() -> Any:
-    schema = load_json_schema(SCHEMA_DIR / "hand-log.schema.json")
+    schema = load_json_schema(schema_path("hand-log.schema.json"))
     return jsonschema_rs.validator_for(schema, validate_formats=True)
 
 
