@@ -295,16 +295,19 @@ def test_side_pots_phhs_hand_by_hand():
 
     assert bad.hand_id == "side-pots.phhs[3]"
     assert bad.reason == "action 4: p3 bets or raises to 5000 with only 1000 behind"
+    assert bad.code == "inconsistent-amounts"
 
 
 def test_damaged_phhs_keeps_the_good_hands():
     items = list(read_phh(FIXTURES / "damaged.phhs"))
     assert [(type(i).__name__, i.line) for i in items] == [
-        ("SourceHand", 1), ("Quarantined", 10), ("Quarantined", 15), ("Quarantined", 24)]
+        ("SourceHand", 1), ("Quarantined", 10), ("Quarantined", 15), ("SourceHand", 24)]
     assert items[0].hand["events"][-2:] == [ret(1, 1), award(0, 1, 2)]  # a walk: the small blind is returned
-    assert items[1].reason == "invalid TOML: Unclosed array (at line 13, column 1)"
-    assert items[2].reason == "Omaha hi/lo is not supported (PHH variant FO/8)"
-    assert items[3].reason == "action 5: board dealt as 4 card(s) after 0; holdem deals 3, then 1, then 1"
+    assert (items[1].code, items[1].reason) == ("damaged", "invalid TOML: Unclosed array (at line 13, column 1)")
+    assert (items[2].code, items[2].reason) == ("unsupported-game",
+                                                "unsupported variant: Omaha hi/lo (PHH variant FO/8)")
+    # a four-card flop is recorded as dealt (the deal rules judge it), not refused
+    assert items[3].hand["events"][-1] == board("As", "Ks", "Qs", "Js")
 
 
 def test_antes_and_straddle(tmp_path):
@@ -371,12 +374,11 @@ def test_bad_input_is_quarantined_never_raised(tmp_path):
         "unknown.phh": b'variant = "XX"\n',
         "inf.phh": b'variant = "NT"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nstarting_stacks = [inf, 100]\n'
                    b'actions = []\n',
-        "cards.phh": b'variant = "NT"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nstarting_stacks = [100, 100]\n'
-                     b'actions = ["d dh p1 AsAs"]\n',
         "player.phh": b'variant = "NT"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nstarting_stacks = [100, 100]\n'
                       b'actions = ["d dh p3 AsKs"]\n',
     }
     reasons = {}
+    codes = {}
     for name, data in cases.items():
         path = tmp_path / name
         if data is not None:
@@ -384,13 +386,117 @@ def test_bad_input_is_quarantined_never_raised(tmp_path):
         (item,) = read_phh(path)
         assert isinstance(item, Quarantined)
         reasons[name] = item.reason
-    assert reasons["missing.phh"].startswith("cannot open")
+        codes[name] = item.code
+    assert reasons["missing.phh"].startswith("cannot read")
     assert reasons["binary.phh"].startswith("not UTF-8 text")
     assert reasons["empty.phh"] == "missing required field variant"
-    assert reasons["unknown.phh"] == "unknown PHH variant 'XX'"
+    assert reasons["unknown.phh"] == "unsupported variant: unknown PHH variant 'XX'"
     assert reasons["inf.phh"] == "starting_stacks[0] is unknown (inf)"
-    assert reasons["cards.phh"] == "action 1: card As is dealt twice"
     assert reasons["player.phh"] == "action 1 'd dh p3 AsKs': unknown player 'p3' (2 players)"
+    assert codes == {"missing.phh": "damaged", "binary.phh": "damaged", "empty.phh": "invalid-record",
+                     "unknown.phh": "unsupported-game", "inf.phh": "unsupported-feature",
+                     "player.phh": "invalid-record"}
+
+
+# --------------------------------------------------------------------------- readers record, rules judge (#13)
+
+CRAFTED_HEAD = """variant = "NT"
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+min_bet = 2
+starting_stacks = [200, 200, 200]
+seats = [1, 2, 3]
+"""
+DEAL = ["d dh p1 AsKs", "d dh p2 QdQc", "d dh p3 7h8c"]
+#: name -> (actions after the hole deals, the rule category the audit must report)
+ILLEGAL = {
+    "act-after-folding": (["p3 f", "p1 cc", "p2 cc", "d db 2c3d4h", "p1 cc", "p2 cbr 10", "p3 cc", "p1 f"],
+                          "illegal-action"),
+    "act-after-all-in": (["p3 f", "p1 cbr 200", "p2 cc", "d db 2c3d4h", "p1 cc", "d db 9c", "d db Tc",
+                          "p1 sm AsKs", "p2 sm QdQc"], "illegal-action"),
+    "out-of-turn": (["p1 f", "p3 f"], "action-order"),
+    "four-card-flop": (["p3 f", "p1 cc", "p2 cc", "d db 2c3d4h5s", "p1 cc", "p2 cc", "d db 9c", "p1 cc", "p2 cc",
+                        "d db Tc", "p1 cc", "p2 cc", "p1 sm AsKs", "p2 sm QdQc"], "deal"),
+    "raise-of-nothing": (["p3 f", "p1 cc", "p2 cbr 2", "p1 f"], "min-raise"),
+}
+
+
+def _crafted(tmp_path: Path, name: str, actions: list[str], deal: list[str] = DEAL) -> Path:
+    path = tmp_path / f"{name}.phh"
+    path.write_text(CRAFTED_HEAD + "actions = [" + ", ".join(json.dumps(a) for a in [*deal, *actions]) + "]\n",
+                    encoding="utf-8")
+    return path
+
+
+def test_a_crafted_legal_hand_has_no_finding(tmp_path):
+    """The control for the cases below: the same hand played legally is clean."""
+    result = audit([_crafted(tmp_path, "legal", ["p3 f", "p1 cc", "p2 cc", "d db 2c3d4h", "p1 cc", "p2 cbr 10",
+                                                 "p1 f"])])
+    assert (result.hands_audited, result.quarantined, len(result.findings)) == (1, [], 0)
+
+
+@pytest.mark.parametrize("name", sorted(ILLEGAL))
+def test_an_illegal_action_is_read_and_reported_not_quarantined(tmp_path, name):
+    actions, category = ILLEGAL[name]
+    result = audit([_crafted(tmp_path, name, actions)])
+    assert result.quarantined == []
+    assert result.hands_audited == 1
+    assert category in set(result.findings["category"]), result.findings[["rule_id", "message"]].to_string()
+
+
+@pytest.mark.parametrize(("name", "deal", "category"), [
+    ("card-dealt-twice", ["d dh p1 AsKs", "d dh p2 AsQc", "d dh p3 7h8c"], "deal"),
+    ("three-hole-cards", ["d dh p1 AsKsKd", "d dh p2 QdQc", "d dh p3 7h8c"], "deal"),
+])
+def test_a_misdeal_is_read_and_reported_not_quarantined(tmp_path, name, deal, category):
+    result = audit([_crafted(tmp_path, name, ["p3 f", "p1 f"], deal)])
+    assert result.quarantined == [] and result.hands_audited == 1
+    assert category in set(result.findings["category"])
+
+
+def test_what_no_rule_of_the_pack_judges_yet_is_still_recorded_as_written(tmp_path):
+    """A draw in hold'em and a show of cards other than those dealt are recorded faithfully (tda-2024 has no
+    rule for either yet; the hand is audited, not refused)."""
+    items = list(read_phh(_crafted(tmp_path, "draw", ["p3 f", "p1 cc", "p2 cc", "p1 sd As", "d dh p1 2h3h",
+                                                      "d db 2c3d4h", "p1 cc", "p2 cc", "p1 sm AhKh"])))
+    (item,) = items
+    assert isinstance(item, SourceHand)
+    events = item.hand["events"]
+    assert {"kind": "draw", "seat": 1, "discard": ["As"], "receive": ["2h", "3h"]} in events
+    assert [e for e in events if e["kind"] == "deal" and e.get("seat") == 1] == [hole(1, "As", "Ks")]
+    assert show(1, "Ah", "Kh") in events
+
+
+def test_show_of_the_cards_dealt_with_no_deal_recorded_shows_unknown_cards(tmp_path):
+    path = _crafted(tmp_path, "show", ["p3 f", "p1 cc", "p2 cc", "d db 2c3d4h", "p1 cc", "p2 cc", "d db 9c",
+                                       "p1 cc", "p2 cc", "d db Tc", "p1 cc", "p2 cc", "p1 sm -", "p2 sm -"],
+                    deal=["d dh p1 AsKs", "d dh p3 7h8c"])
+    (item,) = read_phh(path)
+    assert show(2, "??", "??") in item.hand["events"] and show(1, "As", "Ks") in item.hand["events"]
+
+
+@pytest.mark.parametrize(("action", "code", "reason"), [
+    ("p3 cbr 500", "inconsistent-amounts", "action 4: p3 bets or raises to 500 with only 200 behind"),
+    ("p3 pb", "unsupported-feature", "action 4: a bring-in (pb), which only stud games have; the canonical log "
+                                     "has no bring-in"),
+])
+def test_what_the_canonical_log_cannot_hold_is_still_refused(tmp_path, action, code, reason):
+    (item,) = read_phh(_crafted(tmp_path, "refused", [action]), label="refused.phh")
+    assert isinstance(item, Quarantined)
+    assert (item.code, item.reason, item.table_id) == (code, reason, "refused.phh")
+
+
+def test_limits_and_damaged_text_get_their_codes(tmp_path):
+    from auditor.ingest.limits import Limits
+    path = _crafted(tmp_path, "big", ["p3 f", "p1 f"])
+    (item,) = read_phh(path, limits=Limits(phh_max_hand_bytes=64))
+    assert item.code == "limit" and "phh_max_hand_bytes" in item.reason
+    (item,) = read_phh(path, limits=Limits(max_file_bytes=64))
+    assert item.code == "limit" and "max_file_bytes" in item.reason
+    bad = tmp_path / "bad.phh"
+    bad.write_text('variant = "NT"\nactions = [\n', encoding="utf-8")
+    (item,) = read_phh(bad)
+    assert item.code == "damaged" and item.reason.startswith("invalid TOML")
 
 
 def test_gzip_reads_like_plain(tmp_path):
@@ -438,14 +544,14 @@ def corpus():
 # Quarantine reasons in the corpus, each an unsupported variant (FO/8 and the others are WSOP final-table
 # games; FB, NS are historical hands; one F2L3D is historical too).
 EXPECTED_QUARANTINE = {
-    "Omaha hi/lo is not supported (PHH variant FO/8)": 14,
-    "seven-card stud is not supported (PHH variant F7S)": 13,
-    "razz is not supported (PHH variant FR)": 10,
-    "deuce-to-seven lowball triple draw is not supported (PHH variant F2L3D)": 8,
-    "deuce-to-seven lowball single draw is not supported (PHH variant N2L1D)": 7,
-    "seven-card stud hi/lo is not supported (PHH variant F7S/8)": 7,
-    "badugi is not supported (PHH variant FB)": 1,
-    "short-deck hold'em is not supported (PHH variant NS)": 1,
+    "unsupported variant: Omaha hi/lo (PHH variant FO/8)": 14,
+    "unsupported variant: seven-card stud (PHH variant F7S)": 13,
+    "unsupported variant: razz (PHH variant FR)": 10,
+    "unsupported variant: deuce-to-seven lowball triple draw (PHH variant F2L3D)": 8,
+    "unsupported variant: deuce-to-seven lowball single draw (PHH variant N2L1D)": 7,
+    "unsupported variant: seven-card stud hi/lo (PHH variant F7S/8)": 7,
+    "unsupported variant: badugi (PHH variant FB)": 1,
+    "unsupported variant: short-deck hold'em (PHH variant NS)": 1,
 }
 
 
@@ -467,6 +573,7 @@ def test_every_corpus_hand_is_converted_or_quarantined(corpus):
         print(f"{count:5d}  {reason}")
     assert all("\n" not in r and r == " ".join(r.split()) for r in reasons)
     assert dict(reasons) == EXPECTED_QUARANTINE
+    assert {q.code for q in quarantined} == {"unsupported-game"}
 
 
 def test_chips_balance_in_every_hand_with_finishing_stacks(corpus):

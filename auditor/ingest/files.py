@@ -119,6 +119,17 @@ def read_all(path: Path, limits: Limits = DEFAULT_LIMITS, max_bytes: int | None 
     return data
 
 
+def open_failure(exc: OSError) -> tuple[str, str]:
+    """(reason, quarantine code) for a file that could not be opened or read to its end.
+
+    Every reader words it the same way: a limit passed is `limit` (the message names the limit),
+    anything else (no permission, damaged or truncated gzip, a directory) is `damaged`.
+    """
+    if isinstance(exc, LimitExceeded):
+        return f"refused: {exc}", "limit"
+    return f"cannot read: {exc.strerror or exc}", "damaged"
+
+
 def read_line(stream: BinaryIO, max_bytes: int) -> tuple[bytes, bool]:
     """The next line (with its newline) of at most `max_bytes`, and whether it was longer.
 
@@ -135,4 +146,5 @@ def read_line(stream: BinaryIO, max_bytes: int) -> tuple[bytes, bool]:
     return line[:max_bytes], True
 
 
-__all__ = ["GZIP_MAGIC", "GuardedStream", "bomb_message", "is_gzip", "open_binary", "read_all", "read_line"]
+__all__ = ["GZIP_MAGIC", "GuardedStream", "bomb_message", "is_gzip", "open_binary", "open_failure", "read_all",
+           "read_line"]

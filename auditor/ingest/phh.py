@@ -69,7 +69,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from auditor.ingest import phh_toml
-from auditor.ingest.files import read_all
+from auditor.ingest.files import open_failure, read_all
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
@@ -90,18 +90,17 @@ SUPPORTED: dict[str, tuple[str, str, int]] = {
     # Not in phh-std 0.0.1; fixed-limit Omaha high, accepted should a file use it.
     "FO": ("omaha", "fixed-limit", 4),
 }
+#: PHH variant code -> the game's name, for "unsupported variant: <name> (PHH variant <code>)"
 UNSUPPORTED: dict[str, str] = {
-    "NS": "short-deck hold'em is not supported",
-    "FO/8": "Omaha hi/lo is not supported",
-    "F7S": "seven-card stud is not supported",
-    "F7S/8": "seven-card stud hi/lo is not supported",
-    "FR": "razz is not supported",
-    "N2L1D": "deuce-to-seven lowball single draw is not supported",
-    "F2L3D": "deuce-to-seven lowball triple draw is not supported",
-    "FB": "badugi is not supported",
+    "NS": "short-deck hold'em",
+    "FO/8": "Omaha hi/lo",
+    "F7S": "seven-card stud",
+    "F7S/8": "seven-card stud hi/lo",
+    "FR": "razz",
+    "N2L1D": "deuce-to-seven lowball single draw",
+    "F2L3D": "deuce-to-seven lowball triple draw",
+    "FB": "badugi",
 }
-#: community cards dealt at each street of hold'em and Omaha
-BOARD_STEPS = (3, 1, 1)
 MAX_SCALE = 10**6
 MAX_MONEY = 10**15
 MAX_TEXT = 128
@@ -120,7 +119,12 @@ _TOML_LINE = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 class _Reject(Exception):
-    """The hand cannot be converted; the message is the one-line quarantine reason."""
+    """The hand cannot be written as a canonical hand: the message is the one-line quarantine reason and
+    `code` its entry of QUARANTINE_CODES. Never raised because an action is illegal (rules judge those)."""
+
+    def __init__(self, reason: str, code: str):
+        super().__init__(reason)
+        self.code = code
 
 
 # --------------------------------------------------------------------------- sniffing
@@ -161,33 +165,36 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
     try:
         raw = read_all(path, limits)
     except OSError as exc:
-        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
+        reason, code = open_failure(exc)
+        yield Quarantined(name, 0, reason, code=code)
         return
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        yield Quarantined(name, 1, f"not UTF-8 text: byte {exc.start}: {exc.reason}")
+        yield Quarantined(name, 1, f"not UTF-8 text: byte {exc.start}: {exc.reason}", code="damaged")
         return
     label = label if label is not None else _label(path, root)
     suffix = path.name.removesuffix(".gz").rsplit(".", 1)[-1].lower()
     for line, key, fields, error in _documents(text, many=suffix == "phhs", limits=limits):
-        hand_id = None
+        hand_id = table_id = None
         try:
             if error:
-                raise _Reject(error)
+                raise _Reject(error[1], error[0])
             if _has_huge_integer(fields):
-                raise _Reject(f"a number of more than {MAX_DIGITS} digits (no amount, seat or hand number is)")
+                raise _Reject(f"a number of more than {MAX_DIGITS} digits (no amount, seat or hand number is)",
+                              "damaged")
             hand_id, table_id = _ids(label, key, fields)
             hand = _convert(fields, hand_id, table_id, rule_pack)
         except _Reject as exc:
-            yield Quarantined(name, line, _one_line(str(exc)), hand_id)
+            yield Quarantined(name, line, _one_line(str(exc)), hand_id, code=exc.code, table_id=table_id)
             continue
         except Exception as exc:  # a reader never raises on bad input
-            yield Quarantined(name, line, _one_line(f"reader error: {type(exc).__name__}: {exc}"), hand_id)
+            yield Quarantined(name, line, _one_line(f"reader error: {type(exc).__name__}: {exc}"), hand_id,
+                              code="internal-error", table_id=table_id)
             continue
         problem = schema_error(hand) or consistency_error(hand)
         if problem:
-            yield Quarantined(name, line, problem, hand_id)
+            yield Quarantined(name, line, problem, hand_id, code="invalid-record", table_id=table_id)
         else:
             yield SourceHand(hand, name, line)
 
@@ -252,26 +259,29 @@ def _ids(label: str, key: str | None, fields: dict) -> tuple[str, str]:
     return _clip(hand_id), _clip(table_id)
 
 
-def _too_big(lines: list[str], first: int, limits: Limits) -> str | None:
-    """Why the hand written on `lines` (the first of them is line `first` of the file) is not parsed, or None.
+def _too_big(lines: list[str], first: int, limits: Limits) -> tuple[str, str] | None:
+    """(code, reason) why the hand written on `lines` (the first of them is line `first` of the file) is not
+    parsed, or None.
 
     Sizes are UTF-8 bytes; a line counts its newline.
     """
     cap = limits.phh_max_line_bytes
     for number, line in enumerate(lines, first):
         if len(line) * 4 > cap and len(line.encode("utf-8", "surrogatepass")) + 1 > cap:
-            return f"line {number} is longer than {cap} bytes (limit phh_max_line_bytes); the hand is not parsed"
+            return "limit", (f"line {number} is longer than {cap} bytes (limit phh_max_line_bytes); the hand is "
+                             "not parsed")
     chars = sum(len(line) + 1 for line in lines)
     if chars * 4 > limits.phh_max_hand_bytes:  # else even four-byte characters would fit
         size = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
         if size > limits.phh_max_hand_bytes:
-            return f"hand is longer than {limits.phh_max_hand_bytes} bytes (limit phh_max_hand_bytes); not parsed"
+            return "limit", (f"hand is longer than {limits.phh_max_hand_bytes} bytes (limit phh_max_hand_bytes); "
+                             "not parsed")
     return None
 
 
 def _documents(text: str, many: bool,
-               limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, str | None, dict, str | None]]:
-    """(line, table key, fields, TOML error) per hand in the file; never raises.
+               limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, str | None, dict, tuple[str, str] | None]]:
+    """(line, table key, fields, (code, reason) of a refusal) per hand in the file; never raises.
 
     A `.phhs` with a table too big to parse is read table by table (the others are still read);
     otherwise the file is parsed whole, as TOML means it to be.
@@ -291,7 +301,7 @@ def _documents(text: str, many: bool,
         doc = phh_toml.loads(text)
     except (ValueError, RecursionError) as exc:  # TOMLDecodeError; a 5,000-digit integer; [[[[...]]]]
         if not many:
-            yield 1, None, {}, _toml_reason(exc)
+            yield 1, None, {}, ("damaged", _toml_reason(exc))
             return
         yield from _chunks(text, limits)
         return
@@ -329,7 +339,8 @@ def _table_starts(text: str) -> list[tuple[int, str]]:
             if (m := _HEADER.match(line))]
 
 
-def _chunks(text: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, str | None, dict, str | None]]:
+def _chunks(text: str,
+            limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, str | None, dict, tuple[str, str] | None]]:
     """A `.phhs` whose TOML does not parse as a whole: parse table by table, so one damaged hand
     does not take the rest of the file with it."""
     starts = _table_starts(text)
@@ -342,7 +353,7 @@ def _chunks(text: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, s
         try:
             tomllib.loads(text)
         except (ValueError, RecursionError) as exc:
-            yield 1, None, {}, _toml_reason(exc)
+            yield 1, None, {}, ("damaged", _toml_reason(exc))
         return
     for i, (start, key) in enumerate(starts):
         end = starts[i + 1][0] - 1 if i + 1 < len(starts) else len(lines)
@@ -354,7 +365,7 @@ def _chunks(text: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, s
         try:
             fields = phh_toml.loads(body)
         except (ValueError, RecursionError) as exc:
-            yield start, key, {}, _toml_reason(exc, start)
+            yield start, key, {}, ("damaged", _toml_reason(exc, start))
             continue
         yield start, key, fields, None
 
@@ -366,40 +377,40 @@ def _money(value: Any, what: str) -> int | Fraction:
     """An amount as an exact number: int when whole (the fast, common case), else a Fraction of the
     decimal the file wrote (10112.5 -> 20225/2, never the binary float)."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise _Reject(f"{what} is not a number: {value!r}")
+        raise _Reject(f"{what} is not a number: {value!r}", "invalid-record")
     if isinstance(value, int):
         amount: int | Fraction = value
     elif isinstance(value, str):
         if not _NUMBER.match(value):
-            raise _Reject(f"{what} is not a number: {value!r}")
+            raise _Reject(f"{what} is not a number: {value!r}", "invalid-record")
         if len(value) > 40:  # far beyond any stack, and int() refuses more than 4,300 digits
-            raise _Reject(f"{what} is too large: {value[:20]}...")
+            raise _Reject(f"{what} is too large: {value[:20]}...", "unsupported-feature")
         amount = int(value) if value.isdigit() else Fraction(value)
     elif math.isinf(value):
-        raise _Reject(f"{what} is unknown (inf)")
+        raise _Reject(f"{what} is unknown (inf)", "unsupported-feature")
     elif math.isnan(value):
-        raise _Reject(f"{what} is not a number (nan)")
+        raise _Reject(f"{what} is not a number (nan)", "invalid-record")
     else:
         amount = int(value) if value.is_integer() else Fraction(repr(value))
     if amount < 0:
-        raise _Reject(f"{what} is negative: {value}")
+        raise _Reject(f"{what} is negative: {value}", "invalid-record")
     return amount
 
 
 def _money_list(fields: dict, key: str, n: int) -> list[int | Fraction]:
     values = fields.get(key)
     if values is None:
-        raise _Reject(f"missing required field {key}")
+        raise _Reject(f"missing required field {key}", "invalid-record")
     if not isinstance(values, list):
-        raise _Reject(f"{key} is not an array")
+        raise _Reject(f"{key} is not an array", "invalid-record")
     if len(values) != n:
-        raise _Reject(f"{key} has {len(values)} entries for {n} players")
+        raise _Reject(f"{key} has {len(values)} entries for {n} players", "invalid-record")
     return [_money(v, f"{key}[{i}]") for i, v in enumerate(values)]
 
 
 def _cards(text: str, where: str) -> list[str]:
     if len(text) % 2:
-        raise _Reject(f"{where}: bad card text {text!r}")
+        raise _Reject(f"{where}: bad card text {text!r}", "damaged")
     out = []
     for i in range(0, len(text), 2):
         rank, suit = text[i].upper(), text[i + 1].lower()
@@ -408,14 +419,14 @@ def _cards(text: str, where: str) -> list[str]:
         elif rank in _RANKS and suit in _SUITS:
             out.append(rank + suit)
         else:
-            raise _Reject(f"{where}: bad card {text[i:i + 2]!r}")
+            raise _Reject(f"{where}: bad card {text[i:i + 2]!r}", "damaged")
     return out
 
 
 def _player(token: str, n: int, where: str) -> int:
     match = _PLAYER.match(token)
     if not match or len(match.group(1)) > 3 or not 1 <= int(match.group(1)) <= n:
-        raise _Reject(f"{where}: unknown player {token!r} ({n} players)")
+        raise _Reject(f"{where}: unknown player {token!r} ({n} players)", "invalid-record")
     return int(match.group(1)) - 1
 
 
@@ -423,12 +434,13 @@ def _parse_actions(actions: Any, n: int) -> list[tuple]:
     """Each action as a tuple: ("dh", i, cards) ("db", cards) ("f", i) ("cc", i) ("cbr", i, amount)
     ("sm", i, cards | None | "-") ("sd", i, cards) ("pb", i)."""
     if not isinstance(actions, list):
-        raise _Reject("missing required field actions" if actions is None else "actions is not an array")
+        raise _Reject("missing required field actions" if actions is None else "actions is not an array",
+                      "invalid-record")
     parsed: list[tuple] = []
     for k, raw in enumerate(actions):
         where = f"action {k + 1}"
         if not isinstance(raw, str):
-            raise _Reject(f"{where} is not a string: {raw!r}")
+            raise _Reject(f"{where} is not a string: {raw!r}", "invalid-record")
         words = raw.split("#", 1)[0].split()
         if not words:
             continue  # no-op or commentary
@@ -439,7 +451,7 @@ def _parse_actions(actions: Any, n: int) -> list[tuple]:
             elif len(words) == 3 and words[1] == "db":
                 parsed.append(("db", _cards(words[2], where)))
             else:
-                raise _Reject(f"{where}: unknown dealer action")
+                raise _Reject(f"{where}: unknown dealer action", "damaged")
             continue
         i = _player(words[0], n, where)
         verb, args = (words[1] if len(words) > 1 else ""), words[2:]
@@ -452,7 +464,7 @@ def _parse_actions(actions: Any, n: int) -> list[tuple]:
         elif verb == "sd" and len(args) <= 1:
             parsed.append(("sd", i, _cards(args[0], where) if args else []))
         else:
-            raise _Reject(f"{where}: unknown action")
+            raise _Reject(f"{where}: unknown action", "damaged")
     return parsed
 
 
@@ -463,7 +475,8 @@ def _scale(amounts: list[int | Fraction], smallest_chip: Fraction) -> int:
             continue
         scale = math.lcm(scale, amount.denominator)
         if scale > MAX_SCALE:
-            raise _Reject(f"amount {float(amount)} needs a unit finer than 1/{MAX_SCALE}")
+            raise _Reject(f"amount {float(amount)} needs a unit finer than 1/{MAX_SCALE} (the finest money "
+                          "scale the canonical log holds)", "unsupported-feature")
     return scale
 
 
@@ -498,21 +511,21 @@ def _started_at(fields: dict) -> str | None:
 def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
     code = fields.get("variant")
     if not isinstance(code, str):
-        raise _Reject("missing required field variant")
+        raise _Reject("missing required field variant", "invalid-record")
     if code in UNSUPPORTED:
-        raise _Reject(f"{UNSUPPORTED[code]} (PHH variant {code})")
+        raise _Reject(f"unsupported variant: {UNSUPPORTED[code]} (PHH variant {code})", "unsupported-game")
     if code not in SUPPORTED:
-        raise _Reject(f"unknown PHH variant {code!r}")
+        raise _Reject(f"unsupported variant: unknown PHH variant {code[:MAX_TEXT]!r}", "unsupported-game")
     variant, structure, hole_cards = SUPPORTED[code]
 
     stacks_in = fields.get("starting_stacks")
     if not isinstance(stacks_in, list):
-        raise _Reject("missing required field starting_stacks")
+        raise _Reject("missing required field starting_stacks", "invalid-record")
     n = len(stacks_in)
     if n < 2:
-        raise _Reject(f"{n} player(s): a hand needs at least 2")
+        raise _Reject(f"{n} player(s): a hand needs at least 2", "invalid-record")
     if n > 10:
-        raise _Reject(f"{n} players: the canonical log allows at most 10 seats")
+        raise _Reject(f"{n} players: the canonical log allows at most 10 seats", "unsupported-feature")
     starting = _money_list(fields, "starting_stacks", n)
     antes = _money_list(fields, "antes", n)
     forced = _money_list(fields, "blinds_or_straddles", n)
@@ -520,7 +533,7 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
     if structure == "fixed-limit":
         for key in ("small_bet", "big_bet"):
             if key not in fields:
-                raise _Reject(f"missing required field {key} for fixed limit")
+                raise _Reject(f"missing required field {key} for fixed limit", "invalid-record")
             bets.append(_money(fields[key], key))
     finishing = _money_list(fields, "finishing_stacks", n) if fields.get("finishing_stacks") is not None else None
     winnings = _money_list(fields, "winnings", n) if fields.get("winnings") is not None else None
@@ -538,7 +551,8 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
     def units(amount: int | Fraction) -> int:
         value = int(amount * scale)
         if value > MAX_MONEY:
-            raise _Reject(f"amount {amount} is too large")
+            raise _Reject(f"amount {amount} is too large (the canonical log holds at most {MAX_MONEY})",
+                          "unsupported-feature")
         return value
 
     # -- seats ------------------------------------------------------------------------------
@@ -548,23 +562,23 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
     else:
         if not isinstance(seats, list) or len(seats) != n or not all(
                 isinstance(s, int) and not isinstance(s, bool) for s in seats):
-            raise _Reject(f"seats must be {n} integers")
-        if len(set(seats)) != n:
-            raise _Reject(f"seats lists a seat twice: {seats}")
-        if not all(1 <= s <= 10 for s in seats):
-            raise _Reject(f"seats {seats}: the canonical log numbers seats 1..10")
+            raise _Reject(f"seats must be {n} integers", "invalid-record")
+        # A seat listed twice is left to the canonical consistency check, like every reader's.
+        if not all(s >= 1 for s in seats):
+            raise _Reject(f"seats {seats}: seats are numbered from 1", "invalid-record")
+        if not all(s <= 10 for s in seats):
+            raise _Reject(f"seats {seats}: the canonical log numbers seats 1..10", "unsupported-feature")
         seat_of = list(seats)
     seat_count = fields.get("seat_count")
     if seat_count is not None and (not isinstance(seat_count, int) or isinstance(seat_count, bool)):
-        raise _Reject(f"seat_count is not an integer: {seat_count!r}")
+        raise _Reject(f"seat_count is not an integer: {seat_count!r}", "invalid-record")
     max_seats = seat_count or max(n, max(seat_of))
     if max_seats > 10:
-        raise _Reject(f"seat_count {max_seats}: the canonical log allows at most 10 seats")
-    if max_seats < max(seat_of):
-        raise _Reject(f"seat {max(seat_of)} is beyond seat_count {max_seats}")
+        raise _Reject(f"seat_count {max_seats}: the canonical log allows at most 10 seats", "unsupported-feature")
+    # a seat beyond seat_count is left to the canonical consistency check ("seat N is beyond max_seats M")
     names = fields.get("players")
     if names is not None and (not isinstance(names, list) or len(names) != n):
-        raise _Reject(f"players must list {n} names")
+        raise _Reject(f"players must list {n} names", "invalid-record")
     players = [(str(names[i]).strip()[:MAX_TEXT] if names and str(names[i]).strip() else f"p{i + 1}")
                for i in range(n)]
 
@@ -618,40 +632,27 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
             events.append(_post(seat_of[i], "straddle", None, amount, stack[i] == 0))
 
     # -- actions ------------------------------------------------------------------------------
+    # Recorded as written, legal or not: more hole cards than the game deals, a card dealt twice, a
+    # board of the wrong size, a show of other cards than were dealt, a draw in a game without draws,
+    # an action out of turn or by a player who folded or is all-in. The replay and the rules judge them.
     hole: dict[int, list[str]] = {}
-    board: list[str] = []
-    seen: set[str] = set()
     showdown = False
     last_bet_event = len(events)
-
-    def note_cards(cards: list[str], where: str) -> None:
-        for card in cards:
-            if card != "??":
-                if card in seen:
-                    raise _Reject(f"{where}: card {card} is dealt twice")
-                seen.add(card)
+    #: player -> the draw event whose replacement cards the next `d dh` to that player deals
+    drawing: dict[int, dict] = {}
 
     for k, act in enumerate(actions, 1):
         verb = act[0]
         if verb == "dh":
             _, i, cards = act
-            held = hole.setdefault(i, [])
-            if len(held) + len(cards) > hole_cards:
-                raise _Reject(f"action {k}: p{i + 1} is dealt {len(held) + len(cards)} hole cards; "
-                              f"{variant} deals {hole_cards}")
-            note_cards(cards, f"action {k}")
-            held.extend(cards)
+            if i in drawing:  # phh-std: `pN sd cards` then `d dh pN replacements`
+                drawing.pop(i)["receive"].extend(cards)
+                continue
+            hole.setdefault(i, []).extend(cards)
             events.append({"kind": "deal", "to": "hole", "seat": seat_of[i], "cards": cards})
         elif verb == "db":
-            cards = act[1]
-            street = _street(len(board))
-            if street is None or len(cards) != BOARD_STEPS[street]:
-                raise _Reject(f"action {k}: board dealt as {len(cards)} card(s) after {len(board)}; "
-                              f"{variant} deals {', then '.join(map(str, BOARD_STEPS))}")
-            note_cards(cards, f"action {k}")
-            board.extend(cards)
             round_bet = [0] * n
-            events.append({"kind": "deal", "to": "board", "cards": cards})
+            events.append({"kind": "deal", "to": "board", "cards": act[1]})
         elif verb in ("f", "cc", "cbr"):
             i = act[1]
             current = max(round_bet)
@@ -670,16 +671,22 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
             else:
                 target = units(act[2])
                 amount = target - round_bet[i]
-                if amount <= 0:
-                    raise _Reject(f"action {k}: p{i + 1} bets or raises to {_show(target, scale)}, not above "
-                                  f"the {_show(round_bet[i], scale)} already in this round")
+                if amount < 0:
+                    raise _Reject(f"action {k}: p{i + 1} bets or raises to {_show(target, scale)}, below the "
+                                  f"{_show(round_bet[i], scale)} already in this round (chips cannot be taken "
+                                  "back)", "inconsistent-amounts")
                 if amount > stack[i]:
                     raise _Reject(f"action {k}: p{i + 1} bets or raises to {_show(target, scale)} with only "
-                                  f"{_show(stack[i], scale)} behind")
+                                  f"{_show(stack[i], scale)} behind", "inconsistent-amounts")
                 pay(i, amount)
                 live[i] += amount
                 round_bet[i] = target
-                name = "call" if target <= current else "raise" if current > 0 else "bet"
+                # A `cbr` to no more than the player already has in is a raise of nothing (the min-raise
+                # and min-bet rules judge it); one that only reaches the bet faced is an all-in call.
+                if amount == 0:
+                    name = "raise" if current > 0 else "bet"
+                else:
+                    name = "call" if target <= current else "raise" if current > 0 else "bet"
                 events.append(_act(seat_of[i], name, amount, target, stack[i] == 0))
             last_bet_event = len(events)
         elif verb == "sm":
@@ -689,24 +696,17 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
                 events.append({"kind": "muck", "seat": seat_of[i]})
                 continue
             if cards == "-":
-                cards = list(hole.get(i, []))
-                if not cards:
-                    raise _Reject(f"action {k}: p{i + 1} shows '-' but was dealt no cards")
-            else:
-                if len(cards) != hole_cards:
-                    raise _Reject(f"action {k}: p{i + 1} shows {len(cards)} cards; {variant} has {hole_cards}")
-                dealt = hole.get(i, [])
-                for card in cards:
-                    if card == "??" or card in dealt:
-                        continue
-                    if dealt and "??" not in dealt:
-                        raise _Reject(f"action {k}: p{i + 1} shows {card}, which is not among the cards dealt")
-                    note_cards([card], f"action {k}")
+                # "shows the cards dealt": with no deal recorded, the faces are unknown to the log
+                cards = list(hole.get(i, [])) or ["??"] * hole_cards
             events.append({"kind": "show", "seat": seat_of[i], "cards": cards})
         elif verb == "sd":
-            raise _Reject(f"action {k}: a draw (sd) in {variant}")
+            _, i, cards = act
+            draw = {"kind": "draw", "seat": seat_of[i], "discard": cards, "receive": []}
+            drawing[i] = draw
+            events.append(draw)
         else:  # pb
-            raise _Reject(f"action {k}: a bring-in (pb) in {variant}")
+            raise _Reject(f"action {k}: a bring-in (pb), which only stud games have; the canonical log has no "
+                          "bring-in", "unsupported-feature")
 
     # -- the end: uncalled bet, awards ----------------------------------------------------------
     paid_out = finishing is not None or winnings is not None
@@ -761,15 +761,6 @@ def _trim(values: list[int]) -> list[int]:
     while values and values[-1] == 0:
         values = values[:-1]
     return values
-
-
-def _street(board_cards: int) -> int | None:
-    total = 0
-    for street, step in enumerate(BOARD_STEPS):
-        if board_cards == total:
-            return street
-        total += step
-    return None
 
 
 def _show(value: int, scale: int) -> str:
