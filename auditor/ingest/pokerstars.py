@@ -1,15 +1,50 @@
 """Reader for PokerStars hand-history text: every hand in a file ends as a SourceHand or a Quarantined.
 
 The contract is docs/readers.md. PokerStars writes one hand after another, each beginning with a
-line `PokerStars Hand #…:` (or `Game #`, `Zoom Hand #`…); a hand is read line by line into canonical
-events, with money in one integer scale per hand (cents for cash games, chips for tournaments, finer
-when the text has finer amounts).
+line `PokerStars Hand #…:` (or `Game #`, `Zoom Hand #`, `POKERSTARS GAME #` from tracking software;
+archives may separate hands with `*********** # 1 **************` and indent lines); a hand is read
+line by line into canonical events, with money in one integer scale per hand (cents for cash games,
+chips for tournaments, finer when the text has finer amounts), stated in the header's `money_scale`.
+
+**Readers record; rules judge.** This reader writes what the text says happened, illegal or not: a
+check facing a bet, an action after a fold or after going all-in, a flop of two or four cards, a draw
+that received more or fewer cards than were discarded, an uncalled bet returned that was never bet,
+a bet after the showdown, a player dealt cards or acting while listed as sitting out (who was, then,
+dealt in). The rules report those as findings. Room conventions it applies, each documented where it
+is read:
+
+- tournaments deal every seated player in, `is sitting out` or not (the room posts and folds for
+  absent players); a fold the text shows to be the room's doing is the `kill` event, not an action:
+  the player was absent (`is sitting out` in the seat list or said during the hand, `sits out`, `has
+  timed out…`, none of it undone by `has returned`), or had no chips behind (all-in: no choice to make);
+- older exports with no `Uncalled bet (X) returned to` line that leave the uncalled chips out of
+  `Total pot`: when the chips put in exceed the chips paid by exactly the unmatched part of the last
+  bet, and the stated total agrees with the awards, the `return` is written; a ReaderNote
+  (`implied-uncalled-return`) says so once per file.
+
+What it still refuses, each with its quarantine code (auditor/ingest/records.py), because the
+canonical log cannot hold what the text says:
+
+- `unsupported-game`: a game or betting structure the log does not have (hi/lo, stud, razz, triple
+  draw, short deck, spread limit…), or a header naming no game it knows;
+- `unsupported-feature`: run it twice, an all-in cash-out, a button blind or bring-in, a side pot
+  past side pot-10, a table of more than 10 seats;
+- `truncated`: the hand stops before its table line, its deal, its summary or its showdown (two live
+  players and no `*** SHOW DOWN ***`), or a fragment of a hand before the first header;
+- `cancelled`: `Hand cancelled`;
+- `damaged`: lines not understood; a player acting who has no seat (no name in the seat list), a
+  line that could belong to two seats with the same name; streets in an impossible order (a post or
+  a bet before or after the deal it belongs to, a second deal, a board in five-card draw); text that
+  contradicts itself about cards (a turn that does not repeat the flop, a summary board that differs);
+- `inconsistent-amounts`: a player putting in more than they have behind, called all-in with chips
+  behind, or "raising" to no more than they have in; an amount that is no number of the hand's units;
+- `limit`: a line or hand longer than the limits allow (auditor/ingest/limits.py);
+- `invalid-record`: the canonical hand fails the schema or `consistency_error` (reported as found);
+- `internal-error`: a fault of this reader, never of the file.
 
 Player names are whatever the players chose: they can hold spaces, colons, brackets and markup. They
 are never split on punctuation. A line is matched against the names seated in that hand, longest first,
 and only the text after a known name is parsed, so a name can never be mistaken for part of a line.
-Whatever cannot be read consistently (a player acting without a seat, a board that changes, a hand
-without its summary) is quarantined with a one-line reason, never guessed.
 """
 
 from __future__ import annotations
@@ -27,7 +62,7 @@ from zoneinfo import ZoneInfo
 from auditor.ingest.files import read_all
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.validate import schema_error
 
 ROOM = "PokerStars"
@@ -54,13 +89,17 @@ ZONES = {
 _AMT = r"[$€£]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _CARD = re.compile(r"[2-9TJQKA][cdhs]")
 
-HEADER = re.compile(r"^PokerStars (?:[\w']+ ){0,3}?(?:Hand|Game) #(?P<id>\d+):\s*(?P<rest>.*)$")
+#: `PokerStars Hand #`, `PokerStars Game #` (older exports), `PokerStars Zoom Hand #`, `PokerStars Home Game
+#: Hand #`, and any case (`POKERSTARS GAME #` from tracking software)
+HEADER = re.compile(r"^PokerStars (?:[\w']+ ){0,3}?(?:Hand|Game) #(?P<id>\d+):\s*(?P<rest>.*)$", re.IGNORECASE)
+#: the line archives put between hands (`*********** # 1 **************`): not part of any hand
+SEPARATOR = re.compile(r"^\*{3,} ?# ?\d+ ?\*{3,}$")
 TABLE = re.compile(r"^Table '(?P<name>.*)' (?:(?P<max>\d+)-max\b)?(?P<mid>.*?)"
                    r"(?:Seat #(?P<button>\d+) is the button)?$")
 SEAT = re.compile(rf"^Seat (?P<seat>\d+): (?P<name>.+) \((?P<stack>{_AMT}) in chips(?:, [^()]*)?\)"
                   r"(?P<suffix>| is sitting out| out of hand.*| will be allowed to play after the button)$")
 MARKER = re.compile(r"^\*\*\* (?P<name>[A-Za-z0-9 ]+?) \*\*\*(?P<rest>.*)$")
-LIMIT = re.compile(r"\b(?P<limit>No Limit|Pot Limit|Fixed Limit|Spread Limit|Limit)\b")
+LIMIT = re.compile(r"\b(?P<limit>No Limit|Pot Limit|Fixed Limit|Spread Limit|Limit)\b", re.IGNORECASE)
 STAKES = re.compile(rf"(?<![\d/.,])(?P<small>{_AMT})/(?P<big>{_AMT})(?![\d/])")
 STAMP = re.compile(r"(?P<y>\d{4})/(?P<mo>\d{1,2})/(?P<d>\d{1,2})(?: - | )(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})"
                    r"(?: \(?(?P<zone>[A-Z]{2,5})\)?)?")
@@ -114,7 +153,17 @@ UNSUPPORTED_GAMES = (
     ("Big O", "Big O"),
 )
 SUPPORTED_GAMES = (("5 Card Draw", "five-card-draw", 5), ("Omaha", "omaha", 4), ("Hold'em", "holdem", 2))
-STRUCTURES = {"No Limit": "no-limit", "Pot Limit": "pot-limit", "Limit": "fixed-limit", "Fixed Limit": "fixed-limit"}
+
+
+def _game_word(word: str) -> re.Pattern[str]:
+    """A game's name as a whole word, in any case: "6+" in "6+ Hold'em" but not in the buy-in
+    "$3.26+$0.24", "2-7" but not in "12-7"."""
+    return re.compile(rf"(?<![\w.,$€£+-]){re.escape(word)}(?![\w+-])", re.IGNORECASE)
+
+
+GAME_WORDS = {word: _game_word(word) for word, _ in UNSUPPORTED_GAMES} | \
+    {word: _game_word(word) for word, _, _ in SUPPORTED_GAMES}
+STRUCTURES = {"no limit": "no-limit", "pot limit": "pot-limit", "limit": "fixed-limit", "fixed limit": "fixed-limit"}
 CURRENCY_OF_SYMBOL = {"$": "USD", "€": "EUR", "£": "GBP"}
 RUN_TWICE = re.compile(r"^(?:FIRST|SECOND|THIRD) (?:FLOP|TURN|RIVER|SHOW DOWN)$")
 
@@ -123,11 +172,13 @@ _UNDEFINED_IN_CP1252 = (0x81, 0x8D, 0x8F, 0x90, 0x9D)
 
 
 class _Bad(Exception):
-    """The hand cannot be converted; `reason` is the one-line quarantine reason."""
+    """The hand cannot be converted; `reason` is the one-line quarantine reason, `code` one of
+    QUARANTINE_CODES (given every time: the same cause gets the same code in every reader)."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, code: str):
         super().__init__(reason)
         self.reason = reason
+        self.code = code
 
 
 # -- bytes to lines -----------------------------------------------------------------------------------
@@ -177,7 +228,7 @@ def _utf16_without_bom(raw: bytes) -> str | None:
 def split_lines(text: str) -> list[str]:
     """Lines on CR LF, CR or LF only (a name may hold other Unicode line breaks), trailing blanks cut."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return [line.lstrip("\ufeff").rstrip(" \t") for line in text.split("\n")]
+    return [line.strip(" \t\ufeff") for line in text.split("\n")]
 
 
 def _unseated_chat(line: str) -> bool:
@@ -187,7 +238,7 @@ def _unseated_chat(line: str) -> bool:
 
 
 def is_hand_start(line: str) -> bool:
-    return line.startswith("PokerStars ") and HEADER.match(line) is not None
+    return line[:11].lower() == "pokerstars " and HEADER.match(line) is not None
 
 
 def sniff_pokerstars(head: bytes) -> bool:
@@ -197,7 +248,7 @@ def sniff_pokerstars(head: bytes) -> bool:
     except Exception:  # sniffing never raises
         return False
     for line in split_lines(text):
-        if line.strip():
+        if line.strip() and not SEPARATOR.match(line):
             return is_hand_start(line)
     return False
 
@@ -205,19 +256,24 @@ def sniff_pokerstars(head: bytes) -> bool:
 # -- the reader ---------------------------------------------------------------------------------------
 
 def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
-                    limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
+                    limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined | ReaderNote]:
     """Yield every hand in a PokerStars text file as a canonical hand or a quarantine entry; never raise.
 
     A hand with a line longer than `limits.pokerstars_max_line_bytes`, or longer itself than
     `limits.pokerstars_max_hand_bytes`, is quarantined unread (no pattern is ever run on such a line).
+    A ReaderNote, once per file and kind, says which export convention was applied (before the first
+    hand it was applied to); it is not a hand.
     """
     name = str(path)
     try:
         raw = read_all(Path(path), limits)
     except OSError as exc:
-        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
+        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}", code="damaged")
         return
     lines = split_lines(decode_bytes(raw))
+    # archive separators between hands are no part of any hand (short lines: the pattern is cheap)
+    lines = ["" if line[:3] == "***" and SEPARATOR.match(line) else line for line in lines]
+    noted: set[str] = set()
     max_line = limits.pokerstars_max_line_bytes
     overlong = [i for i, line in enumerate(lines) if _size(line, max_line) > max_line]
     for start, end in _hand_spans(lines, set(overlong)):
@@ -229,14 +285,20 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
                     if long_line is not None else
                     f"hand is longer than {limits.pokerstars_max_hand_bytes} bytes (limit pokerstars_max_hand_bytes)")
             match = HEADER.match(lines[start]) if header else None
-            yield Quarantined(name, start + 1, f"{what}; the hand is not read", match["id"] if match else None)
+            yield Quarantined(name, start + 1, f"{what}; the hand is not read", match["id"] if match else None,
+                              code="limit")
             continue
         if not header:
             first = next(i for i in range(start, end) if lines[i].strip())
             yield Quarantined(name, first + 1, "not a whole hand: text before the first 'PokerStars Hand #' "
-                                               "header (a fragment of a hand)")
+                                               "header (a fragment of a hand)", code="truncated")
             continue
-        yield convert_hand(lines[start:end], name, start + 1, rule_pack)
+        item, notes = _convert(lines[start:end], name, start + 1, rule_pack)
+        for note in notes:
+            if note.code not in noted:
+                noted.add(note.code)
+                yield note
+        yield item
 
 
 def _size(line: str, cap: int) -> int:
@@ -290,18 +352,28 @@ def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset())
 
 def convert_hand(lines: list[str], file: str, line_no: int, rule_pack: str = "tda-2024") -> SourceHand | Quarantined:
     """One hand's lines (header first) as a SourceHand, or a Quarantined saying why not."""
+    return _convert(lines, file, line_no, rule_pack)[0]
+
+
+def _convert(lines: list[str], file: str, line_no: int,
+             rule_pack: str) -> tuple[SourceHand | Quarantined, list[ReaderNote]]:
+    """convert_hand, with the notes on the room conventions applied to the hand."""
     m = HEADER.match(lines[0])
     hand_id = m["id"] if m else None
+    reader = _HandReader(lines, line_no, rule_pack)
     try:
-        hand = _HandReader(lines, line_no, rule_pack).read()
+        hand = reader.read()
     except _Bad as bad:
-        return Quarantined(file, line_no, bad.reason, hand_id)
+        return Quarantined(file, line_no, bad.reason, hand_id, code=bad.code, table_id=reader.table_id), []
     except Exception as exc:  # a reader bug must not stop the run: the hand is quarantined with it
-        return Quarantined(file, line_no, f"reader could not convert: {type(exc).__name__}: {exc}", hand_id)
+        return Quarantined(file, line_no, f"reader could not convert: {type(exc).__name__}: {exc}", hand_id,
+                           code="internal-error", table_id=reader.table_id), []
     problem = schema_error(hand) or consistency_error(hand)
     if problem:
-        return Quarantined(file, line_no, f"reader could not convert: {problem}", hand_id)
-    return SourceHand(hand, file, line_no)
+        return Quarantined(file, line_no, f"reader could not convert: {problem}", hand_id, code="invalid-record",
+                           table_id=reader.table_id), []
+    notes = [ReaderNote(file, line_no, code, text) for code, text in reader.notes]
+    return SourceHand(hand, file, line_no), notes
 
 
 def _short(text: str) -> str:
@@ -313,7 +385,7 @@ def _whole(digits: str, what: str) -> int:
     """A seat number or count from the text; more than four digits is no seat or count of a poker hand
     (and Python refuses to convert a number of more than 4,300 digits at all)."""
     if len(digits) > 4:
-        raise _Bad(f"{what} {_short(digits)} is out of range")
+        raise _Bad(f"{what} {_short(digits)} is out of range", "damaged")
     return int(digits)
 
 
@@ -321,7 +393,7 @@ def _cards(text: str, line: int) -> list[str]:
     cards = text.split()
     for card in cards:
         if not _CARD.fullmatch(card):
-            raise _Bad(f"line {line}: card '{_short(card)}' is not a card")
+            raise _Bad(f"line {line}: card '{_short(card)}' is not a card", "damaged")
     return cards
 
 
@@ -341,6 +413,28 @@ def _started_at(rest: str) -> str | None:
     return None
 
 
+def _first_game(before: str) -> tuple[int, str, str, int | None] | None:
+    """(position, word, what, hole cards) of the first game named in the header text before the limit:
+    an unsupported game carries hole cards None. The first one named is the game ("Hold'em" in
+    "Hold'em No Limit"; "Omaha Hi/Lo" is hi/lo, not Omaha), so both lists are searched."""
+    found: list[tuple[int, int, str, str, int | None]] = []
+    for rank, (word, what) in enumerate(UNSUPPORTED_GAMES):
+        m = GAME_WORDS[word].search(before)
+        if m:
+            found.append((m.start(), rank, word, what, None))
+    for rank, (word, variant, hole) in enumerate(SUPPORTED_GAMES, start=len(UNSUPPORTED_GAMES)):
+        m = GAME_WORDS[word].search(before)
+        if m:
+            found.append((m.start(), rank, word, variant, hole))
+    if not found:
+        return None
+    at = min(f[0] for f in found)
+    # any unsupported qualifier anywhere (e.g. "Omaha Hi/Lo") wins over the supported game it qualifies
+    unsupported = [f for f in found if f[4] is None]
+    chosen = min(unsupported, key=lambda f: f[1]) if unsupported else min(found, key=lambda f: f[1])
+    return at, chosen[2], chosen[3], chosen[4]
+
+
 class _HandReader:
     """State of one hand while its lines are read. Amounts stay Decimal until the scale is known."""
 
@@ -348,15 +442,21 @@ class _HandReader:
         self.lines = lines
         self.line_no = line_no
         self.rule_pack = rule_pack
+        self.table_id: str | None = None
         self.places = 0
         self.events: list[dict[str, Any]] = []
         self.seats: dict[int, dict[str, Any]] = {}
+        #: further players listed in a seat already taken (a seat used twice): kept for the record
+        self.extra_seats: list[dict[str, Any]] = []
         self.seat_of: dict[str, int] = {}
         self.names: list[str] = []
         self.left: dict[int, Decimal] = {}
         self.round_in: dict[int, Decimal] = {}
+        #: the chips in of the last betting round that had any, for an implied uncalled return
+        self.last_bets: dict[int, Decimal] = {}
         self.folded: set[int] = set()
         self.hole: dict[int, dict[str, Any]] = {}
+        self.deal_order: list[int] = []
         self.known_hole: dict[int, list[str]] = {}
         self.board: list[str] = []
         self.section = "header"
@@ -368,22 +468,28 @@ class _HandReader:
         self.drawn = False
         self.last_draw: dict[int, dict[str, Any]] = {}
         self.awards = 0
+        self.returns = 0
+        self.total_pot: Decimal | None = None
+        #: seats the text shows absent: listed or said to be sitting out, or timed out, and not returned
+        self.absent: set[int] = set()
+        #: (code, text) of the room conventions applied to this hand, for ReaderNotes
+        self.notes: list[tuple[str, str]] = []
 
     # -- amounts --------------------------------------------------------------------------------------
     def money(self, text: str) -> Decimal:
         try:
             value = Decimal(text.lstrip("$€£").replace(",", ""))
         except InvalidOperation as exc:
-            raise _Bad(f"amount '{_short(text)}' is not a number") from exc
+            raise _Bad(f"amount '{_short(text)}' is not a number", "damaged") from exc
         # The canonical log holds amounts up to 10**15 units; anything near that is no chip count. Bounding
         # digits here also keeps a 16,000-digit "amount" from becoming an integer the schema validator
         # cannot judge (jsonschema-rs passes integers of more than 4,300 digits).
         if value.adjusted() > MAX_DIGITS:
-            raise _Bad(f"amount '{_short(text)}' is too large")
+            raise _Bad(f"amount '{_short(text)}' is too large", "damaged")
         exponent = value.as_tuple().exponent
         if isinstance(exponent, int) and exponent < 0:
             if -exponent > MAX_PLACES:
-                raise _Bad(f"amount '{_short(text)}' has more than {MAX_PLACES} decimal places")
+                raise _Bad(f"amount '{_short(text)}' has more than {MAX_PLACES} decimal places", "damaged")
             self.places = max(self.places, -exponent)
         return value
 
@@ -392,7 +498,7 @@ class _HandReader:
         self.header(self.lines[0])
         body = [(self.line_no + i, line) for i, line in enumerate(self.lines) if i and line.strip()]
         if not body or not body[0][1].startswith("Table '"):
-            raise _Bad("truncated: no 'Table' line after the header")
+            raise _Bad("truncated: no 'Table' line after the header", "truncated")
         self.table(body[0][1])
         i = 1
         while i < len(body) and body[i][1].startswith("Seat "):
@@ -402,7 +508,7 @@ class _HandReader:
             self.seat(m, body[i][0])
             i += 1
         if not self.seats:
-            raise _Bad("no seat lines: nobody is seated")
+            raise _Bad("truncated: no seat lines (nobody is seated)", "truncated")
         self.names = sorted(self.seat_of, key=len, reverse=True)
         self.events.append({"kind": "button", "seat": self.button})
         self.section = "predeal"
@@ -413,34 +519,31 @@ class _HandReader:
     def header(self, line: str) -> None:
         m = HEADER.match(line)
         if not m:
-            raise _Bad("not a PokerStars hand header")
+            raise _Bad("not a PokerStars hand header", "damaged")
         self.hand_id = m["id"]
         rest = m["rest"]
-        self.tournament = rest.startswith("Tournament #")
+        self.tournament = rest[:12].lower() == "tournament #"
         limit = LIMIT.search(rest)
         if not limit:
-            raise _Bad(f"header names no betting structure: '{_short(rest)}'")
+            raise _Bad(f"header names no betting structure: '{_short(rest)}'", "damaged")
         before = rest[: limit.start()]
-        game_at = [(before.find(word), word, what) for word, what in UNSUPPORTED_GAMES if word in before]
-        game_at += [(before.find(word), word, variant) for word, variant, _ in SUPPORTED_GAMES if word in before]
-        if not game_at:
-            raise _Bad(f"game not recognised: '{_short(before + limit['limit'])}'")
-        start = min(at for at, _, _ in game_at)
-        game_text = (before[start:] + limit["limit"]).strip()
-        for word, what in UNSUPPORTED_GAMES:
-            if word in before:
-                raise _Bad(f"unsupported variant: {game_text} is {what}, which the engine does not have")
-        for word, variant, hole in SUPPORTED_GAMES:
-            if word in before:
-                self.variant, self.hole_cards = variant, hole
-                break
-        if limit["limit"] not in STRUCTURES:
-            raise _Bad(f"unsupported betting structure: {game_text}")
-        self.structure = STRUCTURES[limit["limit"]]
+        game = _first_game(before)
+        if game is None:
+            raise _Bad(f"game not recognised: '{_short(before + limit['limit'])}'", "unsupported-game")
+        at, _, what, hole = game
+        game_text = (before[at:] + limit["limit"]).strip()
+        if hole is None:
+            raise _Bad(f"unsupported variant: {game_text} is {what}, which the engine does not have",
+                       "unsupported-game")
+        self.variant, self.hole_cards = what, hole
+        structure = limit["limit"].lower()
+        if structure not in STRUCTURES:
+            raise _Bad(f"unsupported betting structure: {game_text}", "unsupported-game")
+        self.structure = STRUCTURES[structure]
         after = rest[limit.end():]
         stakes = STAKES.search(after)
         if not stakes:
-            raise _Bad(f"header has no stakes: '{_short(rest)}'")
+            raise _Bad(f"header has no stakes: '{_short(rest)}'", "damaged")
         self.small = self.money(stakes["small"])
         self.big = self.money(stakes["big"])
         symbol = stakes["small"][0] if stakes["small"][0] in CURRENCY_OF_SYMBOL else None
@@ -456,28 +559,35 @@ class _HandReader:
     def table(self, line: str) -> None:
         m = TABLE.match(line)
         if not m:
-            raise _Bad(f"table line not understood: '{_short(line)}'")
-        self.table_id = m["name"]
+            raise _Bad(f"table line not understood: '{_short(line)}'", "damaged")
+        self.table_id = m["name"] or None
         if not m["button"]:
-            raise _Bad("the table line names no button seat")
+            raise _Bad("the table line names no button seat", "damaged")
         self.button = _whole(m["button"], "button seat")
         self.max_seats = _whole(m["max"], "table size") if m["max"] else None
         if self.max_seats is not None and not 2 <= self.max_seats <= 10:
-            raise _Bad(f"a {self.max_seats}-seat table (the canonical log has 2 to 10 seats)")
+            raise _Bad(f"a {self.max_seats}-seat table (the canonical log has 2 to 10 seats)", "unsupported-feature")
 
     def seat(self, m: re.Match, n: int) -> None:
         seat, name = _whole(m["seat"], f"line {n}: seat"), m["name"]
-        if seat in self.seats:
-            raise _Bad(f"line {n}: seat {seat} is listed twice")
         if name in self.seat_of:
-            raise _Bad(f"line {n}: two seats have the same player name")
+            # the lines that follow could be either seat's: they cannot be placed
+            raise _Bad(f"line {n}: two seats have the same player name", "damaged")
         stack = self.money(m["stack"])
         entry: dict[str, Any] = {"seat": seat, "player": name, "stack": stack}
         if m["suffix"]:
             entry["status"] = "sitting_out"
-        self.seats[seat] = entry
         self.seat_of[name] = seat
+        if seat in self.seats:
+            # a seat used twice is written as listed (the log keeps both entries; consistency_error and
+            # the rules judge it); the two players' chips are counted together
+            self.extra_seats.append(entry)
+            self.left[seat] += stack
+            return
+        self.seats[seat] = entry
         self.left[seat] = stack
+        if m["suffix"] == " is sitting out":
+            self.absent.add(seat)
 
     # -- one line ---------------------------------------------------------------------------------------
     def line(self, n: int, line: str) -> None:
@@ -495,11 +605,11 @@ class _HandReader:
         if UNSEATED_QUIET.match(line) or _unseated_chat(line):
             return
         if any(line.startswith(name) for name in self.names):
-            raise _Bad(f"line {n} not understood: '{_short(line)}'")
+            raise _Bad(f"line {n} not understood: '{_short(line)}'", "damaged")
         m = UNSEATED_ACT.match(line) or UNSEATED_COLLECT.match(line)
         if m:
-            raise _Bad(f"line {n}: '{_short(m['name'])}' acts but has no seat in this hand")
-        raise _Bad(f"line {n} not understood: '{_short(line)}'")
+            raise _Bad(f"line {n}: '{_short(m['name'])}' acts but has no seat in this hand", "damaged")
+        raise _Bad(f"line {n} not understood: '{_short(line)}'", "damaged")
 
     def player_line(self, n: int, line: str) -> bool:
         for name in self.names:
@@ -518,32 +628,32 @@ class _HandReader:
         if m:
             seat = self.seat_of.get(m["name"])
             if seat is None:
-                raise _Bad(f"line {n}: an uncalled bet goes back to '{_short(m['name'])}', who has no seat")
+                raise _Bad(f"line {n}: an uncalled bet goes back to '{_short(m['name'])}', who has no seat", "damaged")
             self.need("play", n, "an uncalled bet returned")
             amount = self.money(m["amt"])
-            if amount > self.round_in.get(seat, Decimal(0)):
-                raise _Bad(f"line {n}: {amount} returned to seat {seat}, more than it bet in the round")
-            self.round_in[seat] = self.round_in.get(seat, Decimal(0)) - amount  # (0) to a player with nothing in
+            # written as stated even when it is more than the seat bet in the round: TDA-INT-chips judges it
+            self.round_in[seat] = max(Decimal(0), self.round_in.get(seat, Decimal(0)) - amount)
             self.left[seat] += amount
             self.events.append({"kind": "return", "seat": seat, "amount": amount})
+            self.returns += 1
             return True
         m = DEALT.match(line)
         if m:
             self.dealt(n, m["rest"])
             return True
         if line == "Hand cancelled":
-            raise _Bad("hand cancelled")
+            raise _Bad("hand cancelled", "cancelled")
         if line in ("No low hand qualified", "Betting is capped"):
             return True
         if line.startswith(("Total pot ", "Board [", "Hand was run twice", "FIRST Board", "SECOND Board")):
-            raise _Bad(f"line {n}: summary line before *** SUMMARY ***: '{_short(line)}'")
+            raise _Bad(f"line {n}: summary line before *** SUMMARY ***: '{_short(line)}'", "damaged")
         return False
 
     def need(self, section: str, n: int, what: str) -> None:
         if section == "play" and self.section not in ("play", "showdown"):
-            raise _Bad(f"line {n}: {what} before the cards are dealt")
+            raise _Bad(f"line {n}: {what} before the cards are dealt", "damaged")
         if section == "predeal" and self.section != "predeal":
-            raise _Bad(f"line {n}: {what} after the cards are dealt")
+            raise _Bad(f"line {n}: {what} after the cards are dealt", "damaged")
 
     def colon_line(self, n: int, seat: int, rest: str) -> bool:
         m = POST.match(rest)
@@ -591,14 +701,17 @@ class _HandReader:
             count = _whole(m["n"], f"line {n}: discard count")
             cards = _cards(m["cards"], n) if m["cards"] else ["??"] * count
             if len(cards) != count:
-                raise _Bad(f"line {n}: discards {count} cards but shows {len(cards)}")
+                raise _Bad(f"line {n}: discards {count} cards but shows {len(cards)}", "damaged")
             self.draw(n, seat, cards)
             return True
         if PAT.match(rest):
             self.draw(n, seat, [])
             return True
-        if rest in ("sits out", "is sitting out") and self.section == "predeal":
-            self.sit_out(n, seat)
+        if rest in ("sits out", "is sitting out"):
+            if self.section == "predeal":
+                self.sit_out(n, seat)
+            else:
+                self.absent.add(seat)
             return True
         return QUIET_COLON.match(rest) is not None
 
@@ -608,17 +721,30 @@ class _HandReader:
             self.need("play", n, "a pot collected")
             pot = 0 if m["pot"] in ("pot", "main pot") else _whole(m["n"] or "1", f"line {n}: side pot")
             if pot > 10:
-                raise _Bad(f"line {n}: side pot {pot} (the canonical log numbers pots 0 to 10)")
+                raise _Bad(f"line {n}: side pot {pot} (the canonical log numbers pots 0 to 10)", "unsupported-feature")
             self.events.append({"kind": "award", "pot": pot, "seat": seat, "amount": self.money(m["amt"])})
             self.awards += 1
             return True
         if rest.startswith("cashed out the hand"):
-            raise _Bad(f"line {n}: the hand was cashed out (all-in cash out), which the engine does not model")
+            raise _Bad(f"line {n}: the hand was cashed out (all-in cash out), which the engine does not model",
+                       "unsupported-feature")
+        if rest == "is sitting out":
+            self.colon_line(n, seat, rest)
+            return True
+        if rest.startswith("has timed out") and QUIET_PLAIN.match(rest):
+            # the room's marker of a player who did not act in time: a fold that follows is the room's
+            self.absent.add(seat)
+            return True
+        if rest == "has returned":
+            self.absent.discard(seat)
+            return True
         return QUIET_PLAIN.match(rest) is not None
 
     # -- what the lines do ------------------------------------------------------------------------------
     def sit_out(self, n: int, seat: int) -> None:
-        """`P: sits out` before the deal: not dealt in, unless P has already put chips in."""
+        """`P: sits out` before the deal: not dealt in (cash games), unless P has already put chips in;
+        absent either way (a tournament deals P in, and a fold of P's is the room's)."""
+        self.absent.add(seat)
         if not any(ev.get("seat") == seat for ev in self.events[1:]):
             self.seats[seat]["status"] = "sitting_out"
 
@@ -627,9 +753,11 @@ class _HandReader:
         # A player marked as sitting out who posts is dealt in (tournaments deal to absent players,
         # who post and are folded by the room).
         self.seats[seat].pop("status", None)
+        if not self.tournament:
+            self.absent.discard(seat)  # in a cash game only a player at the table posts
         self.take(n, seat, amount, all_in)
         if what in ("button blind", "bring-in"):
-            raise _Bad(f"line {n}: a {what}, which the canonical log does not have")
+            raise _Bad(f"line {n}: a {what}, which the canonical log does not have", "unsupported-feature")
         if what == "the ante":
             self.antes.append(amount)
             self.add_post(seat, "ante", amount, all_in)
@@ -674,26 +802,33 @@ class _HandReader:
 
     def take(self, n: int, seat: int, amount: Decimal, all_in: bool) -> None:
         if amount < 0 or amount > self.left[seat]:
-            raise _Bad(f"line {n}: seat {seat} puts in {amount} with {self.left[seat]} behind")
+            raise _Bad(f"line {n}: seat {seat} puts in {amount} with {self.left[seat]} behind", "inconsistent-amounts")
         self.left[seat] -= amount
         if all_in and self.left[seat] != 0:
-            raise _Bad(f"line {n}: seat {seat} is said to be all-in with {self.left[seat]} behind")
+            raise _Bad(f"line {n}: seat {seat} is said to be all-in with {self.left[seat]} behind",
+                       "inconsistent-amounts")
 
     def action(self, n: int, seat: int, verb: str, amount: Decimal | None, to: Decimal | None,
                all_in: bool = False) -> None:
-        if self.section != "play":
-            raise _Bad(f"line {n}: a betting action {'after the showdown' if self.showdown else 'before the deal'}")
+        if self.section not in ("play", "showdown"):
+            raise _Bad(f"line {n}: a betting action before the deal", "damaged")
         if seat not in self.hole:
-            raise _Bad(f"line {n}: seat {seat} acts but was not dealt in")
-        if seat in self.folded:
-            raise _Bad(f"line {n}: seat {seat} acts after folding")
+            # a seat listed as sitting out that acts was dealt in after all
+            self.deal_in(seat)
         event: dict[str, Any] = {"kind": "action", "seat": seat}
         if verb == "fold":
             self.folded.add(seat)
+            if seat in self.absent or (self.left[seat] == 0 and seat not in self.folded_before(seat)):
+                # The room's doing, not the player's: an absent player's hand is killed (tournaments
+                # fold for players sitting out or timed out), and a player with no chips behind has no
+                # decision to make, so "folds" can only be the room declaring the hand dead.
+                self.events.append({"kind": "kill", "seat": seat})
+                return
         if verb in ("fold", "check"):
             event["action"] = verb
             self.events.append(event)
             return
+        self.absent.discard(seat)  # a player who bets is at the table
         before = self.round_in.get(seat, Decimal(0))
         current = max(self.round_in.values(), default=Decimal(0))
         if to is None:
@@ -701,7 +836,8 @@ class _HandReader:
             to = before + amount
         amount = to - before
         if amount <= 0:
-            raise _Bad(f"line {n}: seat {seat} {verb}s to {to}, no more than the {before} it has in")
+            raise _Bad(f"line {n}: seat {seat} {verb}s to {to}, no more than the {before} it has in",
+                       "inconsistent-amounts")
         self.take(n, seat, amount, all_in)
         if verb in ("bet", "raise"):
             verb = "raise" if current > 0 else "bet"
@@ -711,24 +847,43 @@ class _HandReader:
             event["all_in"] = True
         self.events.append(event)
 
+    def folded_before(self, seat: int) -> set[int]:
+        """Seats with a fold or kill already written (a second fold of an all-in seat is still a fold)."""
+        return {e["seat"] for e in self.events if e["kind"] == "kill" or e.get("action") == "fold"}
+
+    def deal_in(self, seat: int) -> None:
+        """Deal `seat` in after the fact, in its place in the deal order: the text shows the seat playing
+        (acting, or dealt cards) though its seat line or a `sits out` said it was sitting out."""
+        self.seats[seat].pop("status", None)
+        event = {"kind": "deal", "to": "hole", "seat": seat, "cards": ["??"] * self.hole_cards}
+        rank = {s: k for k, s in enumerate(self.deal_order)}
+        deals = [i for i, e in enumerate(self.events) if e["kind"] == "deal" and e["to"] == "hole"]
+        later = [i for i in deals if rank.get(self.events[i]["seat"], 99) > rank.get(seat, 99)]
+        at = later[0] if later else (deals[-1] + 1 if deals else len(self.events))
+        self.events.insert(at, event)
+        self.hole[seat] = event
+
     def new_round(self) -> None:
+        if any(v > 0 for v in self.round_in.values()):
+            self.last_bets = self.round_in
         self.round_in = {}
 
     def marker(self, n: int, name: str, rest: str) -> None:
         if RUN_TWICE.match(name):
-            raise _Bad(f"run it twice: the hand has '*** {name} ***', two boards, which the engine does not have")
+            raise _Bad(f"run it twice: the hand has '*** {name} ***', two boards, which the engine does not have",
+                       "unsupported-feature")
         if name in ("HOLE CARDS", "DEALING HANDS"):
             if self.section != "predeal":
-                raise _Bad(f"line {n}: a second deal ('*** {name} ***')")
+                raise _Bad(f"line {n}: a second deal ('*** {name} ***')", "damaged")
             self.deal()
             return
         if self.section == "predeal":
-            raise _Bad(f"line {n}: '*** {name} ***' before the cards are dealt")
+            raise _Bad(f"line {n}: '*** {name} ***' before the cards are dealt", "damaged")
         if name in ("FLOP", "TURN", "RIVER"):
             self.board_line(n, name, rest)
         elif name in ("DRAW", "FIRST DRAW"):
             if self.variant != "five-card-draw" or self.drawn:
-                raise _Bad(f"line {n}: '*** {name} ***' in a game with no such draw")
+                raise _Bad(f"line {n}: '*** {name} ***' in a game with no such draw", "damaged")
             self.drawn = True
             self.new_round()
         elif name == "SHOW DOWN":
@@ -738,13 +893,17 @@ class _HandReader:
             self.summary = True
             self.section = "summary"
         else:
-            raise _Bad(f"line {n}: street '*** {_short(name)} ***' is not one this reader knows")
+            raise _Bad(f"line {n}: street '*** {_short(name)} ***' is not one this reader knows", "damaged")
 
     def deal(self) -> None:
+        """Hole cards to every seat dealt in, clockwise from the button's left. Cash games do not deal to
+        a seat sitting out; tournaments deal to every seat (the room posts and folds for absent players)."""
         self.section = "play"
-        order = sorted(self.seats, key=lambda s: (s - self.button - 1) % 10)
-        for seat in order:
-            if self.seats[seat].get("status") == "sitting_out":
+        self.deal_order = sorted(self.seats, key=lambda s: (s - self.button - 1) % 10)
+        for seat in self.deal_order:
+            if self.tournament:
+                self.seats[seat].pop("status", None)
+            elif self.seats[seat].get("status") == "sitting_out":
                 continue
             event = {"kind": "deal", "to": "hole", "seat": seat, "cards": ["??"] * self.hole_cards}
             self.hole[seat] = event
@@ -752,25 +911,20 @@ class _HandReader:
 
     def board_line(self, n: int, name: str, rest: str) -> None:
         if self.variant == "five-card-draw":
-            raise _Bad(f"line {n}: a {name.lower()} in five-card draw")
+            raise _Bad(f"line {n}: a {name.lower()} in five-card draw", "damaged")
         if self.showdown:
-            raise _Bad(f"line {n}: a {name.lower()} after the showdown")
+            raise _Bad(f"line {n}: a {name.lower()} after the showdown", "damaged")
         groups = BRACKETS.findall(rest)
-        expected_before = {"FLOP": 0, "TURN": 3, "RIVER": 4}[name]
-        if len(self.board) != expected_before:
-            raise _Bad(f"line {n}: a {name.lower()} with {len(self.board)} board cards dealt before it")
+        # A board of the wrong size (a flop of two or four cards, a turn of two) is written as dealt:
+        # TDA-35A and the deal rules judge it. Only a line that contradicts the board before it is refused.
         if name == "FLOP":
             if len(groups) != 1:
-                raise _Bad(f"line {n}: flop line not understood")
+                raise _Bad(f"line {n}: flop line not understood", "damaged")
             new = _cards(groups[0], n)
-            if len(new) != 3:
-                raise _Bad(f"line {n}: the flop has {len(new)} cards")
         else:
             if len(groups) != 2 or _cards(groups[0], n) != self.board:
-                raise _Bad(f"line {n}: the {name.lower()} line does not repeat the board dealt so far")
+                raise _Bad(f"line {n}: the {name.lower()} line does not repeat the board dealt so far", "damaged")
             new = _cards(groups[1], n)
-            if len(new) != 1:
-                raise _Bad(f"line {n}: the {name.lower()} has {len(new)} cards")
         self.board.extend(new)
         self.events.append({"kind": "deal", "to": "board", "cards": new})
         self.new_round()
@@ -782,33 +936,31 @@ class _HandReader:
                 groups = BRACKETS.findall(rest[len(name):])
                 if not groups or not rest.endswith("]"):
                     break
+                if self.section not in ("play", "showdown"):
+                    raise _Bad(f"line {n}: cards dealt before the deal", "damaged")
                 if seat not in self.hole:
-                    raise _Bad(f"line {n}: cards dealt to seat {seat}, which is not dealt in")
+                    self.deal_in(seat)  # dealt cards, so dealt in, whatever the seat line said
                 if self.drawn and self.variant == "five-card-draw":
                     draw = self.last_draw.get(seat)
                     if draw is not None and len(groups) == 2:
-                        new = _cards(groups[1], n)
-                        if len(new) != len(draw["discard"]):
-                            raise _Bad(f"line {n}: {len(new)} new cards for {len(draw['discard'])} discarded")
-                        draw["receive"] = new
+                        # as many new cards as the text shows, discarded or not: ONL5CD-draw judges it
+                        draw["receive"] = _cards(groups[1], n)
                     return
                 cards = [c for g in groups for c in _cards(g, n)]
-                if len(cards) != self.hole_cards:
-                    raise _Bad(f"line {n}: {len(cards)} hole cards dealt in a game of {self.hole_cards}")
+                # as many hole cards as the text shows (a misdeal is the deal rules' to judge)
                 self.hole[seat]["cards"] = cards
                 return
-        raise _Bad(f"line {n}: cards dealt to someone with no seat: '{_short(rest)}'")
+        raise _Bad(f"line {n}: cards dealt to someone with no seat: '{_short(rest)}'", "damaged")
 
     def draw(self, n: int, seat: int, discard: list[str]) -> None:
         if self.variant != "five-card-draw" or self.section != "play":
-            raise _Bad(f"line {n}: a draw outside the draw of five-card draw")
+            raise _Bad(f"line {n}: a draw outside the draw of five-card draw", "damaged")
         if not self.drawn:  # the room printed no draw marker: the first discard opens the draw
             self.drawn = True
             self.new_round()
-        if seat not in self.hole or seat in self.folded:
-            raise _Bad(f"line {n}: seat {seat} draws without live cards")
-        if len(discard) > 5:
-            raise _Bad(f"line {n}: seat {seat} discards {len(discard)} cards")
+        if seat not in self.hole:
+            self.deal_in(seat)
+        # a draw by a folded seat, or of more than five cards, is written as it happened
         event = {"kind": "draw", "seat": seat, "discard": discard, "receive": ["??"] * len(discard)}
         self.last_draw[seat] = event
         self.events.append(event)
@@ -823,42 +975,75 @@ class _HandReader:
             if m["rake"] is not None:
                 # stated for the hand: PokerStars does not say which pot(s) it came from
                 self.events.append({"kind": "rake", "amount": self.money(m["rake"])})
-            self.money(m["total"])
+            self.total_pot = self.money(m["total"])
             return
         if line.startswith("Board ["):
             groups = BRACKETS.findall(line)
             if len(groups) != 1 or _cards(groups[0], n) != self.board:
-                raise _Bad(f"line {n}: the summary board differs from the board dealt")
+                raise _Bad(f"line {n}: the summary board differs from the board dealt", "damaged")
             return
         if line.startswith(("Hand was run twice", "FIRST Board", "SECOND Board")):
-            raise _Bad("run it twice: the summary shows two boards, which the engine does not have")
+            raise _Bad("run it twice: the summary shows two boards, which the engine does not have",
+                       "unsupported-feature")
         m = SUMMARY_SEAT.match(line)
         if m:
             seat = _whole(m["seat"], f"line {n}: seat")
             entry = self.seats.get(seat)
-            if entry is None or not (m["rest"] + " ").startswith(entry["player"] + " "):
-                raise _Bad(f"line {n}: the summary names seat {seat} differently from the seat list")
-            tail = m["rest"][len(entry["player"]):]
+            players = [e["player"] for e in [entry, *self.extra_seats] if e is not None and e["seat"] == seat]
+            player = next((p for p in players if (m["rest"] + " ").startswith(p + " ")), None)
+            if player is None:
+                raise _Bad(f"line {n}: the summary names seat {seat} differently from the seat list", "damaged")
+            tail = m["rest"][len(player):]
             shown = re.search(r"\b(?:showed|mucked) \[([^\]]*)\]", tail)
             if shown:
                 self.remember_hole(seat, _cards(shown[1], n))
             return
-        raise _Bad(f"line {n}: summary line not understood: '{_short(line)}'")
+        raise _Bad(f"line {n}: summary line not understood: '{_short(line)}'", "damaged")
 
     # -- the canonical hand ---------------------------------------------------------------------------
+    def implied_return(self) -> None:
+        """Older exports print no `Uncalled bet (X) returned` line and leave the uncalled chips out of
+        `Total pot`. When no return is written, the chips put in exceed the chips paid by exactly the
+        unmatched part of the last round's highest bet, and the stated total equals the awards plus the
+        rake, that part went back to its bettor: the return is written after the last action. Any other
+        imbalance is left as it is, for TDA-INT-chips."""
+        if self.returns or self.total_pot is None:
+            return
+        bets = self.round_in if any(v > 0 for v in self.round_in.values()) else self.last_bets
+        if not bets:
+            return
+        top = max(bets, key=lambda s: bets[s])
+        second = max((v for s, v in bets.items() if s != top), default=Decimal(0))
+        unmatched = bets[top] - second
+        if unmatched <= 0 or top in self.folded:
+            return
+        put = sum((e["amount"] for e in self.events if e["kind"] in ("post", "action") and "amount" in e), Decimal(0))
+        awarded = sum((e["amount"] for e in self.events if e["kind"] == "award"), Decimal(0))
+        rake = sum((e["amount"] for e in self.events if e["kind"] == "rake"), Decimal(0))
+        if put - awarded - rake != unmatched or self.total_pot != awarded + rake:
+            return
+        last = max(i for i, e in enumerate(self.events) if e["kind"] == "action")
+        self.events.insert(last + 1, {"kind": "return", "seat": top, "amount": unmatched})
+        self.notes.append(("implied-uncalled-return",
+                           "this export writes no 'Uncalled bet (X) returned to' line and leaves the uncalled "
+                           "chips out of 'Total pot'; the unmatched part of the last bet is read as returned "
+                           "to its bettor wherever the stated total agrees"))
+
     def finish(self) -> dict[str, Any]:
         if self.section == "predeal":
-            raise _Bad("truncated: no *** HOLE CARDS *** line")
+            raise _Bad("truncated: no *** HOLE CARDS *** line", "truncated")
         if not self.summary:
-            raise _Bad("truncated: no *** SUMMARY *** section")
+            raise _Bad("truncated: no *** SUMMARY *** section", "truncated")
         live = [s for s in self.hole if s not in self.folded]
         if len(live) > 1 and not self.showdown:
-            raise _Bad(f"truncated: {len(live)} players reach the showdown, but there is no *** SHOW DOWN ***")
+            raise _Bad(f"truncated: {len(live)} players reach the showdown, but there is no *** SHOW DOWN ***",
+                       "truncated")
         if not self.awards:
-            raise _Bad("no pot was awarded (no 'collected' line)")
+            raise _Bad("truncated: no pot was awarded (no 'collected' line)", "truncated")
         for seat, cards in self.known_hole.items():
-            if seat in self.hole and self.hole[seat]["cards"].count("??") == self.hole_cards:
+            if seat in self.hole and self.hole[seat]["cards"].count("??") == len(self.hole[seat]["cards"]):
                 self.hole[seat]["cards"] = cards
+        self.implied_return()
 
         cash = self.currency is not None
         scale = 10 ** max(self.places, 2 if cash else 0)
@@ -866,7 +1051,7 @@ class _HandReader:
         def units(value: Decimal) -> int:
             scaled = value * scale
             if scaled != scaled.to_integral_value():
-                raise _Bad(f"amount {value} is not a whole number of units")
+                raise _Bad(f"amount {value} is not a whole number of units", "inconsistent-amounts")
             return int(scaled)
 
         if self.structure == "fixed-limit":
@@ -880,8 +1065,8 @@ class _HandReader:
         if self.antes:
             stakes["ante"] = units(max(self.antes))
         seats = []
-        for seat in sorted(self.seats):
-            entry = dict(self.seats[seat])
+        for entry in sorted([*self.seats.values(), *self.extra_seats], key=lambda e: e["seat"]):
+            entry = dict(entry)
             entry["stack"] = units(entry["stack"])
             seats.append(entry)
         amounts: list[int] = []
@@ -900,6 +1085,8 @@ class _HandReader:
         hand.update(variant=self.variant, structure=self.structure)
         if self.currency:
             hand["currency"] = self.currency
+        # how many of the log's integers make one unit: of the currency (cents: 100) or of a chip
+        hand["money_scale"] = scale
         highest = max(self.seats)
         max_seats = self.max_seats if self.max_seats is not None else max(DEFAULT_MAX_SEATS, highest)
         hand.update(stakes=stakes, max_seats=max_seats, rule_pack=self.rule_pack, seats=seats, events=self.events)
