@@ -48,10 +48,31 @@ def _exit_status(result, fail_on: str) -> int:
     return 1 if worst <= threshold else 0
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`--version`: the version, and which installation answers (its Python and where its rule packs are)."""
+    if not value or ctx.resilient_parsing:
+        return
+    import platform
+
+    from auditor.resources import DISTRIBUTION, package_version, rules_dir
+
+    click.echo(f"auditor {package_version()} ({DISTRIBUTION}; Python {platform.python_version()}; "
+               f"built-in rule packs in {rules_dir()})")
+    ctx.exit()
+
+
 @click.group()
-@click.version_option(package_name="poker-auditor")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 def main() -> None:
     """Audit poker hand histories against declarative rule packs."""
+    from auditor.resources import ResourceError, check_installation
+
+    try:  # a broken installation is one error here, not the same quarantine reason for every input file
+        check_installation()
+    except ResourceError as exc:
+        click.echo(f"auditor: {exc}", err=True)
+        sys.exit(2)
 
 
 @main.command()
@@ -260,7 +281,13 @@ def rules_check(files: tuple[Path, ...]) -> None:
               help="List this pack (a built-in name or a pack file); repeatable. Default: every built-in pack.")
 def rules_list(pack_names: tuple[str, ...]) -> None:
     """List the rules of the built-in packs (or of the given packs)."""
-    for pack in _load_packs(pack_names):
+    packs = _load_packs(pack_names)
+    if not packs:  # an empty listing that exits 0 would hide an installation without its packs
+        from auditor.resources import rules_dir
+
+        click.echo(f"auditor: no built-in rule packs in {rules_dir()}; give --pack FILE", err=True)
+        sys.exit(2)
+    for pack in packs:
         parent = f", extends {pack.extends}" if pack.extends else ""
         click.echo(f"{pack.name} {pack.version}: {pack.title} ({len(pack.rules)} rules{parent})")
         width = max(len(rule.id) for rule in pack.rules)

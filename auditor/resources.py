@@ -15,6 +15,9 @@ every input file being quarantined with the same "No such file or directory".
 
 from __future__ import annotations
 
+import tomllib
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 from importlib.resources import files
 from pathlib import Path
 
@@ -23,6 +26,25 @@ SCHEMAS = ("hand-log.schema.json", "ohh.schema.json", "rule-pack.schema.json")
 #: what to tell someone whose installation lacks a data file
 _REINSTALL = ("reinstall poker-auditor (python3 -m pip install --force-reinstall poker-auditor), or from a source "
               "checkout: python3 -m pip install -e .")
+
+
+#: the distribution name (the import package is `auditor`)
+DISTRIBUTION = "poker-auditor"
+
+
+@cache
+def package_version() -> str:
+    """The installed distribution's version; in a source tree never installed, the one its pyproject.toml
+    declares, so reports and `--version` never claim a version the code is not; "unknown" if neither exists."""
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        pass
+    try:
+        project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text("utf-8"))
+        return str(project["project"]["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return "unknown"
 
 
 class ResourceError(RuntimeError):

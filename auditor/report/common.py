@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import pandas as pd
@@ -10,13 +9,12 @@ import pandas as pd
 from auditor.check.packs import Rule
 from auditor.pipeline import AuditResult
 from auditor.report.jsonl import plain
+from auditor.resources import package_version
 
 
 def tool_version() -> str:
-    try:
-        return version("poker-auditor")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "unknown"
+    """The version reports name as their generator (`auditor.resources.package_version`, one lookup per process)."""
+    return package_version()
 
 
 def rules_by_id(result: AuditResult) -> dict[tuple[str, str], Rule]:
