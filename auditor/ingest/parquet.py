@@ -87,7 +87,8 @@ def dataset_problem(directory: Path, limits: Limits) -> str | None:
 
 #: the canonical schema of each table file, and the columns a dataset may lack (older `convert` output)
 SCHEMAS: dict[str, tuple[pa.Schema, tuple[str, ...]]] = {
-    "hands": (HANDS_SCHEMA, ("file", "line")), "seats": (SEATS_SCHEMA, ()), "events": (EVENTS_SCHEMA, ()),
+    "hands": (HANDS_SCHEMA, ("file", "line", "money_scale")), "seats": (SEATS_SCHEMA, ()),
+    "events": (EVENTS_SCHEMA, ()),
 }
 
 
@@ -206,7 +207,7 @@ def _rebuild(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int,
     hand = _strip({
         "hand_id": h["hand_id"], "table_id": h["table_id"], "room": h["room"], "started_at": h["started_at"],
         "variant": h["variant"], "structure": h["structure"], "rule_pack": h["rule_pack"],
-        "currency": h["currency"], "max_seats": h["max_seats"], "stakes": stakes,
+        "currency": h["currency"], "money_scale": h["money_scale"], "max_seats": h["max_seats"], "stakes": stakes,
         "seats": seats_by_hand.get(h["hand"], []) if h["hand"] is not None else [],
         "events": events_by_hand.get(h["hand"], []) if h["hand"] is not None else [],
     })

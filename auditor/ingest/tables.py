@@ -23,6 +23,8 @@ HANDS_SCHEMA = pa.schema([
     ("spread_min", pa.list_(pa.int64())), ("spread_max", pa.list_(pa.int64())),
     ("table_min", pa.int64()), ("table_max", pa.int64()), ("chip_unit", pa.int64()),
     ("file", pa.string()), ("line", pa.int64()),
+    # how many of the log's integer amounts make one unit of `currency` (1 when the log does not say)
+    ("money_scale", pa.int64()),
 ])
 
 SEATS_SCHEMA = pa.schema([
@@ -91,6 +93,7 @@ def build_tables(source: Sequence[SourceHand]) -> CanonicalTables:
         "chip_unit": [st["chip_unit"] for st in stakes],
         "file": [item.file for item in source],
         "line": [item.line for item in source],
+        "money_scale": [hand.get("money_scale", 1) for hand in hands],
     }
     seat_lists = [hand["seats"] for hand in hands]
     seats = [seat for listed in seat_lists for seat in listed]

@@ -28,20 +28,65 @@ AGGRESSIVE = frozenset({"bet", "raise"})
 CHIPS_IN = frozenset({"call", "bet", "raise"})
 
 
+def table_key(file: str, table_id: str) -> str:
+    """How the engine names a table: its input file and table id (the same table name in another file is
+    another session, never the next hand)."""
+    return f"{file}\x00{table_id}"
+
+
 @dataclass
 class TableState:
     """What a replay must remember from earlier hands, carried from one batch to the next."""
 
-    #: keyed by input file and table id
+    #: keyed by input file and table id (`table_key`)
     last_button: dict[str, int | None] = field(default_factory=dict)
     last_big_blind: dict[str, str | None] = field(default_factory=dict)
     #: who the previous hand's blinds give the next button to (seed 004), see _HandReplay.button_heir
     button_heir: dict[str, str | None] = field(default_factory=dict)
     #: per table, players dealt in at an earlier hand who have stayed seated since (not new players)
     established: dict[str, set[str]] = field(default_factory=dict)
-    #: per table, player -> blinds they missed and still owe ("sb", "bb")
-    owed: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    #: per table, player -> {blind missed and still owed ("sb", "bb"): id of the hand it was missed in}
+    owed: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    #: per table, the id of the hand the memory above comes from (the evidence a cross-hand finding names)
+    last_hand: dict[str, str] = field(default_factory=dict)
+    #: per table, source lines of quarantined hands the replay has not yet passed (see `break_chain`)
+    breaks: dict[str, list[int]] = field(default_factory=dict)
     seen_hand_ids: set[str] = field(default_factory=set)
+    #: "file:line" of the first hand with each id, kept only while `seen_hand_ids` remembers ids
+    first_use: dict[str, str] = field(default_factory=dict)
+
+    def break_chain(self, file: str, table_id: str, line: int) -> None:
+        """A hand of this table at `line` of `file` was quarantined: the table's next hand after it has no
+        known previous hand.
+
+        Called in file order as the reader yields the quarantine, which may be before the hands read
+        ahead of it are replayed (they wait in a batch), so the break is kept by line and takes effect at
+        the first hand of the table beyond that line. Rules about the previous hand (button, blinds owed,
+        new players, heads-up big blind) are then not assessable for that hand, rather than judged
+        against an older hand as if the missing one had never been played.
+        """
+        self.breaks.setdefault(table_key(file, table_id), []).append(line)
+
+    def forget(self, table: str) -> None:
+        """Drop everything remembered about `table`'s previous hands: its next hand is judged like a first."""
+        for memory in (self.last_button, self.last_big_blind, self.button_heir, self.established, self.owed,
+                       self.last_hand):
+            memory.pop(table, None)
+
+    def pass_breaks(self, table: str, line: int | None) -> bool:
+        """Whether a quarantined hand of `table` lies before `line` (consumed); forget the table if so."""
+        pending = self.breaks.get(table)
+        if not pending or line is None:
+            return False
+        remaining = [at for at in pending if at >= line]
+        if len(remaining) == len(pending):
+            return False
+        if remaining:
+            self.breaks[table] = remaining
+        else:
+            del self.breaks[table]
+        self.forget(table)
+        return True
 
 
 @dataclass
@@ -79,7 +124,7 @@ class _HandReplay:
 
     def __init__(self, cols: _Columns, h: int, house: HouseRules, previous_button: int | None, rows: FactRows,
                  previous_big_blind: str | None = None, previous_button_heir: str | None = None,
-                 established: set[str] | None = None):
+                 established: set[str] | None = None, previous_hand: str | None = None):
         H = cols.hands
         self.h = h
         self.rows = rows
@@ -97,12 +142,18 @@ class _HandReplay:
         self.previous_button_heir = previous_button_heir
         #: None for a table's first hand in the run: nobody can be told apart as new
         self.established = established
+        #: id of the table's previous hand (None: first hand, or the chain was broken by a quarantine)
+        self.previous_hand = previous_hand
 
         S = cols.seats
         lo, hi = cols.seat_start[h], cols.seat_start[h + 1]
         self.player = dict(zip(S["seat"][lo:hi], S["player"][lo:hi], strict=True))
         self.stack = dict(zip(S["seat"][lo:hi], S["stack"][lo:hi], strict=True))
         status = dict(zip(S["seat"][lo:hi], S["status"][lo:hi], strict=True))
+        #: seat -> every player the log lists in it, for a seat listed more than once (see _seat_shared)
+        self.shared_seats: dict[int, list[str]] = {}
+        if len(self.player) != hi - lo:
+            self._seat_shared(S, lo, hi, status)
         self.seats_sorted = sorted(self.player)
         self.status = status
         self.dealt_in = {s for s in self.seats_sorted if status[s] == "active"}
@@ -110,7 +161,9 @@ class _HandReplay:
         self.dead_posts: dict[int, int] = defaultdict(int)
 
         self.button: int | None = None
-        self.folded: set[int] = set()
+        self.folded: set[int] = set()  # folded or killed: out of the hand
+        self.killed: set[int] = set()  # declared dead by the house (kill event), not by the player
+        self.ante_all_in: set[int] = set()  # emptied their stack posting an ante: no chips left for a blind
         self.mucked: set[int] = set()
         self.all_in: set[int] = set()
         self.total: dict[int, int] = defaultdict(int)
@@ -320,6 +373,8 @@ class _HandReplay:
         elif kind == "ante":
             self.total[seat] += amount
             self.pot_in += amount
+            if seat in self.all_in and not self.blind_posts:
+                self.ante_all_in.add(seat)
         else:  # dead money: in the pot, not toward the poster's bet
             self.dead += amount
             self.pot_in += amount
@@ -429,8 +484,34 @@ class _HandReplay:
         self.round_returned += amount
         self.stack[seat] = self.stack.get(seat, 0) + amount
 
+    def kill(self, seat: int) -> None:
+        """The house declared the seat's hand dead (TDA Rule 30: an absent player's hand killed).
+
+        The seat is out of the hand as if folded (out of every pot, skipped by the turn), its chips stay
+        in the pot, and nothing is recorded as an action: it is the house's doing, so no rule about how
+        a player acts (order, legality, acting after folding) reads it. An action the seat takes after
+        the kill is an action by a dead hand, which TDA-50 reports like one after a fold.
+        """
+        self.killed.add(seat)
+        self.folded.add(seat)
+        self._able = None
+
+    def _seat_shared(self, S: dict[str, list], lo: int, hi: int, status: dict[int, str]) -> None:
+        """A seat listed twice (two players in one seat) is illegal, not unreplayable: the seat plays as
+        the first player listed in it (its stack and status), and the hand's `seating_conflicts` names
+        every player listed there, for the seating rules to report."""
+        self.player, self.stack = {}, {}
+        status.clear()
+        for seat, player, stack, state in zip(S["seat"][lo:hi], S["player"][lo:hi], S["stack"][lo:hi],
+                                               S["status"][lo:hi], strict=True):
+            if seat in self.player:
+                self.shared_seats.setdefault(seat, [self.player[seat]]).append(player)
+                continue
+            self.player[seat], self.stack[seat], status[seat] = player, stack, state
+
     # -- end of hand ----------------------------------------------------------------------
-    def finish(self, showdowns: list[Showdown], hand_id: str, duplicate_id: bool) -> None:
+    def finish(self, showdowns: list[Showdown], hand_id: str, duplicate_id: bool,
+               duplicate_of: str | None = None) -> None:
         final_round = self.round_row
         final_street = self.street
         final_aggressor = self.last_aggressor
@@ -442,10 +523,10 @@ class _HandReplay:
         balance = self._pots_facts(showdowns)
         for row in self.rows.rounds:
             row["hand_chip_balance"] = balance
-        self._hand_facts(hand_id, duplicate_id, balance, final_round, final_street, final_aggressor)
+        self._hand_facts(hand_id, duplicate_id, balance, final_round, final_street, final_aggressor, duplicate_of)
 
     def _hand_facts(self, hand_id: str, duplicate_id: bool, balance: int | None, final_round: dict | None,
-                    final_street: int, final_aggressor: int | None) -> None:
+                    final_street: int, final_aggressor: int | None, duplicate_of: str | None = None) -> None:
         expected_button = None
         if self.previous_button is not None and self.dealt_in:
             expected_button = _clockwise_after(sorted(self.dealt_in), self.previous_button)[0]
@@ -488,7 +569,8 @@ class _HandReplay:
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
             self.big_blind_player(), self.previous_big_blind,
             self._players_in_two_seats(), contested,
-            rake_allowed,
+            rake_allowed, self.previous_hand, duplicate_of, seat_list(sorted(self.killed)),
+            self._seating_conflicts(), self.rewon,
         ))
 
     def _players_in_two_seats(self) -> str:
@@ -497,15 +579,31 @@ class _HandReplay:
             return ""
         return ", ".join(sorted(p for p, n in Counter(names).items() if n > 1))
 
-    def seat_facts(self, owed_before: dict[str, set[str]]) -> dict[str, set[str]]:
+    def _seating_conflicts(self) -> str:
+        """One player in two seats, and two players listed in one seat, in words (empty: none)."""
+        parts = []
+        names = list(self.player.values())
+        if len(set(names)) != len(names):
+            for name in sorted(p for p, n in Counter(names).items() if n > 1):
+                parts.append(f"{name} in seats {seat_list(sorted(s for s, p in self.player.items() if p == name))}")
+        for seat in sorted(self.shared_seats):
+            parts.append(f"seat {seat} listed for {', '.join(self.shared_seats[seat])}")
+        return "; ".join(parts)
+
+    def seat_facts(self, owed_before: dict[str, dict[str, str]] | None,
+                   hand_id: str | None = None) -> dict[str, dict[str, str]]:
         """Blinds owed by players across hands (missed while sitting out), and whether they made them up.
 
         A seated player who is not dealt in and whom the blinds pass over this hand misses the blind of
         that position: the first seat after the button the small blind, later ones the big blind. A
         player dealt in while owing must post what is owed (big blind live and small blind dead, or the
-        small blind dead) unless they are in the big blind this hand.
+        small blind dead) unless they are in the big blind this hand. `owed_before` is None when the
+        table's previous hand is not known (its first hand, or one after a quarantined hand): what is
+        owed is then unknown (null), not "nothing", and the rule about it is not assessable. Each owed
+        blind remembers the hand it was missed in, which the finding names.
         """
-        owed = {p: set(v) for p, v in owed_before.items() if v}
+        known = owed_before is not None
+        owed = {p: dict(v) for p, v in (owed_before or {}).items() if v}
         blinds = self.blinds_declared
         bb_post = next((p for p in self.blind_posts if p[0] == len(blinds)), None) if blinds else None
         # seats the blinds pass over this hand: clockwise after the button, up to the big blind
@@ -521,7 +619,7 @@ class _HandReplay:
         sb_amount, bb_amount = (blinds[0], blinds[-1]) if len(blinds) >= 2 else (0, 0)
         for seat in self.seats_sorted:
             player = self.player[seat]
-            before = owed.get(player, set())
+            before = owed.get(player, {})
             in_big_blind = bb_post is not None and bb_post[1] == seat
             if "bb" in before:  # "post all": the big blind live, the small blind dead
                 made_up = self.live_posts[seat] >= bb_amount and self.dead_posts[seat] >= sb_amount
@@ -530,15 +628,16 @@ class _HandReplay:
             dealt = seat in self.dealt_in
             new = None if self.established is None else player not in self.established
             self.rows.seats.append((
-                self.h, None, seat, player, self.status.get(seat), dealt, ",".join(sorted(before)),
+                self.h, None, seat, player, self.status.get(seat), dealt, ",".join(sorted(before)) if known else None,
                 in_big_blind, made_up if before else None, missed_now.get(seat), new,
                 None if before_big_blind is None else seat in before_big_blind,
-                self.live_posts[seat] >= bb_amount > 0,
+                self.live_posts[seat] >= bb_amount > 0, self.previous_hand,
+                ", ".join(sorted(set(before.values()))) if before else None,
             ))
             if dealt and (in_big_blind or made_up):
                 owed.pop(player, None)
             if seat in missed_now:
-                owed.setdefault(player, set()).add(missed_now[seat])
+                owed.setdefault(player, {}).setdefault(missed_now[seat], hand_id or "")
         return owed
 
     def seat_fill(self, seq: int, player: str, seat: int) -> None:
@@ -585,10 +684,13 @@ class _HandReplay:
         """One row per blind the table requires (and per extra blind posted)."""
         n_required = len(self.blinds_declared)
         eligible = sorted(self.dealt_in)
+        # A player whose ante took their last chips has nothing to post a blind with: the blinds fall to
+        # the next seats with chips (rooms post them so), while the player is still dealt in.
+        owing = [s for s in eligible if s not in self.ante_all_in] if self.ante_all_in else eligible
         expected: dict[int, int] = {}
-        if self.button is not None and eligible and n_required:
-            order = _clockwise_after(eligible, self.button)
-            if len(eligible) == 2 and n_required == 2:
+        if self.button is not None and owing and n_required:
+            order = _clockwise_after(owing, self.button)
+            if len(eligible) == 2 and len(owing) == 2 and n_required == 2:
                 # Heads-up: the button posts the first blind (catalogue BTN-03, universal).
                 other = next(s for s in eligible if s != self.button) if self.button in eligible else order[0]
                 first = self.button if self.button in eligible else order[1]
@@ -606,13 +708,13 @@ class _HandReplay:
         # comes from the first seat dealt in after the previous blind actually posted, or after the
         # button (catalogue BLD-01, BTN-02); heads-up the button posts the first.
         after_previous: dict[int, int] = {}
-        if self.button is not None and eligible and n_required:
+        if self.button is not None and owing and n_required:
             anchor = self.button
             for n in range(1, n_required + 1):
-                if n == 1 and len(eligible) == 2 and n_required == 2 and self.button in eligible:
+                if n == 1 and len(eligible) == 2 and n_required == 2 and self.button in owing:
                     after_previous[n] = self.button
                 else:
-                    after_previous[n] = _clockwise_after(eligible, anchor)[0]
+                    after_previous[n] = _clockwise_after(owing, anchor)[0]
                 if n in by_number:
                     anchor = by_number[n][1]
         for n in sorted(set(range(1, n_required + 1)) | set(by_number)):
@@ -636,26 +738,82 @@ class _HandReplay:
     def _declared_blind(self, n: int) -> int | None:
         return self.blinds_declared[n - 1] if n <= len(self.blinds_declared) else None
 
-    def _pots_facts(self, showdowns: list[Showdown]) -> int | None:
-        """Pot rows; returns the hand's chip balance (in - returned - awarded - rake)."""
-        contributed = {s: c - self.returned.get(s, 0) for s, c in self.total.items()}
-        computed = build_pots(contributed, self.folded, self.dead)
-        # A log that pays out nothing (PHH without finishing stacks) cannot show a balance.
-        balance = self.chips_in - sum(self.returned.values()) - sum(a for _, _, a, _ in self.awards) - \
-            sum(self.rake.values()) if self.awards else None
-        by_pot: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-        for pot, seat, amount, seq in self.awards:
-            by_pot[pot].append((seat, amount, seq))
-        # A pot is misawarded when it paid out more than it held, or less than it held minus its rake:
-        # the rake the log puts on that pot, plus any rake it states for the hand without a pot
-        # (room exports often do), which may have come from any pot.
+    def _rewon(self) -> tuple[int | None, dict[int, int]]:
+        """The hand's chip balance judged on each seat's net result, and the chips booked twice per seat.
+
+        Converters book the big blind's (or any bettor's) uncalled part as returned *and* re-won: a
+        `return` of the chips, then an award to the same seat that includes them again. What the seat
+        ends with is the same as a return and an award of the pot alone, so the booking is no finding.
+        It is recognised only when the chips paid out beyond what came in are exactly what was returned
+        to seats that were each paid at least that much; any other over-payment, or one to another seat,
+        stays in the balance. (An over-payment of exactly the returned amount to the bettor cannot be
+        told from the booking; a log that books returns this way says nothing else about it.)
+        """
+        if not self.awards:
+            return None, {}  # a log that pays out nothing (PHH without finishing stacks) shows no balance
+        paid: dict[int, int] = defaultdict(int)
+        for _, seat, amount, _ in self.awards:
+            paid[seat] += amount
+        balance = self.chips_in - sum(self.returned.values()) - sum(paid.values()) - sum(self.rake.values())
+        if balance < 0:
+            again = {s: r for s, r in self.returned.items() if r > 0 and paid.get(s, 0) >= r}
+            if sum(again.values()) == -balance:
+                return 0, again
+        return balance, {}
+
+    def _settle(self, computed: list, rewon: dict[int, int]) -> tuple[list[tuple[int, int, int, int]], list[str]]:
+        """The awards net of re-won chips, and the pots they misaward.
+
+        Re-won chips come off the seat's awards from the pots most overpaid first. A pot is misawarded
+        when it paid out more than it held, or less than it held minus its rake: the rake the log puts
+        on that pot, plus any rake it states for the hand without a pot (room exports often do), which
+        may have come from any pot.
+        """
+        paid: dict[int, int] = defaultdict(int)
+        for pot, _, amount, _ in self.awards:
+            paid[pot] += amount
+        awards = list(self.awards)
+
+        def held(pot: int) -> int:
+            return computed[pot].amount if pot is not None and 0 <= pot < len(computed) else 0
+
+        for seat, left in rewon.items():
+            mine = sorted((i for i, a in enumerate(awards) if a[1] == seat),
+                          key=lambda i: (held(awards[i][0]) - paid[awards[i][0]], -(awards[i][0] or 0)))
+            for i in mine:
+                pot, _, amount, seq = awards[i]
+                take = min(left, amount)
+                awards[i] = (pot, seat, amount - take, seq)
+                paid[pot] -= take
+                left -= take
+                if not left:
+                    break
+        awards = [a for a, booked in zip(awards, self.awards, strict=True) if a[2] or not booked[2]]
         unattributed = self.rake.get(None, 0)
-        self.misawarded = []
-        for pot in sorted(set(range(len(computed))) | set(by_pot)):
-            paid_out = sum(a for _, a, _ in by_pot.get(pot, []))
-            held = computed[pot].amount if pot < len(computed) else 0
-            if paid_out > held or paid_out < held - self.rake.get(pot, 0) - unattributed:
-                self.misawarded.append(f"pot {pot}: held {held}, paid {paid_out}")
+        misawarded = []
+        for pot in sorted(set(range(len(computed))) | set(paid)):
+            if paid[pot] > held(pot) or paid[pot] < held(pot) - self.rake.get(pot, 0) - unattributed:
+                misawarded.append(f"pot {pot}: held {held(pot)}, paid {paid[pot]}")
+        return awards, misawarded
+
+    def _pots_facts(self, showdowns: list[Showdown]) -> int | None:
+        """Pot rows; returns the hand's chip balance (in - returned - awarded - rake, on net results)."""
+        contributed = {s: c - self.returned.get(s, 0) for s, c in self.total.items()}
+        balance, rewon = self._rewon()
+        self.rewon = sum(rewon.values())
+        computed = build_pots(contributed, self.folded, self.dead)
+        awards, self.misawarded = self._settle(computed, rewon)
+        # A player all-in for less who then folded or was killed: rooms keep the pot closed at that
+        # level. The log's awards are judged against the pots built that way when they fit them.
+        split_at = {contributed[s] for s in self.all_in & self.folded if contributed.get(s, 0) > 0}
+        if self.misawarded and split_at:
+            split = build_pots(contributed, self.folded, self.dead, split_at)
+            split_awards, split_misawarded = self._settle(split, rewon)
+            if not split_misawarded:
+                computed, awards, self.misawarded = split, split_awards, split_misawarded
+        by_pot: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+        for pot, seat, amount, seq in awards:
+            by_pot[pot].append((seat, amount, seq))
         unit = self.chip_unit
         for pot in sorted(by_pot):
             paid = by_pot[pot]
@@ -760,14 +918,16 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         E["receive"]
     players_, draw_players, pots_, from_seats = E["player"], E["draw_players"], E["pot"], E["from_seat"]
     for h in order:
-        table = f'{H["file"][h]}\x00{H["table_id"][h]}'
+        table = table_key(H["file"][h], H["table_id"][h])
         hand_id = H["hand_id"][h]
+        if state.breaks:
+            state.pass_breaks(table, H["line"][h])
         local = FactRows()
         local_showdowns: list[Showdown] = []
         try:
             hand = _HandReplay(cols, h, houses[h], state.last_button.get(table), local,
                                state.last_big_blind.get(table), state.button_heir.get(table),
-                               state.established.get(table))
+                               state.established.get(table), state.last_hand.get(table))
             for i in range(cols.event_start[h], cols.event_start[h + 1]):
                 kind = kinds[i]
                 seq = i - cols.event_start[h]
@@ -786,6 +946,8 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
                     hand.show(seats_[i], cards_[i] or [])
                 elif kind == "muck":
                     hand.mucked.add(seats_[i])
+                elif kind == "kill":
+                    hand.kill(seats_[i])
                 elif kind == "return":
                     hand.give_back(seats_[i], amounts[i])
                 elif kind == "award":
@@ -799,17 +961,23 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
                 elif kind == "seat_draw":
                     _seat_draw_facts(local, h, seq, seats_[i], players_[i], draw_players[i] or [], cards_[i] or [],
                                      houses[h])
-            hand.finish(local_showdowns, hand_id, hand_id in state.seen_hand_ids)
-            owed_after = hand.seat_facts(state.owed.get(table, {}))
+            duplicate = hand_id in state.seen_hand_ids
+            hand.finish(local_showdowns, hand_id, duplicate, state.first_use.get(hand_id) if duplicate else None)
+            owed_after = hand.seat_facts(state.owed.get(table) if table in state.last_hand else None, hand_id)
         except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
             failures.append((h, f"replay failed: {type(exc).__name__}: {exc}"))
+            # the failed hand is quarantined: the table's next hand must not be judged against an older one
+            state.forget(table)
             continue
         state.last_button[table] = hand.button
         state.last_big_blind[table] = hand.big_blind_player()
         state.button_heir[table] = hand.button_heir()
         state.established[table] = hand.still_established()
         state.owed[table] = owed_after
+        state.last_hand[table] = hand_id
         state.seen_hand_ids.add(hand_id)
+        if hand_id in state.seen_hand_ids:  # a set that forgets (the run-wide ledger judges ids) keeps no origin
+            state.first_use.setdefault(hand_id, f'{H["file"][h]}:{H["line"][h]}')
         rows.extend(local)
         showdowns.extend(local_showdowns)
     resolve(showdowns)

@@ -138,7 +138,8 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("best_hand", STR, "the winning hand by evaluation, in words"),
         ("winners_match", BOOL, "the seats paid are exactly the winners by evaluation (null if not evaluable)"),
         ("split_without_tie", BOOL, "paid to every winner by evaluation and to others too: divided without a tie"),
-        ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake (0 when nothing leaked)"),
+        ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake, rewon chips counted once "
+                                   "(0 when nothing leaked)"),
         ("pots_formed", INT, "pots the contributions form"),
         ("paid_without_showing", STR, "seats paid from a pot two or more contested, without showing their cards"),
         ("chip_unit", INT, "the table's smallest chip"),
@@ -162,13 +163,17 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("player", STR, "player in it"),
         ("status", STR, "status in the log: active, sitting_out, new, away"),
         ("dealt_in", BOOL, "the player was dealt in"),
-        ("owed", STR, "blinds the player missed in earlier hands of the table and still owed: sb, bb"),
+        ("owed", STR, "blinds the player missed in earlier hands of the table and still owed: sb, bb (null when the "
+                      "table's previous hand is not known: its first hand, or the hand after a quarantined one)"),
         ("in_big_blind", BOOL, "the player posted the big blind in position this hand"),
         ("made_up", BOOL, "posted what was owed: the big blind live and the small blind dead (null if nothing owed)"),
         ("missed_now", STR, "the blind this player missed this hand by sitting out: sb or bb"),
         ("new_player", BOOL, "not dealt in at the table before, or left since (null for a table's first hand)"),
         ("between_button_and_big_blind", BOOL, "the seat lies clockwise after the button and before the big blind"),
         ("posted_live_big_blind", BOOL, "posted a big blind's worth live out of the blind order (post kind missed)"),
+        ("previous_hand", STR, "id of the table's previous hand, which owed blinds and new players are judged from "
+                               "(null for its first hand, or after a quarantined hand)"),
+        ("missed_in", STR, "ids of the hands in which the owed blinds were missed"),
     ],
     "seat_fills": [
         ("hand", INT, "hand row number"),
@@ -195,7 +200,8 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("returned", INT, "uncalled chips given back"),
         ("awarded", INT, "chips paid out"),
         ("rake", INT, "rake taken"),
-        ("chip_balance", INT, "chips_in − returned − awarded − rake (null if the log pays nothing out)"),
+        ("chip_balance", INT, "chips_in − returned − awarded − rake, with rewon chips counted once "
+                              "(null if the log pays nothing out)"),
         ("pots_misawarded", STR, "pots that paid out more than they held, or less than they held minus the rake"),
         ("lowest_stack", INT, "the lowest any stack went during the hand"),
         ("showdown", BOOL, "two or more players were still in at the end"),
@@ -209,6 +215,13 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("contested", INT, "the pot actually contested: chips put in less uncalled chips returned"),
         ("rake_allowed", INT, "the most the pack's rake_schedule lets the house take from this hand "
                               "(null when the pack sets no schedule)"),
+        ("previous_hand", STR, "id of the table's previous hand, which the button and heads-up blinds are judged "
+                               "from (null for its first hand, or after a quarantined hand: not assessable)"),
+        ("duplicate_of", STR, "file:line of the first hand in the run with this hand id (null unless a duplicate)"),
+        ("killed_seats", STR, "seats whose hand the house declared dead (kill events)"),
+        ("seating_conflicts", STR, "players listed in two seats, and seats listed for two players"),
+        ("rewon", INT, "chips returned to a seat as uncalled and booked again in its award (counted once in "
+                       "chip_balance and the pots: the seat's net result is what is judged)"),
     ],
 }
 
