@@ -39,7 +39,7 @@ MONEY_FACTS = frozenset({
     # pots
     "pot_amount", "rake", "awarded", "equal_share", "min_share", "max_share", "chip_unit",
     # hands
-    "chips_in", "chip_balance", "lowest_stack", "contested", "rake_allowed",
+    "chips_in", "chip_balance", "lowest_stack", "contested", "rake_allowed", "rewon",
     # hand columns
     "table_min", "table_max",
 })

@@ -3,8 +3,9 @@
 For the person who has to decide whether a finding is right: each event of the log in words, the
 table state the engine had when each action came (pot, amount to call, raises so far in the round,
 whose turn it was) and, under the event a rule objects to, the finding with expected vs actual and
-the rule it cites. Log text goes through `text.clean`: a player's name cannot move the cursor or
-recolour the terminal.
+the rule it cites. Amounts are shown as the log wrote them (`$0.50`, `1,500` chips, never the
+canonical smallest-unit integers), as the findings' messages show them. Log text goes through
+`text.clean`: a player's name cannot move the cursor or recolour the terminal.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def _write_hand(result: AuditResult, view: HandView, findings: pd.DataFrame, out
     out.write(f"  table {clean(view.table_id)}, {view.variant} {view.structure}, rule pack {pack_text}, "
               f"started {clean(view.started_at)}\n")
     out.write(f"  stakes: {clean(view.stakes)}\n")
-    seats = "  ".join(f"{seat} {clean(player)} ({stack:,}{'' if status == 'active' else ', ' + status})"
-                      for seat, player, stack, status in view.seats)
+    seats = "  ".join(f"{seat} {clean(player)} ({clean(view.money(stack))}"
+                      f"{'' if status == 'active' else ', ' + status})" for seat, player, stack, status in view.seats)
     out.write(f"  seats: {seats}\n")
     severities = findings["severity"].value_counts()
     counts = ", ".join(f"{severities[s]} {s}" for s in ("error", "warning", "info") if s in severities)
@@ -62,6 +63,9 @@ def _write_hand(result: AuditResult, view: HandView, findings: pd.DataFrame, out
         else:
             by_event.setdefault(int(row.seq), []).append(row)
     width = min(EVENT_WIDTH, max((len(clean(s.text)) for s in view.steps), default=10))
+    # the pot and to-call columns hold money as the log wrote it ($1,234.56): as wide as the widest
+    money_width = max((len(clean(view.money(a))) for s in view.steps for a in (s.pot, s.to_call)), default=0)
+    money_width = max(8, money_width)
     current = object()
     for step in view.steps:
         if step.round != current:
@@ -72,14 +76,16 @@ def _write_hand(result: AuditResult, view: HandView, findings: pd.DataFrame, out
                 opener = view.round_openers.get(step.round)
                 out.write(f"\n  betting round {step.round}" + (f" — opened by {clean(opener)}" if opener else "")
                           + "\n")
-            out.write(f"  {'#':>4}  {'event':<{width}}  {'pot':>8}  {'to call':>8}  {'raises':>6}  turn of\n")
+            out.write(f"  {'#':>4}  {'event':<{width}}  {'pot':>{money_width}}  {'to call':>{money_width}}  "
+                      f"{'raises':>6}  turn of\n")
         text = clean(step.text)
         if len(text) > width:
             text = text[: width - 1] + "…"
         state = ""
         if step.kind == "action" and step.pot is not None:
             turn = f"seat {step.expected_seat}" if step.expected_seat is not None else "nobody"
-            state = f"  {step.pot:>8,}  {_number(step.to_call):>8}  {_number(step.raises):>6}  {turn}"
+            pot, to_call = clean(view.money(step.pot)), clean(view.money(step.to_call))
+            state = f"  {pot:>{money_width}}  {to_call:>{money_width}}  {_number(step.raises):>6}  {turn}"
         mark = ">>" if step.seq in by_event else "  "
         out.write(f"{mark}{step.seq:>4}  {text:<{width}}{state}\n".rstrip() + "\n")
         for row in by_event.get(step.seq, []):

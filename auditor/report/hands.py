@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from auditor.check.money import format_money, format_money_list
 from auditor.ingest.detect import read_file
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
@@ -62,6 +63,13 @@ class HandView:
     round_openers: dict[int, str] = field(default_factory=dict)
     #: why the table state is missing (the replay failed), else None
     state_note: str | None = None
+    #: the log's currency (None: chips) and how many of its integers make one unit of it
+    currency: str | None = None
+    money_scale: int = 1
+
+    def money(self, amount: int | None) -> str:
+        """An amount of this hand as the log wrote it (`$0.50`, `1,500`); empty when there is none."""
+        return "" if amount is None else format_money(amount, self.currency, self.money_scale)
 
 
 def might_hold(item: InputFile, files: set[str]) -> bool:
@@ -137,6 +145,8 @@ def _value(row: Any, name: str) -> int | None:
 def _view(source: SourceHand, pack: str, actions: pd.DataFrame | None, rounds: pd.DataFrame | None,
           note: str | None) -> HandView:
     hand = source.hand
+    currency, scale = hand.get("currency"), hand.get("money_scale") or 1
+    money = _Money(currency, scale)
     players = {s["seat"]: s["player"] for s in hand["seats"]}
     events = hand["events"]
     state = {}
@@ -163,7 +173,7 @@ def _view(source: SourceHand, pack: str, actions: pd.DataFrame | None, rounds: p
         player = players.get(seat) if seat is not None else event.get("player")
         row = state.get(seq)
         steps.append(Step(
-            seq, rnd, event["kind"], seat, player, describe(event, players),
+            seq, rnd, event["kind"], seat, player, describe(event, players, money),
             pot=_value(row, "pot_before") if row is not None else None,
             to_call=_value(row, "amount_to_call") if row is not None else None,
             current_bet=_value(row, "current_bet") if row is not None else None,
@@ -171,10 +181,11 @@ def _view(source: SourceHand, pack: str, actions: pd.DataFrame | None, rounds: p
             expected_seat=_value(row, "expected_seat") if row is not None else None,
             stack=_value(row, "stack_before") if row is not None else None,
         ))
-    round_openers = {rnd: describe(events[seq], players) for rnd, seq in openers.items() if seq < len(events)}
+    round_openers = {rnd: describe(events[seq], players, money) for rnd, seq in openers.items() if seq < len(events)}
     seats = [(s["seat"], s["player"], s["stack"], s.get("status", "active")) for s in hand["seats"]]
     return HandView(hand["hand_id"], source.file, source.line, hand["table_id"], hand["variant"], hand["structure"],
-                    pack, hand.get("started_at"), describe_stakes(hand["stakes"]), seats, steps, round_openers, note)
+                    pack, hand.get("started_at"), describe_stakes(hand["stakes"], money), seats, steps, round_openers,
+                    note, currency, scale)
 
 
 def _with_burns(events: list[dict[str, Any]], seq: int) -> int:
@@ -184,18 +195,35 @@ def _with_burns(events: list[dict[str, Any]], seq: int) -> int:
     return seq
 
 
-def describe_stakes(stakes: dict[str, Any]) -> str:
-    parts = ["blinds " + "/".join(str(b) for b in stakes.get("blinds", []))] if stakes.get("blinds") else []
+class _Money:
+    """A hand's currency and scale, formatting its amounts; None (a field the log left out) shows as `?`."""
+
+    def __init__(self, currency: str | None = None, scale: int = 1):
+        self.currency, self.scale = currency, scale
+
+    def __call__(self, amount: Any) -> str:
+        return "?" if amount is None else format_money(amount, self.currency, self.scale)
+
+    def list(self, amounts: list[int]) -> str:
+        return format_money_list(amounts, self.currency, self.scale)
+
+
+_CHIPS = _Money()
+
+
+def describe_stakes(stakes: dict[str, Any], money: _Money = _CHIPS) -> str:
+    """The stakes in the log's own units (`blinds $0.05/$0.10`), not the canonical integers."""
+    parts = ["blinds " + money.list(stakes.get("blinds", []))] if stakes.get("blinds") else []
     if stakes.get("ante"):
-        parts.append(f"ante {stakes['ante']}")
+        parts.append(f"ante {money(stakes['ante'])}")
     if stakes.get("bet_units"):
-        parts.append("bet units " + "/".join(str(b) for b in stakes["bet_units"]))
+        parts.append("bet units " + money.list(stakes["bet_units"]))
     if stakes.get("spread"):
-        parts.append("spread " + ", ".join(f"{s['min']}-{s['max']}" for s in stakes["spread"]))
+        parts.append("spread " + ", ".join(f"{money(s['min'])}-{money(s['max'])}" for s in stakes["spread"]))
     for key, label in (("table_min", "table minimum"), ("table_max", "table maximum")):
         if stakes.get(key) is not None:
-            parts.append(f"{label} {stakes[key]}")
-    parts.append(f"chip unit {stakes.get('chip_unit')}")
+            parts.append(f"{label} {money(stakes[key])}")
+    parts.append(f"chip unit {money(stakes.get('chip_unit'))}")
     return ", ".join(parts)
 
 
@@ -210,8 +238,9 @@ def _cards(cards: list[str] | None) -> str:
     return " ".join(cards) if cards else "-"
 
 
-def describe(event: dict[str, Any], players: dict[int, str]) -> str:
-    """One event in words, from the canonical log (player names included verbatim: escape when rendering)."""
+def describe(event: dict[str, Any], players: dict[int, str], money: _Money = _CHIPS) -> str:
+    """One event in words, from the canonical log (player names included verbatim: escape when rendering),
+    amounts in the log's own units."""
     kind = event["kind"]
     who = _who(event.get("seat"), players)
     all_in = ", all-in" if event.get("all_in") else ""
@@ -220,7 +249,7 @@ def describe(event: dict[str, Any], players: dict[int, str]) -> str:
     if kind == "post":
         post = event.get("post")
         what = f"blind {event.get('blind')}" if post == "blind" else post
-        return f"{who} posts {what}: {event.get('amount')}{all_in}"
+        return f"{who} posts {what}: {money(event.get('amount'))}{all_in}"
     if kind == "deal":
         target = event.get("to")
         if target == "hole":
@@ -236,20 +265,20 @@ def describe(event: dict[str, Any], players: dict[int, str]) -> str:
         if verb in ("fold", "check"):
             return f"{who} {verb}s{all_in}"
         if verb == "call":
-            return f"{who} calls {event.get('amount')} (round total {event.get('to')}){all_in}"
+            return f"{who} calls {money(event.get('amount'))} (round total {money(event.get('to'))}){all_in}"
         if verb == "bet":
-            return f"{who} bets {event.get('amount')} (round total {event.get('to')}){all_in}"
-        return f"{who} raises {event.get('amount')} to {event.get('to')}{all_in}"
+            return f"{who} bets {money(event.get('amount'))} (round total {money(event.get('to'))}){all_in}"
+        return f"{who} raises {money(event.get('amount'))} to {money(event.get('to'))}{all_in}"
     if kind == "show":
         return f"{who} shows {_cards(event.get('cards'))}"
     if kind == "muck":
         return f"{who} mucks"
     if kind == "return":
-        return f"uncalled {event.get('amount')} returned to {who}"
+        return f"uncalled {money(event.get('amount'))} returned to {who}"
     if kind == "rake":
-        return f"rake {event.get('amount')} from {_pot(event.get('pot'))}"
+        return f"rake {money(event.get('amount'))} from {_pot(event.get('pot'))}"
     if kind == "award":
-        return f"{who} wins {event.get('amount')} from {_pot(event.get('pot'))}"
+        return f"{who} wins {money(event.get('amount'))} from {_pot(event.get('pot'))}"
     if kind == "seat_request":
         origin = f" (from seat {event['from_seat']})" if event.get("from_seat") is not None else ""
         return f"{event.get('player')} requests seat {event.get('seat')}{origin}"

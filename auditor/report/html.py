@@ -387,7 +387,7 @@ def _finding_section(result: AuditResult, number: int, row: dict[str, Any], view
 
 def _replay(view: HandView, row: dict[str, Any], flagged: set[int]) -> str:
     target = row["seq"]
-    seats = ", ".join(f"{seat} {e(player)} ({stack:,}{'' if status == 'active' else ', ' + e(status)})"
+    seats = ", ".join(f"{seat} {e(player)} ({e(view.money(stack))}{'' if status == 'active' else ', ' + e(status)})"
                       for seat, player, stack, status in view.seats)
     out = [f'<details open><summary>Replay of hand {e(view.hand_id)} ({len(view.steps)} events)</summary>',
            f'<p class="muted">started {e(view.started_at) or "—"} · stakes: {e(view.stakes)} · seats: {seats}</p>']
@@ -412,7 +412,7 @@ def _replay(view: HandView, row: dict[str, Any], flagged: set[int]) -> str:
         if step.kind == "action" and step.pot is not None:
             turn = f"seat {step.expected_seat}" if step.expected_seat is not None else "nobody (round over)"
         out.append(f'<tr class="{css}"><td>{step.seq}</td><td>{e(step.text)}{marker}</td>'
-                   f'<td class="num">{n(step.pot)}</td><td class="num">{n(step.to_call)}</td>'
+                   f'<td class="num">{e(view.money(step.pot))}</td><td class="num">{e(view.money(step.to_call))}</td>'
                    f'<td class="num">{n(step.raises)}</td><td>{turn}</td></tr>')
     out.append("</tbody></table></details>")
     return "".join(out)
