@@ -1,7 +1,11 @@
 """The `auditor` command.
 
-Exit status is the contract CI jobs rely on: 0 nothing at or above --fail-on, 1 findings at or
-above it, 2 usage error or nothing readable.
+Exit status of `audit` is the contract CI jobs rely on: 0 nothing at or above --fail-on and every
+hand read was audited; 1 findings at or above --fail-on; 2 usage error, nothing readable, no hand
+audited, or a --pack that has no rule for any hand read; 3 nothing at or above --fail-on, but
+something went unaudited (a hand quarantined or not covered by its pack, or a skipped file that is a
+hand history of a room this auditor cannot read). `--allow-unaudited` turns 3 into 0: a run must say
+so explicitly to pass over hands it never judged (issue #13). Findings always give 1.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from auditor.check.run import SEVERITY_ORDER
 from auditor.ingest.detect import INPUT_FORMATS
 
 FAIL_ON = ("error", "warning", "info", "never")
+#: `audit` exit status when no finding reaches --fail-on but some hand or hand-history file went unaudited
+EXIT_UNAUDITED = 3
 #: `audit --format` choices; auditor.report.formats.FORMATS holds the writers (kept in step by a test)
 REPORT_FORMATS = ("text", "jsonl", "json", "csv", "parquet", "html", "junit", "sarif")
 
@@ -38,14 +44,27 @@ def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **opt
             bar.close()
 
 
-def _exit_status(result, fail_on: str) -> int:
+def _exit_status(result, fail_on: str, allow_unaudited: bool = False) -> int:
+    """0 clean, 1 findings at or above `fail_on`, 2 nothing audited, 3 clean but something unaudited
+    (0 with `allow_unaudited`); see the module docstring."""
     if result.hands_read == 0 or result.hands_audited == 0:
         return 2
-    if fail_on == "never" or not len(result.findings):
-        return 0
-    threshold = SEVERITY_ORDER[fail_on]
-    worst = min(SEVERITY_ORDER[s] for s in result.findings["severity"])
-    return 1 if worst <= threshold else 0
+    if fail_on != "never" and len(result.findings):
+        threshold = SEVERITY_ORDER[fail_on]
+        if min(SEVERITY_ORDER[s] for s in result.findings["severity"]) <= threshold:
+            return 1
+    return EXIT_UNAUDITED if result.unaudited and not allow_unaudited else 0
+
+
+def _nothing_audited(result) -> str:
+    """One line saying why no hand was audited: quarantine codes and counts, hands not covered."""
+    parts = []
+    if result.quarantined:
+        codes = ", ".join(f"{code} {count}" for code, count in result.quarantined_by_code().items())
+        parts.append(f"{result.hands_quarantined} quarantined ({codes})")
+    if result.hands_not_covered:
+        parts.append(f"{result.hands_not_covered} not covered by their pack")
+    return f"auditor: no hand was audited of {result.hands_read} read: {'; '.join(parts)}"
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -84,7 +103,10 @@ def main() -> None:
 @click.option("--output", "output", default="-", metavar="FILE|DIR|-", show_default=True,
               help="Where reports go: a file or - (one format), or a directory (default names, any number).")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True,
-              help="Exit 1 if any finding is at or above this severity.")
+              help="Exit 1 if any finding is at or above this severity (else 0, or 3 if something went unaudited).")
+@click.option("--allow-unaudited", is_flag=True,
+              help="Exit 0, not 3, when nothing reaches --fail-on but hands went unaudited (quarantined, not "
+                   "covered by their pack) or a skipped file is a hand history of a room this auditor cannot read.")
 @click.option("--quiet", is_flag=True,
               help="Print only the summary: no findings on the terminal, no quarantine lines, no progress bar.")
 @click.option("--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
@@ -97,10 +119,18 @@ def main() -> None:
               help="--engine dask: the scheduler to use (tcp://host:8786); default: start a local cluster.")
 @click.option("--limit", "limit_settings", multiple=True, metavar="NAME=VALUE",
               help="Change an input limit, e.g. jsonl_max_line_bytes=1M (repeatable; the README lists them).")
-def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], output: str, fail_on: str, quiet: bool,
-          input_format: str, jobs: int | None, engine: str, scheduler: str | None,
+def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], output: str, fail_on: str,
+          allow_unaudited: bool, quiet: bool, input_format: str, jobs: int | None, engine: str, scheduler: str | None,
           limit_settings: tuple[str, ...] = ()) -> None:
-    """Audit the hand logs under PATHS (directories are searched recursively)."""
+    """Audit the hand logs under PATHS (directories are searched recursively).
+
+    \b
+    Exit status: 0 nothing at or above --fail-on and every hand read was audited;
+    1 findings at or above --fail-on; 2 usage error, or no hand audited (nothing readable, every
+    hand quarantined, or a --pack with no rule for any hand read); 3 nothing at or above --fail-on
+    but something went unaudited (hands quarantined or not covered by their pack, hand histories
+    of a room this auditor cannot read): 0 instead with --allow-unaudited.
+    """
     from auditor.report.formats import OutputError, plan
 
     try:
@@ -120,7 +150,9 @@ def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], outpu
     _write_reports(result, targets, quiet)
     if result.hands_read == 0:
         click.echo("auditor: no hands found in the given paths", err=True)
-    sys.exit(_exit_status(result, fail_on))
+    elif result.hands_audited == 0:
+        click.echo(_nothing_audited(result), err=True)
+    sys.exit(_exit_status(result, fail_on, allow_unaudited))
 
 
 def _write_reports(result, targets: list, quiet: bool) -> None:

@@ -1,4 +1,11 @@
-"""ingest → replay → check, once, for a set of paths: the one function the CLI and tests call."""
+"""ingest → replay → check, once, for a set of paths: the one function the CLI and tests call.
+
+A run accounts for every hand it read: `hands read = audited + not covered + quarantined`, overall and
+per file. A hand is *not covered* when the pack it is audited under has no rule for its game (variant
+and structure): nothing judged it, so it is not counted as audited. Files found in a folder that are
+not hand logs are skipped; those recognisably hand histories of a room this auditor cannot read are
+named with the room, because a compliance gate must not pass over them in silence (issue #13).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from auditor.check.packs import Pack, declared_pack, resolve_pack
-from auditor.check.run import check
+from auditor.check.run import check, covered_games, partly_assessed
 from auditor.engines import local
 from auditor.engines.ledger import Ledger
 from auditor.engines.partition import (
@@ -29,7 +36,7 @@ from auditor.engines.partition import (
 )
 from auditor.ingest.detect import detect, looks_like_log, read_file
 from auditor.ingest.parquet import is_parquet_dataset
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.records import QUARANTINE_CODES, Quarantined, ReaderNote, SourceHand
 
 if TYPE_CHECKING:
     from auditor.ingest.limits import Limits
@@ -71,21 +78,49 @@ class AuditResult:
     skipped_files: list[Path] = field(default_factory=list)
     #: hands read per input file (archive members as `archive!member`), so each file reconciles too
     read_per_file: Counter = field(default_factory=Counter)
+    #: hands not covered (their pack has no rule for their game), by (pack, variant, structure)
+    not_covered: Counter = field(default_factory=Counter)
+    #: the same hands by file
+    not_covered_per_file: Counter = field(default_factory=Counter)
+    #: what readers said about files (a room convention applied), one per (file, code), in input order
+    notes: list[ReaderNote] = field(default_factory=list)
+    #: skipped files that are recognisably hand histories of a room this auditor cannot read: path -> room
+    skipped_hand_histories: dict[Path, str] = field(default_factory=dict)
 
     @property
     def hands_quarantined(self) -> int:
         return len(self.quarantined)
 
+    @property
+    def hands_not_covered(self) -> int:
+        return sum(self.not_covered.values())
+
+    @property
+    def unaudited(self) -> bool:
+        """Something went unaudited: a hand quarantined or not covered, or a hand-history file skipped."""
+        return bool(self.quarantined or self.hands_not_covered or self.skipped_hand_histories)
+
+    def quarantined_by_code(self) -> dict[str, int]:
+        """Quarantined hands per code (`QUARANTINE_CODES`), in that list's order, codes with none left out."""
+        counts = Counter(q.code for q in self.quarantined)
+        return {code: counts[code] for code in QUARANTINE_CODES if counts[code]}
+
+    def partly_assessed(self) -> pd.DataFrame:
+        """Coverage rows of the rules not assessable on most of the hands they apply to."""
+        return partly_assessed(self.coverage)
+
     def per_file(self) -> pd.DataFrame:
-        """One row per file: hands read = audited + quarantined, and findings."""
+        """One row per file: hands read = audited + not covered + quarantined, and findings."""
         files = list(self.read_per_file)
         quarantined = Counter(q.file for q in self.quarantined)
         found = Counter(self.findings["file"]) if len(self.findings) else Counter()
         read = [self.read_per_file[f] for f in files]
         held = [quarantined.get(f, 0) for f in files]
+        outside = [self.not_covered_per_file.get(f, 0) for f in files]
         return pd.DataFrame({"file": files, "hands_read": read,
-                             "hands_audited": [r - q for r, q in zip(read, held, strict=True)],
-                             "hands_quarantined": held, "findings": [found.get(f, 0) for f in files]})
+                             "hands_audited": [r - q - o for r, q, o in zip(read, held, outside, strict=True)],
+                             "hands_not_covered": outside, "hands_quarantined": held,
+                             "findings": [found.get(f, 0) for f in files]})
 
 
 def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[InputFile], list[Path]]:
@@ -103,6 +138,9 @@ def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[In
         if is_parquet_dataset(path) or not path.is_dir():
             fmt = _format_of(path, input_format)
             if fmt is None:
+                room = recognise_skipped([path]).get(path) if path.is_file() else None
+                if room:
+                    raise UsageError(f"{path}: a {room} hand history: this auditor cannot read that room's files")
                 raise UsageError(f"{path}: not a hand log this auditor reads (use --input-format to force one)")
             found.append(InputFile(path, fmt, path.as_posix()))
             continue
@@ -124,6 +162,32 @@ def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[In
     return found, skipped
 
 
+#: bytes of a skipped file looked at to tell whether it is a hand history of a room we cannot read
+HEAD_BYTES = 8192
+
+
+def recognise_skipped(paths: Iterable[Path]) -> dict[Path, str]:
+    """Which skipped files are recognisably hand histories of another room, and whose (e.g. "888poker").
+
+    Uses `auditor.ingest.detect.recognise_other` when that exists (it reads only the opening bytes and
+    the name); without it nothing is recognised and every skipped file stays "not a hand log"."""
+    try:
+        from auditor.ingest.detect import recognise_other  # type: ignore[attr-defined]
+    except ImportError:
+        return {}
+    found: dict[Path, str] = {}
+    for path in paths:
+        try:
+            with path.open("rb") as f:
+                head = f.read(HEAD_BYTES)
+        except OSError:
+            continue
+        room = recognise_other(head, path.name)
+        if room:
+            found[path] = room
+    return found
+
+
 def _name_inside(top: str, folder: Path, path: Path) -> str:
     return f"{top}/{path.relative_to(folder).as_posix()}"
 
@@ -141,8 +205,11 @@ def _format_of(path: Path, input_format: str) -> str | None:
 
 
 def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantined]:
+    """Every hand of the inputs, read or quarantined (readers' notes about files are left out: not hands)."""
     for item in inputs:
-        yield from read_file(item.path, item.format, item.name or None)
+        for read in read_file(item.path, item.format, item.name or None):
+            if not isinstance(read, ReaderNote):
+                yield read
 
 
 def default_jobs() -> int:
@@ -207,13 +274,42 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     coverage = [r.coverage for r in ordered if r.coverage is not None] + wide_coverage
     quarantined = [q for r in ordered for q in r.quarantined]
     read_per_file: Counter = Counter()
+    not_covered: Counter = Counter()
+    not_covered_per_file: Counter = Counter()
+    notes: dict[tuple[str, str], ReaderNote] = {}
     for result in ordered:
         read_per_file.update(result.read_per_file)
+        not_covered.update(result.not_covered)
+        not_covered_per_file.update(result.not_covered_per_file)
+        for note in result.notes:
+            notes.setdefault((note.file, note.code), note)
     hands_read = sum(r.hands_read for r in ordered)
     tracker.end(hands_read)
+    outside = sum(not_covered.values())
+    if forced is not None and outside and hands_read - len(quarantined) - outside == 0:
+        raise UsageError(pack_covers_none(forced, not_covered))
     return AuditResult(all_findings, _total_coverage(coverage, packs), quarantined, hands_read,
-                       hands_read - len(quarantined), inputs, packs, time.perf_counter() - started, skipped,
-                       read_per_file)
+                       hands_read - len(quarantined) - outside, inputs, packs, time.perf_counter() - started,
+                       skipped, read_per_file, not_covered, not_covered_per_file, list(notes.values()),
+                       recognise_skipped(skipped))
+
+
+def games_text(games: Iterable[tuple[str, str]]) -> str:
+    """`omaha-nz (fixed-limit, pot-limit), three-card-nz (no-limit)`: games grouped by variant."""
+    by_variant: dict[str, list[str]] = {}
+    for variant, structure in sorted(games):
+        by_variant.setdefault(variant, []).append(structure)
+    return ", ".join(f"{v} ({', '.join(s)})" for v, s in by_variant.items()) or "none"
+
+
+def pack_covers_none(pack: Pack, not_covered: Counter) -> str:
+    """Why `--pack` audited nothing: the games the pack has rules for, and the games of the hands read."""
+    found = Counter()
+    for (_, variant, structure), count in not_covered.items():
+        found[variant, structure] += count
+    hands = ", ".join(f"{v} {s} ({n})" for (v, s), n in sorted(found.items()))
+    return (f"--pack {pack.name} has no rule for any hand read: it covers {games_text(covered_games(pack))}; "
+            f"the hands are {hands}")
 
 
 ENGINES = ("local", "dask")

@@ -115,15 +115,22 @@ def test_parquet_holds_the_findings_table_and_the_run_summary(result, tmp_path):
 def test_json_document_reconciles_and_counts_per_file(result):
     doc = json.loads(json.dumps(json_document(result)))
     summary = doc["summary"]
-    assert summary["hands_read"] == summary["hands_audited"] + summary["hands_quarantined"] == result.hands_read
+    assert next(iter(summary)) == "not_audited"  # what was not audited comes first
+    assert summary["not_audited"]["any"] is True
+    assert summary["not_audited"]["quarantined_by_code"] == summary["quarantined_by_code"] == {"damaged": 2}
+    assert {r["rule_id"] for r in summary["not_audited"]["rules_partly_assessed"]} == {
+        "TDA-HOUSE-rake", "NZ17-6b", "NZ17-6c-max"}
+    assert summary["hands_read"] == (summary["hands_audited"] + summary["hands_not_covered"]
+                                     + summary["hands_quarantined"]) == result.hands_read
     assert summary["hands_quarantined"] == len(doc["quarantined"]) == 2
+    assert {q["code"] for q in doc["quarantined"]} == {"damaged"}
     assert summary["findings"] == len(doc["findings"]) == len(result.findings) == 28
     assert sum(summary["findings_by_severity"].values()) == summary["findings"]
     assert {p["name"]: p["version"] for p in summary["packs"]} == {p.name: p.version for p in result.packs.values()}
     files = {f["file"]: f for f in doc["files"]}
     assert len(files) == len(result.inputs)
     for row in files.values():
-        assert row["hands_read"] == row["hands_audited"] + row["hands_quarantined"]
+        assert row["hands_read"] == row["hands_audited"] + row["hands_not_covered"] + row["hands_quarantined"]
     assert sum(f["hands_read"] for f in files.values()) == result.hands_read
     assert sum(f["findings"] for f in files.values()) == len(result.findings)
     damaged = next(f for name, f in files.items() if name.endswith("damaged.jsonl"))
@@ -163,6 +170,14 @@ def test_sarif_is_valid_and_has_every_rule_and_every_finding_at_its_file_and_lin
         assert rules[item["ruleIndex"]]["id"] == item["ruleId"] == finding.rule_id
         assert item["level"] == {"error": "error", "warning": "warning", "info": "note"}[finding.severity]
         assert item["properties"]["hand_id"] == finding.hand_id
+    # what was not audited is in the invocation's notifications, grouped by quarantine code
+    invocation = run["invocations"][0]
+    held = [n for n in invocation["toolExecutionNotifications"] if n["descriptor"]["id"].startswith("quarantine/")]
+    assert [n["descriptor"]["id"] for n in held] == ["quarantine/damaged"] * 2
+    assert {n["locations"][0]["physicalLocation"]["region"]["startLine"] for n in held} == {2, 3}
+    assert invocation["properties"]["quarantined_by_code"] == {"damaged": 2}
+    known = {d["id"] for d in run["tool"]["driver"]["notifications"]}
+    assert {n["descriptor"]["id"] for n in invocation["toolExecutionNotifications"]} <= known
 
 
 # ---------------------------------------------------------------------------------------------- JUnit
@@ -178,13 +193,25 @@ def test_junit_is_valid_with_one_case_per_rule_and_one_failure_per_violation(res
     text = _junit(result)
     xmlschema.XMLSchema(FIXTURES / "junit-10.xsd").validate(text)
     root = ET.fromstring(text)
-    cases = root.findall("testsuite/testcase")
-    assert len(cases) == len(result.coverage) == int(root.get("tests"))
-    assert len(root.findall("testsuite/testcase/failure")) == len(result.findings)
+    # the first suite says what was not audited: here one case, the two damaged hands of damaged.jsonl
+    first, *suites = root.findall("testsuite")
+    assert first.get("name") == "not audited"
+    held = first.findall("testcase")
+    assert [c.get("name") for c in held] == ["quarantined [damaged]: 2 hand(s)"]
+    assert held[0].find("failure").text.count("\n") == 1 and "damaged.jsonl:3" in held[0].find("failure").text
+    cases = [case for suite in suites for case in suite.findall("testcase")]
+    assert len(cases) == len(result.coverage) == int(root.get("tests")) - 1
+    assert sum(len(case.findall("failure")) for case in cases) == len(result.findings)
     violated = result.coverage[result.coverage["hands_with_violations"] > 0]
-    assert int(root.get("failures")) == len(violated) == sum(int(s.get("failures")) for s in root.findall("testsuite"))
-    skipped = result.coverage[result.coverage["hands_checked"] == 0]
-    assert len(root.findall("testsuite/testcase/skipped")) == len(skipped)
+    assert int(root.get("failures")) - 1 == len(violated) == sum(int(s.get("failures")) for s in suites)
+    # skipped: rules that checked nothing, and rules partly assessed with no violation (never shown as passed)
+    partly = result.partly_assessed()
+    skipped = result.coverage[(result.coverage["hands_checked"] == 0) |
+                              (result.coverage["rule_id"].isin(partly["rule_id"]) &
+                               (result.coverage["hands_with_violations"] == 0))]
+    assert len(partly) and len(root.findall("testsuite/testcase/skipped")) == len(skipped)
+    assert any("partly assessed: not assessable in 293 of 411" in s.get("message")
+               for s in root.findall("testsuite/testcase/skipped"))
     by_rule = {case.get("name").split(":")[0]: case for case in cases}
     for rule_id, count in result.findings["rule_id"].value_counts().items():
         assert len(by_rule[rule_id].findall("failure")) == count
@@ -220,7 +247,7 @@ def test_several_formats_go_into_the_output_directory_with_default_names(tmp_pat
     assert code == 1, output
     assert sorted(p.name for p in out.iterdir()) == ["findings.csv", "findings.sarif", "junit.xml", "report.html"]
     # the terminal still gets the summary (on stderr, since no report went to stdout)
-    assert "hands read: 1 = audited 1 + quarantined 0" in output
+    assert "hands read: 1 = audited 1 + not covered 0 + quarantined 0" in output
 
 
 def test_output_plans_refuse_what_cannot_work(tmp_path):

@@ -9,6 +9,10 @@ already connected (library use, tests); with neither, a `LocalCluster` of `jobs`
 worker processes is started for the run and closed after it. Workers must be able to import
 `auditor` (the same version) and read the input paths and any rule-pack file under the same names
 as this process: on a cluster, a shared filesystem.
+
+A partition whose workers keep dying (Dask retries a task on another worker, then gives up with
+`KilledWorker`) comes back as `lost-worker` quarantine entries (`partition.lost_partition`): on
+record, never silence, and the rest of the run is still audited.
 """
 
 from __future__ import annotations
@@ -16,7 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from auditor.engines.partition import Partition, PartitionFailure, PartitionResult, RunOptions, run_partition
+from auditor.engines.partition import (
+    Partition,
+    PartitionFailure,
+    PartitionResult,
+    RunOptions,
+    lost_partition,
+    run_partition,
+)
 
 
 class EngineUnavailable(RuntimeError):
@@ -28,6 +39,7 @@ def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
     """Each partition's result as it finishes on the cluster."""
     try:
         from distributed import Client, LocalCluster, as_completed
+        from distributed.scheduler import KilledWorker
     except ImportError as exc:
         raise EngineUnavailable("the dask engine needs dask[distributed]: pip install 'poker-auditor[dask]'") from exc
     cluster = None
@@ -47,8 +59,13 @@ def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
         if not partitions:
             return
         futures = client.map(run_partition, list(partitions), options=options, pure=False)
+        of_future = {future.key: partition for future, partition in zip(futures, partitions, strict=True)}
         try:
-            for _, result in as_completed(futures, with_results=True):
+            for future, result in as_completed(futures, with_results=True, raise_errors=False):
+                if isinstance(result, KilledWorker):
+                    result = lost_partition(of_future[future.key], str(result))
+                elif isinstance(result, BaseException):
+                    raise result
                 yield result
                 if isinstance(result, PartitionFailure):
                     return

@@ -5,6 +5,12 @@ One worker, one partition or a small run (`POOL_MIN_HANDS`) runs in this process
 runs Arrow's thread pools can deadlock the child) audits one partition per task. Workers report
 progress through a queue given to them when they start; their results come back in the order they
 finish, and the caller puts them back in partition order.
+
+A worker that dies (the kernel's OOM killer, a crash in native code) breaks the whole pool, and every
+partition not yet finished fails with it, most of them innocent. Those partitions are run again one
+at a time in a pool of one process, so each death is pinned on the partition that caused it; a
+partition whose worker dies again comes back as `lost-worker` quarantine entries
+(`partition.lost_partition`), never as silence and never as a crash of the whole run.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import multiprocessing
 import queue as queue_module
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 
 from auditor.engines.partition import (
     Notify,
@@ -20,6 +27,7 @@ from auditor.engines.partition import (
     PartitionFailure,
     PartitionResult,
     RunOptions,
+    lost_partition,
     run_partition,
 )
 
@@ -58,15 +66,21 @@ def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
     context = multiprocessing.get_context("spawn")
     progress = context.Queue()
     workers = min(jobs, len(partitions))
+    broken: list[Partition] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
                              initargs=(progress,)) as pool:
-        pending: set[Future] = {pool.submit(_work, p, options) for p in partitions}
+        pending: dict[Future, Partition] = {pool.submit(_work, p, options): p for p in partitions}
         try:
             while pending:
-                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                done, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 _drain(progress, notify)
-                for future in done:
-                    result = future.result()
+                for future in sorted(done, key=lambda f: pending[f].index):
+                    partition = pending.pop(future)
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        broken.append(partition)
+                        continue
                     yield result
                     if isinstance(result, PartitionFailure):
                         return
@@ -74,6 +88,37 @@ def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
             for future in pending:
                 future.cancel()
             _drain(progress, notify)
+    if broken:
+        yield from _one_by_one(sorted(broken, key=lambda p: p.index), options, context, progress, notify)
+
+
+def _one_by_one(partitions: Sequence[Partition], options: RunOptions, context, progress: multiprocessing.Queue,
+                notify: Notify | None) -> Iterator[PartitionResult | PartitionFailure]:
+    """Partitions of a broken pool again, one at a time in a pool of one process (a new pool after each
+    death), so a worker that dies now died of its own partition: that one is lost, the others audited."""
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for partition in partitions:
+            if pool is None:
+                pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_start_worker,
+                                           initargs=(progress,))
+            future = pool.submit(_work, partition, options)
+            while not future.done():
+                wait([future], timeout=0.25)
+                _drain(progress, notify)
+            try:
+                result = future.result()
+            except BrokenProcessPool as exc:
+                pool.shutdown(wait=True)
+                pool = None
+                result = lost_partition(partition, str(exc) or "the process ended abruptly")
+            _drain(progress, notify)
+            yield result
+            if isinstance(result, PartitionFailure):
+                return
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _drain(progress: multiprocessing.Queue, notify: Notify | None) -> None:

@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from auditor.check.packs import Pack, PackError, declared_pack, resolve_pack
-from auditor.check.run import check
+from auditor.check.run import check, not_covered
 from auditor.engines import ledger
 from auditor.engines.parquet_ranges import Layout, hand_count, plan_ranges, read_range
 from auditor.ingest.detect import contained, read_file
 from auditor.ingest.limits import DEFAULT_LIMITS
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.replay.engine import TableState, replay
 
@@ -130,6 +130,16 @@ class PartitionResult:
     #: per batch, the rows the run-wide rules need (`ledger.rows`); empty if no pack has such a rule
     ledger: list[pd.DataFrame] = field(default_factory=list)
     seconds: float = 0.0
+    #: hands read but not covered: their pack has no rule for their game, by (pack, variant, structure)
+    not_covered: Counter = field(default_factory=Counter)
+    #: the same hands by file, so each file reconciles: read = audited + not covered + quarantined
+    not_covered_per_file: Counter = field(default_factory=Counter)
+    #: what the readers told about the files (ReaderNote), the first of each (file, code), in reading order
+    notes: list[ReaderNote] = field(default_factory=list)
+
+    @property
+    def hands_not_covered(self) -> int:
+        return sum(self.not_covered.values())
 
 
 @dataclass(frozen=True)
@@ -147,6 +157,22 @@ class PartitionFailure:
 
     def error(self) -> PackError:
         return PackError(self.file, self.line, self.message)
+
+
+def lost_partition(partition: Partition, why: str) -> PartitionResult:
+    """The result of a partition whose worker process died (killed for memory, a crash in native code):
+    one `lost-worker` quarantine entry per piece, so the loss is on record and the run cannot pass as
+    if those hands had been audited. Each entry counts as one hand read, like an unreadable file: how
+    many hands the piece held is not known without reading it, which is what failed."""
+    quarantined = []
+    for piece in partition.pieces:
+        name = piece.input.name or piece.input.path.as_posix()
+        rows = f" (hand rows {piece.rows[0]}-{piece.rows[1]})" if piece.rows is not None else ""
+        quarantined.append(Quarantined(name, 0, f"not audited{rows}: the worker process auditing it died ({why})",
+                                       code="lost-worker"))
+    findings = check(*empty_batch({}))[0]
+    return PartitionResult(partition.index, findings, None, quarantined, len(quarantined),
+                           Counter(q.file for q in quarantined), [])
 
 
 def plan(inputs: Sequence[InputFile], batch_size: int, limits: Any = None) -> list[Partition]:
@@ -273,13 +299,18 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     unreported = 0
     read_per_file: Counter = Counter()
     batch: list[SourceHand] = []
+    uncovered: Counter = Counter()
+    uncovered_per_file: Counter = Counter()
+    notes: dict[tuple[str, str], ReaderNote] = {}
 
     def flush() -> None:
         if batch:
-            found, cov, failed, rows = _audit_batch(batch, packs, local, forced, state)
+            found, cov, failed, rows, games, files = _audit_batch(batch, packs, local, forced, state)
             findings.append(found)
             coverage.append(cov)
             quarantined.extend(failed)
+            uncovered.update(games)
+            uncovered_per_file.update(files)
             if rows is not None:
                 ledger_rows.append(rows)
             batch.clear()
@@ -287,6 +318,9 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
 
     for piece in partition.pieces:
         for item in read_piece(piece, options.limits):
+            if isinstance(item, ReaderNote):  # about the file, not a hand: said once per (file, code)
+                notes.setdefault((item.file, item.code), item)
+                continue
             hands_read += 1
             unreported += 1
             read_per_file[item.file] += 1
@@ -294,6 +328,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                 notify("hands", partition.index, unreported)
                 unreported = 0
             if isinstance(item, Quarantined):
+                # (room here for the table state to learn that this table's chain of hands is broken)
                 quarantined.append(item)
                 continue
             name = forced.name if forced else item.hand["rule_pack"]
@@ -304,8 +339,10 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                 except PackError as exc:
                     unknown_packs[name] = exc.message
             if name in unknown_packs:
+                # the record names a rule book that does not exist: the hand cannot be judged under it
                 quarantined.append(Quarantined(item.file, item.line, f"declares rule pack '{name}', which cannot be "
-                                               f"used: {unknown_packs[name]}", item.hand["hand_id"]))
+                                               f"used: {unknown_packs[name]}", item.hand["hand_id"],
+                                               code="invalid-record", table_id=item.hand.get("table_id")))
                 continue
             batch.append(item)
             if len(batch) >= options.batch_size:
@@ -318,11 +355,18 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     return PartitionResult(
         partition.index, pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(local))[0],
         sum_coverage(coverage) if coverage else None, quarantined, hands_read, read_per_file, list(packs),
-        ledger_rows, time.perf_counter() - started)
+        ledger_rows, time.perf_counter() - started, uncovered, uncovered_per_file, list(notes.values()))
 
 
 def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[str, Pack], forced: Pack | None,
-                 state: TableState) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined], pd.DataFrame | None]:
+                 state: TableState) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined], pd.DataFrame | None,
+                                             Counter, Counter]:
+    """Replay and check one batch: findings, coverage, hands the engine could not replay, run-wide rows,
+    and the hands not covered by their pack, by (pack, variant, structure) and by file.
+
+    Not-covered hands are replayed and checked like the others (their table's state must run on through
+    them, and no rule selects them anyway); they are only counted apart, never as audited.
+    """
     tables = build_tables(batch)
     hands = tables.hands.to_pandas()
     if forced:
@@ -332,11 +376,24 @@ def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[st
     failed_hands = []
     if failures:
         failed = {h for h, _ in failures}
-        failed_hands = [Quarantined(hands.at[h, "file"], int(hands.at[h, "line"]), reason, hands.at[h, "hand_id"])
+        # the engine raised on the hand: a bug of ours (an illegal action is recorded, never an exception)
+        failed_hands = [Quarantined(hands.at[h, "file"], int(hands.at[h, "line"]), reason, hands.at[h, "hand_id"],
+                                    code="internal-error", table_id=_text(hands.at[h, "table_id"]))
                         for h, reason in failures]
         hands = hands[~hands["hand"].isin(failed)]
     findings, coverage = check(facts, hands, local)
-    return findings, coverage, failed_hands, ledger.rows(facts, hands, packs.values())
+    outside = hands[not_covered(hands, packs)]
+    games: Counter = Counter()
+    files: Counter = Counter()
+    if len(outside):
+        games.update({key: int(n) for key, n in
+                      outside.groupby(["rule_pack", "variant", "structure"], sort=False, dropna=False).size().items()})
+        files.update({key: int(n) for key, n in outside["file"].value_counts(sort=False, dropna=False).items()})
+    return findings, coverage, failed_hands, ledger.rows(facts, hands, packs.values()), games, files
+
+
+def _text(value: object) -> str | None:
+    return None if value is None or pd.isna(value) else str(value)
 
 
 def empty_batch(packs: dict[str, Pack]) -> tuple:

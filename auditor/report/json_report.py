@@ -1,8 +1,10 @@
 """The whole run as one JSON document: summary, findings, coverage, quarantine and per-file counts.
 
 For machines that want one object rather than a stream (JSON Lines): everything the console summary
-says, with the numbers that must reconcile (hands read = audited + quarantined, overall and per file)
-stated as numbers, not prose.
+says, with the numbers that must reconcile (hands read = audited + not covered + quarantined, overall
+and per file) stated as numbers, not prose. What was *not* audited comes first (`summary.not_audited`):
+quarantined hands by code, hands not covered by pack and game, skipped hand-history files with their
+room, rules partly assessed; then the verdict.
 """
 
 from __future__ import annotations
@@ -14,19 +16,41 @@ from auditor.pipeline import AuditResult
 from auditor.report.common import records, rules_by_id, tool_version
 
 
+def not_audited(result: AuditResult) -> dict[str, Any]:
+    """What the run did not audit, as numbers: the first thing the document says."""
+    return {
+        "any": result.unaudited,
+        "hands_quarantined": result.hands_quarantined,
+        "quarantined_by_code": result.quarantined_by_code(),
+        "hands_not_covered": result.hands_not_covered,
+        "not_covered": [{"pack": pack, "variant": variant, "structure": structure, "hands": count}
+                        for (pack, variant, structure), count in sorted(result.not_covered.items())],
+        "skipped_hand_histories": [{"file": path.as_posix(), "room": room}
+                                   for path, room in result.skipped_hand_histories.items()],
+        "rules_partly_assessed": [{"pack": r.pack, "rule_id": r.rule_id, "hands_in_scope": int(r.hands_in_scope),
+                                   "hands_not_assessable": int(r.hands_not_assessable)}
+                                  for r in result.partly_assessed().itertuples(index=False)],
+    }
+
+
 def summary(result: AuditResult) -> dict[str, Any]:
     findings = result.findings
     by_severity = findings["severity"].value_counts().to_dict() if len(findings) else {}
     by_category = findings["category"].value_counts().to_dict() if len(findings) else {}
     return {
+        "not_audited": not_audited(result),
         "tool": {"name": "poker-auditor", "version": tool_version()},
         "inputs": [item.name or item.path.as_posix() for item in result.inputs],
         "packs": [{"name": p.name, "version": p.version, "title": p.title, "rules": len(p.rules)}
                   for p in result.packs.values()],
         "hands_read": result.hands_read,
         "hands_audited": result.hands_audited,
+        "hands_not_covered": result.hands_not_covered,
         "hands_quarantined": result.hands_quarantined,
+        "quarantined_by_code": result.quarantined_by_code(),
         "skipped_files": [p.as_posix() for p in result.skipped_files],
+        "notes": [{"file": note.file, "line": note.line, "code": note.code, "text": note.text}
+                  for note in result.notes],
         "findings": len(findings),
         "findings_by_severity": {str(k): int(v) for k, v in by_severity.items()},
         "findings_by_category": {str(k): int(v) for k, v in by_category.items()},
@@ -42,7 +66,7 @@ def document(result: AuditResult) -> dict[str, Any]:
         "coverage": [{**row, "title": rules[row["pack"], row["rule_id"]].title,
                       "citation": rules[row["pack"], row["rule_id"]].citation}
                      if (row["pack"], row["rule_id"]) in rules else row for row in records(result.coverage)],
-        "quarantined": [{"file": q.file, "line": q.line, "hand_id": q.hand_id, "reason": q.reason}
+        "quarantined": [{"file": q.file, "line": q.line, "hand_id": q.hand_id, "code": q.code, "reason": q.reason}
                         for q in result.quarantined],
         "files": records(result.per_file()),
     }

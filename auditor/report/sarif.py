@@ -3,6 +3,13 @@
 Every rule of the packs the run used is in `tool.driver.rules` with its text, why it matters and
 its citation (so a viewer can explain a result without the YAML); every finding is one result
 located at its log file and line, with the hand, event and seat in its properties.
+
+What the run did not audit goes where SARIF puts what a tool could not do: the invocation's
+`toolExecutionNotifications`, first in the run's record. One notification per quarantined hand, its
+descriptor the quarantine code (`quarantine/damaged`, ...) so viewers group them by code; one per
+pack and game no rule covers (`not-covered`), per skipped hand-history file (`skipped-hand-history`),
+per rule partly assessed (`partly-assessed`), and per reader note (`reader-note`, level note). The
+invocation's properties count them (`quarantined_by_code`, `hands_not_covered`, ...).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from auditor.check.packs import Pack, Rule
+from auditor.ingest.records import QUARANTINE_CODES
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, tool_version
 
@@ -58,6 +66,59 @@ def _descriptor(pack: Pack, rule: Rule, sarif_id: str) -> dict[str, Any]:
     }
 
 
+#: notification descriptors besides the quarantine codes: id -> what it means
+NOTIFICATIONS = {
+    "not-covered": "hands read whose rule pack has no rule for their game (variant and structure): not audited",
+    "skipped-hand-history": "a hand history of a room this auditor cannot read, skipped: its hands were not audited",
+    "partly-assessed": "a rule not assessable on most of the hands it applies to (the logs lack a fact it needs)",
+    "reader-note": "a convention of the file's room the reader applied (not a finding)",
+}
+
+
+def _notification_descriptors() -> list[dict[str, Any]]:
+    items = [(f"quarantine/{code}", f"hand quarantined, not audited: {text}")
+             for code, text in QUARANTINE_CODES.items()]
+    items += list(NOTIFICATIONS.items())
+    return [{"id": key, "shortDescription": {"text": text}} for key, text in items]
+
+
+def _location(file: str, line: int) -> dict[str, Any]:
+    where: dict[str, Any] = {"artifactLocation": artifact_location(file)}
+    if line > 0:
+        where["region"] = {"startLine": line}
+    return {"physicalLocation": where}
+
+
+def notifications(result: AuditResult) -> list[dict[str, Any]]:
+    """What was not audited, and the readers' notes, as SARIF tool execution notifications."""
+    found: list[dict[str, Any]] = []
+    for q in result.quarantined:
+        found.append({"descriptor": {"id": f"quarantine/{q.code}"}, "level": "error",
+                      "message": {"text": q.one_line()}, "locations": [_location(q.file, q.line)],
+                      "properties": {"code": q.code, "hand_id": q.hand_id, "reason": q.reason}})
+    for (pack, variant, structure), count in sorted(result.not_covered.items()):
+        found.append({"descriptor": {"id": "not-covered"}, "level": "error",
+                      "message": {"text": f"{count} hand(s) of {variant} {structure} not covered: no rule of {pack} "
+                                          "applies to that game"},
+                      "properties": {"pack": pack, "variant": variant, "structure": structure, "hands": count}})
+    for path, room in result.skipped_hand_histories.items():
+        found.append({"descriptor": {"id": "skipped-hand-history"}, "level": "error",
+                      "message": {"text": f"{path.as_posix()}: a {room} hand history, skipped: this auditor cannot "
+                                          "read that room's files"},
+                      "locations": [_location(path.as_posix(), 0)], "properties": {"room": room}})
+    for row in result.partly_assessed().itertuples(index=False):
+        found.append({"descriptor": {"id": "partly-assessed"}, "level": "warning",
+                      "message": {"text": f"{row.pack} {row.rule_id} partly assessed: not assessable in "
+                                          f"{row.hands_not_assessable} of {row.hands_in_scope} hand(s) in scope"},
+                      "properties": {"pack": row.pack, "rule_id": row.rule_id,
+                                     "hands_in_scope": int(row.hands_in_scope),
+                                     "hands_not_assessable": int(row.hands_not_assessable)}})
+    for note in result.notes:
+        found.append({"descriptor": {"id": "reader-note"}, "level": "note", "message": {"text": note.one_line()},
+                      "locations": [_location(note.file, note.line)], "properties": {"code": note.code}})
+    return found
+
+
 def document(result: AuditResult) -> dict[str, Any]:
     packs = list(result.packs.values())
     ids = rule_ids(packs)
@@ -93,12 +154,18 @@ def document(result: AuditResult) -> dict[str, Any]:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "poker-auditor", "version": tool_version(),
-                                "semanticVersion": tool_version(), "rules": descriptors}},
+                                "semanticVersion": tool_version(), "rules": descriptors,
+                                "notifications": _notification_descriptors()}},
             "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"}},
             "invocations": [{
                 "executionSuccessful": True,
-                "properties": {"hands_read": result.hands_read, "hands_audited": result.hands_audited,
+                "toolExecutionNotifications": notifications(result),
+                "properties": {"not_audited": result.unaudited,
+                               "hands_read": result.hands_read, "hands_audited": result.hands_audited,
+                               "hands_not_covered": result.hands_not_covered,
                                "hands_quarantined": result.hands_quarantined,
+                               "quarantined_by_code": result.quarantined_by_code(),
+                               "hand_history_files_skipped": len(result.skipped_hand_histories),
                                "quarantined": [q.one_line() for q in result.quarantined]},
             }],
             "results": results,

@@ -49,34 +49,92 @@ def write_text(result: AuditResult, out: TextIO) -> None:
     write_summary(result, out)
 
 
+def unaudited_lines(result: AuditResult) -> list[str]:
+    """What the run did not audit, in a few plain lines: the first thing every report says (issue #13).
+
+    Quarantined hands by code, hands not covered (their pack has no rule for their game) by pack and
+    game, skipped files that are hand histories of rooms we cannot read, and rules not assessable on
+    most hands they apply to. Shared by the console summary and the reports that print prose.
+    """
+    lines = []
+    rooms = result.skipped_hand_histories
+    if not result.unaudited:
+        lines.append("not audited: nothing (every hand read was audited)")
+    else:
+        lines.append(f"not audited: {result.hands_quarantined} hand(s) quarantined, {result.hands_not_covered} "
+                     f"hand(s) not covered, {len(rooms)} hand-history file(s) skipped")
+    if result.quarantined:
+        codes = ", ".join(f"{code} {count}" for code, count in result.quarantined_by_code().items())
+        lines.append(f"  quarantined by code: {codes}")
+    if result.hands_not_covered:
+        games = ", ".join(f"{clean(pack)} {clean(variant)} {clean(structure)} {count}" for (pack, variant, structure),
+                          count in sorted(result.not_covered.items()))
+        lines.append(f"  not covered, no rule of their pack applies to their game: {games}")
+    if rooms:
+        by_room = ", ".join(f"{clean(room)} {clean(path)}" for path, room in list(rooms.items())[:5])
+        more = f" and {len(rooms) - 5} more" if len(rooms) > 5 else ""
+        lines.append(f"  skipped, hand histories of a room this auditor cannot read: {by_room}{more}")
+    partly = result.partly_assessed()
+    if len(partly):
+        named = ", ".join(f"{clean(r.rule_id)} ({r.hands_not_assessable} of {r.hands_in_scope})"
+                          for r in partly.head(6).itertuples(index=False))
+        more = f" and {len(partly) - 6} more" if len(partly) > 6 else ""
+        lines.append(f"rules partly assessed, not assessable on most hands they apply to: {len(partly)}: "
+                     f"{named}{more}")
+    return lines
+
+
+def verdict(result: AuditResult) -> str:
+    """One line: the findings in the audited hands, and how much was not audited beside them."""
+    findings = result.findings
+    if len(findings):
+        by_sev = findings["severity"].value_counts()
+        found = f"{len(findings)} finding(s) (" + ", ".join(
+            f"{by_sev[s]} {s}" for s in ("error", "warning", "info") if s in by_sev) + ")"
+    else:
+        found = "no findings"
+    line = f"verdict: {found} in {result.hands_audited} audited hand(s)"
+    missed = result.hands_quarantined + result.hands_not_covered
+    if missed or result.skipped_hand_histories:
+        line += f"; {missed} hand(s) and {len(result.skipped_hand_histories)} hand-history file(s) not audited"
+    return line
+
+
 def write_summary(result: AuditResult, out: TextIO) -> None:
     packs = ", ".join(f"{p.name} {p.version}" for p in result.packs.values()) or "none"
     rate = result.hands_read / result.seconds if result.seconds else 0.0
     out.write("\nSummary\n")
+    for line in [*unaudited_lines(result), verdict(result)]:
+        out.write(f"  {line}\n")
+    if result.notes:
+        out.write("  notes (conventions of the files' rooms the readers applied; not findings):\n")
+        for note in result.notes[:10]:
+            out.write(f"    {clean(note.one_line())}\n")
+        if len(result.notes) > 10:
+            out.write(f"    and {len(result.notes) - 10} more\n")
     out.write(f"  inputs: {len(result.inputs)} file(s); rule packs: {packs}\n")
-    out.write(f"  hands read: {result.hands_read} = audited {result.hands_audited} + quarantined "
-              f"{result.hands_quarantined}\n")
-    if result.skipped_files:
-        names = ", ".join(clean(p) for p in result.skipped_files[:5])
-        more = f" and {len(result.skipped_files) - 5} more" if len(result.skipped_files) > 5 else ""
-        out.write(f"  files skipped, not recognised as hand logs: {len(result.skipped_files)} ({names}{more})\n")
-    out.write(f"  findings: {len(result.findings)}")
+    out.write(f"  hands read: {result.hands_read} = audited {result.hands_audited} + not covered "
+              f"{result.hands_not_covered} + quarantined {result.hands_quarantined}\n")
+    others = [p for p in result.skipped_files if p not in result.skipped_hand_histories]
+    if others:
+        names = ", ".join(clean(p) for p in others[:5])
+        more = f" and {len(others) - 5} more" if len(others) > 5 else ""
+        out.write(f"  files skipped, not recognised as hand logs: {len(others)} ({names}{more})\n")
     if len(result.findings):
-        by_sev = result.findings["severity"].value_counts()
-        out.write(" (" + ", ".join(f"{by_sev[s]} {s}" for s in ("error", "warning", "info") if s in by_sev) + ")")
-    out.write("\n")
-    if len(result.findings):
+        out.write("  findings by category:\n")
         counts = result.findings.groupby("category").size().sort_values(ascending=False)
         for category, count in counts.items():
             out.write(f"    {category:<18} {count}\n")
     cov = result.coverage
     if len(cov):
+        partly = set(result.partly_assessed()["rule_id"] + "\x00" + result.partly_assessed()["pack"])
         out.write("  rules (pack, rule: hands checked / not assessable / with violations):\n")
         for row in cov.itertuples(index=False):
             if row.hands_in_scope == 0:
                 continue
+            mark = "  (partly assessed)" if f"{row.rule_id}\x00{row.pack}" in partly else ""
             out.write(f"    {row.pack:<22} {row.rule_id:<14} {row.hands_checked:>7} / {row.hands_not_assessable:>5} "
-                      f"/ {row.hands_with_violations:>5}  {row.category}\n")
+                      f"/ {row.hands_with_violations:>5}  {row.category}{mark}\n")
         idle = cov[cov["hands_in_scope"] == 0]
         if len(idle):
             out.write(f"  rules with no hand in scope: {', '.join(idle['rule_id'])}\n")
