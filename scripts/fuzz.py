@@ -60,7 +60,7 @@ import pyarrow.parquet as pq  # noqa: E402
 from auditor.ingest import phh_toml  # noqa: E402
 from auditor.ingest.detect import read_file  # noqa: E402
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits  # noqa: E402
-from auditor.ingest.records import Quarantined, SourceHand  # noqa: E402
+from auditor.ingest.records import Quarantined, ReaderNote, SourceHand  # noqa: E402
 from auditor.ingest.validate import schema_error  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -510,6 +510,9 @@ def check_items(items: list, label: str) -> None:
                 raise PropertyBroken(f"{label}: reader yielded a hand that fails the schema: {problem}")
             if _outsized(item.hand):  # jsonschema-rs passes integers of more than 4,300 digits
                 raise PropertyBroken(f"{label}: reader yielded a hand with an integer beyond 64 bits")
+        elif isinstance(item, ReaderNote):  # a note on the file's conventions: one printable line
+            if any(c in item.one_line() for c in "\n\r\x1b\x00\u2028\u2029\u202e"):
+                raise PropertyBroken(f"{label}: reader note is not one printable line: {item!r}"[:500])
         else:
             raise PropertyBroken(f"{label}: reader yielded {type(item).__name__}")
 

@@ -23,7 +23,7 @@ from auditor.ingest.ohh import read_ohh, sniff_ohh
 from auditor.ingest.parquet import is_parquet_dataset, read_parquet
 from auditor.ingest.phh import read_phh, sniff_phh
 from auditor.ingest.pokerstars import read_pokerstars, sniff_pokerstars
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 
 SNIFF_BYTES = 4096
 #: the pack a room export is audited under when neither the file nor --pack names one
@@ -172,8 +172,11 @@ def _relabel(items: Iterator[SourceHand | Quarantined], real: str, label: str) -
     for item in items:
         if isinstance(item, SourceHand):
             yield SourceHand(item.hand, label, item.line)
+        elif isinstance(item, ReaderNote):
+            yield ReaderNote(label, item.line, item.code, item.text)
         else:
-            yield Quarantined(label, item.line, item.reason.replace(real, label), item.hand_id)
+            yield Quarantined(label, item.line, item.reason.replace(real, label), item.hand_id, code=item.code,
+                              table_id=item.table_id)
 
 
 def unsafe_member_name(name: str) -> str | None:
