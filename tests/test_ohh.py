@@ -212,7 +212,7 @@ def _count_objects(path: Path) -> int:
 @needs_corpus
 def test_whole_ohh_corpus_ends_as_hands_or_quarantine(corpus_items, capsys):
     total = Counter()
-    reasons = Counter()
+    reasons, codes = Counter(), Counter()
     for path, items in corpus_items.items():
         assert len(items) == _count_objects(path), path
         for item in items:
@@ -226,6 +226,7 @@ def test_whole_ohh_corpus_ends_as_hands_or_quarantine(corpus_items, capsys):
                 assert "\n" not in item.reason and item.reason.strip() == item.reason
                 assert not item.reason.startswith("reader error"), item.one_line()
                 reasons[item.reason] += 1
+                codes[item.code] += 1
     with capsys.disabled():
         print(f"\nOHH corpus: {sum(total.values())} read, {total['converted']} converted, "
               f"{total['quarantined']} quarantined")
@@ -234,10 +235,11 @@ def test_whole_ohh_corpus_ends_as_hands_or_quarantine(corpus_items, capsys):
     assert total == {"converted": 80, "quarantined": 20}
     assert reasons == {
         # 18 PokerNow hands and the specification's PokerStars example
-        "Omaha hi/lo (OmahaHiLo) is not supported": 19,
+        "unsupported variant: Omaha hi/lo (OHH game_type OmahaHiLo)": 19,
         # ots/Gundam01-29-23.ots is the companion tournament-summary format
         "an Open Tournament Summary ('ots'), not a hand history": 1,
     }
+    assert codes == {"unsupported-game": 19, "invalid-record": 1}
 
 
 def _chips(hand: dict) -> tuple[int, int, int, int]:
@@ -344,24 +346,76 @@ def test_raise_amount_read_as_raise_to_when_only_that_adds_up():
 
 
 @needs_corpus
-@pytest.mark.parametrize(("change", "reason"), [
-    (lambda o: o.update(game_type="StudHiLo"), "stud hi/lo (StudHiLo) is not supported"),
-    (lambda o: o["bet_limit"].update(bet_cap=Decimal("0.5")), "capped betting (bet_cap 0.5) is not supported"),
+@pytest.mark.parametrize(("change", "code", "reason"), [
+    (lambda o: o.update(game_type="StudHiLo"), "unsupported-game",
+     "unsupported variant: stud hi/lo (OHH game_type StudHiLo)"),
+    (lambda o: o["bet_limit"].update(bet_cap=Decimal("0.5")), "unsupported-game",
+     "unsupported betting structure: capped betting (bet_cap 0.5)"),
     (lambda o: o["rounds"].insert(2, {"id": 1, "street": "Flop", "cards": ["2c", "3c", "4c"], "actions": []}),
-     "two Flop rounds (run it twice) is not supported"),
-    (lambda o: o["pots"][0].update(jackpot=Decimal("0.01")), "pot 0 has a jackpot drop of 0.01"),
+     "unsupported-feature", "two Flop rounds: run it twice is not supported"),
+    (lambda o: o["pots"][0].update(jackpot=Decimal("0.01")), "unsupported-feature", "pot 0 has a jackpot drop of 0.01"),
     (lambda o: o["rounds"][0]["actions"].insert(0, {"action_number": 0, "player_id": 3, "action": "Added Chips",
-                                                    "amount": 1}), "'Added Chips' by player id 3"),
-    (lambda o: o["rounds"][0]["actions"][5].update(player_id=42), "names player id 42, who is not in players"),
-    (lambda o: o["rounds"][1].update(cards=["Qd", "5h"]), "the Flop round has 2 board card(s), expected 3"),
-    (lambda o: o["rounds"][0]["actions"][0].update(amount=Decimal("0.0100000001")), "decimal places"),
+                                                    "amount": 1}),
+     "unsupported-feature", "'Added Chips' by player id 3"),
+    (lambda o: o["rounds"][0]["actions"][5].update(player_id=42), "invalid-record",
+     "names player id 42, who is not in players"),
+    (lambda o: o["players"][1].update(seat=1), "invalid-record", "seat 1 is listed twice"),
+    (lambda o: o["rounds"][0]["actions"][0].update(amount=Decimal("0.0100000001")), "unsupported-feature",
+     "needs a unit finer than 1/1000000"),
+    (lambda o: o["rounds"][0]["actions"][6].update(amount=Decimal("3.06")), "inconsistent-amounts",
+     "puts in more than its stack"),
 ])
-def test_unsupported_or_defective_hands_are_quarantined_with_the_reason(change, reason):
+def test_what_the_canonical_log_cannot_hold_is_quarantined_with_its_code(change, code, reason):
     obj = _spec_object("Holdem Cash Game (PokerStars).ohh")
     change(obj["ohh"])
     item = convert_ohh(obj, "x.ohh", 3)
     assert isinstance(item, Quarantined), item
     assert reason in item.reason, item.reason
+    assert (item.code, item.hand_id, item.table_id) == (code, "226935652098", "McNaught")
+
+
+def _insert(o: dict, round_no: int, at: int, action: dict) -> None:
+    o["rounds"][round_no]["actions"].insert(at, {"action_number": 99, "amount": Decimal(0), **action})
+
+
+def _swap_flop_and_turn(o: dict) -> None:
+    o["rounds"][1]["id"], o["rounds"][2]["id"] = 2, 1
+
+
+#: illegal play, crafted into the specification's PokerStars example (chips still add up): each must be read,
+#: audited and reported under its category (#13: readers record, rules judge)
+ILLEGAL = {
+    "action by a folded player": (lambda o: _insert(o, 1, 0, {"player_id": 3, "action": "Check"}), "illegal-action"),
+    "action after all-in": (lambda o: _insert(o, 1, 0, {"player_id": 6, "action": "Check"}), "illegal-action"),
+    "check facing a bet": (lambda o: o["rounds"][0]["actions"][3].update(action="Check"), "illegal-action"),
+    "four-card flop": (lambda o: o["rounds"][1].update(cards=["Qd", "5h", "Qh", "2s"]), "deal"),
+    "turn before the flop": (_swap_flop_and_turn, "deal"),
+    "cards on the preflop round": (lambda o: o["rounds"][0].update(cards=["2s"]), "deal"),
+    "dealt cards twice": (lambda o: _insert(o, 0, 3, {"player_id": 5, "action": "Dealt Cards", "cards": ["4c", "4d"]}),
+                          "deal"),
+}
+
+
+@needs_corpus
+def test_the_unchanged_example_is_clean(tmp_path):
+    """The control for the cases below."""
+    path = tmp_path / "clean.ohh"
+    path.write_text(json.dumps(_spec_object("Holdem Cash Game (PokerStars).ohh"), default=float), encoding="utf-8")
+    result = audit([path])
+    assert (result.hands_audited, result.quarantined, len(result.findings)) == (1, [], 0)
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", sorted(ILLEGAL))
+def test_an_illegal_action_is_read_and_reported_not_quarantined(tmp_path, name):
+    change, category = ILLEGAL[name]
+    obj = _spec_object("Holdem Cash Game (PokerStars).ohh")
+    change(obj["ohh"])
+    path = tmp_path / "illegal.ohh"
+    path.write_text(json.dumps(obj, default=float), encoding="utf-8")
+    result = audit([path])
+    assert result.quarantined == [] and result.hands_audited == 1
+    assert category in set(result.findings["category"]), result.findings[["rule_id", "message"]].to_string()
 
 
 @needs_corpus
@@ -438,16 +492,36 @@ def test_file_shapes_and_broken_chunks(tmp_path):
         (586, "Quarantined", "not an OHH hand: a JSON int, expected an object {\"ohh\": {...}}"),
         (586, "Quarantined", "not an OHH hand: a JSON int, expected an object {\"ohh\": {...}}"),
     ]
+    assert [x.code for x in _read_all(tmp_path / "broken.ohh") if isinstance(x, Quarantined)] == [
+        "damaged", "damaged", "invalid-record", "invalid-record", "invalid-record"]
     (tmp_path / "latin1.ohh").write_bytes(text.encode() + b"\n\n" + text.replace("Hero", "H\xe9ro").encode("latin-1")
                                           + b"\n\n" + text.encode())
     got = [(x.line, type(x).__name__, getattr(x, "reason", "")) for x in _read_all(tmp_path / "latin1.ohh")]
     # the second copy starts on line 282; "Hero" is on the example's line 62, so "H\xe9ro" is at line 343
     assert got == [(1, "SourceHand", ""), (282, "Quarantined", "not UTF-8: byte 0xe9 at line 343 column 27"),
                    (563, "SourceHand", "")]
+    assert _read_all(tmp_path / "latin1.ohh")[1].code == "damaged"
     (tmp_path / "truncated.ohh").write_text(text + "\n\n" + text[:800], encoding="utf-8")
     got = [(x.line, type(x).__name__, getattr(x, "reason", "")) for x in _read_all(tmp_path / "truncated.ohh")]
     assert got[0] == (1, "SourceHand", "")
     assert got[1][:2] == (282, "Quarantined") and got[1][2].startswith("invalid JSON at line 311 ")
+    assert _read_all(tmp_path / "truncated.ohh")[1].code == "truncated"  # the file ends inside the object
+
+
+def test_limits_and_unreadable_files_get_their_codes(tmp_path):
+    from auditor.ingest.limits import Limits
+    path = tmp_path / "long.ohh"
+    path.write_text('{"ohh": {"game_number": "' + "x" * 200 + '"}}\n', encoding="utf-8")
+    (item,) = read_ohh(path, limits=Limits(ohh_max_line_bytes=100))
+    assert item.code == "limit" and "ohh_max_line_bytes" in item.reason
+    (item,) = read_ohh(path, limits=Limits(ohh_max_hand_bytes=100))
+    assert item.code == "limit" and "ohh_max_hand_bytes" in item.reason
+    (item,) = read_ohh(tmp_path / "missing.ohh")
+    assert item.code == "damaged" and item.reason.startswith("cannot read")
+    bomb = tmp_path / "bomb.ohh.gz"
+    bomb.write_bytes(gzip.compress(b" " * 4096))
+    (item,) = read_ohh(bomb, limits=Limits(max_unpacked_bytes=1024))
+    assert item.code == "limit" and "max_unpacked_bytes" in item.reason
 
 
 def test_sniff():

@@ -74,9 +74,9 @@ from typing import Any
 
 import jsonschema_rs
 
-from auditor.ingest.files import open_binary, read_line
+from auditor.ingest.files import open_binary, open_failure, read_line
 from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.limits import DEFAULT_LIMITS, Limits
+from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import first_error, load_json_schema, lone_surrogate_error, schema_error
 from auditor.resources import schema_path
@@ -105,7 +105,12 @@ _DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=str)
 
 
 class _Reject(Exception):
-    """A hand the reader cannot map; the message is the one-line quarantine reason."""
+    """A hand the canonical log cannot hold: the message is the one-line quarantine reason and `code` its
+    entry of QUARANTINE_CODES. Never raised because an action is illegal (rules judge those)."""
+
+    def __init__(self, reason: str, code: str):
+        super().__init__(reason)
+        self.code = code
 
 
 # -- file level ---------------------------------------------------------------------------
@@ -123,19 +128,21 @@ def read_ohh(path: Path, *, rule_pack: str = "tda-2024",
     try:
         stream = open_binary(path, limits)
     except OSError as exc:
-        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
+        reason, code = open_failure(exc)
+        yield Quarantined(name, 0, reason, code=code)
         return
     with stream:
         for line, obj, error in _json_objects(stream, limits):
             if error is not None:
-                yield Quarantined(name, line, error)
+                yield Quarantined(name, line, error[1], code=error[0])
             else:
                 yield convert_ohh(obj, name, line, rule_pack=rule_pack)
 
 
 def _json_objects(stream: io.BufferedIOBase,
-                  limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, Any, str | None]]:
-    """(line, object, None) for each top-level JSON value (array elements one by one), or (line, None, reason).
+                  limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, Any, tuple[str, str] | None]]:
+    """(line, object, None) for each top-level JSON value (array elements one by one), or
+    (line, None, (quarantine code, reason)).
 
     Lines are buffered until a point where an object can have ended (a blank line, a line starting
     with `}` or `]`, a one-line object); a buffer that holds only the beginning of an object waits
@@ -154,12 +161,13 @@ def _json_objects(stream: io.BufferedIOBase,
         try:
             data, overlong = read_line(stream, limits.ohh_max_line_bytes)
         except (OSError, EOFError) as exc:
-            yield line_no + 1, None, f"unreadable from line {line_no + 1} on: {exc}"
+            code = "limit" if isinstance(exc, LimitExceeded) else "damaged"
+            yield line_no + 1, None, (code, f"unreadable from line {line_no + 1} on: {exc}")
             return
         if overlong:
             line_no += 1
-            yield (start if buf else line_no), None, (f"line {line_no} is longer than {limits.ohh_max_line_bytes} "
-                                                     "bytes (limit ohh_max_line_bytes)")
+            yield (start if buf else line_no), None, ("limit", f"line {line_no} is longer than "
+                                                      f"{limits.ohh_max_line_bytes} bytes (limit ohh_max_line_bytes)")
             buf, size, skipping, waited = [], 0, True, 0
             continue
         final = not data
@@ -175,8 +183,8 @@ def _json_objects(stream: io.BufferedIOBase,
             buf.append(data)
             size += len(data)
             if size > max_object:
-                yield start, None, (f"JSON object longer than {max_object} bytes, or never closed "
-                                    "(limit ohh_max_hand_bytes)")
+                yield start, None, ("limit", f"JSON object longer than {max_object} bytes, or never closed "
+                                             "(limit ohh_max_hand_bytes)")
                 buf, size, skipping, waited = [], 0, True, 0
                 continue
             first = data[:1]
@@ -193,7 +201,8 @@ def _json_objects(stream: io.BufferedIOBase,
             except UnicodeDecodeError as exc:
                 bad_line = start + joined.count(b"\n", 0, exc.start)
                 column = exc.start - joined.rfind(b"\n", 0, exc.start)
-                yield start, None, f"not UTF-8: byte {joined[exc.start]:#04x} at line {bad_line} column {column}"
+                yield start, None, ("damaged", f"not UTF-8: byte {joined[exc.start]:#04x} at line {bad_line} "
+                                               f"column {column}")
                 buf, size, skipping, waited = [], 0, True, 0
                 if final:
                     return
@@ -221,9 +230,9 @@ def _json_reason(exc: json.JSONDecodeError, first_line: int, suffix: str = "") -
 
 
 def _parse_text(text: str, first_line: int, final: bool,
-                skipping: bool) -> tuple[list[tuple[int, Any, str | None]], int, bool]:
+                skipping: bool) -> tuple[list[tuple[int, Any, tuple[str, str] | None]], int, bool]:
     """Parse what `text` holds; return the items, how much of the text was used, and the skipping state."""
-    items: list[tuple[int, Any, str | None]] = []
+    items: list[tuple[int, Any, tuple[str, str] | None]] = []
     n = len(text)
     pos = 0
     counted_to, line = 0, first_line  # incremental line counting
@@ -259,29 +268,31 @@ def _parse_text(text: str, first_line: int, final: bool,
         except json.JSONDecodeError as exc:
             if not final and _incomplete(text, exc):
                 return items, pos, False
-            items.append((here, None, _json_reason(exc, first_line)))
+            code = "truncated" if _incomplete(text, exc) else "damaged"  # final: the text ends inside it
+            items.append((here, None, (code, _json_reason(exc, first_line))))
             skipping = True
             pos = _next_line(text, pos)
             continue
         except RecursionError:
-            items.append((here, None, "invalid JSON: nested too deeply"))
+            items.append((here, None, ("damaged", "invalid JSON: nested too deeply")))
             skipping = True
             pos = _next_line(text, pos)
             continue
         except ValueError as exc:  # an integer of more than 4,300 digits, which Python refuses to convert
-            items.append((here, None, f"invalid JSON: {exc}"))
+            items.append((here, None, ("damaged", f"invalid JSON: {exc}")))
             skipping = True
             pos = _next_line(text, pos)
             continue
-        items.append((here, None, bad) if (bad := lone_surrogate_error(text[pos:end], obj)) else (here, obj, None))
+        bad = lone_surrogate_error(text[pos:end], obj)
+        items.append((here, None, ("damaged", bad)) if bad else (here, obj, None))
         pos = end
 
 
 def _parse_array(text: str, pos: int, first_line: int, final: bool,
-                 line_at: Any) -> tuple[list[tuple[int, Any, str | None]], int, bool] | None:
+                 line_at: Any) -> tuple[list[tuple[int, Any, tuple[str, str] | None]], int, bool] | None:
     """Elements of the array starting at `pos`, the position after it, and whether it was broken;
     None when the text ends inside the array and more may come."""
-    items: list[tuple[int, Any, str | None]] = []
+    items: list[tuple[int, Any, tuple[str, str] | None]] = []
     start_line = line_at(pos)
     n = len(text)
     pos += 1
@@ -290,7 +301,7 @@ def _parse_array(text: str, pos: int, first_line: int, final: bool,
         if pos >= n:
             if not final:
                 return None
-            items.append((start_line, None, "invalid JSON: the array is never closed"))
+            items.append((start_line, None, ("truncated", "invalid JSON: the array is never closed")))
             return items, n, True
         if text[pos] == "]":
             return items, pos + 1, False
@@ -300,15 +311,17 @@ def _parse_array(text: str, pos: int, first_line: int, final: bool,
         except json.JSONDecodeError as exc:
             if not final and _incomplete(text, exc):
                 return None
-            items.append((here, None, _json_reason(exc, first_line, "; the rest of the array is skipped")))
+            code = "truncated" if _incomplete(text, exc) else "damaged"
+            items.append((here, None, (code, _json_reason(exc, first_line, "; the rest of the array is skipped"))))
             return items, pos, True
         except RecursionError:
-            items.append((here, None, "invalid JSON: nested too deeply; the rest of the array is skipped"))
+            items.append((here, None, ("damaged", "invalid JSON: nested too deeply; the rest of the array is skipped")))
             return items, pos, True
         except ValueError as exc:  # an integer of more than 4,300 digits
-            items.append((here, None, f"invalid JSON: {exc}; the rest of the array is skipped"))
+            items.append((here, None, ("damaged", f"invalid JSON: {exc}; the rest of the array is skipped")))
             return items, pos, True
-        items.append((here, None, bad) if (bad := lone_surrogate_error(text[pos:end], obj)) else (here, obj, None))
+        bad = lone_surrogate_error(text[pos:end], obj)
+        items.append((here, None, ("damaged", bad)) if bad else (here, obj, None))
         pos = _WS.match(text, end).end()
         if pos < n and text[pos] == ",":
             pos += 1
@@ -318,8 +331,9 @@ def _parse_array(text: str, pos: int, first_line: int, final: bool,
             return None
         else:
             what = "end of file" if pos >= n else repr(text[pos])
-            items.append((line_at(min(pos, n)), None, f"invalid JSON: expected ',' or ']' in the array, found {what}; "
-                                                       "the rest of the array is skipped"))
+            code = "truncated" if pos >= n else "damaged"
+            items.append((line_at(min(pos, n)), None, (code, f"invalid JSON: expected ',' or ']' in the array, "
+                                                             f"found {what}; the rest of the array is skipped")))
             return items, pos, True
 
 
@@ -345,28 +359,37 @@ def convert_ohh(obj: Any, file: str, line: int, *, rule_pack: str = "tda-2024") 
     """One parsed JSON value of an OHH file → a canonical hand, or the reason it cannot be one."""
     if not isinstance(obj, dict):
         return Quarantined(file, line, f"not an OHH hand: a JSON {type(obj).__name__}, expected an object "
-                                       '{"ohh": {...}}')
+                                       '{"ohh": {...}}', code="invalid-record")
     if "ohh" not in obj:
         if "ots" in obj:
-            return Quarantined(file, line, "an Open Tournament Summary ('ots'), not a hand history")
+            return Quarantined(file, line, "an Open Tournament Summary ('ots'), not a hand history",
+                               code="invalid-record")
         keys = ", ".join(sorted(map(str, obj)))[:80]
-        return Quarantined(file, line, f'not an OHH hand: expected an object {{"ohh": {{...}}}}, found keys {keys}')
+        return Quarantined(file, line, f'not an OHH hand: expected an object {{"ohh": {{...}}}}, found keys {keys}',
+                           code="invalid-record")
     inner = obj["ohh"]
-    hand_id = inner.get("game_number") if isinstance(inner, dict) else None
-    hand_id = hand_id if isinstance(hand_id, str) and hand_id else None
+    hand_id = _text(inner, "game_number")
+    table_id = _text(inner, "table_name")
     error = ohh_schema_error(obj)
     if error:
-        return Quarantined(file, line, error, hand_id)
+        return Quarantined(file, line, error, hand_id, code="invalid-record", table_id=table_id)
     try:
         hand = _Hand(inner, rule_pack).canonical()
     except _Reject as exc:
-        return Quarantined(file, line, str(exc), hand_id)
+        return Quarantined(file, line, str(exc), hand_id, code=exc.code, table_id=table_id)
     except (ArithmeticError, ValueError, KeyError, TypeError, IndexError) as exc:  # a reader bug, not the file's
-        return Quarantined(file, line, f"reader error: {type(exc).__name__}: {exc}", hand_id)
+        return Quarantined(file, line, f"reader error: {type(exc).__name__}: {exc}", hand_id, code="internal-error",
+                           table_id=table_id)
     error = schema_error(hand) or consistency_error(hand)
     if error:
-        return Quarantined(file, line, error, hand_id)
+        return Quarantined(file, line, error, hand_id, code="invalid-record", table_id=table_id)
     return SourceHand(hand, file, line)
+
+
+def _text(inner: Any, key: str) -> str | None:
+    """A non-empty string field of the hand object, or None (for quarantine entries, before validation)."""
+    value = inner.get(key) if isinstance(inner, dict) else None
+    return value if isinstance(value, str) and value else None
 
 
 def _decimal(x: Any) -> Decimal:
@@ -418,26 +441,29 @@ class _Hand:
         self.rule_pack = rule_pack
         game = o["game_type"]
         if game not in VARIANTS:
-            raise _Reject(f"{UNSUPPORTED_GAMES[game]} ({game}) is not supported")
+            raise _Reject(f"unsupported variant: {UNSUPPORTED_GAMES[game]} (OHH game_type {game})", "unsupported-game")
         self.variant, self.hole_cards = VARIANTS[game]
         bet_limit = o["bet_limit"]
         self.structure = STRUCTURES[bet_limit["bet_type"]]
         flags = {re.sub(r"[^a-z]", "", str(f).lower()) for f in o.get("flags") or []}
         if bet_limit.get("bet_cap") or "cap" in flags:
-            raise _Reject(f"capped betting (bet_cap {bet_limit.get('bet_cap')}) is not supported")
+            raise _Reject(f"unsupported betting structure: capped betting (bet_cap {bet_limit.get('bet_cap')})",
+                          "unsupported-game")
         if "runittwice" in flags:
-            raise _Reject("run it twice is not supported")
+            raise _Reject("run it twice is not supported (the canonical log has one board)", "unsupported-feature")
         if flags & {"bomb", "bombpot"}:
-            raise _Reject("bomb pots are not supported")
+            raise _Reject("bomb pots are not supported", "unsupported-feature")
 
         # one integer scale for every amount of the hand
         places = 0
         for x in _amounts(o):
             if _decimal(x) > MAX_MONEY:  # 1e999999999 is a valid JSON number; never scale it to an int
-                raise _Reject(f"amount {_decimal(x):.6g} is too large (the canonical log holds at most {MAX_MONEY})")
+                raise _Reject(f"amount {_decimal(x):.6g} is too large (the canonical log holds at most {MAX_MONEY})",
+                              "unsupported-feature")
             p = _places(x)
             if p > MAX_PLACES:
-                raise _Reject(f"amount {x} has {p} decimal places (more than {MAX_PLACES}: float noise?)")
+                raise _Reject(f"amount {x} needs a unit finer than 1/{10 ** MAX_PLACES} (the finest money scale the "
+                              f"canonical log holds; {p} decimal places: float noise?)", "unsupported-feature")
             places = max(places, p)
         tournament = o.get("tournament") is True or "tournament_info" in o
         self.scale = 10 ** max(places, 0 if tournament else 2)
@@ -446,9 +472,10 @@ class _Hand:
         seats_seen: set[int] = set()
         for p in o["players"]:
             if p["id"] in self.seat_of:
-                raise _Reject(f"player id {p['id']} is listed twice")
-            if p["seat"] in seats_seen:
-                raise _Reject(f"seat {p['seat']} is listed twice")
+                raise _Reject(f"player id {p['id']} is listed twice (actions could not be told apart)",
+                              "invalid-record")
+            if p["seat"] in seats_seen:  # chips are counted by seat: the same words as the consistency check's
+                raise _Reject(f"seat {p['seat']} is listed twice", "invalid-record")
             self.seat_of[p["id"]] = p["seat"]
             seats_seen.add(p["seat"])
         self.button = o["dealer_seat"]
@@ -463,26 +490,29 @@ class _Hand:
                 kind, pid = a["action"], a["player_id"]
                 if kind == "Added Chips":
                     raise _Reject(f"'Added Chips' by player id {pid} during the hand (a stack change the "
-                                  "canonical log cannot express)")
+                                  "canonical log cannot express)", "unsupported-feature")
                 if kind == "Add to Pot":
-                    raise _Reject("'Add to Pot' (money added to the pot by the site) is not supported")
+                    raise _Reject("'Add to Pot' (money added to the pot by the site) is not supported",
+                                  "unsupported-feature")
                 if pid not in self.seat_of:
-                    raise _Reject(f"action {a['action_number']} ({kind}) names player id {pid}, who is not in players")
+                    raise _Reject(f"action {a['action_number']} ({kind}) names player id {pid}, who is not in players",
+                                  "invalid-record")
                 seat = self.seat_of[pid]
                 self.acts[seat].add(kind)
                 if kind == "Dealt Cards":
-                    if seat in self.holes:
-                        raise _Reject(f"player id {pid} is dealt cards twice")
-                    self.holes[seat] = list(a.get("cards") or ["??"] * self.hole_cards)
+                    # dealt twice: both deals are recorded as one, and the deal rules count the cards
+                    self.holes.setdefault(seat, []).extend(a.get("cards") or ["??"] * self.hole_cards)
         for pot in o["pots"]:
             if pot.get("jackpot"):
-                raise _Reject(f"pot {pot['number']} has a jackpot drop of {pot['jackpot']} (no canonical event for it)")
+                raise _Reject(f"pot {pot['number']} has a jackpot drop of {pot['jackpot']} (no canonical event for it)",
+                              "unsupported-feature")
             for w in pot["player_wins"]:
                 if w["player_id"] not in self.seat_of:
-                    raise _Reject(f"pot {pot['number']} pays player id {w['player_id']}, who is not in players")
+                    raise _Reject(f"pot {pot['number']} pays player id {w['player_id']}, who is not in players",
+                                  "invalid-record")
                 if w.get("cashout_amount") or w.get("cashout_fee"):
                     raise _Reject(f"pot {pot['number']}: player id {w['player_id']} cashed out of the hand "
-                                  "(not supported)")
+                                  "(not supported)", "unsupported-feature")
 
     def money(self, x: Any) -> int:
         return int(_decimal(x) * self.scale)
@@ -492,22 +522,14 @@ class _Hand:
         return str(Decimal(units) / self.scale)
 
     def _check_rounds(self) -> None:
-        streets = [r["street"] for r in self.rounds]
-        if streets[0] != "Preflop":
-            raise _Reject(f"the first round is {streets[0]}, not Preflop")
-        board = [s for s in streets if s in BOARD_CARDS]
+        """Refuse only what the canonical log cannot hold: two boards (run it twice). Rounds out of order,
+        a missing Preflop, a round twice and boards of the wrong size are recorded as they happened (in `id`
+        order) for the deal and action rules to judge."""
+        board = [r["street"] for r in self.rounds if r["street"] in BOARD_CARDS]
         for s in BOARD_ORDER:
             if board.count(s) > 1:
-                raise _Reject(f"two {s} rounds (run it twice) is not supported")
-        if board != list(BOARD_ORDER[: len(board)]):
-            raise _Reject(f"board rounds in the order {', '.join(board)}")
-        if streets.count("Preflop") > 1 or streets.count("Showdown") > 1:
-            raise _Reject("a Preflop or Showdown round appears twice")
-        for r in self.rounds:
-            cards = r.get("cards") or []
-            want = BOARD_CARDS.get(r["street"], 0)
-            if len(cards) != want:
-                raise _Reject(f"the {r['street']} round has {len(cards)} board card(s), expected {want}")
+                raise _Reject(f"two {s} rounds: run it twice is not supported (the canonical log has one board)",
+                              "unsupported-feature")
 
     # -- building -------------------------------------------------------------------------
     def canonical(self) -> dict:
@@ -517,9 +539,10 @@ class _Hand:
         if problem:
             alternative = self._build(raise_to=True)
             if alternative.events == built.events:
-                raise _Reject(problem)
+                raise _Reject(problem, "inconsistent-amounts")
             if self._unreconciled(alternative):
-                raise _Reject(f"{problem}; reading Raise amounts as 'raise to' totals does not add up either")
+                raise _Reject(f"{problem}; reading Raise amounts as 'raise to' totals does not add up either",
+                              "inconsistent-amounts")
             built = alternative
         sb, bb = self.money(o["small_blind_amount"]), self.money(o["big_blind_amount"])
         stakes: dict[str, Any] = {"blinds": [sb, bb] if sb else [bb] if bb else [], "chip_unit": 1}
@@ -616,9 +639,13 @@ class _Hand:
 
         for rnd in self.rounds:
             street = rnd["street"]
-            if street in BOARD_CARDS:
+            cards = list(rnd.get("cards") or [])
+            # A board round deals its cards (as many as the file lists: the deal rules judge the count);
+            # cards listed on a Preflop or Showdown round are board cards dealt then, as the file says.
+            if street in BOARD_CARDS or cards:
                 deal_holes()
-                events.append({"kind": "deal", "to": "board", "cards": list(rnd["cards"])})
+                events.append({"kind": "deal", "to": "board", "cards": cards})
+            if street in BOARD_CARDS:
                 round_in = defaultdict(int)
                 current = 0
             for a in rnd["actions"]:
