@@ -54,8 +54,14 @@ def test_the_page_is_self_contained(page):
 
 def test_run_summary_reconciles_and_names_inputs_and_packs(result, page):
     summary = page[page.index('<section id="summary">'):page.index('<section id="charts">')]
-    assert (f"<b>{result.hands_read:,}</b> = audited <b>{result.hands_audited:,}</b> + quarantined\n"
-            f"<b>{result.hands_quarantined:,}</b>") in summary
+    assert (f"<b>{result.hands_read:,}</b> = audited <b>{result.hands_audited:,}</b> + not covered\n"
+            f"<b>{result.hands_not_covered:,}</b> + quarantined <b>{result.hands_quarantined:,}</b>") in summary
+    # what was not audited is the first thing the page says, before the verdict
+    assert summary.index('id="not-audited"') < summary.index('class="verdict')
+    box = summary[summary.index('id="not-audited"'):summary.index("</div>")]
+    by_code = ", ".join(f"{code} {count}" for code, count in result.quarantined_by_code().items())
+    assert "2 hand(s) quarantined" in box and f"quarantined by code: {by_code}" in box
+    assert "rules partly assessed" in box and "NZ17-6c-max (293 of 411)" in box
     for pack in result.packs.values():
         assert f"<b>{pack.name}</b> version {pack.version}" in summary
     for item in result.inputs:
@@ -84,6 +90,13 @@ def test_tables_hold_every_finding_rule_and_quarantined_hand(result, page):
     for q in result.quarantined:
         assert f"{html.escape(q.file)}:{q.line}" in quarantine
     assert "-100 is less than the minimum of 0" in quarantine
+    # grouped by code: a count per code, and the code on every row
+    codes = quarantine[quarantine.index('id="quarantine-codes"'):quarantine.index("</table>")]
+    want = [(code, str(count)) for code, count in result.quarantined_by_code().items()]
+    assert re.findall(r'<tr><td>([a-z-]+)</td><td class="num">(\d+)</td>', codes) == want and len(want) >= 1
+    for q in result.quarantined:
+        assert f"<tr><td>{q.code}</td><td>{html.escape(q.file)}:{q.line}</td>" in quarantine
+    assert "partly assessed" in coverage  # a rule not assessable on most hands is never shown as "no violation"
 
 
 def test_each_finding_replays_its_hand_with_the_violating_event_highlighted(result, page):

@@ -23,6 +23,7 @@ import xmlschema
 from click.testing import CliRunner
 
 from auditor.cli import REPORT_FORMATS, main
+from auditor.ingest.records import QUARANTINE_CODES
 from auditor.pipeline import AuditResult, Progress, audit
 from auditor.report.csv_report import neutralise, write_csv
 from auditor.report.formats import FORMATS, OutputError, plan
@@ -117,13 +118,16 @@ def test_json_document_reconciles_and_counts_per_file(result):
     summary = doc["summary"]
     assert next(iter(summary)) == "not_audited"  # what was not audited comes first
     assert summary["not_audited"]["any"] is True
-    assert summary["not_audited"]["quarantined_by_code"] == summary["quarantined_by_code"] == {"damaged": 2}
+    assert summary["not_audited"]["quarantined_by_code"] == summary["quarantined_by_code"] == \
+        result.quarantined_by_code()
+    assert sum(summary["quarantined_by_code"].values()) == 2
     assert {r["rule_id"] for r in summary["not_audited"]["rules_partly_assessed"]} == {
         "TDA-HOUSE-rake", "NZ17-6b", "NZ17-6c-max"}
     assert summary["hands_read"] == (summary["hands_audited"] + summary["hands_not_covered"]
                                      + summary["hands_quarantined"]) == result.hands_read
     assert summary["hands_quarantined"] == len(doc["quarantined"]) == 2
-    assert {q["code"] for q in doc["quarantined"]} == {"damaged"}
+    assert [q["code"] for q in doc["quarantined"]] == [q.code for q in result.quarantined]
+    assert set(summary["quarantined_by_code"]) <= set(QUARANTINE_CODES)
     assert summary["findings"] == len(doc["findings"]) == len(result.findings) == 28
     assert sum(summary["findings_by_severity"].values()) == summary["findings"]
     assert {p["name"]: p["version"] for p in summary["packs"]} == {p.name: p.version for p in result.packs.values()}
@@ -173,9 +177,9 @@ def test_sarif_is_valid_and_has_every_rule_and_every_finding_at_its_file_and_lin
     # what was not audited is in the invocation's notifications, grouped by quarantine code
     invocation = run["invocations"][0]
     held = [n for n in invocation["toolExecutionNotifications"] if n["descriptor"]["id"].startswith("quarantine/")]
-    assert [n["descriptor"]["id"] for n in held] == ["quarantine/damaged"] * 2
+    assert [n["descriptor"]["id"] for n in held] == [f"quarantine/{q.code}" for q in result.quarantined]
     assert {n["locations"][0]["physicalLocation"]["region"]["startLine"] for n in held} == {2, 3}
-    assert invocation["properties"]["quarantined_by_code"] == {"damaged": 2}
+    assert invocation["properties"]["quarantined_by_code"] == result.quarantined_by_code()
     known = {d["id"] for d in run["tool"]["driver"]["notifications"]}
     assert {n["descriptor"]["id"] for n in invocation["toolExecutionNotifications"]} <= known
 
@@ -197,13 +201,15 @@ def test_junit_is_valid_with_one_case_per_rule_and_one_failure_per_violation(res
     first, *suites = root.findall("testsuite")
     assert first.get("name") == "not audited"
     held = first.findall("testcase")
-    assert [c.get("name") for c in held] == ["quarantined [damaged]: 2 hand(s)"]
-    assert held[0].find("failure").text.count("\n") == 1 and "damaged.jsonl:3" in held[0].find("failure").text
+    by_code = result.quarantined_by_code()
+    assert [c.get("name") for c in held] == [f"quarantined [{code}]: {n} hand(s)" for code, n in by_code.items()]
+    listed = "\n".join(case.find("failure").text for case in held)
+    assert sorted(listed.splitlines()) == sorted(q.one_line() for q in result.quarantined)
     cases = [case for suite in suites for case in suite.findall("testcase")]
-    assert len(cases) == len(result.coverage) == int(root.get("tests")) - 1
+    assert len(cases) == len(result.coverage) == int(root.get("tests")) - len(by_code)
     assert sum(len(case.findall("failure")) for case in cases) == len(result.findings)
     violated = result.coverage[result.coverage["hands_with_violations"] > 0]
-    assert int(root.get("failures")) - 1 == len(violated) == sum(int(s.get("failures")) for s in suites)
+    assert int(root.get("failures")) - len(by_code) == len(violated) == sum(int(s.get("failures")) for s in suites)
     # skipped: rules that checked nothing, and rules partly assessed with no violation (never shown as passed)
     partly = result.partly_assessed()
     skipped = result.coverage[(result.coverage["hands_checked"] == 0) |

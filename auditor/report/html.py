@@ -1,7 +1,9 @@
 """The HTML report: one self-contained page for a person who is not a programmer.
 
-What it holds, top to bottom: the run (inputs, packs and versions, hands read = audited +
-quarantined, time), charts of the findings by category, severity, table and over time (SVG drawn
+What it holds, top to bottom: what the run did *not* audit (quarantined hands by code, hands not
+covered by their pack, skipped hand histories of rooms we cannot read, rules partly assessed), then
+the verdict and the run (inputs, packs and versions, hands read = audited + not covered +
+quarantined, readers' notes, time), charts of the findings by category, severity, table and over time (SVG drawn
 here, no library, no network), the findings table, the rule coverage table (checked / not assessable
 / violations), the quarantined hands with their reasons, and a section per finding that replays its
 hand event by event with the violating event highlighted, expected vs actual, and the rule's citation
@@ -30,11 +32,11 @@ from typing import Any, TextIO
 import pandas as pd
 
 from auditor.check.packs import Rule
-from auditor.ingest.records import SourceHand
+from auditor.ingest.records import QUARANTINE_CODES, SourceHand
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, rules_by_id, tool_version
 from auditor.report.hands import HandKey, HandView, build_views, scan_hands
-from auditor.report.text import strip_control
+from auditor.report.text import strip_control, unaudited_lines
 
 MAX_REPLAYS = 500
 MAX_TABLE_ROWS = 10_000
@@ -176,6 +178,9 @@ def render(result: AuditResult, max_replays: int = MAX_REPLAYS, max_rows: int = 
         _finding_sections(result, views, rules, max_replays),
     ]
     verdict = f"{len(findings):,} finding(s)" if len(findings) else "no findings"
+    missed = result.hands_quarantined + result.hands_not_covered + len(result.skipped_hand_histories)
+    if missed:
+        verdict += f", {missed:,} not audited"
     return _page(f"Poker audit report — {verdict}", "\n".join(body))
 
 
@@ -194,25 +199,46 @@ def _summary(result: AuditResult, generated: str) -> str:
     shown = "".join(f"<li>{e(x)}</li>" for x in names[:20])
     more = f"<li>… and {len(names) - 20:,} more (see “Files”)</li>" if len(names) > 20 else ""
     skipped = ""
-    if result.skipped_files:
-        listed = ", ".join(e(p.as_posix()) for p in result.skipped_files[:10])
-        extra = f" and {len(result.skipped_files) - 10:,} more" if len(result.skipped_files) > 10 else ""
-        skipped = (f"<tr><th>Files skipped</th><td>{len(result.skipped_files):,} not recognised as hand logs: "
+    others = [p for p in result.skipped_files if p not in result.skipped_hand_histories]
+    if others:
+        listed = ", ".join(e(p.as_posix()) for p in others[:10])
+        extra = f" and {len(others) - 10:,} more" if len(others) > 10 else ""
+        skipped = (f"<tr><th>Files skipped</th><td>{len(others):,} not recognised as hand logs: "
                    f"{listed}{extra}</td></tr>")
+    notes = ""
+    if result.notes:
+        listed = "".join(f"<li>{e(note.one_line())}</li>" for note in result.notes[:50])
+        extra = (f"<li>… and {len(result.notes) - 50:,} more (see the JSON report)</li>"
+                 if len(result.notes) > 50 else "")
+        notes = (f"<tr><th>Reader notes</th><td>conventions of the files' rooms the readers applied (not findings)"
+                 f"<ul>{listed}{extra}</ul></td></tr>")
     rate = result.hands_read / result.seconds if result.seconds else 0.0
-    status = "bad" if len(findings) else "good"
+    status = "bad" if len(findings) else "warn" if result.unaudited else "good"
+    missed = ""
+    if result.hands_quarantined or result.hands_not_covered:
+        missed = f" {result.hands_quarantined + result.hands_not_covered:,} hand(s) were not audited."
     return f"""<section id="summary"><h2>The run</h2>
+{_not_audited(result)}
 <p class="verdict {status}">{len(findings):,} finding(s){': ' + sev if sev else ''} in
-{result.hands_audited:,} audited hand(s).</p>
+{result.hands_audited:,} audited hand(s).{missed}</p>
 <table class="facts">
-<tr><th>Hands read</th><td><b>{result.hands_read:,}</b> = audited <b>{result.hands_audited:,}</b> + quarantined
-<b>{result.hands_quarantined:,}</b></td></tr>
+<tr><th>Hands read</th><td><b>{result.hands_read:,}</b> = audited <b>{result.hands_audited:,}</b> + not covered
+<b>{result.hands_not_covered:,}</b> + quarantined <b>{result.hands_quarantined:,}</b></td></tr>
 <tr><th>Inputs</th><td>{len(names):,} file(s)<ul class="inputs">{shown}{more}</ul></td></tr>
 {skipped}
+{notes}
 <tr><th>Rule packs</th><td><ul>{packs}</ul></td></tr>
 <tr><th>Time</th><td>{result.seconds:,.2f} s ({rate:,.0f} hands/s)</td></tr>
 <tr><th>Report</th><td>generated {e(generated)} by poker-auditor {e(tool_version())}</td></tr>
 </table></section>"""
+
+
+def _not_audited(result: AuditResult) -> str:
+    """The first thing on the page: what the run did not audit (the console summary's lines, as a box)."""
+    lines = unaudited_lines(result)
+    css = "bad" if result.unaudited else ("warn" if len(lines) > 1 else "good")
+    items = "".join(f"<li>{e(line.strip())}</li>" for line in lines)
+    return f'<div id="not-audited" class="not-audited {css}"><h3>Not audited</h3><ul>{items}</ul></div>'
 
 
 def _charts(result: AuditResult, started: dict[HandKey, str | None]) -> str:
@@ -276,6 +302,7 @@ lacks a fact the rule needs (<em>not assessable</em> — never counted as passed
 <table class="sortable data"><thead><tr><th>Pack</th><th>Rule</th><th>Title</th><th>Category</th><th>Severity</th>
 <th>Hands in scope</th><th>Checked</th><th>Not assessable</th><th>With violations</th><th>Violations</th>
 <th>Result</th></tr></thead><tbody>"""]
+    partly = {(r.pack, r.rule_id) for r in result.partly_assessed().itertuples(index=False)}
     for row in records(result.coverage):
         rule = rules.get((row["pack"], row["rule_id"]))
         if row["hands_with_violations"]:
@@ -284,6 +311,8 @@ lacks a fact the rule needs (<em>not assessable</em> — never counted as passed
             status, css = "no hand in scope", "idle"
         elif not row["hands_checked"]:
             status, css = "not assessable", "idle"
+        elif (row["pack"], row["rule_id"]) in partly:
+            status, css = "partly assessed", "idle"
         else:
             status, css = "no violation", "good"
         out.append(f'<tr class="{css}"><td>{e(row["pack"])}</td><td>{e(row["rule_id"])}</td>'
@@ -301,28 +330,37 @@ def _quarantine(result: AuditResult, max_rows: int) -> str:
     total = len(result.quarantined)
     out = [f"""<section id="quarantine"><h2>Quarantined hands ({total:,})</h2>
 <p>Hands that could not be audited — unreadable, invalid against the hand-log schema, or impossible to replay — with
-the reason. They are counted in “hands read” and never silently dropped.</p>"""]
+the reason, grouped by code. They are counted in “hands read” and never silently dropped.</p>"""]
     if not total:
         out.append("<p>None.</p></section>")
         return "".join(out)
+    out.append('<table id="quarantine-codes" class="data"><thead><tr><th>Code</th><th>Hands</th><th>Meaning</th>'
+               "</tr></thead><tbody>")
+    for code, count in result.quarantined_by_code().items():
+        out.append(f'<tr><td>{e(code)}</td><td class="num">{count:,}</td><td>{e(QUARANTINE_CODES[code])}</td></tr>')
+    out.append("</tbody></table>")
     if total > max_rows:
         out.append(f'<p class="cap">The first {max_rows:,} of {total:,} are listed; all are in the JSON report.</p>')
-    out.append('<table class="sortable data"><thead><tr><th>Where</th><th>Hand</th><th>Reason</th></tr></thead><tbody>')
-    for q in result.quarantined[:max_rows]:
-        out.append(f"<tr><td>{e(q.file)}:{q.line}</td><td>{e(q.hand_id)}</td><td>{e(' '.join(q.reason.split()))}</td>"
-                   "</tr>")
+    out.append('<table class="sortable data"><thead><tr><th>Code</th><th>Where</th><th>Hand</th><th>Reason</th></tr>'
+               "</thead><tbody>")
+    order = {code: i for i, code in enumerate(QUARANTINE_CODES)}
+    listed = sorted(result.quarantined[:max_rows], key=lambda q: order.get(q.code, len(order)))
+    for q in listed:
+        out.append(f"<tr><td>{e(q.code)}</td><td>{e(q.file)}:{q.line}</td><td>{e(q.hand_id)}</td>"
+                   f"<td>{e(' '.join(q.reason.split()))}</td></tr>")
     out.append("</tbody></table></section>")
     return "".join(out)
 
 
 def _files(result: AuditResult) -> str:
-    out = ["""<section id="files"><h2>Files</h2><p>Each file reconciles on its own: hands read = audited +
-quarantined.</p><table class="sortable data"><thead><tr><th>File</th><th>Hands read</th><th>Audited</th>
-<th>Quarantined</th><th>Findings</th></tr></thead><tbody>"""]
+    out = ["""<section id="files"><h2>Files</h2><p>Each file reconciles on its own: hands read = audited + not
+covered + quarantined.</p><table class="sortable data"><thead><tr><th>File</th><th>Hands read</th><th>Audited</th>
+<th>Not covered</th><th>Quarantined</th><th>Findings</th></tr></thead><tbody>"""]
     for row in records(result.per_file()):
         out.append(f'<tr><td>{e(row["file"])}</td>'
                    + "".join(f'<td class="num" data-value="{row[c]}">{n(row[c])}</td>'
-                             for c in ("hands_read", "hands_audited", "hands_quarantined", "findings"))
+                             for c in ("hands_read", "hands_audited", "hands_not_covered", "hands_quarantined",
+                                       "findings"))
                    + "</tr>")
     out.append("</tbody></table></section>")
     return "".join(out)
@@ -432,7 +470,10 @@ thead th{background:var(--soft);position:sticky;top:0}table.sortable thead th{cu
 td.num{text-align:right;font-variant-numeric:tabular-nums}table.facts th{width:150px;color:var(--muted)}
 table.facts ul{margin:2px 0;padding-left:18px}.inputs{max-height:220px;overflow:auto}
 .verdict{font-size:18px;font-weight:600;padding:8px 12px;border-radius:6px}
-.verdict.bad{background:#fdecea}.verdict.good{background:#e8f5e9}
+.verdict.bad{background:#fdecea}.verdict.good{background:#e8f5e9}.verdict.warn{background:#fff4e5}
+.not-audited{border:1px solid var(--line);border-left:5px solid var(--good);border-radius:6px;padding:6px 14px;
+margin:12px 0}.not-audited.bad{border-left-color:var(--bad);background:#fdecea}
+.not-audited.warn{border-left-color:#e07000;background:#fff4e5}.not-audited ul{margin:4px 0}
 .sev{display:inline-block;padding:0 6px;border-radius:4px;color:#fff;font-size:12px;font-weight:600}
 .sev-error{background:#c62828}.sev-warning{background:#e07000}.sev-info{background:#1565c0}
 tr.bad td{background:#fff5f5}tr.idle td{color:var(--muted)}
