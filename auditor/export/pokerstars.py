@@ -135,6 +135,9 @@ def cannot_express(hand: dict) -> str | None:
         problem = _name_problem(name, what)
         if problem:
             return problem
+    if len({s["player"] for s in hand["seats"]}) < len(hand["seats"]):
+        return ("one player name in two seats: PokerStars lines name the player, not the seat, so the text "
+                "cannot say which of the two seats acts")
     if any(s.get("status", "active") not in ("active", "sitting_out") for s in hand["seats"]):
         return "PokerStars marks an absent seat only as sitting out (no 'new' or 'away')"
     unit = stakes["chip_unit"]
@@ -189,13 +192,23 @@ def _order_problem(hand: dict) -> str | None:
     if not dealt:
         return "nobody was dealt in"
     posted = {e["seat"] for e in events[1:start]}
-    button = events[0]["seat"]
     live = {s["seat"] for s in hand["seats"] if s.get("status", "active") != "sitting_out" or s["seat"] in posted}
-    order = sorted(live, key=lambda s: (s - button - 1) % 10)
-    if [s for s in dealt if s in live] != order:
-        return (f"seats dealt in as {dealt}; PokerStars deals every seat not sitting out, clockwise from the "
-                f"button: {order}")
+    if not live <= set(dealt):
+        return "a seat neither sitting out nor dealt in (PokerStars deals every seat not sitting out)"
+    if len(set(dealt)) != len(dealt):
+        return "a seat dealt two hands"
     return None
+
+
+def _deal_order(hand: dict) -> list[int]:
+    """The hole deals of `hand` (event indices) in the order the reader lists them: the text prints no
+    order of dealing, so the reader deals clockwise from the button, then any seat dealt while sitting out."""
+    events = hand["events"]
+    button = events[0]["seat"]
+    posted = {e["seat"] for e in events if e["kind"] == "post"}
+    live = {s["seat"] for s in hand["seats"] if s.get("status", "active") != "sitting_out" or s["seat"] in posted}
+    deals = [i for i, e in enumerate(events) if e["kind"] == "deal" and e["to"] == "hole"]
+    return sorted(deals, key=lambda i: (events[i]["seat"] not in live, (events[i]["seat"] - button - 1) % 10))
 
 
 def _posts_problem(hand: dict) -> str | None:
@@ -245,8 +258,8 @@ def _amounts_problem(hand: dict) -> str | None:
         elif kind == "action" and e["action"] in ("call", "bet", "raise"):
             before = round_in.get(e["seat"], 0)
             if e["to"] - before != e["amount"]:
-                return (f"a {e['action']} of {e['amount']} chips to a round total of {e['to']} by a seat that had "
-                        f"{before} in: PokerStars states one of the two numbers, never both")
+                return ("an action's round total disagrees with the chips it added: PokerStars states one of "
+                        "the two numbers, never both")
             round_in[e["seat"]] = e["to"]
     return None
 
@@ -411,7 +424,7 @@ def format_hand(hand: dict) -> list[str]:
                 continue
             cards = "" if "??" in discard else f" [{' '.join(discard)}]"
             out.append(f"{name[seat]}: discards {len(discard)} card{'s' if len(discard) != 1 else ''}{cards}")
-            if receive and "??" not in receive:
+            if "??" not in receive:  # (none received for a discard: `[]`, as it happened)
                 kept = [c for c in hand_now.get(seat, []) if c not in discard]
                 hand_now[seat] = kept + list(receive)
                 out.append(f"Dealt to {name[seat]} [{' '.join(kept)}] [{' '.join(receive)}]")
@@ -478,16 +491,29 @@ def write_hands(hands: Iterable[dict], path: str | Path) -> int:
 
 def event_index(hand: dict) -> list[int | None]:
     """For each event of `hand`, its index in the hand read back from the text (None for a burn, which
-    PokerStars does not print): how verify finds a planted event in what the reader gives back."""
-    out: list[int | None] = []
-    k = 0
-    for e in hand["events"]:
-        if e["kind"] == "deal" and e["to"] == "burn":
-            out.append(None)
-        else:
-            out.append(k)
-            k += 1
-    return out
+    PokerStars does not print; hole deals in the reader's order): how verify finds a planted event in
+    what the reader gives back."""
+    return _read_order(hand, inverse=True)
+
+
+def _read_order(hand: dict, inverse: bool = False) -> list:
+    """The canonical event indices in the order the reader gives the events back (burns dropped, hole deals
+    in dealing order, the rake last); with `inverse`, for each canonical event its index read back."""
+    events = hand["events"]
+    deals = _deal_order(hand)
+    slots = iter(deals)
+    order = []
+    for i, e in enumerate(events):
+        if (e["kind"] == "deal" and e["to"] == "burn") or e["kind"] == "rake":
+            continue
+        order.append(next(slots) if e["kind"] == "deal" and e["to"] == "hole" else i)
+    order += [i for i, e in enumerate(events) if e["kind"] == "rake"]
+    if not inverse:
+        return order
+    back: list[int | None] = [None] * len(events)
+    for k, i in enumerate(order):
+        back[i] = k
+    return back
 
 
 def carried(hand: dict) -> dict:
@@ -528,6 +554,7 @@ def carried(hand: dict) -> dict:
     events = []
     for e in hand["events"]:
         if e["kind"] == "deal" and e["to"] == "burn":
+            events.append(None)
             continue
         c = {k: v for k, v in e.items() if k not in ("t", "all_in")}
         if e["kind"] in ("post", "action") and "amount" in e:
@@ -540,7 +567,6 @@ def carried(hand: dict) -> dict:
             if key in c:
                 c[key] //= unit
         events.append(c)
-    rakes = [e for e in events if e["kind"] == "rake"]
     out["seats"] = seats
-    out["events"] = [e for e in events if e["kind"] != "rake"] + rakes
+    out["events"] = [events[i] for i in _read_order(hand)]
     return out

@@ -28,12 +28,23 @@ consistency checks, :func:`~auditor.ingest.tables.build_tables`, :func:`~auditor
 :func:`~auditor.check.run.check`), in memory and in large batches, without writing files. With a
 `repro_dir`, each miss and false finding (the first few of each kind) is written there as a JSON
 Lines file that ``auditor audit`` reproduces.
+
+With `via` a format that has a writer (:mod:`auditor.export`: pokerstars, ohh, phh), every unit is
+also carried through that format: the clean hands of a batch and each planted unit are written with
+the format's writer to a file of their own in a temporary folder, read back with the real reader
+(:func:`auditor.ingest.detect.read_file`, format detected as ``auditor audit`` does) and audited from
+what the reader gave back. A hand the writer cannot express is not written: it is counted as not
+expressible, with the writer's reason, and so is every planted fault of a category the format cannot
+show at all (the writer's ``HIDDEN_CATEGORIES``, e.g. burns in PokerStars text). A hand the reader
+quarantines is a problem of kind "not audited", never dropped unsaid: a planted unit that loses a hand
+counts as a miss, a clean hand lost makes the run fail.
 """
 
 from __future__ import annotations
 
 import json
 import pickle
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -44,8 +55,10 @@ import pandas as pd
 
 from auditor.check.packs import Pack, builtin_pack_paths, resolve_pack
 from auditor.check.run import check
+from auditor.export import SUFFIXES, writer
+from auditor.ingest.detect import read_file
 from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.records import SourceHand
+from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.replay.engine import TableState, replay
@@ -60,6 +73,8 @@ TABLE_COLUMNS = ["pack", "category", "hands", "expected", "found", "missed", "fa
                  "precision", "recall"]
 #: reproducers written per pack and kind of problem (miss, false finding) and category
 REPRO_PER_KIND = 5
+#: the formats `verify_pack(via=...)` can carry hands through; canonical is the in-memory path
+VIA = ("canonical", *SUFFIXES)
 #: hands per table session: short enough that a few thousand hands visit every game of a pack,
 #: long enough for the cross-hand faults (a skipped hand, blinds missed and made up)
 SESSION_HANDS = (10, 60)
@@ -102,10 +117,21 @@ class PackAccuracy:
     unmeasured: list[str]
     #: rules the pack's settings keep from ever reporting (rule id -> why), not measured
     idle: dict[str, str] = field(default_factory=dict)
+    #: the format the hands were carried through ("canonical": in memory, no file)
+    via: str = "canonical"
+    #: planted faults the format cannot express: category -> reason -> units (not in the table)
+    inexpressible: dict[str, Counter] = field(default_factory=dict)
+    #: clean hands the format cannot express, by reason (not written, not audited)
+    clean_inexpressible: Counter = field(default_factory=Counter)
+    #: categories the format cannot express at all (no planted unit could be written): category -> reasons
+    unexpressed: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
+        """Every measured category at 100 %; carried through a format, also no hand lost by its reader."""
         t = self.table
+        if self.via != "canonical" and any(q.kind == "not audited" for q in self.problems):
+            return False
         return bool(len(t)) and bool(((t["precision"] == 1.0) & (t["recall"] == 1.0)).all())
 
 
@@ -199,12 +225,68 @@ def _audit(sources: list[SourceHand], pack: Pack, state: TableState) -> tuple[pd
     return findings, failed
 
 
+class _Via:
+    """One format's round trip: hands written with its writer to a file, read back with the real reader."""
+
+    def __init__(self, name: str, folder: Path):
+        self.name = name
+        self.writer = writer(name)
+        self.suffix = getattr(self.writer, "SUFFIX", SUFFIXES[name])
+        self.hidden: dict[str, str] = dict(getattr(self.writer, "HIDDEN_CATEGORIES", {}))
+        self.folder = folder
+        self.files = 0
+
+    def cannot(self, hands: Sequence[Hand], category: str | None = None) -> str | None:
+        """Why the format cannot carry these hands (or a fault of `category`), None when it can."""
+        if category in self.hidden:
+            return self.hidden[category]
+        for h in hands:
+            reason = self.writer.cannot_express(h)
+            if reason:
+                return reason
+        return None
+
+    def seq(self, hand: Hand, seq: int | None) -> int | None:
+        """Where event `seq` of `hand` is in the hand read back (the writer's event_index; same by default)."""
+        index = getattr(self.writer, "event_index", None)
+        return seq if seq is None or index is None else index(hand)[seq]
+
+    def round_trip(self, hands: Sequence[Hand], name: str) -> list[Hand | Quarantined]:
+        """Write `hands` to one file and read it back as input `name`: for each hand written, the hand
+        read or the reader's quarantine entry (a reader that gives back more or fewer hands than were
+        written has its whole file counted as quarantined)."""
+        self.files += 1
+        path = self.folder / f"{self.files}{self.suffix}"
+        try:
+            self.writer.write_hands(hands, path)
+            items = [it for it in read_file(path, name=name) if not isinstance(it, ReaderNote)]
+        finally:
+            path.unlink(missing_ok=True)
+        if len(items) != len(hands):
+            why = (f"the {self.name} reader gave back {len(items)} hands for the {len(hands)} written: "
+                   + "; ".join(q.one_line() for q in items if isinstance(q, Quarantined))[:400])
+            return [Quarantined(name, k, why, h["hand_id"], code="internal-error") for k, h in enumerate(hands, 1)]
+        return [it if isinstance(it, Quarantined) else it.hand for it in items]
+
+    def write_copy(self, hands: Sequence[Hand], path: Path) -> None:
+        """The format's file of `hands` beside a reproducer."""
+        self.writer.write_hands(hands, path.with_suffix(self.suffix))
+
+
 @dataclass
 class _Unit:
     file: str
     planted: Planted
     hands: list[Hand]
     quarantined: str | None = None
+    #: where the expected finding's event is in the hands audited (planted.seq unless a format moved it)
+    seq: int | None = None
+    #: the reader quarantined a hand of the unit (carried through a format)
+    unread: bool = False
+
+    def __post_init__(self) -> None:
+        if self.seq is None:
+            self.seq = self.planted.seq
 
 
 @dataclass
@@ -243,9 +325,30 @@ def audit_planted(pack: Pack, planted: Sequence[Planted], tag: str = "u") -> lis
     return _match(pack, units)
 
 
-def _match(pack: Pack, units: list[_Unit]) -> list[_Outcome]:
-    sources = [SourceHand(h, u.file, line) for u in units if u.quarantined is None
-               for line, h in enumerate(u.hands, 1)]
+def _carry(units: list[_Unit], via: _Via) -> list[SourceHand]:
+    """Each unit through the format, one file each: the hands read back, in the unit's order (line =
+    place in the unit, so findings match as in memory); a unit with a hand the reader quarantined is
+    not audited and says why."""
+    sources = []
+    for u in units:
+        if u.quarantined is not None:
+            continue
+        back = via.round_trip(u.hands, u.file)
+        lost = next((q for q in back if isinstance(q, Quarantined)), None)
+        if lost is not None:
+            u.quarantined = f"the {via.name} reader quarantined {lost.one_line()}"
+            u.unread = True
+            continue
+        sources += [SourceHand(h, u.file, line) for line, h in enumerate(back, 1)]
+    return sources
+
+
+def _match(pack: Pack, units: list[_Unit], via: _Via | None = None) -> list[_Outcome]:
+    if via is None:
+        sources = [SourceHand(h, u.file, line) for u in units if u.quarantined is None
+                   for line, h in enumerate(u.hands, 1)]
+    else:
+        sources = _carry(units, via)
     findings, failed = _audit(sources, pack, TableState()) if sources else (pd.DataFrame(), [])
     failed_in: dict[str, str] = {}
     for f, line, reason in failed:
@@ -259,7 +362,7 @@ def _match(pack: Pack, units: list[_Unit]) -> list[_Outcome]:
         mine = by_file.get(u.file, [])
         p = u.planted
         found = next((r for r in mine if r["line"] == target and r["category"] == p.category
-                      and (p.seq is None or r["seq"] == p.seq)), None)
+                      and (u.seq is None or r["seq"] == u.seq)), None)
         extra = [r for r in mine if r is not found]
         outcomes.append(_Outcome(u, found, extra, u.quarantined or failed_in.get(u.file)))
     return outcomes
@@ -268,8 +371,9 @@ def _match(pack: Pack, units: list[_Unit]) -> list[_Outcome]:
 class _Reproducers:
     """Writes the first few reproducers of each kind of problem under `root/<pack>/`."""
 
-    def __init__(self, root: Path | None):
+    def __init__(self, root: Path | None, via: _Via | None = None):
         self.root = root
+        self.via = via
         self.written: Counter = Counter()
 
     def write(self, pack: str, kind: str, category: str, name: str, hands: Sequence[Hand]) -> Path | None:
@@ -282,14 +386,30 @@ class _Reproducers:
         slug = kind.split()[0]
         path = folder / f"{slug}-{category}-{self.written[key]}-{name}.jsonl"
         path.write_text("".join(json.dumps(h, separators=(",", ":")) + "\n" for h in hands), encoding="utf-8")
+        if self.via is not None and self.via.cannot(hands) is None:  # and the file the reader was given
+            self.via.write_copy(hands, path)
         return path
 
 
 def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int = 10_000,
                 repro_dir: Path | None = None, registry: dict[str, Mutator] | None = None,
-                progress: Callable[[str], None] | None = None) -> PackAccuracy:
+                progress: Callable[[str], None] | None = None, via: str = "canonical") -> PackAccuracy:
     """Simulate `hands` legal hands of the pack's games, audit them, plant one violation in a copy of
-    each where a mutator the pack must catch finds a place, audit those, and tally per category."""
+    each where a mutator the pack must catch finds a place, audit those, and tally per category.
+
+    `via`: "canonical" audits the hands in memory; a format name carries every unit through that
+    format's writer and reader first (see the module docstring)."""
+    if via not in VIA:
+        raise ValueError(f"verify via {via!r}: not one of {', '.join(VIA)}")
+    if via == "canonical":
+        return _verify_pack(pack, hands, seed, batch_size, repro_dir, registry, progress, None)
+    with tempfile.TemporaryDirectory(prefix=f"verify-{via}-") as folder:
+        return _verify_pack(pack, hands, seed, batch_size, repro_dir, registry, progress, _Via(via, Path(folder)))
+
+
+def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro_dir: Path | None,
+                 registry: dict[str, Mutator] | None, progress: Callable[[str], None] | None,
+                 via: _Via | None) -> PackAccuracy:
     pack = resolve_pack(pack) if isinstance(pack, str) else pack
     register_pack(pack)  # the mutators read its cap and rake schedule by the name the hands declare
     registry = registry if registry is not None else REGISTRY
@@ -304,7 +424,9 @@ def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int 
     tally = {c: Counter() for c in categories}
     problems: list[Problem] = []
     caught: set[str] = set()
-    repro = _Reproducers(repro_dir)
+    repro = _Reproducers(repro_dir, via)
+    inexpressible: dict[str, Counter] = {}
+    clean_inexpressible: Counter = Counter()
     clean_state = TableState()
     clean: list[SourceHand] = []
     units: list[_Unit] = []
@@ -318,8 +440,18 @@ def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int 
         nonlocal clean
         if not clean:
             return
-        findings, failed = _audit(clean, pack, clean_state)
         by_line = {s.line: s.hand for s in clean}
+        sources = clean
+        if via is not None:
+            sources = []
+            for s, back in zip(clean, via.round_trip([s.hand for s in clean], clean_name), strict=True):
+                if isinstance(back, Quarantined):
+                    problems.append(Problem(pack.name, "not audited", "-", None, None, s.hand["hand_id"],
+                                            f"clean hand {s.line}: the {via.name} reader quarantined it: "
+                                            f"[{back.code}] {back.reason}"))
+                else:
+                    sources.append(SourceHand(back, clean_name, s.line))
+        findings, failed = _audit(sources, pack, clean_state) if sources else (pd.DataFrame(), [])
         for file, line, reason in failed:
             problems.append(Problem(pack.name, "not audited", "-", None, None, by_line[line]["hand_id"],
                                     f"clean hand {file}:{line}: {reason}"))
@@ -329,14 +461,14 @@ def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int 
             table = [s.hand for s in clean if s.hand["table_id"] == hand["table_id"] and s.line <= row["line"]]
             path = repro.write(pack.name, "false on clean hand", row["category"], row["rule_id"], table)
             problems.append(Problem(pack.name, "false on clean hand", row["category"], row["rule_id"], None,
-                                    row["hand_id"], f"event {row['seq']}: {row['message']}", path))
+                                    hand["hand_id"], f"event {row['seq']}: {row['message']}", path))
         clean = []
 
     def flush_units() -> None:
         nonlocal units, unit_hands
         if not units:
             return
-        for o in _match(pack, units):
+        for o in _match(pack, units, via):
             p = o.unit.planted
             target = o.unit.hands[-1]
             if o.found is not None:
@@ -349,13 +481,15 @@ def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int 
                 why = f"not audited: {o.failure}" if o.failure else \
                     f"no {p.category} finding{at} ({registry[p.mutator].what})"
                 path = repro.write(pack.name, "missed", p.category, p.mutator, o.unit.hands)
-                problems.append(Problem(pack.name, "missed", p.category, None, p.mutator, target["hand_id"], why,
+                kind = "not audited" if o.unit.unread else "missed"
+                problems.append(Problem(pack.name, kind, p.category, None, p.mutator, target["hand_id"], why,
                                         path))
             for row in o.extra:
                 count(row["category"], "false_extra")
                 path = repro.write(pack.name, "extra on mutated hand", row["category"], row["rule_id"], o.unit.hands)
                 problems.append(Problem(pack.name, "extra on mutated hand", row["category"], row["rule_id"],
-                                        p.mutator, row["hand_id"], f"line {row['line']} event {row['seq']}: "
+                                        p.mutator, o.unit.hands[row["line"] - 1]["hand_id"],
+                                        f"line {row['line']} event {row['seq']}: "
                                         f"{row['message']}", path))
         units, unit_hands = [], 0
 
@@ -365,9 +499,12 @@ def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int 
     history: list[Hand] = []
     for n, hand in enumerate(stream, 1):
         bad = _invalid(hand)
+        cannot = via.cannot([hand]) if via is not None and not bad else None
         if bad:
             problems.append(Problem(pack.name, "not audited", "-", None, None, hand["hand_id"],
                                     f"the simulator wrote an invalid hand: {bad}"))
+        elif cannot:
+            clean_inexpressible[cannot] += 1
         else:
             clean.append(SourceHand(hand, clean_name, n))
             n_clean += 1
@@ -380,12 +517,21 @@ def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int 
             planted = m.plant(work, history)
             if planted is not None:
                 planted_count[m.name] += 1
-                count(m.category, "expected")
-                n_units += 1
                 tag = f"m{n}"
                 renamed = _rename(planted.hands, tag)
                 quarantined = next((f"{h['hand_id']}: {r}" for h in renamed if (r := _invalid(h))), None)
-                units.append(_Unit(f"verify/{pack.name}/{tag}", planted, renamed, quarantined))
+                seq = planted.seq
+                if via is not None and quarantined is None:
+                    cannot = via.cannot(renamed, m.category)
+                    seq = via.seq(renamed[-1], planted.seq) if cannot is None else None
+                    if cannot is None and planted.seq is not None and seq is None:
+                        cannot = f"the {via.name} writer does not write the event the fault is planted at"
+                    if cannot is not None:
+                        inexpressible.setdefault(m.category, Counter())[cannot] += 1
+                        break
+                count(m.category, "expected")
+                n_units += 1
+                units.append(_Unit(f"verify/{pack.name}/{tag}", planted, renamed, quarantined, seq))
                 unit_hands += len(renamed)
                 break
             if work != hand:
@@ -401,10 +547,15 @@ def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int 
     flush_units()
 
     rows = []
+    unexpressed: dict[str, list[str]] = {}
     for category in sorted(tally):
         t = tally[category]
         expected, found = t["expected"], t["found"]
         false = t["false_clean"] + t["false_extra"]
+        if via is not None and not expected and not false and (inexpressible.get(category) or category in via.hidden):
+            reasons = inexpressible.get(category) or Counter({via.hidden[category]: 0})
+            unexpressed[category] = [why for why, _ in reasons.most_common()]
+            continue
         rows.append({"pack": pack.name, "category": category, "hands": expected, "expected": expected,
                      "found": found, "missed": t["missed"], "false_clean": t["false_clean"],
                      "false_extra": t["false_extra"], "false": false,
@@ -414,20 +565,23 @@ def verify_pack(pack: Pack | str, hands: int, seed: int = 0, *, batch_size: int 
     mutators = pd.DataFrame([{"mutator": name, "category": registry[name].category, "planted": planted_count[name],
                               "found": found_count[name]} for name in registry if planted_count[name]],
                             columns=["mutator", "category", "planted", "found"])
-    unmeasured = [r.id for r in pack.rules if r.id not in idle and not tally.get(r.category, Counter())["expected"]]
+    unmeasured = [r.id for r in pack.rules if r.id not in idle and r.category not in unexpressed
+                  and not tally.get(r.category, Counter())["expected"]]
     return PackAccuracy(pack.name, pack.version, n_clean, n_units, time.perf_counter() - started, table, mutators,
-                        problems, caught, unmeasured, idle)
+                        problems, caught, unmeasured, idle, via.name if via else "canonical", inexpressible,
+                        clean_inexpressible, unexpressed)
 
 
 def verify(hands: int, seed: int = 0, packs: Iterable[str | Pack] | None = None, *, batch_size: int = 10_000,
-           repro_dir: Path | None = None, progress: Callable[[str], None] | None = None) -> VerifyResult:
+           repro_dir: Path | None = None, progress: Callable[[str], None] | None = None,
+           via: str = "canonical") -> VerifyResult:
     """The accuracy report of the given packs (names, files or loaded packs; default: every built-in
-    pack), `hands` clean hands each."""
+    pack), `hands` clean hands each, in memory or carried through format `via`."""
     names = list(packs) if packs else list(builtin_pack_paths())
     result = VerifyResult()
     for name in names:
         result.packs.append(verify_pack(name, hands, seed, batch_size=batch_size, repro_dir=repro_dir,
-                                        progress=progress))
+                                        progress=progress, via=via))
     return result
 
 
@@ -444,7 +598,8 @@ def format_report(result: VerifyResult) -> Iterator[str]:
     """The report as lines of text: per pack, the category table, then every problem."""
     for p in result.packs:
         rate = p.clean_hands / p.seconds if p.seconds else 0.0
-        yield (f"{p.pack} {p.version}: {p.clean_hands} clean hands, {p.mutated_hands} mutated hands, "
+        through = "" if p.via == "canonical" else f" via {p.via}"
+        yield (f"{p.pack} {p.version}{through}: {p.clean_hands} clean hands, {p.mutated_hands} mutated hands, "
                f"{p.seconds:.1f} s ({rate:.0f} clean hands/s)")
         yield (f"  {'category':<18} {'hands':>7} {'expected':>8} {'found':>7} {'missed':>6} {'false':>6} "
                f"{'precision':>9} {'recall':>7}")
@@ -455,6 +610,19 @@ def format_report(result: VerifyResult) -> Iterator[str]:
                    f"{row.false:>6} {_percent(row.precision):>9} {_percent(row.recall):>7}{flag}")
         if p.unmeasured:
             yield f"  not measured (no planted hand in their category): {', '.join(p.unmeasured)}"
+        for category, reasons in p.unexpressed.items():
+            yield f"  {category}: not expressible in {p.via}, not measured: {'; '.join(reasons)}"
+        skipped = sum(p.clean_inexpressible.values())
+        partly = {c: n for c, n in p.inexpressible.items() if c not in p.unexpressed}
+        if skipped or partly:
+            units = sum(sum(n.values()) for n in p.inexpressible.values())
+            yield (f"  not expressible in {p.via} (not written, not audited): {skipped} clean hands, "
+                   f"{units} mutated hands")
+            for why, n in p.clean_inexpressible.most_common():
+                yield f"    {n} clean: {why}"
+            for category, reasons in sorted(partly.items()):
+                for why, n in reasons.most_common():
+                    yield f"    {n} {category}: {why}"
         for rule_id, why in p.idle.items():
             yield f"  {rule_id} cannot report anything under this pack's settings, not measured: {why}"
         shown = Counter()
