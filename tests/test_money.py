@@ -25,6 +25,7 @@ from auditor.ingest.tables import HANDS_SCHEMA, build_tables
 from auditor.pipeline import audit
 from auditor.replay.engine import replay
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, INT, STR
+from auditor.report.hands import HandMoney, describe, describe_stakes
 from auditor.report.html import render
 
 # ------------------------------------------------------------------------------------ format_money
@@ -207,6 +208,18 @@ def test_explain_half_chips(tmp_path):
     text = CliRunner().invoke(main, ["explain", "M-1", str(path)]).stdout
     assert "stakes: blinds 250/500, chip unit 250" in text and "1 Ann (50,000)" in text
     assert "raises 2,250 to 2,500" in text
+
+
+def test_event_words_use_the_hands_units():
+    players = {1: "Ann"}
+    usd = HandMoney("USD", 100)
+    assert describe({"kind": "award", "seat": 1, "pot": 1, "amount": 123456}, players, usd) == \
+        "seat 1 (Ann) wins $1,234.56 from side pot 1"
+    assert describe({"kind": "rake", "pot": 0, "amount": 5}, players, usd) == "rake $0.05 from the main pot"
+    assert describe({"kind": "kill", "seat": 1}, players) == "seat 1 (Ann): hand declared dead by the house"
+    stakes = {"blinds": [25, 50], "ante": 5, "spread": [{"min": 50, "max": 100}], "table_max": 100000, "chip_unit": 5}
+    assert describe_stakes(stakes, HandMoney(None, 2)) == \
+        "blinds 12.5/25, ante 2.5, spread 25-50, table maximum 50,000, chip unit 2.5"
 
 
 def test_html_replay_shows_the_hand_in_dollars(tmp_path):

@@ -146,7 +146,7 @@ def _view(source: SourceHand, pack: str, actions: pd.DataFrame | None, rounds: p
           note: str | None) -> HandView:
     hand = source.hand
     currency, scale = hand.get("currency"), hand.get("money_scale") or 1
-    money = _Money(currency, scale)
+    money = HandMoney(currency, scale)
     players = {s["seat"]: s["player"] for s in hand["seats"]}
     events = hand["events"]
     state = {}
@@ -195,7 +195,7 @@ def _with_burns(events: list[dict[str, Any]], seq: int) -> int:
     return seq
 
 
-class _Money:
+class HandMoney:
     """A hand's currency and scale, formatting its amounts; None (a field the log left out) shows as `?`."""
 
     def __init__(self, currency: str | None = None, scale: int = 1):
@@ -208,10 +208,10 @@ class _Money:
         return format_money_list(amounts, self.currency, self.scale)
 
 
-_CHIPS = _Money()
+_CHIPS = HandMoney()
 
 
-def describe_stakes(stakes: dict[str, Any], money: _Money = _CHIPS) -> str:
+def describe_stakes(stakes: dict[str, Any], money: HandMoney = _CHIPS) -> str:
     """The stakes in the log's own units (`blinds $0.05/$0.10`), not the canonical integers."""
     parts = ["blinds " + money.list(stakes.get("blinds", []))] if stakes.get("blinds") else []
     if stakes.get("ante"):
@@ -238,7 +238,7 @@ def _cards(cards: list[str] | None) -> str:
     return " ".join(cards) if cards else "-"
 
 
-def describe(event: dict[str, Any], players: dict[int, str], money: _Money = _CHIPS) -> str:
+def describe(event: dict[str, Any], players: dict[int, str], money: HandMoney = _CHIPS) -> str:
     """One event in words, from the canonical log (player names included verbatim: escape when rendering),
     amounts in the log's own units."""
     kind = event["kind"]
@@ -273,6 +273,8 @@ def describe(event: dict[str, Any], players: dict[int, str], money: _Money = _CH
         return f"{who} shows {_cards(event.get('cards'))}"
     if kind == "muck":
         return f"{who} mucks"
+    if kind == "kill":
+        return f"{who}: hand declared dead by the house"
     if kind == "return":
         return f"uncalled {money(event.get('amount'))} returned to {who}"
     if kind == "rake":
