@@ -25,6 +25,9 @@ FAIL_ON = ("error", "warning", "info", "never")
 EXIT_UNAUDITED = 3
 #: `audit --format` choices; auditor.report.formats.FORMATS holds the writers (kept in step by a test)
 REPORT_FORMATS = ("text", "jsonl", "json", "csv", "parquet", "html", "junit", "sarif")
+#: `simulate --format` and `verify --via` choices (simulate.writer.FORMATS, simulate.verify.VIA; kept in step by a test)
+SIMULATE_FORMATS = ("jsonl", "pokerstars", "ohh", "phh")
+VERIFY_VIA = ("canonical", "pokerstars", "ohh", "phh")
 
 
 def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **options):
@@ -236,19 +239,32 @@ def convert(paths: tuple[Path, ...], output: Path) -> None:
 @click.option("--hands", default=1000, show_default=True, type=click.IntRange(1))
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--seat-draws", is_flag=True, help="Open tables with seating draws.")
-@click.option("--output", "-o", required=True, type=click.Path(path_type=Path), help=".jsonl or .jsonl.gz file")
-def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, seat_draws: bool, output: Path) -> None:
+@click.option("--format", "fmt", type=click.Choice(SIMULATE_FORMATS), default="jsonl", show_default=True,
+              help="File format: canonical JSON Lines, or a room's format (hands it cannot express are left out).")
+@click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
+              help="File to write (.jsonl or .jsonl.gz for jsonl; .txt, .ohh, .phhs for the others).")
+def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, seat_draws: bool, fmt: str,
+             output: Path) -> None:
     """Write legal hands played under a pack's house rules (deterministic for a seed)."""
-    from auditor.simulate import simulate_hands, write_jsonl
+    from auditor.simulate import simulate_hands, write_format
 
     try:
         rule_pack = resolve_pack(pack)
     except PackError as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)
-    count = write_jsonl(simulate_hands(variant, structure, hands, seed, house=rule_pack.house,
-                                       rule_pack=rule_pack.name, seat_draws=seat_draws), output)
+    stream = simulate_hands(variant, structure, hands, seed, house=rule_pack.house, rule_pack=rule_pack.name,
+                            seat_draws=seat_draws)
+    try:
+        count, skipped = write_format(stream, output, fmt)
+    except ImportError as exc:
+        click.echo(f"auditor: no {fmt} writer: {exc}", err=True)
+        sys.exit(2)
     click.echo(f"{count} hands written to {output}", err=True)
+    for why, n in skipped.most_common():
+        click.echo(f"{n} hands not written ({fmt} cannot express them): {why}", err=True)
+    if not count:
+        sys.exit(2)
 
 
 @main.command()
@@ -259,18 +275,27 @@ def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, sea
               help="Measure this pack (a built-in name or a pack file); repeatable. Default: every built-in pack.")
 @click.option("--repro-dir", type=click.Path(path_type=Path), default=None,
               help="Write the first few misses and false findings of each kind there as JSON Lines reproducers.")
-def verify(hands: int, seed: int, pack_names: tuple[str, ...], repro_dir: Path | None) -> None:
+@click.option("--via", type=click.Choice(VERIFY_VIA), default="canonical", show_default=True,
+              help="Carry every hand through this format (its writer, then its reader) before the audit.")
+def verify(hands: int, seed: int, pack_names: tuple[str, ...], repro_dir: Path | None, via: str) -> None:
     """Accuracy report: precision and recall of every finding category, per pack.
 
     Simulates legal hands (every finding on them is false) and copies with exactly one planted
     violation each (the expected finding must be reported, and nothing else). Exits 1 if any
     category is below 100 % either way or was not measured, 2 if a pack cannot be loaded.
+    With --via FORMAT each hand is written in that format and read back first; categories the
+    format cannot express are listed with the reason, and a hand its reader refuses is a failure.
     """
     from auditor.simulate.verify import format_report
     from auditor.simulate.verify import verify as run_verify
 
     packs = _load_packs(pack_names)
-    result = run_verify(hands, seed, packs, repro_dir=repro_dir, progress=lambda line: click.echo(line, err=True))
+    try:
+        result = run_verify(hands, seed, packs, repro_dir=repro_dir, via=via,
+                            progress=lambda line: click.echo(line, err=True))
+    except ImportError as exc:
+        click.echo(f"auditor: no {via} writer: {exc}", err=True)
+        sys.exit(2)
     for line in format_report(result):
         click.echo(line)
     sys.exit(0 if result.ok else 1)

@@ -2,7 +2,8 @@
 
 ``simulate_hands(variant, structure, hands, seed, house=..., rule_pack=...)`` yields hand dicts
 that validate against ``schemas/hand-log.schema.json``; ``simulate_mixed`` draws a game per table;
-``write_jsonl`` writes them as JSON Lines (``.jsonl.gz`` compressed). About 8,600 hands/s on one
+``write_jsonl`` writes them as JSON Lines (``.jsonl.gz`` compressed), ``write_format`` in any format
+with a writer (PokerStars text, OHH, PHH). About 8,600 hands/s on one
 core (``auditor.simulate.tables.benchmark()``).
 """
 
@@ -17,7 +18,7 @@ from auditor.simulate.play import (
     play_hand,
 )
 from auditor.simulate.tables import SEAT_DRAW_RANK_TIE, simulate_hands, simulate_mixed
-from auditor.simulate.writer import write_jsonl
+from auditor.simulate.writer import write_format, write_jsonl
 
 __all__ = [
     "CARD_TEXT",
@@ -31,5 +32,6 @@ __all__ = [
     "play_hand",
     "simulate_hands",
     "simulate_mixed",
+    "write_format",
     "write_jsonl",
 ]

@@ -1,4 +1,5 @@
-"""Write hands as JSON Lines: one compact JSON object per line, ``.gz`` paths gzip-compressed.
+"""Write hands as JSON Lines: one compact JSON object per line, ``.gz`` paths gzip-compressed; or, with
+:func:`write_format`, in any format that has a writer in :mod:`auditor.export` (PokerStars text, OHH, PHH).
 
 The bytes depend only on the hands: keys keep their insertion order, separators are compact and
 the gzip header carries no file name and no timestamp.
@@ -9,10 +10,35 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-__all__ = ["write_jsonl"]
+from auditor.export import SUFFIXES, writer
+
+__all__ = ["FORMATS", "write_format", "write_jsonl"]
+
+#: what `auditor simulate --format` can write
+FORMATS = ("jsonl", *SUFFIXES)
+
+
+def write_format(hands: Iterable[dict], path: str | os.PathLike[str], fmt: str = "jsonl") -> tuple[int, Counter]:
+    """Write `hands` to `path` in format `fmt`: how many were written, and the hands left out because the
+    format cannot express them, counted by the writer's reason (JSON Lines holds every hand)."""
+    if fmt == "jsonl":
+        return write_jsonl(hands, path), Counter()
+    module = writer(fmt)
+    skipped: Counter = Counter()
+
+    def expressible() -> Iterator[dict]:
+        for hand in hands:
+            why = module.cannot_express(hand)
+            if why:
+                skipped[why] += 1
+            else:
+                yield hand
+
+    return module.write_hands(expressible(), path), skipped
 
 
 def write_jsonl(hands: Iterable[dict], path: str | os.PathLike[str]) -> int:
