@@ -50,8 +50,8 @@ from typing import Any
 
 from auditor.replay.pots import build_pots
 
-__all__ = ["burn_problem", "cannot_express", "chip_unit_problem", "contributions", "implied_return",
-           "to_ohh", "write_hands"]
+__all__ = ["burn_problem", "cannot_express", "cannot_express_together", "chip_unit_problem", "contributions",
+           "implied_return", "returns_problem", "to_ohh", "to_problem", "write_hands"]
 
 SPEC_VERSION = "1.4"
 DEFAULT_SITE = "poker-auditor"
@@ -320,6 +320,16 @@ def cannot_express(hand: dict) -> str | None:
         return (f"OHH amounts come back at a scale of {scale} to the unit (cents for cash, chips for "
                 f"tournaments); the hand's money_scale is {m}")
     return chip_unit_problem(hand, 1, "OHH")  # the reader's chip is one of its units
+
+
+def cannot_express_together(hands: Iterable[dict]) -> str | None:
+    """Why OHH cannot hold these hands in one file so that they read back to the same audit, or None.
+
+    Nothing: each object carries its own `game_number` and `table_name`, so what only several hands
+    show (a repeated id, a skipped hand, the button's movement) survives. The function exists so
+    that every writer answers the same two questions.
+    """
+    return None
 
 
 def _posts_problem(hand: dict) -> str | None:
