@@ -1,11 +1,12 @@
 """Rules only the whole run can judge: a hand id used twice, whichever partitions the two hands are in.
 
-A rule is *run-wide* when it reads `duplicate_hand_id` (the record-integrity rules TDA-INT-id,
+A rule is *run-wide* when it reads `duplicate_hand_id` or `duplicate_of` (the record-integrity rules TDA-INT-id,
 NZ-INT-id, ONL5CD-INT-id, or any user rule that names it). Workers do not check those rules: for
 every hand they audit they hand back the few columns such a rule reads (`rows`), and the driver
 keeps them in a `Ledger`. Once every partition is in, `Ledger.resolve` decides which hands repeat an
 id — the first hand in (file, line) order keeps it, every later one is the duplicate, whatever order
-the inputs were named or the workers finished in — and checks the run-wide rules over all the rows,
+the inputs were named or the workers finished in, and names the file and line of that first hand
+(`duplicate_of`, the evidence a reader can follow) — and checks the run-wide rules over all the rows,
 giving their findings and coverage exactly as if one process had seen every hand.
 
 Memory: the rows are kept in memory up to `SPILL_ROWS` hands, then written to a temporary folder; what
@@ -31,7 +32,7 @@ from auditor.check.run import check, with_hands
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, Facts
 
 #: facts a hand has only by comparison with every other hand of the run
-RUN_WIDE_FACTS = frozenset({"duplicate_hand_id"})
+RUN_WIDE_FACTS = frozenset({"duplicate_hand_id", "duplicate_of"})
 _HANDS_FACTS = frozenset(name for name, _, _ in FACT_COLUMNS["hands"])
 #: hands of run-wide rows kept in memory before the rest go to disk
 SPILL_ROWS = 200_000
@@ -133,12 +134,17 @@ class Ledger:
 
     def duplicates(self) -> np.ndarray:
         """Keys (partition << 40 | position) of the hands whose id an earlier hand in (file, line) order has."""
+        return self.first_uses()[0]
+
+    def first_uses(self) -> tuple[np.ndarray, dict[str, str]]:
+        """`duplicates()`, and for each repeated id the "file:line" of the hand that used it first."""
+        none = np.empty(0, dtype=np.int64), {}
         if not self.chunks:
-            return np.empty(0, dtype=np.int64)
+            return none
         values, counts = np.unique(np.concatenate([c.hashes for c in self.chunks]), return_counts=True)
         repeated = values[counts > 1]
         if not len(repeated):
-            return np.empty(0, dtype=np.int64)
+            return none
         candidates = []
         for chunk in self.chunks:
             mask = np.isin(chunk.hashes, repeated)
@@ -146,19 +152,24 @@ class Ledger:
                 candidates.append(chunk.load().loc[mask, ["hand_id", "file", "line", _PARTITION, _POSITION]])
         found = pd.concat(candidates, ignore_index=True).sort_values(["file", "line", _PARTITION, _POSITION],
                                                                       kind="stable")
-        later = found[found.duplicated("hand_id", keep="first")]
-        return np.sort(_keys(later))
+        later_mask = found.duplicated("hand_id", keep="first")
+        first = found[~later_mask & found["hand_id"].isin(found.loc[later_mask, "hand_id"])]
+        origin = {str(i): f"{f}:{int(n)}" if pd.notna(n) else str(f)
+                  for i, f, n in zip(first["hand_id"], first["file"], first["line"], strict=True)}
+        return np.sort(_keys(found[later_mask])), origin
 
     def resolve(self, packs: dict[str, Pack]) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
         """Findings and coverage of the run-wide rules over every audited hand, one part per batch."""
         wide = {name: only_run_wide(pack) for name, pack in packs.items()}
-        duplicate_keys = self.duplicates()
+        duplicate_keys, origin = self.first_uses()
         findings, coverage = [], []
         for chunk in self.chunks:
             frame = chunk.load()
             repeated = np.isin(_keys(frame), duplicate_keys) if len(duplicate_keys) else np.zeros(len(frame), bool)
             table = frame[[c for c in frame.columns if c in _HANDS_FACTS]].copy()
             table["duplicate_hand_id"] = pd.array(repeated, dtype="boolean")
+            of = frame["hand_id"].map(origin) if origin else pd.Series(None, index=frame.index, dtype=object)
+            table["duplicate_of"] = pd.array(of.where(repeated, None).tolist(), dtype="string")
             hands = frame[list(HAND_COLUMNS)].set_axis(frame["hand"].to_numpy(dtype=np.int64))
             batch_packs = {name: p for name, p in wide.items() if p.rules}
             found, cov = check(Facts({"hands": table}), hands, batch_packs)

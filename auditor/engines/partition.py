@@ -328,7 +328,8 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                 notify("hands", partition.index, unreported)
                 unreported = 0
             if isinstance(item, Quarantined):
-                # (room here for the table state to learn that this table's chain of hands is broken)
+                if item.table_id is not None:  # the table's next hand has no known previous hand
+                    state.break_chain(item.file, item.table_id, item.line)
                 quarantined.append(item)
                 continue
             name = forced.name if forced else item.hand["rule_pack"]

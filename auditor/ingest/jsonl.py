@@ -20,12 +20,15 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
 
     Lines are read as bytes and decoded one by one, so a byte that is not UTF-8 costs only its own
     line, and a line longer than `limits.jsonl_max_line_bytes` is skipped without being held in memory.
+    Quarantine codes: `damaged` for a file or line that cannot be read or parsed (not UTF-8, invalid
+    JSON), `truncated` for a compressed stream that ends early, `limit` for an overlong line,
+    `invalid-record` for JSON that breaks the hand-log schema or `consistency_error`.
     """
     name = str(path)
     try:
         stream = open_binary(path, limits)
     except OSError as exc:
-        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}")
+        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}", code="damaged")
         return
     cap = limits.jsonl_max_line_bytes
     with stream:
@@ -34,13 +37,18 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
             line_no += 1
             try:
                 raw, overlong = read_line(stream, cap)
-            except (OSError, EOFError) as exc:
-                yield Quarantined(name, line_no, f"unreadable from here on: {exc}")
+            except EOFError as exc:  # a gzip stream cut short
+                yield Quarantined(name, line_no, f"truncated: the stream ends early, unreadable from here on ({exc})",
+                                  code="truncated")
+                return
+            except OSError as exc:
+                yield Quarantined(name, line_no, f"unreadable from here on: {exc}", code="damaged")
                 return
             if not raw:
                 return
             if overlong:
-                yield Quarantined(name, line_no, f"line longer than {cap} bytes (limit jsonl_max_line_bytes)")
+                yield Quarantined(name, line_no, f"line longer than {cap} bytes (limit jsonl_max_line_bytes)",
+                              code="limit")
                 continue
             if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
@@ -62,7 +70,8 @@ def _one_line(raw: bytes, name: str, line_no: int) -> SourceHand | Quarantined |
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Quarantined(name, line_no, f"not UTF-8: byte {raw[exc.start]:#04x} at column {exc.start + 1}")
+        return Quarantined(name, line_no, f"not UTF-8: byte {raw[exc.start]:#04x} at column {exc.start + 1}",
+                           code="damaged")
     return parse_hand_line(line, name, line_no) if line.strip() else None
 
 
@@ -71,22 +80,26 @@ def parse_hand_line(line: str, file: str, line_no: int) -> SourceHand | Quaranti
     try:
         hand = json.loads(line)
     except json.JSONDecodeError as exc:
-        return Quarantined(file, line_no, f"invalid JSON at column {exc.colno}: {exc.msg.removesuffix(' at')}")
+        return Quarantined(file, line_no, f"invalid JSON at column {exc.colno}: {exc.msg.removesuffix(' at')}",
+                           code="damaged")
     except RecursionError:
-        return Quarantined(file, line_no, "invalid JSON: nested too deeply")
+        return Quarantined(file, line_no, "invalid JSON: nested too deeply", code="damaged")
     except ValueError as exc:  # e.g. an integer of more than 4,300 digits, which Python refuses to convert
-        return Quarantined(file, line_no, f"invalid JSON: {exc}")
+        return Quarantined(file, line_no, f"invalid JSON: {exc}", code="damaged")
     hand_id = hand.get("hand_id") if isinstance(hand, dict) else None
     hand_id = hand_id if isinstance(hand_id, str) else None
+    # the table, when the record names one: its next hand then knows this one is missing from the audit
+    table_id = hand.get("table_id") if isinstance(hand, dict) else None
+    table_id = table_id if isinstance(table_id, str) else None
     bad_text = lone_surrogate_error(line, hand)
     if bad_text:
-        return Quarantined(file, line_no, bad_text)
+        return Quarantined(file, line_no, bad_text, code="damaged", table_id=table_id)
     error = schema_error(hand)
     if error:
-        return Quarantined(file, line_no, error, hand_id)
+        return Quarantined(file, line_no, error, hand_id, code="invalid-record", table_id=table_id)
     problem = consistency_error(hand)
     if problem:
-        return Quarantined(file, line_no, problem, hand_id)
+        return Quarantined(file, line_no, problem, hand_id, code="invalid-record", table_id=table_id)
     return SourceHand(hand, file, line_no)
 
 
@@ -94,15 +107,23 @@ def consistency_error(hand: dict) -> str | None:
     """Faults the schema cannot express that make a hand impossible to replay at all.
 
     Anything the replay *can* follow is left to the rules, so it becomes a finding with evidence
-    rather than a hand nobody audits.
+    rather than a hand nobody audits. Refused, because no replay can place them:
+
+    - a seat beyond `max_seats`: the table has no such position, so turn order, the blinds and the
+      button cannot be worked out around it;
+    - an event naming a seat where nobody sits (other than the button, which may be dead, and the
+      seating events, which are about empty seats): there is no stack or player to put it on.
+
+    Not refused, because they are illegal, not unrepresentable: a seat listed twice (two players in
+    one seat; the replay plays the seat as the first player listed, and the seating rules report the
+    conflict from `seating_conflicts`), a player in two seats, a card dealt twice (`duplicate_cards`,
+    the deal rules), and every illegal action.
     """
     max_seats = hand["max_seats"]
     seen: set[int] = set()
     for s in hand["seats"]:
         if s["seat"] > max_seats:
             return f"seat {s['seat']} is beyond max_seats {max_seats}"
-        if s["seat"] in seen:
-            return f"seat {s['seat']} is listed twice"
         seen.add(s["seat"])
     for i, ev in enumerate(hand["events"]):
         seat = ev.get("seat")
