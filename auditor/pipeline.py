@@ -37,6 +37,7 @@ from auditor.engines.partition import (
 from auditor.ingest.detect import detect, looks_like_log, read_file
 from auditor.ingest.parquet import is_parquet_dataset
 from auditor.ingest.records import QUARANTINE_CODES, Quarantined, ReaderNote, SourceHand
+from auditor.resources import check_installation
 
 if TYPE_CHECKING:
     from auditor.ingest.limits import Limits
@@ -238,6 +239,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     workers or the order in which `paths` are given.
     """
     started = time.perf_counter()
+    check_installation()  # a missing schema or pack is one ResourceError, not the same quarantine for every file
     if engine not in ENGINES:
         raise UsageError(f"unknown engine '{engine}' (engines: {', '.join(ENGINES)})")
     if scheduler is not None and engine != "dask":
