@@ -74,6 +74,14 @@ def test_a_missing_schema_is_one_error_at_start_up_not_a_quarantine_per_file(tmp
         resources.schema_path("hand-log.schema.json")
 
 
+def test_a_library_audit_with_a_schema_missing_raises_once(tmp_path, monkeypatch):
+    from auditor.pipeline import audit
+
+    _data_without(tmp_path, monkeypatch, schema="ohh.schema.json")
+    with pytest.raises(resources.ResourceError, match=r"ohh\.schema\.json"):
+        audit([SAMPLES])
+
+
 def test_an_installation_without_packs_stops_every_command(tmp_path, monkeypatch):
     data = _data_without(tmp_path, monkeypatch, packs_too=False)
     for args in (["rules", "list"], ["audit", str(SAMPLES)], ["verify", "--hands", "5"]):
