@@ -495,8 +495,11 @@ class _HandReader:
 
     # -- the whole hand -------------------------------------------------------------------------------
     def read(self) -> dict[str, Any]:
-        self.header(self.lines[0])
         body = [(self.line_no + i, line) for i, line in enumerate(self.lines) if i and line.strip()]
+        table = TABLE.match(body[0][1]) if body and body[0][1].startswith("Table '") else None
+        # known before the header is judged, so that even a hand of a game the log lacks names its table
+        self.table_id = (table["name"] or None) if table else None
+        self.header(self.lines[0])
         if not body or not body[0][1].startswith("Table '"):
             raise _Bad("truncated: no 'Table' line after the header", "truncated")
         self.table(body[0][1])

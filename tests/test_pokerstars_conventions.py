@@ -1,0 +1,343 @@
+"""PokerStars text as rooms really exported it, and illegal play recorded rather than refused.
+
+Readers record; rules judge (issue 13). Each hand here was written for this test in one export style
+(tests/fixtures/pokerstars/conventions/) or with one illegal thing in it (tests/fixtures/pokerstars/
+illegal/). A convention must read and audit under tda-2024 with no finding; an illegal hand must be
+read, not quarantined, and the audit must report it in the right category.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.limits import Limits
+from auditor.ingest.pokerstars import read_pokerstars, sniff_pokerstars
+from auditor.ingest.records import QUARANTINE_CODES, Quarantined, ReaderNote, SourceHand
+from auditor.ingest.validate import schema_error
+from auditor.pipeline import audit
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pokerstars"
+CONVENTIONS = FIXTURES / "conventions"
+ILLEGAL = FIXTURES / "illegal"
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pokerstars"
+HHS = CORPUS / "hhsmithy" / "PokerStars" / "CashGame"
+
+
+def hands_of(path: Path) -> list[dict]:
+    """Every hand of the file, each checked to be read (not quarantined) and valid."""
+    items = [i for i in read_pokerstars(path) if not isinstance(i, ReaderNote)]
+    assert all(isinstance(i, SourceHand) for i in items), [i.one_line() for i in items if isinstance(i, Quarantined)]
+    for item in items:
+        assert schema_error(item.hand) is None and consistency_error(item.hand) is None, item.hand["hand_id"]
+    return [i.hand for i in items]
+
+
+def findings(path: Path, pack: str = "tda-2024") -> list[tuple[str, str, str]]:
+    """(hand id, rule id, category) of every finding of the file's audit under `pack`; every hand audited."""
+    result = audit([path], pack=pack)
+    assert result.quarantined == [] and result.hands_audited == result.hands_read > 0
+    return list(zip(result.findings["hand_id"], result.findings["rule_id"], result.findings["category"], strict=True))
+
+
+def kinds(hand: dict, *wanted: str) -> list[dict]:
+    return [e for e in hand["events"] if e["kind"] in wanted]
+
+
+def balance(hand: dict) -> tuple[int, int]:
+    """(chips put in less chips returned, chips awarded plus rake)."""
+    events = hand["events"]
+    put = sum(e["amount"] for e in events if e["kind"] in ("post", "action") and "amount" in e)
+    back = sum(e["amount"] for e in kinds(hand, "return"))
+    return put - back, sum(e["amount"] for e in kinds(hand, "award", "rake"))
+
+
+# -- illegal play is recorded and judged -------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "pack", "rule", "category"), [
+    # "Cal: checks" facing Bo's $1 bet
+    ("check_facing_a_bet.txt", "tda-2024", "TDA-55", "illegal-action"),
+    # "Bo: folds" before the flop, "Bo: checks" on it
+    ("acts_after_folding.txt", "tda-2024", "TDA-50", "illegal-action"),
+    # "*** FLOP *** [7c 8d Ks 2h]"
+    ("flop_of_four_cards.txt", "tda-2024", "TDA-39A", "deal"),
+    # "Dealt to Abe [Ah Kd Qc]" in hold'em
+    ("three_hole_cards.txt", "tda-2024", "TDA-35A", "deal"),
+    # "Uncalled bet ($5) returned to Abe" after a raise to $1.50
+    ("return_larger_than_the_bet.txt", "tda-2024", "TDA-INT-chips", "chip-conservation"),
+    # "discards 2 cards [Ah Kd]", then "Dealt to Hero [7c 7d 2s] [7h Qs 3c]"
+    ("draw_more_cards_than_discarded.txt", "online-five-card-draw", "ONL5CD-draw", "draw"),
+])
+def test_an_illegal_hand_is_read_and_the_audit_reports_it(name, pack, rule, category):
+    (hand,) = hands_of(ILLEGAL / name)
+    found = findings(ILLEGAL / name, pack)
+    assert (hand["hand_id"], rule, category) in found, found
+
+
+def test_the_illegal_events_are_written_as_they_happened():
+    (check,) = hands_of(ILLEGAL / "check_facing_a_bet.txt")
+    flop = check["events"][check["events"].index({"kind": "deal", "to": "board", "cards": ["7c", "8d", "Ks"]}):]
+    assert [(e["seat"], e["action"]) for e in flop if e["kind"] == "action"][:3] == [(2, "bet"), (3, "check"),
+                                                                                      (1, "call")]
+    (after_fold,) = hands_of(ILLEGAL / "acts_after_folding.txt")
+    assert [(e["seat"], e["action"]) for e in kinds(after_fold, "action") if e["seat"] == 2] == [
+        (2, "fold"), (2, "check")]
+    (four,) = hands_of(ILLEGAL / "flop_of_four_cards.txt")
+    assert [e["cards"] for e in four["events"] if e.get("to") == "board"] == [["7c", "8d", "Ks", "2h"]]
+    (three,) = hands_of(ILLEGAL / "three_hole_cards.txt")
+    assert {"kind": "deal", "to": "hole", "seat": 1, "cards": ["Ah", "Kd", "Qc"]} in three["events"]
+    (back,) = hands_of(ILLEGAL / "return_larger_than_the_bet.txt")
+    assert kinds(back, "return") == [{"kind": "return", "seat": 1, "amount": 500}]
+    (draw,) = hands_of(ILLEGAL / "draw_more_cards_than_discarded.txt")
+    assert {"kind": "draw", "seat": 1, "discard": ["Ah", "Kd"], "receive": ["7h", "Qs", "3c"]} in draw["events"]
+
+
+def test_a_bet_after_the_showdown_is_recorded_where_it_was_made():
+    (hand,) = hands_of(ILLEGAL / "bet_after_the_showdown.txt")
+    events = hand["events"]
+    shown = events.index({"kind": "show", "seat": 2, "cards": ["Kd", "Qd"]})
+    assert events[shown + 1] == {"kind": "action", "seat": 3, "action": "bet", "amount": 100, "to": 100}
+    assert findings(ILLEGAL / "bet_after_the_showdown.txt")      # the record is not clean: the rules say so
+
+
+def test_a_player_listed_sitting_out_who_plays_was_dealt_in():
+    # cash game: "Rae ($50 in chips) is sitting out", then "Dealt to Rae [Ah Kd]" and "Rae: raises"
+    (hand,) = hands_of(ILLEGAL / "sitting_out_but_plays.txt")
+    assert [(s["seat"], s.get("status", "active")) for s in hand["seats"]][-1] == (4, "active")
+    # dealt in at its place in the deal order, clockwise from the button's left
+    assert [e["seat"] for e in hand["events"] if e.get("to") == "hole"] == [2, 3, 4, 1]
+    assert {"kind": "deal", "to": "hole", "seat": 4, "cards": ["Ah", "Kd"]} in hand["events"]
+    assert findings(ILLEGAL / "sitting_out_but_plays.txt") == []
+
+
+def test_a_seat_listed_twice_is_kept_for_the_rules():
+    (hand,) = hands_of(ILLEGAL / "seat_listed_twice.txt")
+    assert [(s["seat"], s["player"]) for s in hand["seats"]] == [(1, "Abe"), (2, "Bo"), (3, "Cal"), (3, "Dot")]
+    assert any(seat_hand == hand["hand_id"] for seat_hand, _, _ in findings(ILLEGAL / "seat_listed_twice.txt"))
+
+
+# -- export conventions -----------------------------------------------------------------------------
+
+def test_older_exports_without_uncalled_lines():
+    path = CONVENTIONS / "older_no_uncalled_line.txt"
+    items = list(read_pokerstars(path))
+    notes = [i for i in items if isinstance(i, ReaderNote)]
+    # one note for the file, not one per hand, before the first hand it was applied to
+    assert [(n.code, n.line) for n in notes] == [("implied-uncalled-return", 1)] and isinstance(items[0], ReaderNote)
+    first, second = hands_of(path)
+    # "Di: raises $1 to $1.50", all fold, "Di collected $1.25", "Total pot $1.25": $1 came back
+    assert kinds(first, "return") == [{"kind": "return", "seat": 5, "amount": 100}]
+    assert first["events"][-4:-2] == [{"kind": "action", "seat": 3, "action": "fold"},
+                                      {"kind": "return", "seat": 5, "amount": 100}]
+    # "Abe: bets $1.50" on the flop, all fold, "Total pot $1.50 | Rake $0.05", "collected $1.45"
+    assert kinds(second, "return") == [{"kind": "return", "seat": 1, "amount": 150}]
+    assert balance(first) == (125, 125) and balance(second) == (150, 150)
+    assert findings(path) == []
+
+
+def test_an_imbalance_that_is_not_the_unmatched_bet_is_left_for_the_rules(tmp_path):
+    # the same hand with the award $0.25 short: no return is made up to hide it
+    text = (CONVENTIONS / "older_no_uncalled_line.txt").read_text(encoding="utf-8").split("\n\n\n\n")[0]
+    text = text.replace("Di collected $1.25 from pot", "Di collected $1 from pot").replace(
+        "Total pot $1.25 | Rake $0", "Total pot $1 | Rake $0")
+    path = tmp_path / "short.txt"
+    path.write_text(text, encoding="utf-8")
+    items = list(read_pokerstars(path))
+    assert not any(isinstance(i, ReaderNote) for i in items)
+    (hand,) = hands_of(path)
+    assert kinds(hand, "return") == []
+    assert {(rule, category) for _, rule, category in findings(path)} >= {("TDA-INT-chips", "chip-conservation")}
+
+
+@pytest.mark.skipif(not HHS.is_dir(), reason="the shared corpus is not beside the project")
+def test_corpus_hands_in_the_older_style():
+    for name, seat, amount in (("DateIssue1.txt", 3, 250), ("DateIssue2.txt", None, 3600)):
+        items = list(read_pokerstars(HHS / "ExtraHands" / name))
+        assert [n.code for n in items if isinstance(n, ReaderNote)] == ["implied-uncalled-return"]
+        (hand,) = hands_of(HHS / "ExtraHands" / name)
+        (ret,) = kinds(hand, "return")
+        assert ret["amount"] == amount and (seat is None or ret["seat"] == seat)
+        assert balance(hand)[0] == balance(hand)[1]
+    # AnteTable.txt: antes left out of the total are no uncalled bet; the imbalance stays for TDA-INT-chips
+    items = list(read_pokerstars(HHS / "Limits" / "AnteTable.txt"))
+    assert not any(isinstance(i, ReaderNote) for i in items)
+
+
+def test_tournament_players_sitting_out_are_dealt_in_and_the_room_kills_their_hands():
+    first, second, third = hands_of(CONVENTIONS / "tournament_absent_players.txt")
+    for hand in (first, second, third):
+        assert all("status" not in s for s in hand["seats"])           # everyone is dealt in
+        assert sorted(e["seat"] for e in hand["events"] if e.get("to") == "hole") == [s["seat"] for s in hand["seats"]]
+        assert "currency" not in hand and hand["money_scale"] == 1
+    # hand 1: "Cyd (1,500 in chips) is sitting out" posts the ante and small blind; "Cyd: folds" is the room's
+    assert kinds(first, "kill") == [{"kind": "kill", "seat": 3}]
+    assert not any(e.get("seat") == 3 for e in kinds(first, "action"))
+    # "Eli: posts the ante 11 and is all-in"
+    assert {"kind": "post", "seat": 5, "post": "ante", "amount": 11, "all_in": True} in first["events"]
+    # hand 2: "Fay has timed out", "Fay: folds" -> killed; Cyd, sitting out, killed too; Ann and Bea act
+    assert kinds(second, "kill") == [{"kind": "kill", "seat": 6}, {"kind": "kill", "seat": 3}]
+    assert {"kind": "post", "seat": 4, "post": "blind", "blind": 2, "amount": 160, "all_in": True} in second["events"]
+    assert [(e["seat"], e["action"]) for e in kinds(second, "action")] == [(1, "raise"), (2, "fold")]
+    # hand 3: "Cyd has returned", then raises and bets: the player's own actions
+    assert kinds(third, "kill") == []
+    assert [e["action"] for e in kinds(third, "action") if e["seat"] == 2] == ["raise", "bet"]
+    for hand in (first, second, third):
+        assert balance(hand)[0] == balance(hand)[1]
+    assert findings(CONVENTIONS / "tournament_absent_players.txt") == []
+
+
+def stated_pots(path: Path) -> dict[str, list[Decimal]]:
+    """hand id -> [main pot, side pot 1, ...] as the summary's 'Total pot' line states them."""
+    out: dict[str, list[Decimal]] = {}
+    hand_id = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        header = re.match(r"PokerStars Hand #(\d+):", line)
+        if header:
+            hand_id = header[1]
+        if line.startswith("Total pot "):
+            pots = re.findall(r"(?:Main|Side) pot(?:-\d+)? ([\d,]+)\.", line)
+            out[hand_id] = [Decimal(p.replace(",", "")) for p in pots]
+    return out
+
+
+def test_all_in_for_less_then_killed_and_the_stated_side_pots():
+    path = CONVENTIONS / "all_in_for_less.txt"
+    killed, layered = hands_of(path)
+    # "Lee (50 in chips) is sitting out": "posts big blind 50 and is all-in", then "Lee: folds" (killed)
+    assert {"kind": "post", "seat": 3, "post": "blind", "blind": 2, "amount": 50, "all_in": True} in killed["events"]
+    assert kinds(killed, "kill") == [{"kind": "kill", "seat": 3}]
+    # the awards agree pot by pot with "Main pot 950. Side pot 600." and with "Main pot 400. Side pot-1 600.
+    # Side pot-2 1,400."
+    stated = stated_pots(path)
+    for hand in (killed, layered):
+        by_pot: Counter[int] = Counter()
+        for award in kinds(hand, "award"):
+            by_pot[award["pot"]] += award["amount"]
+        assert [by_pot[k] for k in range(len(by_pot))] == stated[hand["hand_id"]]
+    assert findings(path) == []
+
+
+def test_a_player_all_in_who_folds_has_no_decision_to_make(tmp_path):
+    # the same as pokerdf-tests hand 33332 ("posts big blind 20 and is all-in", then "folds"), not sitting out
+    text = (CONVENTIONS / "all_in_for_less.txt").read_text(encoding="utf-8").split("\n\n\n\n")[0]
+    path = tmp_path / "all_in_folds.txt"
+    path.write_text(text.replace("Seat 3: Lee (50 in chips) is sitting out", "Seat 3: Lee (50 in chips)"),
+                    encoding="utf-8")
+    (hand,) = hands_of(path)
+    assert kinds(hand, "kill") == [{"kind": "kill", "seat": 3}]
+    assert findings(path) == []
+
+
+def test_the_big_blind_returned_and_won_is_read_as_written():
+    # "Uncalled bet (20) returned to Bob", "Bob collected 10": the whole blind back, the small blind won
+    (hand,) = hands_of(CONVENTIONS / "big_blind_returned_and_won.txt")
+    assert kinds(hand, "return", "award") == [{"kind": "return", "seat": 3, "amount": 20},
+                                              {"kind": "award", "pot": 0, "seat": 3, "amount": 10}]
+    assert balance(hand) == (10, 10)
+
+
+@pytest.mark.xfail(strict=False, reason="TDA-15B judges the booking, not Bob's net result, until the engine "
+                                        "judges net results (brief H2, item 5)")
+def test_the_big_blind_returned_and_won_audits_clean():
+    assert findings(CONVENTIONS / "big_blind_returned_and_won.txt") == []
+
+
+def test_headers_in_other_cases_and_archive_wrappers():
+    path = CONVENTIONS / "headers_and_wrappers.txt"
+    data = path.read_bytes()
+    assert sniff_pokerstars(data)                    # the first line is a separator, then an indented header
+    upper, zoom, tournament = hands_of(path)
+    # "POKERSTARS GAME #27738502010: HOLD'EM NO LIMIT ($0.25/$0.50 USD)"
+    assert (upper["hand_id"], upper["variant"], upper["structure"]) == ("27738502010", "holdem", "no-limit")
+    assert (upper["currency"], upper["money_scale"], upper["stakes"]["blinds"]) == ("USD", 100, [25, 50])
+    # "PokerStars Zoom Hand #132000000002:  Hold'em No Limit ($0.05/$0.10)": dollars by the sign
+    assert (zoom["hand_id"], zoom["currency"], zoom["money_scale"]) == ("132000000002", "USD", 100)
+    # "Tournament #2600000003, $3.26+$0.24 USD Hold'em No Limit": the buy-in's "6+" is no short-deck game
+    assert (tournament["variant"], tournament["table_id"], tournament["money_scale"]) == ("holdem", "2600000003 1", 1)
+    assert "currency" not in tournament
+    assert findings(path) == []
+    for header in ("POKERSTARS GAME #1: HOLD'EM NO LIMIT ($1/$2 USD)", "PokerStars Zoom Hand #1: Hold'em",
+                   "  PokerStars Hand #1: Omaha Pot Limit", "*********** # 7 **************\n\nPokerStars Game #2: x"):
+        assert sniff_pokerstars(header.encode() + b"\n"), header
+    assert not sniff_pokerstars(b"*********** # 1 **************\nFull Tilt Poker Game #1: Table x\n")
+
+
+SCALED = """PokerStars Hand #400000000001:  Hold'em No Limit ({s}{sb}/{s}{bb}{code}) - 2019/06/01 12:00:00 ET
+Table 'Fixture Scale' 6-max Seat #1 is the button
+Seat 1: Pat ({s}{stack} in chips)
+Seat 2: Quin ({s}{stack} in chips)
+Seat 3: Sam ({s}{stack} in chips)
+Quin: posts small blind {s}{sb}
+Sam: posts big blind {s}{bb}
+*** HOLE CARDS ***
+Pat: raises {s}{bb} to {s}{raise_to}
+Quin: folds
+Sam: folds
+Uncalled bet ({s}{bb}) returned to Pat
+Pat collected {s}{pot} from pot
+*** SUMMARY ***
+Total pot {s}{pot} | Rake {s}0
+Seat 1: Pat (button) collected ({s}{pot})
+"""
+
+
+@pytest.mark.parametrize(("symbol", "code", "sb", "bb", "scale", "blinds", "currency"), [
+    ("$", " USD", "0.25", "0.50", 100, [25, 50], "USD"),        # cents of a dollar
+    ("$", "", "0.25", "0.50", 100, [25, 50], "USD"),            # older headers: the sign alone
+    ("€", " EUR", "0.005", "0.01", 1000, [5, 10], "EUR"),       # a finer amount: tenths of a cent
+    ("£", " GBP", "1", "2", 100, [100, 200], "GBP"),
+    ("", "", "10", "20", 1, [10, 20], None),                    # play chips: no currency, one chip a unit
+])
+def test_money_scale_and_currency(tmp_path, symbol, code, sb, bb, scale, blinds, currency):
+    text = SCALED.format(s=symbol, code=code, sb=sb, bb=bb, stack=Decimal(bb) * 100, raise_to=Decimal(bb) * 2,
+                         pot=Decimal(sb) + 2 * Decimal(bb))
+    path = tmp_path / "scaled.txt"
+    path.write_text(text, encoding="utf-8")
+    (hand,) = hands_of(path)
+    assert hand["money_scale"] == scale and hand["stakes"]["blinds"] == blinds
+    assert hand.get("currency") == currency
+    assert balance(hand)[0] == balance(hand)[1]
+
+
+# -- what is still refused, and with which code ------------------------------------------------------
+
+def _variant(tmp_path: Path, old: str, new: str | None) -> Quarantined:
+    """The sitting-out fixture with `old` replaced by `new`, or cut off at `old` when `new` is None."""
+    text = (FIXTURES / "sitting_out.txt").read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "variant.txt"
+    path.write_text(text[: text.index(old)] if new is None else text.replace(old, new, 1), encoding="utf-8")
+    (item,) = [i for i in read_pokerstars(path, limits=Limits(pokerstars_max_line_bytes=300))
+               if not isinstance(i, ReaderNote)]
+    assert isinstance(item, Quarantined), item
+    return item
+
+
+@pytest.mark.parametrize(("old", "new", "code", "reason"), [
+    ("Hold'em No Limit", "Razz Limit", "unsupported-game", "unsupported variant: Razz Limit is razz"),
+    ("Hold'em No Limit", "Hold'em Spread Limit", "unsupported-game", "unsupported betting structure"),
+    ("Pat collected $1.25 from pot", "Pat cashed out the hand for $1.25 | Cash Out Fee $0.01", "unsupported-feature",
+     "line 17: the hand was cashed out"),
+    ("Pat collected $1.25 from pot", "Pat collected $1.25 from side pot-11", "unsupported-feature",
+     "line 17: side pot 11"),
+    ("*** SUMMARY ***", "*** FIRST FLOP *** [2c 3c 4c]\n*** SUMMARY ***", "unsupported-feature", "run it twice"),
+    ("*** SUMMARY ***", "Hand cancelled\n*** SUMMARY ***", "cancelled", "hand cancelled"),
+    ("*** SUMMARY ***", None, "truncated", "truncated: no *** SUMMARY *** section"),
+    ("*** HOLE CARDS ***", None, "truncated", "truncated: no *** HOLE CARDS *** line"),
+    ("Pat collected $1.25 from pot", "Pat: doesn't show hand", "truncated", "truncated: no pot was awarded"),
+    ("Quin: folds", "Quin: ponders", "damaged", "line 14 not understood"),
+    ("Quin: folds", "Zed: folds", "damaged", "line 14: 'Zed' acts but has no seat in this hand"),
+    ("Pat: raises $1 to $1.50", "Pat: raises $100 to $100.50", "inconsistent-amounts", "line 13: seat 1 puts in"),
+    ("Quin: folds", "Quin: folds " + "x" * 400, "limit", "line 14 is longer than 300 bytes"),
+])
+def test_what_is_still_refused_has_its_code(tmp_path, old, new, code, reason):
+    item = _variant(tmp_path, old, new)
+    assert item.code == code and code in QUARANTINE_CODES
+    assert item.reason.startswith(reason), item.reason
+    if code != "limit":                               # a hand too long to read is not read at all
+        assert item.table_id == "Fixture Sitout"
