@@ -327,7 +327,8 @@ def test_cli_limit_option(tmp_path):
     result = runner.invoke(main, ["audit", str(log), "--quiet", "--fail-on", "never",
                                   "--limit", "jsonl_max_line_bytes=100"])
     assert result.exit_code == 2, result.output  # nothing readable under that limit
-    assert "hands read: 2 = audited 0 + quarantined 2" in result.output
+    assert "hands read: 2 = audited 0 + not covered 0 + quarantined 2" in result.output
+    assert "limit 2" in result.output  # quarantined by code
     bad = runner.invoke(main, ["audit", str(log), "--limit", "no_such_limit=5"])
     assert bad.exit_code == 2 and "unknown limit no_such_limit" in bad.output
 

@@ -75,7 +75,7 @@ def test_an_unknown_column_stored_twice_is_ignored_by_both_readers(dataset, tmp_
     from auditor.ingest.records import SourceHand
 
     twice = _with_column_twice(dataset, tmp_path, "hands", "extra", rows)
-    assert pq.read_schema(twice / "hands.parquet").get_all_field_indices("extra") == [20, 21]
+    assert len(pq.read_schema(twice / "hands.parquet").get_all_field_indices("extra")) == 2
     items = list(read_parquet(twice))
     result = audit([twice], pack="tda-2024")
     assert result.hands_read == len(items) == audit([dataset], pack="tda-2024").hands_read

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
-from auditor.ingest.parquet import SCHEMAS, dataset_problem, rebuild_hand
+from auditor.ingest.parquet import SCHEMAS, dataset_problem, failure_code, rebuild_hand
 from auditor.ingest.records import Quarantined, SourceHand
 
 #: hands rebuilt per step of the stream (with their seats and events, a few MB)
@@ -253,7 +253,8 @@ def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterat
     # one reason for the rest of the range, as read_parquet gives for the whole dataset; a ValueError is
     # data Arrow cannot turn into Python values (text that is not UTF-8 in a damaged file, found by fuzzing)
     except (OSError, ValueError, pa.ArrowException) as exc:
-        yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}")
+        yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}",
+                          code=failure_code(exc))
 
 
 def _by_hand(table: pa.Table | None, rows: Any) -> dict[int, list]:

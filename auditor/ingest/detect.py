@@ -4,6 +4,17 @@ Every format is one row of FORMATS. Archives (`.zip`) are opened here; gzip is u
 reader by `files.open_binary`, so a reader only ever sees its own format. Archive members are
 unpacked into a private temporary folder under names we choose, so a member called
 `../../etc/passwd` can never be written outside it.
+
+A file no reader recognises is not a hand this auditor can audit; `recognise_other` still names
+the well-known room formats we have no reader for (888poker, iPoker, Winamax, ...), so the summary
+can say "888poker hand history: no reader for this room" instead of "not recognised".
+
+What this module refuses, each with its quarantine code (docs/readers.md, "Archives and files"):
+an unreadable or damaged zip archive or member (`damaged`); an archive with too many members, or
+that unpacks past `max_unpacked_bytes` or the compression ratio (`limit`); a member whose name would
+leave the archive or holds a NUL byte (`damaged`: a name no archive writer produces honestly); a
+file or member in no format we read (`damaged`, or `unsupported-feature` when `recognise_other`
+names its room); and, from `contained`, a reader that failed (`internal-error`).
 """
 
 from __future__ import annotations
@@ -120,9 +131,20 @@ def _read_any(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[Sourc
         return
     chosen = BY_NAME.get(fmt) if fmt != "auto" else detect(path)
     if chosen is None:
-        yield Quarantined(str(path), 0, "not a hand log this auditor reads (format not recognised)")
+        yield _not_recognised(str(path), path)
         return
     yield from chosen.read(path, name, limits)
+
+
+def _not_recognised(label: str, path: Path) -> Quarantined:
+    """The entry for a file no reader reads: the room named when `recognise_other` knows the format."""
+    try:
+        room = recognise_other(_head(path), label)
+    except OSError:
+        room = None
+    if room:
+        return Quarantined(label, 0, room, code="unsupported-feature")
+    return Quarantined(label, 0, "not a hand log this auditor reads (format not recognised)", code="damaged")
 
 
 def contained(items: Iterator[SourceHand | Quarantined], file: str) -> Iterator[SourceHand | Quarantined]:
@@ -140,7 +162,7 @@ def contained(items: Iterator[SourceHand | Quarantined], file: str) -> Iterator[
     except Exception as exc:
         where, line = (last.file, last.line + 1) if last is not None else (file, 0)
         yield Quarantined(where, line, f"reader error, the rest of the file is not read: "
-                                       f"{type(exc).__name__}: {str(exc)[:300]}")
+                                       f"{type(exc).__name__}: {str(exc)[:300]}", code="internal-error")
 
 
 def _copy_limited(src: BinaryIO, dst: BinaryIO, info: zipfile.ZipInfo, before: int, limits: Limits) -> int:
@@ -208,56 +230,122 @@ def _read_zip(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[Sourc
         archive = zipfile.ZipFile(path)
         members = archive.infolist()
     except Exception as exc:  # zipfile raises many kinds on a damaged directory; each is one reason
-        yield Quarantined(str(path), 0, f"unreadable zip archive: {type(exc).__name__}: {exc}")
+        yield Quarantined(str(path), 0, f"unreadable zip archive: {type(exc).__name__}: {exc}", code="damaged")
         return
     with archive, tempfile.TemporaryDirectory(prefix="auditor-") as tmp:
         if len(members) > limits.max_archive_members:
             yield Quarantined(str(path), 0, f"zip archive has {len(members)} members, over the limit of "
-                                            f"{limits.max_archive_members} (limit max_archive_members; refused)")
+                                            f"{limits.max_archive_members} (limit max_archive_members; refused)",
+                              code="limit")
             return
         total = sum(info.file_size for info in members)
         if total > limits.max_unpacked_bytes:
             yield Quarantined(str(path), 0, f"zip archive unpacks to {total} bytes, over the limit of "
                                             f"{limits.max_unpacked_bytes} (limit max_unpacked_bytes; "
-                                            "refused as a decompression bomb)")
+                                            "refused as a decompression bomb)", code="limit")
             return
         unpacked = 0
         for number, info in enumerate(members):
             if not info.filename:  # zipfile's own is_dir() fails on a member without a name
-                yield Quarantined(f"{path}!", 0, "archive member without a name (refused)")
+                yield Quarantined(f"{path}!", 0, "archive member without a name (refused)", code="damaged")
                 continue
             if info.is_dir():
                 continue
             label = f"{path}!{info.filename}"
             unsafe = unsafe_member_name(info.filename)
             if unsafe:
-                yield Quarantined(label, 0, unsafe)
+                yield Quarantined(label, 0, unsafe, code="damaged")
                 continue
             declared = bomb_message(info.file_size, info.compress_size, limits)
             if declared:
-                yield Quarantined(label, 0, f"archive member {declared}")
+                yield Quarantined(label, 0, f"archive member {declared}", code="limit")
                 continue
             target = Path(tmp) / f"member-{number}{_member_suffix(info.filename)}"
             try:
                 with archive.open(info) as src, target.open("wb") as dst:
                     unpacked += _copy_limited(src, dst, info, unpacked, limits)
             except _ArchiveTooBig as exc:
-                yield Quarantined(label, 0, str(exc))
+                yield Quarantined(label, 0, str(exc), code="limit")
                 return
             except LimitExceeded as exc:
-                yield Quarantined(label, 0, f"archive member {exc}")
+                yield Quarantined(label, 0, f"archive member {exc}", code="limit")
                 target.unlink(missing_ok=True)
                 continue
             except Exception as exc:  # damaged data, encryption, an unknown compression method...
-                yield Quarantined(label, 0, f"unreadable archive member: {type(exc).__name__}: {exc}")
+                yield Quarantined(label, 0, f"unreadable archive member: {type(exc).__name__}: {exc}", code="damaged")
                 target.unlink(missing_ok=True)
                 continue
             chosen = BY_NAME.get(fmt) if fmt != "auto" else detect(target)
             if chosen is None:
-                yield Quarantined(label, 0, "not a hand log this auditor reads (format not recognised)")
+                yield _not_recognised(label, target)
             else:
                 yield from _relabel(chosen.read(target, f"{name}!{info.filename}", limits), str(target), label)
             target.unlink()
 
 
-__all__ = ["FORMATS", "INPUT_FORMATS", "detect", "looks_like_log", "read_file", "unsafe_member_name"]
+# --------------------------------------------------------------------------- formats we have no reader for
+
+#: (room, what the file is, pattern on the opening text). Learnt from the first lines of the samples in
+#: the shared corpus (other-rooms/); the first pattern that matches names the file. Order matters where
+#: formats share a line: 888poker's "#Game No :" header is also written by some PartyPoker exports, so
+#: 888 is named by its brand or its "Blinds ... - *** dd mm yyyy" game line, PartyPoker by what is left.
+_OTHER_ROOMS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
+    (room, what, re.compile(pattern, re.MULTILINE)) for room, what, pattern in (
+        ("888poker", "tournament summary", r"^\*{5} (?:888poker|Cassava|Pacific Poker) Tournament Summary \*{5}"),
+        ("888poker", "hand history",
+         r"^\*{5} (?:888poker|888 ?Poker|Cassava|Pacific Poker|LuckyAcePoker\.com) Hand History for Game \d+"),
+        ("888poker", "hand history", r"^#Game No : \d+\s*\n.*\n.* Blinds .* - \*{3} \d\d \d\d \d{4} "),
+        ("PartyPoker", "hand history", r"^\*{5} Hand History [Ff]or Game \d+ \*{5}"),
+        ("Full Tilt Poker", "hand history", r"^Full ?Tilt Poker (?:Game|Tournament) #\d+"),
+        ("iPoker", "XML hand history", r"^(?:<\?xml[^>]*\?>\s*)?<session sessioncode=\""),
+        ("Boss Media", "XML hand history", r"<HISTORY ID=\"\d+\" SESSION=\""),
+        ("Merge Gaming", "XML hand history",
+         r"^\s*<description type=\"[^\"]*\" stakes=\"|<game id=\"[\d-]+\" starttime=\""),
+        ("MicroGaming", "XML hand history", r"^(?:<\?xml[^>]*\?>\s*)?<Game hhversion=\""),
+        ("Winamax", "hand history", r"^Winamax Poker - "),
+        ("OnGame", "hand history", r"^\*{5} History for hand [A-Z0-9]+-[\d-]+ \*{5}"),
+        ("Entraction", "hand history", r"^Game # \d+ - .+ - Table \"[^\"]*\"\s*\nPlayers\(max \d+\):"),
+        ("Winning Poker Network", "hand history", r"^Game started at: \d{4}/\d{1,2}/\d{1,2} [\d:]+\s*\nGame ID: \d+ "),
+        ("PokerNow", "CSV log", r"\Aentry,at,order\s*$"),
+    ))
+
+
+def _opening_text(head: bytes) -> str:
+    """The opening bytes as text, whatever the file's encoding: UTF-16 (with a byte-order mark, or without
+    one but with a NUL in every other byte, as some Windows exports write), else UTF-8 with anything
+    undecodable replaced (a multi-byte character cut at the end of `head` costs one character)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return head.decode("utf-16", "replace").lstrip("\ufeff")
+    if len(head) >= 4 and head[1:4:2] == b"\x00\x00" and head[0:4:2] != b"\x00\x00":
+        return head.decode("utf-16-le", "replace")
+    return head.decode("utf-8", "replace").lstrip("\ufeff")
+
+
+def other_room(head: bytes, name: str = "") -> tuple[str, str] | None:
+    """(room, what the file is) when the opening bytes of a file are a well-known room's export that no
+    reader of ours reads, else None.
+
+    The content decides, never `name`: a file's name or folder says nothing a mislabelled sample folder
+    could not get wrong (the corpus has PartyPoker files in its 888poker folder). `name` is accepted so
+    callers pass what they have, and for messages.
+    """
+    text = _opening_text(head[:SNIFF_BYTES]).replace("\r\n", "\n").replace("\r", "\n").lstrip()
+    if not text:
+        return None
+    for room, what, pattern in _OTHER_ROOMS:
+        if pattern.search(text):
+            return room, what
+    return None
+
+
+def recognise_other(head: bytes, name: str = "") -> str | None:
+    """Name the format of a file we have no reader for, e.g. "888poker hand history: no reader for this
+    room", or None when the opening bytes (`head`: the first SNIFF_BYTES of the file, decompressed) are
+    no format we know. For the summary's list of skipped files: a skipped hand history is hands not
+    audited, which a regulator must be told, unlike a README beside the logs."""
+    found = other_room(head, name)
+    return f"{found[0]} {found[1]}: no reader for this room" if found else None
+
+
+__all__ = ["FORMATS", "INPUT_FORMATS", "detect", "looks_like_log", "other_room", "read_file", "recognise_other",
+           "unsafe_member_name"]

@@ -2,6 +2,13 @@
 
 Reading goes back through the same per-hand validation as JSON Lines, so a Parquet file written
 by someone else gets no easier ride than a log.
+
+Readers record; rules judge (auditor/ingest/__init__.py): a canonical hand is taken as stored, and
+only what cannot be a canonical hand is refused, each with its quarantine code: a dataset whose files
+pass an input limit (size, decompression ratio: `limit`); a damaged dataset (a footer whose row counts
+disagree, data Arrow cannot read: `damaged`); tables without a canonical column, with one of another
+type or stored twice (`invalid-record`, for the whole dataset); and, hand by hand, a hand that breaks
+the hand-log schema or its consistency, or whose own row in hands.parquet is missing (`invalid-record`).
 """
 
 from __future__ import annotations
@@ -57,6 +64,15 @@ def _event(row: dict[str, Any]) -> dict[str, Any]:
     return _strip(ev)
 
 
+class SchemaFault(ValueError):
+    """A table that is not the canonical table: a column missing, of another type, or stored twice."""
+
+
+def failure_code(exc: BaseException) -> str:
+    """The quarantine code for an exception that stopped a whole dataset (or range) from being read."""
+    return "invalid-record" if isinstance(exc, SchemaFault) else "damaged"
+
+
 def dataset_problem(directory: Path, limits: Limits) -> str | None:
     """Why a dataset is refused before its data is read (from the files' sizes and Parquet footers), or None.
     Both ways of reading a dataset ask it first: `read_parquet`, and `plan_ranges` before streaming.
@@ -64,24 +80,32 @@ def dataset_problem(directory: Path, limits: Limits) -> str | None:
     Parquet columns are compressed, so the footer's uncompressed sizes are held to the same limits as
     gzip and zip input: a small file that would unpack to gigabytes is a decompression bomb.
     """
+    refusal = dataset_refusal(directory, limits)
+    return refusal[1] if refusal else None
+
+
+def dataset_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
+    """`dataset_problem` with its quarantine code: (code, reason), or None."""
     total = 0
     for table in TABLE_FILES:
         path = directory / f"{table}.parquet"
         size = path.stat().st_size
         if size > limits.max_file_bytes:
-            return f"{table}.parquet is larger than {limits.max_file_bytes} bytes (limit max_file_bytes)"
+            return "limit", f"{table}.parquet is larger than {limits.max_file_bytes} bytes (limit max_file_bytes)"
         meta = pq.ParquetFile(path).metadata
         in_groups = sum(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
         if in_groups != meta.num_rows:
             # a damaged footer: Arrow reads as many rows as one count says and drops the rest unsaid
-            return f"{table}.parquet is damaged: its footer counts {meta.num_rows} rows, its row groups {in_groups}"
+            return "damaged", (f"{table}.parquet is damaged: its footer counts {meta.num_rows} rows, its row "
+                               f"groups {in_groups}")
         unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
         total += unpacked
         problem = bomb_message(unpacked, size, limits)
         if problem:
-            return f"{table}.parquet {problem}"
+            return "limit", f"{table}.parquet {problem}"
         if total > limits.max_unpacked_bytes:
-            return f"the dataset unpacks to more than {limits.max_unpacked_bytes} bytes (limit max_unpacked_bytes)"
+            return "limit", (f"the dataset unpacks to more than {limits.max_unpacked_bytes} bytes (limit "
+                             "max_unpacked_bytes)")
     return None
 
 
@@ -102,7 +126,7 @@ def read_canonical_columns(path: Path, name: str) -> pa.Table:
     found = pq.read_schema(path)
     for f in schema:
         if len(found.get_all_field_indices(f.name)) > 1:
-            raise ValueError(f"{name}.parquet: column {f.name} appears more than once")
+            raise SchemaFault(f"{name}.parquet: column {f.name} appears more than once")
     # ParquetFile, not read_table: the dataset layer behind read_table fails on a name used twice even
     # when that column is not asked for (seen on empty files)
     with pq.ParquetFile(path) as file:
@@ -128,12 +152,12 @@ def _canonical(table: pa.Table, schema: pa.Schema, optional: tuple[str, ...], wh
                 try:
                     column = column.cast(f.type)
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-                    raise ValueError(f"{what}: column {f.name} has type {column.type}, not {f.type} "
+                    raise SchemaFault(f"{what}: column {f.name} has type {column.type}, not {f.type} "
                                      f"({' '.join(str(exc).split())[:120]})") from exc
         elif f.name in optional:
             column = pa.nulls(table.num_rows, f.type)
         else:
-            raise ValueError(f"{what}: no column {f.name}")
+            raise SchemaFault(f"{what}: no column {f.name}")
         columns.append(column)
     return pa.table(columns, schema=schema)
 
@@ -149,14 +173,15 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
     """
     name = str(directory)
     try:
-        problem = dataset_problem(directory, limits)
-        if problem:
-            yield Quarantined(name, 0, f"refused Parquet dataset: {problem}")
+        refusal = dataset_refusal(directory, limits)
+        if refusal:
+            yield Quarantined(name, 0, f"refused Parquet dataset: {refusal[1]}", code=refusal[0])
             return
         hands, seats, events = (conform_table(read_canonical_columns(directory / f"{table}.parquet", table),
                                               table).to_pylist() for table in TABLE_FILES)
     except Exception as exc:  # any Arrow/IO failure is one reason for the whole dataset
-        yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}")
+        yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}",
+                          code=failure_code(exc))
         return
     seats_by_hand: dict[int, list] = defaultdict(list)
     for row in seats:
@@ -177,7 +202,7 @@ def _orphans(name: str, known: set, seats_by_hand: dict, events_by_hand: dict) -
         what = f"hand number {number}" if number is not None else "rows with no hand number"
         yield Quarantined(name, 0, f"{what}: {len(seats_by_hand.get(number, []))} seat row(s) and "
                                    f"{len(events_by_hand.get(number, []))} event row(s), but no row in "
-                                   f"hands.parquet (the hand's own row is missing)")
+                                   f"hands.parquet (the hand's own row is missing)", code="invalid-record")
 
 
 def _order(value: int | None) -> int:
@@ -194,7 +219,8 @@ def rebuild_hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[
         return _rebuild(h, row_no, name, seats_by_hand, events_by_hand)
     except Exception as exc:
         return Quarantined(name, row_no, f"reader error: {type(exc).__name__}: {exc}",
-                           h["hand_id"] if isinstance(h.get("hand_id"), str) else None)
+                           h["hand_id"] if isinstance(h.get("hand_id"), str) else None, code="internal-error",
+                           table_id=h["table_id"] if isinstance(h.get("table_id"), str) else None)
 
 
 def _rebuild(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
@@ -213,7 +239,7 @@ def _rebuild(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int,
     })
     error = schema_error(hand) or consistency_error(hand)
     if error:
-        return Quarantined(name, row_no, error, h["hand_id"])
+        return Quarantined(name, row_no, error, h["hand_id"], code="invalid-record", table_id=h["table_id"])
     # A dataset written by `auditor convert` remembers where each hand came from; findings keep
     # pointing at the original log, and a table's hands stay grouped by their source file.
     return SourceHand(hand, h["file"] or name, h["line"] or row_no)
