@@ -359,7 +359,6 @@ def test_raise_amount_read_as_raise_to_when_only_that_adds_up():
      "unsupported-feature", "'Added Chips' by player id 3"),
     (lambda o: o["rounds"][0]["actions"][5].update(player_id=42), "invalid-record",
      "names player id 42, who is not in players"),
-    (lambda o: o["players"][1].update(seat=1), "invalid-record", "seat 1 is listed twice"),
     (lambda o: o["rounds"][0]["actions"][0].update(amount=Decimal("0.0100000001")), "unsupported-feature",
      "needs a unit finer than 1/1000000"),
     (lambda o: o["rounds"][0]["actions"][6].update(amount=Decimal("3.06")), "inconsistent-amounts",
@@ -391,6 +390,7 @@ ILLEGAL = {
     "four-card flop": (lambda o: o["rounds"][1].update(cards=["Qd", "5h", "Qh", "2s"]), "deal"),
     "turn before the flop": (_swap_flop_and_turn, "deal"),
     "cards on the preflop round": (lambda o: o["rounds"][0].update(cards=["2s"]), "deal"),
+    "a seat listed twice": (lambda o: o["players"][1].update(seat=1), "seating"),
     "dealt cards twice": (lambda o: _insert(o, 0, 3, {"player_id": 5, "action": "Dealt Cards", "cards": ["4c", "4d"]}),
                           "deal"),
 }

@@ -454,6 +454,15 @@ def test_a_misdeal_is_read_and_reported_not_quarantined(tmp_path, name, deal, ca
     assert category in set(result.findings["category"])
 
 
+def test_a_seat_listed_twice_is_read_and_reported(tmp_path):
+    path = _crafted(tmp_path, "seat-twice", ["p3 f", "p1 f"])
+    path.write_text(path.read_text(encoding="utf-8").replace("seats = [1, 2, 3]", "seats = [1, 1, 3]"),
+                    encoding="utf-8")
+    result = audit([path])
+    assert result.quarantined == [] and result.hands_audited == 1
+    assert "seating" in set(result.findings["category"])
+
+
 def test_what_no_rule_of_the_pack_judges_yet_is_still_recorded_as_written(tmp_path):
     """A draw in hold'em and a show of cards other than those dealt are recorded faithfully (tda-2024 has no
     rule for either yet; the hand is audited, not refused)."""

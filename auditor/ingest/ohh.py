@@ -474,8 +474,8 @@ class _Hand:
             if p["id"] in self.seat_of:
                 raise _Reject(f"player id {p['id']} is listed twice (actions could not be told apart)",
                               "invalid-record")
-            if p["seat"] in seats_seen:  # chips are counted by seat: the same words as the consistency check's
-                raise _Reject(f"seat {p['seat']} is listed twice", "invalid-record")
+            # A seat listed twice (two players in one seat) is recorded: chips are counted by player id
+            # here, and the replay and the seating rules judge the conflict.
             self.seat_of[p["id"]] = p["seat"]
             seats_seen.add(p["seat"])
         self.button = o["dealer_seat"]
@@ -608,10 +608,11 @@ class _Hand:
         bb = self.money(o["big_blind_amount"])
         has_sb = self.money(o["small_blind_amount"]) > 0
         events: list[dict] = [{"kind": "button", "seat": self.button}]
-        stack = {p["seat"]: self.money(p["starting_stack"]) for p in o["players"]}
-        dealt = [p["seat"] for p in o["players"] if self._dealt_in(p)]
-        live: dict[int, int] = defaultdict(int)
-        round_in: dict[int, int] = defaultdict(int)
+        # chips are counted by player id, not seat: two players listed in one seat keep their own stacks
+        stack = {p["id"]: self.money(p["starting_stack"]) for p in o["players"]}
+        dealt = sorted({p["seat"] for p in o["players"] if self._dealt_in(p)})
+        live: dict[Any, int] = defaultdict(int)  # by player id
+        round_in: dict[Any, int] = defaultdict(int)
         current = 0
         chips_in = 0
         posted_sb = posted_bb = False
@@ -624,18 +625,18 @@ class _Hand:
             nonlocal holes_pending
             if holes_pending:
                 holes_pending = False
-                for seat in _clockwise_after(sorted(dealt), self.button):
+                for seat in _clockwise_after(dealt, self.button):
                     events.append({"kind": "deal", "to": "hole", "seat": seat,
                                    "cards": self.holes.get(seat, ["??"] * self.hole_cards)})
 
-        def pay(seat: int, amount: int, what: str) -> bool:
+        def pay(pid: Any, amount: int, what: str) -> bool:
             nonlocal chips_in
-            stack[seat] -= amount
+            stack[pid] -= amount
             chips_in += amount
-            if stack[seat] < 0 and not overdrawn:
-                overdrawn.append(f"seat {seat} puts in more than its stack ({what}; "
-                                 f"{self.text(-stack[seat])} short)")
-            return stack[seat] <= 0
+            if stack[pid] < 0 and not overdrawn:
+                overdrawn.append(f"seat {self.seat_of[pid]} puts in more than its stack ({what}; "
+                                 f"{self.text(-stack[pid])} short)")
+            return stack[pid] <= 0
 
         for rnd in self.rounds:
             street = rnd["street"]
@@ -650,7 +651,8 @@ class _Hand:
                 current = 0
             for a in rnd["actions"]:
                 kind = a["action"]
-                seat = self.seat_of[a["player_id"]]
+                pid = a["player_id"]
+                seat = self.seat_of[pid]
                 where = f"action {a['action_number']} of the {street} round"
                 if kind in POSTS:
                     amount = self.money(a["amount"])
@@ -673,11 +675,11 @@ class _Hand:
                     else:  # a second Post SB, Post Dead, another extra blind
                         ev["post"] = "dead"
                     ev["amount"] = amount
-                    ev["all_in"] = pay(seat, amount, where)
+                    ev["all_in"] = pay(pid, amount, where)
                     if ev["post"] in ("blind", "missed", "straddle"):
-                        round_in[seat] += amount
-                        live[seat] += amount
-                        current = max(current, round_in[seat])
+                        round_in[pid] += amount
+                        live[pid] += amount
+                        current = max(current, round_in[pid])
                     events.append(ev)
                     last_betting = len(events)
                 elif kind in BETTING:
@@ -686,7 +688,7 @@ class _Hand:
                         events.append({"kind": "action", "seat": seat, "action": kind.lower()})
                         last_betting = len(events)
                         continue
-                    before = round_in[seat]
+                    before = round_in[pid]
                     if kind == "Call" or not raise_to:
                         added = self.money(a["amount"])
                         to = before + added
@@ -698,9 +700,9 @@ class _Hand:
                                               f"{self.text(before)} in")
                     aggressive = kind != "Call" and to > current
                     verb = ("bet" if current == 0 else "raise") if aggressive else "call"
-                    all_in = pay(seat, added, where)
-                    round_in[seat] = to
-                    live[seat] += added
+                    all_in = pay(pid, added, where)
+                    round_in[pid] = to
+                    live[pid] += added
                     current = max(current, to)
                     events.append({"kind": "action", "seat": seat, "action": verb, "amount": added, "to": to,
                                    "all_in": all_in})
@@ -720,7 +722,7 @@ class _Hand:
             others = max((v for s, v in live.items() if s != top), default=0)
             if live[top] > others:
                 returned = live[top] - others
-                events.insert(last_betting, {"kind": "return", "seat": top, "amount": returned})
+                events.insert(last_betting, {"kind": "return", "seat": self.seat_of[top], "amount": returned})
         for pot in sorted(o["pots"], key=lambda p: p["number"]):
             rake = self.money(pot.get("rake") or 0)
             if rake:
