@@ -97,7 +97,7 @@ def test_cli_console_and_quarantine_lines_hold_no_control_characters(tmp_path):
     archive.write_bytes(buf.getvalue())
     for fmt in ("text", "jsonl"):
         result = CliRunner().invoke(main, ["audit", str(log), str(archive), "--format", fmt, "--fail-on", "never"])
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == 3, result.output  # nothing at --fail-on, but hands were quarantined
         console = result.stdout if fmt == "text" else result.stderr
         assert "quarantined:" in console
         lines = [line for line in console.splitlines() if line.startswith("quarantined:")]

@@ -30,7 +30,10 @@ def assert_same(a: AuditResult, b: AuditResult) -> None:
     assert list(a.findings.dtypes) == list(b.findings.dtypes)
     assert a.coverage.equals(b.coverage)
     assert [q.one_line() for q in a.quarantined] == [q.one_line() for q in b.quarantined]
-    assert (a.hands_read, a.hands_audited) == (b.hands_read, b.hands_audited)
+    assert (a.hands_read, a.hands_audited, a.hands_not_covered) == (b.hands_read, b.hands_audited, b.hands_not_covered)
+    assert list(a.not_covered.items()) == list(b.not_covered.items())
+    assert a.per_file().equals(b.per_file())
+    assert a.notes == b.notes
     assert list(a.read_per_file.items()) == list(b.read_per_file.items())
     assert list(a.packs) == list(b.packs)
     assert [i.path for i in a.inputs] == [i.path for i in b.inputs]
