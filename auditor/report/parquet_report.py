@@ -1,7 +1,8 @@
 """Findings as a Parquet file: the findings table with its column types, for analysis in bulk.
 
-The run's summary (inputs, packs, hands read = audited + quarantined) rides in the file's schema
-metadata under `poker-auditor`, so a table read back still says what it is a result of.
+The run's summary (what was not audited first, then inputs, packs, hands read = audited + not covered
++ quarantined, quarantines by code) rides in the file's schema metadata under `poker-auditor`, so a
+table read back still says what it is a result of, and what it is not.
 """
 
 from __future__ import annotations
