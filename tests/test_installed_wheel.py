@@ -241,6 +241,11 @@ def test_installed_version_and_data_come_from_the_installed_package(installed):
     version = run([installed.auditor, "--version"], installed.cwd).stdout
     assert version.startswith(f"auditor {resources.package_version()} (poker-auditor; ")
     assert f"built-in rule packs in {site}/data/rules" in version
+    # `rules show` names files a user can open: full paths into the installation, not ones relative to site-packages
+    name, path = next(iter(packs.builtin_pack_paths().items()))
+    rule = packs.load_pack(path).rules[0]
+    shown = run([installed.auditor, "rules", "show", rule.id, "--pack", name], installed.cwd).stdout
+    assert f"defined at: {site}/data/rules/{path.name}:{rule.line}" in shown
 
 
 @wheel_test

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from auditor.check.packs import Example, Pack, Rule, builtin_pack_paths, load_pack
-from auditor.paths import ROOT
+from auditor.paths import IS_CHECKOUT, ROOT
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS
 
 DOCS_PATH = ROOT / "docs" / "rules.md"
@@ -47,6 +47,8 @@ CATALOGUE_TOPICS = ("SEAT", "BTN", "BLD", "DEAL", "ACT", "BET", "CAP", "AI", "PO
 
 def repo_path(path: Path) -> str:
     """A path as a reader of the repository sees it (relative to its root when inside it)."""
+    if not IS_CHECKOUT:  # an installed package: the full path, not one relative to site-packages
+        return str(path.resolve())
     try:
         return path.resolve().relative_to(ROOT).as_posix()
     except ValueError:
