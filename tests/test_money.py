@@ -278,8 +278,6 @@ finishing_stacks = [10112.5, 9775.0, 10112.5]
 """
 
 
-@pytest.mark.xfail(strict=True, reason="until the PHH reader writes money_scale 2 for half chips (issue #13 item 6, "
-                   "helper H4); then remove this mark")
 def test_phh_half_chip_split_is_shown_in_chips(tmp_path):
     """A 675 pot split into 337.5 each: PHH keeps it in half chips, people must not see 1,350."""
     path = tmp_path / "half.phh"
@@ -296,8 +294,6 @@ OHH_SPEC = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "ohh" / "
 
 
 @pytest.mark.skipif(not OHH_SPEC.is_dir(), reason="the shared corpus is not beside the project")
-@pytest.mark.xfail(strict=True, reason="until the OHH reader writes money_scale 100 for cents (issue #13 item 6, "
-                   "helper H4); then remove this mark")
 def test_ohh_cash_hand_is_explained_in_dollars():
     """The OHH specification's PokerStars example is a $0.01/$0.02 game, kept in cents."""
     path = OHH_SPEC / "Holdem Cash Game (PokerStars).ohh"

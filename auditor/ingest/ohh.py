@@ -563,6 +563,8 @@ class _Hand:
         currency = o.get("currency")
         if currency:
             hand["currency"] = currency
+        if self.scale != 1:  # cents of a cash game, or a finer unit a hand's amounts need
+            hand["money_scale"] = self.scale
         hand.update({
             "stakes": stakes,
             "max_seats": self.max_seats,

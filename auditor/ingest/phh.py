@@ -754,6 +754,8 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
         hand["room"] = room.strip()[:256]
     if currency:
         hand["currency"] = currency[:16]
+    if scale != 1:  # cents of a named currency, or half chips (Pluribus' split pots)
+        hand["money_scale"] = scale
     return hand
 
 
