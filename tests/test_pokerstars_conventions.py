@@ -191,6 +191,19 @@ def test_tournament_players_sitting_out_are_dealt_in_and_the_room_kills_their_ha
     assert findings(CONVENTIONS / "tournament_absent_players.txt") == []
 
 
+def test_a_tournament_seat_out_of_hand_is_not_dealt_in(tmp_path):
+    text = (CONVENTIONS / "tournament_absent_players.txt").read_text(encoding="utf-8").split("\n\n\n\n")[0]
+    text = text.replace("Seat 5: Eli (11 in chips)\n", "Seat 5: Eli (11 in chips)\n"
+                        "Seat 6: Gil (2000 in chips) out of hand (moved from another table into small blind)\n")
+    path = tmp_path / "moved.txt"
+    path.write_text(text, encoding="utf-8")
+    (hand,) = hands_of(path)
+    assert hand["seats"][-1] == {"seat": 6, "player": "Gil", "stack": 2000, "status": "sitting_out"}
+    assert 6 not in [e["seat"] for e in hand["events"] if e.get("to") == "hole"]
+    assert 3 in [e["seat"] for e in hand["events"] if e.get("to") == "hole"]      # Cyd, sitting out, is dealt in
+    assert findings(path) == []
+
+
 def stated_pots(path: Path) -> dict[str, list[Decimal]]:
     """hand id -> [main pot, side pot 1, ...] as the summary's 'Total pot' line states them."""
     out: dict[str, list[Decimal]] = {}

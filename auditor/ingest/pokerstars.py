@@ -900,13 +900,16 @@ class _HandReader:
 
     def deal(self) -> None:
         """Hole cards to every seat dealt in, clockwise from the button's left. Cash games do not deal to
-        a seat sitting out; tournaments deal to every seat (the room posts and folds for absent players)."""
+        a seat sitting out; tournaments deal to players sitting out too (the room posts and folds for
+        them), but not to a seat `out of hand`."""
         self.section = "play"
         self.deal_order = sorted(self.seats, key=lambda s: (s - self.button - 1) % 10)
         for seat in self.deal_order:
-            if self.tournament:
+            if self.tournament and seat in self.absent:
                 self.seats[seat].pop("status", None)
             elif self.seats[seat].get("status") == "sitting_out":
+                # a cash seat sitting out, or a tournament seat "out of hand" (moved in from another
+                # table, waiting for the button to pass): not dealt in
                 continue
             event = {"kind": "deal", "to": "hole", "seat": seat, "cards": ["??"] * self.hole_cards}
             self.hole[seat] = event
