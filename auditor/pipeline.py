@@ -4,7 +4,8 @@ A run accounts for every hand it read: `hands read = audited + not covered + qua
 per file. A hand is *not covered* when the pack it is audited under has no rule for its game (variant
 and structure): nothing judged it, so it is not counted as audited. Files found in a folder that are
 not hand logs are skipped; those recognisably hand histories of a room this auditor cannot read are
-named with the room, because a compliance gate must not pass over them in silence (issue #13).
+named with their format (`detect.recognise_other`), because a compliance gate must not pass over them
+in silence (issue #13).
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ class AuditResult:
     not_covered_per_file: Counter = field(default_factory=Counter)
     #: what readers said about files (a room convention applied), one per (file, code), in input order
     notes: list[ReaderNote] = field(default_factory=list)
-    #: skipped files that are recognisably hand histories of a room this auditor cannot read: path -> room
+    #: skipped files that are recognisably hand histories of a room this auditor cannot read: path -> what
+    #: they are (`detect.recognise_other`: "888poker hand history: no reader for this room")
     skipped_hand_histories: dict[Path, str] = field(default_factory=dict)
 
     @property
@@ -139,9 +141,9 @@ def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[In
         if is_parquet_dataset(path) or not path.is_dir():
             fmt = _format_of(path, input_format)
             if fmt is None:
-                room = recognise_skipped([path]).get(path) if path.is_file() else None
-                if room:
-                    raise UsageError(f"{path}: a {room} hand history: this auditor cannot read that room's files")
+                known = recognise_skipped([path]).get(path) if path.is_file() else None
+                if known:
+                    raise UsageError(f"{path}: {known}")
                 raise UsageError(f"{path}: not a hand log this auditor reads (use --input-format to force one)")
             found.append(InputFile(path, fmt, path.as_posix()))
             continue
@@ -164,28 +166,31 @@ def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[In
 
 
 #: bytes of a skipped file looked at to tell whether it is a hand history of a room we cannot read
-HEAD_BYTES = 8192
+#: (what `detect` sniffs)
+HEAD_BYTES = 4096
 
 
 def recognise_skipped(paths: Iterable[Path]) -> dict[Path, str]:
-    """Which skipped files are recognisably hand histories of another room, and whose (e.g. "888poker").
+    """Which skipped files are recognisably hand histories of another room, and what they are.
 
-    Uses `auditor.ingest.detect.recognise_other` when that exists (it reads only the opening bytes and
-    the name); without it nothing is recognised and every skipped file stays "not a hand log"."""
+    Uses `auditor.ingest.detect.recognise_other` when that exists (it reads only the opening bytes,
+    decompressed, and the name); without it nothing is recognised and every skipped file stays "not a
+    hand log"."""
     try:
         from auditor.ingest.detect import recognise_other  # type: ignore[attr-defined]
+        from auditor.ingest.files import open_binary
     except ImportError:
         return {}
     found: dict[Path, str] = {}
     for path in paths:
         try:
-            with path.open("rb") as f:
+            with open_binary(path) as f:
                 head = f.read(HEAD_BYTES)
-        except OSError:
+        except (OSError, EOFError, ValueError):  # unreadable or a damaged archive: stays "not a hand log"
             continue
-        room = recognise_other(head, path.name)
-        if room:
-            found[path] = room
+        known = recognise_other(head, path.name)
+        if known:
+            found[path] = known
     return found
 
 

@@ -4,7 +4,7 @@ For machines that want one object rather than a stream (JSON Lines): everything 
 says, with the numbers that must reconcile (hands read = audited + not covered + quarantined, overall
 and per file) stated as numbers, not prose. What was *not* audited comes first (`summary.not_audited`):
 quarantined hands by code, hands not covered by pack and game, skipped hand-history files with their
-room, rules partly assessed; then the verdict.
+format, rules partly assessed; then the verdict.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def not_audited(result: AuditResult) -> dict[str, Any]:
         "hands_not_covered": result.hands_not_covered,
         "not_covered": [{"pack": pack, "variant": variant, "structure": structure, "hands": count}
                         for (pack, variant, structure), count in sorted(result.not_covered.items())],
-        "skipped_hand_histories": [{"file": path.as_posix(), "room": room}
-                                   for path, room in result.skipped_hand_histories.items()],
+        "skipped_hand_histories": [{"file": path.as_posix(), "format": known}
+                                   for path, known in result.skipped_hand_histories.items()],
         "rules_partly_assessed": [{"pack": r.pack, "rule_id": r.rule_id, "hands_in_scope": int(r.hands_in_scope),
                                    "hands_not_assessable": int(r.hands_not_assessable)}
                                   for r in result.partly_assessed().itertuples(index=False)],

@@ -75,9 +75,9 @@ def _not_audited_suite(root: ET.Element, result: AuditResult, stamp: str) -> dic
         cases.append((f"not covered: {count} {variant} {structure} hand(s) under {pack}", "not-audited.not-covered",
                       f"{count} hand(s) of {variant} {structure}: no rule of {pack} applies to that game",
                       f"pack {pack}, game {variant} {structure}, hands {count}"))
-    for path, room in result.skipped_hand_histories.items():
-        cases.append((f"skipped: {path.as_posix()}", "not-audited.skipped",
-                      f"a {room} hand history: this auditor cannot read that room's files", path.as_posix()))
+    for path, known in result.skipped_hand_histories.items():
+        cases.append((f"skipped: {path.as_posix()}", "not-audited.skipped", f"skipped, not audited: {known}",
+                      path.as_posix()))
     for name, classname, message, text in cases:
         case = ET.SubElement(suite, "testcase", name=xml_text(name), classname=xml_text(classname), time="0")
         failure = ET.SubElement(case, "failure", type="not-audited", message=xml_text(message))

@@ -101,11 +101,10 @@ def notifications(result: AuditResult) -> list[dict[str, Any]]:
                       "message": {"text": f"{count} hand(s) of {variant} {structure} not covered: no rule of {pack} "
                                           "applies to that game"},
                       "properties": {"pack": pack, "variant": variant, "structure": structure, "hands": count}})
-    for path, room in result.skipped_hand_histories.items():
+    for path, known in result.skipped_hand_histories.items():
         found.append({"descriptor": {"id": "skipped-hand-history"}, "level": "error",
-                      "message": {"text": f"{path.as_posix()}: a {room} hand history, skipped: this auditor cannot "
-                                          "read that room's files"},
-                      "locations": [_location(path.as_posix(), 0)], "properties": {"room": room}})
+                      "message": {"text": f"{path.as_posix()}: skipped, not audited: {known}"},
+                      "locations": [_location(path.as_posix(), 0)], "properties": {"format": known}})
     for row in result.partly_assessed().itertuples(index=False):
         found.append({"descriptor": {"id": "partly-assessed"}, "level": "warning",
                       "message": {"text": f"{row.pack} {row.rule_id} partly assessed: not assessable in "

@@ -71,9 +71,15 @@ def unaudited_lines(result: AuditResult) -> list[str]:
                           count in sorted(result.not_covered.items()))
         lines.append(f"  not covered, no rule of their pack applies to their game: {games}")
     if rooms:
-        by_room = ", ".join(f"{clean(room)} {clean(path)}" for path, room in list(rooms.items())[:5])
-        more = f" and {len(rooms) - 5} more" if len(rooms) > 5 else ""
-        lines.append(f"  skipped, hand histories of a room this auditor cannot read: {by_room}{more}")
+        lines.append(f"  skipped, hand histories this auditor cannot read: {len(rooms)} file(s)")
+        kinds: dict[str, list] = {}
+        for path, known in rooms.items():
+            kinds.setdefault(known, []).append(path)
+        for known, paths in list(kinds.items())[:8]:
+            example = f", e.g. {clean(paths[0])}" if len(paths) > 1 else f": {clean(paths[0])}"
+            lines.append(f"    {clean(known)}: {len(paths)} file(s){example}")
+        if len(kinds) > 8:
+            lines.append(f"    and {len(kinds) - 8} more kinds")
     partly = result.partly_assessed()
     if len(partly):
         named = ", ".join(f"{clean(r.rule_id)} ({r.hands_not_assessable} of {r.hands_in_scope})"
