@@ -10,17 +10,22 @@ chips for tournaments, finer when the text has finer amounts), stated in the hea
 check facing a bet, an action after a fold or after going all-in, a flop of two or four cards, a draw
 that received more or fewer cards than were discarded, an uncalled bet returned that was never bet,
 a bet after the showdown, a player dealt cards or acting while listed as sitting out (who was, then,
-dealt in). The rules report those as findings. Room conventions it applies, each documented where it
-is read:
+dealt in), a seat listed twice, hole cards of the wrong number. The rules report those as findings.
+Room conventions it applies, each documented where it is read:
 
-- tournaments deal every seated player in, `is sitting out` or not (the room posts and folds for
-  absent players); a fold the text shows to be the room's doing is the `kill` event, not an action:
-  the player was absent (`is sitting out` in the seat list or said during the hand, `sits out`, `has
-  timed out…`, none of it undone by `has returned`), or had no chips behind (all-in: no choice to make);
+- tournaments deal players who are `sitting out` in (the room posts their antes and blinds and folds
+  for them), but not a seat `out of hand` (moved in from another table);
+- a fold the text shows to be the room's doing is the `kill` event, not an action: the player was
+  absent by the file's own markers (`is sitting out` in the seat list or said during the hand, `sits
+  out`, `has timed out…`; undone by `has returned`, by a bet, and in cash games by posting), or had
+  no chips behind (all-in, with no decision to make: pokerdf-tests hand 33332 is such a fold);
 - older exports with no `Uncalled bet (X) returned to` line that leave the uncalled chips out of
   `Total pot`: when the chips put in exceed the chips paid by exactly the unmatched part of the last
   bet, and the stated total agrees with the awards, the `return` is written; a ReaderNote
   (`implied-uncalled-return`) says so once per file.
+
+The summary's `Total pot X Main pot Y. Side pot-1 Z.` is not compared with the awards here: the
+awards are what the log records, and the pot rules judge them.
 
 What it still refuses, each with its quarantine code (auditor/ingest/records.py), because the
 canonical log cannot hold what the text says:
@@ -30,9 +35,12 @@ canonical log cannot hold what the text says:
 - `unsupported-feature`: run it twice, an all-in cash-out, a button blind or bring-in, a side pot
   past side pot-10, a table of more than 10 seats;
 - `truncated`: the hand stops before its table line, its deal, its summary or its showdown (two live
-  players and no `*** SHOW DOWN ***`), or a fragment of a hand before the first header;
+  players and no `*** SHOW DOWN ***`); it has no `collected` line (PokerStars always writes one, and
+  without an award the chips cannot be judged at all, so the hand would pass unjudged); or it is a
+  fragment of a hand before the first header;
 - `cancelled`: `Hand cancelled`;
-- `damaged`: lines not understood; a player acting who has no seat (no name in the seat list), a
+- `damaged`: lines not understood (an amount that is no number, a card that is no card, a seat
+  number of five digits); a player acting who has no seat (no name in the seat list), a
   line that could belong to two seats with the same name; streets in an impossible order (a post or
   a bet before or after the deal it belongs to, a second deal, a board in five-card draw); text that
   contradicts itself about cards (a turn that does not repeat the flop, a summary board that differs);
