@@ -144,8 +144,11 @@ class Installed:
         self.python = str(self.venv / "bin" / "python")
 
 
-def run(args: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+def run(args: list[str], cwd: Path, check: bool = True, isolated: bool = True) -> subprocess.CompletedProcess:
+    """Run a command; `isolated` drops the variables that would let the venv's Python import the checkout."""
+    env = dict(os.environ)
+    if isolated:
+        env = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
     done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
     if check and done.returncode:
         raise AssertionError(f"{args} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -154,7 +157,7 @@ def run(args: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedP
 
 def editable(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     """The same command under this interpreter's (editable) install, from the same directory."""
-    return run([sys.executable, "-m", "auditor.cli", *args], cwd, check=False)
+    return run([sys.executable, "-m", "auditor.cli", *args], cwd, check=False, isolated=False)
 
 
 @pytest.fixture(scope="module")
