@@ -20,6 +20,7 @@ import queue as queue_module
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.context import BaseContext
 
 from auditor.engines.partition import (
     Notify,
@@ -92,8 +93,8 @@ def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
         yield from _one_by_one(sorted(broken, key=lambda p: p.index), options, context, progress, notify)
 
 
-def _one_by_one(partitions: Sequence[Partition], options: RunOptions, context, progress: multiprocessing.Queue,
-                notify: Notify | None) -> Iterator[PartitionResult | PartitionFailure]:
+def _one_by_one(partitions: Sequence[Partition], options: RunOptions, context: BaseContext,
+                progress: multiprocessing.Queue, notify: Notify | None) -> Iterator[PartitionResult | PartitionFailure]:
     """Partitions of a broken pool again, one at a time in a pool of one process (a new pool after each
     death), so a worker that dies now died of its own partition: that one is lost, the others audited."""
     pool: ProcessPoolExecutor | None = None
