@@ -71,13 +71,11 @@ def hand_number(hand_id: str) -> str:
 
 def _name_problem(name: str, what: str) -> str | None:
     """Why `name` cannot stand in PokerStars text, or None: the reader splits lines on CR and LF, cuts
-    trailing blanks and a leading byte-order mark, and reads `*** ... ***` lines as streets."""
+    blanks and byte-order marks at both ends of a line, and reads `*** ... ***` lines as streets."""
     if "\n" in name or "\r" in name:
         return f"{what} {name!r} holds a line break"
-    if name != name.rstrip(" \t"):
-        return f"{what} {name!r} ends in a blank, which the room's lines do not keep"
-    if name.startswith("\ufeff"):
-        return f"{what} {name!r} starts with a byte-order mark"
+    if name != name.strip(" \t\ufeff"):
+        return f"{what} {name!r} starts or ends in a blank, which the room's lines do not keep"
     if name.startswith("*** "):
         return f"{what} {name!r} reads as a street marker"
     try:

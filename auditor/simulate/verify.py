@@ -130,8 +130,11 @@ class PackAccuracy:
     def ok(self) -> bool:
         """Every measured category at 100 %; carried through a format, also no hand lost by its reader."""
         t = self.table
-        if self.via != "canonical" and any(q.kind == "not audited" for q in self.problems):
-            return False
+        if self.via != "canonical":
+            if any(q.kind == "not audited" for q in self.problems):
+                return False
+            if not len(t) and self.unexpressed:  # the format can hold none of the pack's games or faults
+                return not self.problems and not self.unmeasured
         return bool(len(t)) and bool(((t["precision"] == 1.0) & (t["recall"] == 1.0)).all())
 
 
@@ -552,8 +555,11 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
         t = tally[category]
         expected, found = t["expected"], t["found"]
         false = t["false_clean"] + t["false_extra"]
-        if via is not None and not expected and not false and (inexpressible.get(category) or category in via.hidden):
-            reasons = inexpressible.get(category) or Counter({via.hidden[category]: 0})
+        nothing_written = not n_clean and not n_units
+        if via is not None and not expected and not false and (inexpressible.get(category) or category in via.hidden
+                                                                 or nothing_written):
+            reasons = inexpressible.get(category) or Counter(
+                {via.hidden[category]: 0} if category in via.hidden else clean_inexpressible)
             unexpressed[category] = [why for why, _ in reasons.most_common()]
             continue
         rows.append({"pack": pack.name, "category": category, "hands": expected, "expected": expected,
@@ -594,6 +600,34 @@ def _percent(x: float) -> str:
     return "n/a" if x != x else f"{100 * x:.1f} %" if x < 1 else "100 %"
 
 
+def _inexpressible_lines(p: PackAccuracy) -> Iterator[str]:
+    """What the format could not carry: the categories it cannot show at all (with the reasons only they
+    have), then every hand left out, by reason, clean and mutated."""
+    clean = set(p.clean_inexpressible)
+    if p.unexpressed and not len(p.table):
+        yield (f"  nothing of this pack can be written in {p.via}: {'; '.join(sorted(clean)) or 'see below'}; "
+               f"categories not measured: {', '.join(p.unexpressed)}")
+    else:
+        for category, reasons in p.unexpressed.items():
+            own = [why for why in reasons if why not in clean] or reasons
+            yield f"  {category}: not expressible in {p.via}, not measured: {'; '.join(own)}"
+    by_reason: dict[str, list] = {}
+    for why, n in p.clean_inexpressible.items():
+        by_reason.setdefault(why, [0, Counter()])[0] += n
+    for category, reasons in p.inexpressible.items():
+        for why, n in reasons.items():
+            by_reason.setdefault(why, [0, Counter()])[1][category] += n
+    if not by_reason:
+        return
+    units = sum(sum(n.values()) for n in p.inexpressible.values())
+    yield (f"  not expressible in {p.via} (not written, not audited): {sum(p.clean_inexpressible.values())} clean "
+           f"hands, {units} mutated hands:")
+    for why, (n_clean, categories) in sorted(by_reason.items(), key=lambda kv: -kv[1][0] - kv[1][1].total()):
+        mutated = categories.total()
+        which = f" ({', '.join(sorted(categories))})" if categories and len(categories) <= 3 else ""
+        yield f"    {n_clean} clean, {mutated} mutated{which}: {why}"
+
+
 def format_report(result: VerifyResult) -> Iterator[str]:
     """The report as lines of text: per pack, the category table, then every problem."""
     for p in result.packs:
@@ -601,8 +635,9 @@ def format_report(result: VerifyResult) -> Iterator[str]:
         through = "" if p.via == "canonical" else f" via {p.via}"
         yield (f"{p.pack} {p.version}{through}: {p.clean_hands} clean hands, {p.mutated_hands} mutated hands, "
                f"{p.seconds:.1f} s ({rate:.0f} clean hands/s)")
-        yield (f"  {'category':<18} {'hands':>7} {'expected':>8} {'found':>7} {'missed':>6} {'false':>6} "
-               f"{'precision':>9} {'recall':>7}")
+        if len(p.table) or p.via == "canonical":
+            yield (f"  {'category':<18} {'hands':>7} {'expected':>8} {'found':>7} {'missed':>6} {'false':>6} "
+                   f"{'precision':>9} {'recall':>7}")
         for row in p.table.itertuples(index=False):
             flag = "" if row.precision == 1.0 and row.recall == 1.0 else "   <-- below 100 %" \
                 if row.expected else "   <-- not measured"
@@ -610,19 +645,7 @@ def format_report(result: VerifyResult) -> Iterator[str]:
                    f"{row.false:>6} {_percent(row.precision):>9} {_percent(row.recall):>7}{flag}")
         if p.unmeasured:
             yield f"  not measured (no planted hand in their category): {', '.join(p.unmeasured)}"
-        for category, reasons in p.unexpressed.items():
-            yield f"  {category}: not expressible in {p.via}, not measured: {'; '.join(reasons)}"
-        skipped = sum(p.clean_inexpressible.values())
-        partly = {c: n for c, n in p.inexpressible.items() if c not in p.unexpressed}
-        if skipped or partly:
-            units = sum(sum(n.values()) for n in p.inexpressible.values())
-            yield (f"  not expressible in {p.via} (not written, not audited): {skipped} clean hands, "
-                   f"{units} mutated hands")
-            for why, n in p.clean_inexpressible.most_common():
-                yield f"    {n} clean: {why}"
-            for category, reasons in sorted(partly.items()):
-                for why, n in reasons.most_common():
-                    yield f"    {n} {category}: {why}"
+        yield from _inexpressible_lines(p)
         for rule_id, why in p.idle.items():
             yield f"  {rule_id} cannot report anything under this pack's settings, not measured: {why}"
         shown = Counter()
@@ -634,6 +657,8 @@ def format_report(result: VerifyResult) -> Iterator[str]:
         hidden = sum(n - 3 for n in shown.values() if n > 3)
         if hidden:
             yield f"  ... and {hidden} more problems of the kinds above"
-    verdict = "every category at 100 % precision and recall" if result.ok else \
-        "some categories below 100 % or not measured"
+    vias = sorted({p.via for p in result.packs} - {"canonical"})
+    every = f"every category {' and '.join(vias)} can express" if vias else "every category"
+    verdict = f"{every} at 100 % precision and recall" if result.ok else \
+        "some categories below 100 % or not measured" + (" or hands not read back" if vias else "")
     yield f"verify: {verdict}"
