@@ -341,9 +341,12 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                     unknown_packs[name] = exc.message
             if name in unknown_packs:
                 # the record names a rule book that does not exist: the hand cannot be judged under it
+                table_id = item.hand.get("table_id")
+                if table_id is not None:  # as for a reader's quarantine: the table's chain is broken here
+                    state.break_chain(item.file, table_id, item.line)
                 quarantined.append(Quarantined(item.file, item.line, f"declares rule pack '{name}', which cannot be "
                                                f"used: {unknown_packs[name]}", item.hand["hand_id"],
-                                               code="invalid-record", table_id=item.hand.get("table_id")))
+                                               code="invalid-record", table_id=table_id))
                 continue
             batch.append(item)
             if len(batch) >= options.batch_size:
