@@ -398,7 +398,8 @@ def test_a_reader_that_fails_is_contained_and_the_run_goes_on(tmp_path, monkeypa
     result = audit([tmp_path], input_format="jsonl")
     assert result.hands_read == 4 == result.hands_audited + result.hands_quarantined
     reasons = [q.one_line() for q in result.quarantined]
-    assert len(reasons) == 2 and all(":2: reader error, the rest of the file is not read: RuntimeError: a reader bug"
+    assert len(reasons) == 2 and all(":2: [internal-error] reader error, the rest of the file is not read: "
+                                     "RuntimeError: a reader bug"
                                      in r for r in reasons)
     per_file = result.per_file()
     assert (per_file["hands_read"] == per_file["hands_audited"] + per_file["hands_quarantined"]).all()
