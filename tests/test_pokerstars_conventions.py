@@ -154,6 +154,20 @@ def test_an_imbalance_that_is_not_the_unmatched_bet_is_left_for_the_rules(tmp_pa
     assert {(rule, category) for _, rule, category in findings(path)} >= {("TDA-INT-chips", "chip-conservation")}
 
 
+def test_an_implied_return_before_an_all_in_showdown(tmp_path):
+    # "Jo: bets 1,000", "Ky: calls 575 and is all-in", two more cards, a showdown: the older export's
+    # total (2,805) leaves out the 425 Ky could not call, and so do the awards
+    text = (FIXTURES / "tournament_antes.txt").read_text(encoding="utf-8")
+    path = tmp_path / "older.txt"
+    path.write_text(text.replace("Uncalled bet (425) returned to Jo\n", ""), encoding="utf-8")
+    (hand,) = hands_of(path)
+    events = hand["events"]
+    called = events.index({"kind": "action", "seat": 5, "action": "call", "amount": 575, "to": 575, "all_in": True})
+    assert events[called + 1] == {"kind": "return", "seat": 2, "amount": 425}
+    assert events[called + 2] == {"kind": "deal", "to": "board", "cards": ["5c"]}
+    assert findings(path) == []
+
+
 @pytest.mark.skipif(not HHS.is_dir(), reason="the shared corpus is not beside the project")
 def test_corpus_hands_in_the_older_style():
     for name, seat, amount in (("DateIssue1.txt", 3, 250), ("DateIssue2.txt", None, 3600)):
