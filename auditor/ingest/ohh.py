@@ -51,12 +51,35 @@ How the mapping reads OHH (the choices the specification leaves open, and its ex
 - Ignored actions, which move no chips in the hand: "Payout" (written by the specification's
   PokerStars example; the pots say who won), "Sits Down", "Stands Up". "Added Chips" (a stack
   change during the hand) and "Add to Pot" (money added by the site) are quarantined.
-- Variants: Holdem and Omaha; OmahaHiLo, Stud, StudHiLo and Draw are quarantined, as are capped
-  games (`bet_cap` or a "Cap" flag), run it twice (two rounds of the same board street or the
-  flag) and bomb pots. NL, PL and FL become no-limit, pot-limit and fixed-limit; fixed limit gets
-  `bet_units` [bb, bb, 2bb, 2bb].
+- Variants: Holdem and Omaha (the others are refused, below). NL, PL and FL become no-limit,
+  pot-limit and fixed-limit; fixed limit gets `bet_units` [bb, bb, 2bb, 2bb].
 - `hand_id` is `game_number` (unique on its network per the specification; `room` is
   `site_name`), `table_id` is `table_name`; `start_date_utc` without a zone suffix gets "Z".
+  `money_scale` is the hand's scale (100 for cents) when it is not 1.
+
+Readers record; rules judge (auditor/ingest/__init__.py): illegal play is written as the file says
+and left to the rules: a check facing a bet, any action by a player who folded or is all-in, out of
+turn, rounds out of order or twice (a Preflop round that is not first), board rounds with the wrong
+number of cards (and cards listed on a Preflop or Showdown round, dealt to the board there), "Dealt
+Cards" twice for a player (one deal of all the cards), two players listed in one seat (chips are
+counted by player id; the seating rules report the conflict).
+
+Still refused, with the quarantine code (docs/readers.md, "OHH"):
+
+- `unsupported-game`: OmahaHiLo, Stud, StudHiLo and Draw ("unsupported variant: <game> (OHH
+  game_type <name>)"), and capped betting ("unsupported betting structure").
+- `unsupported-feature`: run it twice (the flag, or two rounds of one board street), bomb pots, a
+  jackpot drop, a cash-out, "Added Chips" and "Add to Pot" (no canonical event holds them); an
+  amount above the log's largest or needing a unit finer than 1/10^6.
+- `inconsistent-amounts`: chips that do not reconcile under either reading of Raise amounts (a
+  stack below zero, or chips put in that disagree with the pots and the wins).
+- `invalid-record`: an object that fails `schemas/ohh.schema.json`, is not `{"ohh": ...}` (an Open
+  Tournament Summary included), lists a player id twice or names one that is not in `players`;
+  and a converted hand that breaks the hand-log schema or its consistency check.
+- `damaged`: JSON that does not parse, is nested too deeply, is not UTF-8 or holds a lone UTF-16
+  surrogate; an unreadable file. `truncated`: the file ends inside an object or array.
+- `limit`: an object or line past `limits.Limits` (the message names the limit), or a gzip input
+  past the decompression limits. `internal-error`: the reader itself failed on the object.
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ How PHH maps onto the canonical log
   the denominators of all its amounts (stacks, antes, blinds, bet sizes, bets, finishing stacks)
   and of the smallest real chip. The smallest real chip is 1 chip, or one cent when the file names
   a currency (one unit for currencies without minor units); `chip_unit` is the scale times that
-  chip. So Pluribus hands whose finishing stacks end in .5 are written in half chips with
+  chip, and `money_scale` is the scale itself (100 for cents, 2 for half chips), so reports show
+  money as the file wrote it. So Pluribus hands whose finishing stacks end in .5 are written in half chips with
   `chip_unit` 2, and the split that produced the half chips stays visible to the split-pot rules.
 - Awards. PHH records no pot awards. When `finishing_stacks` (or else `winnings`) are given, each
   player's winnings are finishing - (starting - chips put in + chips returned). The uncalled bet is
@@ -50,9 +51,33 @@ How PHH maps onto the canonical log
   find the hand not assessable); the uncalled bet is still returned when the actions show the hand
   is over (one player left, or a showdown).
 
-Not converted (quarantined with the reason): short-deck, Omaha hi/lo, stud, razz, lowball draw
-and badugi variants; more than 10 players; unknown stacks (`inf`); and defects such as a bet larger
-than the stack, a card dealt twice or a board with more cards than the game has.
+Readers record; rules judge (auditor/ingest/__init__.py)
+---------------------------------------------------------
+Illegal play is written as the file says and left to the rules: more hole cards than the game
+deals, a card dealt twice, a board of the wrong size or dealt out of schedule, a show of cards
+other than those dealt (`sm -` with no deal recorded shows `??` cards), a draw (`pN sd cards`, then
+`d dh pN` for the replacements: one `draw` event, however many cards each side has) in a game
+without draws, a `cbr` to no more than the player already has in (a bet or raise of nothing), a fold
+or any action by a player who has folded or is all-in, out of turn, a seat listed twice. PHH
+writes no check facing a bet (`cc` is "check or call"), so none can be recorded.
+
+Still refused, with the quarantine code (docs/readers.md, "PHH"):
+
+- `unsupported-game`: variants the canonical log has no engine for (short-deck, Omaha hi/lo,
+  stud, stud hi/lo, razz, deuce-to-seven single and triple draw, badugi), and unknown variant
+  codes; worded "unsupported variant: <game> (PHH variant <code>)".
+- `unsupported-feature`: more than 10 players or a seat above 10 (the log numbers seats 1..10); an
+  unknown stack (`inf`); an amount above the log's largest or needing a unit finer than 1/10^6; a
+  bring-in (`pb`: stud only).
+- `inconsistent-amounts`: a `cbr` to more than the player's chips, or to less than they already
+  have in the round (chips cannot be taken back): no stack can be written that makes it true.
+- `invalid-record`: a required field missing or of the wrong type, arrays whose length is not the
+  number of players, an action naming a player the hand does not have, a negative amount; and a
+  converted hand that breaks the hand-log schema or its consistency check.
+- `damaged`: TOML that does not parse, text that is not UTF-8, an action or card not understood,
+  a number of more than 30 digits; an unreadable file.
+- `limit`: a file, hand or line past `limits.Limits` (the message names the limit).
+- `internal-error`: the reader itself failed on the hand.
 """
 
 from __future__ import annotations
