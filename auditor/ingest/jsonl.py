@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from auditor.ingest.files import open_binary, read_line
-from auditor.ingest.limits import DEFAULT_LIMITS, Limits
+from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import lone_surrogate_error, schema_error
 
@@ -21,14 +21,15 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
     Lines are read as bytes and decoded one by one, so a byte that is not UTF-8 costs only its own
     line, and a line longer than `limits.jsonl_max_line_bytes` is skipped without being held in memory.
     Quarantine codes: `damaged` for a file or line that cannot be read or parsed (not UTF-8, invalid
-    JSON), `truncated` for a compressed stream that ends early, `limit` for an overlong line,
-    `invalid-record` for JSON that breaks the hand-log schema or `consistency_error`.
+    JSON, a gzip stream cut short, as every reader has it), `limit` for an overlong line or another
+    input limit passed, `invalid-record` for JSON that breaks the hand-log schema or `consistency_error`.
     """
     name = str(path)
     try:
         stream = open_binary(path, limits)
     except OSError as exc:
-        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}", code="damaged")
+        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}",
+                          code="limit" if isinstance(exc, LimitExceeded) else "damaged")
         return
     cap = limits.jsonl_max_line_bytes
     with stream:
@@ -37,12 +38,11 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
             line_no += 1
             try:
                 raw, overlong = read_line(stream, cap)
-            except EOFError as exc:  # a gzip stream cut short
-                yield Quarantined(name, line_no, f"truncated: the stream ends early, unreadable from here on ({exc})",
-                                  code="truncated")
-                return
-            except OSError as exc:
-                yield Quarantined(name, line_no, f"unreadable from here on: {exc}", code="damaged")
+            except (OSError, EOFError) as exc:
+                # as every reader words it (files.open_failure): a limit passed is `limit`; anything else,
+                # a gzip stream cut short included, is `damaged`
+                yield Quarantined(name, line_no, f"unreadable from here on: {exc}",
+                                  code="limit" if isinstance(exc, LimitExceeded) else "damaged")
                 return
             if not raw:
                 return
