@@ -3,8 +3,8 @@
 Hand logs come from outside (rooms, players, other tools): a file may be a decompression bomb, a
 single line may be gigabytes long, a JSON hand may be nested a million levels deep. Each reader
 reads under a `Limits`; what exceeds a limit is quarantined (or, for a whole archive, refused) with
-a message naming the limit, so a regulator can tell a refused input from a bad hand, and the run
-goes on. The defaults are far above any real hand history (a PokerStars hand is 1-3 KB, a
+the quarantine code `limit` and a message naming the limit, so a regulator can tell a refused input
+from a bad hand, and the run goes on. The defaults are far above any real hand history (a PokerStars hand is 1-3 KB, a
 canonical JSON hand 2 KB) and low enough that one input cannot exhaust memory or time.
 
 `Limits()` holds the defaults; `Limits.parse(["jsonl_max_line_bytes=1M", ...])` is what the
