@@ -218,6 +218,18 @@ def test_a_tournament_seat_out_of_hand_is_not_dealt_in(tmp_path):
     assert findings(path) == []
 
 
+def test_tournament_results_move_no_chips_of_the_hand(tmp_path):
+    text = (CONVENTIONS / "tournament_absent_players.txt").read_text(encoding="utf-8").split("\n\n\n\n")[1]
+    results = ("Ann wins entry to tournament #150000099", "Ann wins a $11 ticket",
+               "Ann wins $1.25 for eliminating Dee and their own bounty increases by $1.25 to $3.75",
+               "Dee finished the tournament in 5th place and received $1.80.")
+    text = text.replace("Dee finished the tournament in 5th place", "\n".join(results))
+    path = tmp_path / "results.txt"
+    path.write_text(text, encoding="utf-8")
+    (hand,) = hands_of(path)
+    assert balance(hand) == (545, 545)
+
+
 def stated_pots(path: Path) -> dict[str, list[Decimal]]:
     """hand id -> [main pot, side pot 1, ...] as the summary's 'Total pot' line states them."""
     out: dict[str, list[Decimal]] = {}

@@ -125,13 +125,14 @@ MUCK = re.compile(r"^mucks(?: hand| \[(?P<cards>[^\]]*)\])$")
 DISCARD = re.compile(r"^discards (?P<n>\d+) cards?(?: \[(?P<cards>[^\]]*)\])?$")
 PAT = re.compile(r"^stands pat(?: on \[[^\]]*\])?$")
 COLLECT = re.compile(rf"^collected (?P<amt>{_AMT}) from (?P<pot>pot|main pot|side pot(?:-(?P<n>\d+))?)$")
-#: what a player may say that moves no chips (after "name: " and after "name " respectively)
+#: what a player may say that moves no chips (after "name: " and after "name " respectively); a tournament's
+#: results ("wins the tournament…", "wins $2 for eliminating…", "wins entry to tournament #…", "wins a
+#: ticket…") are paid outside the hand
 QUIET_COLON = re.compile(r"^(?:doesn't show hand|sits out|is sitting out|is all-in)$")
 QUIET_PLAIN = re.compile(
     r'^(?:said, ".*"|joins the table at seat #\d+|leaves the table|will be allowed to play after the button'
     r"|is disconnected|is connected|has returned|has timed out(?: while (?:being )?disconnected)?"
-    r"|was removed from the table for failing to post|finished the tournament.*|wins the tournament.*"
-    r"|wins .* for eliminating .*|wins the .* bounty for eliminating .*|wins an? .*|re-buys and receives .*"
+    r"|was removed from the table for failing to post|finished the tournament.*|wins .*|re-buys and receives .*"
     r"|takes the add-on and receives .*|is sitting out)$")
 #: the same, said by someone with no seat in this hand (a railbird, a player waiting for a seat); chat
 #: (`NAME said, "..."`) is matched by `_unseated_chat`, since `^.+? said, ".*"$` takes quadratic time on
