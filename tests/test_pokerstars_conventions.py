@@ -325,6 +325,19 @@ Seat 1: Pat (button) collected ({s}{pot})
 """
 
 
+def test_a_file_that_starts_inside_a_hand_is_still_read(tmp_path):
+    # an export split by size: the first lines are the end of a hand, a whole hand follows
+    whole = (FIXTURES / "sitting_out.txt").read_text(encoding="utf-8")
+    text = "Sam: folds\nPat collected $1 from pot\n*** SUMMARY ***\nTotal pot $1 | Rake $0\n\n" + whole
+    path = tmp_path / "split.txt"
+    path.write_text(text, encoding="utf-8")
+    assert sniff_pokerstars(text.encode())
+    result = audit([path], pack="tda-2024")
+    assert (result.hands_read, result.hands_audited) == (2, 1)
+    assert [(q.line, q.code) for q in result.quarantined] == [(1, "truncated")]
+    assert not sniff_pokerstars(b"Sam: folds\nPat collected $1 from pot\n*** SUMMARY ***\n")
+
+
 @pytest.mark.parametrize(("symbol", "code", "sb", "bb", "scale", "blinds", "currency"), [
     ("$", " USD", "0.25", "0.50", 100, [25, 50], "USD"),        # cents of a dollar
     ("$", "", "0.25", "0.50", 100, [25, 50], "USD"),            # older headers: the sign alone

@@ -251,15 +251,17 @@ def is_hand_start(line: str) -> bool:
 
 
 def sniff_pokerstars(head: bytes) -> bool:
-    """True when the first non-blank line of the (decompressed) head of a file is a PokerStars hand header."""
+    """True when a line of the (decompressed) head of a file is a PokerStars hand header.
+
+    Usually the first line is; but an export split by size starts with the end of a hand, and some
+    tools put a title line first. Such a file is still PokerStars text: its first lines are then a
+    fragment, quarantined as such, and every whole hand after it is read, instead of the whole file
+    being skipped as "not recognised". Only the other sniffers' files are asked (this one is last)."""
     try:
         text = decode_bytes(head[:SNIFF_BYTES])
     except Exception:  # sniffing never raises
         return False
-    for line in split_lines(text):
-        if line.strip() and not SEPARATOR.match(line):
-            return is_hand_start(line)
-    return False
+    return any(is_hand_start(line) for line in split_lines(text))
 
 
 # -- the reader ---------------------------------------------------------------------------------------
