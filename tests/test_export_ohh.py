@@ -30,9 +30,6 @@ from auditor.simulate.verify import applicable_mutators
 PACK = resolve_pack("tda-2024")
 GAMES = [("holdem", "no-limit"), ("holdem", "pot-limit"), ("holdem", "fixed-limit"), ("omaha", "pot-limit"),
          ("omaha", "no-limit")]
-#: mutators whose hands the OHH reader refuses today (each has an xfail test below naming the case for H4);
-#: the property leaves them out so that it checks everything else
-READER_REFUSES = {"extra_board_card": "the Flop round has 4 board card(s), expected 3"}
 
 
 def _round_trip(hands: list[dict], tmp: Path) -> list[SourceHand | Quarantined]:
@@ -68,8 +65,7 @@ def _plant_some(hands: list[dict], pick: int) -> list[dict]:
     """Each hand once more with one planted fault (mutators that need no earlier hands), on its own table."""
     out = []
     for n, hand in enumerate(hands):
-        mutators = [m for m in applicable_mutators(PACK, hand["variant"], hand["structure"])
-                    if not m.needs_history and m.name not in READER_REFUSES]
+        mutators = [m for m in applicable_mutators(PACK, hand["variant"], hand["structure"]) if not m.needs_history]
         for k in range(len(mutators)):
             m = mutators[(pick + n + k) % len(mutators)]
             work = copy.deepcopy(hand)
@@ -176,8 +172,6 @@ def test_action_after_fold_is_found(tmp_path):
     assert got == want
 
 
-@pytest.mark.xfail(strict=False, reason="OHH reader (H4): refuses a Flop round with 4 cards ('the Flop round has "
-                                        "4 board card(s), expected 3') instead of recording it for the deal rule")
 def test_a_flop_of_four_cards_is_recorded_not_refused(tmp_path):
     events = [{"kind": "action", "seat": 5, "action": "call", "amount": 2, "to": 2, "all_in": False},
               {"kind": "action", "seat": 1, "action": "call", "amount": 1, "to": 2, "all_in": False},

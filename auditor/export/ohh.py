@@ -50,8 +50,8 @@ from typing import Any
 
 from auditor.replay.pots import build_pots
 
-__all__ = ["burn_problem", "cannot_express", "cannot_express_together", "chip_unit_problem", "contributions",
-           "implied_return", "returns_problem", "to_ohh", "to_problem", "write_hands"]
+__all__ = ["HIDDEN_CATEGORIES", "burn_problem", "cannot_express", "cannot_express_together", "chip_unit_problem",
+           "contributions", "event_index", "implied_return", "returns_problem", "to_ohh", "to_problem", "write_hands"]
 
 SPEC_VERSION = "1.4"
 DEFAULT_SITE = "poker-auditor"
@@ -68,6 +68,8 @@ NO_WORDS = {
     "draw": "OHH 1.4 has no draw (discard and replace) action",
     "kill": "OHH has no hand killed by the house (only the player's own Fold)",
 }
+#: finding categories OHH cannot show at all (verify lists them instead of planting them)
+HIDDEN_CATEGORIES = {"burn": "OHH records no burn cards, so a missing or extra burn cannot be seen in it"}
 #: canonical post kinds whose live money counts toward the poster's pots
 LIVE_POSTS = frozenset({"blind", "missed", "straddle", "ante"})
 
@@ -95,10 +97,10 @@ def burn_problem(hand: dict, fmt: str) -> str | None:
             pending += len(ev["cards"])
         elif ev["to"] == "board":
             if pending != 1:
-                return f"{fmt} records no burn cards: this hand burns {pending} card(s) before a board deal"
+                return f"{fmt} records no burn cards: this hand burns other than one card before each board deal"
             pending = 0
     if pending:
-        return f"{fmt} records no burn cards: this hand burns {pending} card(s) after the last board deal"
+        return f"{fmt} records no burn cards: this hand burns a card after the last board deal"
     return None
 
 
@@ -118,11 +120,11 @@ def chip_unit_problem(hand: dict, implied: int, fmt: str) -> str | None:
         if ev["kind"] == "award":
             winners[ev["pot"]].add(ev["seat"])
         elif ev["kind"] == "rake":
-            return (f"{fmt} does not state the smallest chip ({implied} here; the hand's is {unit}), "
-                    "and this hand's rake is rounded to it")
+            return (f"{fmt} does not state the smallest chip (its reader takes one cent or one chip), "
+                    "and this hand's rake is rounded to the hand's own")
     if any(len(seats) > 1 for seats in winners.values()):
-        return (f"{fmt} does not state the smallest chip ({implied} here; the hand's is {unit}), "
-                "and this hand splits a pot in it")
+        return (f"{fmt} does not state the smallest chip (its reader takes one cent or one chip), "
+                "and this hand splits a pot in the hand's own")
     return None
 
 
@@ -173,10 +175,11 @@ def returns_problem(hand: dict, fmt: str, among_in_hand: bool) -> str | None:
     implied = implied_return(live, among)
     expected = [implied] if implied else []
     if stated != expected:
-        said = ", ".join(f"seat {s} {a}" for s, a in stated) or "none"
-        would = f"seat {implied[0]} {implied[1]}" if implied else "none"
-        return (f"{fmt} has no line for an uncalled bet returned (the chips imply it): the hand returns "
-                f"{said}, the chips imply {would}")
+        what = "no return" if not stated else "a return" if expected else "a return where none is uncalled"
+        if stated and expected:
+            what = "another return"
+        return (f"{fmt} has no line for an uncalled bet returned (the chips imply it): this hand has {what} "
+                "than the chips imply")
     return None
 
 
@@ -187,7 +190,7 @@ def to_problem(hand: dict, fmt: str) -> str | None:
     Live posts (blinds, missed blinds, straddles) count toward the first round's totals.
     """
     in_round: dict[int, int] = defaultdict(int)
-    for i, ev in enumerate(hand["events"]):
+    for ev in hand["events"]:
         kind = ev["kind"]
         if (kind == "deal" and ev["to"] == "board") or kind == "draw":
             in_round.clear()
@@ -196,8 +199,8 @@ def to_problem(hand: dict, fmt: str) -> str | None:
         elif kind == "action" and ev["action"] in ("call", "bet", "raise"):
             want = in_round[ev["seat"]] + ev["amount"]
             if ev["to"] != want:
-                return (f"{fmt} states the chips an action adds, not the round total: event {i} "
-                        f"({ev['action']} {ev['amount']} to {ev['to']}) implies a total of {want}")
+                return (f"{fmt} states the chips an action adds, not the round total: this hand has a total "
+                        "that its chips do not add up to")
             in_round[ev["seat"]] = want
     return None
 
@@ -284,14 +287,13 @@ def cannot_express(hand: dict) -> str | None:
     stakes = hand["stakes"]
     blinds = stakes.get("blinds", [])
     if len(blinds) > 2:
-        return f"OHH states two blinds at most; the stakes have {len(blinds)}"
+        return "OHH states two blinds at most; the stakes have three"
     if "table_min" in stakes or "table_max" in stakes:
         return "OHH has no table minimum or maximum"
     if structure == "fixed-limit":
         bb = blinds[-1] if blinds else 0
         if stakes.get("bet_units") != [bb, bb, 2 * bb, 2 * bb]:
-            return (f"OHH fixed limit states only the blinds (bet units bb, bb, 2bb, 2bb); "
-                    f"the hand's are {stakes.get('bet_units')}")
+            return "OHH fixed limit states only the blinds (bet units bb, bb, 2bb, 2bb); the hand's differ"
     buttons = 0
     for ev in hand["events"]:
         kind = ev["kind"]
@@ -306,7 +308,7 @@ def cannot_express(hand: dict) -> str | None:
         elif kind == "show" and "??" in ev["cards"]:
             return "OHH shows cards in full; this hand shows an unknown card"
     if buttons != 1:
-        return f"OHH states one dealer seat; the hand has {buttons} button events"
+        return "OHH states one dealer seat; the hand has none or several button events"
     if sum(1 for ev in hand["events"] if ev["kind"] == "deal" and ev["to"] == "board") > len(STREETS):
         return "OHH has three board streets (Flop, Turn, River); the hand deals the board more often"
     problem = (_scale_problem(hand, "OHH", 6) or burn_problem(hand, "OHH") or to_problem(hand, "OHH")
@@ -338,18 +340,18 @@ def _posts_problem(hand: dict) -> str | None:
     bb = blinds[-1] if blinds else 0
     one_blind = len(blinds) < 2 or not blinds[0]
     seen: set[int] = set()
-    for i, ev in enumerate(hand["events"]):
+    for ev in hand["events"]:
         if ev["kind"] != "post":
             continue
         post = ev["post"]
         if post == "blind":
             want = 1 if one_blind else ev["blind"]
             if ev["blind"] in seen or ev["blind"] != want or ev["blind"] > 2:
-                return f"OHH names a blind only small or big: event {i} is blind {ev['blind']}"
+                return "OHH names a blind only small or big, each once: this hand posts blinds otherwise"
             seen.add(ev["blind"])
         elif post == "missed" and ev["amount"] != bb:
-            return (f"OHH's Post Extra Blind is read as a missed big blind only for the big blind's amount: "
-                    f"event {i} posts {ev['amount']}")
+            return ("OHH's Post Extra Blind is read as a missed big blind only for the big blind's amount: "
+                    "this hand makes up another amount")
     return None
 
 
@@ -358,9 +360,9 @@ def _seats_problem(hand: dict) -> str | None:
     for s in hand["seats"]:
         status = s.get("status", "active")
         if status == "active" and s["seat"] not in dealt:
-            return f"OHH cannot say a seated player who is not sitting out was dealt nothing (seat {s['seat']})"
+            return "OHH cannot say that a seated player who is not sitting out was dealt nothing"
         if status == "new" and s["seat"] not in dealt:
-            return f"OHH has no new player who owes nothing; seat {s['seat']} would read as sitting out"
+            return "OHH has no new player who owes nothing (one would read as sitting out)"
     return None
 
 
@@ -449,7 +451,7 @@ def to_ohh(hand: dict) -> dict:
         amount = formed[p].amount if p < len(formed) else sum(wins[p].values()) + rake.get(p, 0)
         pots.append({"number": p, "amount": money(amount), "rake": money(rake.get(p, 0)),
                      "player_wins": [{"player_id": player_id[s], "win_amount": money(a)}
-                                     for s, a in sorted(wins[p].items())]})
+                                     for s, a in wins[p].items()]})
 
     o: dict[str, Any] = {
         "spec_version": SPEC_VERSION,
@@ -479,6 +481,49 @@ def to_ohh(hand: dict) -> dict:
         "pots": pots,
     })
     return {"ohh": o}
+
+
+def event_index(hand: dict) -> list[int | None]:
+    """For each event of `hand`, its index in the hand the OHH reader gives back (None for a burn,
+    which OHH does not record): how verify finds a planted event in what the reader gives back.
+
+    The reader writes the button first, then the events in the order of the file except that the
+    hole cards of every seat dealt in come as one block, clockwise from the button, just before the
+    first action, show or board deal; the uncalled bet comes right after the last post or betting
+    action; rake and awards come last, pot by pot (the pot's rake, then its awards).
+    """
+    events = hand["events"]
+    order: list[int] = [i for i, ev in enumerate(events) if ev["kind"] == "button"][:1]
+    holes = {ev["seat"]: i for i, ev in enumerate(events) if ev["kind"] == "deal" and ev["to"] == "hole"}
+    button = events[order[0]]["seat"] if order else 0
+    pending = True
+
+    def flush() -> None:
+        nonlocal pending
+        if pending:
+            pending = False
+            after = sorted(s for s in holes if s > button) + sorted(s for s in holes if s <= button)
+            order.extend(holes[s] for s in after)
+
+    for i, ev in enumerate(events):
+        kind = ev["kind"]
+        if kind in ("button", "return", "rake", "award") or (kind == "deal" and ev["to"] != "board"):
+            continue
+        if kind != "post":
+            flush()
+        order.append(i)
+    flush()
+    returns = [i for i, ev in enumerate(events) if ev["kind"] == "return"]
+    if returns:
+        last = max((k for k, i in enumerate(order) if events[i]["kind"] in ("post", "action")), default=-1)
+        order[last + 1:last + 1] = returns
+    for p in sorted({ev["pot"] for ev in events if ev["kind"] in ("rake", "award")}):
+        order += [i for i, ev in enumerate(events) if ev["kind"] == "rake" and ev["pot"] == p]
+        order += [i for i, ev in enumerate(events) if ev["kind"] == "award" and ev["pot"] == p]
+    back: list[int | None] = [None] * len(events)
+    for k, i in enumerate(order):
+        back[i] = k
+    return back
 
 
 def _allin(ev: dict) -> dict:

@@ -48,12 +48,18 @@ from pathlib import Path
 from auditor.export.ohh import burn_problem, chip_unit_problem, contributions, returns_problem, to_problem
 from auditor.replay.pots import build_pots
 
-__all__ = ["cannot_express", "cannot_express_together", "to_phh", "write_hands"]
+__all__ = ["HIDDEN_CATEGORIES", "cannot_express", "cannot_express_together", "event_index", "to_phh", "write_hands"]
 
 #: (variant, structure) -> PHH variant code (phh-std)
 CODES = {("holdem", "no-limit"): "NT", ("holdem", "fixed-limit"): "FT", ("omaha", "pot-limit"): "PO"}
 #: ISO 4217 currencies without minor units (the reader counts every other named currency in cents)
 ZERO_DECIMAL_CURRENCIES = frozenset({"JPY", "KRW", "VND", "CLP", "ISK", "PYG", "UGX", "XAF", "XOF", "RWF"})
+#: finding categories PHH cannot show at all (verify lists them instead of planting them)
+HIDDEN_CATEGORIES = {
+    "burn": "PHH records no burn cards, so a missing or extra burn cannot be seen in it",
+    "record": ("PHH has no hand id (the reader names hands by file and table key) and no round total "
+               "(cbr states it, cc implies it), so neither a repeated id nor a wrong total can be written"),
+}
 NO_WORDS = {
     "seat_draw": "PHH has no seat draw (a hand starts with the players seated)",
     "seat_request": "PHH has no seat request",
@@ -98,13 +104,13 @@ def cannot_express(hand: dict) -> str | None:
     stakes = hand["stakes"]
     blinds = stakes.get("blinds", [])
     if len(blinds) != 2 or not blinds[0]:
-        return f"PHH's forced bets are per position (small blind, big blind, straddles): the stakes' blinds {blinds}"
+        return "PHH's forced bets are per position (small blind, big blind, straddles): the stakes have other blinds"
     if "table_min" in stakes or "table_max" in stakes:
         return "PHH has no table minimum or maximum"
     if code == "FT":
         units = stakes.get("bet_units") or []
         if len(units) != 4 or units[0] != units[1] or units[2] != units[3]:
-            return f"PHH fixed limit has a small and a big bet (small, small, big, big); the hand's are {units}"
+            return "PHH fixed limit has a small and a big bet (small, small, big, big); the hand's units differ"
     for ev in hand["events"]:
         if ev["kind"] in NO_WORDS:
             return NO_WORDS[ev["kind"]]
@@ -112,7 +118,7 @@ def cannot_express(hand: dict) -> str | None:
             return f"PHH has no {ev['post']} blind (only antes, blinds and straddles)"
     for s in hand["seats"]:
         if s.get("status", "active") != "active":
-            return f"PHH lists only the players in the hand: seat {s['seat']} is {s['status']}"
+            return f"PHH lists only the players in the hand: a seated player is {s['status']}"
     try:
         order = _positions(hand)
     except _Cannot as exc:
@@ -132,7 +138,7 @@ def cannot_express_together(hands: Iterable[dict]) -> str | None:
     seen: set[str] = set()
     for hand in hands:
         if hand["hand_id"] in seen:
-            return f"PHH has no hand id (the reader names hands by file and table key): id {hand['hand_id']} repeats"
+            return "PHH has no hand id (the reader names hands by file and table key): a hand id repeats"
         seen.add(hand["hand_id"])
     return None
 
@@ -198,7 +204,7 @@ def _posts_problem(hand: dict, order: list[int]) -> str | None:
             started = True
         elif kind == "post":
             if started:
-                return f"PHH posts every forced bet before the deal; event {i} posts later"
+                return "PHH posts every forced bet before the deal; this hand posts later"
             posts.append((i, ev))
     position = {seat: p for p, seat in enumerate(order)}
     antes = [ev for _, ev in posts if ev["post"] == "ante"]
@@ -207,15 +213,14 @@ def _posts_problem(hand: dict, order: list[int]) -> str | None:
     want = sorted(antes, key=lambda ev: position[ev["seat"]]) + blinds + straddles
     if [ev for _, ev in posts] != want:
         return "PHH posts the antes (in position order), then the blinds, then the straddles; this hand posts otherwise"
-    for i, ev in posts:
+    for _, ev in posts:
         seat = ev["seat"]
         if ev["post"] == "blind":
             expected = min(stakes["blinds"][ev["blind"] - 1], stack[seat])
             if ev["amount"] != expected:
-                return (f"PHH's blinds are the stakes (or the poster's stack): event {i} posts "
-                        f"{ev['amount']} for blind {ev['blind']}")
+                return "PHH's blinds are the stakes (or the poster's stack): this hand posts a blind of another amount"
         elif ev["amount"] > stack[seat]:
-            return f"event {i} posts more than the stack"
+            return "PHH posts at most the stack: this hand posts more"
         stack[seat] -= ev["amount"]
     if len({ev["seat"] for ev in antes}) != len(antes):
         return "PHH has one ante per player; a player antes twice"
@@ -224,8 +229,7 @@ def _posts_problem(hand: dict, order: list[int]) -> str | None:
     amounts = {ev["amount"] for ev in antes}
     implied = amounts.pop() if len(amounts) == 1 else None
     if stakes.get("ante") != implied:
-        return (f"PHH implies the stakes' ante from equal antes posted: the stakes say {stakes.get('ante')}, "
-                f"the antes imply {implied}")
+        return "PHH implies the stakes' ante from equal antes posted: this hand's stakes say otherwise"
     return None
 
 
@@ -233,7 +237,7 @@ def _actions_problem(hand: dict) -> str | None:
     """Why a check, call, bet or raise is not what `cc` or `cbr` gives back in its round, or None."""
     stack = {s["seat"]: s["stack"] for s in hand["seats"]}
     in_round: dict[int, int] = defaultdict(int)
-    for i, ev in enumerate(hand["events"]):
+    for ev in hand["events"]:
         kind = ev["kind"]
         if kind == "post":
             stack[ev["seat"]] -= ev["amount"]
@@ -247,11 +251,9 @@ def _actions_problem(hand: dict) -> str | None:
             owed = max(0, current - in_round[seat])
             if action == "check":
                 if owed and stack[seat] > 0:
-                    return (f"PHH's cc is a check or a call as the bet faced decides: event {i} checks "
-                            f"facing {owed} to call")
+                    return "PHH's cc is a check or a call as the bet faced decides: a check facing a bet cannot be said"
             elif action == "call" and (ev["amount"] != min(owed, stack[seat]) or ev["amount"] == 0):
-                return (f"PHH's cc calls the chips owed (or the stack): event {i} calls {ev['amount']} "
-                        f"with {owed} owed and {stack[seat]} behind")
+                return "PHH's cc calls the chips owed (or the stack): a call of another amount cannot be said"
             elif action in ("bet", "raise"):
                 target = ev["to"]
                 if ev["amount"] == 0:
@@ -259,10 +261,10 @@ def _actions_problem(hand: dict) -> str | None:
                 else:
                     want = "call" if target <= current else "raise" if current > 0 else "bet"
                 if want != action:
-                    return (f"PHH's cbr is a bet or a raise as the round decides: event {i} ({action} to "
-                            f"{target}) reads back as a {want}")
+                    return (f"PHH's cbr is a bet or a raise as the round decides: a {action} the round "
+                            f"makes a {want} cannot be said")
                 if ev["amount"] > stack[seat]:
-                    return f"event {i} bets more than the stack"
+                    return "PHH bets at most the stack: this hand bets more"
             if action != "fold":
                 amount = ev.get("amount") or 0
                 stack[seat] -= amount
@@ -370,10 +372,8 @@ def _awards_problem(hand: dict, order: list[int]) -> str | None:
             implied[(0, s)] += w
     implied = {k: v for k, v in implied.items() if v > 0}
     if dict(stated) != implied:
-        said = ", ".join(f"pot {p} seat {s} {a}" for (p, s), a in sorted(stated.items()))
-        would = ", ".join(f"pot {p} seat {s} {a}" for (p, s), a in sorted(implied.items()))
-        return (f"PHH records finishing stacks, not pot awards: the hand awards {said or 'nothing'}, "
-                f"the stacks imply {would or 'nothing'}")
+        return ("PHH records finishing stacks, not pot awards: this hand's awards are not the ones "
+                "its stacks imply")
     return None
 
 
@@ -497,6 +497,39 @@ def to_phh(hand: dict, table: int = 1, number: int = 1) -> list[str]:
     lines.append(f"table = {table}")
     lines.append(f"hand = {number}")
     return lines
+
+
+def event_index(hand: dict) -> list[int | None]:
+    """For each event of `hand`, its index in the hand the PHH reader gives back (None for a burn,
+    which PHH does not record): how verify finds a planted event in what the reader gives back.
+
+    The reader gives the button, the posts (in the order `cannot_express` requires), the actions in
+    the order of the file, the uncalled bet right after the last betting action (or the posts), then
+    the rake and the awards pot by pot, each pot's awards in position order.
+    """
+    events = hand["events"]
+    try:
+        position = {seat: p for p, seat in enumerate(_positions(hand))}
+    except _Cannot:
+        position = {seat: p for p, seat in enumerate(_fallback_order(hand))}
+    order = [i for i, ev in enumerate(events) if ev["kind"] == "button"][:1]
+    order += [i for i, ev in enumerate(events) if ev["kind"] == "post"]
+    last_bet = len(order)
+    for i, ev in enumerate(events):
+        kind = ev["kind"]
+        if kind in ("button", "post", "return", "rake", "award") or (kind == "deal" and ev["to"] == "burn"):
+            continue
+        order.append(i)
+        if kind == "action":
+            last_bet = len(order)
+    order[last_bet:last_bet] = [i for i, ev in enumerate(events) if ev["kind"] == "return"]
+    order += [i for i, ev in enumerate(events) if ev["kind"] == "rake"]
+    awards = [i for i, ev in enumerate(events) if ev["kind"] == "award"]
+    order += sorted(awards, key=lambda i: (events[i]["pot"], position.get(events[i]["seat"], 99)))
+    back: list[int | None] = [None] * len(events)
+    for k, i in enumerate(order):
+        back[i] = k
+    return back
 
 
 def _fallback_order(hand: dict) -> list[int]:
