@@ -1023,8 +1023,7 @@ class _HandReader:
         `Total pot`. When no return is written, the chips put in exceed the chips paid by exactly the
         unmatched part of the last round's highest bet, and the stated total equals the awards plus the
         rake, that part went back to its bettor: the return is written after the last action (or kill),
-        where the room writes it. Any other
-        imbalance is left as it is, for TDA-INT-chips."""
+        where the room writes it. Any other imbalance is left as it is, for TDA-INT-chips."""
         if self.returns or self.total_pot is None:
             return
         bets = self.round_in if any(v > 0 for v in self.round_in.values()) else self.last_bets
