@@ -100,7 +100,7 @@ def test_zip_members_that_leave_the_archive_are_refused(tmp_path, member):
         z.writestr("good.jsonl", lines[1])
     items = list(read_file(archive))
     assert _kinds(items) == ["Quarantined", "SourceHand"]
-    assert "refused" in items[0].reason
+    assert "refused" in items[0].reason and items[0].code == "damaged"
     assert items[0].file == f"{archive}!{member}"
     assert "\n" not in items[0].one_line() and "\x00" not in items[0].one_line()
     # nothing was written outside the temporary folder, or anywhere near the archive
@@ -123,6 +123,7 @@ def test_zip_with_too_many_members_is_refused(tmp_path):
     items = list(read_file(archive, limits=Limits(max_archive_members=20)))
     assert len(items) == 1
     assert "30 members" in items[0].reason and "max_archive_members" in items[0].reason
+    assert items[0].code == "limit"
 
 
 def test_damaged_and_encrypted_zip_members_are_quarantined(tmp_path):
@@ -163,7 +164,7 @@ def test_gzip_bomb_of_high_ratio_is_refused(tmp_path):
     items = list(read_file(bomb))
     assert len(items) == 1
     reason = items[0].reason
-    assert "max_compression_ratio" in reason and "decompression bomb" in reason
+    assert "max_compression_ratio" in reason and "decompression bomb" in reason and items[0].code == "limit"
     with pytest.raises(LimitExceeded, match="max_compression_ratio"):
         read_all(bomb)
     # the same file is read when the limit allows its ratio
@@ -178,7 +179,7 @@ def test_gzip_past_the_total_unpacked_limit_is_refused_in_every_reader(tmp_path)
         big = tmp_path / f"big{fixture.suffix}.gz"
         big.write_bytes(gzip.compress(data * (1_200_000 // len(data) + 1)))
         quarantined = [i for i in read_file(big, fmt, limits=limits) if isinstance(i, Quarantined)]
-        assert any("max_unpacked_bytes" in q.reason for q in quarantined), fmt
+        assert any("max_unpacked_bytes" in q.reason and q.code == "limit" for q in quarantined), fmt
 
 
 def test_zip_bomb_member_is_refused_and_the_rest_read(tmp_path):
@@ -190,6 +191,7 @@ def test_zip_bomb_member_is_refused_and_the_rest_read(tmp_path):
     items = list(read_file(archive))
     assert _kinds(items) == ["Quarantined", "SourceHand"]
     assert "max_compression_ratio" in items[0].reason and items[0].file.endswith("!bomb.jsonl")
+    assert items[0].code == "limit"
 
 
 def test_zip_past_the_total_limit_is_refused_before_unpacking(tmp_path):
@@ -200,7 +202,7 @@ def test_zip_past_the_total_limit_is_refused_before_unpacking(tmp_path):
             z.writestr(f"h{i}.jsonl", member)
     # zipfile never yields more than a member's declared size, so the declared total is a true bound
     items = list(read_file(archive, limits=Limits(max_unpacked_bytes=len(member) * 3 - 1)))
-    assert len(items) == 1 and "max_unpacked_bytes" in items[0].reason
+    assert len(items) == 1 and "max_unpacked_bytes" in items[0].reason and items[0].code == "limit"
     assert len(list(read_file(archive, limits=Limits(max_unpacked_bytes=len(member) * 3)))) == 60
 
 
@@ -214,7 +216,7 @@ def test_an_input_that_never_ends_is_cut_at_the_total_limit():
     for fmt, limit in (("jsonl", "max_unpacked_bytes"), ("ohh", "max_unpacked_bytes"),
                        ("pokerstars", "max_file_bytes"), ("phh", "max_file_bytes")):
         items = list(read_file(zero, fmt, limits=limits))
-        assert len(items) == 1 and limit in items[0].reason, (fmt, items)
+        assert len(items) == 1 and limit in items[0].reason and items[0].code == "limit", (fmt, items)
 
 
 def test_truncated_gzip_is_quarantined_not_raised(tmp_path):
@@ -235,7 +237,7 @@ def test_parquet_bomb_is_refused_from_its_footer(tmp_path):
     # 2,000 copies of one hand: the events table unpacks to about 16 times its file
     items = list(read_file(dataset, limits=Limits(max_compression_ratio=10, ratio_grace_bytes=1)))
     assert len(items) == 1 and "refused Parquet dataset: events.parquet" in items[0].reason
-    assert "max_compression_ratio" in items[0].reason
+    assert "max_compression_ratio" in items[0].reason and items[0].code == "limit"
     items = list(read_file(dataset, limits=Limits(max_unpacked_bytes=100_000)))
     assert len(items) == 1 and "max_unpacked_bytes" in items[0].reason
     assert len(list(read_file(dataset))) == 2000
@@ -288,6 +290,7 @@ def test_ten_megabyte_line_in_phh_costs_only_its_table(tmp_path):
     before = list(read_file(PHH_FIXTURE, "phh"))
     assert [i.line for i in items[:-1]] == [i.line for i in before]  # the file's own hands, read as before
     assert isinstance(items[-1], Quarantined) and "phh_max_line_bytes" in items[-1].reason
+    assert items[-1].code == "limit"
 
 
 def test_oversized_hands_are_refused_per_reader(tmp_path):
@@ -295,7 +298,8 @@ def test_oversized_hands_are_refused_per_reader(tmp_path):
     for fixture, fmt, limit in ((PS_FIXTURE, "pokerstars", "pokerstars_max_hand_bytes"),
                                 (OHH_FIXTURE, "ohh", "ohh_max_hand_bytes"), (PHH_FIXTURE, "phh", "phh_max_hand_bytes")):
         items = list(read_file(fixture, fmt, limits=tiny))
-        assert items and all(isinstance(i, Quarantined) and limit in i.reason for i in items), fmt
+        assert items and all(isinstance(i, Quarantined) and limit in i.reason and i.code == "limit"
+                             for i in items), fmt
 
 
 def test_whole_file_readers_refuse_files_past_max_file_bytes():
@@ -343,10 +347,12 @@ def test_parquet_dataset_missing_or_retyped_columns_is_quarantined_naming_the_co
     pq.write_table(events.drop_columns(["kind"]), dataset / "events.parquet")
     items = list(read_file(dataset))
     assert len(items) == 1 and "events.parquet: no column kind" in items[0].reason
+    assert items[0].code == "invalid-record"
     write_parquet(build_tables(hands), dataset)
     table = pq.read_table(dataset / "hands.parquet")
     table = table.set_column(table.schema.get_field_index("line"), "line", pa.array(["x", "y"]))
     pq.write_table(table, dataset / "hands.parquet")
     items = list(read_file(dataset))
     assert len(items) == 1 and "column line has type string" in items[0].reason
+    assert items[0].code == "invalid-record"
     json.dumps([i.reason for i in items])  # reasons are plain text

@@ -517,7 +517,7 @@ def test_limits_and_unreadable_files_get_their_codes(tmp_path):
     (item,) = read_ohh(path, limits=Limits(ohh_max_hand_bytes=100))
     assert item.code == "limit" and "ohh_max_hand_bytes" in item.reason
     (item,) = read_ohh(tmp_path / "missing.ohh")
-    assert item.code == "damaged" and item.reason.startswith("cannot read")
+    assert item.code == "damaged" and item.reason.startswith("cannot open")
     bomb = tmp_path / "bomb.ohh.gz"
     bomb.write_bytes(gzip.compress(b" " * 4096))
     (item,) = read_ohh(bomb, limits=Limits(max_unpacked_bytes=1024))

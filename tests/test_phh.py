@@ -387,7 +387,7 @@ def test_bad_input_is_quarantined_never_raised(tmp_path):
         assert isinstance(item, Quarantined)
         reasons[name] = item.reason
         codes[name] = item.code
-    assert reasons["missing.phh"].startswith("cannot read")
+    assert reasons["missing.phh"].startswith("cannot open")
     assert reasons["binary.phh"].startswith("not UTF-8 text")
     assert reasons["empty.phh"] == "missing required field variant"
     assert reasons["unknown.phh"] == "unsupported variant: unknown PHH variant 'XX'"

@@ -122,12 +122,10 @@ def read_all(path: Path, limits: Limits = DEFAULT_LIMITS, max_bytes: int | None 
 def open_failure(exc: OSError) -> tuple[str, str]:
     """(reason, quarantine code) for a file that could not be opened or read to its end.
 
-    Every reader words it the same way: a limit passed is `limit` (the message names the limit),
-    anything else (no permission, damaged or truncated gzip, a directory) is `damaged`.
+    Every reader words it the same way ("cannot open: <why>"): a limit passed is `limit` (the message
+    names the limit), anything else (no permission, damaged or truncated gzip, a directory) `damaged`.
     """
-    if isinstance(exc, LimitExceeded):
-        return f"refused: {exc}", "limit"
-    return f"cannot read: {exc.strerror or exc}", "damaged"
+    return f"cannot open: {exc.strerror or exc}", "limit" if isinstance(exc, LimitExceeded) else "damaged"
 
 
 def read_line(stream: BinaryIO, max_bytes: int) -> tuple[bytes, bool]:

@@ -69,7 +69,7 @@ from zoneinfo import ZoneInfo
 
 from auditor.ingest.files import read_all
 from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.limits import DEFAULT_LIMITS, Limits
+from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
 from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.validate import schema_error
 
@@ -279,7 +279,8 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
     try:
         raw = read_all(Path(path), limits)
     except OSError as exc:
-        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}", code="damaged")
+        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}",
+                          code="limit" if isinstance(exc, LimitExceeded) else "damaged")
         return
     lines = split_lines(decode_bytes(raw))
     # archive separators between hands are no part of any hand (short lines: the pattern is cheap)
