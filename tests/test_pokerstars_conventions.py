@@ -280,9 +280,8 @@ def test_the_big_blind_returned_and_won_is_read_as_written():
     assert balance(hand) == (10, 10)
 
 
-@pytest.mark.xfail(strict=False, reason="TDA-15B judges the booking, not Bob's net result, until the engine "
-                                        "judges net results (brief H2, item 5)")
 def test_the_big_blind_returned_and_won_audits_clean():
+    # the engine judges Bob's net result (+10), not the booking
     assert findings(CONVENTIONS / "big_blind_returned_and_won.txt") == []
 
 
