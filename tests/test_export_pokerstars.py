@@ -78,7 +78,7 @@ def test_text_reads_back_as_the_same_hand_with_the_same_findings(tmp_path_factor
             s["player"] = rename[s["player"]]
     mutators = applicable_mutators(pack, variant, structure)
     last = pickle.loads(pickle.dumps(hands[-1]))
-    alone = [m for m in mutators if not m.needs_history]
+    alone = [m for m in mutators if not m.needs_history and m.category not in ps.HIDDEN_CATEGORIES]
     mutator = alone[fault % len(alone)] if fault < 100 and alone else None
     if mutator is not None and mutator.plant(last) is not None:
         hands[-1] = last
@@ -143,7 +143,7 @@ def test_burns_are_not_written_and_events_are_renumbered():
     (lambda h: h.update(variant="omaha-nz"), "omaha-nz"),
     (lambda h: h["events"].insert(0, {"kind": "seat_draw", "seat": 1, "draws": [], "awarded_to": "x"}),
      "draw for seats"),
-    (lambda h: h["events"].append({"kind": "kill", "seat": h["seats"][0]["seat"]}), "declared dead"),
+    (lambda h: h["seats"][0].update(status="away"), "only as sitting out"),
     (lambda h: h["stakes"].update(blinds=[25, 50, 100]), "two blinds"),
     (lambda h: h["stakes"].update(table_min=100), "table_min"),
     (lambda h: h.update(currency="USD", money_scale=100), "cents"),
@@ -163,6 +163,24 @@ def test_what_the_text_has_no_words_for(change, reason):
     assert why is not None and reason in why
     with pytest.raises(ValueError, match="cannot be written"):
         ps.write_hands([hand], Path("/dev/null"))
+
+
+def test_a_hand_the_house_killed_is_the_rooms_timed_out_fold(tmp_path):
+    hand = next(h for h in _hands("holdem", "no-limit", 30, 2) if any(e.get("action") == "fold" for e in h["events"]))
+    at = next(i for i, e in enumerate(hand["events"]) if e.get("action") == "fold")
+    seat = hand["events"][at]["seat"]
+    hand["events"][at] = {"kind": "kill", "seat": seat}
+    assert ps.cannot_express(hand) is None
+    player = next(s["player"] for s in hand["seats"] if s["seat"] == seat)
+    text = "\n".join(ps.format_hand(hand))
+    assert f"{player} has timed out\n{player}: folds" in text
+    (item,) = _read(tmp_path, [hand])
+    assert dict(item.hand, rule_pack=hand["rule_pack"]) == ps.carried(hand)
+    # a fold of the player's own after it, or by a seat with nothing behind, the text cannot tell from a kill
+    later = next((i for i, e in enumerate(hand["events"]) if i > at and e.get("action") == "fold"), None)
+    if later is not None:
+        hand["events"][later]["seat"] = seat
+        assert "killing the hand" in ps.cannot_express(hand)
 
 
 def test_a_cash_game_in_cents(tmp_path):

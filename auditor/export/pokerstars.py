@@ -18,7 +18,9 @@ What the text cannot carry, and how it is handled:
   PokerStars cash table has.
 - Burn cards: PokerStars prints none. They are left out and the hand is still written, so a missing
   burn cannot be seen in this format: :data:`HIDDEN_CATEGORIES` names the category for verify.
-- Events the room has no words for (seat draws, seat requests and fills, a hand killed by the house),
+- A hand the house killed (`kill`) is printed as the room does: `P has timed out`, then `P: folds`;
+  so a fold of a player the text shows absent or without chips behind cannot be the player's own.
+- Events the room has no words for (seat draws, seat requests and fills),
   games and structures it does not deal, a table minimum or maximum: :func:`cannot_express` says so
   and the hand is not written.
 
@@ -56,7 +58,6 @@ UNSAYABLE = {
     "seat_draw": "a draw for seats (PokerStars seats players itself)",
     "seat_request": "a seat request (PokerStars prints no waiting list)",
     "seat_fill": "a seat filled between hands (PokerStars prints no seat changes)",
-    "kill": "a hand the house declared dead (PokerStars prints the room's fold as the player's own)",
 }
 
 
@@ -239,11 +240,27 @@ def _posts_problem(hand: dict) -> str | None:
 
 def _amounts_problem(hand: dict) -> str | None:
     """PokerStars states a call's and a bet's chips, a raise's round total: an action whose total and chips
-    added disagree (one of them wrong in the log) has no words."""
+    added disagree (one of them wrong in the log) has no words. And the reader takes `folds` by a seat with
+    no chips behind, or listed as sitting out, or timed out, for the room killing the hand: such a fold
+    cannot be the player's own in this text."""
     round_in: dict[int, int] = {}
     first_draw = True
+    left = {s["seat"]: s["stack"] for s in hand["seats"]}
+    posted = {e["seat"] for e in hand["events"] if e["kind"] == "post"}
+    absent = {s["seat"] for s in hand["seats"] if s.get("status") == "sitting_out" and s["seat"] not in posted}
     for e in hand["events"]:
         kind = e["kind"]
+        if kind in ("post", "action") and "amount" in e:
+            left[e["seat"]] = left.get(e["seat"], 0) - e["amount"]
+        elif kind == "return":
+            left[e["seat"]] = left.get(e["seat"], 0) + e["amount"]
+        elif kind == "kill":
+            absent.add(e["seat"])
+        if kind == "action" and e["action"] == "fold" and (left.get(e["seat"]) == 0 or e["seat"] in absent):
+            return ("a fold by a player with no chips behind or shown absent: PokerStars text reads it as the "
+                    "room killing the hand")
+        if kind == "action" and e["action"] in ("call", "bet", "raise"):
+            absent.discard(e["seat"])
         if kind == "deal" and e["to"] == "board":
             round_in = {}
         elif kind == "draw" and first_draw:
@@ -327,10 +344,10 @@ def format_hand(hand: dict) -> list[str]:
     won: dict[int, int] = {}
     side_pots = any(e["kind"] == "award" and e["pot"] > 0 for e in events)
     board: list[str] = []
-    last_play = max((i for i, e in enumerate(events) if e["kind"] in ("action", "draw")
+    last_play = max((i for i, e in enumerate(events) if e["kind"] in ("action", "draw", "kill")
                      or (e["kind"] == "deal" and e["to"] == "board")), default=0)
     contested = len({e["seat"] for e in events if e["kind"] == "deal" and e["to"] == "hole"}
-                    - {e["seat"] for e in events if e["kind"] == "action" and e["action"] == "fold"}) > 1
+                    - {e["seat"] for e in events if e.get("action") == "fold" or e["kind"] == "kill"}) > 1
     showdown_at = next((i for i, e in enumerate(events) if i > last_play
                         and (e["kind"] in ("show", "muck") or (contested and e["kind"] == "award"))), None)
     hole_written = False
@@ -390,6 +407,9 @@ def format_hand(hand: dict) -> list[str]:
             round_in = {}
         elif kind == "deal":  # a burn: PokerStars prints none
             continue
+        elif kind == "kill":  # the room folds for a player who did not act in time
+            folded.setdefault(e["seat"], streets + (1 if drawn else 0))
+            out += [f"{name[e['seat']]} has timed out", f"{name[e['seat']]}: folds"]
         elif kind == "action":
             seat, verb = e["seat"], e["action"]
             who = name[seat]
