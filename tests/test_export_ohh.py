@@ -121,7 +121,7 @@ def _hand(events: list[dict], **extra) -> dict:
                        {"kind": "post", "seat": 3, "post": "blind", "blind": 2, "amount": 2},
                        {"kind": "deal", "to": "hole", "seat": 1, "cards": ["Ah", "Kd"]},
                        {"kind": "deal", "to": "hole", "seat": 3, "cards": ["7c", "7d"]},
-                       {"kind": "deal", "to": "hole", "seat": 5, "cards": ["2s", "9h"]}, *events]}
+                       {"kind": "deal", "to": "hole", "seat": 5, "cards": ["2s", "9h"]}, *copy.deepcopy(events)]}
     hand.update(extra)
     return hand
 
