@@ -205,6 +205,23 @@ def test_tournament_players_sitting_out_are_dealt_in_and_the_room_kills_their_ha
     assert findings(CONVENTIONS / "tournament_absent_players.txt") == []
 
 
+def test_a_time_out_binds_to_the_next_action_only(tmp_path):
+    # "Yul has timed out", "Yul: checks" (the room checked for Yul), later "Yul: folds" (Yul's own fold)
+    text = (CONVENTIONS / "headers_and_wrappers.txt").read_text(encoding="utf-8").split("*********** # 3")[1]
+    text = "\n".join(line.strip() for line in text.splitlines()[1:])
+    text = text.replace("Yul: checks", "Yul is disconnected\nYul has timed out while disconnected\nYul: checks")
+    path = tmp_path / "timed_out.txt"
+    path.write_text(text, encoding="utf-8")
+    (hand,) = hands_of(path)
+    assert [(e["seat"], e["action"]) for e in kinds(hand, "action") if e["seat"] == 3] == [(3, "check"), (3, "fold")]
+    assert kinds(hand, "kill") == []
+    # timed out facing the bet: the fold is the clock's
+    path.write_text(text.replace("Yul: folds", "Yul has timed out\nYul: folds"), encoding="utf-8")
+    (hand,) = hands_of(path)
+    assert kinds(hand, "kill") == [{"kind": "kill", "seat": 3}]
+    assert findings(path) == []
+
+
 def test_a_tournament_seat_out_of_hand_is_not_dealt_in(tmp_path):
     text = (CONVENTIONS / "tournament_absent_players.txt").read_text(encoding="utf-8").split("\n\n\n\n")[0]
     text = text.replace("Seat 5: Eli (11 in chips)\n", "Seat 5: Eli (11 in chips)\n"

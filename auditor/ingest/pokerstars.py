@@ -15,10 +15,13 @@ Room conventions it applies, each documented where it is read:
 
 - tournaments deal players who are `sitting out` in (the room posts their antes and blinds and folds
   for them), but not a seat `out of hand` (moved in from another table);
-- a fold the text shows to be the room's doing is the `kill` event, not an action: the player was
-  absent by the file's own markers (`is sitting out` in the seat list or said during the hand, `sits
-  out`, `has timed out…`; undone by `has returned`, by a bet, and in cash games by posting), or had
-  no chips behind (all-in, with no decision to make: pokerdf-tests hand 33332 is such a fold);
+- a fold the text shows to be the room's doing is the `kill` event, not an action (PokerStars' help:
+  a tournament player sitting out "automatically folds while still posting blinds and antes"; when
+  the time to act expires, the hand is folded): the player was absent by the file's own markers (`is
+  sitting out` in the seat list or said during the hand, `sits out`; undone by `has returned`, by a
+  bet, and in cash games by posting), or the fold is the next action after `X has timed out…` (that
+  marker binds to that one action; `is disconnected` alone proves nothing), or the player had no
+  chips behind (all-in, with no decision to make: pokerdf-tests hand 33332 is such a fold);
 - older exports with no `Uncalled bet (X) returned to` line that leave the uncalled chips out of
   `Total pot`: when the chips put in exceed the chips paid by exactly the unmatched part of the last
   bet, and the stated total agrees with the awards, the `return` is written; a ReaderNote
@@ -482,8 +485,10 @@ class _HandReader:
         self.awards = 0
         self.returns = 0
         self.total_pot: Decimal | None = None
-        #: seats the text shows absent: listed or said to be sitting out, or timed out, and not returned
+        #: seats the text shows absent: listed or said to be sitting out, and not returned since
         self.absent: set[int] = set()
+        #: seats whose next action the room takes because they timed out (`has timed out…`)
+        self.timed_out: set[int] = set()
         #: (code, text) of the room conventions applied to this hand, for ReaderNotes
         self.notes: list[tuple[str, str]] = []
 
@@ -747,8 +752,9 @@ class _HandReader:
             self.colon_line(n, seat, rest)
             return True
         if rest.startswith("has timed out") and QUIET_PLAIN.match(rest):
-            # the room's marker of a player who did not act in time: a fold that follows is the room's
-            self.absent.add(seat)
+            # The room's marker of a player who did not act in time. It is about the player's next
+            # action only (PokerStars checks or folds for them at once): a fold then is the room's.
+            self.timed_out.add(seat)
             return True
         if rest == "has returned":
             self.absent.discard(seat)
@@ -831,12 +837,15 @@ class _HandReader:
             # a seat listed as sitting out that acts was dealt in after all
             self.deal_in(seat)
         event: dict[str, Any] = {"kind": "action", "seat": seat}
+        timed_out = seat in self.timed_out
+        self.timed_out.discard(seat)
         if verb == "fold":
             self.folded.add(seat)
-            if seat in self.absent or (self.left[seat] == 0 and seat not in self.folded_before(seat)):
+            if seat in self.absent or timed_out or (self.left[seat] == 0 and seat not in self.folded_before(seat)):
                 # The room's doing, not the player's: an absent player's hand is killed (tournaments
-                # fold for players sitting out or timed out), and a player with no chips behind has no
-                # decision to make, so "folds" can only be the room declaring the hand dead.
+                # fold for players sitting out; the clock folds a player who timed out), and a player
+                # with no chips behind has no decision to make, so "folds" can only be the room
+                # declaring the hand dead.
                 self.events.append({"kind": "kill", "seat": seat})
                 return
         if verb in ("fold", "check"):
