@@ -75,6 +75,8 @@ TABLE_COLUMNS = ["pack", "category", "hands", "expected", "found", "missed", "fa
 REPRO_PER_KIND = 5
 #: the formats `verify_pack(via=...)` can carry hands through; canonical is the in-memory path
 VIA = ("canonical", *SUFFIXES)
+#: why a clean hand is left out after an earlier hand of its table could not be written
+GAP = "an earlier hand of its table could not be written, so the table's sequence of hands would have a gap"
 #: hands per table session: short enough that a few thousand hands visit every game of a pack,
 #: long enough for the cross-hand faults (a skipped hand, blinds missed and made up)
 SESSION_HANDS = (10, 60)
@@ -240,14 +242,17 @@ class _Via:
         self.files = 0
 
     def cannot(self, hands: Sequence[Hand], category: str | None = None) -> str | None:
-        """Why the format cannot carry these hands (or a fault of `category`), None when it can."""
+        """Why the format cannot carry these hands in one file (or a fault of `category`), None when it can.
+        Besides `cannot_express`, a writer may name `HIDDEN_CATEGORIES` (faults it cannot show at all) and
+        `cannot_express_together(hands)` (what only several hands in one file show)."""
         if category in self.hidden:
             return self.hidden[category]
         for h in hands:
             reason = self.writer.cannot_express(h)
             if reason:
                 return reason
-        return None
+        together = getattr(self.writer, "cannot_express_together", None)  # what only several hands show
+        return together(hands) if together is not None and len(hands) > 1 else None
 
     def seq(self, hand: Hand, seq: int | None) -> int | None:
         """Where event `seq` of `hand` is in the hand read back (the writer's event_index; same by default)."""
@@ -430,6 +435,8 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
     repro = _Reproducers(repro_dir, via)
     inexpressible: dict[str, Counter] = {}
     clean_inexpressible: Counter = Counter()
+    tables_started: set[str] = set()  # tables with a clean hand written
+    broken: set[str] = set()  # tables that lost a hand after that
     clean_state = TableState()
     clean: list[SourceHand] = []
     units: list[_Unit] = []
@@ -503,12 +510,19 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
     for n, hand in enumerate(stream, 1):
         bad = _invalid(hand)
         cannot = via.cannot([hand]) if via is not None and not bad else None
+        if via is not None and not bad and hand["table_id"] in broken:
+            cannot = GAP
         if bad:
             problems.append(Problem(pack.name, "not audited", "-", None, None, hand["hand_id"],
                                     f"the simulator wrote an invalid hand: {bad}"))
         elif cannot:
+            # A table whose first hands cannot be written starts later; one that loses a hand after it
+            # started would have a gap the cross-hand rules rightly report, so the rest of it is left out.
             clean_inexpressible[cannot] += 1
+            if hand["table_id"] in tables_started:
+                broken.add(hand["table_id"])
         else:
+            tables_started.add(hand["table_id"])
             clean.append(SourceHand(hand, clean_name, n))
             n_clean += 1
         if history and history[-1]["table_id"] != hand["table_id"]:
