@@ -305,22 +305,43 @@ def _blinds_folded_to_bb(returned: int | None, awards: list[tuple[int, int]]) ->
     return _hand("n1", [(1, "ann", 5000), (2, "bob", 5000)], events)
 
 
-def test_the_big_blinds_uncalled_part_returned_and_rewon_is_no_finding(tmp_path):
-    hand = _blinds_folded_to_bb(50, [(2, 150)])  # returned 50, then paid the 150 'pot' including it
+def test_the_whole_big_blind_returned_and_the_small_blind_won_is_no_finding(tmp_path):
+    # PokerStars: "Uncalled bet (100) returned to bob", "bob collected 50 from pot" - bob ends with the
+    # chips a return of 50 and a pot of 100 would give him: judged on his net result, no finding.
+    hand = _blinds_folded_to_bb(100, [(2, 50)])
     result = _audit(tmp_path, [hand])
     assert _rules(result) == []
-    hands = _facts([hand])["hands"]
-    assert int(hands["chip_balance"].iloc[0]) == 0 and int(hands["rewon"].iloc[0]) == 50
-    assert int(hands["returned"].iloc[0]) == 50 and int(hands["awarded"].iloc[0]) == 150  # as booked
+    rounds = _facts([hand])["rounds"]
+    assert (int(rounds["returned"].iloc[0]), int(rounds["returned_net"].iloc[0])) == (100, 50)
+    assert int(rounds["uncalled_expected"].iloc[0]) == 50
+
+
+def test_returning_called_chips_to_a_bettor_who_loses_is_still_found(tmp_path):
+    # ann bets 100 on the flop, bob calls all-in for 40: 60 is owed back; ann takes back all 100 and bob,
+    # who wins, is paid the 240 the chips make (her called 40 twice over). The chips balance; the return and
+    # the pot rules both see it.
+    hand = _hand("n2", [(1, "ann", 5000), (2, "bob", 140)], [
+        {"kind": "button", "seat": 1}, _post(1, 1, 50), _post(2, 2, 100), _hole(1, ["7c", "2d"]),
+        _hole(2, ["As", "Ad"]), _act(1, "call", 50, 100), _act(2, "check"),
+        {"kind": "deal", "to": "board", "cards": ["2c", "3c", "4d"]}, _act(2, "check"), _act(1, "bet", 100, 100),
+        _act(2, "call", 40, 40, True), {"kind": "return", "seat": 1, "amount": 100},
+        *[{"kind": "deal", "to": "board", "cards": c} for c in (["8s"], ["Kd"])],
+        {"kind": "show", "seat": 1, "cards": ["7c", "2d"]}, {"kind": "show", "seat": 2, "cards": ["As", "Ad"]},
+        _award(2, 240),
+    ])
+    result = _audit(tmp_path, [hand])
+    assert _rules(result) == ["TDA-15B", "TDA-21"]
 
 
 def test_a_real_over_payment_is_still_found(tmp_path):
-    result = _audit(tmp_path, [_blinds_folded_to_bb(50, [(2, 250)])])  # 100 more than the return explains
-    assert _rules(result) == ["TDA-INT-chips"]
+    # the uncalled 50 returned, and the 150 'pot' paid including it: 50 chips from nowhere
+    assert _rules(_audit(tmp_path, [_blinds_folded_to_bb(50, [(2, 150)])])) == ["TDA-INT-chips"]
+    # a return larger than the whole bet
+    assert _rules(_audit(tmp_path, [_blinds_folded_to_bb(500, [(2, 50)])], "more.jsonl")) == ["TDA-INT-chips"]
 
 
 def test_paying_the_returned_chips_to_another_seat_is_still_found(tmp_path):
-    result = _audit(tmp_path, [_blinds_folded_to_bb(50, [(2, 100), (1, 50)])])
+    result = _audit(tmp_path, [_blinds_folded_to_bb(50, [(2, 50), (1, 50)])])
     assert "TDA-12" in _rules(result)  # ann folded: a pot she could not win paid her
 
 

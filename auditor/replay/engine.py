@@ -213,6 +213,7 @@ class _HandReplay:
         self.round_start_active: int | None = None
         self.round_actions = 0
         self.round_returned = 0
+        self.round_returns: dict[int, int] = defaultdict(int)
         self.last_aggressor = None
         schedule = self.variant.board_schedule
         self.round_row = {
@@ -251,6 +252,7 @@ class _HandReplay:
                 row["uncalled_seat"] = top_seat
                 row["uncalled_player"] = self.player.get(top_seat)
                 row["uncalled_expected"] = top - second
+        row["_returned_to_bettor"] = self.round_returns.get(row["uncalled_seat"], 0)
         row.update(pending_seat=pending, pending_player=self.player.get(pending) if pending else None,
                    able_players=len(can_bet), closed_by=how, returned=self.round_returned,
                    actions=self.round_actions, live_players=live, close_seq=seq)
@@ -482,6 +484,7 @@ class _HandReplay:
     def give_back(self, seat: int, amount: int) -> None:
         self.returned[seat] += amount
         self.round_returned += amount
+        self.round_returns[seat] += amount
         self.stack[seat] = self.stack.get(seat, 0) + amount
 
     def kill(self, seat: int) -> None:
@@ -521,8 +524,16 @@ class _HandReplay:
                 row["burns"] = None
         self._blinds_facts()
         balance = self._pots_facts(showdowns)
+        # On the bettor's net result: rooms book a blind's uncalled part by returning the whole blind,
+        # the part called included, when the bettor then wins the whole pot ("Uncalled bet (20) returned
+        # to Bob", "Bob collected 10"). The bettor ends with the same chips as with the uncalled part
+        # returned and the pot won, so that excess counts as returned only up to the uncalled part.
+        winners = {seat for _, seat, amount, _ in self.awards if amount}
         for row in self.rows.rounds:
             row["hand_chip_balance"] = balance
+            excess = max(0, row.pop("_returned_to_bettor") - row["uncalled_expected"])
+            sole_winner = excess > 0 and winners == {row["uncalled_seat"]}
+            row["returned_net"] = row["returned"] - excess if sole_winner else row["returned"]
         self._hand_facts(hand_id, duplicate_id, balance, final_round, final_street, final_aggressor, duplicate_of)
 
     def _hand_facts(self, hand_id: str, duplicate_id: bool, balance: int | None, final_round: dict | None,
@@ -570,7 +581,7 @@ class _HandReplay:
             self.big_blind_player(), self.previous_big_blind,
             self._players_in_two_seats(), contested,
             rake_allowed, self.previous_hand, duplicate_of, seat_list(sorted(self.killed)),
-            self._seating_conflicts(), self.rewon,
+            self._seating_conflicts(),
         ))
 
     def _players_in_two_seats(self) -> str:
@@ -738,81 +749,44 @@ class _HandReplay:
     def _declared_blind(self, n: int) -> int | None:
         return self.blinds_declared[n - 1] if n <= len(self.blinds_declared) else None
 
-    def _rewon(self) -> tuple[int | None, dict[int, int]]:
-        """The hand's chip balance judged on each seat's net result, and the chips booked twice per seat.
+    def _misawarded(self, computed: list) -> list[str]:
+        """The pots the awards misaward, against pots `computed`.
 
-        Converters book the big blind's (or any bettor's) uncalled part as returned *and* re-won: a
-        `return` of the chips, then an award to the same seat that includes them again. What the seat
-        ends with is the same as a return and an award of the pot alone, so the booking is no finding.
-        It is recognised only when the chips paid out beyond what came in are exactly what was returned
-        to seats that were each paid at least that much; any other over-payment, or one to another seat,
-        stays in the balance. (An over-payment of exactly the returned amount to the bettor cannot be
-        told from the booking; a log that books returns this way says nothing else about it.)
-        """
-        if not self.awards:
-            return None, {}  # a log that pays out nothing (PHH without finishing stacks) shows no balance
-        paid: dict[int, int] = defaultdict(int)
-        for _, seat, amount, _ in self.awards:
-            paid[seat] += amount
-        balance = self.chips_in - sum(self.returned.values()) - sum(paid.values()) - sum(self.rake.values())
-        if balance < 0:
-            again = {s: r for s, r in self.returned.items() if r > 0 and paid.get(s, 0) >= r}
-            if sum(again.values()) == -balance:
-                return 0, again
-        return balance, {}
-
-    def _settle(self, computed: list, rewon: dict[int, int]) -> tuple[list[tuple[int, int, int, int]], list[str]]:
-        """The awards net of re-won chips, and the pots they misaward.
-
-        Re-won chips come off the seat's awards from the pots most overpaid first. A pot is misawarded
-        when it paid out more than it held, or less than it held minus its rake: the rake the log puts
-        on that pot, plus any rake it states for the hand without a pot (room exports often do), which
-        may have come from any pot.
+        A pot is misawarded when it paid out more than it held, or less than it held minus its rake:
+        the rake the log puts on that pot, plus any rake it states for the hand without a pot (room
+        exports often do), which may have come from any pot.
         """
         paid: dict[int, int] = defaultdict(int)
         for pot, _, amount, _ in self.awards:
             paid[pot] += amount
-        awards = list(self.awards)
 
         def held(pot: int) -> int:
             return computed[pot].amount if pot is not None and 0 <= pot < len(computed) else 0
 
-        for seat, left in rewon.items():
-            mine = sorted((i for i, a in enumerate(awards) if a[1] == seat),
-                          key=lambda i: (held(awards[i][0]) - paid[awards[i][0]], -(awards[i][0] or 0)))
-            for i in mine:
-                pot, _, amount, seq = awards[i]
-                take = min(left, amount)
-                awards[i] = (pot, seat, amount - take, seq)
-                paid[pot] -= take
-                left -= take
-                if not left:
-                    break
-        awards = [a for a, booked in zip(awards, self.awards, strict=True) if a[2] or not booked[2]]
         unattributed = self.rake.get(None, 0)
         misawarded = []
         for pot in sorted(set(range(len(computed))) | set(paid)):
             if paid[pot] > held(pot) or paid[pot] < held(pot) - self.rake.get(pot, 0) - unattributed:
                 misawarded.append(f"pot {pot}: held {held(pot)}, paid {paid[pot]}")
-        return awards, misawarded
+        return misawarded
 
     def _pots_facts(self, showdowns: list[Showdown]) -> int | None:
-        """Pot rows; returns the hand's chip balance (in - returned - awarded - rake, on net results)."""
+        """Pot rows; returns the hand's chip balance (in - returned - awarded - rake)."""
         contributed = {s: c - self.returned.get(s, 0) for s, c in self.total.items()}
-        balance, rewon = self._rewon()
-        self.rewon = sum(rewon.values())
+        # A log that pays out nothing (PHH without finishing stacks) cannot show a balance.
+        balance = self.chips_in - sum(self.returned.values()) - sum(a for _, _, a, _ in self.awards) - \
+            sum(self.rake.values()) if self.awards else None
         computed = build_pots(contributed, self.folded, self.dead)
-        awards, self.misawarded = self._settle(computed, rewon)
+        self.misawarded = self._misawarded(computed)
         # A player all-in for less who then folded or was killed: rooms keep the pot closed at that
         # level. The log's awards are judged against the pots built that way when they fit them.
         split_at = {contributed[s] for s in self.all_in & self.folded if contributed.get(s, 0) > 0}
         if self.misawarded and split_at:
             split = build_pots(contributed, self.folded, self.dead, split_at)
-            split_awards, split_misawarded = self._settle(split, rewon)
-            if not split_misawarded:
-                computed, awards, self.misawarded = split, split_awards, split_misawarded
+            if not self._misawarded(split):
+                computed, self.misawarded = split, []
         by_pot: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-        for pot, seat, amount, seq in awards:
+        for pot, seat, amount, seq in self.awards:
             by_pot[pot].append((seat, amount, seq))
         unit = self.chip_unit
         for pot in sorted(by_pot):

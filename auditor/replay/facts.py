@@ -76,6 +76,9 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("uncalled_player", STR, "that player"),
         ("uncalled_expected", INT, "the uncalled part of that bet, which goes back to the bettor"),
         ("returned", INT, "chips the log returned during this round"),
+        ("returned_net", INT, "the return on the bettor's net result: what was returned, less any part beyond the "
+                              "uncalled bet given back to the bettor who then won every pot (a room's booking of "
+                              "the whole blind returned and the rest of the pot won: the same chips either way)"),
         ("actions", INT, "actions taken in the round"),
         ("draw_round", BOOL, "a draw preceded this round"),
         ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake (null if nothing was paid out)"),
@@ -138,8 +141,7 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("best_hand", STR, "the winning hand by evaluation, in words"),
         ("winners_match", BOOL, "the seats paid are exactly the winners by evaluation (null if not evaluable)"),
         ("split_without_tie", BOOL, "paid to every winner by evaluation and to others too: divided without a tie"),
-        ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake, rewon chips counted once "
-                                   "(0 when nothing leaked)"),
+        ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake (0 when nothing leaked)"),
         ("pots_formed", INT, "pots the contributions form"),
         ("paid_without_showing", STR, "seats paid from a pot two or more contested, without showing their cards"),
         ("chip_unit", INT, "the table's smallest chip"),
@@ -200,8 +202,7 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("returned", INT, "uncalled chips given back"),
         ("awarded", INT, "chips paid out"),
         ("rake", INT, "rake taken"),
-        ("chip_balance", INT, "chips_in − returned − awarded − rake, with rewon chips counted once "
-                              "(null if the log pays nothing out)"),
+        ("chip_balance", INT, "chips_in − returned − awarded − rake (null if the log pays nothing out)"),
         ("pots_misawarded", STR, "pots that paid out more than they held, or less than they held minus the rake"),
         ("lowest_stack", INT, "the lowest any stack went during the hand"),
         ("showdown", BOOL, "two or more players were still in at the end"),
@@ -220,8 +221,6 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("duplicate_of", STR, "file:line of the first hand in the run with this hand id (null unless a duplicate)"),
         ("killed_seats", STR, "seats whose hand the house declared dead (kill events)"),
         ("seating_conflicts", STR, "players listed in two seats, and seats listed for two players"),
-        ("rewon", INT, "chips returned to a seat as uncalled and booked again in its award (counted once in "
-                       "chip_balance and the pots: the seat's net result is what is judged)"),
     ],
 }
 
