@@ -84,8 +84,10 @@ def cannot_express(hand: dict) -> str | None:
     - players: PHH lists the players in the hand: a seated player sitting out (or new, or away)
       cannot be written; the button sits in the hand and, with three or more players, posts no
       blind;
-    - posts: antes by two or more players, the two blinds and straddles, each the stakes' amount
-      (or the poster's whole stack): no missed or dead blinds, no blind posted short;
+    - posts: antes by two or more players (or one player's ante for the table, which PHH's reader
+      takes as dead money: the canonical `dead` post), the two blinds and straddles, each the
+      stakes' amount (or the poster's whole stack): no missed blinds, no other dead money, no blind
+      posted short;
     - actions: `cc` is a check or a call as the bet faced decides, so a check facing a bet, or a
       call of other than the chips owed (capped at the stack), cannot be said; `cbr` is a bet or a
       raise as the round decides, so a "bet" into a bet, or a "raise" or "call" to other than the
@@ -114,8 +116,8 @@ def cannot_express(hand: dict) -> str | None:
     for ev in hand["events"]:
         if ev["kind"] in NO_WORDS:
             return NO_WORDS[ev["kind"]]
-        if ev["kind"] == "post" and ev["post"] in ("missed", "dead"):
-            return f"PHH has no {ev['post']} blind (only antes, blinds and straddles)"
+        if ev["kind"] == "post" and ev["post"] == "missed":
+            return "PHH has no missed blind (only antes, blinds and straddles)"
     for s in hand["seats"]:
         if s.get("status", "active") != "active":
             return f"PHH lists only the players in the hand: a seated player is {s['status']}"
@@ -208,6 +210,12 @@ def _posts_problem(hand: dict, order: list[int]) -> str | None:
             posts.append((i, ev))
     position = {seat: p for p, seat in enumerate(order)}
     antes = [ev for _, ev in posts if ev["post"] == "ante"]
+    dead = [ev for _, ev in posts if ev["post"] == "dead"]
+    if dead:
+        # one player's ante for the table (a big-blind or button ante) is what PHH's lone ante means
+        if len(dead) > 1 or antes:
+            return "PHH has no dead blind (only antes, blinds and straddles; one player's ante is dead money)"
+        antes = dead
     straddles = sorted((ev for _, ev in posts if ev["post"] == "straddle"), key=lambda ev: position[ev["seat"]])
     blinds = sorted((ev for _, ev in posts if ev["post"] == "blind"), key=lambda ev: ev["blind"])
     want = sorted(antes, key=lambda ev: position[ev["seat"]]) + blinds + straddles
@@ -225,7 +233,9 @@ def _posts_problem(hand: dict, order: list[int]) -> str | None:
     if len({ev["seat"] for ev in antes}) != len(antes):
         return "PHH has one ante per player; a player antes twice"
     if len(antes) == 1:
-        return "PHH reads a lone ante as dead money for the pot, not the poster's live ante"
+        if antes[0]["post"] != "dead":
+            return "PHH reads a lone ante as dead money for the pot, not the poster's live ante"
+        return None if "ante" not in stakes else "PHH implies no stakes' ante from one player's ante"
     amounts = {ev["amount"] for ev in antes}
     implied = amounts.pop() if len(amounts) == 1 else None
     if stakes.get("ante") != implied:
@@ -431,7 +441,7 @@ def to_phh(hand: dict, table: int = 1, number: int = 1) -> list[str]:
     for ev in hand["events"]:
         kind = ev["kind"]
         if kind == "post":
-            if ev["post"] == "ante":
+            if ev["post"] in ("ante", "dead"):  # a dead post is one player's ante for the table
                 antes[ev["seat"]] += ev["amount"]
             elif ev["post"] == "blind":
                 # an all-in blind is written as the stakes' blind: the reader posts what the stack allows
