@@ -205,6 +205,22 @@ def test_tournament_players_sitting_out_are_dealt_in_and_the_room_kills_their_ha
     assert findings(CONVENTIONS / "tournament_absent_players.txt") == []
 
 
+def test_a_2013_tournament_hand_with_every_kind_of_absence():
+    # in the style of 2013 exports: a space before the header, a "9+0" buy-in, trailing spaces; a player
+    # sitting out who posted nothing ("Ben: folds" in turn), two seats "out of hand", and "Ava has timed
+    # out", "Ava: folds", "Ava is sitting out", "Ava has returned"
+    path = CONVENTIONS / "tournament_2013_style.txt"
+    (hand,) = hands_of(path)
+    assert hand["hand_id"] == "100000000777" and hand["variant"] == "holdem"
+    assert [(s["seat"], s.get("status", "active")) for s in hand["seats"]] == [
+        (1, "active"), (2, "active"), (3, "active"), (4, "active"), (5, "sitting_out"), (6, "sitting_out"),
+        (7, "active"), (8, "active"), (9, "active")]
+    assert [e["seat"] for e in hand["events"] if e.get("to") == "hole"] == [7, 8, 9, 1, 2, 3, 4]
+    assert kinds(hand, "kill") == [{"kind": "kill", "seat": 1}, {"kind": "kill", "seat": 2}]
+    assert balance(hand) == (2390, 2390)
+    assert findings(path) == []
+
+
 def test_a_time_out_binds_to_the_next_action_only(tmp_path):
     # "Yul has timed out", "Yul: checks" (the room checked for Yul), later "Yul: folds" (Yul's own fold)
     text = (CONVENTIONS / "headers_and_wrappers.txt").read_text(encoding="utf-8").split("*********** # 3")[1]
