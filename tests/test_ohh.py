@@ -397,6 +397,17 @@ ILLEGAL = {
 
 
 @needs_corpus
+def test_a_player_marked_sitting_out_but_dealt_cards_is_recorded_as_both():
+    obj = _spec_object("Holdem Cash Game (PokerStars).ohh")
+    hero = next(p for p in obj["ohh"]["players"] if p["name"] == "Hero")
+    hero["is_sitting_out"] = True
+    item = convert_ohh(obj, "x.ohh", 1)
+    assert isinstance(item, SourceHand)
+    assert next(s for s in item.hand["seats"] if s["seat"] == hero["seat"])["status"] == "sitting_out"
+    assert {"kind": "deal", "to": "hole", "seat": hero["seat"], "cards": ["3h", "9d"]} in item.hand["events"]
+
+
+@needs_corpus
 def test_the_unchanged_example_is_clean(tmp_path):
     """The control for the cases below."""
     path = tmp_path / "clean.ohh"

@@ -62,7 +62,8 @@ and left to the rules: a check facing a bet, any action by a player who folded o
 turn, rounds out of order or twice (a Preflop round that is not first), board rounds with the wrong
 number of cards (and cards listed on a Preflop or Showdown round, dealt to the board there), "Dealt
 Cards" twice for a player (one deal of all the cards), two players listed in one seat (chips are
-counted by player id; the seating rules report the conflict).
+counted by player id; the seating rules report the conflict), a player marked `is_sitting_out` who
+is dealt cards (status `sitting_out`, and the deal).
 
 Still refused, with the quarantine code (docs/readers.md, "OHH"):
 
@@ -599,8 +600,11 @@ class _Hand:
 
     def _seat(self, p: dict) -> dict:
         seat = p["seat"]
+        # A player the file marks sitting out keeps that status even when dealt cards: dealt in while
+        # sitting out is recorded as both, for the rules to judge.
+        active = self._dealt_in(p) and not p.get("is_sitting_out")
         return {"seat": seat, "player": p["name"], "stack": self.money(p["starting_stack"]),
-                "status": "active" if self._dealt_in(p) else "sitting_out"}
+                "status": "active" if active else "sitting_out"}
 
     def _dealt_in(self, p: dict) -> bool:
         seat = p["seat"]
