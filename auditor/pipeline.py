@@ -11,6 +11,10 @@ in silence (issue #13).
 from __future__ import annotations
 
 import os
+import select
+import stat
+import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -33,9 +37,11 @@ from auditor.engines.partition import (
     RunOptions,
     empty_batch,
     plan,
+    read_input,
+    shown_text,
     sum_coverage,
 )
-from auditor.ingest.detect import detect, looks_like_log, read_file
+from auditor.ingest.detect import detect, looks_like_log
 from auditor.ingest.parquet import is_parquet_dataset
 from auditor.ingest.records import QUARANTINE_CODES, Quarantined, ReaderNote, SourceHand
 from auditor.resources import check_installation
@@ -52,9 +58,21 @@ class UsageError(ValueError):
 class InputFile:
     path: Path
     format: str  # a name from detect.INPUT_FORMATS, decided once by discover(); "auto" only for a zip
-    #: how the user knows the file: as named, or `<named folder>/<path inside it>`, never where the
-    #: folder happens to be mounted, so ids built from it are the same on every machine
+    #: how the user knows the file: as named, or `<folder as named>/<path inside it>` (`_folder_names`),
+    #: never where the folder happens to be mounted, so ids built from it are the same on every machine;
+    #: always valid text (a byte that is not UTF-8 in a file name is written `\xff`)
     name: str = ""
+    #: what findings and quarantines name the file by, in place of the path the reader opened: "" for that
+    #: path itself (escaped where it is not valid text), `<stdin>` for standard input spooled to a file
+    shown: str = ""
+    #: keeps a spooled stream's temporary copy alive as long as the input (not compared, not sent to workers)
+    spool: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        """The file as reports name it: readers label positions with `str(path)`, which
+        `engines.partition.read_input` replaces with this."""
+        return self.shown or shown_text(str(self.path))
 
 
 @dataclass(frozen=True)
@@ -89,6 +107,17 @@ class AuditResult:
     #: skipped files that are recognisably hand histories of a room this auditor cannot read: path -> what
     #: they are (`detect.recognise_other`: "888poker hand history: no reader for this room")
     skipped_hand_histories: dict[Path, str] = field(default_factory=dict)
+    #: skipped entries of a folder that are not regular files, never opened: path -> why (`not_regular`:
+    #: "a FIFO (named pipe)", "a link to a device", "a link to nothing")
+    skipped_not_regular: dict[Path, str] = field(default_factory=dict)
+    #: findings left out of the listing because one rule already had `MAX_FINDINGS_PER_HAND_RULE` of them
+    #: in the same hand, by (pack, rule id); counted in every total, so the summary still reconciles
+    findings_not_listed: Counter = field(default_factory=Counter)
+
+    @property
+    def findings_total(self) -> int:
+        """Findings listed plus those left out by the per-hand cap."""
+        return len(self.findings) + sum(self.findings_not_listed.values())
 
     @property
     def hands_quarantined(self) -> int:
@@ -126,43 +155,191 @@ class AuditResult:
                              "findings": [found.get(f, 0) for f in files]})
 
 
-def discover(paths: Iterable[Path], input_format: str = "auto") -> tuple[list[InputFile], list[Path]]:
+def discover(paths: Iterable[Path], input_format: str = "auto",
+             limits: Limits | None = None) -> tuple[list[InputFile], list[Path]]:
     """Input files under the given paths (directories recursively), and files that are not hand logs.
 
     A file named on the command line is always read (its format detected, or forced); inside a
-    directory only files with a hand-log name are, so a README beside the logs is skipped, not
-    reported as a bad hand.
+    directory only regular files with a hand-log name are, so a README beside the logs is skipped, not
+    reported as a bad hand. What inside a directory is not a regular file (a FIFO, a device, a socket, a
+    link to nothing) is skipped too, never opened (a FIFO would block the run) and never ignored:
+    `not_regular` says why. `-` is standard input, and a FIFO or pipe named on the command line
+    (`/dev/stdin`) is read the same way: once, into a temporary file (`spool_stream`), then audited
+    from there under its own name. A device named on the command line is refused.
     """
     found: list[InputFile] = []
     skipped: list[Path] = []
-    for path in paths:
-        if not path.exists():
-            raise UsageError(f"{path}: no such file or directory")
+    given = list(paths)
+    tops = _folder_names(given)
+    streams = 0
+    for path in given:
+        if path.as_posix() == "-" or _is_stream(path):
+            streams += path.as_posix() == "-"
+            if streams > 1:
+                raise UsageError("-: standard input can be read only once; give it once")
+            found.append(spool_stream(path, input_format, limits))
+            continue
+        if not os.path.lexists(path) or not path.exists():
+            why = "a link to nothing" if os.path.lexists(path) else "no such file or directory"
+            raise UsageError(f"{shown_text(str(path))}: {why}")
         if is_parquet_dataset(path) or not path.is_dir():
+            special = not_regular(path)
+            if special:
+                raise UsageError(f"{shown_text(str(path))}: {special}, not a hand log (pipe it into `-` to read "
+                                 "what it gives)")
             fmt = _format_of(path, input_format)
             if fmt is None:
                 known = recognise_skipped([path]).get(path) if path.is_file() else None
                 if known:
-                    raise UsageError(f"{path}: {known}")
-                raise UsageError(f"{path}: not a hand log this auditor reads (use --input-format to force one)")
-            found.append(InputFile(path, fmt, path.as_posix()))
+                    raise UsageError(f"{shown_text(str(path))}: {known}")
+                raise UsageError(f"{shown_text(str(path))}: not a hand log this auditor reads (use --input-format "
+                                 "to force one)")
+            found.append(InputFile(path, fmt, shown_text(path.as_posix())))
             continue
         entries = sorted(path.rglob("*"))
         datasets = [p for p in entries if is_parquet_dataset(p)]
-        top = path.resolve().name or path.as_posix()  # names inside the folder start with its own name
+        top = tops[path]
         for p in entries:
             if datasets and any(d == p or d in p.parents for d in datasets):
                 if p in datasets:
                     found.append(InputFile(p, "parquet", _name_inside(top, path, p)))
                 continue
-            if p.is_file():
-                fmt = _format_of(p, input_format) if input_format != "auto" or looks_like_log(p) else None
-                (found.append(InputFile(p, fmt, _name_inside(top, path, p))) if fmt else skipped.append(p))
+            if p.is_dir():
+                continue
+            if not_regular(p):
+                skipped.append(p)
+                continue
+            fmt = _format_of(p, input_format) if input_format != "auto" or looks_like_log(p) else None
+            (found.append(InputFile(p, fmt, _name_inside(top, path, p))) if fmt else skipped.append(p))
     # One order whatever order the paths were given in: partitions, batches and therefore findings,
     # quarantines and which of two hands with one id is the duplicate do not depend on it.
     found.sort(key=lambda item: (item.path.as_posix(), item.name))
     skipped.sort(key=lambda p: p.as_posix())
     return found, skipped
+
+
+def not_regular(path: Path) -> str | None:
+    """Why `path` is not a file to read (`a FIFO`, `a link to a device`, `a link to nothing`), or None for
+    a regular file or a directory (or a link to one). Looks only at metadata: never opens the path."""
+    try:
+        own = os.lstat(path)
+    except OSError as exc:
+        return f"not readable ({exc.strerror or exc})"
+    link = stat.S_ISLNK(own.st_mode)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return "a link to nothing" if link else f"not readable ({exc.strerror or exc})"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    return f"a link to {kind.removeprefix('a ')}" if link else kind
+
+
+def _is_stream(path: Path) -> bool:
+    """A FIFO or pipe (`/dev/stdin` of a pipe, `<(...)`): readable once, in order, so spooled like `-`."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+#: how long a FIFO named on the command line may keep the run waiting for its writer, or between two
+#: pieces of what it writes, before it is refused (standard input waits as long as its writer takes)
+STREAM_IDLE_SECONDS = 30.0
+#: the name findings give to what was read from standard input
+STDIN_NAME = "<stdin>"
+
+
+class _Detached:
+    """What a spool becomes in a worker process: nothing to delete there (the driver owns the copy)."""
+
+
+class _Spool:
+    """The temporary folder holding a stream's copy; deleted with the last input naming it (or at exit)."""
+
+    def __init__(self) -> None:
+        self.folder = tempfile.TemporaryDirectory(prefix="auditor-stream-")
+
+    def __reduce__(self) -> tuple:
+        return (_Detached, ())
+
+
+def spool_stream(path: Path, input_format: str = "auto", limits: Limits | None = None) -> InputFile:
+    """Standard input (`-`) or a FIFO, read once to its end into a temporary file, as an input named
+    `<stdin>` (or the FIFO's name). A reader, detection and the HTML report's second look all open the
+    copy, so detection consumes nothing of the stream and nothing is read twice. At most
+    `limits.max_unpacked_bytes` are taken (a stream that goes on past it is refused, exit 2); a FIFO
+    that stays silent for `STREAM_IDLE_SECONDS` is refused, so a FIFO nobody writes to cannot hang a run.
+    """
+    from auditor.ingest.limits import DEFAULT_LIMITS
+
+    cap = (limits or DEFAULT_LIMITS).max_unpacked_bytes
+    stdin = path.as_posix() == "-"
+    name = STDIN_NAME if stdin else shown_text(path.as_posix())
+    spool = _Spool()
+    copy = Path(spool.folder.name) / "stream"
+    try:
+        with copy.open("wb") as out:
+            if stdin:
+                if sys.stdin is None or sys.stdin.isatty():
+                    raise UsageError("-: standard input is a terminal; pipe a hand log into it "
+                                     "(`cat log.jsonl | auditor audit -`)")
+                _copy_blocking(sys.stdin.buffer, out, cap, name)
+            else:
+                _copy_fifo(path, out, cap, name)
+    except OSError as exc:
+        spool.folder.cleanup()
+        raise UsageError(f"{name}: cannot read: {exc.strerror or exc}") from exc
+    except UsageError:
+        spool.folder.cleanup()
+        raise
+    if copy.stat().st_size == 0:
+        spool.folder.cleanup()
+        raise UsageError(f"{name}: empty, nothing was read from it")
+    fmt = input_format if input_format != "auto" else _format_of(copy, "auto")
+    if fmt is None or fmt == "auto":  # "auto" would be a zip by name, which a stream has not
+        spool.folder.cleanup()
+        raise UsageError(f"{name}: not a hand log this auditor reads (use --input-format to force one)")
+    return InputFile(copy, fmt, name, name, spool)
+
+
+def _copy_blocking(stream: Any, out: Any, cap: int, name: str) -> None:
+    copied = 0
+    while chunk := stream.read(1 << 20):
+        copied += len(chunk)
+        if copied > cap:
+            raise UsageError(f"{name}: goes on past {cap} bytes (limit max_unpacked_bytes; refused)")
+        out.write(chunk)
+
+
+def _copy_fifo(path: Path, out: Any, cap: int, name: str) -> None:
+    """Copy a FIFO without ever blocking on it: opened non-blocking (opening it plainly waits for a writer
+    forever), read only when poll says there is something, refused after `STREAM_IDLE_SECONDS` of silence.
+    Before any writer comes a read says end-of-file at once; poll does not, which tells the two apart."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        copied = 0
+        while True:
+            if not poller.poll(STREAM_IDLE_SECONDS * 1000):
+                said = "nothing was written to it" if copied == 0 else f"it stopped after {copied} bytes"
+                raise UsageError(f"{name}: a FIFO, and {said} for {STREAM_IDLE_SECONDS:g} s (refused; nothing "
+                                 "of it is audited)")
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                return
+            copied += len(chunk)
+            if copied > cap:
+                raise UsageError(f"{name}: goes on past {cap} bytes (limit max_unpacked_bytes; refused)")
+            out.write(chunk)
+    finally:
+        os.close(fd)
 
 
 #: bytes of a skipped file looked at to tell whether it is a hand history of a room we cannot read
@@ -183,6 +360,8 @@ def recognise_skipped(paths: Iterable[Path]) -> dict[Path, str]:
         return {}
     found: dict[Path, str] = {}
     for path in paths:
+        if not_regular(path):  # never opened: a FIFO would block, a device never end
+            continue
         try:
             with open_binary(path) as f:
                 head = f.read(HEAD_BYTES)
@@ -195,7 +374,42 @@ def recognise_skipped(paths: Iterable[Path]) -> dict[Path, str]:
 
 
 def _name_inside(top: str, folder: Path, path: Path) -> str:
-    return f"{top}/{path.relative_to(folder).as_posix()}"
+    return shown_text(f"{top}/{path.relative_to(folder).as_posix()}")
+
+
+def _folder_names(paths: list[Path]) -> dict[Path, str]:
+    """The name each folder given is known by, the start of its files' names (and so of PHH hand ids).
+
+    A relative path without `..` is kept as the user wrote it (`casinoA/day1`): it names the folder the
+    same way on every machine. An absolute path, or one climbing out with `..`, is known by its last
+    part (`/mnt/ci/corpus/phh` -> `phh`), since where a corpus is mounted must not change its ids; when
+    two such folders of one run end alike (`/a/casinoA/day1`, `/b/casinoB/day1`) each keeps as many
+    parts as tells it apart from the others (`casinoA/day1`, `casinoB/day1`), so their hands' ids do
+    not collide (issue #14 item 10).
+    """
+    folders = [p for p in paths if p.as_posix() != "-" and not is_parquet_dataset(p) and _is_dir(p)]
+    names: dict[Path, str] = {}
+    climbing: dict[Path, tuple[str, ...]] = {}
+    for folder in folders:
+        if not folder.is_absolute() and ".." not in folder.parts and folder.parts:
+            names[folder] = folder.as_posix()
+        else:
+            parts = folder.resolve().parts[1:] or (folder.resolve().as_posix(),)
+            climbing[folder] = parts
+    for folder, parts in climbing.items():
+        depth = 1
+        while depth < len(parts) and any(other != folder and len(o) >= depth and o[-depth:] == parts[-depth:]
+                                         for other, o in climbing.items()):
+            depth += 1
+        names[folder] = "/".join(parts[-depth:])
+    return names
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _format_of(path: Path, input_format: str) -> str | None:
@@ -213,7 +427,7 @@ def _format_of(path: Path, input_format: str) -> str | None:
 def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantined]:
     """Every hand of the inputs, read or quarantined (readers' notes about files are left out: not hands)."""
     for item in inputs:
-        for read in read_file(item.path, item.format, item.name or None):
+        for read in read_input(item):
             if not isinstance(read, ReaderNote):
                 yield read
 
@@ -249,7 +463,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         raise UsageError(f"unknown engine '{engine}' (engines: {', '.join(ENGINES)})")
     if scheduler is not None and engine != "dask":
         raise UsageError("a scheduler address needs the dask engine (--engine dask)")
-    inputs, skipped = discover(paths, input_format)
+    inputs, skipped = discover(paths, input_format, limits)
     forced = resolve_pack(pack) if pack else None
     partitions = plan(inputs, batch_size, limits)
     options = RunOptions(pack, batch_size, limits)
@@ -284,7 +498,9 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     not_covered: Counter = Counter()
     not_covered_per_file: Counter = Counter()
     notes: dict[tuple[str, str], ReaderNote] = {}
+    not_listed: Counter = Counter()
     for result in ordered:
+        not_listed.update(result.findings_not_listed)
         read_per_file.update(result.read_per_file)
         not_covered.update(result.not_covered)
         not_covered_per_file.update(result.not_covered_per_file)
@@ -298,7 +514,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     return AuditResult(all_findings, _total_coverage(coverage, packs), quarantined, hands_read,
                        hands_read - len(quarantined) - outside, inputs, packs, time.perf_counter() - started,
                        skipped, read_per_file, not_covered, not_covered_per_file, list(notes.values()),
-                       recognise_skipped(skipped))
+                       recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p))},
+                       not_listed)
 
 
 def games_text(games: Iterable[tuple[str, str]]) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import math
+import re
 import time
 import uuid
 from collections import Counter
@@ -54,6 +55,12 @@ MIN_PARTITION_HANDS = 2_000
 #: runs smaller than this many batches are cut into about this many partitions, so that even a
 #: modest run keeps a few workers busy
 PARTITIONS_WANTED = 16
+
+#: findings of one rule in one hand kept and listed; the rest are counted per rule, not kept (issue #14
+#: item 5: a hand of 2,000 checks facing a bet gave 2,000 findings of one rule, and a 768 KB gzip of
+#: such hands 3.48 million findings held until the end, about 5 GB). A hundred say all a reviewer needs
+#: of one rule broken over and over in one hand; how many more there were is in the summary.
+MAX_FINDINGS_PER_HAND_RULE = 100
 
 #: notify(kind, partition index, value): "hands" (value = hands read since the last notice) or
 #: "piece" (value = input index of a piece finished)
@@ -136,6 +143,8 @@ class PartitionResult:
     not_covered_per_file: Counter = field(default_factory=Counter)
     #: what the readers told about the files (ReaderNote), the first of each (file, code), in reading order
     notes: list[ReaderNote] = field(default_factory=list)
+    #: findings beyond `MAX_FINDINGS_PER_HAND_RULE` of one rule in one hand, not kept, by (pack, rule id)
+    findings_not_listed: Counter = field(default_factory=Counter)
 
     @property
     def hands_not_covered(self) -> int:
@@ -233,15 +242,69 @@ def _estimate(item: InputFile) -> int:
     return max(1, size // BYTES_PER_HAND)
 
 
-def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quarantined]:
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def shown_text(text: str) -> str:
+    """`text` safe for a table, a report and a terminal: a byte that was not UTF-8 in a file name (Python
+    holds it as a surrogate escape, e.g. `\\udcff` for byte 0xff) is written `\\xff`, any other lone
+    surrogate `\\udxxx`. Arrow, JSON and the terminal refuse surrogates, so one name delivered by a tar or
+    rsync from another system used to fail the whole run (issue #14 item 2)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda m: f"\\x{ord(m[0]) - 0xDC00:02x}" if 0xDC80 <= ord(m[0]) <= 0xDCFF
+                              else f"\\u{ord(m[0]):04x}", text)
+    return text
+
+
+def read_input(item: InputFile, limits: Any = None) -> Iterator[SourceHand | Quarantined | ReaderNote]:
+    """Every item of one input, positions named as the run shows them: what the reader labels with the
+    path it opened (`str(path)`, or `path!member` for an archive member) is relabelled `item.label` (the
+    path with undecodable bytes escaped, or `<stdin>` for a spooled stream), so no surrogate reaches a
+    table or report, and a temporary copy's name never shows. The path opened stays the real one."""
+    if limits is None:
+        items = read_file(item.path, item.format, item.name or None)
+    else:
+        items = read_file(item.path, item.format, item.name or None, limits=limits)
+    real = str(item.path)
+    shown = item.label
+    if shown != real:
+        for read in items:
+            yield _relabelled(read, real, shown)
+        return
+    valid = real  # the common case: the path is valid text; each other label is looked at once in a row
+    for read in items:
+        if read.file != valid:
+            if shown_text(read.file) != read.file:
+                read = _relabelled(read, real, shown)
+            else:
+                valid = read.file
+        yield read
+
+
+def _relabelled(read: SourceHand | Quarantined | ReaderNote, real: str,
+                shown: str) -> SourceHand | Quarantined | ReaderNote:
+    file = read.file
+    file = shown + file[len(real):] if file.startswith(real) else file
+    file = shown_text(file)
+    if isinstance(read, SourceHand):
+        return SourceHand(read.hand, file, read.line)
+    if isinstance(read, ReaderNote):
+        return ReaderNote(file, read.line, read.code, shown_text(read.text.replace(real, shown)))
+    hand_id = None if read.hand_id is None else shown_text(read.hand_id)
+    table_id = None if read.table_id is None else shown_text(read.table_id)
+    return Quarantined(file, read.line, shown_text(read.reason.replace(real, shown)), hand_id, code=read.code,
+                       table_id=table_id)
+
+
+def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quarantined | ReaderNote]:
     item = piece.input
     if piece.rows is not None and piece.layout is not None:
         # the same last line of defence as every other reader (read_file wraps them all)
-        yield from contained(read_range(item.path, piece.layout, *piece.rows), str(item.path))
-    elif limits is None:
-        yield from read_file(item.path, item.format, item.name or None)
+        yield from contained(read_range(item.path, piece.layout, *piece.rows), item.label)
     else:
-        yield from read_file(item.path, item.format, item.name or None, limits=limits)
+        yield from read_input(item, limits)
 
 
 def run_partition(partition: Partition, options: RunOptions,
@@ -303,10 +366,14 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     uncovered_per_file: Counter = Counter()
     notes: dict[tuple[str, str], ReaderNote] = {}
 
+    not_listed: Counter = Counter()
+
     def flush() -> None:
         if batch:
             found, cov, failed, rows, games, files = _audit_batch(batch, packs, local, forced, state)
-            findings.append(found)
+            found, dropped = cap_findings(found)
+            not_listed.update(dropped)
+            findings.append(found)  # Arrow-backed text columns (pandas' default string dtype): compact
             coverage.append(cov)
             quarantined.extend(failed)
             uncovered.update(games)
@@ -359,7 +426,21 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     return PartitionResult(
         partition.index, pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(local))[0],
         sum_coverage(coverage) if coverage else None, quarantined, hands_read, read_per_file, list(packs),
-        ledger_rows, time.perf_counter() - started, uncovered, uncovered_per_file, list(notes.values()))
+        ledger_rows, time.perf_counter() - started, uncovered, uncovered_per_file, list(notes.values()), not_listed)
+
+
+def cap_findings(findings: pd.DataFrame, cap: int = MAX_FINDINGS_PER_HAND_RULE) -> tuple[pd.DataFrame, Counter]:
+    """The findings with at most `cap` of one rule in one hand (the first, in event order), and how many
+    were left out, by (pack, rule id). A hand is its (file, line): ids may repeat, positions do not."""
+    if len(findings) <= cap:
+        return findings, Counter()
+    keys = ["file", "line", "pack", "rule_id"]
+    rank = findings.groupby(keys, sort=False, dropna=False).cumcount()
+    over = rank.to_numpy() >= cap
+    if not over.any():
+        return findings, Counter()
+    dropped = findings.loc[over].groupby(["pack", "rule_id"], sort=False).size()
+    return findings.loc[~over].reset_index(drop=True), Counter({key: int(n) for key, n in dropped.items()})
 
 
 def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[str, Pack], forced: Pack | None,

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from auditor.check.money import format_money, format_money_list
-from auditor.ingest.detect import read_file
+from auditor.engines.partition import read_input
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.pipeline import AuditResult, InputFile
@@ -81,7 +81,7 @@ def might_hold(item: InputFile, files: set[str]) -> bool:
     """
     if item.format == "parquet":
         return True
-    names = {item.name, str(item.path), item.path.as_posix()} - {""}
+    names = {item.name, item.label, str(item.path), item.path.as_posix()} - {""}
     prefixes = tuple(f"{name}!" for name in names)
     return any(f in names or f.startswith(prefixes) for f in files)
 
@@ -92,7 +92,7 @@ def scan_hands(inputs: Iterable[InputFile], keep: Callable[[SourceHand], bool],
     for item in inputs:
         if files is not None and not might_hold(item, files):
             continue
-        for hand in read_file(item.path, item.format, item.name or None):
+        for hand in read_input(item):  # named as the audit named them (escaped, `<stdin>`)
             if isinstance(hand, SourceHand) and keep(hand):
                 yield hand
 
