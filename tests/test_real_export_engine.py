@@ -449,3 +449,17 @@ def test_unreplayable_seats_are_still_refused():
     hand["seats"][1]["seat"] = 3
     assert "beyond max_seats" in consistency_error(hand)
     assert not isinstance(hand, Quarantined)
+
+
+def test_facing_only_a_big_blind_all_in_for_less_than_the_small_blind_nobody_owes_an_action():
+    # blinds 50/100: cat's big blind is all-in for 30; ann folds; bob's 50 already covers it
+    hand = _hand("b2", [(1, "ann", 5000), (2, "bob", 5000), (3, "cat", 30)], [
+        {"kind": "button", "seat": 1}, _post(2, 1, 50), _post(3, 2, 30, all_in=True), *HOLES, _act(1, "fold"),
+        {"kind": "return", "seat": 2, "amount": 20},
+        *[{"kind": "deal", "to": "board", "cards": c} for c in (["2c", "3c", "4d"], ["8s"], ["Kd"])],
+        {"kind": "show", "seat": 2, "cards": ["7c", "2d"]}, {"kind": "show", "seat": 3, "cards": ["9h", "9s"]},
+        _award(3, 60),
+    ])
+    rounds = _facts([hand])["rounds"]
+    assert rounds["pending_seat"].isna().all()
+    assert int(rounds["uncalled_expected"].iloc[0]) == 20 and int(rounds["uncalled_seat"].iloc[0]) == 2

@@ -238,7 +238,11 @@ class _HandReplay:
             if len(can_bet) >= 2:
                 pending = self._next_to_act(can_bet)
             elif len(can_bet) == 1 and self.round[can_bet[0]] < self.current_bet:
-                pending = can_bet[0]
+                # the last player able to bet owes an action only if someone still in has more in the round:
+                # facing only a blind posted all-in short of their own chips in, there is nothing to call
+                alone = can_bet[0]
+                if any(self.round[s] > self.round[alone] for s in self.dealt_in - self.folded if s != alone):
+                    pending = alone
         contributions = sorted(self.round.items(), key=lambda kv: kv[1], reverse=True)
         if contributions and contributions[0][1] > 0:
             top_seat, top = contributions[0]
