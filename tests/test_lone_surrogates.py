@@ -35,5 +35,5 @@ def test_lone_surrogate_is_quarantined_and_the_rest_is_audited(tmp_path, make, s
     result = audit([path])
     assert result.hands_read == 3
     assert [q.line for q in result.quarantined] == lines
-    assert all("lone UTF-16 surrogate" in q.reason for q in result.quarantined)
+    assert all("lone UTF-16 surrogate" in q.reason and q.code == "damaged" for q in result.quarantined)
     assert result.hands_audited == 1
