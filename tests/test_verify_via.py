@@ -61,7 +61,7 @@ def test_the_canonical_path_is_unchanged():
     assert same.table.equals(report.table) and same.mutators.equals(report.mutators)
 
 
-def test_a_hand_the_reader_refuses_is_not_audited_and_fails_the_run(monkeypatch):
+def test_a_hand_the_reader_refuses_is_not_audited_and_fails_the_run(monkeypatch, tmp_path):
     """A writer whose text the reader cannot read (here: every hand cut before its summary) loses every hand:
     each is a "not audited" problem, the planted faults count as missed, and the run fails."""
     def cut(hands, path):
@@ -72,8 +72,11 @@ def test_a_hand_the_reader_refuses_is_not_audited_and_fails_the_run(monkeypatch)
     broken = SimpleNamespace(**{k: getattr(pokerstars, k) for k in ("cannot_express", "event_index", "SUFFIX")},
                              write_hands=cut)
     monkeypatch.setattr(verify_module, "writer", lambda name: broken)
-    report = verify_pack("tda-2024", 40, 2, via="pokerstars")
+    report = verify_pack("tda-2024", 40, 2, via="pokerstars", repro_dir=tmp_path)
     kinds = {q.kind for q in report.problems}
+    # each reproducer: the canonical hands, and beside them the file the reader was given
+    repro = [q.reproducer for q in report.problems if q.reproducer is not None]
+    assert repro and all(p.with_suffix(".txt").read_text().startswith("PokerStars Hand #") for p in repro)
     assert kinds == {"not audited"}
     assert any("reader quarantined" in q.detail and "[truncated]" in q.detail for q in report.problems)
     assert (report.table["found"] == 0).all() and report.table["missed"].sum() == report.mutated_hands
