@@ -224,3 +224,20 @@ def test_every_writer_mutation_it_can_express_is_read_back(tmp_path):
                     break
     assert {"check_facing_bet", "act_after_fold", "undercall", "short_hole", "extra_board_card"} <= seen
     assert set(REGISTRY) >= seen
+
+
+@pytest.mark.xfail(strict=False, reason="reader case for H1/lead: split_lines strips blanks at both ends of every "
+                   "line, but the seat list keeps a name's leading blank, so ' 0: folds' is read as the fold of "
+                   "player '0' (another seat), silently; the writer calls such names not expressible meanwhile")
+def test_reader_reads_a_name_with_a_leading_blank_or_refuses_it(tmp_path):
+    hand = next(h for h in _hands("holdem", "no-limit", 40, 1, table_size=(2, 2))
+                if next(e for e in h["events"] if e["kind"] == "action")["action"] == "fold"
+                and not any(e["kind"] == "seat_draw" for e in h["events"]))
+    folder = next(e for e in hand["events"] if e["kind"] == "action")["seat"]
+    for s in hand["seats"]:
+        s["player"] = " 0" if s["seat"] == folder else "0"
+    path = tmp_path / "blank.txt"
+    path.write_text("\n".join(ps.format_hand(hand)) + "\n", encoding="utf-8")
+    (item,) = list(read_file(path))
+    if isinstance(item, SourceHand):  # read: then as written, or refused; never another seat's fold
+        assert dict(item.hand, rule_pack=hand["rule_pack"]) == ps.carried(hand)
