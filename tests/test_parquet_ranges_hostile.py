@@ -83,7 +83,7 @@ def test_an_unknown_column_stored_twice_is_ignored_by_both_readers(dataset, tmp_
         assert result.hands_audited == len(items) and all(isinstance(i, SourceHand) for i in items)
     else:  # every hands row cut: each hand's seats and events are left without it, each one quarantined
         assert result.hands_quarantined == len(items) and not any(isinstance(i, SourceHand) for i in items)
-        assert all("no row in hands.parquet" in q.reason for q in result.quarantined)
+        assert all("no row in hands.parquet" in q.reason and q.code == "invalid-record" for q in result.quarantined)
 
 
 def test_a_canonical_column_stored_twice_is_refused_by_name(dataset, tmp_path):
@@ -91,6 +91,7 @@ def test_a_canonical_column_stored_twice_is_refused_by_name(dataset, tmp_path):
     result = audit([twice], pack="tda-2024")
     assert result.hands_audited == 0 and result.hands_read == result.hands_quarantined == 1
     assert "column chip_unit appears more than once" in result.quarantined[0].reason
+    assert result.quarantined[0].code == "invalid-record"
 
 
 def test_text_that_is_not_utf8_is_quarantined_in_the_range_reader_too():
@@ -106,6 +107,7 @@ def test_text_that_is_not_utf8_is_quarantined_in_the_range_reader_too():
     assert result.hands_read == result.hands_audited + result.hands_quarantined == len(alone) == 1
     assert "'utf-8' codec can't decode" in result.quarantined[0].reason
     assert result.quarantined[0].reason.startswith("unreadable Parquet dataset: ")
+    assert result.quarantined[0].code == "damaged"
 
 
 def test_a_range_reader_that_fails_anyway_is_contained(dataset, monkeypatch):
@@ -120,6 +122,7 @@ def test_a_range_reader_that_fails_anyway_is_contained(dataset, monkeypatch):
     result = audit([dataset], pack="tda-2024")
     assert result.hands_read == result.hands_quarantined == 1
     assert result.quarantined[0].reason == "reader error, the rest of the file is not read: RuntimeError: a bug"
+    assert result.quarantined[0].code == "internal-error"
 
 
 def _one_hand_row_removed(dataset: Path, tmp_path: Path) -> tuple[Path, int]:
@@ -181,6 +184,7 @@ def test_a_footer_whose_row_counts_disagree_is_refused_by_both_readers():
     assert result.hands_read == result.hands_quarantined == len(alone) == 1
     assert result.quarantined[0].reason == ("refused Parquet dataset: seats.parquet is damaged: its footer counts "
                                             "2 rows, its row groups 6")
+    assert result.quarantined[0].code == alone[0].code == "damaged"
 
 
 def test_limits_apply_to_a_streamed_dataset_as_to_one_read_whole(dataset):
@@ -189,4 +193,4 @@ def test_limits_apply_to_a_streamed_dataset_as_to_one_read_whole(dataset):
 
     result = audit([dataset], pack="tda-2024", limits=Limits(max_file_bytes=1000))
     assert result.hands_audited == 0 and result.hands_read == result.hands_quarantined == 1
-    assert "limit max_file_bytes" in result.quarantined[0].reason
+    assert "limit max_file_bytes" in result.quarantined[0].reason and result.quarantined[0].code == "limit"
