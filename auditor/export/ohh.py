@@ -108,23 +108,26 @@ def chip_unit_problem(hand: dict, implied: int, fmt: str) -> str | None:
     """Why reading the hand back with the format's implied smallest chip would change its audit, or None.
 
     OHH and PHH do not state the table's smallest chip; their readers take one cent (or one chip),
-    which is `implied` canonical units. The chip unit is read only where pots are split (equal
-    shares and odd chips are counted in chip units) and where rake is rounded; a hand with neither
-    audits the same under any chip unit that divides its amounts.
+    which is `implied` canonical units. The chip unit is read only where a pot is split (equal
+    shares and odd chips are counted in chip units) and where rake is rounded. A pot of T split
+    among w seats is judged alike under both units when T is a multiple of w chip units: no odd
+    chip under either, the same equal share. So a hand is expressible unless it rakes or splits a
+    pot that leaves odd chips of its own unit.
     """
     unit = hand["stakes"]["chip_unit"]
     if unit == implied:
         return None
-    winners: dict[int, set[int]] = defaultdict(set)
+    paid: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     for ev in hand["events"]:
         if ev["kind"] == "award":
-            winners[ev["pot"]].add(ev["seat"])
+            paid[ev["pot"]][ev["seat"]] += ev["amount"]
         elif ev["kind"] == "rake":
             return (f"{fmt} does not state the smallest chip (its reader takes one cent or one chip), "
                     "and this hand's rake is rounded to the hand's own")
-    if any(len(seats) > 1 for seats in winners.values()):
-        return (f"{fmt} does not state the smallest chip (its reader takes one cent or one chip), "
-                "and this hand splits a pot in the hand's own")
+    for shares in paid.values():
+        if len(shares) > 1 and sum(shares.values()) % (unit * len(shares)):
+            return (f"{fmt} does not state the smallest chip (its reader takes one cent or one chip), "
+                    "and this hand splits a pot with odd chips of the hand's own")
     return None
 
 
