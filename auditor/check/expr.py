@@ -48,7 +48,24 @@ condition (``when: all_in`` with a nullable boolean column) counts as ``False``.
 Division (``/``, ``//``, ``%``) by zero gives a missing value, so comparisons
 with the result are ``False``; it never raises.  Comparing directly with
 ``None`` is refused at compile time (it would always be false); use
-``isnull(x)`` / ``notnull(x)``.  Integer arithmetic is done in int64.
+``isnull(x)`` / ``notnull(x)``.
+
+Overflow: the third outcome
+---------------------------
+Integer arithmetic is done in int64 and *checked*: ``+ - * // %``, unary ``-``
+and ``abs()`` detect, column-wise, every row where the true result leaves int64
+(numpy would wrap silently, so ``amount * 10000 < 0`` would fire on a legal bet
+of 999,999,999,999,750).  Float arithmetic that overflows to infinity from
+finite operands, and column values that do not fit int64 (uint64 above 2**63-1,
+Python integers beyond 64 bits), are treated the same.  Narrower integer
+columns are widened to int64 first.  Such a row's value is *unknown*, and a
+condition over it is neither true nor false: :meth:`Expression.assess` reports
+it as *not assessable* (the check counts the hand as not assessable, never as a
+violation and never as a pass).  ``and`` / ``or`` / ``not`` follow three-valued
+logic, so a known ``False`` still decides an ``and`` and a known ``True`` an
+``or``.  A missing value wins over an unknown one (``isnull(x) or x * y > 0``
+is assessable where ``x`` is missing).  Mixing an integer with a float computes
+in float64, which cannot wrap but rounds above 2**53.
 """
 
 from __future__ import annotations
@@ -134,11 +151,19 @@ class _Val:
     ``data`` is a scalar or a 1-D array of the table's length.  ``missing`` is
     ``False`` (nothing missing), ``True`` (a missing scalar) or a boolean array.
     Positions flagged as missing hold a harmless filler in ``data``.
+
+    ``unknown`` has the same shape as ``missing`` and flags the rows whose value
+    exists but could not be computed: integer arithmetic that would leave int64
+    (it would wrap), float arithmetic that overflowed to infinity, or a column
+    value that does not fit int64.  Unlike a missing value, an unknown one makes
+    a condition neither true nor false: the row is *not assessable*.  A row that
+    is missing is never also unknown (missing wins: the value does not exist).
     """
 
     kind: str
     data: Any
     missing: Any = False
+    unknown: Any = False
 
 
 _NULL_VAL = _Val(_NULL, None, True)
@@ -160,6 +185,15 @@ def _or_mask(a: Any, b: Any) -> Any:
     if a is True or b is True:
         return True
     return a | b
+
+
+def _and_not(a: Any, b: Any) -> Any:
+    """Mask ``a`` without the rows of mask ``b`` (both normalised by :func:`_mask`)."""
+    if a is False or b is False:
+        return a
+    if b is True:
+        return False
+    return _mask(np.logical_and(a, np.logical_not(b)))
 
 
 def _drop_missing(raw: Any, missing: Any) -> Any:
@@ -235,9 +269,10 @@ def _series_value(series: pd.Series) -> _Val:
     if pd.api.types.is_numeric_dtype(dtype) and dtype.kind in "iuf":
         if dtype.kind in "iu":
             if isinstance(dtype, np.dtype):
-                return _Val(_NUM, series.to_numpy())
-            if not series.hasnans:
-                return _Val(_NUM, series.to_numpy(dtype=np.int64))
+                return _int64_value(series.to_numpy(), False)
+            # nullable Int64 & co.: keep the integers exact (float64 would round above 2**53)
+            missing = _mask(series.isna().to_numpy(dtype=bool))
+            return _int64_value(series.to_numpy(dtype=dtype.numpy_dtype, na_value=0), missing)
         data = series.to_numpy(dtype=np.float64, na_value=np.nan)
         return _Val(_NUM, data, _mask(np.isnan(data)))
     if isinstance(dtype, pd.StringDtype):
@@ -256,13 +291,47 @@ def _series_value(series: pd.Series) -> _Val:
             data = series.to_numpy(dtype=object, copy=True)
             data[missing] = False
             return _Val(_BOOL, data.astype(bool), _mask(missing))
-        if inferred in ("integer", "floating", "mixed-integer-float"):
+        if inferred == "integer":  # Python integers: exact in int64, or unknown where they do not fit
+            data = series.to_numpy(dtype=object, copy=True)
+            data[missing] = 0
+            try:
+                return _Val(_NUM, data.astype(np.int64), _mask(missing))
+            except OverflowError:
+                return _big_integers(data, _mask(missing))
+        if inferred in ("floating", "mixed-integer-float"):
             return _series_value(pd.to_numeric(series))
         data = series.to_numpy(dtype=object, copy=True)
         data[missing] = None
         return _Val(_OTHER, data, _mask(missing))
     # datetimes, timedeltas and other exotic dtypes: handed to numpy as they are.
     return _Val(_OTHER, series.to_numpy(), _mask(missing))
+
+
+def _int64_value(data: np.ndarray, missing: Any) -> _Val:
+    """An integer column as int64, the one integer type arithmetic is checked in.
+
+    Narrower columns (int8..int32, uint8..uint32) are widened, so ``seat * seat`` cannot wrap at 2**15;
+    uint64 values above 2**63 - 1 cannot be represented and are *unknown* (the row is not assessable).
+    """
+    if data.dtype == np.int64:
+        return _Val(_NUM, data, missing)
+    if data.dtype.kind == "u" and data.dtype.itemsize == 8:
+        too_big = _and_not(_mask(data > np.uint64(_INT64_MAX)), missing)
+        if too_big is not False:
+            return _Val(_NUM, np.where(too_big, 0, data).astype(np.int64), missing, too_big)
+    return _Val(_NUM, data.astype(np.int64), missing)
+
+
+def _big_integers(data: np.ndarray, missing: Any) -> _Val:
+    """An object column of Python integers (missing rows already 0) some of which do not fit int64: those
+    rows are unknown. Only reached for hand-made tables (the engine writes int64), so one pass in Python is
+    acceptable here.
+    """
+    fits = np.fromiter((_INT64_MIN <= int(v) <= _INT64_MAX for v in data), dtype=bool, count=len(data))
+    values = np.fromiter((int(v) if ok else 0 for v, ok in zip(data, fits, strict=True)), dtype=np.int64,
+                         count=len(data))
+    missing_mask = missing if missing is not False else np.zeros(len(data), dtype=bool)
+    return _Val(_NUM, values, _mask(missing_mask), _and_not(_mask(~fits), _mask(missing_mask)))
 
 
 class _Env:
@@ -299,11 +368,15 @@ def _reject_list(value: _Val) -> None:
         raise ExpressionError("a list can only be used as the right operand of 'in' / 'not in'")
 
 
-def _truth(value: _Val) -> Any:
-    """The value used as a condition: missing counts as False."""
+def _truth(value: _Val) -> tuple[Any, Any]:
+    """The value used as a condition: (true, unknown).
+
+    Missing counts as False; an unknown row (see :class:`_Val`) is neither: ``true`` is False there and
+    ``unknown`` flags it.
+    """
     kind = value.kind
     if kind == _NULL:
-        return False
+        return False, False
     _reject_list(value)
     if kind == _BOOL:
         raw = value.data
@@ -313,7 +386,26 @@ def _truth(value: _Val) -> Any:
         raw = value.data != ""
     else:
         raise ExpressionError("a value of this type cannot be used as a condition")
-    return _as_bool(_drop_missing(raw, value.missing))
+    unknown = value.unknown
+    return _as_bool(_drop_missing(raw, _or_mask(value.missing, unknown))), unknown
+
+
+def _kleene(parts: list[tuple[Any, Any]], conjunction: bool) -> tuple[Any, Any]:
+    """``and`` / ``or`` over (true, unknown) pairs in three-valued (Kleene) logic.
+
+    A known False decides an ``and`` and a known True decides an ``or`` whatever the unknown parts are,
+    so ``isnull(x) or x * 10**12 > y`` stays assessable where ``x`` is missing.
+    """
+    combine = np.logical_and if conjunction else np.logical_or
+    value = reduce(combine, (raw for raw, _ in parts))
+    unknown = reduce(_or_mask, (unk for _, unk in parts))
+    if unknown is False:
+        return _as_bool(value), False
+    if conjunction:
+        decided = reduce(_or_mask, (_mask(np.logical_not(np.logical_or(raw, unk))) for raw, unk in parts))
+    else:
+        decided = _mask(value)
+    return _as_bool(value), _and_not(unknown, decided)
 
 
 def _numbers(value: _Val, what: str) -> Any:
@@ -356,12 +448,54 @@ def _arith(op: type, left: _Val, right: _Val) -> _Val:
     x, y = _numbers(left, what), _numbers(right, what)
     with np.errstate(all="ignore"):
         result = func(x, y)
+        overflow = _overflow(op, x, y, result)
     missing = _or_mask(left.missing, right.missing)
     if op in _DIVISIONS:
         missing = _or_mask(missing, _mask(np.equal(y, 0)))
+    inputs_unknown = _or_mask(left.unknown, right.unknown)
     if np.asarray(result).dtype.kind == "f":
-        missing = _or_mask(missing, _mask(np.isnan(result)))
-    return _Val(_NUM, result, missing)
+        # NaN is missing (0/0, inf - inf of the data), except where an operand was already unknown: the
+        # infinity there stands for a number too large to compute, so the result is unknown too
+        missing = _or_mask(missing, _and_not(_mask(np.isnan(result)), inputs_unknown))
+    unknown = _and_not(_or_mask(inputs_unknown, overflow), missing)
+    return _Val(_NUM, result, missing, unknown)
+
+
+def _overflow(op: type, x: Any, y: Any, result: Any) -> Any:
+    """Rows where ``result`` is not the true value of ``x op y``: the int64 operation wrapped, or a float
+    one overflowed to infinity from finite operands. Whole-column tests, no Python per row.
+
+    * ``+``: the result's sign differs from both operands' (which agree);
+    * ``-``: the operands' signs differ and the result's sign differs from ``x``'s;
+    * ``*``: ``result // x != y`` (exact: a wrapped product is at least 2**64 away from the true one,
+      further than one step of ``x``), and ``-1 * -2**63``, whose wrapped result passes that test;
+    * ``//``: only ``-2**63 // -1``.  ``%`` never overflows, ``/`` computes in float64.
+    """
+    kinds = np.asarray(x).dtype.kind + np.asarray(y).dtype.kind
+    if np.asarray(result).dtype.kind == "f":
+        if op in _DIVISIONS:  # x / 0 is missing (division by zero), not an overflow
+            return _mask(np.isinf(result) & np.isfinite(x) & np.isfinite(y) & (np.not_equal(y, 0)))
+        return _mask(np.isinf(result) & np.isfinite(x) & np.isfinite(y))
+    if kinds != "ii":
+        return False
+    if op is ast.Add:
+        return _mask(((x ^ result) & (y ^ result)) < 0)
+    if op is ast.Sub:
+        return _mask(((x ^ y) & (x ^ result)) < 0)
+    if op is ast.Mult:
+        safe = np.where(np.equal(x, 0), 1, x)
+        wrapped = np.not_equal(x, 0) & np.not_equal(result // safe, y)
+        return _mask(wrapped | (np.equal(x, -1) & np.equal(y, _INT64_MIN)))
+    if op is ast.FloorDiv:
+        return _mask(np.equal(x, _INT64_MIN) & np.equal(y, -1))
+    return False
+
+
+def _negative_overflow(data: Any) -> Any:
+    """Rows where ``-x`` or ``abs(x)`` leaves int64: only ``x == -2**63``."""
+    if np.asarray(data).dtype.kind != "i":
+        return False
+    return _mask(np.equal(data, _INT64_MIN))
 
 
 _COMPARE: dict[type, tuple[str, Callable[[Any, Any], Any]]] = {
@@ -378,11 +512,12 @@ def _family(kind: str) -> str:
     return _NUM if kind in (_NUM, _BOOL) else kind
 
 
-def _compare(op: type, left: _Val, right: _Val) -> Any:
+def _compare(op: type, left: _Val, right: _Val) -> tuple[Any, Any]:
+    """One comparison: (true, unknown) as :func:`_truth` gives them."""
     _reject_list(left)
     _reject_list(right)
     if left.kind == _NULL or right.kind == _NULL:
-        return False
+        return False, False
     symbol, func = _COMPARE[op]
     families = {_family(left.kind), _family(right.kind)}
     if families == {_NUM, _TEXT}:
@@ -395,15 +530,17 @@ def _compare(op: type, left: _Val, right: _Val) -> Any:
     else:
         with np.errstate(all="ignore"):
             raw = _as_bool(func(left.data, right.data))
-    return _as_bool(_drop_missing(raw, _or_mask(left.missing, right.missing)))
+    unknown = _or_mask(left.unknown, right.unknown)
+    return _as_bool(_drop_missing(raw, _or_mask(_or_mask(left.missing, right.missing), unknown))), unknown
 
 
-def _isin(left: _Val, right: _Val, negate: bool) -> Any:
+def _isin(left: _Val, right: _Val, negate: bool) -> tuple[Any, Any]:
+    """``in`` / ``not in``: (true, unknown) as :func:`_truth` gives them."""
     _reject_list(left)
     if right.kind != _LIST:
         raise ExpressionError("the right operand of 'in' / 'not in' must be a list")
     if left.kind == _NULL:
-        return False
+        return False, False
     items = [v for v in right.data if v is not None and not (isinstance(v, float) and math.isnan(v))]
     data = left.data
     if np.ndim(data) == 0:
@@ -413,7 +550,7 @@ def _isin(left: _Val, right: _Val, negate: bool) -> Any:
         raw = pd.Series(data, copy=False).isin(items).to_numpy(dtype=bool)
     if negate:
         raw = np.logical_not(raw)
-    return _as_bool(_drop_missing(raw, left.missing))
+    return _as_bool(_drop_missing(raw, _or_mask(left.missing, left.unknown))), left.unknown
 
 
 def _same_family(a: Any, b: Any) -> bool:
@@ -428,7 +565,10 @@ def _same_family(a: Any, b: Any) -> bool:
 def _fn_abs(x: _Val) -> _Val:
     if x.kind == _NULL:
         return _NULL_VAL
-    return _Val(_NUM, np.abs(_numbers(x, "abs()")), x.missing)
+    data = _numbers(x, "abs()")
+    with np.errstate(all="ignore"):
+        result = np.abs(data)
+    return _Val(_NUM, result, x.missing, _and_not(_or_mask(x.unknown, _negative_overflow(data)), x.missing))
 
 
 def _extreme(func: Callable[[Any, Any], Any], name: str) -> Callable[..., _Val]:
@@ -437,7 +577,8 @@ def _extreme(func: Callable[[Any, Any], Any], name: str) -> Callable[..., _Val]:
             return _NULL_VAL
         data = reduce(func, [_numbers(a, f"{name}()") for a in args])
         missing = reduce(_or_mask, [a.missing for a in args])
-        return _Val(_NUM, data, missing)
+        unknown = reduce(_or_mask, [a.unknown for a in args])
+        return _Val(_NUM, data, missing, _and_not(unknown, missing))
 
     return run
 
@@ -460,6 +601,7 @@ def _fn_startswith(x: _Val, prefix: _Val) -> _Val:
         return _Val(_BOOL, False)
     if x.kind not in (_TEXT, _OTHER):
         raise ExpressionError(f"startswith() needs text, not {x.kind}")
+    # text is never unknown (only numbers overflow), so there is no unknown mask to carry
     if np.ndim(x.data) == 0:
         raw: Any = isinstance(x.data, str) and x.data.startswith(prefix.data)
     else:
@@ -609,13 +751,11 @@ class _Compiler:
 
     def _boolop(self, node: ast.BoolOp) -> _Fn:
         parts = [self.compile(v) for v in node.values]
-        combine = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
+        conjunction = isinstance(node.op, ast.And)
 
         def run(env: _Env) -> _Val:
-            acc = _truth(parts[0](env))
-            for part in parts[1:]:
-                acc = combine(acc, _truth(part(env)))
-            return _Val(_BOOL, _as_bool(acc))
+            value, unknown = _kleene([_truth(part(env)) for part in parts], conjunction)
+            return _Val(_BOOL, value, False, unknown)
 
         return run
 
@@ -627,7 +767,8 @@ class _Compiler:
         if isinstance(op, ast.Not):
 
             def run_not(env: _Env) -> _Val:
-                return _Val(_BOOL, _as_bool(np.logical_not(_truth(operand(env)))))
+                value, unknown = _truth(operand(env))
+                return _Val(_BOOL, _drop_missing(_as_bool(np.logical_not(value)), unknown), False, unknown)
 
             return run_not
         negate = isinstance(op, ast.USub)
@@ -638,10 +779,12 @@ class _Compiler:
             if value.kind == _NULL:
                 return _NULL_VAL
             data = _numbers(value, f"unary '{symbol}'")
+            unknown = value.unknown
             if negate:
+                unknown = _and_not(_or_mask(unknown, _negative_overflow(data)), value.missing)
                 with np.errstate(all="ignore"):
                     data = np.negative(data)
-            return _Val(_NUM, data, value.missing)
+            return _Val(_NUM, data, value.missing, unknown)
 
         return run_sign
 
@@ -681,15 +824,15 @@ class _Compiler:
 
         def run(env: _Env) -> _Val:
             values = [fn(env) for fn in fns]
-            acc: Any = True
+            links = []
             for index, op in enumerate(ops):
                 left, right = values[index], values[index + 1]
                 if op is ast.In or op is ast.NotIn:
-                    raw = _isin(left, right, negate=op is ast.NotIn)
+                    links.append(_isin(left, right, negate=op is ast.NotIn))
                 else:
-                    raw = _compare(op, left, right)
-                acc = raw if acc is True else np.logical_and(acc, raw)
-            return _Val(_BOOL, _as_bool(acc))
+                    links.append(_compare(op, left, right))
+            value, unknown = links[0] if len(links) == 1 else _kleene(links, conjunction=True)
+            return _Val(_BOOL, value, False, unknown)
 
         return run
 
@@ -763,24 +906,45 @@ class Expression:
 
         ``columns`` may be a DataFrame or any mapping of name -> Series/array.
         Missing values and non-boolean results are turned into booleans as
-        described in the module docstring.
+        described in the module docstring.  Rows that are not assessable
+        (arithmetic overflow) are False here; callers that judge rows must use
+        :meth:`assess`, which tells them apart.
+        """
+        return self.assess(columns, parameters, length)[0]
+
+    def assess(
+        self,
+        columns: Mapping[str, pd.Series | np.ndarray],
+        parameters: Mapping[str, object],
+        length: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Evaluate over whole columns in three-valued logic: ``(holds, not_assessable)``.
+
+        Two fresh boolean arrays of ``length``.  ``not_assessable`` flags the rows whose
+        outcome depends on arithmetic that overflowed (see the module docstring); ``holds``
+        is False there, so a row is exactly one of: holds, does not hold, not assessable.
         """
         length = operator.index(length)
         if length < 0:
             raise ValueError("length must not be negative")
         env = _Env(columns, parameters if parameters is not None else {}, length)
         try:
-            truth = _truth(self._root(env))
+            truth, unknown = _truth(self._root(env))
         except ExpressionError:
             raise
         except (TypeError, ValueError, ArithmeticError) as exc:
-            raise ExpressionError(f"cannot evaluate {self.text!r}: {exc}") from exc
-        if np.ndim(truth) == 0:
-            return np.full(length, bool(truth), dtype=bool)
-        result = np.array(truth, dtype=bool, copy=True)
-        if result.shape != (length,):
-            raise ExpressionError(f"result has shape {result.shape}, expected ({length},)")
-        return result
+            raise ExpressionError(f"cannot evaluate {_one_line(self.text, 200)!r}: {exc}") from exc
+        return _full(truth, length), _full(unknown, length)
+
+
+def _full(mask: Any, length: int) -> np.ndarray:
+    """A scalar or array condition as a fresh boolean array of ``length``."""
+    if np.ndim(mask) == 0:
+        return np.full(length, bool(mask), dtype=bool)
+    result = np.array(mask, dtype=bool, copy=True)
+    if result.shape != (length,):
+        raise ExpressionError(f"result has shape {result.shape}, expected ({length},)")
+    return result
 
 
 def compile_expression(text: str) -> Expression:

@@ -24,8 +24,9 @@ FINDING_COLUMNS = [
 ]
 #: one dtype per findings column, so findings look the same however they were batched
 FINDING_DTYPES = {c: ("Int64" if c in ("seat", "seq", "line") else "string") for c in FINDING_COLUMNS}
+#: hands_overflow: hands on which the rule's arithmetic overflowed int64 (counted in hands_not_assessable too)
 COVERAGE_COLUMNS = ["pack", "rule_id", "category", "severity", "hands_in_scope", "hands_checked",
-                    "hands_not_assessable", "hands_with_violations", "violations"]
+                    "hands_not_assessable", "hands_with_violations", "violations", "hands_overflow"]
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 #: a rule is *partly assessed* when more than this share of the hands it applies to lack a fact it needs
 PARTLY_ASSESSED_SHARE = 0.5
@@ -146,7 +147,7 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, scope: _Scope) -> t
     coverage = {
         "pack": pack.name, "rule_id": rule.id, "category": rule.category, "severity": rule.severity,
         "hands_in_scope": n_scope, "hands_checked": n_scope, "hands_not_assessable": 0, "hands_with_violations": 0,
-        "violations": 0,
+        "violations": 0, "hands_overflow": 0,
     }
     selected = scope.rows(rule)
     if not selected.any():
@@ -154,17 +155,27 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, scope: _Scope) -> t
     wanted = rule.reads | _FINDING_SOURCES
     rows = table.loc[selected, [c for c in table.columns if c in wanted]]
     params = pack.parameters
+    # three outcomes per row: violates, passes, or not assessable (a fact it needs is missing, or the
+    # predicates' arithmetic overflowed int64: judging a wrapped number would be a false verdict either way)
+    overflow = np.zeros(len(rows), dtype=bool)
     if rule.when is not None:
-        rows = rows[rule.when.evaluate(rows, params, len(rows))]
-    assessable = np.ones(len(rows), dtype=bool)
+        selects, overflow = rule.when.assess(rows, params, len(rows))
+        keep = selects | overflow
+        rows, overflow = rows[keep], overflow[keep]
+    missing_need = np.zeros(len(rows), dtype=bool)
     for need in rule.needs:
-        assessable &= rows[need].notna().to_numpy(dtype=bool)
-    not_assessable_hands = rows.loc[~assessable, "hand"].unique()
-    rows = rows[assessable]
-    violating = rows[rule.violation.evaluate(rows, params, len(rows))] if len(rows) else rows
+        missing_need |= rows[need].isna().to_numpy(dtype=bool)
+    checkable = ~(overflow | missing_need)
+    violates = np.zeros(len(rows), dtype=bool)
+    if checkable.any():
+        holds, unknown = rule.violation.assess(rows[checkable], params, int(checkable.sum()))
+        violates[checkable], overflow[checkable] = holds, unknown
+    not_assessable_hands = rows.loc[overflow | missing_need, "hand"].unique()
+    violating = rows[violates]
     n = len(violating)
     coverage.update(hands_checked=n_scope - len(not_assessable_hands), hands_not_assessable=len(not_assessable_hands),
-                    hands_with_violations=violating["hand"].nunique(), violations=n)
+                    hands_with_violations=violating["hand"].nunique(), violations=n,
+                    hands_overflow=rows.loc[overflow, "hand"].nunique())
     if not n:
         return None, coverage
     # messages show money in each hand's own units ($0.50, 1,500 chips), never the log's integers
