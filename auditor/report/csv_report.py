@@ -16,8 +16,13 @@ import pandas as pd
 from auditor.pipeline import AuditResult
 from auditor.report.text import strip_control
 
-#: first characters a spreadsheet reads as the start of a formula (tab and CR are read through)
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: first characters a spreadsheet reads as the start of a formula (tab and CR are read through); the
+#: full-width forms too, which some spreadsheets fold to the plain ones
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+#: characters before a formula that a spreadsheet may skip: every kind of white space (line breaks, the
+#: non-breaking and other Unicode spaces: str.isspace) and the invisible format characters (zero-width
+#: spaces and joiners, word joiner, byte-order mark, Mongolian vowel separator)
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u180e\u00ad"
 
 
 def neutralise(value: object) -> object:
@@ -27,10 +32,19 @@ def neutralise(value: object) -> object:
     if not isinstance(value, str):
         return value.item() if hasattr(value, "item") else value
     text = strip_control(value)
-    # a formula may also hide behind leading spaces, which some spreadsheets skip
-    if text.startswith(FORMULA_STARTS) or text.lstrip(" ").startswith(FORMULA_STARTS):
+    # a formula may also hide behind leading blanks, a line break or a non-breaking space, which some
+    # spreadsheets skip (issue #14 item 12)
+    if text.startswith(FORMULA_STARTS) or _lstrip_blank(text).startswith(FORMULA_STARTS):
         return "'" + text
     return text
+
+
+def _lstrip_blank(text: str) -> str:
+    """`text` without what may come before a formula unseen: white space of any kind and invisible characters."""
+    start = 0
+    while start < len(text) and (text[start].isspace() or text[start] in _INVISIBLE):
+        start += 1
+    return text[start:]
 
 
 def write_csv(result: AuditResult, out: TextIO) -> None:

@@ -36,7 +36,7 @@ from auditor.ingest.records import QUARANTINE_CODES, SourceHand
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, rules_by_id, tool_version
 from auditor.report.hands import HandKey, HandView, build_views, scan_hands
-from auditor.report.text import strip_control, unaudited_lines
+from auditor.report.text import not_listed_line, strip_control, unaudited_lines
 
 MAX_REPLAYS = 500
 MAX_TABLE_ROWS = 10_000
@@ -199,12 +199,20 @@ def _summary(result: AuditResult, generated: str) -> str:
     shown = "".join(f"<li>{e(x)}</li>" for x in names[:20])
     more = f"<li>… and {len(names) - 20:,} more (see “Files”)</li>" if len(names) > 20 else ""
     skipped = ""
-    others = [p for p in result.skipped_files if p not in result.skipped_hand_histories]
+    special = result.skipped_not_regular
+    others = [p for p in result.skipped_files if p not in result.skipped_hand_histories and p not in special]
     if others:
         listed = ", ".join(e(p.as_posix()) for p in others[:10])
         extra = f" and {len(others) - 10:,} more" if len(others) > 10 else ""
         skipped = (f"<tr><th>Files skipped</th><td>{len(others):,} not recognised as hand logs: "
                    f"{listed}{extra}</td></tr>")
+    if special:
+        listed = ", ".join(f"{e(p.as_posix())} ({e(why)})" for p, why in list(special.items())[:10])
+        extra = f" and {len(special) - 10:,} more" if len(special) > 10 else ""
+        skipped += (f"<tr><th>Not regular files</th><td>{len(special):,} skipped, never opened: "
+                    f"{listed}{extra}</td></tr>")
+    if result.findings_not_listed:
+        skipped += (f"<tr><th>Findings not listed</th><td>{e(not_listed_line(result).strip())}</td></tr>")
     notes = ""
     if result.notes:
         listed = "".join(f"<li>{e(note.one_line())}</li>" for note in result.notes[:50])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
+from auditor.engines.partition import MAX_FINDINGS_PER_HAND_RULE, shown_text
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, rules_by_id, tool_version
 
@@ -25,7 +26,7 @@ def not_audited(result: AuditResult) -> dict[str, Any]:
         "hands_not_covered": result.hands_not_covered,
         "not_covered": [{"pack": pack, "variant": variant, "structure": structure, "hands": count}
                         for (pack, variant, structure), count in sorted(result.not_covered.items())],
-        "skipped_hand_histories": [{"file": path.as_posix(), "format": known}
+        "skipped_hand_histories": [{"file": shown_text(path.as_posix()), "format": known}
                                    for path, known in result.skipped_hand_histories.items()],
         "rules_partly_assessed": [{"pack": r.pack, "rule_id": r.rule_id, "hands_in_scope": int(r.hands_in_scope),
                                    "hands_not_assessable": int(r.hands_not_assessable)}
@@ -48,10 +49,17 @@ def summary(result: AuditResult) -> dict[str, Any]:
         "hands_not_covered": result.hands_not_covered,
         "hands_quarantined": result.hands_quarantined,
         "quarantined_by_code": result.quarantined_by_code(),
-        "skipped_files": [p.as_posix() for p in result.skipped_files],
+        "skipped_files": [shown_text(p.as_posix()) for p in result.skipped_files],
         "notes": [{"file": note.file, "line": note.line, "code": note.code, "text": note.text}
                   for note in result.notes],
         "findings": len(findings),
+        # findings beyond the per-hand cap of one rule (MAX_FINDINGS_PER_HAND_RULE): counted, not listed
+        "findings_not_listed": sum(result.findings_not_listed.values()),
+        "findings_not_listed_by_rule": [{"pack": pack, "rule_id": rule, "findings": count}
+                                        for (pack, rule), count in sorted(result.findings_not_listed.items())],
+        "findings_per_hand_rule_cap": MAX_FINDINGS_PER_HAND_RULE,
+        "skipped_not_regular": [{"file": shown_text(p.as_posix()), "why": why}
+                                for p, why in result.skipped_not_regular.items()],
         "findings_by_severity": {str(k): int(v) for k, v in by_severity.items()},
         "findings_by_category": {str(k): int(v) for k, v in by_category.items()},
         "seconds": round(result.seconds, 3),

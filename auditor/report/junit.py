@@ -23,6 +23,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
+from auditor.engines.partition import shown_text
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, rules_by_id
 from auditor.report.text import strip_control
@@ -76,8 +77,8 @@ def _not_audited_suite(root: ET.Element, result: AuditResult, stamp: str) -> dic
                       f"{count} hand(s) of {variant} {structure}: no rule of {pack} applies to that game",
                       f"pack {pack}, game {variant} {structure}, hands {count}"))
     for path, known in result.skipped_hand_histories.items():
-        cases.append((f"skipped: {path.as_posix()}", "not-audited.skipped", f"skipped, not audited: {known}",
-                      path.as_posix()))
+        shown = shown_text(path.as_posix())
+        cases.append((f"skipped: {shown}", "not-audited.skipped", f"skipped, not audited: {known}", shown))
     for name, classname, message, text in cases:
         case = ET.SubElement(suite, "testcase", name=xml_text(name), classname=xml_text(classname), time="0")
         failure = ET.SubElement(case, "failure", type="not-audited", message=xml_text(message))

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from auditor.check.packs import Pack, Rule
+from auditor.engines.partition import shown_text
 from auditor.ingest.records import QUARANTINE_CODES
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, tool_version
@@ -103,8 +104,8 @@ def notifications(result: AuditResult) -> list[dict[str, Any]]:
                       "properties": {"pack": pack, "variant": variant, "structure": structure, "hands": count}})
     for path, known in result.skipped_hand_histories.items():
         found.append({"descriptor": {"id": "skipped-hand-history"}, "level": "error",
-                      "message": {"text": f"{path.as_posix()}: skipped, not audited: {known}"},
-                      "locations": [_location(path.as_posix(), 0)], "properties": {"format": known}})
+                      "message": {"text": f"{shown_text(path.as_posix())}: skipped, not audited: {known}"},
+                      "locations": [_location(shown_text(path.as_posix()), 0)], "properties": {"format": known}})
     for row in result.partly_assessed().itertuples(index=False):
         found.append({"descriptor": {"id": "partly-assessed"}, "level": "warning",
                       "message": {"text": f"{row.pack} {row.rule_id} partly assessed: not assessable in "

@@ -7,6 +7,7 @@ from typing import TextIO
 
 import pandas as pd
 
+from auditor.engines.partition import MAX_FINDINGS_PER_HAND_RULE, shown_text
 from auditor.ingest.records import printable
 from auditor.pipeline import AuditResult
 
@@ -18,9 +19,10 @@ def strip_control(text: str) -> str:
     """Log text without control characters and ANSI escapes (tab and newline kept).
 
     Every report shares this one filter: a terminal would obey an escape sequence in a player's
-    name, and XML cannot hold most control characters at all.
+    name, and XML cannot hold most control characters at all. A byte of a file name that is not
+    UTF-8 (a surrogate escape) is written `\\xff`: no output stream can encode it (issue #14 item 2).
     """
-    return _CONTROL.sub("", text)
+    return _CONTROL.sub("", shown_text(text))
 
 
 def clean(value: object) -> str:
@@ -90,6 +92,15 @@ def unaudited_lines(result: AuditResult) -> list[str]:
     return lines
 
 
+def not_listed_line(result: AuditResult) -> str:
+    """How many findings the per-hand cap left out, by rule (`engines.partition.MAX_FINDINGS_PER_HAND_RULE`)."""
+    rules = ", ".join(f"{clean(rule)} ({clean(pack)}) {count}"
+                      for (pack, rule), count in result.findings_not_listed.most_common(8))
+    more = f" and {len(result.findings_not_listed) - 8} more rules" if len(result.findings_not_listed) > 8 else ""
+    return (f"  findings not listed: {sum(result.findings_not_listed.values())}, beyond {MAX_FINDINGS_PER_HAND_RULE} "
+            f"of one rule in one hand (counted, not kept): {rules}{more}")
+
+
 def verdict(result: AuditResult) -> str:
     """One line: the findings in the audited hands, and how much was not audited beside them."""
     findings = result.findings
@@ -97,6 +108,8 @@ def verdict(result: AuditResult) -> str:
         by_sev = findings["severity"].value_counts()
         found = f"{len(findings)} finding(s) (" + ", ".join(
             f"{by_sev[s]} {s}" for s in ("error", "warning", "info") if s in by_sev) + ")"
+        if result.findings_not_listed:
+            found += f" listed, and {sum(result.findings_not_listed.values())} more not listed"
     else:
         found = "no findings"
     line = f"verdict: {found} in {result.hands_audited} audited hand(s)"
@@ -121,11 +134,18 @@ def write_summary(result: AuditResult, out: TextIO) -> None:
     out.write(f"  inputs: {len(result.inputs)} file(s); rule packs: {packs}\n")
     out.write(f"  hands read: {result.hands_read} = audited {result.hands_audited} + not covered "
               f"{result.hands_not_covered} + quarantined {result.hands_quarantined}\n")
-    others = [p for p in result.skipped_files if p not in result.skipped_hand_histories]
+    special = result.skipped_not_regular
+    others = [p for p in result.skipped_files if p not in result.skipped_hand_histories and p not in special]
     if others:
         names = ", ".join(clean(p) for p in others[:5])
         more = f" and {len(others) - 5} more" if len(others) > 5 else ""
         out.write(f"  files skipped, not recognised as hand logs: {len(others)} ({names}{more})\n")
+    if special:
+        names = ", ".join(f"{clean(p)}: {clean(why)}" for p, why in list(special.items())[:5])
+        more = f" and {len(special) - 5} more" if len(special) > 5 else ""
+        out.write(f"  skipped, not regular files (never opened): {len(special)} ({names}{more})\n")
+    if result.findings_not_listed:
+        out.write(not_listed_line(result) + "\n")
     if len(result.findings):
         out.write("  findings by category:\n")
         counts = result.findings.groupby("category").size().sort_values(ascending=False)
