@@ -178,11 +178,10 @@ def returns_problem(hand: dict, fmt: str, among_in_hand: bool) -> str | None:
     implied = implied_return(live, among)
     expected = [implied] if implied else []
     if stated != expected:
-        what = "no return" if not stated else "a return" if expected else "a return where none is uncalled"
-        if stated and expected:
-            what = "another return"
-        return (f"{fmt} has no line for an uncalled bet returned (the chips imply it): this hand has {what} "
-                "than the chips imply")
+        what = ("returns nothing where the chips imply an uncalled bet" if not stated else
+                "returns chips where the chips imply no uncalled bet" if not expected else
+                "returns other chips than the chips imply")
+        return f"{fmt} has no line for an uncalled bet returned (the chips imply it): this hand {what}"
     return None
 
 
