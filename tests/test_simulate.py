@@ -17,7 +17,7 @@ from auditor.replay.evaluate import best_hands, parse_card
 from auditor.replay.house import HouseRules
 from auditor.replay.pots import build_pots
 from auditor.replay.variants import VARIANTS
-from auditor.simulate import simulate_hands, simulate_mixed, write_jsonl
+from auditor.simulate import simulate_hands, simulate_mixed, write_format, write_jsonl
 
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "hand-log.schema.json"
 STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
@@ -550,3 +550,14 @@ def test_antes(structure: str) -> None:
         assert sorted(antes) == [s["seat"] for s in h["seats"]]
         assert not fast_errors(h)
     assert stats["returns"] > 0
+
+
+def test_write_format_leaves_out_what_a_format_cannot_express(tmp_path: Path) -> None:
+    """JSON Lines holds every hand; a room's format writes those it can and counts the rest by reason."""
+    hands = [*simulate_hands("holdem", "no-limit", 25, 3, house=HOUSE, rule_pack="tda-2024"),
+             *simulate_hands("holdem", "spread-limit", 5, 3, house=HOUSE, rule_pack="tda-2024")]
+    count, skipped = write_format(hands, tmp_path / "all.jsonl")
+    assert count == 30 and not skipped
+    count, skipped = write_format(iter(hands), tmp_path / "some.txt", "pokerstars")
+    assert count == 25 and dict(skipped) == {"PokerStars has no spread-limit games": 5}
+    assert (tmp_path / "some.txt").read_text(encoding="utf-8").count("PokerStars Hand #") == count
