@@ -37,6 +37,7 @@ QUARANTINE_CODES: dict[str, str] = {
     "unsupported-game": "a game, variant or betting structure the canonical log and engine do not have",
     "unsupported-feature": "a feature of the hand the canonical log cannot hold (run it twice, cash-out, "
                            "more seats or pots than the log numbers)",
+    "unsupported-format": "a file in a format (a room's export) the auditor has no reader for, or not a hand log",
     "truncated": "the hand's text or record stops before it is complete",
     "cancelled": "the room cancelled the hand",
     "damaged": "text or data that cannot be parsed (bad JSON, bad TOML, unreadable file, lines not understood)",
