@@ -101,12 +101,12 @@ def test_a_room_file_read_directly_or_in_an_archive_is_quarantined_with_its_room
     path.write_bytes(text)
     (item,) = read_file(path)
     assert isinstance(item, Quarantined)
-    assert (item.code, item.reason) == ("unsupported-feature",
+    assert (item.code, item.reason) == ("unsupported-format",
                                         "Winning Poker Network hand history: no reader for this room")
     archive = tmp_path / "logs.zip"
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr("a/wpn.txt", text)
         z.writestr("b/notes.txt", b"nothing here")
     items = list(read_file(archive))
-    assert [(i.file.rsplit("!", 1)[1], i.code) for i in items] == [("a/wpn.txt", "unsupported-feature"),
-                                                                    ("b/notes.txt", "damaged")]
+    assert [(i.file.rsplit("!", 1)[1], i.code) for i in items] == [("a/wpn.txt", "unsupported-format"),
+                                                                    ("b/notes.txt", "unsupported-format")]

@@ -143,8 +143,8 @@ def _not_recognised(label: str, path: Path) -> Quarantined:
     except OSError:
         room = None
     if room:
-        return Quarantined(label, 0, room, code="unsupported-feature")
-    return Quarantined(label, 0, "not a hand log this auditor reads (format not recognised)", code="damaged")
+        return Quarantined(label, 0, room, code="unsupported-format")
+    return Quarantined(label, 0, "not a hand log this auditor reads (format not recognised)", code="unsupported-format")
 
 
 def contained(items: Iterator[SourceHand | Quarantined], file: str) -> Iterator[SourceHand | Quarantined]:
