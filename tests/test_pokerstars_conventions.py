@@ -370,6 +370,24 @@ def test_a_file_that_starts_inside_a_hand_is_still_read(tmp_path):
     assert not sniff_pokerstars(b"Sam: folds\nPat collected $1 from pot\n*** SUMMARY ***\n")
 
 
+def test_a_hand_cut_short_by_the_next_header_inside_a_line(tmp_path):
+    # a concatenated, partly lost export: "*** RIVER *** [Kh 8s 3PokerStars Hand #200000000005: ..."
+    first = (FIXTURES / "tournament_antes.txt").read_text(encoding="utf-8")
+    cut = first[: first.index("*** RIVER *** [Kh 8s 3d 5c] [Jd]") + len("*** RIVER *** [Kh 8s 3")]
+    path = tmp_path / "partial.txt"
+    path.write_text(cut + (FIXTURES / "sitting_out.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    lost, whole = read_pokerstars(path)
+    assert isinstance(lost, Quarantined) and (lost.code, lost.line, lost.hand_id) == ("truncated", 1, "200000000004")
+    assert lost.reason.startswith("truncated: the hand's text stops inside line 23")
+    assert isinstance(whole, SourceHand) and (whole.line, whole.hand["hand_id"]) == (23, "200000000005")
+    # a player's name or chat holding a header never starts a hand
+    text = (FIXTURES / "sitting_out.txt").read_text(encoding="utf-8")
+    named = text.replace("Pat", "x PokerStars Hand #9: Hold'em No Limit ($1/$2 USD)").replace(
+        "Quin: folds", 'Quin said, "PokerStars Hand #8: Hold\'em No Limit ($1/$2 USD)"\nQuin: folds')
+    path.write_text(named, encoding="utf-8")
+    assert len(hands_of(path)) == 1
+
+
 @pytest.mark.parametrize(("symbol", "code", "sb", "bb", "scale", "blinds", "currency"), [
     ("$", " USD", "0.25", "0.50", 100, [25, 50], "USD"),        # cents of a dollar
     ("$", "", "0.25", "0.50", 100, [25, 50], "USD"),            # older headers: the sign alone

@@ -103,6 +103,8 @@ _CARD = re.compile(r"[2-9TJQKA][cdhs]")
 #: `PokerStars Hand #`, `PokerStars Game #` (older exports), `PokerStars Zoom Hand #`, `PokerStars Home Game
 #: Hand #`, and any case (`POKERSTARS GAME #` from tracking software)
 HEADER = re.compile(r"^PokerStars (?:[\w']+ ){0,3}?(?:Hand|Game) #(?P<id>\d+):\s*(?P<rest>.*)$", re.IGNORECASE)
+#: a header that begins inside a line (see _hand_spans)
+INNER_HEADER = re.compile(r"PokerStars (?:[\w']+ ){0,3}?(?:Hand|Game) #\d+:", re.IGNORECASE)
 #: the line archives put between hands (`*********** # 1 **************`): not part of any hand
 SEPARATOR = re.compile(r"^\*{3,} ?# ?\d+ ?\*{3,}$")
 TABLE = re.compile(r"^Table '(?P<name>.*)' (?:(?P<max>\d+)-max\b)?(?P<mid>.*?)"
@@ -291,24 +293,35 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
     noted: set[str] = set()
     max_line = limits.pokerstars_max_line_bytes
     overlong = [i for i, line in enumerate(lines) if _size(line, max_line) > max_line]
-    for start, end in _hand_spans(lines, set(overlong)):
+    spans = _hand_spans(lines, set(overlong))
+    for k, (start, end, column) in enumerate(spans):
         long_line = next((i for i in overlong if start <= i < end), None)
         size = _span_size(lines, start, end, limits.pokerstars_max_hand_bytes)
-        header = is_hand_start(lines[start]) and start != long_line
+        text = lines[start:end]
+        text[0] = text[0][column:]
+        # the next hand's header begins inside this hand's last line: the text of this hand stops there
+        cut = spans[k + 1][2] if k + 1 < len(spans) and spans[k + 1][0] == end - 1 else 0
+        if cut:
+            text[-1] = text[-1][:cut] if len(text) > 1 else text[-1][: cut - column]
+        header = is_hand_start(text[0]) and start != long_line
         if long_line is not None or size > limits.pokerstars_max_hand_bytes:
             what = (f"line {long_line + 1} is longer than {max_line} bytes (limit pokerstars_max_line_bytes)"
                     if long_line is not None else
                     f"hand is longer than {limits.pokerstars_max_hand_bytes} bytes (limit pokerstars_max_hand_bytes)")
-            match = HEADER.match(lines[start]) if header else None
+            match = HEADER.match(text[0]) if header else None
             yield Quarantined(name, start + 1, f"{what}; the hand is not read", match["id"] if match else None,
                               code="limit")
             continue
         if not header:
-            first = next(i for i in range(start, end) if lines[i].strip())
+            first = next(start + i for i, line in enumerate(text) if line.strip())
             yield Quarantined(name, first + 1, "not a whole hand: text before the first 'PokerStars Hand #' "
                                                "header (a fragment of a hand)", code="truncated")
             continue
-        item, notes = _convert(lines[start:end], name, start + 1, rule_pack)
+        item, notes = _convert(text, name, start + 1, rule_pack)
+        if cut and isinstance(item, Quarantined):
+            item = Quarantined(name, item.line, f"truncated: the hand's text stops inside line {end}, where the "
+                                                f"next hand's header begins ({item.reason})", item.hand_id,
+                               code="truncated", table_id=item.table_id)
         for note in notes:
             if note.code not in noted:
                 noted.add(note.code)
@@ -331,21 +344,33 @@ def _span_size(lines: list[str], start: int, end: int, cap: int) -> int:
     return sum(_size(line, 0) + 1 for line in lines[start:end])
 
 
-def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset()) -> list[tuple[int, int]]:
-    """[start, end) of each hand, and of any non-blank text before the first header.
+def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset()) -> list[tuple[int, int, int]]:
+    """(start, end, column) of each hand, and of any non-blank text before the first header: lines
+    [start, end), the first one read from `column` on.
 
     A header-like line is not a new hand when it begins with the name of a player seated in the hand
-    being read (a player may call themselves "PokerStars Hand #1"). Lines in `skip` (too long to be
-    read) are never matched against a pattern.
+    being read (a player may call themselves "PokerStars Hand #1"). A header may also begin inside a
+    line, where an export lost the end of the hand before it ("*** RIVER *** [4d Kh JPokerStars Hand
+    #…"): the new hand starts there, and the hand before ends with that line cut short. Only when the
+    next line is a table line, and never inside a seat line, a line that begins with a seated player's
+    name or chat: a player's name cannot start a hand. Lines in `skip` (too long to be read) are never
+    matched against a pattern.
     """
-    starts: list[int] = []
+    starts: list[tuple[int, int]] = []
     names: list[str] = []
     in_seats = False
     for i, line in enumerate(lines):
         if i in skip:
             continue
         if is_hand_start(line) and not (starts and any(line.startswith((n + ":", n + " ")) for n in names)):
-            starts.append(i)
+            starts.append((i, 0))
+            names = []
+            in_seats = True
+            continue
+        inner = _inner_header(line) if "#" in line and lines[i + 1: i + 2] and \
+            lines[i + 1].startswith("Table '") else 0
+        if inner and not line.startswith("Seat ") and not any(line.startswith(n) for n in names):
+            starts.append((i, inner))
             names = []
             in_seats = True
             continue
@@ -357,12 +382,22 @@ def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset())
                 if m:
                     names.append(m["name"])
     spans = []
-    first = starts[0] if starts else len(lines)
-    if any(line.strip() for line in lines[:first]):
-        spans.append((0, first))
-    for k, s in enumerate(starts):
-        spans.append((s, starts[k + 1] if k + 1 < len(starts) else len(lines)))
+    first, column = starts[0] if starts else (len(lines), 0)
+    before = lines[:first] + ([lines[first][:column]] if column else [])
+    if any(line.strip() for line in before):
+        spans.append((0, first + (1 if column else 0), 0))
+    for k, (start, column) in enumerate(starts):
+        after, cut = starts[k + 1] if k + 1 < len(starts) else (len(lines), 0)
+        spans.append((start, after + (1 if cut else 0), column))
     return spans
+
+
+def _inner_header(line: str) -> int:
+    """Where a PokerStars header begins inside `line` (not at its start, not in chat), or 0."""
+    m = INNER_HEADER.search(line, 1)
+    if m is None or ' said, "' in line[: m.start()] or not HEADER.match(line[m.start():]):
+        return 0
+    return m.start()
 
 
 def convert_hand(lines: list[str], file: str, line_no: int, rule_pack: str = "tda-2024") -> SourceHand | Quarantined:
