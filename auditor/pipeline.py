@@ -234,7 +234,7 @@ def not_regular(path: Path) -> str | None:
         return None
     kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
             else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
-    return f"a link to {kind.removeprefix('a ')}" if link else kind
+    return f"a link to {kind}" if link else kind
 
 
 def _is_stream(path: Path) -> bool:
@@ -396,10 +396,11 @@ def _folder_names(paths: list[Path]) -> dict[Path, str]:
         else:
             parts = folder.resolve().parts[1:] or (folder.resolve().as_posix(),)
             climbing[folder] = parts
+    kept = {tuple(name.split("/")) for name in names.values()}  # as given: a climbing name must differ too
     for folder, parts in climbing.items():
         depth = 1
-        while depth < len(parts) and any(other != folder and len(o) >= depth and o[-depth:] == parts[-depth:]
-                                         for other, o in climbing.items()):
+        while depth < len(parts) and (parts[-depth:] in kept or any(
+                other != folder and o[-depth:] == parts[-depth:] for other, o in climbing.items())):
             depth += 1
         names[folder] = "/".join(parts[-depth:])
     return names
