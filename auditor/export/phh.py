@@ -21,9 +21,9 @@ How a canonical hand is written:
 - `variant`: NT (no-limit hold'em), FT (fixed-limit hold'em, with `small_bet` and `big_bet`), PO
   (pot-limit Omaha). `antes` and `blinds_or_straddles` per player; `min_bet` the big blind;
   `starting_stacks`; `finishing_stacks` (starting stack - chips put in + chips returned + chips
-  won: PHH records no pot awards, the reader attributes the winnings to pots); `rake` (written by
-  PokerKit since 0.4.9, read by our reader) when the hand states rake on the main pot; `venue`
-  the room, `currency`; `year`, `month`, `day`, `time` and `time_zone = "UTC"` from `started_at`.
+  won: PHH records no pot awards, the reader attributes the winnings to pots); no `rake` (not in
+  phh-std: PokerKit 0.7 takes `rake` for its rake function and fails on a number); `venue` the
+  room, `currency`; `year`, `month`, `day`, `time` and `time_zone = "UTC"` from `started_at`.
 - Money: a canonical amount `a` of a hand with `money_scale` m is written as a / m, an integer when
   m divides it, else the exact decimal (TOML floats; phh-std allows non-integer amounts): so a game
   kept in half chips (m = 2) writes its half chips as .5 and the reader's half-chip scaling is
@@ -94,8 +94,8 @@ def cannot_express(hand: dict) -> str | None:
       round state implies, cannot be said; a `to` other than the round's chips plus the amount;
     - no seat draw, request or fill, no kill, no burns (unless dropping them changes nothing:
       `burn_problem`), no uncalled-bet line (a return other than the one the chips imply), no pot
-      awards (awards other than those the reader attributes from the finishing stacks), rake only
-      on the main pot;
+      awards (awards other than those the reader attributes from the finishing stacks), no rake
+      (phh-std has no rake field; see `_rake_problem`);
     - money: amounts a / money_scale must be exact decimals that the reader's one scale per hand
       brings back to the same integers; the smallest chip is not stated (`chip_unit_problem`).
     """
@@ -283,9 +283,11 @@ def _actions_problem(hand: dict) -> str | None:
 
 
 def _rake_problem(hand: dict) -> str | None:
-    rakes = [ev for ev in hand["events"] if ev["kind"] == "rake"]
-    if len(rakes) > 1 or (rakes and rakes[0].get("pot") != 0):
-        return "PHH states one rake for the hand, taken from the main pot; this hand rakes otherwise"
+    """phh-std has no rake field. Our reader reads a `rake` number (some converters write one), but
+    PokerKit, the format's reference implementation, takes `rake` to be its rake function and fails
+    on a number, so the writer writes no rake and a raked hand cannot be written."""
+    if any(ev["kind"] == "rake" for ev in hand["events"]):
+        return "phh-std has no rake field (PokerKit reads `rake` as its rake function and fails on a number)"
     return None
 
 
@@ -490,9 +492,6 @@ def to_phh(hand: dict, table: int = 1, number: int = 1) -> list[str]:
     lines.append(f"seat_count = {hand['max_seats']}")
     lines.append(f"players = [{', '.join(_str(by_seat[s]['player']) for s in order)}]")
     lines.append(f"finishing_stacks = [{', '.join(money(finishing[s]) for s in order)}]")
-    rake = sum(ev["amount"] for ev in hand["events"] if ev["kind"] == "rake")
-    if rake:
-        lines.append(f"rake = {money(rake)}")
     if hand.get("room"):
         lines.append(f"venue = {_str(hand['room'])}")
     if hand.get("currency"):
