@@ -318,6 +318,24 @@ def test_the_big_blind_returned_and_won_audits_clean():
     assert findings(CONVENTIONS / "big_blind_returned_and_won.txt") == []
 
 
+def test_a_converted_blind_won_back_without_a_return_is_read_as_written():
+    # converters (here Bodog's text in PokerStars form) write no "Uncalled bet" line when all fold to the
+    # big blind, who "collected $15": $5 of it is the blind's own uncalled part, won back
+    path = CONVENTIONS / "converter_blind_won_back.txt"
+    (hand,) = hands_of(path)
+    assert kinds(hand, "return", "award") == [{"kind": "award", "pot": 0, "seat": 5, "amount": 1500}]
+    assert balance(hand) == (1500, 1500)
+    assert not any(isinstance(i, ReaderNote) for i in read_pokerstars(path))   # balanced: nothing implied
+    # cards the summary shows for folded players are kept ("mucked [Ts 4h]")
+    assert {"kind": "deal", "to": "hole", "seat": 1, "cards": ["Ts", "4h"]} in hand["events"]
+
+
+@pytest.mark.xfail(strict=False, reason="TDA-15B reports the $5 never returned although the big blind's net result "
+                                        "(+$5) is right; net-result judging is the engine's (brief H2, item 5)")
+def test_a_converted_blind_won_back_audits_clean():
+    assert findings(CONVENTIONS / "converter_blind_won_back.txt") == []
+
+
 def test_headers_in_other_cases_and_archive_wrappers():
     path = CONVENTIONS / "headers_and_wrappers.txt"
     data = path.read_bytes()
