@@ -140,6 +140,18 @@ def test_older_exports_without_uncalled_lines():
     assert findings(path) == []
 
 
+def test_a_tracking_software_export_that_states_the_pot_after_the_rake():
+    # Holdem Manager's export: "raises $6 to $6" (the total twice), no "Uncalled bet" line, and
+    # "Total pot $12.35 | Rake $0.65" where PokerStars would say $13
+    path = CONVENTIONS / "tracking_export_after_rake.txt"
+    assert [i.code for i in read_pokerstars(path) if isinstance(i, ReaderNote)] == ["implied-uncalled-return"]
+    (hand,) = hands_of(path)
+    assert {"kind": "action", "seat": 1, "action": "raise", "amount": 600, "to": 600} in hand["events"]
+    assert kinds(hand, "return") == [{"kind": "return", "seat": 3, "amount": 750}]
+    assert balance(hand) == (1300, 1300)
+    assert findings(path) == []
+
+
 def test_an_imbalance_that_is_not_the_unmatched_bet_is_left_for_the_rules(tmp_path):
     # the same hand with the award $0.25 short: no return is made up to hide it
     text = (CONVENTIONS / "older_no_uncalled_line.txt").read_text(encoding="utf-8").split("\n\n\n\n")[0]

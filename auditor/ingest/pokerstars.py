@@ -1067,7 +1067,7 @@ class _HandReader:
         """Older exports print no `Uncalled bet (X) returned` line and leave the uncalled chips out of
         `Total pot`. When no return is written, the chips put in exceed the chips paid by exactly the
         unmatched part of the last round's highest bet, and the stated total equals the awards plus the
-        rake, that part went back to its bettor: the return is written after the last action (or kill),
+        rake (or the awards), that part went back to its bettor: the return is written after the last action (or kill),
         where the room writes it. Any other imbalance is left as it is, for TDA-INT-chips."""
         if self.returns or self.total_pot is None:
             return
@@ -1082,7 +1082,9 @@ class _HandReader:
         put = sum((e["amount"] for e in self.events if e["kind"] in ("post", "action") and "amount" in e), Decimal(0))
         awarded = sum((e["amount"] for e in self.events if e["kind"] == "award"), Decimal(0))
         rake = sum((e["amount"] for e in self.events if e["kind"] == "rake"), Decimal(0))
-        if put - awarded - rake != unmatched or self.total_pot != awarded + rake:
+        # PokerStars states the pot before the rake; some tracking-software exports (Holdem Manager's)
+        # state it after, as the awards
+        if put - awarded - rake != unmatched or self.total_pot not in (awarded + rake, awarded):
             return
         last = max(i for i, e in enumerate(self.events) if e["kind"] in ("action", "kill"))
         self.events.insert(last + 1, {"kind": "return", "seat": top, "amount": unmatched})
