@@ -21,7 +21,8 @@ Room conventions it applies, each documented where it is read:
   sitting out` in the seat list or said during the hand, `sits out`; undone by `has returned`, by a
   bet, and in cash games by posting), or the fold is the next action after `X has timed out…` (that
   marker binds to that one action; `is disconnected` alone proves nothing), or the player had no
-  chips behind (all-in, with no decision to make: pokerdf-tests hand 33332 is such a fold);
+  chips behind (all-in, with no decision to make: real exports show a player sitting out who
+  "posts small blind 31 and is all-in" and then "folds"; pokerdf-tests hand 33332 is such a fold);
 - older exports with no `Uncalled bet (X) returned to` line that leave the uncalled chips out of
   `Total pot`: when the chips put in exceed the chips paid by exactly the unmatched part of the last
   bet, and the stated total agrees with the awards, the `return` is written; a ReaderNote
