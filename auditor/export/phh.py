@@ -75,10 +75,10 @@ NO_WORDS = {
 def cannot_express(hand: dict) -> str | None:
     """Why PHH cannot hold `hand` so that it reads back to the same audit, or None.
 
-    - games: PHH's codes for the canonical games are NT, FT and PO; pot-limit or fixed-limit
-      hold'em... exist only as those three (no pot-limit hold'em, no-limit or fixed-limit Omaha
-      high: FO is not in phh-std), no spread limit, no NZ casino games, no five-card draw (PHH's
-      draw games are lowball and badugi);
+    - games: phh-std's codes for the canonical games are NT (no-limit hold'em), FT (fixed-limit
+      hold'em) and PO (pot-limit Omaha) only: no pot-limit hold'em, no no-limit or fixed-limit
+      Omaha high (FO, which our reader accepts, is not in phh-std nor in PokerKit), no spread
+      limit, no NZ casino games, no five-card draw (PHH's draw games are lowball and badugi);
     - stakes: a small and a big blind (PHH's blinds are per position: one blind, or three, cannot
       be said), fixed-limit bet units small, small, big, big, no table minimum or maximum;
     - players: PHH lists the players in the hand: a seated player sitting out (or new, or away)
