@@ -152,6 +152,7 @@ def test_burns_are_not_written_and_events_are_renumbered():
     (lambda h: h["stakes"].update(blinds=[25, 50, 100]), "two blinds"),
     (lambda h: h["stakes"].update(table_min=100), "table_min"),
     (lambda h: h.update(currency="USD", money_scale=100), "cents"),
+    (lambda h: h["events"].append({"kind": "rake", "amount": h["stakes"]["chip_unit"]}), "raked hand in chips"),
     (lambda h: h["seats"][0].update(player="two\nlines"), "line break"),
     (lambda h: h["seats"][0].update(player="blank "), "starts or ends in a blank"),
     (lambda h: h["seats"][0].update(player=" blank"), "starts or ends in a blank"),
@@ -210,8 +211,14 @@ def test_a_cash_game_in_cents(tmp_path):
                 e[key] //= unit
     hand["stakes"]["chip_unit"] = 1
     hand.update(currency="USD", money_scale=100)
+    # raked from the main pot, before the award (as the simulator writes it): the room states it once, in the summary
+    award = next(i for i, e in enumerate(hand["events"]) if e["kind"] == "award")
+    hand["events"][award]["amount"] -= 1
+    hand["events"].insert(award, {"kind": "rake", "pot": 0, "amount": 1})
     assert ps.cannot_express(hand) is None
     assert "($0.01/$0.02 USD)" in ps.format_hand(hand)[0]
+    assert any(line.endswith("| Rake $0.01") for line in ps.format_hand(hand))
+    assert ps.event_index(hand)[award] == max(i for i in ps.event_index(hand) if i is not None)  # read back last
     (item,) = _read(tmp_path, [hand])
     assert dict(item.hand, rule_pack=hand["rule_pack"]) == ps.carried(hand)
 

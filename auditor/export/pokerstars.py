@@ -13,9 +13,12 @@ What the text cannot carry, and how it is handled:
   (:func:`hand_number`: equal ids give equal numbers, so a repeated id stays repeated).
 - Chips: a play-money or tournament hand is written in its own chip units (every amount divided by
   `stakes.chip_unit`), because the reader takes the smallest unit the text shows as the chip unit;
-  the game is the same, only counted in chips of 1. A cash hand (`currency`) is written in its money
+  the game is the same, only counted in chips of 1 (a raked hand is refused: a rake schedule is in the
+  log's own units, which that count would change). A cash hand (`currency`) is written in its money
   and must be kept in cents with a one-cent chip (money_scale 100, chip_unit 1), the only chip unit a
   PokerStars cash table has.
+- Rake: PokerStars states one rake for the hand, in the summary: the rake events become their sum,
+  read back as one `rake` event without a pot, after the awards.
 - Burn cards: PokerStars prints none. They are left out and the hand is still written, so a missing
   burn cannot be seen in this format: :data:`HIDDEN_CATEGORIES` names the category for verify.
 - A hand the house killed (`kill`) is printed as the room does: `P has timed out`, then `P: folds`;
@@ -149,8 +152,6 @@ def cannot_express(hand: dict) -> str | None:
     for e in events:
         if e["kind"] == "post" and e["post"] == "blind" and e.get("blind") not in (1, 2):
             return "PokerStars has no third blind"
-        if e["kind"] == "rake" and "pot" in e:
-            return "PokerStars states one rake for the hand, not the rake of each pot"
         for key in ("amount", "to") if e["kind"] == "action" else ("amount",):
             if key in e and e[key] % unit:
                 return f"an amount ({e[key]}) that is not a whole number of chips of {unit}"
@@ -164,9 +165,9 @@ def cannot_express(hand: dict) -> str | None:
             return "drawn cards partly known"
     if any(s["stack"] % unit for s in hand["seats"]):
         return f"a stack that is not a whole number of chips of {unit}"
-    rakes = [i for i, e in enumerate(events) if e["kind"] == "rake"]
-    if len(rakes) > 1 or (rakes and rakes[0] != len(events) - 1):
-        return "PokerStars states the rake once, in the summary after the pots are paid"
+    if unit != 1 and any(e["kind"] == "rake" for e in events):
+        return (f"a raked hand in chips of {unit}: PokerStars text states no chip unit, so this writer counts chips "
+                "in the hand's unit, which would move the rake against a schedule in the log's own units")
     boards = [e for e in events if e["kind"] == "deal" and e["to"] == "board"]
     if len(boards) > len(STREETS):
         return f"{len(boards)} community-card deals (PokerStars names three: flop, turn, river)"
@@ -466,7 +467,8 @@ def format_hand(hand: dict) -> list[str]:
         # rake: stated in the summary
     if showdown_at is None and contested:
         out.append("*** SHOW DOWN ***")
-    rake = next((e["amount"] for e in events if e["kind"] == "rake"), None)
+    rakes = [e["amount"] for e in events if e["kind"] == "rake"]
+    rake = sum(rakes) if rakes else None
     out.append("*** SUMMARY ***")
     out.append(f"Total pot {money(put_in)}" + (f" | Rake {money(rake)}" if rake is not None else ""))
     if board:
@@ -516,7 +518,8 @@ def event_index(hand: dict) -> list[int | None]:
 
 def _read_order(hand: dict, inverse: bool = False) -> list:
     """The canonical event indices in the order the reader gives the events back (burns dropped, hole deals
-    in dealing order, the rake last); with `inverse`, for each canonical event its index read back."""
+    in dealing order, the rake once and last); with `inverse`, for each canonical event its index read back
+    (a second rake event has none: the text states their sum)."""
     events = hand["events"]
     deals = _deal_order(hand)
     slots = iter(deals)
@@ -525,7 +528,7 @@ def _read_order(hand: dict, inverse: bool = False) -> list:
         if (e["kind"] == "deal" and e["to"] == "burn") or e["kind"] == "rake":
             continue
         order.append(next(slots) if e["kind"] == "deal" and e["to"] == "hole" else i)
-    order += [i for i, e in enumerate(events) if e["kind"] == "rake"]
+    order += [i for i, e in enumerate(events) if e["kind"] == "rake"][:1]
     if not inverse:
         return order
     back: list[int | None] = [None] * len(events)
@@ -587,4 +590,6 @@ def carried(hand: dict) -> dict:
         events.append(c)
     out["seats"] = seats
     out["events"] = [events[i] for i in _read_order(hand)]
+    if any(e["kind"] == "rake" for e in out["events"]):  # one rake for the hand, taken from no pot in particular
+        out["events"][-1] = {"kind": "rake", "amount": sum(e["amount"] for e in events if e and e["kind"] == "rake")}
     return out
