@@ -62,6 +62,12 @@ PARTITIONS_WANTED = 16
 #: of one rule broken over and over in one hand; how many more there were is in the summary.
 MAX_FINDINGS_PER_HAND_RULE = 100
 
+#: a batch is also cut once its hands hold this many events, so a run of hands of thousands of events each
+#: (2,000 checks facing a bet, the schema's most) keeps memory flat too: replay facts and findings grow
+#: with events, not hands (issue #14 item 5: 1,000 such hands in one batch took about 5 GB). Real hands
+#: hold 20-60 events, so a batch of 20,000 of them stays whole; where a batch is cut never changes a fact
+MAX_BATCH_EVENTS = 500_000
+
 #: notify(kind, partition index, value): "hands" (value = hands read since the last notice) or
 #: "piece" (value = input index of a piece finished)
 Notify = Callable[[str, int, int], None]
@@ -367,6 +373,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     notes: dict[tuple[str, str], ReaderNote] = {}
 
     not_listed: Counter = Counter()
+    batch_events = 0
 
     def flush() -> None:
         if batch:
@@ -416,8 +423,11 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                                                code="invalid-record", table_id=table_id))
                 continue
             batch.append(item)
-            if len(batch) >= options.batch_size:
+            events = item.hand.get("events")
+            batch_events += len(events) if isinstance(events, list) else 0
+            if len(batch) >= options.batch_size or batch_events >= MAX_BATCH_EVENTS:
                 flush()
+                batch_events = 0
         if notify is not None:
             notify("hands", partition.index, unreported)
             notify("piece", partition.index, piece.input_index)
