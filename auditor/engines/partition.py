@@ -18,6 +18,7 @@ engine, so batches, and therefore every fact and finding, are the same however t
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import math
 import re
@@ -294,14 +295,15 @@ def _relabelled(read: SourceHand | Quarantined | ReaderNote, real: str,
     file = read.file
     file = shown + file[len(real):] if file.startswith(real) else file
     file = shown_text(file)
+    # dataclasses.replace keeps every other field as the reader set it
     if isinstance(read, SourceHand):
-        return SourceHand(read.hand, file, read.line)
+        return dataclasses.replace(read, file=file)
     if isinstance(read, ReaderNote):
-        return ReaderNote(file, read.line, read.code, shown_text(read.text.replace(real, shown)))
+        return dataclasses.replace(read, file=file, text=shown_text(read.text.replace(real, shown)))
     hand_id = None if read.hand_id is None else shown_text(read.hand_id)
     table_id = None if read.table_id is None else shown_text(read.table_id)
-    return Quarantined(file, read.line, shown_text(read.reason.replace(real, shown)), hand_id, code=read.code,
-                       table_id=table_id)
+    return dataclasses.replace(read, file=file, reason=shown_text(read.reason.replace(real, shown)), hand_id=hand_id,
+                               table_id=table_id)
 
 
 def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quarantined | ReaderNote]:
