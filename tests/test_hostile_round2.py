@@ -281,6 +281,13 @@ def test_findings_of_one_rule_in_one_hand_are_capped_and_the_rest_counted(tmp_pa
     parsed = json.loads(summary.getvalue())["summary"]
     assert parsed["findings_not_listed"] == sum(result.findings_not_listed.values())
     assert parsed["findings_per_hand_rule_cap"] == MAX_FINDINGS_PER_HAND_RULE
+    sarif = io.StringIO()
+    write(Target(FORMATS["sarif"], None), result, sarif)
+    properties = json.loads(sarif.getvalue())["runs"][0]["invocations"][0]["properties"]
+    assert properties["findings_not_listed"] == parsed["findings_not_listed"]
+    junit = io.StringIO()
+    write(Target(FORMATS["junit"], None), result, junit)
+    assert f'name="findings_not_listed" value="{parsed["findings_not_listed"]}"' in junit.getvalue()
 
 
 def test_cap_findings_keeps_the_first_of_each_hand_and_rule():

@@ -60,7 +60,12 @@ def _not_audited_suite(root: ET.Element, result: AuditResult, stamp: str) -> dic
     run = [("hands_read", result.hands_read), ("hands_audited", result.hands_audited),
            ("hands_not_covered", result.hands_not_covered), ("hands_quarantined", result.hands_quarantined),
            *((f"quarantined_{code}", count) for code, count in result.quarantined_by_code().items()),
-           ("hand_history_files_skipped", len(result.skipped_hand_histories))]
+           ("hand_history_files_skipped", len(result.skipped_hand_histories)),
+           ("files_skipped_not_regular", len(result.skipped_not_regular)),
+           # findings beyond the per-hand cap of one rule: counted, not listed as cases
+           ("findings_not_listed", sum(result.findings_not_listed.values())),
+           *((f"findings_not_listed_{pack}_{rule}", count)
+             for (pack, rule), count in sorted(result.findings_not_listed.items()))]
     for name, value in run:
         ET.SubElement(props, "property", name=name, value=xml_text(value))
     cases: list[tuple[str, str, str, str]] = []  # name, classname, message, text

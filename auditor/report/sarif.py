@@ -166,6 +166,11 @@ def document(result: AuditResult) -> dict[str, Any]:
                                "hands_quarantined": result.hands_quarantined,
                                "quarantined_by_code": result.quarantined_by_code(),
                                "hand_history_files_skipped": len(result.skipped_hand_histories),
+                               "files_skipped_not_regular": len(result.skipped_not_regular),
+                               # beyond the per-hand cap of one rule: counted, not listed as results
+                               "findings_not_listed": sum(result.findings_not_listed.values()),
+                               "findings_not_listed_by_rule": {f"{pack}/{rule}": count for (pack, rule), count
+                                                               in sorted(result.findings_not_listed.items())},
                                "quarantined": [q.one_line() for q in result.quarantined]},
             }],
             "results": results,
