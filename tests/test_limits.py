@@ -234,9 +234,9 @@ def test_parquet_bomb_is_refused_from_its_footer(tmp_path):
     line = _hand_lines(1)[0].decode()
     dataset = tmp_path / "dataset"
     write_parquet(build_tables([parse_hand_line(line, "x.jsonl", n) for n in range(1, 2001)]), dataset)
-    # 2,000 copies of one hand: the events table unpacks to about 16 times its file
+    # 2,000 copies of one hand: the tables unpack (and decode) to over 10 times their files
     items = list(read_file(dataset, limits=Limits(max_compression_ratio=10, ratio_grace_bytes=1)))
-    assert len(items) == 1 and "refused Parquet dataset: events.parquet" in items[0].reason
+    assert len(items) == 1 and "refused Parquet dataset: hands.parquet" in items[0].reason
     assert "max_compression_ratio" in items[0].reason and items[0].code == "limit"
     items = list(read_file(dataset, limits=Limits(max_unpacked_bytes=100_000)))
     assert len(items) == 1 and "max_unpacked_bytes" in items[0].reason

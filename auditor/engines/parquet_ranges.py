@@ -120,15 +120,14 @@ def _group_spans(path: Path, known: np.ndarray) -> tuple[tuple[int, int] | None,
 
 
 def _table_keys(batch: pa.RecordBatch) -> np.ndarray:
-    """A 64-bit key per hand row for its table (source file and table id). Two tables sharing a key
-    by a hash collision only make the cuts more cautious, never wrong."""
-    def hashed(name: str) -> np.ndarray:
-        if name not in batch.schema.names:
-            return np.zeros(batch.num_rows, dtype=np.uint64)
-        values = pc.fill_null(batch.column(name).cast(pa.string()), "").to_numpy(zero_copy_only=False)
-        return pd.util.hash_array(values.astype(object), categorize=True)
-
-    return hashed("file") * np.uint64(0x9E3779B97F4A7C15) ^ hashed("table_id")
+    """A 64-bit key per hand row for its table. Every hand of a dataset has the dataset as its input
+    (the `file` column is only claimed provenance, see `read_parquet`), so the engine's table is the
+    table id alone: the cuts follow it, and the file a row claims cannot split a table between workers.
+    Two tables sharing a key by a hash collision only make the cuts more cautious, never wrong."""
+    if "table_id" not in batch.schema.names:
+        return np.zeros(batch.num_rows, dtype=np.uint64)
+    values = pc.fill_null(batch.column("table_id").cast(pa.string()), "").to_numpy(zero_copy_only=False)
+    return pd.util.hash_array(values.astype(object), categorize=True)
 
 
 def _table_cuts(file: pq.ParquetFile, target: int) -> list[int] | None:
@@ -137,7 +136,7 @@ def _table_cuts(file: pq.ParquetFile, target: int) -> list[int] | None:
     Two streaming passes over hands.parquet: the last row of each table, then the cuts. None if the
     hand numbers are not strictly increasing (the rows of a hand could not be found by a scan).
     """
-    columns = [c for c in ("hand", "file", "table_id") if c in file.schema_arrow.names]
+    columns = [c for c in ("hand", "table_id") if c in file.schema_arrow.names]
     last: dict[int, int] = {}
     previous = -1
     position = 0
@@ -190,7 +189,10 @@ class _Cursor:
         file = pq.ParquetFile(self.path)
         self.expected_rows = sum(file.metadata.row_group(i).num_rows for i in wanted)
         self.read_rows = 0
-        self.batches = iter(file.iter_batches(batch_size=_SCAN_ROWS, row_groups=wanted)) if wanted else iter(())
+        # only the canonical columns: any other column is never read (nor measured by dataset_problem)
+        columns = SCHEMAS[self.path.stem][0].names
+        self.batches = (iter(file.iter_batches(batch_size=_SCAN_ROWS, row_groups=wanted, columns=columns))
+                        if wanted else iter(()))
 
     def take(self, lo: int, hi: int) -> pa.Table | None:
         """Rows whose hand number is in [lo, hi], in file order; rows before lo are skipped."""
@@ -224,7 +226,8 @@ def _hands_chunks(path: Path, groups: tuple[int, ...], start: int, stop: int) ->
     if not wanted:
         return
     position = int(offsets[wanted[0]])
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=CHUNK_HANDS, row_groups=wanted):
+    columns = SCHEMAS["hands"][0].names
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=CHUNK_HANDS, row_groups=wanted, columns=columns):
         lo, hi = max(start, position), min(stop, position + batch.num_rows)
         if hi > lo:
             yield lo, pa.Table.from_batches([batch.slice(lo - position, hi - lo)])

@@ -159,7 +159,12 @@ def contained(items: Iterator[SourceHand | Quarantined], file: str) -> Iterator[
         for item in items:
             last = item
             yield item
-    except Exception as exc:
+    except BaseException as exc:
+        # Not only Exception: a Rust extension's panic (pyo3's PanicException, raised by jsonschema-rs
+        # when an allocation fails) derives from BaseException. Only what asks the process or this
+        # generator to stop is let through.
+        if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
+            raise
         where, line = (last.file, last.line + 1) if last is not None else (file, 0)
         yield Quarantined(where, line, f"reader error, the rest of the file is not read: "
                                        f"{type(exc).__name__}: {str(exc)[:300]}", code="internal-error")
@@ -193,7 +198,7 @@ def _relabel(items: Iterator[SourceHand | Quarantined], real: str, label: str) -
     """Report positions against the name the user gave (the archive member), not our temporary copy."""
     for item in items:
         if isinstance(item, SourceHand):
-            yield SourceHand(item.hand, label, item.line)
+            yield SourceHand(item.hand, label, item.line, item.claimed_file, item.claimed_line)
         elif isinstance(item, ReaderNote):
             yield ReaderNote(label, item.line, item.code, item.text)
         else:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from auditor.ingest.files import bomb_message
@@ -85,7 +86,13 @@ def dataset_problem(directory: Path, limits: Limits) -> str | None:
 
 
 def dataset_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
-    """`dataset_problem` with its quarantine code: (code, reason), or None."""
+    """`dataset_problem` with its quarantine code: (code, reason), or None.
+
+    Two sizes are judged against the limits: what the footer says the pages unpack to, and what the
+    canonical columns *decode* to (`decoded_bytes`). The second is the one that costs memory: a
+    dictionary page of one 1 MiB string shared by every row, or a million run-length-encoded values,
+    are small pages (they pass the first check) that decode to gigabytes.
+    """
     total = 0
     for table in TABLE_FILES:
         path = directory / f"{table}.parquet"
@@ -99,14 +106,98 @@ def dataset_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
             return "damaged", (f"{table}.parquet is damaged: its footer counts {meta.num_rows} rows, its row "
                                f"groups {in_groups}")
         unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-        total += unpacked
         problem = bomb_message(unpacked, size, limits)
         if problem:
             return "limit", f"{table}.parquet {problem}"
+        decoded = decoded_bytes(path, table, limits)
+        if isinstance(decoded, str):
+            return "limit", f"{table}.parquet {decoded}"
+        problem = bomb_message(decoded, size, limits)
+        if problem:
+            return "limit", f"{table}.parquet (its columns decoded) {problem}"
+        total += max(unpacked, decoded)
         if total > limits.max_unpacked_bytes:
             return "limit", (f"the dataset unpacks to more than {limits.max_unpacked_bytes} bytes (limit "
                              "max_unpacked_bytes)")
     return None
+
+
+#: Parquet encodings whose decoded size the footer bounds (a value, a level or a dictionary index per
+#: footer-counted value; byte arrays written out in full). DELTA_BYTE_ARRAY stores each string as a
+#: prefix shared with the one before it, so a few bytes can stand for any length: it is refused.
+_BOUNDED_ENCODINGS = frozenset({"PLAIN", "RLE", "BIT_PACKED", "PLAIN_DICTIONARY", "RLE_DICTIONARY",
+                                "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "BYTE_STREAM_SPLIT"})
+_DICTIONARY_ENCODINGS = frozenset({"PLAIN_DICTIONARY", "RLE_DICTIONARY"})
+#: Arrow bytes per value of each Parquet physical type, besides a string's own bytes (its offset is 4)
+_WIDTH = {"BOOLEAN": 1, "INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8, "BYTE_ARRAY": 4}
+
+
+def decoded_bytes(path: Path, table: str, limits: Limits = DEFAULT_LIMITS) -> int | str:
+    """What the canonical columns of table file `table` decode to in Arrow, in bytes (an upper bound for
+    fixed-width values, exact for dictionary-encoded strings), or why it cannot be bounded (a str).
+
+    The footer gives the number of values of each column chunk, so run-length-encoded numbers cost
+    their Arrow width each whatever their pages hold. A dictionary-encoded string column is read as a
+    dictionary (its indices and distinct values only, never the decoded strings) and its decoded length
+    summed column-wise: one shared 1 MiB value in 3,000 rows is 3 GiB, refused before any row is built.
+    The numbers are checked first, so the indices read to measure the strings are bounded too.
+    """
+    schema, _ = SCHEMAS[table]
+    file = pq.ParquetFile(path)
+    meta = file.metadata
+    wanted = set(schema.names)
+    fixed = 0
+    plain_bytes = 0
+    measured: dict[str, list[int]] = defaultdict(list)  # column path -> row groups to measure
+    for i in range(meta.num_row_groups):
+        group = meta.row_group(i)
+        for j in range(group.num_columns):
+            chunk = group.column(j)
+            column_path = chunk.path_in_schema
+            if column_path.split(".", 1)[0] not in wanted:
+                continue  # never read (read_canonical_columns, the range reader's columns)
+            fixed += chunk.num_values * _WIDTH.get(chunk.physical_type, 8)
+            if chunk.physical_type not in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
+                continue
+            encodings = set(chunk.encodings)
+            strange = sorted(encodings - _BOUNDED_ENCODINGS)
+            if strange:
+                return (f"column {column_path} uses encoding {', '.join(strange)}, whose decoded size cannot be "
+                        "bounded before decoding (limit max_unpacked_bytes; refused; write it with plain or "
+                        "dictionary encoding)")
+            if encodings & _DICTIONARY_ENCODINGS:
+                measured[column_path].append(i)
+            else:
+                plain_bytes += chunk.total_uncompressed_size
+    problem = bomb_message(fixed, path.stat().st_size, limits)
+    if problem:
+        return f"holds values that {problem.replace('unpacks', 'decode', 1)}"
+    strings = 0
+    if measured:
+        reader = pq.ParquetFile(path, read_dictionary=list(measured))
+        for column_path, groups in measured.items():
+            top = column_path.split(".", 1)[0]
+            for i in groups:
+                strings += _dictionary_decoded(reader.read_row_group(i, columns=[top]).column(0))
+                if fixed + plain_bytes + strings > limits.max_unpacked_bytes:
+                    return (f"column {top} decodes to more than {limits.max_unpacked_bytes} bytes (limit "
+                            "max_unpacked_bytes; refused as a decompression bomb)")
+    return fixed + plain_bytes + strings
+
+
+def _dictionary_decoded(column: pa.ChunkedArray) -> int:
+    """Bytes the strings of a column read as dictionaries decode to (lists flattened to their values)."""
+    total = 0
+    for chunk in column.chunks:
+        while isinstance(chunk, pa.ListArray | pa.LargeListArray):
+            chunk = chunk.flatten()
+        if not isinstance(chunk, pa.DictionaryArray):
+            total += chunk.nbytes
+            continue
+        lengths = pc.fill_null(pc.binary_length(chunk.dictionary), 0)
+        if len(chunk.indices) and len(lengths):
+            total += int(pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0)
+    return total
 
 
 #: the canonical schema of each table file, and the columns a dataset may lack (older `convert` output)
@@ -165,8 +256,9 @@ def _canonical(table: pa.Table, schema: pa.Schema, optional: tuple[str, ...], wh
 def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
     """Rebuild each hand from the three tables and validate it like any other input.
 
-    A hand keeps the source file and line stored with it (datasets written by `auditor convert`);
-    otherwise its position is the dataset and its row number in hands.parquet (1-based). A dataset
+    A hand's position is the dataset and its row number in hands.parquet (1-based); the source file and
+    line a dataset stores (`auditor convert` writes them) are kept as claimed provenance
+    (`SourceHand.claimed_file` / `claimed_line`), never trusted as the input. A dataset
     whose tables lack a canonical column or hold one of another type is quarantined as a whole, with
     the column named; one hand that cannot be rebuilt is quarantined alone, and so is each hand number
     that has seat or event rows but no row in hands.parquet.
@@ -217,7 +309,9 @@ def rebuild_hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[
     and the dataset goes on."""
     try:
         return _rebuild(h, row_no, name, seats_by_hand, events_by_hand)
-    except Exception as exc:
+    except BaseException as exc:  # a Rust extension's panic (pyo3 PanicException) is a BaseException
+        if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
+            raise
         return Quarantined(name, row_no, f"reader error: {type(exc).__name__}: {exc}",
                            h["hand_id"] if isinstance(h.get("hand_id"), str) else None, code="internal-error",
                            table_id=h["table_id"] if isinstance(h.get("table_id"), str) else None)
@@ -240,6 +334,14 @@ def _rebuild(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int,
     error = schema_error(hand) or consistency_error(hand)
     if error:
         return Quarantined(name, row_no, error, h["hand_id"], code="invalid-record", table_id=h["table_id"])
-    # A dataset written by `auditor convert` remembers where each hand came from; findings keep
-    # pointing at the original log, and a table's hands stay grouped by their source file.
-    return SourceHand(hand, h["file"] or name, h["line"] or row_no)
+    # The dataset is its own input: its hands are counted, found and replayed as the dataset's rows. The
+    # file and line it stores (written by `auditor convert`) are only what the dataset *claims*: anyone
+    # can write a dataset that says its hands come from `real.jsonl`, so they never stand for the input.
+    return SourceHand(hand, name, row_no, **claimed_source(h))
+
+
+def claimed_source(h: dict[str, Any]) -> dict[str, Any]:
+    """The provenance a dataset row claims (its `file` and `line` columns), as SourceHand's fields."""
+    file, line = h.get("file"), h.get("line")
+    return {"claimed_file": file if isinstance(file, str) and file else None,
+            "claimed_line": line if isinstance(line, int) and not isinstance(line, bool) else None}

