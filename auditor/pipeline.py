@@ -204,10 +204,10 @@ def discover(paths: Iterable[Path], input_format: str = "auto",
                 if p in datasets:
                     found.append(InputFile(p, "parquet", _name_inside(top, path, p)))
                 continue
-            if p.is_dir():
-                continue
-            if not_regular(p):
+            if not_regular(p, inside_folder=True):
                 skipped.append(p)
+                continue
+            if p.is_dir():
                 continue
             fmt = _format_of(p, input_format) if input_format != "auto" or looks_like_log(p) else None
             (found.append(InputFile(p, fmt, _name_inside(top, path, p))) if fmt else skipped.append(p))
@@ -218,9 +218,12 @@ def discover(paths: Iterable[Path], input_format: str = "auto",
     return found, skipped
 
 
-def not_regular(path: Path) -> str | None:
+def not_regular(path: Path, inside_folder: bool = False) -> str | None:
     """Why `path` is not a file to read (`a FIFO`, `a link to a device`, `a link to nothing`), or None for
-    a regular file or a directory (or a link to one). Looks only at metadata: never opens the path."""
+    a regular file or a directory (or a link to one). Looks only at metadata: never opens the path.
+
+    `inside_folder`: the path was found in a folder, whose links to directories are not followed (a link
+    may loop, or lead out of what the user named), so such a link is named too, never passed over."""
     try:
         own = os.lstat(path)
     except OSError as exc:
@@ -230,6 +233,8 @@ def not_regular(path: Path) -> str | None:
         mode = os.stat(path).st_mode
     except OSError as exc:
         return "a link to nothing" if link else f"not readable ({exc.strerror or exc})"
+    if stat.S_ISDIR(mode) and link and inside_folder:
+        return "a link to a directory (not followed: name the directory itself to audit it)"
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
     kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
@@ -360,7 +365,7 @@ def recognise_skipped(paths: Iterable[Path]) -> dict[Path, str]:
         return {}
     found: dict[Path, str] = {}
     for path in paths:
-        if not_regular(path):  # never opened: a FIFO would block, a device never end
+        if not_regular(path, inside_folder=True):  # never opened: a FIFO would block, a device never end
             continue
         try:
             with open_binary(path) as f:
@@ -515,7 +520,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     return AuditResult(all_findings, _total_coverage(coverage, packs), quarantined, hands_read,
                        hands_read - len(quarantined) - outside, inputs, packs, time.perf_counter() - started,
                        skipped, read_per_file, not_covered, not_covered_per_file, list(notes.values()),
-                       recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p))},
+                       recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p, True))},
                        not_listed)
 
 

@@ -203,15 +203,17 @@ def test_fifos_device_links_and_dangling_links_in_a_folder_are_skipped_with_why(
     (folder / "zero.jsonl").symlink_to("/dev/zero")  # reading it would never end
     (folder / "gone.jsonl").symlink_to(folder / "nowhere")
     (folder / "loop.jsonl").symlink_to(folder / "loop.jsonl")
+    (folder / "more").symlink_to(folder)  # a link to a directory is not followed, and says so
     result = audit([folder])
     assert result.hands_read == 2
     _reconciles(result)
     why = {p.name: text for p, text in result.skipped_not_regular.items()}
     assert why == {"pipe.jsonl": "a FIFO (named pipe)", "zero.jsonl": "a link to a device",
-                   "gone.jsonl": "a link to nothing", "loop.jsonl": "a link to nothing"}
+                   "gone.jsonl": "a link to nothing", "loop.jsonl": "a link to nothing",
+                   "more": "a link to a directory (not followed: name the directory itself to audit it)"}
     out = io.StringIO()
     write(Target(FORMATS["text"], None), result, out)
-    assert "not regular files (never opened): 4" in out.getvalue()
+    assert "not regular files (never opened): 5" in out.getvalue()
     assert "pipe.jsonl: a FIFO (named pipe)" in out.getvalue()
 
 
