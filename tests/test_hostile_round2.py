@@ -351,3 +351,18 @@ def test_folder_names_keep_the_given_path_and_stay_independent_of_the_mount(tmp_
     assert names([tmp_path / "b" / "deeper" / "phh"]) == {tmp_path / "b" / "deeper" / "phh": "phh"}
     both = names([tmp_path / "a" / "phh", tmp_path / "b" / "deeper" / "phh"])
     assert both == {tmp_path / "a" / "phh": "a/phh", tmp_path / "b" / "deeper" / "phh": "deeper/phh"}
+
+
+def test_a_file_named_on_the_command_line_with_a_name_that_is_not_utf8(bad_name_folder: Path):
+    result = audit([bad_name_folder / BAD_NAME])
+    assert result.hands_read == result.hands_audited == 7
+    assert {item.name for item in result.inputs} == {(bad_name_folder / "bad\\xff.jsonl").as_posix()}
+    assert set(result.findings["file"]) == {(bad_name_folder / "bad\\xff.jsonl").as_posix()}
+    with pytest.raises(UsageError, match=r"notes\\xfe\.txt: not a hand log"):
+        audit([bad_name_folder / os.fsdecode(b"notes\xfe.txt")])
+
+
+def test_convert_reads_standard_input(tmp_path: Path):
+    out = CliRunner().invoke(main, ["convert", "-", "-o", str(tmp_path / "dataset")], input=_hands(4))
+    assert out.exit_code == 0, out.output
+    assert audit([tmp_path / "dataset"]).hands_read == 4
