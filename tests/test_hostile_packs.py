@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import json
-import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -215,3 +215,150 @@ def test_evaluate_keeps_its_two_valued_contract():
     expression = compile_expression("not (x * 2 < 0)")
     assert list(expression.evaluate(table, {}, 2)) == [False, True]
     assert list(expression.assess(table, {}, 2)[1]) == [True, False]
+
+
+# -- 12: pack errors quote short excerpts; packs have limits -----------------------------------------------
+
+
+def _tda_data() -> dict:
+    """tda-2024 as data, with example paths made absolute so the copy can live anywhere."""
+    data = yaml.load(TDA.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    for rule in data["rules"]:
+        for kind in ("violating", "clean"):
+            for example in rule["examples"][kind]:
+                example["file"] = str((TDA.parent / example["file"]).resolve())
+    return data
+
+
+def _write_pack(path: Path, data: dict) -> Path:
+    """A pack written as JSON (which is YAML): fast to write for thousands of rules, one key per line."""
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _error(path: Path) -> str:
+    with pytest.raises(PackError) as info:
+        load_pack(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:") and "\n" not in message, message[:500]
+    return message
+
+
+def test_a_schema_error_quotes_a_short_excerpt_of_a_huge_value(tmp_path):
+    data = _tda_data()
+    data["title"] = "A" * 5_000_000  # under the file-size limit, far over the schema's 200 characters
+    path = _write_pack(tmp_path / "huge-title.yaml", data)
+    message = _error(path)
+    assert len(message) < len(str(path)) + 200, message
+    line = int(message.split(":")[1])
+    assert path.read_text(encoding="utf-8").splitlines()[line - 1].lstrip().startswith('"title"')
+    assert "at title: 'AAAA" in message and "(5,000,000 characters) is too long" in message
+
+
+def test_a_schema_error_escapes_control_and_bidi_characters(tmp_path):
+    data = _tda_data()
+    data["rules"][0]["severity"] = "\x1b[2J\x1b[31mcritical\u202e" + "x" * 500
+    message = _error(_write_pack(tmp_path / "escape.yaml", data))
+    assert "\x1b" not in message and "\u202e" not in message
+    assert "\\x1b[2J" in message and "at rules/0/severity:" in message and len(message) < 400
+
+
+def test_a_huge_unexpected_key_and_path_are_quoted_short(tmp_path):
+    data = _tda_data()
+    data["rules"] = data["rules"][:1]
+    data["rules"][0]["k\u202e" * 500_000] = 1  # a YAML key over 1024 characters must be explicit: "? key"
+    path = tmp_path / "key.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, width=10**9), encoding="utf-8")
+    message = _error(path)
+    assert len(message) < len(str(path)) + 400 and "characters" in message and "\u202e" not in message, message
+
+
+def test_a_huge_file_is_refused_before_it_is_parsed(tmp_path):
+    from auditor.check.packs import MAX_PACK_BYTES
+
+    path = tmp_path / "50mb.yaml"
+    with path.open("w", encoding="utf-8") as out:
+        out.write("pack: p\nversion: 1.0.0\ntitle: '")
+        out.write("A" * (50 * 1024 * 1024))
+        out.write("'\n")
+    started = time.perf_counter()
+    message = _error(path)
+    assert time.perf_counter() - started < 2
+    assert f"the limit is {MAX_PACK_BYTES:,}" in message and len(message) < len(str(path)) + 120
+
+
+def test_invalid_yaml_quotes_no_more_than_a_line(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("pack: p\ntitle: [" + "x, " * 200_000 + "\n", encoding="utf-8")
+    assert len(_error(path)) < len(str(path)) + 400
+
+
+def _many_rules(count: int) -> dict:
+    """tda-2024 with `count` rules: its own, repeated under new ids, each with a distinct predicate."""
+    data = _tda_data()
+    base = data["rules"]
+    rules = []
+    for index in range(count):
+        rule = dict(base[index % len(base)])
+        rule["id"] = f"GEN-{index:05d}"
+        rule["violation"] = f"({rule['violation']}) and {index} >= 0"
+        rules.append(rule)
+    data["rules"] = rules
+    return data
+
+
+#: a pack of MAX_RULES rules loads in about 1.5 s on an idle core; the bound leaves room for a busy machine
+LOAD_BOUND_SECONDS = 30
+
+
+def test_a_pack_just_under_the_rule_limit_loads_and_audits_within_the_bound(tmp_path):
+    from auditor.check.packs import MAX_RULES
+
+    path = _write_pack(tmp_path / "at-limit.yaml", _many_rules(MAX_RULES))
+    started = time.perf_counter()
+    pack = load_pack(path)
+    loaded = time.perf_counter() - started
+    assert loaded < LOAD_BOUND_SECONDS
+    assert len(pack.rules) == MAX_RULES
+    # identical predicate texts are compiled once and shared (the pack repeats the message templates)
+    assert pack.rules[0].message is pack.rules[28].message
+    hand = json.loads((TDA.parent / "examples" / "tda-2024" / "TDA-48" / "heads-up-fourth-raise.jsonl")
+                      .read_text(encoding="utf-8").splitlines()[0])
+    hand.update(rule_pack="tda-2024")
+    log = tmp_path / "hand.jsonl"
+    log.write_text(json.dumps(hand) + "\n", encoding="utf-8")
+    started = time.perf_counter()
+    result = audit([log], pack=str(path))
+    print(f"{MAX_RULES} rules: load {loaded:.1f} s, audit of one hand {time.perf_counter() - started:.1f} s")
+    assert time.perf_counter() - started < 2 * LOAD_BOUND_SECONDS
+    assert result.hands_audited == 1 and len(result.coverage) == MAX_RULES
+    # every copy of TDA-48 finds what the original finds, once per copy
+    tda = load_pack(TDA)
+    original = tda.rule("TDA-48")
+    copies = {f"GEN-{i:05d}" for i in range(tda.rules.index(original), MAX_RULES, len(tda.rules))}
+    found = result.findings[result.findings["category"] == original.category]
+    assert set(found["rule_id"]) == copies
+
+
+def test_one_rule_over_the_limit_is_refused_at_once(tmp_path):
+    from auditor.check.packs import MAX_RULES
+
+    path = _write_pack(tmp_path / "over-limit.yaml", _many_rules(MAX_RULES + 1))
+    started = time.perf_counter()
+    message = _error(path)
+    assert time.perf_counter() - started < LOAD_BOUND_SECONDS / 3  # refused before the schema walks the rules
+    assert f"too many rules ({MAX_RULES + 1:,}; the limit is {MAX_RULES:,} rules per pack)" in message
+    line = int(message.split(":")[1])
+    assert path.read_text(encoding="utf-8").splitlines()[line - 1].lstrip().startswith('"rules"')
+
+
+def test_the_limit_counts_the_rules_an_extending_pack_inherits(tmp_path):
+    from auditor.check.packs import MAX_RULES
+
+    inherited = len(load_pack(TDA).rules)
+    own = _many_rules(MAX_RULES - inherited + 1)["rules"]
+    child = {"pack": "house-tda", "version": "1.0.0", "title": "House", "extends": "tda-2024", "rules": own}
+    message = _error(_write_pack(tmp_path / "child.yaml", child))
+    assert f"too many rules with the pack it extends ({MAX_RULES + 1:,}; the limit is {MAX_RULES:,}" in message
+    child["rules"] = own[:-1]
+    assert len(load_pack(_write_pack(tmp_path / "child.yaml", child)).rules) == MAX_RULES

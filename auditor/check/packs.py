@@ -8,17 +8,24 @@ A house pack may `extends:` a built-in pack (or another pack file) and give only
 parameters, replaced or added rules, disabled rules. Merging happens on the raw YAML, before
 compiling, so the merged pack passes exactly the checks a stand-alone pack passes, and every error
 still points at the file and line where the offending text was written.
+
+Packs are untrusted input, so a pack has size limits (MAX_PACK_BYTES per file, MAX_RULES per pack,
+MAX_YAML_DEPTH; predicates have their own in auditor/check/expr.py), each a PackError naming the
+file, and an error quotes at most a short escaped excerpt of the value it refuses (`excerpt`), never
+the value itself: a 50 MB string must not become a 50 MB error message.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import jsonschema_rs
 import yaml
 
 from auditor.check.expr import Expression, ExpressionError, Template, compile_expression, compile_template
@@ -114,9 +121,76 @@ class Pack:
 
 @cache
 def _pack_validator() -> jsonschema.protocols.Validator:
+    """The Python validator: slow, but its errors carry the path and message a pack author needs."""
     schema = load_json_schema(schema_path("rule-pack.schema.json"))
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema)
+
+
+@cache
+def _fast_validator() -> Any:
+    """The same schema in jsonschema-rs: many times faster, used to pass valid packs without the slow walk."""
+    return jsonschema_rs.validator_for(load_json_schema(schema_path("rule-pack.schema.json")))
+
+
+def _schema_valid(data: Any) -> bool:
+    """True when the fast validator accepts `data`; anything it cannot say (e.g. a YAML date, which is not
+    JSON) falls back to the Python validator, which then gives the error."""
+    try:
+        return bool(_fast_validator().is_valid(data))
+    except Exception:  # a value jsonschema-rs cannot take is not an answer: ask the Python validator
+        return False
+
+
+#: an error quotes at most this many characters of a value it refuses
+EXCERPT_LENGTH = 60
+
+
+def excerpt(value: object, limit: int = EXCERPT_LENGTH) -> str:
+    """A short, escaped quotation of an (attacker-chosen) value for an error message.
+
+    Strings are cut to `limit` characters *before* escaping, so a 50 MB string costs nothing; repr()
+    escapes control, bidirectional and other unprintable characters, so the excerpt cannot rewrite the
+    terminal or the report it is shown in. The full size is named when the value was cut.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}... ({len(value):,} characters)"
+    if isinstance(value, dict | list | tuple):
+        size = f"{type(value).__name__} of {len(value):,} item(s)"
+        if len(value) > 20:  # repr() of a big container would cost as much as the container
+            return f"a {size}"
+        text = repr(value)
+        return text if len(text) <= limit else f"{text[:limit]}... (a {size})"
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def _schema_message(error: jsonschema.exceptions.ValidationError) -> str:
+    """The validator's message with the offending value quoted as a short excerpt.
+
+    jsonschema writes `repr(instance)` into most messages ("'...' is too long", "... is not of type"),
+    and additional property names into others; both are the pack author's text, of any size.
+    """
+    message = error.message
+    if len(message) <= 2 * EXCERPT_LENGTH:
+        return message
+    shown = repr(error.instance)
+    if shown in message:
+        message = message.replace(shown, excerpt(error.instance))
+    return message if len(message) <= 300 else excerpt(message, 300)
+
+
+def _path_text(path: Iterable[Any]) -> str:
+    """A JSON path for an error: each key (the author's text) quoted short and escaped when unusual."""
+    parts = []
+    for key in path:
+        text = str(key)
+        if len(text) > 40 or not text.isprintable() or "/" in text:
+            text = excerpt(text, 40)
+        parts.append(text)
+    return "/".join(parts) or "(pack)"
 
 
 def _line_of(node: yaml.Node | None, path: list[Any]) -> int | None:
@@ -171,6 +245,13 @@ class _RawPack:
 
 #: a pack is a few levels deep; anything far deeper is hostile (and would exhaust the validator's stack)
 MAX_YAML_DEPTH = 32
+#: the largest pack file read. The built-in packs are 30-60 kB; a pack of MAX_RULES rules with long texts
+#: stays well under it. Checked before parsing, so a 50 MB file costs one stat().
+MAX_PACK_BYTES = 16 * 1024 * 1024
+#: the most rules a pack may have, in one file and after `extends` is merged. The built-in packs have
+#: 20-40; loading and checking cost grow with the number of rules (see README, "Limits"), so a limit
+#: keeps a hostile or generated pack from stalling a run.
+MAX_RULES = 2000
 
 
 def _depth(data: Any) -> int:
@@ -190,35 +271,64 @@ def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
     """One pack file, parsed and checked against the schema on its own."""
     name = str(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_PACK_BYTES:
+            raise PackError(name, None, f"pack file is too large ({size:,} bytes; the limit is {MAX_PACK_BYTES:,})")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise PackError(name, None, f"cannot read: {exc}") from exc
+        raise PackError(name, None, f"cannot read: {_one_line(exc)}") from exc
+    if len(text) > MAX_PACK_BYTES:  # a file that grew after the stat()
+        raise PackError(name, None, f"pack file is too large (the limit is {MAX_PACK_BYTES:,} bytes)")
     loader = _Loader(text)
     try:  # one parse: the node tree gives file:line for errors, the same tree gives the data
-        alias = next((e for e in yaml.parse(text, Loader=_Loader) if isinstance(e, yaml.AliasEvent)), None)
+        # an alias needs an anchor (&name): without '&' in the text there is none, and the event scan
+        # (a second parse of the whole file) is skipped
+        alias = None if "&" not in text else next(
+            (e for e in yaml.parse(text, Loader=_Loader) if isinstance(e, yaml.AliasEvent)), None)
         if alias is not None:
             # a rule pack needs no anchors; refusing aliases refuses "billion laughs" expansion bombs
-            raise PackError(name, alias.start_mark.line + 1, "YAML aliases (*name) are not allowed in rule packs")
+            raise _Refused(alias.start_mark.line + 1, "YAML aliases (*name) are not allowed in rule packs")
         root = loader.get_single_node()
         data = loader.construct_document(root) if root is not None else None
+    except _Refused as exc:  # not through the ValueError handler below (PackError is one)
+        raise PackError(name, exc.line, exc.message) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
-        raise PackError(name, mark.line + 1 if mark else None, f"invalid YAML: {exc.problem}") from exc
+        raise PackError(name, mark.line + 1 if mark else None, f"invalid YAML: {_one_line(exc.problem)}") from exc
     except yaml.YAMLError as exc:
-        raise PackError(name, None, f"invalid YAML: {exc}") from exc
+        raise PackError(name, None, f"invalid YAML: {_one_line(exc)}") from exc
     except RecursionError as exc:
         raise PackError(name, None, "invalid YAML: nested too deeply") from exc
     except ValueError as exc:  # e.g. an integer of thousands of digits, which Python refuses to convert
-        raise PackError(name, None, f"invalid YAML: {exc}") from exc
+        raise PackError(name, None, f"invalid YAML: {_one_line(exc)}") from exc
     finally:
         loader.dispose()
     if _depth(data) > MAX_YAML_DEPTH:
         raise PackError(name, None, f"invalid YAML: nested more than {MAX_YAML_DEPTH} levels deep")
-    error = jsonschema.exceptions.best_match(_pack_validator().iter_errors(data))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(pack)"
-        raise PackError(name, _line_of(root, list(error.absolute_path)), f"at {where}: {error.message}")
+    rules = data.get("rules") if isinstance(data, dict) else None
+    if isinstance(rules, list) and len(rules) > MAX_RULES:  # before the schema, which would walk them all
+        raise PackError(name, _line_of(root, ["rules"]), f"too many rules ({len(rules):,}; the limit is "
+                                                         f"{MAX_RULES:,} rules per pack)")
+    if not _schema_valid(data):
+        error = jsonschema.exceptions.best_match(_pack_validator().iter_errors(data))
+        if error is not None:
+            where = _path_text(error.absolute_path)
+            raise PackError(name, _line_of(root, list(error.absolute_path)), f"at {where}: {_schema_message(error)}")
     return data, root
+
+
+class _Refused(Exception):
+    """A refusal found while parsing, raised past the parser's own error handlers."""
+
+    def __init__(self, line: int | None, message: str):
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+def _one_line(text: object, limit: int = 300) -> str:
+    """An exception's text on one line and short (YAML errors quote the offending input)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else excerpt(flat, limit)
 
 
 def _parent_path(path: Path, extends: str, line: int | None) -> Path:
@@ -270,6 +380,10 @@ def _merged(path: Path, chain: tuple[Path, ...] = ()) -> _RawPack:
         rules[rule.raw["id"]] = rule
     if not rules:
         raise PackError(name, line, "no rules left after disabling the parent's")
+    if len(rules) > MAX_RULES:
+        raise PackError(name, _line_of(root, ["rules"]) or line,
+                        f"too many rules with the pack it extends ({len(rules):,}; the limit is {MAX_RULES:,} "
+                        "rules per pack)")
     documents = {d["id"]: d for d in parent.data["documents"]} | {d["id"]: d for d in data.get("documents", [])}
     merged = {
         "pack": data["pack"], "version": data["version"], "title": data["title"],
@@ -285,15 +399,51 @@ def load_pack(path: Path) -> Pack:
     """A pack file (its `extends` chain merged) compiled and checked, or PackError with file:line."""
     merged = _merged(path)
     data, parameters = merged.data, merged.data["parameters"]
-    rules = [_compile_rule(item, parameters) for item in merged.rules]
+    context = _Context(parameters)
+    rules = [_compile_rule(item, context) for item in merged.rules]
     return Pack(data["pack"], data["version"], data["title"], data.get("description"),
                 tuple(data["documents"]), parameters, house_rules(parameters), tuple(rules), path,
                 data.get("extends"))
 
 
-def _compile_rule(item: _RawRule, parameters: dict[str, Any]) -> Rule:
+@lru_cache(maxsize=8192)
+def _expression(text: str) -> Expression:
+    """Each distinct predicate text is compiled once (an Expression is immutable, so rules may share it):
+    generated packs repeat the same few predicates thousands of times."""
+    return compile_expression(text)
+
+
+@lru_cache(maxsize=8192)
+def _template(text: str) -> Template:
+    return compile_template(text)
+
+
+class _Context:
+    """What every rule of one pack is compiled against, worked out once per pack rather than per rule."""
+
+    def __init__(self, parameters: dict[str, Any]):
+        self.parameters = parameters
+        self._known: dict[str, frozenset[str]] = {}
+        self._resolved: dict[tuple[Path, str], Path] = {}
+
+    def known(self, facts: str) -> frozenset[str]:
+        """The names a rule over the `facts` table may use: its columns, the hand columns, the parameters."""
+        if facts not in self._known:
+            self._known[facts] = (frozenset(c for c, _, _ in FACT_COLUMNS[facts]) | frozenset(HAND_COLUMNS)
+                                  | frozenset(self.parameters))
+        return self._known[facts]
+
+    def resolve(self, folder: Path, file: str) -> Path:
+        """An example's path, resolved once per (folder, file): resolve() asks the file system."""
+        key = (folder, file)
+        if key not in self._resolved:
+            self._resolved[key] = (folder / file).resolve()
+        return self._resolved[key]
+
+
+def _compile_rule(item: _RawRule, context: _Context) -> Rule:
     raw, path, root, index, name = item.raw, item.path, item.root, item.index, str(item.path)
-    known = {c for c, _, _ in FACT_COLUMNS[raw["facts"]]} | set(HAND_COLUMNS) | set(parameters)
+    known = context.known(raw["facts"])
 
     def compiled(key: str, make: Any) -> Any:
         if key not in raw:
@@ -316,16 +466,16 @@ def _compile_rule(item: _RawRule, parameters: dict[str, Any]) -> Rule:
                             f"rule {raw['id']}: needs: unknown fact '{need}' in table {raw['facts']}")
 
     def examples(kind: str) -> tuple[Example, ...]:
-        return tuple(Example((path.parent / e["file"]).resolve(), e["about"], e.get("findings"),
-                             (path.parent / e["pack"]).resolve() if "pack" in e else None)
+        return tuple(Example(context.resolve(path.parent, e["file"]), e["about"], e.get("findings"),
+                             context.resolve(path.parent, e["pack"]) if "pack" in e else None)
                      for e in raw["examples"][kind])
 
     return Rule(
         raw["id"], raw["title"], raw["category"], raw["severity"], raw["citation"], raw["text"], raw["why"],
         raw.get("notes"), tuple(raw["applies"]["variants"]), tuple(raw["applies"]["structures"]), raw["facts"],
-        tuple(raw.get("needs", [])), compiled("when", compile_expression), compiled("violation", compile_expression),
-        compiled("message", compile_template), compiled("expected", compile_template),
-        compiled("actual", compile_template), examples("violating"), examples("clean"),
+        tuple(raw.get("needs", [])), compiled("when", _expression), compiled("violation", _expression),
+        compiled("message", _template), compiled("expected", _template),
+        compiled("actual", _template), examples("violating"), examples("clean"),
         _line_of(root, ["rules", index]) or 0, raw.get("seat", "seat"), raw.get("player", "player"),
         tuple(raw.get("catalogue", [])), path,
     )
