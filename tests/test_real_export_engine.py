@@ -463,3 +463,13 @@ def test_facing_only_a_big_blind_all_in_for_less_than_the_small_blind_nobody_owe
     rounds = _facts([hand])["rounds"]
     assert rounds["pending_seat"].isna().all()
     assert int(rounds["uncalled_expected"].iloc[0]) == 20 and int(rounds["uncalled_seat"].iloc[0]) == 2
+
+
+def test_a_kill_survives_the_parquet_round_trip(tmp_path):
+    hand = _hand("k4", THREE, [
+        {"kind": "button", "seat": 1}, _post(2, 1, 50), _post(3, 2, 100), *HOLES,
+        {"kind": "kill", "seat": 1}, _act(2, "fold"), {"kind": "return", "seat": 3, "amount": 50}, _award(3, 100),
+    ])
+    write_parquet(build_tables([SourceHand(hand, "k.jsonl", 1)]), tmp_path / "ds")
+    (back,) = read_parquet(tmp_path / "ds")
+    assert isinstance(back, SourceHand) and back.hand["events"] == hand["events"]
