@@ -125,7 +125,11 @@ def main() -> None:
 def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], output: str, fail_on: str,
           allow_unaudited: bool, quiet: bool, input_format: str, jobs: int | None, engine: str, scheduler: str | None,
           limit_settings: tuple[str, ...] = ()) -> None:
-    """Audit the hand logs under PATHS (directories are searched recursively).
+    """Audit the hand logs under PATHS (directories are searched recursively; `-` is standard input).
+
+    A FIFO named in PATHS is read once, like standard input; inside a directory, FIFOs, devices and
+    links to nothing or to directories are skipped and listed with why. At most 100 findings of one
+    rule are listed per hand; the summary counts the rest.
 
     \b
     Exit status: 0 nothing at or above --fail-on and every hand read was audited;
@@ -209,7 +213,10 @@ def explain(hand_id: str, paths: tuple[Path, ...], pack: str | None, input_forma
 @click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
               help="Directory to write the Parquet dataset (hands/seats/events.parquet).")
 def convert(paths: tuple[Path, ...], output: Path) -> None:
-    """Convert canonical hand logs to a Parquet dataset; invalid hands are quarantined, not converted."""
+    """Convert canonical hand logs to a Parquet dataset; invalid hands are quarantined, not converted.
+
+    `-` in PATHS is standard input.
+    """
     from auditor.ingest.parquet import write_parquet
     from auditor.ingest.records import Quarantined
     from auditor.ingest.tables import build_tables

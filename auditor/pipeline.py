@@ -470,6 +470,10 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     if scheduler is not None and engine != "dask":
         raise UsageError("a scheduler address needs the dask engine (--engine dask)")
     inputs, skipped = discover(paths, input_format, limits)
+    if scheduler is not None and any(item.spool is not None for item in inputs):
+        # the copy of a stream is a file on this machine, which a remote cluster's workers cannot open
+        raise UsageError("standard input or a FIFO cannot be audited on a remote cluster (--scheduler): "
+                         "save it to a file the workers can read")
     forced = resolve_pack(pack) if pack else None
     partitions = plan(inputs, batch_size, limits)
     options = RunOptions(pack, batch_size, limits)
