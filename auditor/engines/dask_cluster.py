@@ -247,8 +247,10 @@ def absolute_options(options: RunOptions, cwd: Path | None = None) -> RunOptions
 
 
 def pack_files(options: RunOptions) -> tuple[str, ...]:
-    """The `--pack` file and every pack file it extends or takes rules from (absolute), to be digested; ()
-    for a built-in pack, which the built-in digest covers. The pack has already loaded in this process."""
+    """The `--pack` file, the pack files of its `extends` chain and those its rules are written in (absolute),
+    to be digested; () for a built-in pack, which the built-in digest covers. The pack has already loaded in
+    this process (the pipeline resolves it before the run), so loading it again cannot fail but for a file
+    changed meanwhile, which is then digested alone and compared as it is."""
     if not options.pack or not _pack_is_file(options.pack):
         return ()
     from auditor.check.packs import PackError, load_pack
@@ -256,12 +258,20 @@ def pack_files(options: RunOptions) -> tuple[str, ...]:
     found: dict[str, None] = {}
     try:
         pack = load_pack(Path(options.pack))
+        found[str(pack.path.absolute())] = None
+        for rule in pack.rules:
+            if rule.file is not None:
+                found[str(Path(rule.file).absolute())] = None
+        current, chain = pack, {pack.path.absolute()}
+        while current.extends:  # as `packs._parent_path`: a file beside the pack, else a built-in pack's name
+            parent = (current.path.parent / current.extends).absolute()
+            if not parent.is_file() or parent in chain:
+                break
+            chain.add(parent)
+            found[str(parent)] = None
+            current = load_pack(parent)
     except PackError:
-        return (str(Path(options.pack).absolute()),)
-    found[str(pack.path.absolute())] = None
-    for rule in pack.rules:
-        if rule.file is not None:
-            found[str(Path(rule.file).absolute())] = None
+        found[str(Path(options.pack).absolute())] = None
     return tuple(found)
 
 
