@@ -8,17 +8,21 @@ problem ("not audited"), never dropped. `auditor simulate --format` writes the s
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
 
 from auditor import cli
+from auditor.check.packs import resolve_pack
 from auditor.cli import main
-from auditor.export import pokerstars
+from auditor.export import ohh, pokerstars, writer
 from auditor.ingest.detect import read_file
 from auditor.ingest.records import SourceHand
 from auditor.simulate import verify as verify_module
+from auditor.simulate.tables import simulate_mixed
 from auditor.simulate.verify import VIA, format_report, verify_pack
 from auditor.simulate.writer import FORMATS
 
@@ -129,3 +133,55 @@ def test_cli_simulate_format_pokerstars(tmp_path):
     plain = CliRunner().invoke(main, ["simulate", "--variant", "omaha", "--structure", "pot-limit", "--pack",
                                       "tda-2024", "--hands", "5", "-o", str(jsonl)])
     assert plain.exit_code == 0 and jsonl.read_text().startswith("{")
+
+
+ODD_CHIP = {name: m for name, m in verify_module.REGISTRY.items() if m.category == "odd-chip"}
+
+
+@pytest.mark.parametrize("fmt", ["ohh", "phh"])
+def test_odd_chips_are_measured_through_formats_that_state_no_chip_unit(fmt):
+    """OHH and PHH state no chip unit and their readers take one chip: a split pot's odd chip of 50 cannot be
+    written, so verify plays a share of the tables in chips of 1, where every split pot can, and the odd chip
+    planted there is found; the same fault at a table in chips of 50 is counted as not expressible."""
+    assert writer(fmt).IMPLIED_CHIP_UNIT == 1
+    report = verify_pack("tda-2024", 400, 2, registry=ODD_CHIP, via=fmt)
+    row = report.table.set_index("category").loc["odd-chip"]
+    assert row["expected"] >= 2 and row["found"] == row["expected"] and row["false"] == 0
+    assert not report.problems, "\n".join(q.one_line() for q in report.problems[:10])
+
+
+def test_the_chip_unit_mix_keeps_every_other_table_as_it_was():
+    """The tables played in chips of 1 are drawn apart from the run's own draws: each other table is the same
+    table, hand for hand, as without the mix, and a share of 0 changes nothing."""
+    house = resolve_pack("tda-2024").house
+    games = [("holdem", "no-limit"), ("omaha", "pot-limit"), ("holdem", "fixed-limit")]
+    plain = list(simulate_mixed(games, 600, 3, house=house, rule_pack="tda-2024", session_hands=(10, 30)))
+    mixed = list(simulate_mixed(games, 600, 3, house=house, rule_pack="tda-2024", session_hands=(10, 30),
+                                chip_unit_mix=(0.5, 1)))
+    assert list(simulate_mixed(games, 600, 3, house=house, rule_pack="tda-2024", session_hands=(10, 30),
+                               chip_unit_mix=(0.0, 1))) == plain
+    units = Counter(h["stakes"]["chip_unit"] for h in mixed)
+    assert set(units) == {1, 50} and units[1] >= 100
+    by_id = {h["hand_id"]: h for h in plain}
+    kept = [h for h in mixed if h["stakes"]["chip_unit"] == 50]
+    assert kept and all(by_id[h["hand_id"]] == h for h in kept)
+    fine = [h for h in mixed if h["stakes"]["chip_unit"] == 1]
+    assert all(h["stakes"]["blinds"] == by_id[h["hand_id"]]["stakes"]["blinds"] for h in fine)
+    # a pot split unequally (odd chips): OHH can write it in chips of 1, not in chips of 50
+    uneven = {}
+    for h in mixed:
+        paid: dict[int, set[int]] = {}
+        for ev in h["events"]:
+            if ev["kind"] == "award":
+                paid.setdefault(ev["pot"], set()).add(ev["amount"])
+        if any(len(amounts) > 1 for amounts in paid.values()):
+            uneven.setdefault(h["stakes"]["chip_unit"], []).append(ohh.cannot_express(h))
+    assert uneven[1] and all(why is None for why in uneven[1])
+    assert uneven[50] and all("smallest chip" in why for why in uneven[50])
+    with pytest.raises(ValueError, match="chip_unit_mix"):
+        next(simulate_mixed(games, 5, 3, house=house, rule_pack="tda-2024", chip_unit_mix=(1.5, 1)))
+
+
+def test_only_formats_without_a_chip_unit_change_the_simulated_mix():
+    assert verify_module._Via("pokerstars", Path(".")).chip_unit_mix is None
+    assert verify_module._Via("ohh", Path(".")).chip_unit_mix == (verify_module.IMPLIED_UNIT_SHARE, 1)

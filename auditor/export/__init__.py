@@ -12,6 +12,33 @@ Each writer module exposes:
 - `write_hands(hands, path) -> int`: write the hands (canonical dicts, in table order) to one file
   of the format at `path`, following the format's own conventions; returns how many were written.
 
+A writer may also expose these; verify (:class:`auditor.simulate.verify._Via`) uses each one it finds
+and assumes the default otherwise:
+
+- `SUFFIX: str`: the file suffix to write, when it is not the format's entry in `SUFFIXES` (the
+  reader detects the format by it, as `auditor audit` would).
+- `HIDDEN_CATEGORIES: dict[str, str]`: finding category -> why the format cannot show that kind of
+  fault at all (burn cards in PokerStars text, OHH and PHH; hand ids and round totals in PHH).
+  `cannot_express` judges a hand, and a planted fault can leave a hand that is still expressible
+  while the fault itself disappears in the text (a missing burn is not printed, so it reads back as
+  a clean hand): naming the category keeps verify from counting that as a miss. Default: none.
+- `cannot_express_together(hands) -> str | None`: why several hands cannot share one file although
+  each is expressible alone (PHH has no hand id, its reader names hands by file and table key, so
+  a repeated hand id cannot be written; OHH's answers None, each object carrying its own number).
+  Called on a unit of two or more hands. Default: every set of expressible hands can.
+- `event_index(hand) -> list[int | None]`: for each canonical event, its index in the hand the
+  reader gives back (None for an event the format does not write, e.g. a burn), so a finding the
+  rule reports at a planted event is matched at the event's new place. Default: the same index. A
+  fault planted at an event mapped to None is counted as not expressible.
+- `IMPLIED_CHIP_UNIT: int`: for a format that does not state the chip unit (OHH, PHH), the unit its
+  reader takes, in the log's integer amounts. Split pots with odd chips and rake are judged in the
+  chip unit, so a hand in any other unit that splits a pot unevenly cannot be written; verify
+  therefore plays a share of its tables in this unit (`IMPLIED_UNIT_SHARE`), so that odd-chip is
+  measured. Default: the format states its unit, every table keeps the simulator's chips of 50.
+- `carried(hand) -> dict`: the canonical hand as the reader should give it back (what the format
+  normalises: ids, times, room, the chip unit). Not used by verify, which compares audits, not
+  hands; the writer's round-trip tests compare the reader's hand with it (PokerStars).
+
 A writer never judges: an illegal action in the canonical hand is written as the room would have
 printed it, so the reader records it and a rule reports it.
 """

@@ -70,6 +70,9 @@ NO_WORDS = {
 }
 #: finding categories OHH cannot show at all (verify lists them instead of planting them)
 HIDDEN_CATEGORIES = {"burn": "OHH records no burn cards, so a missing or extra burn cannot be seen in it"}
+#: the chip unit (in the log's integer amounts) the reader takes, since OHH states none: a hand kept in
+#: chips of this unit carries every split pot (verify simulates a share of its tables in it)
+IMPLIED_CHIP_UNIT = 1
 #: canonical post kinds whose live money counts toward the poster's pots
 LIVE_POSTS = frozenset({"blind", "missed", "straddle", "ante"})
 

@@ -60,6 +60,9 @@ HIDDEN_CATEGORIES = {
     "record": ("PHH has no hand id (the reader names hands by file and table key) and no round total "
                "(cbr states it, cc implies it), so neither a repeated id nor a wrong total can be written"),
 }
+#: the chip unit (in the log's integer amounts) the reader takes, since PHH states none: a hand kept in
+#: chips of this unit carries every split pot (verify simulates a share of its tables in it)
+IMPLIED_CHIP_UNIT = 1
 NO_WORDS = {
     "seat_draw": "PHH has no seat draw (a hand starts with the players seated)",
     "seat_request": "PHH has no seat request",

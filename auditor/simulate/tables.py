@@ -74,6 +74,7 @@ def simulate_mixed(
     session_hands: tuple[int, int] = (20, 200),
     start: str = _EPOCH,
     sit_outs: bool = False,
+    chip_unit_mix: tuple[float, int] | None = None,
 ) -> Iterator[dict]:
     """`hands` canonical hand logs, each table playing a (variant, structure) drawn from `games`.
 
@@ -83,6 +84,11 @@ def simulate_mixed(
     :class:`~auditor.replay.house.RakeSchedule` (what it allows, from the main pot); off by default.
     `sit_outs` lets players sit out and return, making up missed blinds (module docstring); off by
     default, and when off no random draw is spent on it, so earlier runs replay unchanged.
+    `chip_unit_mix` = (share, unit): that share of the tables plays in chips of `unit` instead of the
+    stakes' own, blinds and bets unchanged (they must be multiples of it). It exists for formats that
+    do not state the chip unit (OHH, PHH: their readers take one chip), in which a split pot's odd
+    chips of 50 cannot be written. Which tables are drawn from a generator of its own, so every table
+    keeps its game, size, seed and start whether or not the mix is asked for.
     """
     if not games:
         raise ValueError("no games to simulate")
@@ -91,6 +97,15 @@ def simulate_mixed(
             raise ValueError(f"unknown structure {structure!r}")
     built = {g: Game(g[0], g[1], stakes, house, rake) for g in dict.fromkeys(tuple(x) for x in games)}
     keys = list(built)
+    fine: dict[tuple[str, str], Game] = {}
+    mixer: random.Random | None = None
+    share = 0.0
+    if chip_unit_mix is not None:
+        share, unit = chip_unit_mix
+        if not 0.0 <= share <= 1.0 or unit < 1:
+            raise ValueError(f"chip_unit_mix must be (share in 0..1, unit >= 1), got {chip_unit_mix!r}")
+        fine = {g: Game(g[0], g[1], {**game.stakes, "chip_unit": unit}, house, rake) for g, game in built.items()}
+        mixer = random.Random(f"{seed}/chip-unit-{unit}")
     lo, hi = (table_size, table_size) if isinstance(table_size, int) else table_size
     if not 2 <= lo <= hi <= 10:
         raise ValueError(f"table_size must be within 2..10, got {table_size!r}")
@@ -105,7 +120,8 @@ def simulate_mixed(
     number = 0
     while left > 0:
         number += 1
-        game = built[keys[int(rng.random() * len(keys))]]
+        key = keys[int(rng.random() * len(keys))]
+        game = fine[key] if mixer is not None and mixer.random() < share else built[key]
         n = min(left, rng.randint(*session_hands))
         max_seats = rng.randint(lo, hi)
         offset += rng.randint(30, 900)

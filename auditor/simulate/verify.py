@@ -80,6 +80,11 @@ GAP = "an earlier hand of its table could not be written, so the table's sequenc
 #: hands per table session: short enough that a few thousand hands visit every game of a pack,
 #: long enough for the cross-hand faults (a skipped hand, blinds missed and made up)
 SESSION_HANDS = (10, 60)
+#: share of the tables played in the chip its reader takes, carried through a format that states no chip unit
+#: (the writer's IMPLIED_CHIP_UNIT): the simulator's chips of 50 leave odd chips that such a format cannot
+#: write, so without these tables odd-chip would not be measured; the rest keep chips of 50, which the format
+#: carries wherever no pot leaves an odd chip
+IMPLIED_UNIT_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -240,6 +245,9 @@ class _Via:
         self.hidden: dict[str, str] = dict(getattr(self.writer, "HIDDEN_CATEGORIES", {}))
         self.folder = folder
         self.files = 0
+        implied = getattr(self.writer, "IMPLIED_CHIP_UNIT", None)
+        #: (share, unit) of the tables simulated in the reader's chip, for a format that states no chip unit
+        self.chip_unit_mix = None if implied is None else (IMPLIED_UNIT_SHARE, int(implied))
 
     def cannot(self, hands: Sequence[Hand], category: str | None = None) -> str | None:
         """Why the format cannot carry these hands in one file (or a fault of `category`), None when it can.
@@ -505,7 +513,7 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
 
     stream = simulate_mixed(games, hands, seed, house=pack.house, rule_pack=pack.name, table_size=(2, 10),
                             seat_draws=True, sit_outs=True, rake=pack.house.rake, table_prefix=f"V{seed}-",
-                            session_hands=SESSION_HANDS)
+                            session_hands=SESSION_HANDS, chip_unit_mix=via.chip_unit_mix if via else None)
     history: list[Hand] = []
     for n, hand in enumerate(stream, 1):
         bad = _invalid(hand)
