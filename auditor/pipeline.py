@@ -6,6 +6,12 @@ and structure): nothing judged it, so it is not counted as audited. Files found 
 not hand logs are skipped; those recognisably hand histories of a room this auditor cannot read are
 named with their format (`detect.recognise_other`), because a compliance gate must not pass over them
 in silence (issue #13).
+
+Names are made here, once (issue #14): a file's name is valid text whatever bytes the file system
+holds (a byte that is not UTF-8 is written `\xff`, while the real path is what is opened); a folder
+is known by the path the user gave, never by where it is mounted (`_folder_names`); standard input
+(`-`) and FIFOs are read once into a temporary file (`spool_stream`) and audited from there as
+`<stdin>` or the FIFO's name; what in a folder is not a regular file is skipped with why, never opened.
 """
 
 from __future__ import annotations
