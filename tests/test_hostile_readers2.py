@@ -14,7 +14,11 @@ Each test states the time bound it runs in; none ends in a traceback.
 
 from __future__ import annotations
 
+import gzip
+import os
+import threading
 import time
+import zipfile
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,7 +26,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from auditor.ingest.detect import contained, read_file
+from auditor.ingest.files import spool_if_unseekable
 from auditor.ingest.jsonl import read_jsonl
+from auditor.ingest.limits import LimitExceeded, MiB
 from auditor.ingest.parquet import write_parquet
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
@@ -143,3 +149,109 @@ def test_forged_file_and_line_columns_are_claimed_provenance_only(tmp_path):
     per_file = result.per_file().set_index("file")["hands_read"].to_dict()
     assert per_file[str(real)] == 2  # not inflated by the dataset's claims
     assert per_file[str(dataset)] == 5
+
+
+# --------------------------------------------------------------------------- item 3: a pipe read once
+
+
+def test_a_fifo_given_to_read_file_loses_no_hand(tmp_path):
+    """400 hands (far more than detection's first bytes) through a FIFO: all read, named by the FIFO."""
+    fifo = tmp_path / "hands.pipe"
+    os.mkfifo(fifo)
+    data = b"".join(HOLDEM.read_bytes().splitlines(keepends=True)[:400])
+    writer = threading.Thread(target=fifo.write_bytes, args=(data,), daemon=True)
+    writer.start()
+    started = time.monotonic()
+    items = list(read_file(fifo))
+    writer.join(5)
+    assert time.monotonic() - started < 30
+    assert len(data) > 64 * 1024
+    assert len(items) == 400 and all(isinstance(i, SourceHand) for i in items)
+    assert {i.file for i in items} == {str(fifo)} and [i.line for i in items] == list(range(1, 401))
+
+
+def test_a_fifo_nobody_writes_to_is_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "silent.pipe"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    with pytest.raises(LimitExceeded, match="nothing was written"), spool_if_unseekable(fifo, idle_seconds=0.5):
+        pass
+    assert time.monotonic() - started < 5
+
+
+# --------------------------------------------------------------------------- item 4: ratio over the archive
+
+
+def test_members_just_under_the_grace_are_judged_over_the_whole_archive(tmp_path):
+    archive = tmp_path / "newlines.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        for i in range(200):
+            z.writestr(f"m{i}.jsonl", b"\n" * (8 * MiB - 1))
+    assert archive.stat().st_size < 2_000_000
+    started = time.monotonic()
+    items = list(read_file(archive))
+    assert time.monotonic() - started < 10  # was over ten minutes
+    assert len(items) == 1 and items[0].code == "limit" and "max_compression_ratio" in items[0].reason
+    assert "whole archive" in items[0].reason and items[0].file.endswith("!m1.jsonl")
+
+
+def test_gzip_members_count_toward_the_archive(tmp_path):
+    """Nested: gzip members of 8 MiB - 1 blanks each, inside a stored zip: unpacked while copied, so their
+    bytes are the archive's and the second one passes the archive's ratio."""
+    archive = tmp_path / "nested.zip"
+    member = gzip.compress(b" " * (8 * MiB - 1))
+    with zipfile.ZipFile(archive, "w") as z:
+        for i in range(50):
+            z.writestr(f"m{i}.jsonl.gz", member)
+        z.writestr("hands.jsonl.gz", gzip.compress(HOLDEM.read_bytes().splitlines(keepends=True)[0]))
+    started = time.monotonic()
+    items = list(read_file(archive))
+    assert time.monotonic() - started < 10
+    assert len(items) == 1 and items[0].code == "limit" and "whole archive" in items[0].reason
+
+
+def test_a_gzip_member_of_a_zip_is_read(tmp_path):
+    archive = tmp_path / "logs.zip"
+    lines = HOLDEM.read_bytes().splitlines(keepends=True)[:3]
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("day1/x.jsonl.gz", gzip.compress(b"".join(lines)))
+    items = list(read_file(archive))
+    assert [(i.file, i.line) for i in items] == [(f"{archive}!day1/x.jsonl.gz", n) for n in (1, 2, 3)]
+
+
+def test_a_file_of_only_blank_lines_costs_no_reader_time(tmp_path):
+    """8 MiB - 1 newlines (just under the grace) in every format: nothing read, in well under a second
+    each (the JSONL reader took four seconds walking them line by line)."""
+    for suffix in (".jsonl", ".ohh", ".phhs", ".phh"):
+        path = tmp_path / f"blank{suffix}"
+        path.write_bytes(b"\n" * (8 * MiB - 1))
+        started = time.monotonic()
+        assert list(read_file(path)) == []
+        assert time.monotonic() - started < 1, suffix
+
+
+# --------------------------------------------------------------------------- item 12: a folder entry with data
+
+
+def test_a_folder_entry_that_holds_data_is_quarantined(tmp_path):
+    archive = tmp_path / "folder.zip"
+    line = HOLDEM.read_bytes().splitlines(keepends=True)[0]
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("x.jsonl/", line)
+        z.writestr("empty/", b"")
+        z.writestr("real.jsonl", line)
+    items = list(read_file(archive))
+    assert isinstance(items[0], Quarantined) and items[0].code == "unsupported-format"
+    assert items[0].file == f"{archive}!x.jsonl/" and f"holds {len(line)} bytes" in items[0].reason
+    assert len(items) == 2 and isinstance(items[1], SourceHand)  # the empty folder is just a folder
+
+
+def test_a_zip_inside_a_zip_is_said_not_read(tmp_path):
+    inner = tmp_path / "inner.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("a.jsonl", HOLDEM.read_bytes().splitlines(keepends=True)[0])
+    outer = tmp_path / "outer.zip"
+    with zipfile.ZipFile(outer, "w") as z:
+        z.write(inner, "inner.zip")
+    items = list(read_file(outer))
+    assert len(items) == 1 and items[0].code == "unsupported-format" and "inside a zip" in items[0].reason

@@ -11,6 +11,9 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
+import threading
+import time
 import zipfile
 from pathlib import Path
 
@@ -206,17 +209,50 @@ def test_zip_past_the_total_limit_is_refused_before_unpacking(tmp_path):
     assert len(list(read_file(archive, limits=Limits(max_unpacked_bytes=len(member) * 3)))) == 60
 
 
-def test_an_input_that_never_ends_is_cut_at_the_total_limit():
-    """/dev/zero named as a log has no newline and no end: the JSONL and OHH readers would skip its
-    'line' forever. Pipes and devices get the max_unpacked_bytes limit that compressed input has."""
+def test_a_device_is_refused_at_once_whatever_the_format():
+    """/dev/zero named as a log has no newline and no end: it is not a file of hands, and is refused
+    before anything is read from it (bound: one second for all five formats)."""
     zero = Path("/dev/zero")
     if not zero.exists():
         pytest.skip("no /dev/zero here")
-    limits = Limits(max_unpacked_bytes=20 * 1024**2, max_file_bytes=10 * 1024**2)
-    for fmt, limit in (("jsonl", "max_unpacked_bytes"), ("ohh", "max_unpacked_bytes"),
-                       ("pokerstars", "max_file_bytes"), ("phh", "max_file_bytes")):
-        items = list(read_file(zero, fmt, limits=limits))
-        assert len(items) == 1 and limit in items[0].reason and items[0].code == "limit", (fmt, items)
+    started = time.monotonic()
+    for fmt in ("auto", "jsonl", "ohh", "pokerstars", "phh"):
+        items = list(read_file(zero, fmt))
+        assert len(items) == 1 and items[0].code == "unsupported-format" and "a device" in items[0].reason, fmt
+    assert time.monotonic() - started < 1
+
+
+def _fifo_writer(fifo: Path, data: bytes, repeat: int) -> threading.Thread:
+    def write() -> None:
+        try:
+            with fifo.open("wb") as out:
+                for _ in range(repeat):
+                    out.write(data)
+        except BrokenPipeError:  # the reader refused the rest: what a never-ending writer sees
+            pass
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("over", [False, True])
+def test_a_fifo_is_spooled_under_max_unpacked_bytes(tmp_path, over):
+    """A FIFO that goes on is cut at max_unpacked_bytes while spooled (just over: refused naming the
+    limit); just under, every hand is read, none lost to detection (bound: 10 s)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    hand = _hand_lines(1)[0]
+    writer = _fifo_writer(fifo, hand, 50)
+    limit = len(hand) * 50 - (1 if over else 0)
+    started = time.monotonic()
+    items = list(read_file(fifo, limits=Limits(max_unpacked_bytes=limit)))
+    writer.join(5)
+    assert time.monotonic() - started < 10
+    if over:
+        assert len(items) == 1 and items[0].code == "limit" and "max_unpacked_bytes" in items[0].reason
+    else:
+        assert len(items) == 50 and all(isinstance(i, SourceHand) and i.file == str(fifo) for i in items)
 
 
 def test_truncated_gzip_is_quarantined_not_raised(tmp_path):
