@@ -10,7 +10,8 @@ subprocess, and require the report `--jobs 1` writes, byte for byte apart from t
 
 The other half of the issue — a worker that runs other code, or cannot open an input the client opens,
 refuses the run naming the worker — is tested on the same cluster (the check functions called on its
-workers) and end to end on a worker whose poker-auditor reports another version (a `--preload` script).
+workers) and end to end on two workers set up by `--preload` scripts: one whose poker-auditor reports another
+version, one that cannot import poker-auditor at all; the run exits 2 naming both.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class Cluster:
     """A scheduler and one `dask worker` (a nanny per worker process) started as separate process groups,
     with `cwd` a folder that is not the repository; killed, whole groups, when the test is done."""
 
-    def __init__(self, folder: Path, nworkers: int, preload: Path | None = None):
+    def __init__(self, folder: Path, workers: list[tuple[int, Path | None]]):
+        """`workers`: one `dask worker` command per (number of worker processes, --preload script or None)."""
         self.folder = folder
         self.processes: list[subprocess.Popen] = []
         folder.mkdir(parents=True, exist_ok=True)
@@ -60,14 +62,13 @@ class Cluster:
                 raise TimeoutError("the scheduler did not start")
             time.sleep(0.2)
         self.address = json.loads(info.read_text())["address"]
-        worker = [sys.executable, "-m", "dask", "worker", self.address, "--nworkers", str(nworkers),
-                  "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard", "--local-directory",
-                  str(folder / "space")]
-        if preload is not None:
-            worker += ["--preload", str(preload)]
-        self._start(worker, "worker.log")
+        for i, (nworkers, preload) in enumerate(workers):
+            command = [sys.executable, "-m", "dask", "worker", self.address, "--nworkers", str(nworkers),
+                       "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard", "--local-directory",
+                       str(folder / "space")]
+            self._start(command + (["--preload", str(preload)] if preload is not None else []), f"worker{i}.log")
         with distributed.Client(self.address, timeout="30s") as client:
-            client.wait_for_workers(nworkers, timeout=START_SECONDS)
+            client.wait_for_workers(sum(n for n, _ in workers), timeout=START_SECONDS)
             self.workers = sorted(client.scheduler_info()["workers"])
 
     def _start(self, args: list[str], log: str) -> None:
@@ -97,7 +98,7 @@ class Cluster:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    started = Cluster(tmp_path_factory.mktemp("elsewhere"), nworkers=2)
+    started = Cluster(tmp_path_factory.mktemp("elsewhere"), [(2, None)])
     try:
         yield started
     finally:
@@ -161,16 +162,29 @@ def test_each_worker_of_the_cluster_is_named_when_it_cannot_open_an_input(cluste
         assert audited.hands_read > 0 and not audited.quarantined
 
 
-def test_a_worker_of_another_version_refuses_the_run(tmp_path: Path):
-    preload = tmp_path / "other_version.py"
-    preload.write_text("import auditor.resources\n\nauditor.resources.package_version = lambda: '0.0.0-other'\n")
-    other = Cluster(tmp_path / "other", nworkers=1, preload=preload)
+#: run by a worker at start (`--preload`): its poker-auditor reports another version
+OTHER_VERSION = "import auditor.resources\n\nauditor.resources.package_version = lambda: '0.0.0-other'\n"
+#: ... or it has no poker-auditor at all (the import of `auditor` fails)
+NO_AUDITOR = ("import sys\n\nfor name in [n for n in sys.modules if n == 'auditor' or n.startswith('auditor.')]:\n"
+              "    del sys.modules[name]\nsys.modules['auditor'] = None\n")
+
+
+def test_workers_of_another_version_or_without_poker_auditor_refuse_the_run(tmp_path: Path):
+    (tmp_path / "other_version.py").write_text(OTHER_VERSION)
+    (tmp_path / "no_auditor.py").write_text(NO_AUDITOR)
+    other = Cluster(tmp_path / "other", [(1, tmp_path / "other_version.py"), (1, tmp_path / "no_auditor.py")])
     try:
+        with distributed.Client(other.address, timeout="30s") as client:
+            versions = client.run(lambda: __import__("sys").modules.get("auditor") is None)
         done = audit_cli("sample_logs", "--engine", "dask", "--scheduler", other.address,
                          output=tmp_path / "refused.json")
     finally:
         other.close()
     assert done.returncode == 2, done.stderr
-    assert f"dask worker {other.workers[0]}" in done.stderr
+    without = next(worker for worker, missing in versions.items() if missing)
+    older = next(worker for worker, missing in versions.items() if not missing)
+    assert f"dask worker {older} on " in done.stderr
     assert "poker-auditor 0.0.0-other on the worker" in done.stderr
+    assert f"dask worker {without} cannot run poker-auditor's check" in done.stderr
+    assert "No module named 'auditor" in done.stderr
     assert not (tmp_path / "refused.json").exists()

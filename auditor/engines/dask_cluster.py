@@ -307,7 +307,11 @@ def check_workers(client: Any, run_id: str, expected: Fingerprint, paths: Sequen
         client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS_SECONDS)
     except (TimeoutError, OSError) as exc:
         raise ClusterMismatch(f"the Dask scheduler has no worker (waited {WAIT_FOR_WORKERS_SECONDS:.0f} s)") from exc
-    answers = client.run(probe, run_id, list(paths), [p for p, _ in expected.pack_files], on_error="return")
+    try:
+        answers = client.run(probe, run_id, list(paths), [p for p, _ in expected.pack_files], on_error="return")
+    except Exception as exc:  # a worker that cannot even unpickle the check (no `auditor` to import there)
+        raise ClusterMismatch(f"cannot check the Dask workers ({type(exc).__name__}: {exc}); install the same "
+                              "poker-auditor on every worker") from exc
     refusals = []
     for address in sorted(answers):
         answer = answers[address]
