@@ -10,6 +10,8 @@ or an ExpressionError.
 from __future__ import annotations
 
 import ast
+import json
+import random
 import re
 from pathlib import Path
 
@@ -19,9 +21,11 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_hostile_packs import MONEY_MAX, _huge_bet_hand  # the legal hand with the largest amounts
 
 from auditor.check.expr import FUNCTIONS, ExpressionError, compile_expression, compile_template
 from auditor.check.packs import PackError, builtin_pack_paths, load_pack
+from auditor.pipeline import audit
 
 TDA = builtin_pack_paths()["tda-2024"]
 RULE_INDEX = 0  # the first rule of the pack carries the hostile text
@@ -287,3 +291,180 @@ def test_yaml_alias_bomb_is_refused_before_expansion(tmp_path):
     with pytest.raises(PackError, match="aliases"):
         load_pack(path)
     assert time.perf_counter() - started < 1.0
+
+
+# Integer overflow (issue #14, item 11): random arithmetic predicates over extreme values are judged
+# exactly as Python's unbounded integers judge them, or are not assessable where an intermediate result
+# leaves int64 (and the rest of the predicate does not decide). A wrapped number never decides a row, so
+# a rule can never fire, or pass, because of wrap-around.
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+#: extreme values: the int64 edges, the largest legal amount (schema `money`), its neighbours, signs, zero
+_EXTREMES = [_INT64_MIN, _INT64_MIN + 1, -(10**15), -3, -1, 0, 1, 2, 7, 10**15, 999_999_999_999_750,
+             3037000499, 3037000500, 2**62, _INT64_MAX - 1, _INT64_MAX]
+_COLUMNS = ("a", "b", "c")
+_UNKNOWN, _MISSING = "unknown", "missing"
+
+
+def _extreme_frame() -> pd.DataFrame:
+    """Every pair of extremes as rows of a and b, c nullable with a missing value every few rows."""
+    a, b = np.meshgrid(np.array(_EXTREMES, dtype=np.int64), np.array(_EXTREMES, dtype=np.int64))
+    c = pd.array([None if i % 7 == 3 else int(v) for i, v in enumerate(np.roll(a.ravel(), 5))], dtype="Int64")
+    return pd.DataFrame({"a": a.ravel(), "b": b.ravel(), "c": c})
+
+
+EXTREME_FRAME = _extreme_frame()
+
+
+def _arith() -> st.SearchStrategy[ast.expr]:
+    literal = st.sampled_from([0, 1, -1, 2, 10, 10000, 3037000500, 10**15, 10**18, -(10**18)]).map(
+        lambda v: ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v)))
+    leaves = st.one_of(st.sampled_from(_COLUMNS).map(lambda n: ast.Name(n, ast.Load())), literal)
+
+    def extend(children: st.SearchStrategy[ast.expr]) -> st.SearchStrategy[ast.expr]:
+        ops = st.sampled_from([ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod])
+        return st.one_of(
+            st.tuples(children, ops, children).map(lambda t: ast.BinOp(t[0], t[1](), t[2])),
+            children.map(lambda c: ast.UnaryOp(ast.USub(), c)),
+            st.tuples(st.sampled_from(["abs", "min", "max"]), children, children).map(
+                lambda t: ast.Call(ast.Name(t[0], ast.Load()), [t[1]] if t[0] == "abs" else [t[1], t[2]], [])),
+        )
+    return st.recursive(leaves, extend, max_leaves=6)
+
+
+def _predicates() -> st.SearchStrategy[ast.expr]:
+    compare = st.tuples(_arith(), st.sampled_from([ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq]),
+                        _arith()).map(lambda t: ast.Compare(t[0], [t[1]()], [t[2]]))
+
+    def extend(children: st.SearchStrategy[ast.expr]) -> st.SearchStrategy[ast.expr]:
+        return st.one_of(
+            st.tuples(st.sampled_from([ast.And, ast.Or]), children, children).map(
+                lambda t: ast.BoolOp(t[0](), [t[1], t[2]])),
+            children.map(lambda c: ast.UnaryOp(ast.Not(), c)),
+        )
+    return st.recursive(compare, extend, max_leaves=3)
+
+
+def _exact(node: ast.expr, row: dict[str, int | None]) -> object:
+    """The oracle: a row's value with Python integers, following the documented conventions — missing
+    (a missing operand, division by zero) wins, then unknown (any intermediate outside int64)."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        value = row[node.id]
+        return _MISSING if value is None else value
+    if isinstance(node, ast.Compare):
+        left, right = _exact(node.left, row), _exact(node.comparators[0], row)
+        if _MISSING in (left, right):
+            return False
+        if _UNKNOWN in (left, right):
+            return _UNKNOWN
+        return {ast.Lt: left < right, ast.LtE: left <= right, ast.Gt: left > right, ast.GtE: left >= right,
+                ast.Eq: left == right, ast.NotEq: left != right}[type(node.ops[0])]
+    if isinstance(node, ast.BoolOp):
+        values = [_exact(v, row) for v in node.values]
+        decider = isinstance(node.op, ast.Or)  # True decides an `or`, False an `and`
+        if decider in values:
+            return decider
+        return _UNKNOWN if _UNKNOWN in values else not decider
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        value = _exact(node.operand, row)
+        return value if value == _UNKNOWN else not value
+    if isinstance(node, ast.UnaryOp):
+        operands = [_exact(node.operand, row)]
+    elif isinstance(node, ast.Call):
+        operands = [_exact(arg, row) for arg in node.args]
+    else:
+        operands = [_exact(node.left, row), _exact(node.right, row)]
+    if _MISSING in operands:
+        return _MISSING
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.Mod) and operands[1] == 0:
+        return _MISSING
+    if _UNKNOWN in operands:
+        return _UNKNOWN
+    if isinstance(node, ast.UnaryOp):
+        result = -operands[0]
+    elif isinstance(node, ast.Call):
+        result = {"abs": lambda: abs(operands[0]), "min": lambda: min(operands),
+                  "max": lambda: max(operands)}[node.func.id]()
+    else:
+        x, y = operands
+        result = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.FloorDiv: int.__floordiv__,
+                  ast.Mod: int.__mod__}[type(node.op)](x, y)
+    return result if _INT64_MIN <= result <= _INT64_MAX else _UNKNOWN
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(_predicates())
+def test_arithmetic_over_extreme_values_is_exact_or_not_assessable(tree):
+    text = ast.unparse(ast.fix_missing_locations(tree))
+    try:
+        compiled = compile_expression(text)
+    except ExpressionError as exc:  # e.g. nested too deeply; the limits are tested elsewhere
+        assert "too" in exc.reason, exc.reason
+        return
+    holds, not_assessable = compiled.assess(EXTREME_FRAME, {}, len(EXTREME_FRAME))
+    rows = EXTREME_FRAME.astype(object).where(EXTREME_FRAME.notna(), None).to_dict("records")
+    for index, row in enumerate(rows):
+        expected = _exact(tree, row)
+        assert (bool(holds[index]), bool(not_assessable[index])) == (expected is True, expected == _UNKNOWN), \
+            (text, row, expected)
+
+
+def _random_arith(rng, depth: int) -> ast.expr:
+    if depth == 0 or rng.random() < 0.3:
+        if rng.random() < 0.6:
+            return ast.Name(rng.choice(["amount", "to"]), ast.Load())
+        return ast.Constant(rng.choice([0, 1, 2, 50, 10000, 3037000500, 10**15, 10**18]))
+    kind = rng.random()
+    if kind < 0.7:
+        op = rng.choice([ast.Add, ast.Sub, ast.Mult, ast.Mult, ast.FloorDiv, ast.Mod])()
+        return ast.BinOp(_random_arith(rng, depth - 1), op, _random_arith(rng, depth - 1))
+    if kind < 0.85:
+        return ast.UnaryOp(ast.USub(), _random_arith(rng, depth - 1))
+    name = rng.choice(["abs", "min", "max"])
+    args = [_random_arith(rng, depth - 1)] if name == "abs" else [_random_arith(rng, depth - 1) for _ in "ab"]
+    return ast.Call(ast.Name(name, ast.Load()), args, [])
+
+
+def test_random_arithmetic_rules_never_fire_on_a_legal_hand_because_of_wrap_around(tmp_path):
+    """End to end: 60 random arithmetic rules over the raise of a legal hand with the largest legal
+    amounts (schemas/hand-log.schema.json `money`), judged by the real engine and check. Each rule fires
+    exactly when Python's exact integers say it holds, and is not assessable exactly when they leave int64."""
+    rng = random.Random(14)
+    hand = _huge_bet_hand()
+    raise_event = next(e for e in hand["events"] if e.get("action") == "raise")
+    row = {"amount": raise_event["amount"], "to": raise_event["to"]}
+    assert max(row.values()) <= MONEY_MAX
+    trees = [ast.Compare(_random_arith(rng, 3), [rng.choice([ast.Lt, ast.Gt, ast.Eq, ast.GtE])()],
+                         [_random_arith(rng, 2)]) for _ in range(60)]
+    texts = [ast.unparse(ast.fix_missing_locations(t)) for t in trees]
+    # the first rule checks the oracle reads the same row the engine does
+    texts.insert(0, f"amount == {row['amount']} and to == {row['to']}")
+    trees.insert(0, ast.parse(texts[0], mode="eval").body)
+    example = TDA.parent / "examples" / "tda-2024" / "TDA-48" / "heads-up-fourth-raise.jsonl"
+    rules = [{
+        "id": f"RND-{i:02d}", "title": "random arithmetic", "category": "illegal-action", "severity": "error",
+        "citation": "fuzz", "text": "t", "why": "w", "applies": {"variants": ["holdem"], "structures": ["no-limit"]},
+        "facts": "actions", "when": "is_raise", "violation": text, "message": "m",
+        "examples": {"violating": [{"file": str(example), "about": "n/a"}],
+                     "clean": [{"file": str(example), "about": "n/a"}]},
+    } for i, text in enumerate(texts)]
+    pack = tmp_path / "random.yaml"
+    pack.write_text("pack: house-tda\nversion: 1.0.0\ntitle: Random\nextends: tda-2024\n"
+                    + yaml.safe_dump({"rules": rules}, sort_keys=False, width=10**6), encoding="utf-8")
+    log = tmp_path / "huge.jsonl"
+    log.write_text(json.dumps(hand) + "\n", encoding="utf-8")
+    result = audit([log], pack=str(pack))
+    assert result.hands_audited == 1
+    fired = set(result.findings["rule_id"])
+    coverage = result.coverage.set_index("rule_id")
+    outcomes = {"holds": 0, "fails": 0, "unknown": 0}
+    for i, tree in enumerate(trees):
+        expected = _exact(tree, row)
+        rule_id = f"RND-{i:02d}"
+        assert (rule_id in fired) == (expected is True), (texts[i], expected)
+        assert bool(coverage.loc[rule_id, "hands_overflow"]) == (expected == _UNKNOWN), (texts[i], expected)
+        outcomes["holds" if expected is True else "unknown" if expected == _UNKNOWN else "fails"] += 1
+    assert "RND-00" in fired and min(outcomes.values()) > 0, outcomes  # the sample exercises all three

@@ -95,6 +95,14 @@ def test_the_issue_rule_does_not_fire_on_a_legal_huge_bet(tmp_path):
     assert result.findings.empty, result.findings[["rule_id", "message"]]
 
 
+def test_the_issue_rule_on_raises_only_where_the_column_has_no_missing_value(tmp_path):
+    # with `when: is_raise` the rows judged hold only integers (no fold's missing amount), which is where
+    # unchecked int64 arithmetic wrapped: 999,999,999,999,750 * 10000 became -8,446,744,073,709,551,616
+    result, coverage = _audit_huge(tmp_path, "amount * 10000 < 0", when="is_raise")
+    assert result.findings.empty
+    assert (coverage.hands_checked, coverage.hands_not_assessable, coverage.hands_overflow) == (0, 1, 1)
+
+
 def test_overflow_in_when_makes_the_row_not_assessable_not_skipped(tmp_path):
     _, coverage = _audit_huge(tmp_path, "amount > 0", when="amount * 10000 > 0")
     assert (coverage.hands_not_assessable, coverage.hands_overflow, coverage.violations) == (1, 1, 0)

@@ -450,8 +450,8 @@ def _arith(op: type, left: _Val, right: _Val) -> _Val:
         result = func(x, y)
         overflow = _overflow(op, x, y, result)
     missing = _or_mask(left.missing, right.missing)
-    if op in _DIVISIONS:
-        missing = _or_mask(missing, _mask(np.equal(y, 0)))
+    if op in _DIVISIONS:  # by zero: missing, unless the zero is the filler of a divisor too large to compute
+        missing = _or_mask(missing, _and_not(_mask(np.equal(y, 0)), right.unknown))
     inputs_unknown = _or_mask(left.unknown, right.unknown)
     if np.asarray(result).dtype.kind == "f":
         # NaN is missing (0/0, inf - inf of the data), except where an operand was already unknown: the
@@ -530,8 +530,9 @@ def _compare(op: type, left: _Val, right: _Val) -> tuple[Any, Any]:
     else:
         with np.errstate(all="ignore"):
             raw = _as_bool(func(left.data, right.data))
-    unknown = _or_mask(left.unknown, right.unknown)
-    return _as_bool(_drop_missing(raw, _or_mask(_or_mask(left.missing, right.missing), unknown))), unknown
+    missing = _or_mask(left.missing, right.missing)
+    unknown = _and_not(_or_mask(left.unknown, right.unknown), missing)  # a missing side decides: False
+    return _as_bool(_drop_missing(raw, _or_mask(missing, unknown))), unknown
 
 
 def _isin(left: _Val, right: _Val, negate: bool) -> tuple[Any, Any]:
