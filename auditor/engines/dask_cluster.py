@@ -212,8 +212,8 @@ def refusal(worker: str, host: str, problems: Iterable[str], unreadable: Sequenc
                      "poker-auditor on every worker)")
     if unreadable:
         named = ", ".join(f"{_shown(path)} ({why})" for path, why in unreadable[:SHOWN_UNREADABLE])
-        more = f" and {len(unreadable) - SHOWN_UNREADABLE} more" if len(unreadable) > SHOWN_UNREADABLE else ""
-        parts.append(f"cannot open {len(unreadable)} input file(s) this process reads: {named}{more} (the inputs "
+        more = f" and {len(unreadable) - SHOWN_UNREADABLE:,} more" if len(unreadable) > SHOWN_UNREADABLE else ""
+        parts.append(f"cannot open {len(unreadable):,} input file(s) this process reads: {named}{more} (the inputs "
                      "must be readable on every worker under the same absolute path: a shared filesystem)")
     return f"dask worker {worker} on {host} " + "; and it ".join(parts) + "; nothing was audited as if it had been"
 
