@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from auditor.ingest.tables import CanonicalTables
 from auditor.replay.facts import FactRows, Facts
@@ -872,21 +873,61 @@ def _seat_draw_facts(rows: FactRows, h: int, seq: int, seat: int, awarded: str, 
     rows.seat_draws.append((h, seq, seat, awarded, awarded, highest, len(players), draws))
 
 
+#: a time that names its offset from UTC ("Z", "+13:00", "-0500", "+12"): an instant, not a wall-clock reading
+_OFFSET = r"(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$"
+
+
+def replay_order(files: Sequence[str], table_ids: Sequence[str], started_at: Sequence[str | None]) -> list[int]:
+    """Hand rows in the order the replay walks them: by input file, then table, then the instant each hand
+    started; hands of a table that cannot all be placed in time keep the log's order.
+
+    A table's hands are judged as consecutive only within one input file: the same table name in another
+    file (another session, another day, an unrelated sample) is not the next hand. Within a table the
+    order is the instant, not the `started_at` text: local times written with their offset sort wrongly as
+    text across a daylight-saving change (NZ "02:30+13:00" is an hour before "02:00+12:00"), which
+    made every rule about the previous hand judge hands against the wrong one. ISO 8601 with `Z`, an
+    offset and fractional seconds is parsed for the whole column at once (pandas, no per-row Python).
+
+    When a table has a hand whose time is missing or does not parse, or mixes times with an offset and
+    times without one (a wall-clock reading whose instant is unknown), its times cannot order its hands,
+    and the log's order stands for the whole table: the row order, which is file position. Equal
+    instants keep file position too (the sort is stable).
+    """
+    n = len(files)
+    if n == 0:
+        return []
+    text = pd.Series(list(started_at), dtype=object)
+    try:
+        instant = pd.to_datetime(text, utc=True, errors="coerce", format="ISO8601")
+    except (ValueError, TypeError, OverflowError):  # text pandas cannot even coerce: no time is usable
+        instant = pd.Series(pd.NaT, index=text.index, dtype="datetime64[us, UTC]")
+    # (file, table) groups numbered in sorted order, as the replay has always walked them
+    file_code = pd.factorize(np.asarray(list(files), dtype=object), sort=True)[0].astype(np.int64)
+    table_code, table_names = pd.factorize(np.asarray(list(table_ids), dtype=object), sort=True)
+    group = np.unique(file_code * (len(table_names) + 1) + table_code + 1, return_inverse=True)[1]
+    times = pd.DataFrame({"group": group, "untimed": instant.isna().to_numpy(),
+                          "aware": text.str.contains(_OFFSET, regex=True, na=False).to_numpy(dtype=bool)})
+    by_table = times.groupby("group")
+    mixed = by_table["aware"].transform("any") & ~by_table["aware"].transform("all")
+    usable = ~(by_table["untimed"].transform("any") | mixed).to_numpy(dtype=bool)
+    ticks = instant.dt.tz_localize(None).to_numpy(dtype="datetime64[us]").view(np.int64)
+    ticks = np.where(usable, ticks, 0)
+    return np.lexsort((np.arange(n), ticks, group)).tolist()
+
+
 def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
            state: TableState | None = None) -> tuple[Facts, list[tuple[int, str]]]:
     """Replay every hand; return the facts tables and the hands that could not be replayed.
 
     `houses[i]` is the house settings for hand row i (from the pack that hand is audited under).
-    Hands are walked table by table in start order so that cross-hand state (the previous button,
-    hand ids already seen) is known; facts keep the hand row number so reports can go back to file
+    Hands are walked table by table in the order of the instant they started (`replay_order`: parsed
+    times, not their text; the log's order where a table's times cannot place its hands) so that
+    cross-hand state (the previous button, hand ids already seen) is known; facts keep the hand row number so reports can go back to file
     and line. `state` carries that memory from one batch to the next (updated in place).
     """
     cols = _Columns.of(tables)
     H, E = cols.hands, cols.events
-    n = len(H["hand"])
-    # A table's hands are judged as consecutive only within one input file: the same table name in
-    # another file (another session, another day, an unrelated sample) is not the next hand.
-    order = sorted(range(n), key=lambda i: (H["file"][i], H["table_id"][i], H["started_at"][i] or "", i))
+    order = replay_order(H["file"], H["table_id"], H["started_at"])
     state = state if state is not None else TableState()
     rows = FactRows()
     failures: list[tuple[int, str]] = []
