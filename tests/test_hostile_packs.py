@@ -370,3 +370,11 @@ def test_the_limit_counts_the_rules_an_extending_pack_inherits(tmp_path):
     assert f"too many rules with the pack it extends ({MAX_RULES + 1:,}; the limit is {MAX_RULES:,}" in message
     child["rules"] = own[:-1]
     assert len(load_pack(_write_pack(tmp_path / "child.yaml", child)).rules) == MAX_RULES
+
+
+def test_an_extends_value_with_escapes_is_quoted_escaped(tmp_path):
+    path = tmp_path / "child.yaml"
+    path.write_text('pack: c\nversion: 1.0.0\ntitle: C\nextends: "tda\\x1b]0;owned\\x07-2024"\n', encoding="utf-8")
+    message = _error(path)
+    assert "\x1b" not in message and "\x07" not in message and "\\x1b]0;owned\\x07" in message
+    assert message.startswith(f"{path}:4: extends: no such rule pack")

@@ -167,6 +167,11 @@ def excerpt(value: object, limit: int = EXCERPT_LENGTH) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
+def _plain(text: str, limit: int = 200) -> str:
+    """`text` as it is when short and printable (a path, mostly), else a quoted excerpt."""
+    return text if len(text) <= limit and text.isprintable() else excerpt(text, limit)
+
+
 def _schema_message(error: jsonschema.exceptions.ValidationError) -> str:
     """The validator's message with the offending value quoted as a short excerpt.
 
@@ -337,12 +342,12 @@ def _parent_path(path: Path, extends: str, line: int | None) -> Path:
     if relative.suffix in (".yaml", ".yml") or "/" in extends or relative.is_file():
         if relative.is_file():
             return relative
-        raise PackError(str(path), line, f"extends: no pack file {relative}")
+        raise PackError(str(path), line, f"extends: no pack file {_plain(str(relative))}")
     builtin = builtin_pack_paths()
     if extends in builtin:
         return builtin[extends]
     known = ", ".join(builtin) or "none"
-    raise PackError(str(path), line, f"extends: no such rule pack '{extends}' (built-in packs: {known}; "
+    raise PackError(str(path), line, f"extends: no such rule pack {excerpt(extends)} (built-in packs: {known}; "
                                      "or give a path relative to this file)")
 
 
@@ -459,11 +464,11 @@ def _compile_rule(item: _RawRule, context: _Context) -> Rule:
     for key in ("seat", "player"):
         if key in raw and raw[key] not in known:
             raise PackError(name, _line_of(root, ["rules", index, key]),
-                            f"rule {raw['id']}: {key}: unknown fact '{raw[key]}' in table {raw['facts']}")
+                            f"rule {raw['id']}: {key}: unknown fact {excerpt(raw[key])} in table {raw['facts']}")
     for need in raw.get("needs", []):
         if need not in known:
             raise PackError(name, _line_of(root, ["rules", index, "needs"]),
-                            f"rule {raw['id']}: needs: unknown fact '{need}' in table {raw['facts']}")
+                            f"rule {raw['id']}: needs: unknown fact {excerpt(need)} in table {raw['facts']}")
 
     def examples(kind: str) -> tuple[Example, ...]:
         return tuple(Example(context.resolve(path.parent, e["file"]), e["about"], e.get("findings"),
