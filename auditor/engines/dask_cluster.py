@@ -59,8 +59,9 @@ if TYPE_CHECKING:
 
 #: how long a run waits for a scheduler that has no worker yet (one being started) before refusing
 WAIT_FOR_WORKERS_SECONDS = 30.0
-#: unreadable inputs named in a refusal; the rest are counted
+#: unreadable inputs named in a refusal, and workers named as failing the same way; the rest are counted
 SHOWN_UNREADABLE = 5
+SHOWN_WORKERS = 5
 
 
 class EngineUnavailable(RuntimeError):
@@ -203,19 +204,23 @@ def _shown(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def refusal(worker: str, host: str, problems: Iterable[str], unreadable: Sequence[tuple[str, str]]) -> str:
-    """The message a refused run exits with: the worker, what differs, and which inputs it cannot open."""
+def refusal(worker: str, host: str, problems: Iterable[str], unreadable: Sequence[tuple[str, str]],
+            workers: int = 1) -> str:
+    """The message a refused run exits with: the worker (or `workers` of them, failing alike), what differs,
+    and which inputs it cannot open."""
     parts = []
     problems = list(problems)
     if problems:
-        parts.append(f"runs other code or packs than this process: {'; '.join(problems)} (install the same "
+        verb = "runs" if workers == 1 else "run"
+        parts.append(f"{verb} other code or packs than this process: {'; '.join(problems)} (install the same "
                      "poker-auditor on every worker)")
     if unreadable:
         named = ", ".join(f"{_shown(path)} ({why})" for path, why in unreadable[:SHOWN_UNREADABLE])
         more = f" and {len(unreadable) - SHOWN_UNREADABLE:,} more" if len(unreadable) > SHOWN_UNREADABLE else ""
         parts.append(f"cannot open {len(unreadable):,} input file(s) this process reads: {named}{more} (the inputs "
                      "must be readable on every worker under the same absolute path: a shared filesystem)")
-    return f"dask worker {worker} on {host} " + "; and it ".join(parts) + "; nothing was audited as if it had been"
+    who = f"dask worker {worker}" if workers == 1 else f"dask workers {worker}"
+    return f"{who} on {host} " + ("; and it " if workers == 1 else "; and they ").join(parts) + "; nothing was audited"
 
 
 def _absolute_input(item: InputFile, cwd: Path) -> InputFile:
@@ -312,19 +317,28 @@ def check_workers(client: Any, run_id: str, expected: Fingerprint, paths: Sequen
     except Exception as exc:  # a worker that cannot even unpickle the check (no `auditor` to import there)
         raise ClusterMismatch(f"cannot check the Dask workers ({type(exc).__name__}: {exc}); install the same "
                               "poker-auditor on every worker") from exc
-    refusals = []
+    failed: dict[tuple, list[str]] = {}  # one message per way of failing, naming every worker that fails so
     for address in sorted(answers):
         answer = answers[address]
         if not isinstance(answer, Probe):
-            refusals.append(f"dask worker {address} cannot run poker-auditor's check ({type(answer).__name__}: "
-                            f"{answer}); install the same poker-auditor on every worker")
+            failed.setdefault(("error", f"{type(answer).__name__}: {answer}"), []).append(address)
             continue
         problems = differences(expected, answer.fingerprint)
         if problems or answer.unreadable:
-            refusals.append(refusal(answer.worker if answer.worker != "this process" else address, answer.host,
-                                    problems, answer.unreadable))
+            worker = answer.worker if answer.worker != "this process" else address
+            failed.setdefault((answer.host, tuple(problems), answer.unreadable), []).append(worker)
+    refusals = []
+    for key, workers in failed.items():
+        named = ", ".join(workers[:SHOWN_WORKERS]) + (f" and {len(workers) - SHOWN_WORKERS:,} more"
+                                                     if len(workers) > SHOWN_WORKERS else "")
+        if key[0] == "error":
+            who = f"dask worker {named}" if len(workers) == 1 else f"dask workers {named}"
+            refusals.append(f"{who} cannot run poker-auditor's check ({key[1]}); install the same "
+                            "poker-auditor on every worker")
+        else:
+            refusals.append(refusal(named, *key, workers=len(workers)))
     if refusals:
-        raise ClusterMismatch("refusing the run: " + " | ".join(refusals))
+        raise ClusterMismatch("refusing the run:\n  " + "\n  ".join(refusals))
 
 
 def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
