@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from test_parallel import assert_same  # one definition of 'the same result'
@@ -147,3 +148,33 @@ def test_a_house_pack_named_relatively_audits_as_on_the_local_engine(client, mon
                     scheduler=client)
     assert_same(local, on_dask)
     assert list(on_dask.packs) == ["example-house-rake"] and len(on_dask.findings)
+
+
+def test_a_partition_whose_workers_keep_dying_is_lost_worker_and_the_rest_audited(client, monkeypatch):
+    """Dask gives an erred future's result as (type, exception, traceback): a KilledWorker must still be seen as
+    one, so the partition is on record as lost and the others are audited (it once came back as a tuple)."""
+    from distributed.scheduler import KilledWorker
+
+    from auditor.engines.partition import run_partition
+
+    def first_dies(partition, required, options, expected):  # nested: pickled by value, as a task on a worker
+        if partition.index == 0:
+            raise KilledWorker("audit-0", SimpleNamespace(address="tcp://10.0.0.7:4100"), 3)
+        return run_partition(partition, options)
+
+    monkeypatch.setattr(dask_cluster, "audit_on_worker", first_dies)
+    first = plan(discover([SAMPLES])[0], 300)[0]
+    result = audit([SAMPLES], batch_size=300, engine="dask", scheduler=client)
+    lost = [q for q in result.quarantined if q.code == "lost-worker"]
+    assert [q.file for q in lost] == [piece.input.name for piece in first.pieces]
+    assert all("the worker process auditing it died" in q.reason for q in lost)
+    assert result.hands_read > len(lost) and len(result.findings)
+
+
+def test_an_error_in_a_task_is_raised_as_itself(client, monkeypatch):
+    def fails(partition, required, options, expected):
+        raise ZeroDivisionError("a bug of ours")
+
+    monkeypatch.setattr(dask_cluster, "audit_on_worker", fails)
+    with pytest.raises(ZeroDivisionError, match="a bug of ours"):
+        audit([SAMPLES / "holdem.jsonl"], engine="dask", scheduler=client)
