@@ -10,6 +10,7 @@ import gzip
 import json
 import time
 import tomllib
+import tracemalloc
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.phh import read_phh, sniff_phh
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
@@ -671,3 +673,74 @@ def test_hand_ids_name_the_folder_audited_not_where_it_is_mounted(tmp_path):
         ids.append([item.hand["hand_id"] for item in read_inputs(inputs) if isinstance(item, SourceHand)])
     assert ids[0] == ids[1]
     assert ids[0] and all(hand_id.startswith("logs/side-pots.phhs[") for hand_id in ids[0])
+
+
+# --------------------------------------------------------------------------- .phhs streamed (issue 14 item 6)
+
+
+def _table(key: str) -> str:
+    text = (FIXTURES / "side-pots.phhs").read_text()
+    return text[text.index("[1]"):text.index("[2]")].replace("[1]", f"[{key}]", 1)
+
+
+def _whole(path: Path) -> list:
+    """What the reader made of a .phhs when it parsed the file whole (the path kept for other files)."""
+    from auditor.ingest.phh import _documents
+
+    return list(_documents(path.read_text(encoding="utf-8-sig"), many=True))
+
+
+@pytest.mark.parametrize("name", ["side-pots.phhs", "damaged.phhs"])
+def test_streamed_tables_are_what_the_whole_document_gives(name):
+    from auditor.ingest.phh import _streamed_tables
+
+    assert list(_streamed_tables(FIXTURES / name, DEFAULT_LIMITS)) == _whole(FIXTURES / name)
+
+
+def test_a_large_phhs_is_read_in_the_memory_of_one_table(tmp_path):
+    """2,000 tables (1.7 MB): peak memory while reading stays under 1 MB, whatever the number of tables
+    (parsed whole it held the text and its TOML tree, about 6 KB a table: 12 MB); bound: 60 s, traced."""
+    path = tmp_path / "many.phhs"
+    path.write_text("".join(_table(str(i)) for i in range(2000)))
+    tracemalloc.start()
+    try:
+        started = time.monotonic()
+        count = sum(isinstance(item, SourceHand) for item in read_phh(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert count == 2000 and time.monotonic() - started < 60
+    assert path.stat().st_size > 1_500_000 and peak < 1_000_000
+
+
+def test_keys_before_the_first_table_are_read_as_one_document(tmp_path):
+    """A .phh written with the .phhs suffix (its keys at the top): the whole document decides, as before."""
+    one = (FIXTURES / "side-pots.phhs").read_text()
+    body = one[one.index("[1]") + 4:one.index("[2]")]
+    path = tmp_path / "single.phhs"
+    path.write_text(body)
+    items = list(read_phh(path))
+    assert len(items) == 1 and isinstance(items[0], SourceHand)
+
+
+def test_an_oversized_table_is_refused_alone_while_streaming(tmp_path):
+    path = tmp_path / "one-big.phhs"
+    filler = "# " + "x" * 1000 + "\n"
+    path.write_text(_table("1") + "[2]\n" + filler * 40 + _table("3"))
+    limits = DEFAULT_LIMITS.replace(phh_max_hand_bytes=20_000)
+    items = list(read_phh(path, limits=limits))
+    assert [type(i).__name__ for i in items] == ["SourceHand", "Quarantined", "SourceHand"]
+    assert items[1].code == "limit" and "phh_max_hand_bytes" in items[1].reason
+    # just under: the same table with room to spare is parsed (a comment-only table: no hand, refused as one)
+    items = list(read_phh(path, limits=DEFAULT_LIMITS.replace(phh_max_hand_bytes=60_000)))
+    assert items[1].code != "limit"
+
+
+def test_bytes_that_are_not_utf8_cost_only_their_table(tmp_path):
+    path = tmp_path / "bytes.phhs"
+    path.write_bytes(_table("1").encode() + b"[2]\nvariant = \"\xff\"\n" + _table("3").encode())
+    items = list(read_phh(path))
+    assert [type(i).__name__ for i in items] == ["SourceHand", "Quarantined", "SourceHand"]
+    header = len(_table("1").splitlines()) + 1
+    assert items[1].code == "damaged" and items[1].line == header
+    assert f"not UTF-8 text (line {header + 1})" in items[1].reason

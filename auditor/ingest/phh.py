@@ -4,6 +4,12 @@ A `.phh` file is one TOML document describing one hand; a `.phhs` file holds sev
 table header `[1]`, `[2]`, ... Every hand becomes one canonical hand (`schemas/hand-log.schema.json`)
 or one quarantine entry, following `docs/readers.md`.
 
+A `.phhs` that starts with a table header is streamed: split on its `[key]` headers while it is read,
+each table parsed as a TOML document of its own, so memory is one table whatever the file's size and
+`max_file_bytes` does not apply to it (a damaged or oversized table costs only itself). A `.phhs` with
+keys before its first table, and every `.phh`, is read whole (under `max_file_bytes`) and parsed as one
+document, as TOML means it.
+
 How PHH maps onto the canonical log
 -----------------------------------
 - Players. PHH lists players by position, not by seat: in button games the small blind first and
@@ -74,8 +80,8 @@ Still refused, with the quarantine code (docs/readers.md, "PHH"):
 - `invalid-record`: a required field missing or of the wrong type, arrays whose length is not the
   number of players, an action naming a player the hand does not have, a negative amount; and a
   converted hand that breaks the hand-log schema or its consistency check.
-- `damaged`: TOML that does not parse, text that is not UTF-8, an action or card not understood,
-  a number of more than 30 digits; an unreadable file.
+- `damaged`: TOML that does not parse, text that is not UTF-8 (in a streamed `.phhs`: that table
+  only), an action or card not understood, a number of more than 30 digits; an unreadable file.
 - `limit`: a file, hand or line past `limits.Limits` (the message names the limit).
 - `internal-error`: the reader itself failed on the hand.
 """
@@ -94,7 +100,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from auditor.ingest import phh_toml
-from auditor.ingest.files import open_failure, read_all
+from auditor.ingest.files import open_binary, open_failure, read_all, read_line
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
@@ -187,20 +193,12 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
     `limits.phh_max_line_bytes`, is quarantined without being parsed.
     """
     name = str(path)
-    try:
-        raw = read_all(path, limits)
-    except OSError as exc:
-        reason, code = open_failure(exc)
-        yield Quarantined(name, 0, reason, code=code)
-        return
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        yield Quarantined(name, 1, f"not UTF-8 text: byte {exc.start}: {exc.reason}", code="damaged")
-        return
     label = label if label is not None else _label(path, root)
     suffix = path.name.removesuffix(".gz").rsplit(".", 1)[-1].lower()
-    for line, key, fields, error in _documents(text, many=suffix == "phhs", limits=limits):
+    for line, key, fields, error in _read_documents(path, suffix == "phhs", limits):
+        if key is _FAILED:  # the file itself could not be read: one entry, no hand id
+            yield Quarantined(name, line, error[1], code=error[0])
+            return
         hand_id = table_id = None
         try:
             if error:
@@ -222,6 +220,129 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
             yield Quarantined(name, line, problem, hand_id, code="invalid-record", table_id=table_id)
         else:
             yield SourceHand(hand, name, line)
+
+
+#: the "table key" of the one entry `_read_documents` yields for a file that cannot be read at all
+_FAILED = "\x00failed"
+
+
+def _read_documents(path: Path, many: bool,
+                    limits: Limits) -> Iterator[tuple[int, str | None, dict, tuple[str, str] | None]]:
+    """`_documents` of the file: a `.phhs` that starts with a table header streamed table by table
+    (`_streamed_tables`), anything else read whole (a `.phh` is one hand, under `max_file_bytes`)."""
+    if many:
+        streamed = _streamed_tables(path, limits)
+        try:
+            first = next(streamed)
+        except StopIteration:
+            return
+        except OSError as exc:
+            reason, code = open_failure(exc)
+            yield 0, _FAILED, {}, (code, reason)
+            return
+        if first is None:
+            streamed.close()
+        else:
+            yield first
+            try:
+                yield from streamed
+            except OSError as exc:  # a gzip that ends early or passes a limit half-way
+                reason, code = open_failure(exc)
+                yield 0, _FAILED, {}, (code, reason)
+            return
+    try:
+        raw = read_all(path, limits)
+    except OSError as exc:
+        reason, code = open_failure(exc)
+        yield 0, _FAILED, {}, (code, reason)
+        return
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        yield 1, _FAILED, {}, ("damaged", f"not UTF-8 text: byte {exc.start}: {exc.reason}")
+        return
+    yield from _documents(text, many=many, limits=limits)
+
+
+def _streamed_tables(path: Path,
+                     limits: Limits) -> Iterator[tuple[int, str | None, dict, tuple[str, str] | None] | None]:
+    """The tables of a `.phhs` as it is read, each parsed on its own: memory is one table, whatever the
+    file's size (issue 14 item 6: parsed whole, a 512 MB file needed about 20 GB).
+
+    Yields None first, and nothing else, when the file does not start with a table header (blank and
+    comment lines aside): keys before the first table change what the whole document means (a `.phh`
+    written with the other suffix), so such a file is read whole by `_documents`. A table longer than
+    `phh_max_hand_bytes` or with a line longer than `phh_max_line_bytes` stops being kept as soon as it
+    passes the limit and is refused alone; a table that is not UTF-8 or not TOML is refused alone
+    (`damaged`). Raises OSError when the file cannot be read (or passes a decompression limit).
+    """
+    cap_line, cap_hand = limits.phh_max_line_bytes, limits.phh_max_hand_bytes
+    with open_binary(path, limits) as stream:
+        number = 0
+        start, key = 0, None
+        body: list[bytes] = []
+        size = 0
+        problem: tuple[str, str] | None = None
+
+        def table() -> tuple[int, str | None, dict, tuple[str, str] | None]:
+            if problem:
+                return start, key, {}, problem
+            try:
+                text = b"".join(body).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                at = start + 1 + b"".join(body)[:exc.start].count(b"\n")
+                return start, key, {}, ("damaged", f"not UTF-8 text (line {at}): {exc.reason}")
+            try:
+                return start, key, phh_toml.loads(text), None
+            except (ValueError, RecursionError) as exc:
+                return start, key, {}, ("damaged", _toml_reason(exc, start))
+
+        while True:
+            raw, long = read_line(stream, cap_line)
+            if not raw:
+                break
+            number += 1
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            header = (None if long or raw.lstrip(b" \t")[:1] != b"["
+                      else _HEADER.match(raw.decode("utf-8", "replace").rstrip("\r\n")))
+            if header:
+                if key is not None:
+                    yield table()
+                elif number > 1 and any(_content(line) for line in body):
+                    yield None  # keys before the first table: the whole document decides
+                    return
+                start, key = number, header.group(1).strip("\"'")
+                body, size, problem = [], len(raw), None
+                continue
+            size += len(raw)
+            if problem:
+                continue
+            if long:
+                problem = ("limit", f"line {number} is longer than {cap_line} bytes (limit phh_max_line_bytes); "
+                                    "the hand is not parsed")
+            elif key is not None and size > cap_hand:
+                problem = ("limit", f"hand is longer than {cap_hand} bytes (limit phh_max_hand_bytes); not parsed")
+            if problem and key is None:
+                yield None  # before any table: the whole document's reading says it
+                return
+            if problem:
+                body = []
+            elif key is not None or len(body) < 1000:  # before any table: only enough lines to judge
+                body.append(raw)
+            elif any(_content(line) for line in body):
+                yield None
+                return
+        if key is None:
+            yield None  # no table at all: one document (or nothing), read whole
+            return
+        yield table()
+
+
+def _content(line: bytes) -> bool:
+    """A line that says something in TOML (not blank, not a comment)."""
+    text = line.strip()
+    return bool(text) and not text.startswith(b"#")
 
 
 def _has_huge_integer(value: Any) -> bool:
