@@ -23,9 +23,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,7 @@ from auditor.engines.partition import (
     shown_text,
     sum_coverage,
 )
+from auditor.engines.periods import Period, merge
 from auditor.ingest.detect import detect, looks_like_log
 from auditor.ingest.parquet import is_parquet_dataset
 from auditor.ingest.records import QUARANTINE_CODES, Quarantined, ReaderNote, SourceHand
@@ -119,6 +121,19 @@ class AuditResult:
     #: findings left out of the listing because one rule already had `MAX_FINDINGS_PER_HAND_RULE` of them
     #: in the same hand, by (pack, rule id); counted in every total, so the summary still reconciles
     findings_not_listed: Counter = field(default_factory=Counter)
+    #: the evidence manifest's record (`report.manifest`, issue #15): when the run started and ended (UTC)
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    #: the command line as typed (None when called as a library) and the directory it ran in
+    command: tuple[str, ...] | None = None
+    working_directory: str | None = None
+    #: per input (in `inputs` order), the size and SHA-256 of the bytes its readers read
+    #: (`manifest.fingerprint_input`, taken once before the run)
+    input_digests: list[dict[str, Any]] = field(default_factory=list)
+    #: per file read (archive members as `archive!member`), the first and last hand start (`engines.periods`)
+    hand_periods: dict[str, Period] = field(default_factory=dict)
+    #: indices of inputs whose size, modification time or inode changed between hashing and the run's end
+    changed_during_audit: list[int] = field(default_factory=list)
 
     @property
     def findings_total(self) -> int:
@@ -455,7 +470,7 @@ def default_jobs() -> int:
 def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_000,
           input_format: str = "auto", progress: Callable[[Progress], None] | None = None,
           limits: Limits | None = None, *, jobs: int | None = 1, engine: str = "local",
-          scheduler: Any = None) -> AuditResult:
+          scheduler: Any = None, command: Sequence[str] | None = None) -> AuditResult:
     """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
 
     `limits` bounds what hostile input may cost (line, hand and unpacked sizes; ingest/limits.py).
@@ -468,8 +483,14 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     batch to batch. Hand ids are judged across the whole run once every partition is in
     (`engines.ledger`). The result is the same, in the same order, whatever the engine, the number of
     workers or the order in which `paths` are given.
+
+    What the run audited is recorded for its evidence manifest (`report.manifest`): `command` (the
+    command line as typed, given by the CLI), the start and end time, and every input hashed once,
+    streaming, before any reader opens it (`manifest.fingerprint_input`: the same paths the readers
+    open; why not while reading is said there), with its metadata looked at again after the run.
     """
     started = time.perf_counter()
+    started_at = datetime.now(UTC)
     check_installation()  # a missing schema or pack is one ResourceError, not the same quarantine for every file
     if engine not in ENGINES:
         raise UsageError(f"unknown engine '{engine}' (engines: {', '.join(ENGINES)})")
@@ -481,6 +502,10 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         raise UsageError("standard input or a FIFO cannot be audited on a remote cluster (--scheduler): "
                          "save it to a file the workers can read")
     forced = resolve_pack(pack) if pack else None
+    from auditor.report.manifest import file_state, fingerprint_input, watched_files
+
+    states = [[file_state(p) for p in watched_files(item)] for item in inputs]
+    digests = [fingerprint_input(item) for item in inputs]
     partitions = plan(inputs, batch_size, limits)
     options = RunOptions(pack, batch_size, limits)
     workers = default_jobs() if jobs is None else max(1, jobs)
@@ -515,7 +540,9 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     not_covered_per_file: Counter = Counter()
     notes: dict[tuple[str, str], ReaderNote] = {}
     not_listed: Counter = Counter()
+    periods: dict[str, Period] = {}
     for result in ordered:
+        merge(periods, result.hand_periods)
         not_listed.update(result.findings_not_listed)
         read_per_file.update(result.read_per_file)
         not_covered.update(result.not_covered)
@@ -527,11 +554,22 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     outside = sum(not_covered.values())
     if forced is not None and outside and hands_read - len(quarantined) - outside == 0:
         raise UsageError(pack_covers_none(forced, not_covered))
+    # an input whose metadata moved since it was hashed may not be the bytes the readers read
+    changed = [i for i, item in enumerate(inputs) if [file_state(p) for p in watched_files(item)] != states[i]]
     return AuditResult(all_findings, _total_coverage(coverage, packs), quarantined, hands_read,
                        hands_read - len(quarantined) - outside, inputs, packs, time.perf_counter() - started,
                        skipped, read_per_file, not_covered, not_covered_per_file, list(notes.values()),
                        recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p, True))},
-                       not_listed)
+                       not_listed, started_at, datetime.now(UTC), None if command is None else tuple(command),
+                       _working_directory(), digests, periods, changed)
+
+
+def _working_directory() -> str | None:
+    """Where relative input paths are relative to (None if the directory is gone)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def games_text(games: Iterable[tuple[str, str]]) -> str:

@@ -36,6 +36,7 @@ from auditor.check.packs import Pack, PackError, declared_pack, resolve_pack
 from auditor.check.run import check, not_covered
 from auditor.engines import ledger
 from auditor.engines.parquet_ranges import Layout, hand_count, plan_ranges, read_range
+from auditor.engines.periods import Period, add_batch
 from auditor.ingest.detect import contained, read_file
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
@@ -153,6 +154,8 @@ class PartitionResult:
     notes: list[ReaderNote] = field(default_factory=list)
     #: findings beyond `MAX_FINDINGS_PER_HAND_RULE` of one rule in one hand, not kept, by (pack, rule id)
     findings_not_listed: Counter = field(default_factory=Counter)
+    #: per file, the first and last hand start of the hands read (`engines.periods`; the evidence manifest)
+    hand_periods: dict[str, Period] = field(default_factory=dict)
 
     @property
     def hands_not_covered(self) -> int:
@@ -377,9 +380,11 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
 
     not_listed: Counter = Counter()
     batch_events = 0
+    hand_periods: dict[str, Period] = {}
 
     def flush() -> None:
         if batch:
+            add_batch(hand_periods, [h.file for h in batch], [h.hand.get("started_at") for h in batch])
             found, cov, failed, rows, games, files = _audit_batch(batch, packs, local, forced, state)
             found, dropped = cap_findings(found)
             not_listed.update(dropped)
@@ -439,7 +444,8 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     return PartitionResult(
         partition.index, pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(local))[0],
         sum_coverage(coverage) if coverage else None, quarantined, hands_read, read_per_file, list(packs),
-        ledger_rows, time.perf_counter() - started, uncovered, uncovered_per_file, list(notes.values()), not_listed)
+        ledger_rows, time.perf_counter() - started, uncovered, uncovered_per_file, list(notes.values()), not_listed,
+        hand_periods)
 
 
 def cap_findings(findings: pd.DataFrame, cap: int = MAX_FINDINGS_PER_HAND_RULE) -> tuple[pd.DataFrame, Counter]:
