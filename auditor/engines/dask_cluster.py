@@ -259,18 +259,21 @@ def pack_files(options: RunOptions) -> tuple[str, ...]:
     if not options.pack or not _pack_is_file(options.pack):
         return ()
     from auditor.check.packs import PackError, load_pack
+    from auditor.resources import rules_dir
 
+    # a built-in pack's file is where this installation keeps it, elsewhere on a worker: compared by name
+    built_in = rules_dir().resolve()
     found: dict[str, None] = {}
     try:
         pack = load_pack(Path(options.pack))
         found[str(pack.path.absolute())] = None
         for rule in pack.rules:
-            if rule.file is not None:
+            if rule.file is not None and Path(rule.file).resolve().parent != built_in:
                 found[str(Path(rule.file).absolute())] = None
         current, chain = pack, {pack.path.absolute()}
         while current.extends:  # as `packs._parent_path`: a file beside the pack, else a built-in pack's name
             parent = (current.path.parent / current.extends).absolute()
-            if not parent.is_file() or parent in chain:
+            if not parent.is_file() or parent in chain or parent.resolve().parent == built_in:
                 break
             chain.add(parent)
             found[str(parent)] = None
