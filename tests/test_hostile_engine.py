@@ -96,3 +96,104 @@ def test_tables_and_files_are_still_walked_apart():
     assert replay_order(files, tables, started) == [3, 2, 1, 0]
     # another table's missing time does not stop this one being ordered by its instants
     assert replay_order(files, tables, [None, None, started[2], started[3]]) == [3, 2, 1, 0]
+
+
+# -- 9. no evidence from unknown cards ----------------------------------------------------------------
+
+EXAMPLES = ROOT / "rules" / "examples"
+
+
+def _example(relative: str) -> dict:
+    return json.loads((EXAMPLES / relative).read_text(encoding="utf-8").splitlines()[0])
+
+
+def _hide(hand: dict, seats: set[int] | None = None, keep: int = 0, drop_shows: bool = True,
+          board: int | None = None) -> dict:
+    """The hand with the hole cards of `seats` (all if None) dealt face down but their first `keep` cards,
+    their show events dropped (never shown), and optionally board card `board` hidden."""
+    hand = json.loads(json.dumps(hand))
+    events = []
+    for e in hand["events"]:
+        mine = seats is None or e.get("seat") in seats
+        if e["kind"] == "deal" and e.get("to") == "hole" and mine:
+            e["cards"] = e["cards"][:keep] + ["??"] * (len(e["cards"]) - keep)
+        elif e["kind"] == "draw" and mine:
+            e["discard"], e["receive"] = ["??"] * len(e["discard"]), ["??"] * len(e["receive"])
+        elif e["kind"] == "show" and mine and drop_shows:
+            continue
+        events.append(e)
+    if board is not None:
+        deals = [e for e in events if e["kind"] == "deal" and e.get("to") == "board"]
+        flat = [(e, i) for e in deals for i in range(len(e["cards"]))]
+        e, i = flat[board]
+        e["cards"][i] = "??"
+    hand["events"] = events
+    return hand
+
+
+def _run(tmp_path: Path, hand: dict, rule: str):
+    path = _write(tmp_path / "hand.jsonl", [hand])
+    result = audit([path])
+    assert result.hands_audited == 1, [q.one_line() for q in result.quarantined]
+    cov = result.coverage.set_index("rule_id").loc[rule]
+    return result.findings, cov
+
+
+def _not_assessable(tmp_path: Path, hand: dict, rule: str) -> None:
+    findings, cov = _run(tmp_path, hand, rule)
+    assert rule not in set(findings["rule_id"]), findings[["rule_id", "message"]].to_string()
+    assert (cov["hands_in_scope"], cov["hands_checked"], cov["hands_not_assessable"]) == (1, 0, 1)
+
+
+def test_the_issue_case_two_unknown_hands_never_shown_is_not_assessable(tmp_path):
+    """Both hands '??' and never shown: the board alone (high card, jack) is no evidence of a winner."""
+    hand = _hide(_example("tda-2024/TDA-12/violating.jsonl"))
+    _not_assessable(tmp_path, hand, "TDA-12")
+    findings, _ = _run(tmp_path, hand, "TDA-12")
+    assert not findings["message"].str.contains("high card").any()
+    # paid without showing is what the log does say (a rule that reads no card)
+    assert set(findings["rule_id"]) == {"TDA-13A"}
+
+
+@pytest.mark.parametrize(("example", "rule", "hidden"), [
+    # one hold'em hand with one card hidden: never rated on the other card and the board
+    ("tda-2024/TDA-12/violating.jsonl", "TDA-12", dict(seats={5}, keep=1)),
+    ("tda-2024/TDA-12/clean.jsonl", "TDA-12", dict(seats={6}, keep=1)),
+    # a hidden board card leaves every hand unknown
+    ("tda-2024/TDA-12/violating.jsonl", "TDA-12", dict(seats=set(), board=4)),
+    # Omaha (exactly 2 + 3): two of four hole cards known are not the hand
+    ("nz-casino-1999/NZ17-5d/violating.jsonl", "NZ17-5d", dict(seats={1}, keep=2)),
+    ("nz-casino-1999/NZ17-5f/violating.jsonl", "NZ17-5f", dict(seats={4}, keep=2)),
+    ("nz-casino-1999/NZ17-5e-odd/odd-chip-by-position.jsonl", "NZ17-5e-odd", dict(seats={3}, keep=2)),
+    # five-card draw: cards dealt and drawn face down and never shown
+    ("online-five-card-draw/ONL5CD-winner/violating.jsonl", "ONL5CD-winner", dict(seats={1})),
+])
+def test_a_pot_with_an_unknown_card_is_not_assessable(tmp_path, example, rule, hidden):
+    _not_assessable(tmp_path, _hide(_example(example), **hidden), rule)  # the others still show
+
+
+def test_shown_cards_replace_cards_dealt_face_down(tmp_path):
+    """Dealt '??' but shown at showdown: the shown cards are the evidence, and the rule judges."""
+    hand = _hide(_example("tda-2024/TDA-12/violating.jsonl"), drop_shows=False)
+    findings, cov = _run(tmp_path, hand, "TDA-12")
+    assert list(findings["rule_id"]) == ["TDA-12"]
+    assert cov["hands_checked"] == 1
+
+
+def test_a_discard_the_log_does_not_name_leaves_the_known_hand_unknown(tmp_path):
+    """Dealt five known cards, then a draw of unnamed discards: the first five are no longer the hand."""
+    hand = json.loads(json.dumps(_example("online-five-card-draw/ONL5CD-winner/violating.jsonl")))
+    for e in hand["events"]:
+        if e["kind"] == "draw" and e["seat"] == 1:
+            e["discard"] = ["??"] * len(e["discard"])
+    hand["events"] = [e for e in hand["events"] if not (e["kind"] == "show" and e["seat"] == 1)]
+    _not_assessable(tmp_path, hand, "ONL5CD-winner")
+
+
+def test_odd_chip_by_suit_needs_the_winners_cards(tmp_path):
+    """A split pot whose odd chip goes by the highest hole card used: not assessable with a winner's
+    hand partly hidden, judged again once it is shown."""
+    example = _example("nz-casino-1999/NZ17-5e-odd/odd-chip-by-position.jsonl")
+    _not_assessable(tmp_path, _hide(example, seats={5}, keep=3), "NZ17-5e-odd")
+    findings, _ = _run(tmp_path, _hide(example, seats={5}, keep=3, drop_shows=False), "NZ17-5e-odd")
+    assert list(findings["rule_id"]) == ["NZ17-5e-odd"]

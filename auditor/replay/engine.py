@@ -176,6 +176,8 @@ class _HandReplay:
         self.lowest_stack = min(self.stack.values(), default=0)
         self.hole: dict[int, list[str]] = {}
         self.hole_dealt: dict[int, int] = defaultdict(int)  # not Counter(): its constructor is slow
+        #: seats whose held cards the log no longer tells: they discarded a card it never showed them holding
+        self.hole_unknown: set[int] = set()
         self.shown: dict[int, list[str]] = {}
         self.show_order: list[int] = []
         self.board: list[str] = []
@@ -344,6 +346,8 @@ class _HandReplay:
         for card in discard:
             if card in held:
                 held.remove(card)
+            else:  # "??" or a card not logged as held: which card left the hand is unknown
+                self.hole_unknown.add(seat)
         held.extend(receive)
         self.known_cards.extend((c, f"seat {seat} draw") for c in receive if c != "??")
         self.rows.draws.append((self.h, seq, seat, self.player.get(seat), expected, len(discard), len(receive),
@@ -840,19 +844,39 @@ class _HandReplay:
                            split_without_tie=set(seats) > set(eligible))
             evaluated = sorted(set(contenders) | set(seats))
             if len(eligible) > 1 or (winners > 1 and odd_chips):
-                showdowns.append(Showdown(row, evaluated, [self._final_hand(s) for s in evaluated],
-                                          self._board_codes(), self._variant_key(), self.house, contenders, seats,
-                                          odd_chips))
+                board, board_known = self._board_codes()
+                holes = [self._final_hand(s) for s in evaluated]
+                showdowns.append(Showdown(row, evaluated, [h for h, _ in holes], board, self._variant_key(),
+                                          self.house, contenders, seats, odd_chips,
+                                          [known and board_known for _, known in holes]))
         return balance
 
-    def _final_hand(self, seat: int) -> list[int]:
-        cards = self.shown.get(seat) or self.hole.get(seat) or []
-        codes = [code(c) for c in cards][: self.variant.hole_cards]
-        return codes + [-1] * (self.variant.hole_cards - len(codes))
+    def _final_hand(self, seat: int) -> tuple[list[int], bool]:
+        """The seat's cards at the end of the hand as codes, and whether the log shows every one of them.
 
-    def _board_codes(self) -> list[int]:
-        codes = [code(c) for c in self.board][: self.variant.board_cards]
-        return codes + [-1] * (self.variant.board_cards - len(codes))
+        The cards shown, else the cards dealt (after draws). A hand is known only when all the variant's
+        hole cards are: one "??" (a card the log hides), fewer cards than the variant deals (never shown,
+        not logged), or a draw whose discards the log does not name leaves the hand unknown. An unknown
+        hand is passed on as -1s so the batch keeps its shape, and flagged: the evaluator skips
+        combinations touching a -1, so unflagged it would rate the hand on its known cards alone (in
+        hold'em, on the board alone), which is evidence the log does not hold.
+        """
+        n = self.variant.hole_cards
+        for cards, usable in ((self.shown.get(seat) or [], True),
+                              (self.hole.get(seat) or [], seat not in self.hole_unknown)):
+            if usable and len(cards) >= n and "??" not in cards[:n]:
+                return [code(c) for c in cards[:n]], True
+        return [-1] * n, False
+
+    def _board_codes(self) -> tuple[list[int], bool]:
+        """The community cards as codes (padded with -1 to the variant's count), and whether none is hidden.
+
+        A board shorter than the variant's (a hand ended early, or dealt short) is the board as dealt and
+        is judged as it stands; a "??" on it is a card the log hides, and no hand can be rated without it.
+        """
+        cards = self.board[: self.variant.board_cards]
+        codes = [code(c) for c in cards]
+        return codes + [-1] * (self.variant.board_cards - len(codes)), "??" not in cards
 
     def _variant_key(self) -> tuple:
         v = self.variant
@@ -922,8 +946,9 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
     `houses[i]` is the house settings for hand row i (from the pack that hand is audited under).
     Hands are walked table by table in the order of the instant they started (`replay_order`: parsed
     times, not their text; the log's order where a table's times cannot place its hands) so that
-    cross-hand state (the previous button, hand ids already seen) is known; facts keep the hand row number so reports can go back to file
-    and line. `state` carries that memory from one batch to the next (updated in place).
+    cross-hand state (the previous button, hand ids already seen) is known; facts keep the hand row
+    number so reports can go back to file and line. `state` carries that memory from one batch to the
+    next (updated in place).
     """
     cols = _Columns.of(tables)
     H, E = cols.hands, cols.events

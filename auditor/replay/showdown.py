@@ -1,5 +1,10 @@
 """Batch evaluation of contested pots: who wins by the cards, who is owed odd chips by suit.
 
+A pot is evaluated only from cards the log shows: a hand with a hidden ("??") or missing card is not
+evaluable, so every fact that depends on it (winners by evaluation, the best hand, whether the
+winners match, a split without a tie, odd chips by suit, the hole cards used) stays null and the
+rules that read them find the pot not assessable.
+
 Pots are collected while hands are replayed and evaluated here in one NumPy call per hand shape
 (hole cards, board cards, composition rule), because a per-pot evaluator call would cost more than
 the rest of the replay.
@@ -44,6 +49,8 @@ class Showdown:
     contenders: list[int]  # eligible seats that did not muck
     paid: list[int]
     odd_chips: int
+    #: per seat, whether the log shows all its hole cards and the board (see _HandReplay._final_hand)
+    known: list[bool]
 
 
 def resolve(showdowns: list[Showdown]) -> None:
@@ -55,7 +62,10 @@ def resolve(showdowns: list[Showdown]) -> None:
         hole = np.array([h for sd in items for h in sd.holes], dtype=np.int64)
         board = np.array([sd.board for sd in items for _ in sd.seats], dtype=np.int64).reshape(len(hole), -1)
         best = best_hands(hole, board, hole_use, board_use)
-        values, tops = best.value.tolist(), best.top_hole_used.tolist()
+        # A hand with an unknown card is not evaluable (-1), never rated on the cards that are known.
+        known = np.array([k for sd in items for k in sd.known], dtype=bool)
+        values = np.where(known, best.value, -1).tolist()
+        tops = np.where(known, best.top_hole_used, -1).tolist()
         i = 0
         for sd in items:
             value = dict(zip(sd.seats, values[i:i + len(sd.seats)], strict=True))
