@@ -255,3 +255,17 @@ def test_a_zip_inside_a_zip_is_said_not_read(tmp_path):
         z.write(inner, "inner.zip")
     items = list(read_file(outer))
     assert len(items) == 1 and items[0].code == "unsupported-format" and "inside a zip" in items[0].reason
+
+
+def test_a_string_column_whose_decoded_size_cannot_be_bounded_is_refused(tmp_path):
+    """DELTA_BYTE_ARRAY writes each string as a prefix of the one before: a few bytes stand for any length."""
+    tables = build_tables(_hands(3))
+    dataset = tmp_path / "delta"
+    write_parquet(tables, dataset)
+    pq.write_table(tables.hands, dataset / "hands.parquet", use_dictionary=False,
+                   column_encoding={"room": "DELTA_BYTE_ARRAY"})
+    items = list(read_file(dataset))
+    assert len(items) == 1 and items[0].code == "limit" and "DELTA_BYTE_ARRAY" in items[0].reason
+    # the same table with plain strings reads
+    pq.write_table(tables.hands, dataset / "hands.parquet", use_dictionary=False)
+    assert [type(i) for i in read_file(dataset)] == [SourceHand] * 3

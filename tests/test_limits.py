@@ -392,3 +392,123 @@ def test_parquet_dataset_missing_or_retyped_columns_is_quarantined_naming_the_co
     assert len(items) == 1 and "column line has type string" in items[0].reason
     assert items[0].code == "invalid-record"
     json.dumps([i.reason for i in items])  # reasons are plain text
+
+
+# ------------------------------------------------------------------------- every limit, just under and over
+
+PHHS = PHH_FIXTURE.read_bytes()
+PHH_TABLE = PHHS[PHHS.index(b"[1]"):PHHS.index(b"[2]")]
+
+
+def _zip(path: Path, members: dict[str, bytes], method: int = zipfile.ZIP_STORED) -> Path:
+    with zipfile.ZipFile(path, "w", method) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+def _edge_jsonl(tmp: Path) -> tuple[Path, str, int, dict]:
+    line = _hand_lines(1)[0]
+    (tmp / "a.jsonl").write_bytes(line * 3)
+    return tmp / "a.jsonl", "auto", len(line), {}  # a line counts its newline
+
+
+def _edge_ohh_line(tmp: Path) -> tuple[Path, str, int, dict]:
+    data = OHH_FIXTURE.read_bytes()
+    (tmp / "a.ohh").write_bytes(data)
+    return tmp / "a.ohh", "auto", max(len(x) for x in data.splitlines(keepends=True)), {}
+
+
+def _edge_ohh_hand(tmp: Path) -> tuple[Path, str, int, dict]:
+    data = OHH_FIXTURE.read_bytes()
+    (tmp / "a.ohh").write_bytes(data)
+    return tmp / "a.ohh", "auto", len(data.strip()) + 1, {}  # the object and its newline
+
+
+def _edge_ps_line(tmp: Path) -> tuple[Path, str, int, dict]:
+    data = PS_FIXTURE.read_bytes()
+    (tmp / "a.txt").write_bytes(data)
+    return tmp / "a.txt", "pokerstars", max(len(x) for x in data.splitlines()), {}  # without the newline
+
+
+def _edge_ps_hand(tmp: Path) -> tuple[Path, str, int, dict]:
+    data = PS_FIXTURE.read_bytes()
+    (tmp / "a.txt").write_bytes(data)
+    return tmp / "a.txt", "pokerstars", len(data) + 1, {}
+
+
+def _edge_file(tmp: Path) -> tuple[Path, str, int, dict]:
+    data = PS_FIXTURE.read_bytes()
+    (tmp / "a.txt").write_bytes(data)
+    return tmp / "a.txt", "pokerstars", len(data), {}
+
+
+def _edge_phh_line(tmp: Path) -> tuple[Path, str, int, dict]:
+    (tmp / "a.phhs").write_bytes(PHHS)
+    return tmp / "a.phhs", "auto", max(len(x) for x in PHHS.splitlines(keepends=True)), {}
+
+
+def _edge_phh_hand(tmp: Path) -> tuple[Path, str, int, dict]:
+    (tmp / "a.phhs").write_bytes(PHH_TABLE * 3)  # three copies of table [1] (keys repeat: streamed alone)
+    return tmp / "a.phhs", "auto", len(PHH_TABLE), {}  # the table, its header line included
+
+
+def _edge_unpacked(tmp: Path) -> tuple[Path, str, int, dict]:
+    line = _hand_lines(1)[0]
+    (tmp / "a.jsonl.gz").write_bytes(gzip.compress(line * 3))
+    return tmp / "a.jsonl.gz", "auto", len(line) * 3, {}
+
+
+def _edge_ratio(tmp: Path) -> tuple[Path, str, int, dict]:
+    path = _zip(tmp / "a.zip", {"s.jsonl": b" " * (1 << 20) + _hand_lines(1)[0]}, zipfile.ZIP_DEFLATED)
+    info = zipfile.ZipFile(path).infolist()[0]
+    return path, "auto", -(-info.file_size // info.compress_size), {"ratio_grace_bytes": 1}
+
+
+def _edge_grace(tmp: Path) -> tuple[Path, str, int, dict]:
+    path = _zip(tmp / "a.zip", {"s.jsonl": b" " * (1 << 20) + _hand_lines(1)[0]}, zipfile.ZIP_DEFLATED)
+    return path, "auto", zipfile.ZipFile(path).infolist()[0].file_size, {}
+
+
+def _edge_members(tmp: Path) -> tuple[Path, str, int, dict]:
+    line = _hand_lines(1)[0]
+    return _zip(tmp / "a.zip", {f"{i}.jsonl": line for i in range(5)}), "auto", 5, {}
+
+
+#: limit -> (sample builder, what the refusal names); the sample sits exactly at the limit it is read under
+EDGES = {
+    "max_unpacked_bytes": (_edge_unpacked, "max_unpacked_bytes"),
+    "max_compression_ratio": (_edge_ratio, "max_compression_ratio"),
+    "ratio_grace_bytes": (_edge_grace, "max_compression_ratio"),  # past the grace, the ratio is judged
+    "max_archive_members": (_edge_members, "max_archive_members"),
+    "max_file_bytes": (_edge_file, "max_file_bytes"),
+    "jsonl_max_line_bytes": (_edge_jsonl, "jsonl_max_line_bytes"),
+    "ohh_max_hand_bytes": (_edge_ohh_hand, "ohh_max_hand_bytes"),
+    "ohh_max_line_bytes": (_edge_ohh_line, "ohh_max_line_bytes"),
+    "pokerstars_max_line_bytes": (_edge_ps_line, "pokerstars_max_line_bytes"),
+    "pokerstars_max_hand_bytes": (_edge_ps_hand, "pokerstars_max_hand_bytes"),
+    "phh_max_hand_bytes": (_edge_phh_hand, "phh_max_hand_bytes"),
+    "phh_max_line_bytes": (_edge_phh_line, "phh_max_line_bytes"),
+}
+
+
+def test_every_limit_has_its_edge_test():
+    assert set(EDGES) == set(Limits.names())
+
+
+@pytest.mark.parametrize("name", sorted(EDGES))
+def test_each_limit_just_under_and_just_over(tmp_path, name):
+    """At the limit the input is read (every hand, in under 5 s); one byte (or member, or ratio step) under
+    it, the refusal is a `limit` quarantine that names the limit (also in under 5 s)."""
+    build, named = EDGES[name]
+    path, fmt, size, extra = build(tmp_path)
+    started = time.monotonic()
+    at = list(read_file(path, fmt, limits=Limits(**{name: size}, **extra)))
+    assert time.monotonic() - started < 5
+    assert at and not [i for i in at if isinstance(i, Quarantined) and i.code == "limit"], at
+    assert any(isinstance(i, SourceHand) for i in at)
+    started = time.monotonic()
+    over = list(read_file(path, fmt, limits=Limits(**{name: size - 1}, **extra)))
+    assert time.monotonic() - started < 5
+    refusals = [i for i in over if isinstance(i, Quarantined) and i.code == "limit"]
+    assert refusals and all(named in i.reason for i in refusals), over
