@@ -483,9 +483,21 @@ def _overflow(op: type, x: Any, y: Any, result: Any) -> Any:
     if op is ast.Sub:
         return _mask(((x ^ y) & (x ^ result)) < 0)
     if op is ast.Mult:
+        # integer division is slow: first a float product, exact to a factor of 1 +- 2**-52, so a true
+        # |x * y| >= 2**63 shows as at least 2**62; only those rows (usually none) get the exact test
+        near = _mask(np.abs(np.multiply(x, y, dtype=np.float64)) >= 2.0**62)
+        if near is False:
+            return False
+        if near is not True:
+            x, y, result = (np.broadcast_to(v, near.shape)[near] for v in (x, y, result))
         safe = np.where(np.equal(x, 0), 1, x)
-        wrapped = np.not_equal(x, 0) & np.not_equal(result // safe, y)
-        return _mask(wrapped | (np.equal(x, -1) & np.equal(y, _INT64_MIN)))
+        wrapped = _mask(np.not_equal(x, 0) & np.not_equal(result // safe, y)
+                        | (np.equal(x, -1) & np.equal(y, _INT64_MIN)))
+        if near is True or wrapped is False:
+            return wrapped
+        rows = np.zeros(near.shape, dtype=bool)
+        rows[near] = wrapped
+        return rows
     if op is ast.FloorDiv:
         return _mask(np.equal(x, _INT64_MIN) & np.equal(y, -1))
     return False
