@@ -4,7 +4,9 @@ For machines that want one object rather than a stream (JSON Lines): everything 
 says, with the numbers that must reconcile (hands read = audited + not covered + quarantined, overall
 and per file) stated as numbers, not prose. What was *not* audited comes first (`summary.not_audited`):
 quarantined hands by code, hands not covered by pack and game, skipped hand-history files with their
-format, rules partly assessed; then the verdict.
+format, rules partly assessed; then the verdict. `manifest` is the run's evidence record
+(`report.manifest`: inputs with their SHA-256 and hand counts, packs with their digests, tool, times,
+command line, period of play), the same object `audit --manifest FILE` writes alone.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, TextIO
 from auditor.engines.partition import MAX_FINDINGS_PER_HAND_RULE, shown_text
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, rules_by_id, tool_version
+from auditor.report.manifest import manifest_dict
 
 
 def not_audited(result: AuditResult) -> dict[str, Any]:
@@ -70,6 +73,7 @@ def document(result: AuditResult) -> dict[str, Any]:
     rules = rules_by_id(result)
     return {
         "summary": summary(result),
+        "manifest": manifest_dict(result),
         "findings": records(result.findings),
         "coverage": [{**row, "title": rules[row["pack"], row["rule_id"]].title,
                       "citation": rules[row["pack"], row["rule_id"]].citation}

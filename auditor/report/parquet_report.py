@@ -2,7 +2,9 @@
 
 The run's summary (what was not audited first, then inputs, packs, hands read = audited + not covered
 + quarantined, quarantines by code) rides in the file's schema metadata under `poker-auditor`, so a
-table read back still says what it is a result of, and what it is not.
+table read back still says what it is a result of, and what it is not. The evidence manifest
+(`report.manifest`: inputs with their SHA-256, packs with their digests, tool, times, command line,
+period of play) rides beside it under `poker-auditor-manifest`.
 """
 
 from __future__ import annotations
@@ -15,10 +17,16 @@ import pyarrow.parquet as pq
 
 from auditor.pipeline import AuditResult
 from auditor.report.json_report import summary
+from auditor.report.manifest import manifest_dict
+
+#: the schema metadata keys: the run's summary, and its evidence manifest
+SUMMARY_KEY = b"poker-auditor"
+MANIFEST_KEY = b"poker-auditor-manifest"
 
 
 def write_parquet_report(result: AuditResult, out: BinaryIO) -> None:
     table = pa.Table.from_pandas(result.findings, preserve_index=False)
     metadata = dict(table.schema.metadata or {})
-    metadata[b"poker-auditor"] = json.dumps(summary(result)).encode("utf-8")
+    metadata[SUMMARY_KEY] = json.dumps(summary(result)).encode("utf-8")
+    metadata[MANIFEST_KEY] = json.dumps(manifest_dict(result), ensure_ascii=True).encode("ascii")
     pq.write_table(table.replace_schema_metadata(metadata), out)

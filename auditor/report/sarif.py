@@ -10,6 +10,13 @@ descriptor the quarantine code (`quarantine/damaged`, ...) so viewers group them
 pack and game no rule covers (`not-covered`), per skipped hand-history file (`skipped-hand-history`),
 per rule partly assessed (`partly-assessed`), and per reader note (`reader-note`, level note). The
 invocation's properties count them (`quarantined_by_code`, `hands_not_covered`, ...).
+
+The run's evidence manifest (issue #15, `report.manifest`) is stated the SARIF way too: the invocation
+carries the command line, its arguments, the working directory and the start and end time (UTC);
+`artifacts` lists every input with its length, `sha-256` hash and hand counts (zip members and a Parquet
+dataset's three files as its children, `parentIndex`), and every pack file (`toolSpecifiedConfiguration`
+for a built-in pack, relative to `AUDITOR_RULES`; `userSpecifiedConfiguration` for a --pack file). The
+whole manifest is in the run's properties (`manifest`), as in the JSON report.
 """
 
 from __future__ import annotations
@@ -25,11 +32,14 @@ from auditor.engines.partition import shown_text
 from auditor.ingest.records import QUARANTINE_CODES
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, tool_version
+from auditor.report.manifest import manifest_dict
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 #: the base that relative file names in results are relative to: where the audit ran
 SRCROOT = "SRCROOT"
+#: the base built-in pack files are relative to: the installation's rules folder
+RULES_ROOT = "AUDITOR_RULES"
 
 
 def artifact_location(file: str) -> dict[str, str]:
@@ -119,7 +129,69 @@ def notifications(result: AuditResult) -> list[dict[str, Any]]:
     return found
 
 
+def _hashed(length: Any, sha256: Any) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    if isinstance(length, int):
+        found["length"] = length
+    if isinstance(sha256, str):
+        found["hashes"] = {"sha-256": sha256}
+    return found
+
+
+def artifacts(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The manifest's inputs and pack files as SARIF artifacts: each input with its length, SHA-256 and hand
+    counts (zip members and a dataset's files as children), then each pack file with its SHA-256."""
+    found: list[dict[str, Any]] = []
+    for entry in manifest["inputs"]:
+        index = len(found)
+        dataset = "files" in entry
+        location = artifact_location(entry["name"] + ("/" if dataset else ""))
+        found.append({"location": location, **_hashed(entry["size"], entry["sha256"]),
+                      "roles": ["analysisTarget", "directory"] if dataset else ["analysisTarget"],
+                      "properties": {k: entry[k] for k in ("format", "hands", "period", "path") if k in entry}})
+        for part in entry.get("files") or []:
+            found.append({"location": {"uri": quote(part["file"], safe="/!")}, "parentIndex": index,
+                          **_hashed(part["size"], part["sha256"]), "roles": ["analysisTarget"]})
+        for member in entry.get("members") or []:
+            found.append({"location": {"uri": quote(member["member"], safe="/!")}, "parentIndex": index,
+                          "length": member["size"], "roles": ["analysisTarget"],
+                          "properties": {"crc32": member["crc32"], "hands": member["hands"],
+                                         "period": member["period"]}})
+    seen: set[tuple[bool, str]] = set()
+    for pack in manifest["packs"]:
+        for part in pack["files"]:
+            key = (part["builtin"], part["file"])
+            if key in seen:
+                continue
+            seen.add(key)
+            where = ({"uri": quote(part["file"], safe="/!"), "uriBaseId": RULES_ROOT} if part["builtin"]
+                     else artifact_location(part["file"]))
+            role = "toolSpecifiedConfiguration" if part["builtin"] else "userSpecifiedConfiguration"
+            found.append({"location": where, **_hashed(part["size"], part["sha256"]), "roles": [role],
+                          "properties": {"pack": pack["name"], "pack_version": pack["version"],
+                                         "effective_sha256": pack["effective_sha256"]}})
+    return found
+
+
+def _invocation_record(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The invocation's command line, directory and times, where the run recorded them."""
+    run = manifest["run"]
+    found: dict[str, Any] = {}
+    if run["command"] is not None:
+        found["commandLine"] = run["command_line"]
+        found["arguments"] = run["command"][1:]
+    for key, name in (("started_at", "startTimeUtc"), ("ended_at", "endTimeUtc")):
+        if run[key] is not None:
+            found[name] = run[key]
+    if run["working_directory"] is not None:
+        found["workingDirectory"] = {"uri": Path(run["working_directory"]).as_uri() + "/"}
+    return found
+
+
 def document(result: AuditResult) -> dict[str, Any]:
+    from auditor.resources import rules_dir
+
+    manifest = manifest_dict(result)
     packs = list(result.packs.values())
     ids = rule_ids(packs)
     descriptors, index = [], {}
@@ -156,9 +228,12 @@ def document(result: AuditResult) -> dict[str, Any]:
             "tool": {"driver": {"name": "poker-auditor", "version": tool_version(),
                                 "semanticVersion": tool_version(), "rules": descriptors,
                                 "notifications": _notification_descriptors()}},
-            "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"}},
+            "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"},
+                                   RULES_ROOT: {"uri": rules_dir().absolute().as_uri() + "/"}},
+            "artifacts": artifacts(manifest),
             "invocations": [{
                 "executionSuccessful": True,
+                **_invocation_record(manifest),
                 "toolExecutionNotifications": notifications(result),
                 "properties": {"not_audited": result.unaudited,
                                "hands_read": result.hands_read, "hands_audited": result.hands_audited,
@@ -175,6 +250,7 @@ def document(result: AuditResult) -> dict[str, Any]:
             }],
             "results": results,
             "columnKind": "unicodeCodePoints",
+            "properties": {"manifest": manifest},
         }],
     }
 
