@@ -44,7 +44,7 @@ RUN_SECONDS = 120
 
 
 class Cluster:
-    """A scheduler and one `dask worker` (a nanny per worker process) started as separate process groups,
+    """A scheduler and `dask worker` commands (a nanny per worker process) started as separate process groups,
     with `cwd` a folder that is not the repository; killed, whole groups, when the test is done."""
 
     def __init__(self, folder: Path, workers: list[tuple[int, Path | None]]):
@@ -52,16 +52,27 @@ class Cluster:
         self.folder = folder
         self.processes: list[subprocess.Popen] = []
         folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self._start_all(workers)
+        except BaseException:  # whatever started is stopped: a cluster that failed to come up leaves nothing
+            self.close()
+            raise
+
+    def _start_all(self, workers: list[tuple[int, Path | None]]) -> None:
+        folder = self.folder
         info = folder / "scheduler.json"
         self._start([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
                      "--no-dashboard", "--no-show", "--scheduler-file", str(info)], "scheduler.log")
         deadline = time.monotonic() + START_SECONDS
-        while not info.is_file() or not info.read_text().strip():
-            self._alive_or_fail()
-            if time.monotonic() > deadline:
-                raise TimeoutError("the scheduler did not start")
-            time.sleep(0.2)
-        self.address = json.loads(info.read_text())["address"]
+        while True:  # the scheduler writes its address (the port it was given) once it listens
+            try:
+                self.address = json.loads(info.read_text())["address"]
+                break
+            except (OSError, ValueError, KeyError):
+                self._alive_or_fail()
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the scheduler did not start") from None
+                time.sleep(0.2)
         for i, (nworkers, preload) in enumerate(workers):
             command = [sys.executable, "-m", "dask", "worker", self.address, "--nworkers", str(nworkers),
                        "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard", "--local-directory",
