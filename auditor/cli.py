@@ -83,7 +83,23 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
-@click.group()
+class _Auditor(click.Group):
+    """The command group, remembering the arguments it was given: the evidence manifest records the command
+    line (`sys.argv` is not it when the CLI is invoked from Python, as tests do)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["auditor.argv"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+def _command_line() -> tuple[str, ...]:
+    """`auditor` and the arguments as given."""
+    ctx = click.get_current_context(silent=True)
+    argv = ctx.meta.get("auditor.argv") if ctx is not None else None
+    return ("auditor", *(sys.argv[1:] if argv is None else argv))
+
+
+@click.group(cls=_Auditor)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version and exit.")
 def main() -> None:
@@ -122,9 +138,12 @@ def main() -> None:
               help="--engine dask: the scheduler to use (tcp://host:8786); default: start a local cluster.")
 @click.option("--limit", "limit_settings", multiple=True, metavar="NAME=VALUE",
               help="Change an input limit, e.g. jsonl_max_line_bytes=1M (repeatable; the README lists them).")
+@click.option("--manifest", "manifest", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
+              help="Also write the run's evidence manifest alone to FILE (JSON: inputs with SHA-256 and hand counts, "
+                   "packs, tool, times); `auditor check-manifest FILE` checks the inputs against it later.")
 def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], output: str, fail_on: str,
           allow_unaudited: bool, quiet: bool, input_format: str, jobs: int | None, engine: str, scheduler: str | None,
-          limit_settings: tuple[str, ...] = ()) -> None:
+          limit_settings: tuple[str, ...] = (), manifest: Path | None = None) -> None:
     """Audit the hand logs under PATHS (directories are searched recursively; `-` is standard input).
 
     A FIFO named in PATHS is read once, like standard input; inside a directory, FIFOs, devices and
@@ -153,13 +172,66 @@ def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], outpu
         click.echo(f"auditor: --limit: {exc}", err=True)
         sys.exit(2)
     result = _audit_or_exit(paths, pack, quiet, input_format=input_format, jobs=jobs, engine=engine,
-                            scheduler=scheduler, limits=limits)
+                            scheduler=scheduler, limits=limits, command=_command_line())
     _write_reports(result, targets, quiet)
+    if manifest is not None:
+        _write_manifest(result, manifest)
     if result.hands_read == 0:
         click.echo("auditor: no hands found in the given paths", err=True)
     elif result.hands_audited == 0:
         click.echo(_nothing_audited(result), err=True)
     sys.exit(_exit_status(result, fail_on, allow_unaudited))
+
+
+def _write_manifest(result, path: Path) -> None:
+    """`audit --manifest FILE`: the evidence manifest alone (`report.manifest`); exit 2 if it cannot be written."""
+    from auditor.report.manifest import write_manifest
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8") as out:
+            write_manifest(result, out)
+    except OSError as exc:
+        click.echo(f"auditor: cannot write the manifest {exc.filename or path}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+    for i in getattr(result, "changed_during_audit", ()):
+        click.echo(f"auditor: {result.inputs[i].label} changed while it was audited: the manifest's hash may not be "
+                   "of the bytes audited; audit it again", err=True)
+
+
+@main.command("check-manifest")
+@click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), default=None, metavar="DIR",
+              help="Where the manifest's relative paths are (default: the current directory; the audit ran in the "
+                   "manifest's run.working_directory).")
+def check_manifest(manifest: Path, root: Path | None) -> None:
+    """Hash again every input (and pack file) a manifest lists: are they still the files that were audited?
+
+    MANIFEST is a file `audit --manifest` wrote, or a JSON report (its `manifest`). Each file is
+    listed as ok, changed, missing or not-checkable (standard input, a FIFO).
+
+    \b
+    Exit status: 0 every file is as audited; 1 a file changed or is missing;
+    2 the manifest cannot be read; 3 nothing changed, but some input cannot be checked again.
+    """
+    from auditor.report.manifest import ManifestError, read_manifest
+    from auditor.report.manifest import check_manifest as run_check
+    from auditor.report.text import clean
+
+    try:
+        doc = read_manifest(manifest)
+        checks = run_check(doc, root)
+    except ManifestError as exc:
+        click.echo(f"auditor: {clean(str(exc))}", err=True)
+        sys.exit(2)
+    for item in checks:
+        click.echo(clean(item.one_line()))
+    counts = {status: sum(c.status == status for c in checks) for status in ("ok", "changed", "missing",
+                                                                               "not-checkable")}
+    click.echo(", ".join(f"{n} {status}" for status, n in counts.items()) + f" of {len(checks)} file(s)")
+    if counts["changed"] or counts["missing"]:
+        sys.exit(1)
+    sys.exit(3 if counts["not-checkable"] else 0)
 
 
 def _write_reports(result, targets: list, quiet: bool) -> None:
