@@ -185,3 +185,17 @@ def test_the_chip_unit_mix_keeps_every_other_table_as_it_was():
 def test_only_formats_without_a_chip_unit_change_the_simulated_mix():
     assert verify_module._Via("pokerstars", Path(".")).chip_unit_mix is None
     assert verify_module._Via("ohh", Path(".")).chip_unit_mix == (verify_module.IMPLIED_UNIT_SHARE, 1)
+
+
+def test_a_fault_the_format_cannot_say_is_listed_even_when_a_few_clean_hands_share_its_reason():
+    """PHH's cc calls exactly the chips owed, so a call one chip short cannot be written; a few clean hands are
+    left out for the same reason. The reason still belongs to the fault (it kept more planted faults out than
+    clean hands), so call-amount is listed as not expressible rather than counted as not measured."""
+    undercall = {name: m for name, m in verify_module.REGISTRY.items() if m.category == "call-amount"}
+    report = verify_pack("tda-2024", 800, 0, registry=undercall, via="phh")
+    cc = "PHH's cc calls the chips owed (or the stack): a call of another amount cannot be said"
+    assert report.clean_inexpressible[cc] > 0
+    assert report.unexpressed["call-amount"] == [cc]
+    assert "call-amount" not in set(report.table["category"]) and "TDA-51" not in report.unmeasured
+    assert any(line.startswith("  call-amount: not expressible in phh")
+               for line in format_report(verify_module.VerifyResult([report])))

@@ -37,7 +37,10 @@ what the reader gave back. A hand the writer cannot express is not written: it i
 expressible, with the writer's reason, and so is every planted fault of a category the format cannot
 show at all (the writer's ``HIDDEN_CATEGORIES``, e.g. burns in PokerStars text). A hand the reader
 quarantines is a problem of kind "not audited", never dropped unsaid: a planted unit that loses a hand
-counts as a miss, a clean hand lost makes the run fail.
+counts as a miss, a clean hand lost makes the run fail. A format that states no chip unit (the writer's
+``IMPLIED_CHIP_UNIT``: OHH and PHH, whose readers take one chip) cannot write a pot split with odd chips
+of 50, the simulator's unit, so through it half of the tables (``IMPLIED_UNIT_SHARE``) are played in the
+unit its reader takes and odd-chip is measured there; the other tables are the canonical run's own.
 """
 
 from __future__ import annotations
@@ -130,7 +133,8 @@ class PackAccuracy:
     inexpressible: dict[str, Counter] = field(default_factory=dict)
     #: clean hands the format cannot express, by reason (not written, not audited)
     clean_inexpressible: Counter = field(default_factory=Counter)
-    #: categories the format cannot express at all (no planted unit could be written): category -> reasons
+    #: categories the format cannot express at all (no planted unit could be written): category -> reasons (the
+    #: category's own when it has any, see `_verify_pack`)
     unexpressed: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -443,6 +447,7 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
     repro = _Reproducers(repro_dir, via)
     inexpressible: dict[str, Counter] = {}
     clean_inexpressible: Counter = Counter()
+    clean_why: Counter = Counter()  # every clean hand's own reason, also where its table was already left out
     tables_started: set[str] = set()  # tables with a clean hand written
     broken: set[str] = set()  # tables that lost a hand after that
     clean_state = TableState()
@@ -518,6 +523,8 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
     for n, hand in enumerate(stream, 1):
         bad = _invalid(hand)
         cannot = via.cannot([hand]) if via is not None and not bad else None
+        if cannot:
+            clean_why[cannot] += 1
         if via is not None and not bad and hand["table_id"] in broken:
             cannot = GAP
         if bad:
@@ -580,12 +587,16 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
         # A category is the format's blind spot when no planted fault of it could be written for a reason of
         # its own (not merely because its few plantings fell in games the format has no words for, which
         # leaves it not measured), when the format hides it, or when none of the pack's games can be written.
-        own = [why for why in inexpressible.get(category, ()) if why not in clean_inexpressible]
+        # A reason is the fault's own when it kept more of the category's planted faults out than it would have
+        # kept clean hands out of the whole run (counted also where a table was already left out for a gap): a
+        # game the format lacks loses clean hands in thousands, while a call one chip short, which PHH cannot
+        # say, also turns up in a few clean hands of odd shape.
+        lost = inexpressible.get(category, Counter())
+        own = [why for why, n in lost.most_common() if n > clean_why[why]]
         nothing_written = not n_clean and not n_units
         if via is not None and not expected and not false and (own or category in via.hidden or nothing_written):
-            reasons = inexpressible.get(category) or Counter(
-                {via.hidden[category]: 0} if category in via.hidden else clean_inexpressible)
-            unexpressed[category] = [why for why, _ in reasons.most_common()]
+            reasons = lost or Counter({via.hidden[category]: 0} if category in via.hidden else clean_inexpressible)
+            unexpressed[category] = own or [why for why, _ in reasons.most_common()]
             continue
         rows.append({"pack": pack.name, "category": category, "hands": expected, "expected": expected,
                      "found": found, "missed": t["missed"], "false_clean": t["false_clean"],
@@ -633,9 +644,8 @@ def _inexpressible_lines(p: PackAccuracy) -> Iterator[str]:
         yield (f"  nothing of this pack can be written in {p.via}: {'; '.join(sorted(clean)) or 'see below'}; "
                f"categories not measured: {', '.join(p.unexpressed)}")
     else:
-        for category, reasons in p.unexpressed.items():
-            own = [why for why in reasons if why not in clean] or reasons
-            yield f"  {category}: not expressible in {p.via}, not measured: {'; '.join(own)}"
+        for category, reasons in p.unexpressed.items():  # the reasons of the category's own, when it has any
+            yield f"  {category}: not expressible in {p.via}, not measured: {'; '.join(reasons)}"
     by_reason: dict[str, list] = {}
     for why, n in p.clean_inexpressible.items():
         by_reason.setdefault(why, [0, Counter()])[0] += n
