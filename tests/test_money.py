@@ -143,11 +143,12 @@ def test_check_renders_money_from_the_hands_currency_and_scale():
     hands["money_scale"] = [100, 1]
     findings, _ = check(facts, hands, {pack.name: pack})
     by_hand = findings[findings["rule_id"] == "TDA-43A"].set_index("hand_id")
-    assert by_hand.loc["A", "message"].startswith("seat 1 (Ann) raised by $0.10 to $0.50 in round 1; the largest "
-                                                  "prior full bet or raise was $0.30")
+    assert by_hand.loc["A", "message"].startswith("seat 1 (Ann) raised by $0.10 to $0.50 pre-flop without being "
+                                                  "all-in, but the largest prior full bet or raise of the round was "
+                                                  "$0.30")
     assert (by_hand.loc["A", "expected"], by_hand.loc["A", "actual"]) == ("a raise of at least $0.30",
                                                                          "a raise of $0.10")
-    assert by_hand.loc["B", "message"].startswith("seat 1 (Ann) raised by 1,000 to 5,000 in round 1")
+    assert by_hand.loc["B", "message"].startswith("seat 1 (Ann) raised by 1,000 to 5,000 pre-flop")
     # a hands frame without the columns (the run-wide ledger's) is chips at scale 1
     plain, _ = check(facts, hands.drop(columns=["currency", "money_scale"]), {pack.name: pack})
     assert "raised by 10 to 50" in plain[plain["hand_id"] == "A"]["message"].iloc[0]

@@ -19,9 +19,11 @@ from typing import Any
 
 import yaml
 
+from auditor.check import money, words
 from auditor.check.packs import Example, Pack, Rule, builtin_pack_paths, load_pack
 from auditor.paths import IS_CHECKOUT, ROOT
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS
+from auditor.replay.variants import VARIANTS
 
 DOCS_PATH = ROOT / "docs" / "rules.md"
 REGENERATE = "python -m auditor.check.docs --write"
@@ -224,6 +226,46 @@ def render_pack_markdown(pack: Pack) -> str:
     return "\n".join(lines) + "\n" + "\n".join(render_rule_markdown(pack, rule) for rule in pack.rules)
 
 
+def render_words() -> list[str]:
+    """How a template's placeholders are written in a finding (auditor.check.words, auditor.check.money).
+
+    Generated from the formatters' own tables, so the page cannot promise a wording the code does not write.
+    """
+    games = [(f"`{name}`", ", ".join(words.street_names(name))) for name in VARIANTS]
+    phrases = [(f"`{name}`", f"{yes} / {no}" + (f" / missing: {rest[0]}" if rest else ""))
+               for name, (yes, no, *rest) in sorted(words.PHRASES.items())]
+    return [
+        "## How finding texts are written",
+        "",
+        "A template's placeholders are written as a floor supervisor says them, not as the facts tables keep",
+        "them: amounts in the hand's own money (`$0.50`, `1,500`), pots, blinds and streets by name, seat lists",
+        "as a list, booleans as phrases. The templates below are written around these words (`raised {round}`",
+        "reads \"raised on the flop\").",
+        "",
+        *_table(("placeholder", "written as"), [
+            ("amounts (" + ", ".join(f"`{n}`" for n in sorted(money.MONEY_FACTS)[:6]) + ", ...)",
+             "the hand's currency and scale: `$0.50`, `€2`, `1,500` chips, `12.5` half chips"),
+            ("`pot`", f"{words.pot_name(0)}, {words.pot_name(1)}, {words.pot_name(2)}, ..."),
+            ("`blind`", f"{words.blind_name(1, 2)} and {words.blind_name(2, 2)} at a two-blind table; "
+                        f"{words.blind_name(1, 3)}, {words.blind_name(2, 3)}, {words.blind_name(3, 3)} at a table of "
+                        "three or more"),
+            (", ".join(f"`{n}`" for n in words.STREET_FACTS), "the street by game, below"),
+            ("seats (`seat`, `expected_seat`, ...)", "`3 (button)` when the row's button is there; `none` if missing"),
+            ("players (`player`, `expected_player`, ...)", "the name; `nobody` if missing"),
+            ("seat lists (" + ", ".join(f"`{n}`" for n in sorted(words.SEAT_LIST_FACTS)[:3]) + ", ...)",
+             f"{words.seat_list('3')}, {words.seat_list('3,5')}, {words.seat_list('1,3,5')}"),
+            ("`shares`", words.shares_text("3:550 / 5:525")),
+            ("`top_hole_cards_used`, " + ", ".join(f"`{n}`" for n in sorted(words.CARD_FACTS)),
+             "cards as the log writes them; an unknown card is `hidden`"),
+            (", ".join(f"`{n}`" for n in sorted(words.BLIND_CODE_FACTS)), words.blind_codes_text("bb,sb")),
+            ("`pots_misawarded`", words.misawarded_text("pot 0: held 300, paid 250; pot 1: held 100, paid 0")),
+            ("other booleans", "yes / no"),
+        ]),
+        *_table(("game", "betting rounds, first to last"), games),
+        *_table(("boolean", "written as (true / false)"), phrases),
+    ]
+
+
 def builtin_packs() -> list[Pack]:
     return [load_pack(path) for path in builtin_pack_paths().values()]
 
@@ -244,6 +286,7 @@ def render_rules_markdown() -> str:
         "",
         "Packs: " + ", ".join(f"`{p.name}` {p.version} ({len(p.rules)} rules)" for p in packs) + ".",
         "",
+        *render_words(),
         "## Catalogue coverage",
         "",
         "Each row of the poker-auditor rule catalogue that a built-in rule implements (the rule's `catalogue:`",

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from auditor.check import words
 from auditor.check.expr import MISSING_TEXT, Template
 
 #: integer facts (and hand columns joined onto every facts table) that are amounts of money
@@ -244,9 +245,7 @@ def render(template: Template, rows: pd.DataFrame, parameters: Mapping[str, Any]
 
     Only facts columns are formatted; a pack parameter named in a template is the pack's own text.
     """
-    names = [n for n in money_columns(template) if n in rows.columns]
-    if units is None or not names:
-        return template.render(rows, parameters, length)
+    names = [n for n in money_columns(template) if n in rows.columns] if units is not None else []
     formatted: dict[str, np.ndarray] = {}
     for name in names:
         if name in MONEY_IN_TEXT:
@@ -255,4 +254,8 @@ def render(template: Template, rows: pd.DataFrame, parameters: Mapping[str, Any]
             column = format_money_column(rows[name], units)
             if column is not None:
                 formatted[name] = column
+    # pots, blinds, streets, seat lists and booleans in floor words (auditor.check.words)
+    formatted.update(words.in_words(template.names, rows, formatted))
+    if not formatted:
+        return template.render(rows, parameters, length)
     return template.render(_Overlay(rows, formatted), parameters, length)
