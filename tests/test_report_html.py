@@ -12,6 +12,7 @@ docs/report-screenshot.png from the sample logs' report.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import subprocess
@@ -23,13 +24,13 @@ from click.testing import CliRunner
 
 from auditor.cli import main
 from auditor.pipeline import AuditResult, audit
-from auditor.report.html import render
+from auditor.report.html import Names, environment, render
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_logs"
 MALICIOUS = Path(__file__).resolve().parent / "fixtures" / "reports" / "malicious.jsonl"
 CHROMIUM = Path("/usr/bin/chromium")
-CHARTS = ("chart-category", "chart-severity", "chart-table", "chart-time")
+CHARTS = ("chart-category", "chart-severity", "chart-table", "chart-rate", "chart-time")
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +41,13 @@ def result() -> AuditResult:
 @pytest.fixture(scope="module")
 def page(result) -> str:
     return render(result)
+
+
+def _json_ok(line: str) -> bool:
+    try:
+        return isinstance(json.loads(line).get("started_at"), str)
+    except ValueError:
+        return False
 
 
 def _articles(page: str) -> list[str]:
@@ -64,8 +72,12 @@ def test_run_summary_reconciles_and_names_inputs_and_packs(result, page):
     assert "rules partly assessed" in box and "NZ17-6c-max (293 of 411)" in box
     for pack in result.packs.values():
         assert f"<b>{pack.name}</b> version {pack.version}" in summary
+    # paths as the inputs were given, their common folder stated once and cut from every name
+    names = Names(result)
+    assert names.prefix == "sample_logs/" and "relative to <code>sample_logs/</code>" in summary
     for item in result.inputs:
-        assert html.escape(item.name) in summary
+        assert f"<li>{html.escape(names(item.name))}</li>" in summary
+    assert str(ROOT) not in page  # no absolute machine path anywhere, though the findings name absolute files
     assert "28 finding(s)" in summary
 
 
@@ -87,15 +99,16 @@ def test_tables_hold_every_finding_rule_and_quarantined_hand(result, page):
     assert coverage.count("<tr class=") == len(result.coverage)
     assert coverage.count('<tr class="bad">') == int((result.coverage["hands_with_violations"] > 0).sum())
     quarantine = page[page.index('<section id="quarantine">'):page.index('<section id="files">')]
+    names = Names(result)
     for q in result.quarantined:
-        assert f"{html.escape(q.file)}:{q.line}" in quarantine
+        assert f"{html.escape(names(q.file))}:{q.line}" in quarantine
     assert "-100 is less than the minimum of 0" in quarantine
     # grouped by code: a count per code, and the code on every row
     codes = quarantine[quarantine.index('id="quarantine-codes"'):quarantine.index("</table>")]
     want = [(code, str(count)) for code, count in result.quarantined_by_code().items()]
     assert re.findall(r'<tr><td>([a-z-]+)</td><td class="num">(\d+)</td>', codes) == want and len(want) >= 1
     for q in result.quarantined:
-        assert f"<tr><td>{q.code}</td><td>{html.escape(q.file)}:{q.line}</td>" in quarantine
+        assert f"<tr><td>{q.code}</td><td>{html.escape(names(q.file))}:{q.line}</td>" in quarantine
     assert "partly assessed" in coverage  # a rule not assessable on most hands is never shown as "no violation"
 
 
@@ -107,7 +120,13 @@ def test_each_finding_replays_its_hand_with_the_violating_event_highlighted(resu
     assert f"{finding['rule_id']} — Raise smaller than the largest prior full bet or raise" in first
     assert "<th>Expected</th><td>a raise of at least 100</td>" in first
     assert "<th>Actual</th><td>a raise of 50</td>" in first
-    assert "Poker TDA Rules 2024, Rule 43-A" in first and "<blockquote>A raise must be at least" in first
+    assert "Poker TDA Rules 2024, Rule 43-A" in first and "<blockquote>" not in first
+    # the rule's text is written once, in its own section, and the finding links to it
+    anchor = re.search(r'<a href="#(rule-\d+)">Poker TDA Rules 2024, Rule 43-A</a>', first).group(1)
+    rule = re.search(rf'<article class="rule" id="{anchor}">.*?</article>', page, flags=re.S).group(0)
+    assert "<blockquote>A raise must be at least" in rule and page.count("<blockquote>A raise must be at least") == 1
+    # replays are closed until opened (the page's script keeps one open at a time)
+    assert '<details class="replay">' in first and "<details class=\"replay\" open" not in page
     highlighted = re.findall(r'<tr class="violation"><td>(\d+)</td><td>(.*?)</td>', first)
     assert highlighted == [("7", 'seat 2 (HE-MR0002-p2) raises 100 to 150 <span class="marker">◀ this finding</span>')]
     # the state the rule saw: pot 150 before the raise, 50 to call, no raise yet
@@ -116,6 +135,46 @@ def test_each_finding_replays_its_hand_with_the_violating_event_highlighted(resu
     # a finding about the whole hand has no highlighted event
     whole = next(a for a in articles if "[NZ17-1b]" in a or "NZ17-1b —" in a)
     assert "about the hand as a whole" in whole and '<tr class="violation">' not in whole
+
+
+def test_autoescaping_is_on_and_hostile_names_stay_text():
+    """Fails if the templates' autoescaping is turned off: the fixture's player names are markup."""
+    assert environment().autoescape("report.html.j2") is True
+    page = render(audit([MALICIOUS]))
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img" not in page
+    assert page.count("<script") == 1
+
+
+def test_a_run_without_findings_draws_no_empty_chart(tmp_path):
+    page = render(audit([SAMPLE / "holdem.jsonl"]))
+    assert "<svg" not in page and 'id="charts"' not in page
+    assert "No rule was violated in the audited hands." in page
+    assert "<b>Verdict:</b> no findings in 400 audited hand(s)" in page
+
+
+def test_the_headline_states_verdict_what_was_not_audited_and_the_period(page):
+    headline = re.search(r'<p class="headline" id="headline">(.*?)</p>', page, flags=re.S).group(1)
+    assert "<b>Verdict:</b> 28 finding(s) (28 error) in 1,425 audited hand(s)." in headline
+    assert "<b>Not audited:</b> 2 hand(s) quarantined." in headline
+    # every hand read counts (the sample logs are small): the earliest and latest start of any of them
+    starts = sorted(json.loads(line)["started_at"] for file in SAMPLE.glob("*.jsonl")
+                    for line in file.read_text(encoding="utf-8").splitlines()
+                    if line.startswith("{") and '"started_at"' in line and _json_ok(line))
+    first, last = (s[:16].replace("T", " ") for s in (starts[0], starts[-1]))
+    assert f"<b>Period:</b> hands played {first} to {last} UTC." in headline
+
+
+def test_findings_per_thousand_hands_by_table(result, page):
+    chart = page[page.index('<svg id="chart-rate"'):page.index("</svg>", page.index('<svg id="chart-rate"'))]
+    table = page[page.index('id="tables-table"'):page.index("</table>", page.index('id="tables-table"'))]
+    rows = re.findall(r'<tr><td>([^<]+)</td><td class="num" data-value="(\d+)">[\d,]+</td>'
+                      r'<td class="num" data-value="(\d+)">', table)
+    found = result.findings["table_id"].value_counts()
+    assert {t for t, _, _ in rows} == set(found.index)
+    for table_id, hands, count in rows:
+        assert int(count) == found[table_id] and int(hands) >= 1
+        assert f"<title>{table_id}: {1000 * int(count) / int(hands):,.1f}</title>" in chart or len(rows) > 15
 
 
 def test_replays_are_capped_and_the_page_says_so(result):

@@ -404,5 +404,5 @@ def test_hostile_names_reach_every_format_harmlessly(hostile, tmp_path):
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.count("<script") == 1  # ours
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "<img" not in page and "&lt;img src=x onerror=&quot;document.title=&#x27;pwned-table&#x27;&quot;&gt;" in page
+    assert "<img" not in page and "&lt;img src=x onerror=&#34;document.title=&#39;pwned-table&#39;&#34;&gt;" in page
     assert "]]></failure>" not in page

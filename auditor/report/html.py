@@ -1,23 +1,29 @@
-"""The HTML report: one self-contained page for a person who is not a programmer.
+"""The HTML report: one self-contained page for a person who is not a programmer, at 28 findings or 50,000.
 
-What it holds, top to bottom: what the run did *not* audit (quarantined hands by code, hands not
-covered by their pack, skipped hand histories of rooms we cannot read, rules partly assessed), then
-the verdict and the run (inputs, packs and versions, hands read = audited + not covered +
-quarantined, readers' notes, time), charts of the findings by category, severity, table and over time (SVG drawn
-here, no library, no network), the findings table, the rule coverage table (checked / not assessable
-/ violations), the quarantined hands with their reasons, and a section per finding that replays its
-hand event by event with the violating event highlighted, expected vs actual, and the rule's citation
-and text.
+The page is laid out in Jinja2 templates (`report/templates/`: `report.html.j2`, `charts.html.j2`,
+`report.css`, `report.js`) that a designer can edit; this module only gathers the numbers. What it
+holds, top to bottom: a headline (verdict, what was not audited, the period the hands cover); what the
+run did *not* audit; the run (inputs, packs, hands read = audited + not covered + quarantined, readers'
+notes, time); the manifest (if `auditor.report.manifest` provides one); charts (by category, severity,
+table, findings per 1,000 hands by table, over time) — a chart with nothing to show is left out, not
+drawn empty; the findings table; the text of each violated rule, once; rule coverage; quarantined
+hands; files; and each finding with its hand replayed (collapsed, one open at a time).
 
-Everything in a hand log is attacker-controlled (player and table names, ids, cards as written), so
-every value goes through `e()` (control characters dropped, then HTML-escaped, quotes included) and
-none is ever placed in a script, a URL or an id: anchors are numbered. The one inline script is ours;
-a Content-Security-Policy allows only it (by hash) and no network at all, so even a value that got
-past the escaping could not run code or fetch anything.
+Size: tables are written whole into the page, and the page's own script pages them (100 rows a page),
+filters and sorts them, so 50,000 findings open in a browser; `benchmarks/html_report.py` measures it.
+File names are shown as the inputs were given, with their common folder stated once.
 
-Replaying needs the hands again: they are re-read from their logs (only the files that have
-findings) and replayed with the packs the audit used, for at most `max_replays` findings per page,
-which the page says.
+Everything in a hand log is attacker-controlled (player and table names, ids, cards as written). The
+templates run with autoescaping on, and every value first passes `_finalize` (control characters
+dropped); nothing from a log is placed in a script, a URL or an id: anchors are numbered. The one
+inline script and the one stylesheet are ours; a Content-Security-Policy allows only them (by hash)
+and no network at all, so even a value that got past the escaping could not run code or fetch anything.
+
+Replaying needs the hands again: they are re-read from their logs and replayed with the packs the
+audit used, for at most `max_replays` findings per page, which the page says. The same pass counts
+hands per table and their start times, for the findings-per-1,000-hands figure and the period
+covered: over every input up to `FULL_SCAN_HANDS` hands read, else over the files with findings
+(the page says which).
 """
 
 from __future__ import annotations
@@ -25,11 +31,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import json
+import os
 from collections import Counter
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, TextIO
 
 import pandas as pd
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from auditor.check.packs import Rule
 from auditor.ingest.records import QUARANTINE_CODES, SourceHand
@@ -39,89 +51,225 @@ from auditor.report.hands import HandKey, HandView, build_views, scan_hands
 from auditor.report.text import not_listed_line, strip_control, unaudited_lines
 
 MAX_REPLAYS = 500
-MAX_TABLE_ROWS = 10_000
+MAX_TABLE_ROWS = 50_000
 SEVERITIES = ("error", "warning", "info")
+#: rows a table shows per page in the browser (the page's script pages longer tables)
+PAGE_ROWS = 100
+#: up to this many hands read, the page reads every file again (hands per table, period covered)
+FULL_SCAN_HANDS = 300_000
+
+
+def _missing(value: object) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
 def e(value: object) -> str:
-    """Any value as HTML text or attribute content: control characters dropped, <>&\"' escaped."""
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
-        return ""
-    return html.escape(strip_control(str(value)), quote=True)
+    """Any value as HTML text or attribute content: control characters dropped, <>&\"' escaped.
+
+    The templates do the same through autoescaping and `_finalize`; this is for callers outside them."""
+    return "" if _missing(value) else html.escape(strip_control(str(value)), quote=True)
 
 
 def n(value: object) -> str:
     """A count with thousands separators; empty when missing."""
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+    return "" if _missing(value) else f"{int(value):,}"
+
+
+def _finalize(value: object) -> object:
+    """Every `{{ value }}` of the templates passes here before autoescaping: missing values print as
+    nothing and log text loses its control characters (a terminal escape has no business in a page)."""
+    if isinstance(value, Markup):
+        return value
+    if _missing(value):
         return ""
-    return f"{int(value):,}"
+    return strip_control(str(value))
+
+
+@cache
+def environment() -> Environment:
+    """The templates' environment: autoescaping on for every template (tests check it stays on)."""
+    env = Environment(loader=PackageLoader("auditor.report", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      finalize=_finalize, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["n"] = n
+    return env
+
+
+def _asset(name: str) -> str:
+    return environment().loader.get_source(environment(), name)[0]  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------------------------------------- names
+
+
+class Names:
+    """File names as the inputs were given (`sample_logs/x.jsonl`), never absolute machine paths in one
+    section and relative in another: findings name the file the reader opened, so each is mapped back to
+    its input's name; then the folder every name shares is stated once and cut from each."""
+
+    def __init__(self, result: AuditResult) -> None:
+        self._given: dict[str, str] = {}
+        #: where the inputs' names start inside their absolute paths (`/home/x/` of `/home/x/logs/a.jsonl`
+        #: given as `logs`): a skipped file is found by path, and is shown from there too
+        self._roots: set[str] = set()
+        for item in result.inputs:
+            name = item.name or item.path.as_posix()
+            for alias in {str(item.path), item.path.as_posix(), item.label, item.shown, item.name} - {""}:
+                self._given[alias] = name
+            full = item.path.as_posix()
+            if name != full and full.endswith("/" + name):
+                self._roots.add(full[:-len(name)])
+        every = [self._as_given(str(f)) for f in self._all_files(result)]
+        self.prefix = _common_folder(every)
+
+    @staticmethod
+    def _all_files(result: AuditResult) -> list[str]:
+        files = [item.name or item.path.as_posix() for item in result.inputs]
+        if len(result.findings):
+            files += [str(f) for f in result.findings["file"].unique()]
+        files += [q.file for q in result.quarantined]
+        return files
+
+    def _as_given(self, file: str) -> str:
+        if file in self._given:
+            return self._given[file]
+        archive, sep, member = file.partition("!")
+        if sep and archive in self._given:
+            return f"{self._given[archive]}!{member}"
+        root = next((r for r in sorted(self._roots, key=len, reverse=True) if file.startswith(r)), "")
+        return file[len(root):]
+
+    def in_text(self, text: str) -> str:
+        """A line of prose that names files (a reader's note, the not-audited lines) with the same roots cut."""
+        for root in sorted(self._roots, key=len, reverse=True):
+            text = text.replace(root, "")
+        return text
+
+    def __call__(self, file: object) -> str:
+        shown = self._as_given(str(file))
+        if self.prefix and shown.startswith(self.prefix):
+            return shown[len(self.prefix):]
+        return shown
+
+
+def _common_folder(names: list[str]) -> str:
+    """The folder (ending in /) that every name is inside, else ""; a single file keeps its folder shown."""
+    folders = {name.rpartition("/")[0] for name in names if "!" not in name.partition("/")[0]}
+    if not names or len(set(names)) < 2 or not all("/" in name for name in names):
+        return ""
+    try:
+        common = os.path.commonpath(list(folders))
+    except ValueError:  # absolute and relative names mixed
+        return ""
+    return common + "/" if common not in ("", "/") else ""
 
 
 # ---------------------------------------------------------------------------------------------- charts
 
 
-def bar_chart(chart_id: str, title: str, items: list[tuple[str, int, str]], note: str = "") -> str:
-    """Horizontal bars, one per (label, value, css class), largest first as given."""
-    row, top, label_w, bar_w = 24, 8, 170, 260
-    height = top * 2 + row * max(len(items), 1)
+@dataclass
+class Bar:
+    label: str
+    short: str
+    value: int
+    shown: str  # the value as printed beside the bar
+    css: str
+    y: int
+    width: int
+
+
+@dataclass
+class BarChart:
+    """A horizontal bar chart, laid out here (coordinates) and drawn by `charts.html.j2`."""
+
+    id: str
+    title: str
+    caption: str
+    bars: list[Bar]
+    label_w: int
+    bar_w: int
+    width: int
+    height: int
+
+
+def bar_chart(chart_id: str, title: str, items: list[tuple[str, float, str]], caption: str = "",
+              value_format: str = "{:,}") -> BarChart | None:
+    """Bars for (label, value, css class), largest first as given; None when there is nothing to draw.
+
+    The label column is as wide as the longest label needs (up to 44 characters, the rest cut with an
+    ellipsis and the full label in the tooltip), so table names are not clipped at a fixed width."""
+    if not items:
+        return None
+    row, top, bar_w = 24, 8, 300
+    longest = min(max(len(label) for label, _, _ in items), 44)
+    label_w = max(60, round(longest * 8.2) + 20)  # 8.2 px: a 12 px capital or digit, with room
     peak = max((v for _, v, _ in items), default=0) or 1
-    parts = [f'<svg id="{chart_id}" class="chart" role="img" aria-labelledby="{chart_id}-title" '
-             f'viewBox="0 0 {label_w + bar_w + 70} {height}" width="100%" preserveAspectRatio="xMinYMin meet">',
-             f'<title id="{chart_id}-title">{e(title)}</title>']
+    bars = [Bar(label, label if len(label) <= 44 else label[:43] + "…", int(value) if float(value).is_integer()
+                else value, value_format.format(value), css, top + i * row, max(round(bar_w * value / peak), 1))
+            for i, (label, value, css) in enumerate(items)]
+    return BarChart(chart_id, title, caption, bars, label_w, bar_w, label_w + bar_w + 80,
+                    top * 2 + row * len(items))
+
+
+@dataclass
+class Column:
+    label: str
+    value: int
+    x: float
+    y: int
+    height: int
+    tick: bool
+
+
+@dataclass
+class ColumnChart:
+    """Findings per time bucket, laid out here and drawn by `charts.html.j2`."""
+
+    id: str
+    title: str
+    caption: str
+    note: str
+    columns: list[Column]
+    bar: float
+    peak: int
+    width: int = 1000
+    height: int = 230
+    left: int = 48
+    top: int = 12
+    base: int = 0
+    ticks: list[Column] = field(default_factory=list)
+
+
+def column_chart(chart_id: str, title: str, items: list[tuple[str, int]], note: str,
+                 caption: str) -> ColumnChart | None:
+    """Vertical columns over time buckets, with at most about 8 date labels on the axis so none overlap."""
     if not items:
-        parts.append(f'<text x="10" y="{top + 16}" class="empty">{e(note or "no findings")}</text>')
-    for i, (label, value, css) in enumerate(items):
-        y = top + i * row
-        width = max(round(bar_w * value / peak), 1)
-        short = label if len(label) <= 30 else label[:29] + "…"
-        parts.append(f'<text x="{label_w - 8}" y="{y + 16}" text-anchor="end" class="label">{e(short)}</text>'
-                     f'<rect class="bar {css}" x="{label_w}" y="{y + 3}" width="{width}" height="17">'
-                     f'<title>{e(label)}: {value:,}</title></rect>'
-                     f'<text x="{label_w + width + 6}" y="{y + 16}" class="value">{value:,}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def column_chart(chart_id: str, title: str, items: list[tuple[str, int]], note: str) -> str:
-    """Vertical columns over time buckets, with a few labels on the axis so they never overlap."""
-    width, height, left, bottom, top = 1000, 220, 48, 40, 12
+        return None
+    width, height, left, bottom, top = 1000, 230, 48, 44, 12
     plot_w, plot_h = width - left - 10, height - top - bottom
-    parts = [f'<svg id="{chart_id}" class="chart" role="img" aria-labelledby="{chart_id}-title" '
-             f'viewBox="0 0 {width} {height}" width="100%" preserveAspectRatio="xMinYMin meet">',
-             f'<title id="{chart_id}-title">{e(title)}</title>']
-    if not items:
-        parts.append(f'<text x="10" y="30" class="empty">{e(note)}</text></svg>')
-        return "".join(parts)
     peak = max(v for _, v in items) or 1
     slot = plot_w / len(items)
     bar = max(min(slot * 0.8, 40), 1)
     base = top + plot_h
-    parts.append(f'<line class="axis" x1="{left}" y1="{base}" x2="{left + plot_w}" y2="{base}"/>'
-                 f'<text x="{left - 6}" y="{top + 10}" text-anchor="end" class="value">{peak:,}</text>'
-                 f'<text x="{left - 6}" y="{base}" text-anchor="end" class="value">0</text>')
-    every = max(1, round(len(items) / 8))
+    longest = max(len(label) for label, _ in items)
+    every = max(1, -(-len(items) * longest * 7 // int(plot_w * 0.9)))  # labels' width must fit the axis
+    columns = []
     for i, (label, value) in enumerate(items):
         h = round(plot_h * value / peak)
-        x = left + i * slot + (slot - bar) / 2
-        parts.append(f'<rect class="bar time" x="{x:.1f}" y="{base - h}" width="{bar:.1f}" height="{h}">'
-                     f'<title>{e(label)}: {value:,}</title></rect>')
-        if i % every == 0:
-            parts.append(f'<text x="{x + bar / 2:.1f}" y="{base + 16}" text-anchor="middle" class="tick">'
-                         f'{e(label)}</text>')
-    if note:
-        parts.append(f'<text x="{left}" y="{height - 6}" class="note">{e(note)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+        columns.append(Column(label, value, round(left + i * slot + (slot - bar) / 2, 1), base - h, h, i % every == 0))
+    return ColumnChart(chart_id, title, caption, note, columns, round(bar, 1), peak, width, height, left, top, base,
+                       [c for c in columns if c.tick])
 
 
-def time_buckets(times: pd.Series) -> tuple[list[tuple[str, int]], str]:
-    """Findings per hour, day or month (whichever keeps the chart readable), and a note on unknown times."""
-    parsed = pd.to_datetime(times, utc=True, errors="coerce")
+def time_buckets(times: pd.Series) -> tuple[list[tuple[str, int]], str, str]:
+    """Findings per hour, day or month (by the period covered), a note on unknown times, and the bucket."""
+    parsed = pd.to_datetime(times, utc=True, errors="coerce", format="mixed") if len(times) else pd.Series(
+        dtype="datetime64[ns, UTC]")
     unknown = int(parsed.isna().sum())
     known = parsed.dropna()
     note = f"{unknown:,} finding(s) in hands with no start time are not shown" if unknown else ""
     if known.empty:
-        return [], note or "no start times"
+        return [], note or "no start times", ""
     span = known.max() - known.min()
     if span <= pd.Timedelta(days=2):
         unit, fmt, label = "h", "%Y-%m-%d %H:00", "hour"
@@ -129,59 +277,117 @@ def time_buckets(times: pd.Series) -> tuple[list[tuple[str, int]], str]:
         unit, fmt, label = "D", "%Y-%m-%d", "day"
     else:
         unit, fmt, label = "M", "%Y-%m", "month"
-    naive = known.dt.tz_localize(None)
-    periods = naive.dt.to_period(unit)
+    periods = known.dt.tz_localize(None).dt.to_period(unit)
     counts = periods.value_counts()
     full = pd.period_range(periods.min(), periods.max(), freq=unit)
     items = [(p.strftime(fmt), int(counts.get(p, 0))) for p in full]
     per = f"findings per {label} (UTC) of the hands' start times"
-    return items, f"{per}; {note}" if note else per
+    return items, f"{per}; {note}" if note else per, label
+
+
+# ------------------------------------------------------------------------------------------ the hands
+
+
+@dataclass
+class Seen:
+    """What re-reading the files with findings found: start times, hands per table, the replays."""
+
+    started: dict[HandKey, str | None] = field(default_factory=dict)
+    views: dict[HandKey, HandView] = field(default_factory=dict)
+    table_hands: Counter = field(default_factory=Counter)
+    first: pd.Timestamp | None = None
+    last: pd.Timestamp | None = None
+    files: int = 0
+
+
+def _hands_for(result: AuditResult, max_replays: int) -> Seen:
+    """Start time of every hand with a finding, the replayed view of those the page replays, and per
+    table the hands of the files read again (the base of the findings-per-1,000-hands figure)."""
+    seen = Seen()
+    findings = result.findings
+    if not len(findings):
+        return seen
+    keys = list(zip(findings["file"], findings["line"].astype(int), strict=True))
+    packs = dict(zip(keys, findings["pack"], strict=True))
+    wanted = set(keys)
+    replay_keys = set(keys[:max_replays])
+    kept: list[tuple[SourceHand, str | None]] = []
+    starts: list[object] = []
+    tables: Counter = Counter()
+    counted: set[HandKey] = set()
+
+    def keep(hand: SourceHand) -> bool:
+        key = (hand.file, hand.line)
+        if key not in counted:  # a Parquet dataset and its source log both named: count the first copy
+            counted.add(key)
+            tables[hand.hand.get("table_id")] += 1
+            starts.append(hand.hand.get("started_at"))
+        return key in wanted
+
+    # every file when the run is not huge (so a table's hands in files without findings count too),
+    # else only the files with findings (the page says which)
+    files = None if result.hands_read <= FULL_SCAN_HANDS else set(findings["file"])
+    for hand in scan_hands(result.inputs, keep, files):
+        key = (hand.file, hand.line)
+        if key in seen.started:
+            continue  # the first copy is the one audited
+        seen.started[key] = hand.hand.get("started_at")
+        if key in replay_keys:
+            kept.append((hand, packs[key]))
+    seen.views = {(v.file, v.line): v for v in build_views(result, kept)}
+    seen.table_hands = tables
+    seen.files = len(result.inputs) if files is None else len(files)
+    times = pd.to_datetime(pd.Series(starts, dtype=object), utc=True, errors="coerce", format="mixed").dropna()
+    if len(times):
+        seen.first, seen.last = times.min(), times.max()
+    return seen
 
 
 # ------------------------------------------------------------------------------------------ the page
 
 
-def _hands_for(result: AuditResult, max_replays: int) -> tuple[dict[HandKey, str | None], dict[HandKey, HandView]]:
-    """Start time of every hand with a finding, and the replayed view of those the page replays."""
-    findings = result.findings
-    if not len(findings):
-        return {}, {}
-    keys = list(zip(findings["file"], findings["line"].astype(int), strict=True))
-    packs = dict(zip(keys, findings["pack"], strict=True))
-    wanted = set(keys)
-    replay_keys = set(keys[:max_replays])
-    started: dict[HandKey, str | None] = {}
-    kept: list[tuple[SourceHand, str | None]] = []
-    for hand in scan_hands(result.inputs, lambda h: (h.file, h.line) in wanted, set(findings["file"])):
-        key = (hand.file, hand.line)
-        if key in started:
-            continue  # a Parquet dataset and its source log both named: the first copy is the one audited
-        started[key] = hand.hand.get("started_at")
-        if key in replay_keys:
-            kept.append((hand, packs[key]))
-    views = build_views(result, kept)
-    return started, {(v.file, v.line): v for v in views}
-
-
 def render(result: AuditResult, max_replays: int = MAX_REPLAYS, max_rows: int = MAX_TABLE_ROWS) -> str:
-    started, views = _hands_for(result, max_replays)
+    """The whole page as one string."""
+    seen = _hands_for(result, max_replays)
+    names = Names(result)
     rules = rules_by_id(result)
     findings = result.findings
-    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    body = [
-        _summary(result, generated),
-        _charts(result, started),
-        _findings_table(result, max_rows, max_replays),
-        _coverage(result, rules),
-        _quarantine(result, max_rows),
-        _files(result),
-        _finding_sections(result, views, rules, max_replays),
-    ]
-    verdict = f"{len(findings):,} finding(s)" if len(findings) else "no findings"
-    missed = result.hands_quarantined + result.hands_not_covered + len(result.skipped_hand_histories)
-    if missed:
-        verdict += f", {missed:,} not audited"
-    return _page(f"Poker audit report — {verdict}", "\n".join(body))
+    style, script = _asset("report.css"), _asset("report.js")
+    rule_anchor = _rule_anchors(result)
+    context = {
+        "title": _title(result),
+        "headline": _headline(result, seen),
+        # ours (hashes and keywords only): as written, inside the attribute's double quotes
+        "policy": Markup(f"default-src 'none'; script-src '{_hash(script)}'; style-src '{_hash(style)}'; "
+                         "img-src data:; base-uri 'none'; form-action 'none'"),
+        "style": Markup(style), "script": Markup(script),  # ours, from the package, never log text
+        "version": tool_version(),
+        "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        "result": result,
+        "prefix": names.prefix,
+        "not_audited": _not_audited(result, names),
+        "summary": _summary(result, names),
+        "manifest": _manifest(result),
+        "charts": _charts(result, seen),
+        "findings": _findings_rows(result, names, max_rows, max_replays, rule_anchor),
+        "findings_total": len(findings),
+        "max_rows": max_rows,
+        "page_rows": PAGE_ROWS,
+        "rule_ids": sorted(set(findings["rule_id"])) if len(findings) else [],
+        "severities": [s for s in SEVERITIES if len(findings) and (findings["severity"] == s).any()],
+        "rule_texts": _rule_texts(result, rules, rule_anchor),
+        "coverage": _coverage(result, rules),
+        "quarantine": _quarantine(result, names, max_rows),
+        "quarantine_codes": [(code, count, QUARANTINE_CODES[code])
+                             for code, count in result.quarantined_by_code().items()],
+        "files": _files(result, names),
+        "tables": _tables(result, seen),
+        "scan_basis": ("every hand of every input" if seen.files >= len(result.inputs)
+                       else f"the hands of the {seen.files:,} file(s) with findings"),
+        "details": _finding_sections(result, seen.views, names, max_replays, rule_anchor),
+        "max_replays": max_replays,
+    }
+    return environment().get_template("report.html.j2").render(context)
 
 
 def write_html(result: AuditResult, out: TextIO, max_replays: int = MAX_REPLAYS,
@@ -189,128 +395,174 @@ def write_html(result: AuditResult, out: TextIO, max_replays: int = MAX_REPLAYS,
     out.write(render(result, max_replays, max_rows))
 
 
-def _summary(result: AuditResult, generated: str) -> str:
+def _title(result: AuditResult) -> str:
+    findings = len(result.findings)
+    title = f"{findings:,} finding(s)" if findings else "no findings"
+    missed = result.hands_quarantined + result.hands_not_covered + len(result.skipped_hand_histories)
+    if missed:
+        title += f", {missed:,} not audited"
+    return f"Poker audit report — {title}"
+
+
+def _period(seen: Seen) -> str:
+    if seen.first is None or seen.last is None:
+        return ""
+    fmt = "%Y-%m-%d %H:%M"
+    return f"{seen.first.strftime(fmt)} to {seen.last.strftime(fmt)} UTC"
+
+
+def _headline(result: AuditResult, seen: Seen) -> dict[str, Any]:
+    """The three things the page states first: the verdict, what was not audited, the period covered."""
+    missed = []
+    if result.hands_quarantined:
+        missed.append(f"{result.hands_quarantined:,} hand(s) quarantined")
+    if result.hands_not_covered:
+        missed.append(f"{result.hands_not_covered:,} hand(s) not covered by their pack")
+    if result.skipped_hand_histories:
+        missed.append(f"{len(result.skipped_hand_histories):,} hand-history file(s) of rooms this auditor cannot read")
+    period = _period(seen)
+    if period:
+        basis = "" if seen.files >= len(result.inputs) else f" (the hands of the {seen.files:,} file(s) with findings)"
+        period = f"hands played {period}{basis}"
+    status = "bad" if len(result.findings) else "warn" if result.unaudited else "good"
+    findings = result.findings
+    if len(findings):
+        by_sev = findings["severity"].value_counts()
+        found = f"{len(findings):,} finding(s) (" + ", ".join(f"{by_sev[s]:,} {s}" for s in SEVERITIES if s in by_sev)
+        found += f") in {result.hands_audited:,} audited hand(s)"
+    else:
+        found = f"no findings in {result.hands_audited:,} audited hand(s)"
+    return {"verdict": found, "status": status,
+            "not_audited": "; ".join(missed) or "nothing: every hand read was audited", "period": period}
+
+
+def _not_audited(result: AuditResult, names: Names) -> dict[str, Any]:
+    lines = [names.in_text(line) for line in unaudited_lines(result)]
+    css = "bad" if result.unaudited else ("warn" if len(lines) > 1 else "good")
+    return {"css": css, "lines": [line.strip() for line in lines]}
+
+
+def _summary(result: AuditResult, names: Names) -> dict[str, Any]:
     findings = result.findings
     by_sev = findings["severity"].value_counts() if len(findings) else pd.Series(dtype=int)
-    sev = ", ".join(f'<span class="sev sev-{s}">{by_sev[s]:,} {s}</span>' for s in SEVERITIES if s in by_sev)
-    packs = "".join(f"<li><b>{e(p.name)}</b> version {e(p.version)} — {e(p.title)} ({len(p.rules)} rules)</li>"
-                    for p in result.packs.values()) or "<li>none</li>"
-    names = [item.name or item.path.as_posix() for item in result.inputs]
-    shown = "".join(f"<li>{e(x)}</li>" for x in names[:20])
-    more = f"<li>… and {len(names) - 20:,} more (see “Files”)</li>" if len(names) > 20 else ""
-    skipped = ""
     special = result.skipped_not_regular
     others = [p for p in result.skipped_files if p not in result.skipped_hand_histories and p not in special]
-    if others:
-        listed = ", ".join(e(p.as_posix()) for p in others[:10])
-        extra = f" and {len(others) - 10:,} more" if len(others) > 10 else ""
-        skipped = (f"<tr><th>Files skipped</th><td>{len(others):,} not recognised as hand logs: "
-                   f"{listed}{extra}</td></tr>")
-    if special:
-        listed = ", ".join(f"{e(p.as_posix())} ({e(why)})" for p, why in list(special.items())[:10])
-        extra = f" and {len(special) - 10:,} more" if len(special) > 10 else ""
-        skipped += (f"<tr><th>Not regular files</th><td>{len(special):,} skipped, never opened: "
-                    f"{listed}{extra}</td></tr>")
-    if result.findings_not_listed:
-        skipped += (f"<tr><th>Findings not listed</th><td>{e(not_listed_line(result).strip())}</td></tr>")
-    notes = ""
-    if result.notes:
-        listed = "".join(f"<li>{e(note.one_line())}</li>" for note in result.notes[:50])
-        extra = (f"<li>… and {len(result.notes) - 50:,} more (see the JSON report)</li>"
-                 if len(result.notes) > 50 else "")
-        notes = (f"<tr><th>Reader notes</th><td>conventions of the files' rooms the readers applied (not findings)"
-                 f"<ul>{listed}{extra}</ul></td></tr>")
-    rate = result.hands_read / result.seconds if result.seconds else 0.0
-    status = "bad" if len(findings) else "warn" if result.unaudited else "good"
-    missed = ""
-    if result.hands_quarantined or result.hands_not_covered:
-        missed = f" {result.hands_quarantined + result.hands_not_covered:,} hand(s) were not audited."
-    return f"""<section id="summary"><h2>The run</h2>
-{_not_audited(result)}
-<p class="verdict {status}">{len(findings):,} finding(s){': ' + sev if sev else ''} in
-{result.hands_audited:,} audited hand(s).{missed}</p>
-<table class="facts">
-<tr><th>Hands read</th><td><b>{result.hands_read:,}</b> = audited <b>{result.hands_audited:,}</b> + not covered
-<b>{result.hands_not_covered:,}</b> + quarantined <b>{result.hands_quarantined:,}</b></td></tr>
-<tr><th>Inputs</th><td>{len(names):,} file(s)<ul class="inputs">{shown}{more}</ul></td></tr>
-{skipped}
-{notes}
-<tr><th>Rule packs</th><td><ul>{packs}</ul></td></tr>
-<tr><th>Time</th><td>{result.seconds:,.2f} s ({rate:,.0f} hands/s)</td></tr>
-<tr><th>Report</th><td>generated {e(generated)} by poker-auditor {e(tool_version())}</td></tr>
-</table></section>"""
+    notes = [names.in_text(note.one_line()) for note in result.notes[:50]]
+    return {
+        "severities": [(s, int(by_sev[s])) for s in SEVERITIES if s in by_sev],
+        "packs": list(result.packs.values()),
+        "inputs": [names(item.name or item.path.as_posix()) for item in result.inputs[:20]],
+        "inputs_total": len(result.inputs),
+        "skipped": [names(p.as_posix()) for p in others[:10]], "skipped_total": len(others),
+        "special": [(names(p.as_posix()), why) for p, why in list(special.items())[:10]],
+        "special_total": len(special),
+        "not_listed": not_listed_line(result).strip() if result.findings_not_listed else "",
+        "notes": notes, "notes_total": len(result.notes),
+        "rate": result.hands_read / result.seconds if result.seconds else 0.0,
+    }
 
 
-def _not_audited(result: AuditResult) -> str:
-    """The first thing on the page: what the run did not audit (the console summary's lines, as a box)."""
-    lines = unaudited_lines(result)
-    css = "bad" if result.unaudited else ("warn" if len(lines) > 1 else "good")
-    items = "".join(f"<li>{e(line.strip())}</li>" for line in lines)
-    return f'<div id="not-audited" class="not-audited {css}"><h3>Not audited</h3><ul>{items}</ul></div>'
+def _manifest(result: AuditResult) -> list[tuple[str, str]] | None:
+    """The run's manifest (helper module `auditor.report.manifest`, when present) as (key, text) rows."""
+    try:
+        from auditor.report.manifest import manifest_dict  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    try:
+        manifest = manifest_dict(result)
+    except Exception as exc:  # the report still has everything else; it says what failed
+        return [("manifest", f"could not be built: {type(exc).__name__}: {exc}")]
+    rows = []
+    for key, value in (manifest or {}).items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
+        rows.append((str(key), text))
+    return rows
 
 
-def _charts(result: AuditResult, started: dict[HandKey, str | None]) -> str:
+def _charts(result: AuditResult, seen: Seen) -> list[Any]:
+    """The charts that have something to show (an empty chart box is left out)."""
     findings = result.findings
-    categories = findings["category"].value_counts() if len(findings) else pd.Series(dtype=int)
-    by_category = [(str(k), int(v), "category") for k, v in categories.items()]
-    severities = findings["severity"].value_counts() if len(findings) else pd.Series(dtype=int)
-    by_severity = [(s, int(severities[s]), f"sev-{s}") for s in SEVERITIES if s in severities]
-    tables = Counter(findings["table_id"]) if len(findings) else Counter()
+    if not len(findings):
+        return []
+    categories = findings["category"].value_counts()
+    severities = findings["severity"].value_counts()
+    tables = Counter(findings["table_id"])
     top = tables.most_common(15)
-    by_table = [(str(k), int(v), "table") for k, v in top]
-    table_note = f"the 15 with the most findings, of {len(tables):,} tables" if len(tables) > 15 else ""
-    times = pd.Series([started.get((f, int(line))) for f, line in zip(findings["file"], findings["line"],
-                                                                       strict=True)], dtype=object)
-    buckets, time_note = time_buckets(times) if len(findings) else ([], "no findings")
-    return f"""<section id="charts"><h2>Findings at a glance</h2>
-<div class="charts">
-<figure><figcaption>By category</figcaption>{bar_chart("chart-category", "Findings by category", by_category)}</figure>
-<figure><figcaption>By severity</figcaption>{bar_chart("chart-severity", "Findings by severity", by_severity)}</figure>
-<figure><figcaption>By table{' (' + e(table_note) + ')' if table_note else ''}</figcaption>
-{bar_chart("chart-table", "Findings by table", by_table)}</figure>
-<figure class="wide"><figcaption>Over time</figcaption>{column_chart("chart-time", "Findings over time", buckets,
-                                                                         time_note)}</figure>
-</div></section>"""
+    many = f" (the 15 with the most, of {len(tables):,} tables)" if len(tables) > 15 else ""
+    rates = _rates(tables, seen.table_hands)[:15]
+    times = pd.Series([seen.started.get((f, int(line))) for f, line in zip(findings["file"], findings["line"],
+                                                                           strict=True)], dtype=object)
+    buckets, note, unit = time_buckets(times)
+    charts = [
+        bar_chart("chart-category", "Findings by category", [(str(k), int(v), "category")
+                                                              for k, v in categories.items()], "By category"),
+        bar_chart("chart-severity", "Findings by severity", [(s, int(severities[s]), f"sev-{s}")
+                                                              for s in SEVERITIES if s in severities], "By severity"),
+        bar_chart("chart-table", "Findings by table", [(str(k), int(v), "table") for k, v in top],
+                  f"By table{many}"),
+        bar_chart("chart-rate", "Findings per 1,000 hands, by table", [(t, r, "rate") for t, _, _, r in rates],
+                  "Findings per 1,000 hands, by table (compares tables of different size)", "{:,.1f}"),
+        column_chart("chart-time", "Findings over time", buckets, note,
+                     f"Over time, per {unit}" if unit else "Over time"),
+    ]
+    return [c for c in charts if c is not None]
 
 
-def _where(row: dict[str, Any]) -> str:
-    return f"{e(row['file'])}:{row['line']}"
+def _rates(tables: Counter, hands: Counter) -> list[tuple[str, int, int, float]]:
+    """(table, findings, hands, findings per 1,000 hands), highest rate first; tables whose hands were
+    not counted are left out rather than shown with a made-up base."""
+    out = [(str(t), int(f), int(hands[t]), 1000 * f / hands[t]) for t, f in tables.items() if hands.get(t)]
+    return sorted(out, key=lambda r: (-r[3], r[0]))
 
 
-def _findings_table(result: AuditResult, max_rows: int, max_replays: int) -> str:
+def _tables(result: AuditResult, seen: Seen) -> list[tuple[str, int, int, float]]:
+    if not len(result.findings):
+        return []
+    return _rates(Counter(result.findings["table_id"]), seen.table_hands)
+
+
+def _rule_anchors(result: AuditResult) -> dict[tuple[str, str], int]:
+    """A number per violated (pack, rule): the anchor of its text, written once (`#rule-N`)."""
+    if not len(result.findings):
+        return {}
+    pairs = result.findings[["pack", "rule_id"]].drop_duplicates()
+    return {(str(p), str(r)): i for i, (p, r) in enumerate(pairs.itertuples(index=False, name=None), start=1)}
+
+
+def _rule_texts(result: AuditResult, rules: dict[tuple[str, str], Rule],
+                anchors: dict[tuple[str, str], int]) -> list[dict[str, Any]]:
+    if not anchors:
+        return []
+    counts = result.findings.groupby(["pack", "rule_id"]).size()
+    first = result.findings.drop_duplicates(["pack", "rule_id"]).set_index(["pack", "rule_id"])
+    out = []
+    for key, number in anchors.items():
+        rule = rules.get(key)
+        pack = result.packs.get(key[0])
+        row = first.loc[key]
+        out.append({"number": number, "rule_id": key[1], "pack": f"{pack.name} {pack.version}" if pack else key[0],
+                    "title": rule.title if rule else row["category"], "citation": row["citation"],
+                    "category": row["category"], "severity": row["severity"], "count": int(counts[key]),
+                    "text": " ".join(rule.text.split()) if rule else "",
+                    "why": " ".join(rule.why.split()) if rule else "",
+                    "notes": " ".join(rule.notes.split()) if rule and rule.notes else ""})
+    return out
+
+
+def _findings_rows(result: AuditResult, names: Names, max_rows: int, max_replays: int,
+                   anchors: dict[tuple[str, str], int]) -> list[dict[str, Any]]:
     rows = records(result.findings.head(max_rows))
-    total = len(result.findings)
-    out = [f"""<section id="findings"><h2>Findings ({total:,})</h2>"""]
-    if not total:
-        out.append("<p>No rule was violated in the audited hands.</p></section>")
-        return "".join(out)
-    if total > max_rows:
-        out.append(f'<p class="cap">This table lists the first {max_rows:,} of {total:,} findings. Every finding is '
-                   f"in the CSV, JSON, JSON Lines, SARIF and JUnit reports (<code>--format</code>).</p>")
-    out.append("""<p class="filters"><label>Filter <input id="filter" type="search" placeholder="text in any column">
-</label> <label>Severity <select id="severity-filter"><option value="">all</option><option>error</option>
-<option>warning</option><option>info</option></select></label> <span id="filter-count"></span></p>
-<table id="findings-table" class="sortable data"><thead><tr><th>#</th><th>Severity</th><th>Category</th><th>Rule</th>
-<th>Hand</th><th>Event</th><th>Seat</th><th>Player</th><th>What happened</th><th>Where</th></tr></thead><tbody>""")
     for number, row in enumerate(rows, start=1):
-        link = f'<a href="#finding-{number}">{number}</a>' if number <= max_replays else str(number)
-        out.append(f'<tr data-severity="{e(row["severity"])}"><td data-value="{number}">{link}</td>'
-                   f'<td><span class="sev sev-{e(row["severity"])}">{e(row["severity"])}</span></td>'
-                   f'<td>{e(row["category"])}</td><td>{e(row["rule_id"])}</td><td>{e(row["hand_id"])}</td>'
-                   f'<td data-value="{e(row["seq"])}">{e(row["seq"])}</td><td>{e(row["seat"])}</td>'
-                   f'<td>{e(row["player"])}</td><td>{e(row["message"])}</td><td>{_where(row)}</td></tr>')
-    out.append("</tbody></table></section>")
-    return "".join(out)
+        row["number"] = number
+        row["linked"] = number <= max_replays
+        row["shown_file"] = names(row["file"])
+        row["rule_anchor"] = anchors.get((row["pack"], row["rule_id"]))
+    return rows
 
 
-def _coverage(result: AuditResult, rules: dict[tuple[str, str], Rule]) -> str:
-    out = ["""<section id="coverage"><h2>Rules checked</h2>
-<p>For each rule: the audited hands it applies to, how many could be checked, how many could not because the log
-lacks a fact the rule needs (<em>not assessable</em> — never counted as passed), and how many broke it.</p>
-<table class="sortable data"><thead><tr><th>Pack</th><th>Rule</th><th>Title</th><th>Category</th><th>Severity</th>
-<th>Hands in scope</th><th>Checked</th><th>Not assessable</th><th>With violations</th><th>Violations</th>
-<th>Result</th></tr></thead><tbody>"""]
+def _coverage(result: AuditResult, rules: dict[tuple[str, str], Rule]) -> list[dict[str, Any]]:
     partly = {(r.pack, r.rule_id) for r in result.partly_assessed().itertuples(index=False)}
+    out = []
     for row in records(result.coverage):
         rule = rules.get((row["pack"], row["rule_id"]))
         if row["hands_with_violations"]:
@@ -323,260 +575,68 @@ lacks a fact the rule needs (<em>not assessable</em> — never counted as passed
             status, css = "partly assessed", "idle"
         else:
             status, css = "no violation", "good"
-        out.append(f'<tr class="{css}"><td>{e(row["pack"])}</td><td>{e(row["rule_id"])}</td>'
-                   f'<td>{e(rule.title if rule else "")}</td><td>{e(row["category"])}</td>'
-                   f'<td><span class="sev sev-{e(row["severity"])}">{e(row["severity"])}</span></td>'
-                   + "".join(f'<td class="num" data-value="{row[c]}">{n(row[c])}</td>'
-                             for c in ("hands_in_scope", "hands_checked", "hands_not_assessable",
-                                       "hands_with_violations", "violations"))
-                   + f"<td>{status}</td></tr>")
-    out.append("</tbody></table></section>")
-    return "".join(out)
+        out.append({**row, "title": rule.title if rule else "", "status": status, "css": css})
+    return out
 
 
-def _quarantine(result: AuditResult, max_rows: int) -> str:
-    total = len(result.quarantined)
-    out = [f"""<section id="quarantine"><h2>Quarantined hands ({total:,})</h2>
-<p>Hands that could not be audited — unreadable, invalid against the hand-log schema, or impossible to replay — with
-the reason, grouped by code. They are counted in “hands read” and never silently dropped.</p>"""]
-    if not total:
-        out.append("<p>None.</p></section>")
-        return "".join(out)
-    out.append('<table id="quarantine-codes" class="data"><thead><tr><th>Code</th><th>Hands</th><th>Meaning</th>'
-               "</tr></thead><tbody>")
-    for code, count in result.quarantined_by_code().items():
-        out.append(f'<tr><td>{e(code)}</td><td class="num">{count:,}</td><td>{e(QUARANTINE_CODES[code])}</td></tr>')
-    out.append("</tbody></table>")
-    if total > max_rows:
-        out.append(f'<p class="cap">The first {max_rows:,} of {total:,} are listed; all are in the JSON report.</p>')
-    out.append('<table class="sortable data"><thead><tr><th>Code</th><th>Where</th><th>Hand</th><th>Reason</th></tr>'
-               "</thead><tbody>")
+def _quarantine(result: AuditResult, names: Names, max_rows: int) -> list[dict[str, Any]]:
     order = {code: i for i, code in enumerate(QUARANTINE_CODES)}
     listed = sorted(result.quarantined[:max_rows], key=lambda q: order.get(q.code, len(order)))
-    for q in listed:
-        out.append(f"<tr><td>{e(q.code)}</td><td>{e(q.file)}:{q.line}</td><td>{e(q.hand_id)}</td>"
-                   f"<td>{e(' '.join(q.reason.split()))}</td></tr>")
-    out.append("</tbody></table></section>")
-    return "".join(out)
+    return [{"code": q.code, "file": names(q.file), "line": q.line, "hand_id": q.hand_id,
+             "reason": " ".join(q.reason.split())} for q in listed]
 
 
-def _files(result: AuditResult) -> str:
-    out = ["""<section id="files"><h2>Files</h2><p>Each file reconciles on its own: hands read = audited + not
-covered + quarantined.</p><table class="sortable data"><thead><tr><th>File</th><th>Hands read</th><th>Audited</th>
-<th>Not covered</th><th>Quarantined</th><th>Findings</th></tr></thead><tbody>"""]
-    for row in records(result.per_file()):
-        out.append(f'<tr><td>{e(row["file"])}</td>'
-                   + "".join(f'<td class="num" data-value="{row[c]}">{n(row[c])}</td>'
-                             for c in ("hands_read", "hands_audited", "hands_not_covered", "hands_quarantined",
-                                       "findings"))
-                   + "</tr>")
-    out.append("</tbody></table></section>")
-    return "".join(out)
+def _files(result: AuditResult, names: Names) -> list[dict[str, Any]]:
+    rows = records(result.per_file())
+    for row in rows:
+        row["file"] = names(row["file"])
+    return rows
 
 
-def _finding_sections(result: AuditResult, views: dict[HandKey, HandView], rules: dict[tuple[str, str], Rule],
-                      max_replays: int) -> str:
+def _finding_sections(result: AuditResult, views: dict[HandKey, HandView], names: Names, max_replays: int,
+                      anchors: dict[tuple[str, str], int]) -> list[dict[str, Any]]:
     findings = result.findings
-    total = len(findings)
-    if not total:
-        return ""
-    shown = min(total, max_replays)
-    out = ['<section id="details"><h2>Each finding, with its hand replayed</h2>']
-    if total > max_replays:
-        out.append(f'<p class="cap">Replays are shown for the first {shown:,} of {total:,} findings, in the order of '
-                   f"the findings table; the others are listed in the table and in the other report formats. "
-                   f"<code>auditor explain HAND_ID PATH…</code> replays any hand in the terminal.</p>")
-    rows = records(findings.head(shown))
-    on_hand: dict[HandKey, list[int]] = {}
-    for row in records(findings):
-        if row["seq"] is not None:
-            on_hand.setdefault((row["file"], int(row["line"])), []).append(int(row["seq"]))
-    for number, row in enumerate(rows, start=1):
+    if not len(findings):
+        return []
+    on_hand: dict[HandKey, set[int]] = {}
+    with_seq = findings[findings["seq"].notna()]
+    for file, line, seq in zip(with_seq["file"], with_seq["line"], with_seq["seq"], strict=True):
+        on_hand.setdefault((file, int(line)), set()).add(int(seq))
+    rules = rules_by_id(result)
+    out = []
+    for number, row in enumerate(records(findings.head(max_replays)), start=1):
         key = (row["file"], int(row["line"]))
-        out.append(_finding_section(result, number, row, views.get(key), rules.get((row["pack"], row["rule_id"])),
-                                    set(on_hand.get(key, []))))
-    out.append("</section>")
-    return "\n".join(out)
+        rule = rules.get((row["pack"], row["rule_id"]))
+        view = views.get(key)
+        out.append({"number": number, "row": row, "shown_file": names(row["file"]),
+                    "title": rule.title if rule else row["category"],
+                    "rule_anchor": anchors.get((row["pack"], row["rule_id"])),
+                    "replay": _replay(view, row, on_hand.get(key, set())) if view is not None else None})
+    return out
 
 
-def _finding_section(result: AuditResult, number: int, row: dict[str, Any], view: HandView | None,
-                     rule: Rule | None, flagged: set[int]) -> str:
-    pack = result.packs.get(row["pack"])
-    sev = e(row["severity"])
-    seat = f" · seat {e(row['seat'])} ({e(row['player'])})" if row["seat"] is not None else ""
-    event = f" · event {e(row['seq'])}" if row["seq"] is not None else " · the hand as a whole"
-    out = [f'<article class="finding" id="finding-{number}">',
-           f'<h3><span class="sev sev-{sev}">{sev}</span> {number}. {e(row["rule_id"])} — '
-           f'{e(rule.title if rule else row["category"])}</h3>',
-           f'<p class="where">hand <b>{e(row["hand_id"])}</b>{event}{seat} · table {e(row["table_id"])} · '
-           f'{e(row["variant"])} {e(row["structure"])} · {_where(row)}</p>',
-           f'<p class="message">{e(row["message"])}</p>',
-           '<table class="expected"><tr><th>Expected</th><td>'
-           f'{e(row["expected"]) or "—"}</td></tr><tr><th>Actual</th><td>{e(row["actual"]) or "—"}</td></tr></table>']
-    pack_text = f"{pack.name} {pack.version}" if pack else row["pack"]
-    out.append(f'<div class="rule"><p><b>Rule:</b> {e(row["citation"])} <span class="muted">({e(pack_text)}, '
-               f'category {e(row["category"])})</span></p>')
-    if rule:
-        out.append(f"<blockquote>{e(' '.join(rule.text.split()))}</blockquote>")
-        out.append(f'<p class="why"><b>Why it matters:</b> {e(" ".join(rule.why.split()))}</p>')
-        if rule.notes:
-            out.append(f'<p class="why"><b>How it is read:</b> {e(" ".join(rule.notes.split()))}</p>')
-    out.append("</div>")
-    if view is None:
-        out.append('<p class="muted">The hand could not be read again from its log (was the file changed or moved '
-                   "since the audit?), so it is not replayed here.</p>")
-    else:
-        out.append(_replay(view, row, flagged))
-    out.append("</article>")
-    return "".join(out)
-
-
-def _replay(view: HandView, row: dict[str, Any], flagged: set[int]) -> str:
+def _replay(view: HandView, row: dict[str, Any], flagged: set[int]) -> dict[str, Any]:
     target = row["seq"]
-    seats = ", ".join(f"{seat} {e(player)} ({e(view.money(stack))}{'' if status == 'active' else ', ' + e(status)})"
-                      for seat, player, stack, status in view.seats)
-    out = [f'<details open><summary>Replay of hand {e(view.hand_id)} ({len(view.steps)} events)</summary>',
-           f'<p class="muted">started {e(view.started_at) or "—"} · stakes: {e(view.stakes)} · seats: {seats}</p>']
-    if target is None:
-        out.append('<p class="muted">This finding is about the hand as a whole, not one event.</p>')
-    if view.state_note:
-        out.append(f'<p class="muted">The table state is not shown: {e(view.state_note)}</p>')
-    out.append('<table class="replay"><thead><tr><th>#</th><th>Event</th><th>Pot before</th><th>To call</th>'
-               "<th>Raises so far</th><th>Whose turn</th></tr></thead><tbody>")
+    seats = ", ".join(f"{seat} {strip_control(str(player))} ({view.money(stack)}"
+                      f"{'' if status == 'active' else ', ' + status})" for seat, player, stack, status in view.seats)
+    steps = []
     current: object = object()
     for step in view.steps:
+        heading = None
         if step.round != current:
             current = step.round
             if step.round is not None:
                 opener = view.round_openers.get(step.round)
-                heading = f"Betting round {step.round}" + (f" — {e(opener)}" if opener else "")
-                out.append(f'<tr class="round"><th colspan="6">{heading}</th></tr>')
-        css = "violation" if step.seq == target else ("flagged" if step.seq in flagged else "")
-        marker = ' <span class="marker">◀ this finding</span>' if step.seq == target else (
-            ' <span class="marker other">◀ another finding</span>' if step.seq in flagged else "")
+                heading = f"Betting round {step.round}" + (f" — {opener}" if opener else "")
         turn = ""
         if step.kind == "action" and step.pot is not None:
             turn = f"seat {step.expected_seat}" if step.expected_seat is not None else "nobody (round over)"
-        out.append(f'<tr class="{css}"><td>{step.seq}</td><td>{e(step.text)}{marker}</td>'
-                   f'<td class="num">{e(view.money(step.pot))}</td><td class="num">{e(view.money(step.to_call))}</td>'
-                   f'<td class="num">{n(step.raises)}</td><td>{turn}</td></tr>')
-    out.append("</tbody></table></details>")
-    return "".join(out)
-
-
-# ------------------------------------------------------------------------------------- page chrome
-
-_STYLE = """
-:root{--fg:#1d2330;--muted:#5b6472;--line:#d9dde3;--bg:#fff;--soft:#f4f6f8;--bad:#c62828;--good:#2e7d32}
-*{box-sizing:border-box}body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);
-background:var(--bg);margin:0}header{background:#17324d;color:#fff;padding:18px 28px}header h1{margin:0;font-size:22px}
-header nav a{color:#cfe3ff;margin-right:14px;text-decoration:none}main{padding:8px 28px 40px;max-width:1400px}
-h2{border-bottom:2px solid var(--line);padding-bottom:4px;margin-top:32px}h3{margin:0 0 6px;font-size:17px}
-table{border-collapse:collapse}table.data,table.replay{width:100%;font-size:13px}
-th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
-thead th{background:var(--soft);position:sticky;top:0}table.sortable thead th{cursor:pointer}
-td.num{text-align:right;font-variant-numeric:tabular-nums}table.facts th{width:150px;color:var(--muted)}
-table.facts ul{margin:2px 0;padding-left:18px}.inputs{max-height:220px;overflow:auto}
-.verdict{font-size:18px;font-weight:600;padding:8px 12px;border-radius:6px}
-.verdict.bad{background:#fdecea}.verdict.good{background:#e8f5e9}.verdict.warn{background:#fff4e5}
-.not-audited{border:1px solid var(--line);border-left:5px solid var(--good);border-radius:6px;padding:6px 14px;
-margin:12px 0}.not-audited.bad{border-left-color:var(--bad);background:#fdecea}
-.not-audited.warn{border-left-color:#e07000;background:#fff4e5}.not-audited ul{margin:4px 0}
-.sev{display:inline-block;padding:0 6px;border-radius:4px;color:#fff;font-size:12px;font-weight:600}
-.sev-error{background:#c62828}.sev-warning{background:#e07000}.sev-info{background:#1565c0}
-tr.bad td{background:#fff5f5}tr.idle td{color:var(--muted)}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:18px}
-figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:10px}figure.wide{grid-column:1/-1}
-figcaption{font-weight:600;margin-bottom:6px}svg.chart{display:block;max-width:100%;height:auto}
-svg .label,svg .value,svg .tick,svg .note,svg .empty{font-size:12px;fill:#333}svg .note{fill:var(--muted)}
-svg .bar{fill:#4a78a8}svg .bar.sev-error{fill:#c62828}svg .bar.sev-warning{fill:#e07000}
-svg .bar.sev-info{fill:#1565c0}svg .bar.time{fill:#5c6bc0}svg .axis{stroke:#999}
-.filters input,.filters select{font:inherit;padding:2px 6px}.cap{background:#fff8e1;padding:6px 10px;border-radius:4px}
-article.finding{border:1px solid var(--line);border-left:5px solid var(--bad);border-radius:6px;padding:12px 16px;
-margin:16px 0}.where,.muted{color:var(--muted);font-size:13px}.message{font-weight:600}
-table.expected th{color:var(--muted);width:90px}
-blockquote{margin:6px 0;padding:6px 12px;border-left:3px solid var(--line);background:var(--soft)}
-tr.round th{background:#e8eef6}tr.violation td{background:#ffe3e0;font-weight:600}
-tr.flagged td{background:#fff4e5}.marker{color:var(--bad);font-weight:700}.marker.other{color:#a65b00}
-summary{cursor:pointer;font-weight:600;margin:8px 0}code{background:var(--soft);padding:0 4px}
-@media print{header nav,.filters{display:none}thead th{position:static}details{display:block}}
-"""
-
-_SCRIPT = """
-(function () {
-  "use strict";
-  var root = document.documentElement;
-  var input = document.getElementById("filter");
-  var severity = document.getElementById("severity-filter");
-  var table = document.getElementById("findings-table");
-  function applyFilter() {
-    if (!table) { return; }
-    var text = input.value.toLowerCase(), sev = severity.value, shown = 0;
-    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-      var ok = (!text || row.textContent.toLowerCase().indexOf(text) >= 0) &&
-               (!sev || row.getAttribute("data-severity") === sev);
-      row.hidden = !ok;
-      if (ok) { shown += 1; }
-    });
-    document.getElementById("filter-count").textContent = shown + " shown";
-  }
-  if (table) {
-    input.addEventListener("input", applyFilter);
-    severity.addEventListener("change", applyFilter);
-    applyFilter();
-  }
-  function cellValue(row, index) {
-    var cell = row.cells[index];
-    var raw = cell.getAttribute("data-value");
-    if (raw !== null && raw !== "" && !isNaN(Number(raw))) { return Number(raw); }
-    return cell.textContent.trim().toLowerCase();
-  }
-  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (sortable) {
-    Array.prototype.forEach.call(sortable.tHead.rows[0].cells, function (th, index) {
-      th.addEventListener("click", function () {
-        var body = sortable.tBodies[0], rows = Array.prototype.slice.call(body.rows);
-        var down = th.getAttribute("data-sorted") === "up";
-        rows.sort(function (a, b) {
-          var x = cellValue(a, index), y = cellValue(b, index);
-          if (x === y) { return 0; }
-          return (x < y ? -1 : 1) * (down ? -1 : 1);
-        });
-        rows.forEach(function (row) { body.appendChild(row); });
-        th.setAttribute("data-sorted", down ? "down" : "up");
-      });
-    });
-  });
-  root.setAttribute("data-report-ready", "1");
-}());
-"""
+        mark = "this" if step.seq == target else ("other" if step.seq in flagged else "")
+        steps.append({"heading": heading, "seq": step.seq, "text": step.text, "mark": mark,
+                      "pot": view.money(step.pot), "to_call": view.money(step.to_call), "raises": n(step.raises),
+                      "turn": turn})
+    return {"view": view, "seats": seats, "steps": steps, "whole": target is None}
 
 
 def _hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
-
-
-def _page(title: str, body: str) -> str:
-    policy = (f"default-src 'none'; script-src '{_hash(_SCRIPT)}'; style-src '{_hash(_STYLE)}'; img-src data:; "
-              "base-uri 'none'; form-action 'none'")
-    nav = "".join(f'<a href="#{anchor}">{label}</a>' for anchor, label in (
-        ("summary", "Run"), ("charts", "Charts"), ("findings", "Findings"), ("coverage", "Rules"),
-        ("quarantine", "Quarantine"), ("files", "Files"), ("details", "Replays")))
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{policy}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="poker-auditor {e(tool_version())}">
-<title>{e(title)}</title>
-<style>{_STYLE}</style>
-</head>
-<body>
-<header><h1>{e(title)}</h1><nav>{nav}</nav></header>
-<main>
-{body}
-</main>
-<script>{_SCRIPT}</script>
-</body>
-</html>
-"""
