@@ -179,3 +179,11 @@ def test_an_error_in_a_task_is_raised_as_itself(client, monkeypatch):
     monkeypatch.setattr(dask_cluster, "audit_on_worker", fails)
     with pytest.raises(ZeroDivisionError, match="a bug of ours"):
         audit([SAMPLES / "holdem.jsonl"], engine="dask", scheduler=client)
+
+
+def test_the_files_a_worker_must_open_are_each_input_or_a_datasets_three_files():
+    dataset = Path(__file__).parent / "fixtures" / "parquet" / "batches-end-quietly"
+    inputs, _ = discover([dataset, SAMPLES / "holdem.jsonl"])
+    paths = [path for partition in plan(inputs, 300) for path in dask_cluster.input_paths(partition)]
+    assert sorted(paths) == sorted([str(dataset / f"{name}.parquet") for name in ("hands", "seats", "events")]
+                                   + [str(SAMPLES / "holdem.jsonl")])
