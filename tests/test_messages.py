@@ -136,6 +136,8 @@ def test_lists_shares_cards_and_blind_codes():
     assert words.blind_codes_text("bb,sb") == "big blind and small blind"
     assert words.misawarded_text("pot 0: held $3, paid $2; pot 1: held 4, paid 0") == \
         "main pot: held $3, paid $2; side pot 1: held 4, paid 0"
+    assert words.seating_text("Ann in seats 1,4; seat 5 listed for Bo, Cy") == \
+        "Ann in seats 1 and 4; seat 5 listed for Bo, Cy"
     assert [words.ordinal(n) for n in (1, 3, 11, 12, 21, 22)] == ["first", "third", "11th", "12th", "21st", "22nd"]
 
 

@@ -259,6 +259,7 @@ def render_words() -> list[str]:
              "cards as the log writes them; an unknown card is `hidden`"),
             (", ".join(f"`{n}`" for n in sorted(words.BLIND_CODE_FACTS)), words.blind_codes_text("bb,sb")),
             ("`pots_misawarded`", words.misawarded_text("pot 0: held 300, paid 250; pot 1: held 100, paid 0")),
+            ("`seating_conflicts`", words.seating_text("Ann in seats 1,4; seat 5 listed for Bo, Cy")),
             ("other booleans", "yes / no"),
         ]),
         *_table(("game", "betting rounds, first to last"), games),

@@ -20,6 +20,7 @@ whole column at once (never per row in Python where a lookup over distinct value
 - `top_hole_cards_used` (`3:Kc, 5:??`): `Kc (seat 3), hidden (seat 5)`; every card text: `??` is `hidden`;
 - `owed`, `missed_now` (`bb,sb`): `big blind and small blind`;
 - `pots_misawarded`: the engine writes `pot 0: held ...`; written `main pot: held ...`;
+- `seating_conflicts` (`Ann in seats 1,4`): `Ann in seats 1 and 4`;
 - a boolean: the phrases of `PHRASES` for the columns that have them, else `yes` / `no`.
 
 Templates therefore write `on the {round}`-free text: `raised {round}` reads "raised on the flop".
@@ -87,6 +88,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
 _BLIND_CODES = {"sb": "small blind", "bb": "big blind"}
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 _POT_IN_TEXT = re.compile(r"\bpot (\d+)\b")
+_SEATS_IN_TEXT = re.compile(r"\bseats (\d+(?:,\d+)+)\b")
 
 
 def ordinal(n: int) -> str:
@@ -192,6 +194,11 @@ def blind_codes_text(text: str) -> str:
     return _and([_BLIND_CODES.get(c, c) for c in codes]) if codes else text
 
 
+def seating_text(text: str) -> str:
+    """`Ann in seats 1,4; seat 5 listed for Bo, Cy` -> `Ann in seats 1 and 4; seat 5 listed for Bo, Cy`."""
+    return _SEATS_IN_TEXT.sub(lambda m: seat_list(m.group(1)), text)
+
+
 def misawarded_text(text: str) -> str:
     """`pot 0: held $3, paid $2; pot 1: ...` -> `main pot: held $3, paid $2; side pot 1: ...`."""
     return _POT_IN_TEXT.sub(lambda m: pot_name(int(m.group(1))), text)
@@ -202,6 +209,7 @@ TEXT_REWRITES: dict[str, Callable[[str], str]] = {
     "shares": shares_text,
     "top_hole_cards_used": top_cards_text,
     "pots_misawarded": misawarded_text,
+    "seating_conflicts": seating_text,
     **{name: seat_list for name in SEAT_LIST_FACTS},
     **{name: blind_codes_text for name in BLIND_CODE_FACTS},
     **{name: cards_text for name in CARD_FACTS},
@@ -292,13 +300,12 @@ def _bool_words(values: pd.Series, name: str) -> np.ndarray | None:
 
 def _text_words(values: Any, rewrite: Callable[[str], str]) -> np.ndarray:
     """A text column rewritten once per distinct value; missing values stay MISSING_TEXT."""
-    out = np.array(pd.Series(values).reset_index(drop=True).astype(object), dtype=object)
-    present = np.array([isinstance(v, str) and v != MISSING_TEXT for v in out], dtype=bool) if len(out) else \
-        np.zeros(0, dtype=bool)
-    out[~present] = MISSING_TEXT
-    if present.any():
-        distinct, inverse = np.unique(out[present].astype(str), return_inverse=True)
-        out[present] = np.array([rewrite(str(t)) for t in distinct], dtype=object)[inverse]
+    text = pd.Series(pd.array(np.asarray(values, dtype=object), dtype="string"))
+    present = (text.notna() & (text != MISSING_TEXT)).to_numpy(dtype=bool, na_value=False)
+    codes, distinct = pd.factorize(text.where(present))
+    rewritten = np.array([rewrite(str(t)) for t in distinct], dtype=object)
+    out = np.full(len(text), MISSING_TEXT, dtype=object)
+    out[present] = rewritten[codes[present]]
     return out
 
 
