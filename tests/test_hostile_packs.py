@@ -378,3 +378,11 @@ def test_an_extends_value_with_escapes_is_quoted_escaped(tmp_path):
     message = _error(path)
     assert "\x1b" not in message and "\x07" not in message and "\\x1b]0;owned\\x07" in message
     assert message.startswith(f"{path}:4: extends: no such rule pack")
+
+
+def test_a_rule_id_ending_in_a_newline_is_refused(tmp_path):
+    # Python's re lets `$` match before a final newline; the pack schema's patterns mean the whole value
+    data = _tda_data()
+    data["rules"][3]["id"] = "TDA-X\n"
+    message = _error(_write_pack(tmp_path / "newline.yaml", data))
+    assert "at rules/3/id: " in message and "does not match" in message

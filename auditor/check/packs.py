@@ -319,7 +319,28 @@ def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
         if error is not None:
             where = _path_text(error.absolute_path)
             raise PackError(name, _line_of(root, list(error.absolute_path)), f"at {where}: {_schema_message(error)}")
+        strict = _strict_error(data)
+        if strict is not None:
+            path_in, message = strict
+            raise PackError(name, _line_of(root, path_in), f"at {_path_text(path_in)}: {message}")
     return data, root
+
+
+def _strict_error(data: Any) -> tuple[list[Any], str] | None:
+    """What jsonschema-rs refuses that the Python validator lets through: Python's `re.search` lets a
+    pattern's `$` match before a final newline, so an id "TDA-1\n" would pass and put a line break into
+    every message naming the rule. None when jsonschema-rs has no error to give (a value it cannot take)."""
+    try:
+        _fast_validator().validate(data)
+    except jsonschema_rs.ValidationError as exc:
+        message = " ".join(str(exc.message).split())
+        if len(message) > 2 * EXCERPT_LENGTH or not message.isprintable():
+            keyword = exc.schema_path[-1] if exc.schema_path else "schema"
+            message = f"{excerpt(exc.instance)} is refused by the schema ({keyword})"
+        return list(exc.instance_path), message
+    except Exception:  # a value jsonschema-rs cannot take: the Python validator's verdict stands
+        return None
+    return None
 
 
 class _Refused(Exception):
