@@ -68,6 +68,17 @@ def test_local_offsets_across_the_nz_dst_change_give_the_utc_findings(tmp_path):
     assert _findings(_write(tmp_path / "reversed.jsonl", local[::-1])) == expected
 
 
+@pytest.mark.parametrize("missing", [[0], [30], "all"])
+def test_hands_without_a_time_keep_the_log_order(tmp_path, missing):
+    """A table with a hand whose time is missing is walked in file order (here the order of play), never
+    with the untimed hand sorted first or last."""
+    local = [dict(h, started_at=_nz_local(t)) for h, t in _across_dst(_table_hands())]
+    for i, hand in enumerate(local):
+        if missing == "all" or i in missing:
+            del hand["started_at"]
+    assert _findings(_write(tmp_path / "untimed.jsonl", local)) == []
+
+
 def test_fractional_seconds_and_z_are_instants():
     started = ["2024-01-01T00:00:00.5Z", "2024-01-01T00:00:00.25Z", "2024-01-01T09:00:00.1+09:00",
                "2023-12-31T19:00:00.75-05:00"]
@@ -197,3 +208,15 @@ def test_odd_chip_by_suit_needs_the_winners_cards(tmp_path):
     _not_assessable(tmp_path, _hide(example, seats={5}, keep=3), "NZ17-5e-odd")
     findings, _ = _run(tmp_path, _hide(example, seats={5}, keep=3, drop_shows=False), "NZ17-5e-odd")
     assert list(findings["rule_id"]) == ["NZ17-5e-odd"]
+
+
+@pytest.mark.parametrize("hidden", ["Kh", "9s"])
+def test_a_seating_draw_with_an_unknown_card_is_not_assessable(tmp_path, hidden):
+    """Seat to the highest card drawn (NZ17-1a): with one drawn card unknown, nobody can be named highest,
+    whichever card it is (the known card must not win by default)."""
+    hand = json.loads(json.dumps(_example("nz-casino-1999/NZ17-1a/seat-to-lower-card.jsonl")))
+    for e in hand["events"]:
+        if e["kind"] == "seat_draw":
+            for d in e["draws"]:
+                d["card"] = "??" if d["card"] == hidden else d["card"]
+    _not_assessable(tmp_path, hand, "NZ17-1a")
