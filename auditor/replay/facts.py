@@ -132,15 +132,19 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("max_share", INT, "largest share paid"),
         ("share_ok", BOOL, "every share is the equal share or one unit more, and the extras are the odd chips"),
         ("odd_chip_seats", STR, "seats that received an odd chip"),
-        ("odd_chip_seats_by_suit", STR, "seats owed the odd chips by the highest card by suit among hole cards used"),
+        ("odd_chip_seats_by_suit", STR, "seats owed the odd chips by the highest card by suit among hole cards used "
+                                    "(null if a winner's cards are unknown)"),
         ("odd_chip_seats_by_position", STR,
          "seats owed the odd chips by position: first winners clockwise from the button"),
-        ("top_hole_cards_used", STR, "per winner, the highest hole card used in the winning hand"),
+        ("top_hole_cards_used", STR, "per winner, the highest hole card used in the winning hand (null if a winner's "
+                                 "cards are unknown)"),
         ("winner_seats_by_evaluation", STR,
          "eligible seats holding the best hand (null if a contender's cards are unknown)"),
-        ("best_hand", STR, "the winning hand by evaluation, in words"),
+        ("best_hand", STR, "the winning hand by evaluation, in words (null if a contender's cards are unknown: a "
+                       "hand with a card the log hides is never rated on the cards it shows)"),
         ("winners_match", BOOL, "the seats paid are exactly the winners by evaluation (null if not evaluable)"),
-        ("split_without_tie", BOOL, "paid to every winner by evaluation and to others too: divided without a tie"),
+        ("split_without_tie", BOOL, "paid to every winner by evaluation and to others too: divided without a tie "
+                               "(null if not evaluable)"),
         ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake (0 when nothing leaked)"),
         ("pots_formed", INT, "pots the contributions form"),
         ("paid_without_showing", STR, "seats paid from a pot two or more contested, without showing their cards"),
