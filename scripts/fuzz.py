@@ -4,6 +4,7 @@
     python scripts/fuzz.py --readers pokerstars,phh -n 1e6 --seconds 1800
     python scripts/fuzz.py --replay CRASH_FILE --reader ohh # run one saved reproducer again
     python scripts/fuzz.py --engine atheris --readers ohh -n 100000   # coverage-guided (pip install atheris)
+    python scripts/fuzz.py --grammar -n 200000 --seconds 3600 # grammar-built inputs (see "grammar-built inputs")
 
 Each input is a real seed (sample_logs/*.jsonl, tests/fixtures/, the corpus in ../shared/corpus/ read
 where it lies) with one to three mutations stacked: truncation, shuffled lines, other encodings, NUL
@@ -468,6 +469,331 @@ def write_dataset(directory: Path, tables: tuple[pa.Table, ...], rng: random.Ran
     return done
 
 
+# ------------------------------------------------------------------------------- grammar-built inputs
+#
+# `--grammar`: inputs built from what the formats allow, not from seeds' bytes. Canonical hands are
+# drawn from the hand-log schema (every event kind, any order, extreme amounts and hostile names), so
+# each one passes the schema and the reader must record it (never refuse it: readers record, rules
+# judge); Parquet datasets of those hands are written with hostile encodings (dictionary, run-length,
+# delta, tiny and huge pages, one long value shared by every row); archives are shaped around each
+# input limit (members, ratio, grace, total, folder entries, gzip inside zip, zip inside zip); and file
+# names are hostile (control characters, bidirectional overrides, bytes that are not UTF-8).
+
+GRAMMAR_READERS = ("g-jsonl", "g-export", "g-parquet", "g-archive", "g-names")
+_VARIANTS = ("holdem", "omaha", "omaha-nz", "three-card-nz", "five-card-draw")
+_STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
+_KINDS = ("seat_draw", "seat_request", "seat_fill", "button", "post", "deal", "draw", "action", "show", "muck",
+          "return", "rake", "award", "kill")
+_MONEY_EDGES = (0, 1, 2, 5, 10, 99, 100, 10**6, 2**31 - 1, 2**31, 2**53 + 1, 10**15 - 1, 10**15)
+_NAMES = ("Ann", "Bob", "=HYPERLINK(\"http://x\")", "\u202eevil", "a\x1b[31mred", "x" * 128, "\u00e9l\u00e8ve",
+          "<script>alert(1)</script>", "   lead", "tab\there", "\u2028line", "\U0001f0a1", "-flag", "..", "NUL\x00x")
+_CARDS = [r + s for r in "23456789TJQKA" for s in "cdhs"] + ["??"]
+#: limits small enough that archives shaped around them stay cheap to build and read
+GRAMMAR_LIMITS = Limits(max_unpacked_bytes=4 << 20, ratio_grace_bytes=64 << 10, max_archive_members=20,
+                        max_file_bytes=2 << 20, jsonl_max_line_bytes=256 << 10)
+
+
+def _money(rng: random.Random) -> int:
+    return rng.choice(_MONEY_EDGES) if rng.random() < 0.3 else rng.choice((rng.randrange(0, 200),
+                                                                             rng.randrange(0, 10**6)))
+
+
+def _cards(rng: random.Random, most: int = 5) -> list[str]:
+    return [rng.choice(_CARDS) for _ in range(rng.randrange(0, most + 1))]
+
+
+def grammar_event(rng: random.Random, seats: list[int], players: list[str]) -> dict:
+    """One schema-valid event of a random kind, its fields drawn from what the schema allows."""
+    kind = rng.choice(_KINDS)
+    seat = rng.choice(seats) if rng.random() < 0.9 else rng.randrange(1, 11)
+    ev: dict = {"kind": kind}
+    if kind == "seat_draw":
+        ev.update(seat=seat, awarded_to=rng.choice(players),
+                  draws=[{"player": rng.choice(players), "card": rng.choice(_CARDS)} for _ in range(rng.randrange(2, 5))])
+    elif kind == "seat_request":
+        ev.update(player=rng.choice(players))
+        if rng.random() < 0.5:
+            ev["seat"] = seat
+        if rng.random() < 0.3:
+            ev["from_seat"] = rng.randrange(1, 11)
+    elif kind == "seat_fill":
+        ev.update(player=rng.choice(players), seat=seat)
+    elif kind in ("button", "muck", "kill"):
+        ev["seat"] = seat
+    elif kind == "post":
+        post = rng.choice(("blind", "blind", "ante", "straddle", "dead", "missed"))
+        ev.update(seat=seat, post=post, amount=_money(rng))
+        if post == "blind" or rng.random() < 0.1:
+            ev["blind"] = rng.randrange(1, 4)
+        if rng.random() < 0.2:
+            ev["all_in"] = rng.random() < 0.5
+    elif kind == "deal":
+        to = rng.choice(("hole", "hole", "board", "burn"))
+        ev.update(to=to, cards=_cards(rng))
+        if to == "hole" or rng.random() < 0.1:
+            ev["seat"] = seat
+    elif kind == "draw":
+        ev.update(seat=seat, discard=_cards(rng), receive=_cards(rng))
+    elif kind == "action":
+        action = rng.choice(("fold", "check", "call", "bet", "raise"))
+        ev.update(seat=seat, action=action)
+        if action in ("call", "bet", "raise") or rng.random() < 0.1:
+            ev.update(amount=_money(rng), to=_money(rng))
+        if rng.random() < 0.2:
+            ev["all_in"] = rng.random() < 0.5
+    elif kind == "show":
+        ev.update(seat=seat, cards=_cards(rng, 7))
+    elif kind == "return":
+        ev.update(seat=seat, amount=_money(rng))
+    elif kind == "rake":
+        ev["amount"] = _money(rng)
+        if rng.random() < 0.5:
+            ev["pot"] = rng.randrange(0, 11)
+    elif kind == "award":
+        ev.update(pot=rng.randrange(0, 11) if rng.random() < 0.2 else 0, seat=seat, amount=_money(rng))
+    if rng.random() < 0.05:
+        ev["t"] = rng.choice(("2024-01-01T00:00:00Z", "", "not a time", "9" * 64))
+    return ev
+
+
+def _skeleton(rng: random.Random, seats: list[int], structure: str, blinds: list[int]) -> list[dict]:
+    """A plausible opening (button, blinds, hole cards, a round of actions), so the replay gets deep."""
+    order = seats[:]
+    events: list[dict] = [{"kind": "button", "seat": order[-1]}]
+    for n, (seat, amount) in enumerate(zip(order, blinds, strict=False), 1):
+        events.append({"kind": "post", "seat": seat, "post": "blind", "blind": n, "amount": amount})
+    deck = _CARDS[:-1]
+    rng.shuffle(deck)
+    for seat in order:
+        events.append({"kind": "deal", "to": "hole", "seat": seat, "cards": [deck.pop(), deck.pop()]})
+    to = max(blinds or [0])
+    for seat in order[len(blinds):] + order[:len(blinds)]:
+        choice = rng.random()
+        if choice < 0.4:
+            events.append({"kind": "action", "seat": seat, "action": "fold"})
+        elif choice < 0.8 or structure == "fixed-limit":
+            events.append({"kind": "action", "seat": seat, "action": "call", "amount": to, "to": to})
+        else:
+            to = to * 2 + rng.choice((0, 1, 10**12))
+            events.append({"kind": "action", "seat": seat, "action": "raise", "amount": to, "to": to})
+    events.append({"kind": "deal", "to": "board", "cards": [deck.pop() for _ in range(rng.choice((3, 3, 0, 2, 4)))]})
+    return events
+
+
+def grammar_hand(rng: random.Random, number: int, table: str = "T1") -> dict:
+    """A canonical hand that passes the hand-log schema, with random (mostly illegal) contents."""
+    n = rng.randrange(1, 11)
+    seat_numbers = rng.sample(range(1, 11), n) if rng.random() < 0.9 else [rng.randrange(1, 11) for _ in range(n)]
+    players = [rng.choice(_NAMES) if rng.random() < 0.3 else f"P{i}" for i in range(n)]
+    structure = rng.choice(_STRUCTURES)
+    blinds = sorted(_money(rng) for _ in range(rng.randrange(0, 4)))
+    stakes: dict = {"blinds": blinds, "chip_unit": rng.choice((1, 1, 5, 25, 10**6))}
+    if structure == "fixed-limit" or rng.random() < 0.1:
+        stakes["bet_units"] = [_money(rng) for _ in range(rng.randrange(0, 9))]
+    if structure == "spread-limit" or rng.random() < 0.05:
+        stakes["spread"] = [{"min": _money(rng), "max": _money(rng)} for _ in range(rng.randrange(0, 5))]
+    if rng.random() < 0.3:
+        stakes["ante"] = _money(rng)
+    hand: dict = {
+        "hand_id": f"G{number}" if rng.random() < 0.95 else rng.choice(_NAMES)[:128],
+        "table_id": table, "variant": rng.choice(_VARIANTS), "structure": structure, "stakes": stakes,
+        "max_seats": max(2, *seat_numbers) if rng.random() < 0.9 else rng.randrange(2, 11), "rule_pack": rng.choice(("tda-2024", "tda-2024", "no-such-pack")),
+        "seats": [{"seat": s, "player": p, "stack": _money(rng)} for s, p in zip(seat_numbers, players, strict=True)],
+    }
+    for seat in hand["seats"]:
+        if rng.random() < 0.1:
+            seat["status"] = rng.choice(("active", "sitting_out", "new", "away"))
+    if rng.random() < 0.2:
+        hand["money_scale"] = rng.choice((1, 2, 100, 10**6))
+    if rng.random() < 0.3:
+        hand["room"] = rng.choice(_NAMES)
+    if rng.random() < 0.3:
+        hand["started_at"] = rng.choice(("2024-02-29T23:59:59Z", "2024-01-01T00:00:00+14:00", "1970-01-01T00:00:00Z"))
+    events = _skeleton(rng, seat_numbers, structure, blinds) if rng.random() < 0.7 else []
+    for _ in range(rng.choice((0, 1, 3, 8, 20, 60))):
+        events.insert(rng.randrange(len(events) + 1), grammar_event(rng, seat_numbers, players))
+    if rng.random() < 0.2 and events:
+        rng.shuffle(events)
+    hand["events"] = events[:2000]
+    return hand
+
+
+def grammar_hands(rng: random.Random) -> list[dict]:
+    tables = [f"T{i}" for i in range(rng.randrange(1, 4))]
+    hands = [grammar_hand(rng, i, rng.choice(tables)) for i in range(rng.randrange(1, 12))]
+    if rng.random() < 0.1 and hands:
+        hands.append(dict(hands[0]))  # the same hand twice
+    return [h for h in hands if schema_error(h) is None]
+
+
+def _jsonl(hands: list[dict]) -> bytes:
+    import json
+
+    return "".join(json.dumps(h, ensure_ascii=False) + "\n" for h in hands).encode("utf-8", "surrogatepass")
+
+
+def grammar_jsonl(work: Path, rng: random.Random) -> tuple[Path, str, list[str], int | None]:
+    """(path, format, what was done, how many items the reader must yield) for a JSONL file of drawn hands."""
+    hands = grammar_hands(rng)
+    path = work / "input.jsonl"
+    data = _jsonl(hands)
+    how = [f"{len(hands)} drawn hands"]
+    if rng.random() < 0.2:
+        path = work / "input.jsonl.gz"
+        data = gzip.compress(data)
+        how.append("gzip")
+    path.write_bytes(data)
+    return path, "jsonl", how, len(hands)
+
+
+def grammar_export(work: Path, rng: random.Random) -> tuple[Path, str, list[str], int | None]:
+    """Drawn hands written by one of the writers (PokerStars, OHH, PHH) and read back by its reader."""
+    from auditor.export import writer
+
+    fmt = rng.choice(("pokerstars", "ohh", "phh"))
+    module = writer(fmt)
+    hands = [h for h in grammar_hands(rng) if module.cannot_express(h) is None]
+    if not hands:  # nothing this writer can express: the drawn hands are read as canonical JSON instead
+        return grammar_jsonl(work, rng)
+    suffix = {"pokerstars": ".txt", "ohh": ".ohh", "phh": ".phhs"}[fmt]
+    path = work / f"input{suffix}"
+    module.write_hands(hands, path)
+    return path, fmt, [f"{len(hands)} drawn hands via the {fmt} writer"], None
+
+
+_INT_ENCODINGS = ("PLAIN", "DELTA_BINARY_PACKED", "BYTE_STREAM_SPLIT")
+_STR_ENCODINGS = ("PLAIN", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY")
+
+
+def grammar_parquet(work: Path, rng: random.Random) -> tuple[Path, str, list[str], int | None]:
+    """A dataset of drawn hands with hostile encodings; sometimes one long value shared by every row."""
+    from auditor.ingest.jsonl import parse_hand_line
+    from auditor.ingest.parquet import TABLE_FILES
+    from auditor.ingest.tables import build_tables
+
+    hands = grammar_hands(rng) or [grammar_hand(rng, 0)]
+    items = [parse_hand_line(line, "g.jsonl", n) for n, line in enumerate(_jsonl(hands).decode().splitlines(), 1)]
+    good = [i for i in items if isinstance(i, SourceHand)]
+    path = work / "input"
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir()
+    how: list[str] = [] if good else ["no hand: empty tables"]
+    tables = build_tables(good)
+    for name in TABLE_FILES:
+        table = getattr(tables, name)
+        bomb = rng.random() < 0.15 and table.num_rows > 0
+        if bomb:  # one long value shared by many rows, dictionary-encoded
+            column = rng.choice([f.name for f in table.schema if pa.types.is_string(f.type)])
+            rows = rng.choice((table.num_rows, 500, 5000))
+            table = table.take([i % table.num_rows for i in range(rows)])
+            value = "V" * rng.choice((1, 1 << 10, 64 << 10, 1 << 20))
+            index = table.schema.get_field_index(column)
+            table = table.set_column(index, column, pa.DictionaryArray.from_arrays(
+                pa.array([0] * rows, pa.int32()), pa.array([value])))
+            how.append(f"{name}.{column}: {len(value)}-byte value in {rows} rows")
+        options: dict = {"compression": rng.choice(("zstd", "snappy", "none", "gzip")),
+                         "store_schema": rng.random() < 0.5, "write_statistics": rng.random() < 0.5}
+        if rng.random() < 0.3 and not bomb:  # (tiny pages of a bomb take the writer minutes)
+            options["data_page_size"] = rng.choice((1, 64, 1 << 30))
+        if rng.random() < 0.3 and not bomb:
+            options["row_group_size"] = rng.choice((1, 2, 7, 1 << 20))
+        if bomb:
+            options["dictionary_pagesize_limit"] = 8 << 20
+        elif rng.random() < 0.3:
+            options["dictionary_pagesize_limit"] = rng.choice((1, 1 << 10, 8 << 20))
+        if rng.random() < 0.4 and not bomb:  # (a bomb written plain would cost its gigabytes here)
+            options["use_dictionary"] = False
+            encodings = {}
+            for f in table.schema:
+                if pa.types.is_integer(f.type) and rng.random() < 0.5:
+                    encodings[f.name] = rng.choice(_INT_ENCODINGS)
+                elif pa.types.is_string(f.type) and rng.random() < 0.5:
+                    encodings[f.name] = rng.choice(_STR_ENCODINGS)
+            if encodings:
+                options["column_encoding"] = encodings
+        try:
+            pq.write_table(table, path / f"{name}.parquet", **options)
+        except (pa.ArrowException, ValueError, TypeError):  # an option this table cannot take
+            options = {"compression": options["compression"]}
+            pq.write_table(table, path / f"{name}.parquet", **options)
+        how.append(f"{name}: {sorted(options)}")
+    return path, "parquet", how, None
+
+
+def grammar_archive(work: Path, rng: random.Random) -> tuple[Path, str, list[str], int | None]:
+    """A zip shaped around one of GRAMMAR_LIMITS: members, grace, ratio or total one step either side."""
+    limits = GRAMMAR_LIMITS
+    hands = _jsonl(grammar_hands(rng) or [grammar_hand(rng, 0)])
+    path = work / "input.zip"
+    step = rng.choice((-1, 0, 1))
+    shape = rng.choice(("members", "grace", "ratio", "total", "folder", "nested", "names"))
+    members: list[tuple[str, bytes]] = []
+    if shape == "members":
+        members = [(f"m{i}.jsonl", hands) for i in range(limits.max_archive_members + step)]
+    elif shape == "grace":
+        members = [(f"b{i}.jsonl", b"\n" * (limits.ratio_grace_bytes + step)) for i in range(rng.randrange(1, 30))]
+        members.append(("hands.jsonl", hands))
+    elif shape == "ratio":
+        members = [("r.jsonl", hands + b" " * (limits.ratio_grace_bytes * rng.randrange(1, 8) + step))]
+    elif shape == "total":
+        filler = limits.max_unpacked_bytes // 4  # lines of blanks: ratio-friendly, few lines
+        line = b" " * 1023 + b"\n"
+        members = [(f"t{i}.jsonl", hands + line * ((filler - len(hands)) // 1024)) for i in range(4)]
+        short = limits.max_unpacked_bytes - sum(len(m[1]) for m in members) + step
+        members.append(("last.jsonl", b" " * max(short, 0)))
+    elif shape == "folder":
+        members = [("x.jsonl/", hands), ("y/", b""), ("y/z.jsonl", hands)]
+    elif shape == "nested":
+        inner = io.BytesIO()
+        with zipfile.ZipFile(inner, "w") as z:
+            z.writestr("inner.jsonl", hands)
+        members = [("a.jsonl.gz", gzip.compress(hands)), ("b.zip", inner.getvalue()),
+                   ("c.jsonl.gz", gzip.compress(b" " * (limits.ratio_grace_bytes * 4 + step)))]
+    else:
+        members = [(name, hands) for name in ("../up.jsonl", "C:\\x.jsonl", "/abs.jsonl", "a\x1b[2Jb.jsonl",
+                                              "\u202egnp.jsonl", "ok.jsonl", "dup.jsonl", "dup.jsonl")]
+    method = rng.choice((zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED))
+    with zipfile.ZipFile(path, "w", method) as z:
+        for name, data in members:
+            z.writestr(zipfile.ZipInfo(name) if name.endswith("/") or rng.random() < 0.5 else name, data)
+    return path, "auto", [f"zip {shape} {step:+d}", f"{len(members)} members"], None
+
+
+def grammar_names(work: Path, rng: random.Random) -> tuple[Path, str, list[str], int | None]:
+    """A folder of inputs under hostile names (read one by one, and audited as a folder)."""
+    folder = work / "named"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    hands = _jsonl(grammar_hands(rng) or [grammar_hand(rng, 0)])
+    names = [b"a\nb.jsonl", b"\x1b[31mred.jsonl", "\u202elnosj.jsonl".encode(), b"bad\xff.jsonl", b"-rf.jsonl",
+             b"=1+1.jsonl", b" lead.jsonl", b"x" * 200 + b".jsonl", b"quote\".jsonl", b"sub\xfe.txt"]
+    for raw in rng.sample(names, rng.randrange(1, 4)):
+        (folder / os.fsdecode(raw)).write_bytes(hands)
+    return folder, "auto", ["hostile names"], None
+
+
+GRAMMARS: dict[str, Callable[[Path, random.Random], tuple[Path, str, list[str], int | None]]] = {
+    "g-jsonl": grammar_jsonl, "g-export": grammar_export, "g-parquet": grammar_parquet,
+    "g-archive": grammar_archive, "g-names": grammar_names,
+}
+
+
+def run_grammar(path: Path, fmt: str, expected: int | None, limits: Limits) -> list:
+    """Read a grammar-built input (a folder: each file in it) and check the contract; schema-valid
+    canonical hands are each one item, never lost nor doubled."""
+    paths = sorted(path.iterdir()) if path.is_dir() and fmt == "auto" else [path]
+    items: list = []
+    for one in paths:
+        got = list(read_file(one, fmt, None, limits))
+        check_items(got, str(one))
+        items += got
+    if expected is not None:
+        counted = [i for i in items if not isinstance(i, ReaderNote)]
+        if len(counted) != expected:
+            raise PropertyBroken(f"{path}: {expected} schema-valid hands written, the reader yielded {len(counted)}")
+    return items
+
+
 # ---------------------------------------------------------------------------------------- the property
 
 
@@ -661,7 +987,54 @@ class Fuzzer:
             f"{stats.reader}\n\n{detail}\n", encoding="utf-8")
         print(f"  {kind}: {signature} -> {target}", flush=True)
 
+    def one_grammar(self, stats: Stats, index: int, recent: deque) -> None:
+        """One grammar-built input (`--grammar`): built, read under GRAMMAR_LIMITS, its items checked; kept
+        for the next audit() batch (a folder of hostile names is audited on its own, now and then)."""
+        rng = random.Random(f"{self.args.seed}:{stats.reader}:{index}")
+        for old in self.work.glob("input*"):
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
+        started = time.perf_counter()
+        signal.setitimer(signal.ITIMER_REAL, self.args.timeout)
+        path = self.work / "input"
+        how: list[str] = []
+        try:
+            path, fmt, how, expected = GRAMMARS[stats.reader](self.work, rng)
+            stats.mutators.update(how[:1])
+            items = run_grammar(path, fmt, expected, GRAMMAR_LIMITS)
+            if stats.reader == "g-names" and rng.random() < 0.05:
+                check_audit(path, "auto", GRAMMAR_LIMITS)
+                stats.audits += 1
+        except BaseException as exc:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            stats.crashes += 1
+            signature = _signature(exc)
+            stats.unique[signature] += 1
+            if path.exists():
+                self.save(stats, "crash", signature, path, "".join(traceback.format_exception(exc)), str(how))
+            return
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        elapsed = time.perf_counter() - started
+        if elapsed > self.args.slow:
+            stats.slow += 1
+            self.save(stats, "slow", f"slow {elapsed:.1f} s ({', '.join(how)})", path, f"{elapsed:.2f} s", str(how))
+        stats.hands += sum(isinstance(i, SourceHand) for i in items)
+        stats.quarantined += sum(isinstance(i, Quarantined) for i in items)
+        if self.args.audit_every and stats.reader != "g-names" and path.exists():
+            keep = self.work / "recent" / f"{index:09d}{''.join(path.suffixes[-2:]) if path.is_file() else ''}"
+            keep.parent.mkdir(exist_ok=True)
+            shutil.copytree(path, keep) if path.is_dir() else shutil.copyfile(path, keep)
+            recent.append(keep)
+            while len(recent) > self.args.audit_batch:
+                old = recent.popleft()
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+
     def one(self, stats: Stats, index: int, seeds: Seeds, recent: deque) -> None:
+        if stats.reader in GRAMMARS:
+            self.one_grammar(stats, index, recent)
+            return
         rng = random.Random(f"{self.args.seed}:{stats.reader}:{index}")
         fmt = stats.reader
         if fmt == "parquet":
@@ -721,8 +1094,9 @@ class Fuzzer:
         folder = self.work / "recent"
         if not recent or not folder.is_dir():
             return
+        grammar = stats.reader in GRAMMARS
         try:
-            summary = check_audit(folder, stats.reader, self.limits)
+            summary = check_audit(folder, "auto" if grammar else stats.reader, GRAMMAR_LIMITS if grammar else self.limits)
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -736,7 +1110,7 @@ class Fuzzer:
 
     def run(self, reader: str, count: int) -> Stats:
         stats = Stats(reader)
-        seeds = load_seeds(reader, Path(self.args.corpus))
+        seeds = Seeds(reader) if reader in GRAMMARS else load_seeds(reader, Path(self.args.corpus))
         recent: deque = deque()
         shutil.rmtree(self.work / "recent", ignore_errors=True)
         started = time.perf_counter()
@@ -844,6 +1218,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", choices=("random", "atheris"), default="random")
     parser.add_argument("--replay", type=Path, help="run one saved input again (with --reader)")
     parser.add_argument("--reader", choices=READERS, help="the reader of --replay")
+    parser.add_argument("--grammar", action="store_true",
+                        help=f"grammar-built inputs instead of mutated seeds ({', '.join(GRAMMAR_READERS)})")
     args = parser.parse_args(argv)
     if args.replay:
         if not args.reader:
@@ -851,8 +1227,10 @@ def main(argv: list[str] | None = None) -> int:
         return replay(args.replay, args.reader)
     if args.engine == "atheris":
         return run_atheris(args)
+    if args.grammar and args.readers == ",".join(READERS):
+        args.readers = ",".join(GRAMMAR_READERS)
     readers = [r.strip() for r in args.readers.split(",") if r.strip()]
-    unknown = set(readers) - set(READERS)
+    unknown = set(readers) - set(READERS) - set(GRAMMARS)
     if unknown:
         parser.error(f"unknown reader(s): {', '.join(sorted(unknown))}")
     signal.signal(signal.SIGALRM, _on_alarm)
