@@ -394,7 +394,7 @@ def _kleene(parts: list[tuple[Any, Any]], conjunction: bool) -> tuple[Any, Any]:
     """``and`` / ``or`` over (true, unknown) pairs in three-valued (Kleene) logic.
 
     A known False decides an ``and`` and a known True decides an ``or`` whatever the unknown parts are,
-    so ``isnull(x) or x * 10**12 > y`` stays assessable where ``x`` is missing.
+    so ``x > 0 or x * y > z`` stays assessable where ``x`` is positive, however large ``x * y`` is.
     """
     combine = np.logical_and if conjunction else np.logical_or
     value = reduce(combine, (raw for raw, _ in parts))
@@ -467,8 +467,9 @@ def _overflow(op: type, x: Any, y: Any, result: Any) -> Any:
 
     * ``+``: the result's sign differs from both operands' (which agree);
     * ``-``: the operands' signs differ and the result's sign differs from ``x``'s;
-    * ``*``: ``result // x != y`` (exact: a wrapped product is at least 2**64 away from the true one,
-      further than one step of ``x``), and ``-1 * -2**63``, whose wrapped result passes that test;
+    * ``*``: on the rows a float product puts near 2**63 (usually none), ``result // x != y`` (exact: a
+      wrapped product is at least 2**64 away from the true one, further than one step of ``x``), and
+      ``-1 * -2**63``, whose wrapped result passes that test;
     * ``//``: only ``-2**63 // -1``.  ``%`` never overflows, ``/`` computes in float64.
     """
     kinds = np.asarray(x).dtype.kind + np.asarray(y).dtype.kind
