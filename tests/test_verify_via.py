@@ -182,9 +182,12 @@ def test_the_chip_unit_mix_keeps_every_other_table_as_it_was():
         next(simulate_mixed(games, 5, 3, house=house, rule_pack="tda-2024", chip_unit_mix=(1.5, 1)))
 
 
-def test_only_formats_without_a_chip_unit_change_the_simulated_mix():
+def test_only_formats_without_a_chip_unit_change_the_simulated_mix(monkeypatch):
+    for fmt in ("pokerstars", "ohh", "phh"):  # none states the chip unit; each reader takes one chip
+        assert verify_module._Via(fmt, Path(".")).chip_unit_mix == (verify_module.IMPLIED_UNIT_SHARE, 1)
+    stated = SimpleNamespace(cannot_express=pokerstars.cannot_express, write_hands=pokerstars.write_hands)
+    monkeypatch.setattr(verify_module, "writer", lambda name: stated)
     assert verify_module._Via("pokerstars", Path(".")).chip_unit_mix is None
-    assert verify_module._Via("ohh", Path(".")).chip_unit_mix == (verify_module.IMPLIED_UNIT_SHARE, 1)
 
 
 def test_a_fault_the_format_cannot_say_is_listed_even_when_a_few_clean_hands_share_its_reason():

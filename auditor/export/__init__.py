@@ -30,11 +30,13 @@ and assumes the default otherwise:
   reader gives back (None for an event the format does not write, e.g. a burn), so a finding the
   rule reports at a planted event is matched at the event's new place. Default: the same index. A
   fault planted at an event mapped to None is counted as not expressible.
-- `IMPLIED_CHIP_UNIT: int`: for a format that does not state the chip unit (OHH, PHH), the unit its
+- `IMPLIED_CHIP_UNIT: int`: for a format that does not state the chip unit (all three), the unit its
   reader takes, in the log's integer amounts. Split pots with odd chips and rake are judged in the
-  chip unit, so a hand in any other unit that splits a pot unevenly cannot be written; verify
-  therefore plays a share of its tables in this unit (`IMPLIED_UNIT_SHARE`), so that odd-chip is
-  measured. Default: the format states its unit, every table keeps the simulator's chips of 50.
+  chip unit, so a hand in another unit that splits a pot unevenly (OHH, PHH) or rakes (all three;
+  PokerStars counts chips in the hand's own unit, which keeps split pots but moves the rake against
+  the schedule) cannot be written; verify therefore plays a share of its tables in this unit
+  (`IMPLIED_UNIT_SHARE`), so that odd-chip and rake are measured. Default: the format states its
+  unit, every table keeps the simulator's chips of 50.
 - `carried(hand) -> dict`: the canonical hand as the reader should give it back (what the format
   normalises: ids, times, room, the chip unit). Not used by verify, which compares audits, not
   hands; the writer's round-trip tests compare the reader's hand with it (PokerStars).

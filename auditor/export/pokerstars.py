@@ -56,6 +56,10 @@ STREETS = ("FLOP", "TURN", "RIVER")
 FOLDED_AT = ("before Flop", "on the Flop", "on the Turn", "on the River")
 #: finding categories whose planted faults this format cannot show at all, and why (verify lists them)
 HIDDEN_CATEGORIES = {"burn": "PokerStars prints no burn cards, so a missing burn card cannot be seen in its text"}
+#: the chip unit (in the log's integer amounts) the reader takes, since the text states none: a hand in
+#: other chips is written counted in its own unit, which keeps split pots but not a raked hand (verify
+#: simulates a share of its tables in this unit, so a raking pack's rake is measured)
+IMPLIED_CHIP_UNIT = 1
 #: events with no words in PokerStars text
 UNSAYABLE = {
     "seat_draw": "a draw for seats (PokerStars seats players itself)",

@@ -38,9 +38,10 @@ expressible, with the writer's reason, and so is every planted fault of a catego
 show at all (the writer's ``HIDDEN_CATEGORIES``, e.g. burns in PokerStars text). A hand the reader
 quarantines is a problem of kind "not audited", never dropped unsaid: a planted unit that loses a hand
 counts as a miss, a clean hand lost makes the run fail. A format that states no chip unit (the writer's
-``IMPLIED_CHIP_UNIT``: OHH and PHH, whose readers take one chip) cannot write a pot split with odd chips
-of 50, the simulator's unit, so through it half of the tables (``IMPLIED_UNIT_SHARE``) are played in the
-unit its reader takes and odd-chip is measured there; the other tables are the canonical run's own.
+``IMPLIED_CHIP_UNIT``: all three, whose readers take one chip) cannot write every hand in chips of 50, the
+simulator's unit: OHH and PHH no pot split with odd chips, none a raked hand. Through it, half of the
+tables (``IMPLIED_UNIT_SHARE``) are played in the unit its reader takes, so odd-chip and rake are measured
+there; the other tables are the canonical run's own.
 """
 
 from __future__ import annotations
@@ -84,9 +85,9 @@ GAP = "an earlier hand of its table could not be written, so the table's sequenc
 #: long enough for the cross-hand faults (a skipped hand, blinds missed and made up)
 SESSION_HANDS = (10, 60)
 #: share of the tables played in the chip its reader takes, carried through a format that states no chip unit
-#: (the writer's IMPLIED_CHIP_UNIT): the simulator's chips of 50 leave odd chips that such a format cannot
-#: write, so without these tables odd-chip would not be measured; the rest keep chips of 50, which the format
-#: carries wherever no pot leaves an odd chip
+#: (the writer's IMPLIED_CHIP_UNIT): in chips of 50 such a format cannot write odd chips (OHH, PHH) or rake,
+#: so without these tables odd-chip and rake would not be measured; the rest keep chips of 50, which the
+#: format carries wherever no pot leaves an odd chip and nothing is raked
 IMPLIED_UNIT_SHARE = 0.5
 
 
