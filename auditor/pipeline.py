@@ -134,6 +134,8 @@ class AuditResult:
     hand_periods: dict[str, Period] = field(default_factory=dict)
     #: indices of inputs whose size, modification time or inode changed between hashing and the run's end
     changed_during_audit: list[int] = field(default_factory=list)
+    #: per pack name, its manifest entry (`manifest.pack_entry`: files and digests), taken when it was loaded
+    pack_records: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def findings_total(self) -> int:
@@ -502,8 +504,10 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         raise UsageError("standard input or a FIFO cannot be audited on a remote cluster (--scheduler): "
                          "save it to a file the workers can read")
     forced = resolve_pack(pack) if pack else None
-    from auditor.report.manifest import file_state, fingerprint_input, watched_files
+    from auditor.report.manifest import file_state, fingerprint_input, pack_entry, watched_files
 
+    # a --pack file is hashed as it was loaded, not after the run (it could be edited meanwhile)
+    pack_records = {forced.name: pack_entry(forced)} if forced else {}
     states = [[file_state(p) for p in watched_files(item)] for item in inputs]
     digests = [fingerprint_input(item) for item in inputs]
     partitions = plan(inputs, batch_size, limits)
@@ -528,6 +532,9 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
                 if name not in packs:
                     packs[name] = declared_pack(name)
         wide_findings, wide_coverage = ledger.resolve(packs)
+        for name, used in packs.items():
+            if name not in pack_records:
+                pack_records[name] = pack_entry(used)
     finally:
         ledger.close()
     findings = [r.findings for r in ordered] + wide_findings
@@ -561,7 +568,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
                        skipped, read_per_file, not_covered, not_covered_per_file, list(notes.values()),
                        recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p, True))},
                        not_listed, started_at, datetime.now(UTC), None if command is None else tuple(command),
-                       _working_directory(), digests, periods, changed)
+                       _working_directory(), digests, periods, changed, pack_records)
 
 
 def _working_directory() -> str | None:

@@ -321,6 +321,33 @@ def test_a_file_changed_during_the_audit_is_marked(tmp_path):
     assert "changed_during_audit" not in manifest_dict(audit([log]))["inputs"][0]
 
 
+def test_a_pack_file_is_recorded_as_it_was_loaded(tmp_path):
+    house = tmp_path / "house.yaml"
+    house.write_text("pack: house\nversion: 1.0.0\ntitle: House\nextends: tda-2024\n", encoding="utf-8")
+    loaded = _sha(house)
+    log = tmp_path / "a.jsonl"
+    log.write_text("".join(_lines(HOLDEM, 5)), encoding="utf-8")
+
+    def edit(_):
+        house.write_text(house.read_text(encoding="utf-8") + "# edited during the run\n", encoding="utf-8")
+
+    result = audit([log], pack=str(house), progress=edit)
+    assert _sha(house) != loaded
+    assert manifest_dict(result)["packs"][0]["sha256"] == loaded
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_and_found_again(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    name = os.fsdecode(b"caf\xe9.jsonl")
+    Path(name).write_text("".join(_lines(HOLDEM, 3)), encoding="utf-8")
+    assert _audit(name, "--manifest", "m.json")[0] == 0
+    entry = json.loads(Path("m.json").read_text(encoding="utf-8"))["inputs"][0]
+    assert entry["name"] == entry["path"] == "caf\\xe9.jsonl"
+    assert bytes.fromhex(entry["path_bytes_hex"]) == b"caf\xe9.jsonl"
+    assert entry["sha256"] == _sha(Path(name))
+    assert _check("m.json")[0] == 0
+
+
 def _manifest_of(*args: str) -> tuple[str, dict]:
     """The manifest of the sample logs as written (`m.json`, one name: the command line records it) and parsed."""
     assert _audit(str(SAMPLES), *args, "--manifest", "m.json")[0] == 0

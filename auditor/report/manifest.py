@@ -21,10 +21,13 @@ reading a file's head apart) to the hash; one streaming pass in the driver is si
 what reading the file once does. To be sure the bytes hashed are the bytes audited, each file's size,
 modification time and inode are taken before hashing and again after the run: an input that moved in
 between is marked `changed_during_audit` (and the audit must be run again to be evidence of anything).
+A `--pack` file is hashed when the run loads it (`AuditResult.pack_records`), built-in packs declared by
+the logs when the run has met them, so an edit to a pack file during the run does not change the record.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -323,6 +326,7 @@ def manifest_dict(result: AuditResult) -> dict[str, Any]:
             entry["changed_during_audit"] = True
         listed.append(entry)
     command = getattr(result, "command", None)
+    records: dict[str, dict[str, Any]] = getattr(result, "pack_records", None) or {}
     return {
         "manifest": MANIFEST_VERSION,
         "tool": {"name": "poker-auditor", "version": tool_version()},
@@ -332,7 +336,8 @@ def manifest_dict(result: AuditResult) -> dict[str, Any]:
                 "started_at": _time_text(getattr(result, "started_at", None)),
                 "ended_at": _time_text(getattr(result, "ended_at", None))},
         "inputs": listed,
-        "packs": [pack_entry(p) for p in result.packs.values()],
+        "packs": [copy.deepcopy(records[name]) if name in records else pack_entry(p)
+                  for name, p in result.packs.items()],
         "hands": {"read": result.hands_read, "audited": result.hands_audited,
                   "not_covered": result.hands_not_covered, "quarantined": result.hands_quarantined},
         "period": _period_dict(overall),
