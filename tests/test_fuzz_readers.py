@@ -18,6 +18,7 @@ import gzip
 import io
 import random
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -403,3 +404,42 @@ def test_a_reader_that_fails_is_contained_and_the_run_goes_on(tmp_path, monkeypa
                                      in r for r in reasons)
     per_file = result.per_file()
     assert (per_file["hands_read"] == per_file["hands_audited"] + per_file["hands_quarantined"]).all()
+
+
+# ------------------------------------------------------------------------- grammar-built inputs (--grammar)
+
+#: inputs per grammar in the suite's short run (scripts/fuzz.py --grammar runs the same for millions)
+GRAMMAR_RUN = {"g-jsonl": 100, "g-export": 100, "g-parquet": 40, "g-archive": 40, "g-names": 40}
+
+
+@pytest.mark.parametrize("grammar", sorted(GRAMMAR_RUN))
+def test_grammar_built_inputs_keep_the_contract(grammar, tmp_path):
+    """Schema-valid drawn hands (each exactly one item), hostile Parquet encodings, archives one step
+    either side of each limit and hostile names: no exception, every item valid; the recent inputs of
+    each grammar then audited together reconcile. Bound: 30 s per grammar (about 5 s on an idle core)."""
+    started = time.monotonic()
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    work = tmp_path / "work"
+    for index in range(GRAMMAR_RUN[grammar]):
+        work.mkdir()
+        rng = random.Random(f"suite:{grammar}:{index}")
+        path, fmt, _how, expected = fuzz.GRAMMARS[grammar](work, rng)
+        fuzz.run_grammar(path, fmt, expected, fuzz.GRAMMAR_LIMITS)
+        if grammar != "g-names" and index % 4 == 0:
+            path.rename(batch / f"{index:04d}{''.join(path.suffixes[-2:]) if path.is_file() else ''}")
+        elif grammar == "g-names" and index % 10 == 0:
+            fuzz.check_audit(path, "auto", fuzz.GRAMMAR_LIMITS)
+        shutil.rmtree(work)
+    if grammar != "g-names":
+        fuzz.check_audit(batch, "auto", fuzz.GRAMMAR_LIMITS)
+    assert time.monotonic() - started < 30
+
+
+def test_a_drawn_hand_passes_the_schema_and_is_recorded_even_when_illegal():
+    rng = random.Random("one")
+    hands = [fuzz.grammar_hand(rng, i) for i in range(200)]
+    valid = [h for h in hands if fuzz.schema_error(h) is None]
+    assert len(valid) > 150  # the grammar is the schema's: almost every drawn hand is valid
+    kinds = {e["kind"] for h in valid for e in h["events"]}
+    assert kinds == set(fuzz._KINDS)
