@@ -124,6 +124,10 @@ def test_streets_by_game():
     assert words.street_names("three-card-nz")[0] == "in the first betting round"
     assert len(words.street_names("three-card-nz")) == 5
     assert words.street_name("holdem", 9) == "in betting round 9"
+    assert [words.street_heading("holdem", r) for r in (1, 2, 4)] == ["Pre-flop", "Flop", "River"]
+    assert words.street_heading("five-card-draw", 2) == "After the draw"
+    assert words.street_heading("three-card-nz", 1) == "First betting round"
+    assert words.street_heading("holdem", 9) == "Betting round 9"
     assert words.street_name("no-such-game", 2) == "in betting round 2"
 
 

@@ -151,6 +151,17 @@ def street_name(variant: str, round_number: int) -> str:
     return f"in betting round {round_number}"
 
 
+def street_heading(variant: str, round_number: int) -> str:
+    """A betting round as a heading (`Pre-flop`, `Flop`, `After the draw`, `First betting round`), for the
+    explain text and the HTML replay, which title each round rather than say when something happened."""
+    name = street_name(variant, round_number)
+    for lead in ("on the ", "in the ", "on ", "in "):
+        if name.startswith(lead):
+            name = name[len(lead):]
+            break
+    return name[:1].upper() + name[1:]
+
+
 def seat_list(text: str) -> str:
     """`3,5` -> `seats 3 and 5`; `3` -> `seat 3`; empty -> `no seat`."""
     seats = [s.strip() for s in text.split(",") if s.strip()]
