@@ -33,16 +33,21 @@ class LimitExceeded(OSError):
 class Limits:
     """Input limits. Sizes are bytes of the (decompressed) input."""
 
-    #: what one input may unpack to: a gzip file, or all members of a zip archive together
+    #: what one input may unpack to: a gzip file, all members of a zip archive together, a FIFO spooled
+    #: to a temporary file, or the decoded columns of a Parquet dataset
     max_unpacked_bytes: int = 4 * GiB
-    #: unpacked / compressed size above which a gzip stream or zip member is refused as a bomb
-    #: (hand logs compress 5-30x; a deflate bomb reaches about 1,000x)
+    #: unpacked / compressed size above which a gzip stream, a zip member, a whole zip archive (its
+    #: members together, gzip members unpacked) or a Parquet table (its columns as decoded, dictionaries
+    #: and run lengths expanded) is refused as a bomb (hand logs compress 5-30x, Parquet tables of real
+    #: hands decode to 3-11x their file; a deflate bomb reaches about 1,000x)
     max_compression_ratio: int = 200
-    #: the ratio is judged only once this much has been unpacked (a tiny file may compress well)
+    #: the ratio is judged only once this much has been unpacked (a tiny file may compress well); for an
+    #: archive, once its members together have unpacked this much, not member by member
     ratio_grace_bytes: int = 8 * MiB
     #: members of one zip archive
     max_archive_members: int = 10_000
-    #: readers that take a whole file into memory (PokerStars text, PHH)
+    #: readers that take a whole file into memory (PokerStars text, a `.phh`, a `.phhs` with keys before
+    #: its first table; a `.phhs` otherwise streams table by table), and each file of a Parquet dataset
     max_file_bytes: int = 512 * MiB
     #: canonical JSON Lines: one line is one hand
     jsonl_max_line_bytes: int = 8 * MiB
