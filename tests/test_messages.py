@@ -160,7 +160,7 @@ def test_columns_in_words_whole_column():
         "heads_up_round_start": pd.array([True, False, True], dtype="boolean"),
     })
     got = words.in_words(list(rows.columns), rows, {})
-    assert list(got["pot"]) == ["main pot", "side pot 2", "n/a"]
+    assert list(got["pot"]) == ["main pot", "side pot 2", "unknown"]
     assert list(got["round"]) == ["pre-flop", "after the draw", "on the flop"]
     assert list(got["seat"]) == ["3 (button)", "4", "none"]
     assert list(got["button"]) == ["3", "1", "1"]

@@ -239,8 +239,8 @@ def render_words() -> list[str]:
         "",
         "A template's placeholders are written as a floor supervisor says them, not as the facts tables keep",
         "them: amounts in the hand's own money (`$0.50`, `1,500`), pots, blinds and streets by name, seat lists",
-        "as a list, booleans as phrases. The templates below are written around these words (`raised {round}`",
-        "reads \"raised on the flop\").",
+        "as a list, booleans as phrases, a fact the log lacks as `unknown`. The templates below are written",
+        "around these words (`raised {round}` reads \"raised on the flop\").",
         "",
         *_table(("placeholder", "written as"), [
             ("amounts (" + ", ".join(f"`{n}`" for n in sorted(money.MONEY_FACTS)[:6]) + ", ...)",

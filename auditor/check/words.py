@@ -21,7 +21,8 @@ whole column at once (never per row in Python where a lookup over distinct value
 - `owed`, `missed_now` (`bb,sb`): `big blind and small blind`;
 - `pots_misawarded`: the engine writes `pot 0: held ...`; written `main pot: held ...`;
 - `seating_conflicts` (`Ann in seats 1,4`): `Ann in seats 1 and 4`;
-- a boolean: the phrases of `PHRASES` for the columns that have them, else `yes` / `no`.
+- a boolean: the phrases of `PHRASES` for the columns that have them, else `yes` / `no`;
+- any of these missing: `unknown` (seats `none`, players `nobody`), never the code `n/a`.
 
 Templates therefore write `on the {round}`-free text: `raised {round}` reads "raised on the flop".
 The module only changes how a column is shown; it never changes what a rule selects.
@@ -84,6 +85,9 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "full_raise": ("a full raise", "a short raise"),
     "from_seated": ("to a seated player", "to a player from the waiting list"),
 }
+
+#: a missing fact in words: `n/a` is a code, not something a supervisor says
+UNKNOWN = "unknown"
 
 _BLIND_CODES = {"sb": "small blind", "bb": "big blind"}
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
@@ -255,7 +259,7 @@ def _pot_words(rows: pd.DataFrame) -> np.ndarray | None:
         return None
     ints, missing = got
     out = _by_distinct(ints, pot_name)
-    return np.where(missing, MISSING_TEXT, out).astype(object)
+    return np.where(missing, UNKNOWN, out).astype(object)
 
 
 def _blind_words(rows: pd.DataFrame) -> np.ndarray | None:
@@ -268,7 +272,7 @@ def _blind_words(rows: pd.DataFrame) -> np.ndarray | None:
     req_missing = required[1] if required is not None else np.ones(len(ints), dtype=bool)
     req = np.where(req_missing, -1, req)
     out = _by_distinct(ints, lambda b, r: blind_name(int(b), None if r < 0 else int(r)), req)
-    return np.where(missing, MISSING_TEXT, out).astype(object)
+    return np.where(missing, UNKNOWN, out).astype(object)
 
 
 def _street_words(rows: pd.DataFrame, name: str) -> np.ndarray | None:
@@ -279,7 +283,7 @@ def _street_words(rows: pd.DataFrame, name: str) -> np.ndarray | None:
     ints = ints + (1 - STREET_FACTS[name])
     variants = rows["variant"].astype("string").fillna("").to_numpy(dtype=object)
     out = _by_distinct(ints, lambda r, v: street_name(str(v), int(r)), variants)
-    return np.where(missing, MISSING_TEXT, out).astype(object)
+    return np.where(missing, UNKNOWN, out).astype(object)
 
 
 def _seat_words(rows: pd.DataFrame, name: str) -> np.ndarray | None:
@@ -305,17 +309,17 @@ def _bool_words(values: pd.Series, name: str) -> np.ndarray | None:
     missing = np.asarray(array.isna(), dtype=bool)
     truth = array.to_numpy(dtype=bool, na_value=False)
     out = np.where(truth, yes, no).astype(object)
-    out[missing] = unknown[0] if unknown else MISSING_TEXT
+    out[missing] = unknown[0] if unknown else UNKNOWN
     return out
 
 
 def _text_words(values: Any, rewrite: Callable[[str], str]) -> np.ndarray:
-    """A text column rewritten once per distinct value; missing values stay MISSING_TEXT."""
+    """A text column rewritten once per distinct value; a missing value is `unknown`."""
     text = pd.Series(pd.array(np.asarray(values, dtype=object), dtype="string"))
     present = (text.notna() & (text != MISSING_TEXT)).to_numpy(dtype=bool, na_value=False)
     codes, distinct = pd.factorize(text.where(present))
     rewritten = np.array([rewrite(str(t)) for t in distinct], dtype=object)
-    out = np.full(len(text), MISSING_TEXT, dtype=object)
+    out = np.full(len(text), UNKNOWN, dtype=object)
     out[present] = rewritten[codes[present]]
     return out
 
