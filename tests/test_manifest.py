@@ -384,3 +384,12 @@ def test_dask_engine_gives_the_manifest_of_the_local_engine():
         on_dask = manifest_dict(audit([SAMPLES], batch_size=300, engine="dask", scheduler=client))
     local = manifest_dict(audit([SAMPLES], batch_size=300, jobs=1))
     assert json.dumps({**on_dask, "run": None}) == json.dumps({**local, "run": None})
+
+
+def test_an_archive_of_many_members_says_how_many_are_not_listed(corpus, monkeypatch):
+    from auditor.report import manifest
+
+    monkeypatch.setattr(manifest, "MAX_MEMBERS_LISTED", 1)
+    entry = manifest_dict(audit([Path("logs/c.zip")]))["inputs"][0]
+    assert [m["member"] for m in entry["members"]] == ["day1.jsonl"] and entry["members_not_listed"] == 1
+    assert entry["hands"]["read"] == 20  # the archive's hands are all counted, listed or not

@@ -128,21 +128,24 @@ def fingerprint_input(item: InputFile) -> dict[str, Any]:
             size, digest = sha256_file(item.path)
             found.update(size=size, sha256=digest)
             if item.path.name.lower().endswith(".zip"):
-                found["members"] = _zip_members(item.path)
+                found["members"], unlisted = _zip_members(item.path)
+                if unlisted:
+                    found["members_not_listed"] = unlisted
     except OSError as exc:
         found.update(size=None, sha256=None, error=f"cannot read: {exc.strerror or exc}")
     return found
 
 
-def _zip_members(path: Path) -> list[dict[str, Any]] | None:
-    """Members of a zip archive from its central directory (no member unpacked); None if it is damaged."""
+def _zip_members(path: Path) -> tuple[list[dict[str, Any]] | None, int]:
+    """Members of a zip archive from its central directory (no member unpacked), at most
+    `MAX_MEMBERS_LISTED`, and how many more there are; (None, 0) if the archive is damaged."""
     try:
         with zipfile.ZipFile(path) as archive:
-            infos = archive.infolist()[:MAX_MEMBERS_LISTED]
-            return [{"member": shown_text(i.filename), "size": i.file_size, "crc32": f"{i.CRC:08x}"}
-                    for i in infos if not i.is_dir()]
+            infos = [i for i in archive.infolist() if not i.is_dir()]
     except (OSError, zipfile.BadZipFile, ValueError, EOFError):
-        return None
+        return None, 0
+    return ([{"member": shown_text(i.filename), "size": i.file_size, "crc32": f"{i.CRC:08x}"}
+             for i in infos[:MAX_MEMBERS_LISTED]], max(0, len(infos) - MAX_MEMBERS_LISTED))
 
 
 # -- packs -----------------------------------------------------------------------------------------------
@@ -322,6 +325,8 @@ def manifest_dict(result: AuditResult) -> dict[str, Any]:
             entry["files"] = digest["files"]
         if "members" in digest:
             entry["members"] = _members(i, item.label, digest["members"], member_counts, member_periods)
+            if "members_not_listed" in digest:
+                entry["members_not_listed"] = digest["members_not_listed"]
         if i in changed:
             entry["changed_during_audit"] = True
         listed.append(entry)
