@@ -99,9 +99,26 @@ def _command_line() -> tuple[str, ...]:
     return ("auditor", *(sys.argv[1:] if argv is None else argv))
 
 
-@click.group(cls=_Auditor)
+class _AuditCommand(click.Command):
+    """`audit --help` ends with the names of the built-in rule packs (read when help is asked for, so
+    the list is the installation's own, and importing the CLI reads no pack folder)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        from auditor.check.packs import builtin_pack_paths
+
+        names = ", ".join(builtin_pack_paths()) or "none found (give --pack FILE)"
+        with formatter.section("Built-in rule packs (--pack NAME; `auditor rules list` lists their rules)"):
+            formatter.write_text(names)
+
+
+#: help up to 100 columns wide (click stops at 80 whatever the terminal), and -h as well as --help
+CONTEXT = {"max_content_width": 100, "help_option_names": ["-h", "--help"]}
+
+
+@click.group(cls=_Auditor, context_settings=CONTEXT)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
-              help="Show the version and exit.")
+              help="Show the version, the Python and the rule pack folder, and exit.")
 def main() -> None:
     """Audit poker hand histories against declarative rule packs."""
     from auditor.resources import ResourceError, check_installation
@@ -113,10 +130,11 @@ def main() -> None:
         sys.exit(2)
 
 
-@main.command()
+@main.command(cls=_AuditCommand, short_help="Audit hand logs against rule packs: findings and summary.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--pack", "pack", metavar="NAME_OR_FILE",
-              help="Audit every hand under this pack (default: the pack each table declares).")
+              help="Audit every hand under this pack, a built-in name (listed below) or a pack file "
+                   "(default: the built-in pack each table declares).")
 @click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), multiple=True, default=("text",),
               show_default=True, help="Report format; repeat for several reports in one run (into --output DIR).")
 @click.option("--output", "output", default="-", metavar="FILE|DIR|-", show_default=True,
@@ -127,7 +145,8 @@ def main() -> None:
               help="Exit 0, not 3, when nothing reaches --fail-on but hands went unaudited (quarantined, not "
                    "covered by their pack) or a skipped file is a hand history of a room this auditor cannot read.")
 @click.option("--quiet", is_flag=True,
-              help="Print only the summary: no findings on the terminal, no quarantine lines, no progress bar.")
+              help="Print only the headline and the counts: no findings on the terminal, no quarantine lines, no "
+                   "rule table, no progress bar. Report files are written in full.")
 @click.option("--input-format", type=click.Choice(INPUT_FORMATS), default="auto", show_default=True,
               help="Read every input as this format instead of detecting it per file.")
 @click.option("--jobs", "-j", type=click.IntRange(1), default=None, metavar="N",
@@ -199,7 +218,7 @@ def _write_manifest(result, path: Path) -> None:
                    "of the bytes audited; audit it again", err=True)
 
 
-@main.command("check-manifest")
+@main.command("check-manifest", short_help="Check that a manifest's inputs are the files audited.")
 @click.argument("manifest", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--root", type=click.Path(path_type=Path, file_okay=False), default=None, metavar="DIR",
               help="Where the manifest's relative paths are (default: the current directory; the audit ran in the "
@@ -224,6 +243,10 @@ def check_manifest(manifest: Path, root: Path | None) -> None:
     except ManifestError as exc:
         click.echo(f"auditor: {clean(str(exc))}", err=True)
         sys.exit(2)
+    tool, run = doc.get("tool"), doc.get("run")
+    if isinstance(tool, dict) and isinstance(run, dict):
+        click.echo(clean(f"manifest of {tool.get('name')} {tool.get('version')}, run started {run.get('started_at')} "
+                         f"in {run.get('working_directory')}"))
     for item in checks:
         click.echo(clean(item.one_line()))
     counts = {status: sum(c.status == status for c in checks) for status in ("ok", "changed", "missing",
@@ -237,7 +260,7 @@ def check_manifest(manifest: Path, root: Path | None) -> None:
 def _write_reports(result, targets: list, quiet: bool) -> None:
     """Write every report; the terminal always ends with the summary, on stdout when the text report is there."""
     from auditor.report.formats import write
-    from auditor.report.text import clean, write_summary
+    from auditor.report.text import clean, write_quiet_summary, write_summary
 
     try:
         for target in targets:
@@ -250,13 +273,15 @@ def _write_reports(result, targets: list, quiet: bool) -> None:
         sys.exit(2)
     if any(t.path is None and t.format.name == "text" for t in targets):
         return  # the text report on stdout already ends with the summary
-    if not quiet:
-        for q in result.quarantined:
-            click.echo(f"quarantined: {clean(q.one_line())}", err=True)
+    if quiet:
+        write_quiet_summary(result, sys.stderr)
+        return
+    for q in result.quarantined:
+        click.echo(f"quarantined: {clean(q.one_line())}", err=True)
     write_summary(result, sys.stderr)
 
 
-@main.command()
+@main.command(short_help="Replay one hand, its findings on their events.")
 @click.argument("hand_id")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--pack", "pack", metavar="NAME_OR_FILE",
@@ -280,10 +305,10 @@ def explain(hand_id: str, paths: tuple[Path, ...], pack: str | None, input_forma
         sys.exit(2)
 
 
-@main.command()
+@main.command(short_help="Convert canonical hand logs to a Parquet dataset.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
-              help="Directory to write the Parquet dataset (hands/seats/events.parquet).")
+              help="Directory to write the Parquet dataset into (hands/seats/events.parquet; made if missing).")
 def convert(paths: tuple[Path, ...], output: Path) -> None:
     """Convert canonical hand logs to a Parquet dataset; invalid hands are quarantined, not converted.
 
@@ -309,14 +334,18 @@ def convert(paths: tuple[Path, ...], output: Path) -> None:
     sys.exit(0 if good else 2)
 
 
-@main.command()
+@main.command(short_help="Write legal simulated hands under a pack's house rules.")
 @click.option("--variant", required=True, type=click.Choice(["holdem", "omaha", "omaha-nz", "three-card-nz",
-                                                              "five-card-draw"]))
+                                                              "five-card-draw"]),
+              help="The game dealt (omaha-nz and three-card-nz: the New Zealand casino games).")
 @click.option("--structure", required=True, type=click.Choice(["fixed-limit", "spread-limit", "pot-limit",
-                                                                "no-limit"]))
-@click.option("--pack", "pack", required=True, metavar="NAME_OR_FILE", help="Rule pack the tables play under.")
-@click.option("--hands", default=1000, show_default=True, type=click.IntRange(1))
-@click.option("--seed", default=0, show_default=True, type=int)
+                                                                "no-limit"]),
+              help="The betting structure: what a bet or raise may be.")
+@click.option("--pack", "pack", required=True, metavar="NAME_OR_FILE",
+              help="Rule pack the tables play under (a built-in name or a pack file): its house settings.")
+@click.option("--hands", default=1000, show_default=True, type=click.IntRange(1), help="How many hands to write.")
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="Random seed: the same seed and options give the same hands.")
 @click.option("--seat-draws", is_flag=True, help="Open tables with seating draws.")
 @click.option("--format", "fmt", type=click.Choice(SIMULATE_FORMATS), default="jsonl", show_default=True,
               help="File format: canonical JSON Lines, or a room's format (hands it cannot express are left out).")
@@ -346,10 +375,11 @@ def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, sea
         sys.exit(2)
 
 
-@main.command()
+@main.command(short_help="Precision and recall of every finding category.")
 @click.option("--hands", default=2000, show_default=True, type=click.IntRange(1),
               help="Legal hands simulated per pack; each also gives one mutated copy where a fault fits.")
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="Random seed of the simulation and the mutations: the same seed gives the same report.")
 @click.option("--pack", "pack_names", multiple=True, metavar="NAME_OR_FILE",
               help="Measure this pack (a built-in name or a pack file); repeatable. Default: every built-in pack.")
 @click.option("--repro-dir", type=click.Path(path_type=Path), default=None,
@@ -380,7 +410,7 @@ def verify(hands: int, seed: int, pack_names: tuple[str, ...], repro_dir: Path |
     sys.exit(0 if result.ok else 1)
 
 
-@main.group()
+@main.group(short_help="Inspect, document and validate rule packs.")
 def rules() -> None:
     """Inspect, document and validate rule packs."""
 
@@ -396,7 +426,7 @@ def _load_packs(pack_names: tuple[str, ...]) -> list[Pack]:
         sys.exit(2)
 
 
-@rules.command("check")
+@rules.command("check", short_help="Validate pack files: schema, extends, predicates, facts.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 def rules_check(files: tuple[Path, ...]) -> None:
     """Validate rule pack files: schema, extends, predicates, fact names."""
@@ -412,7 +442,7 @@ def rules_check(files: tuple[Path, ...]) -> None:
     sys.exit(status)
 
 
-@rules.command("list")
+@rules.command("list", short_help="List the rules of the built-in packs (or of the given packs).")
 @click.option("--pack", "pack_names", multiple=True, metavar="NAME_OR_FILE",
               help="List this pack (a built-in name or a pack file); repeatable. Default: every built-in pack.")
 def rules_list(pack_names: tuple[str, ...]) -> None:
@@ -431,7 +461,7 @@ def rules_list(pack_names: tuple[str, ...]) -> None:
             click.echo(f"  {rule.id:<{width}}  {rule.category:<17} {rule.severity:<7}  {rule.citation} — {rule.title}")
 
 
-@rules.command("show")
+@rules.command("show", short_help="One rule: text, reading, predicate, facts, examples.")
 @click.argument("rule_id")
 @click.option("--pack", "pack_names", multiple=True, metavar="NAME_OR_FILE",
               help="Look only in this pack (a built-in name or a pack file); repeatable. Default: every built-in "

@@ -393,3 +393,13 @@ def test_an_archive_of_many_members_says_how_many_are_not_listed(corpus, monkeyp
     entry = manifest_dict(audit([Path("logs/c.zip")]))["inputs"][0]
     assert [m["member"] for m in entry["members"]] == ["day1.jsonl"] and entry["members_not_listed"] == 1
     assert entry["hands"]["read"] == 20  # the archive's hands are all counted, listed or not
+
+
+def test_a_malformed_manifest_is_refused_not_a_crash(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for inputs in ([1], [{"name": "x", "path": "x", "sha256": "0", "files": [3]}]):
+        Path("m.json").write_text(json.dumps({"manifest": 1, "inputs": inputs}), encoding="utf-8")
+        code, output = _check("m.json")
+        assert code == 2 and "auditor:" in output, output
+    Path("m.json").write_text(json.dumps({"manifest": 1, "inputs": [], "packs": [{"files": ["x"]}]}), encoding="utf-8")
+    assert _check("m.json")[0] == 2

@@ -438,7 +438,15 @@ def _compare(expected_size: Any, expected_sha: Any, path: Path) -> tuple[str, st
 
 def check_manifest(doc: dict[str, Any], root: Path | None = None) -> list[Check]:
     """Every input (and pack file) of a manifest hashed again, relative paths under `root` (default: the
-    working directory): is each still the file that was audited?"""
+    working directory): is each still the file that was audited? A manifest is data written by anyone who
+    had the file: what is not shaped like one is a ManifestError, never a crash."""
+    try:
+        return _check_manifest(doc, root)
+    except (AttributeError, TypeError, KeyError) as exc:
+        raise ManifestError(f"malformed manifest ({type(exc).__name__}: {shown_text(str(exc))[:200]})") from exc
+
+
+def _check_manifest(doc: dict[str, Any], root: Path | None) -> list[Check]:
     from auditor.resources import rules_dir
 
     root = Path.cwd() if root is None else root
