@@ -59,6 +59,8 @@ HIDDEN_CATEGORIES = {
     "burn": "PHH records no burn cards, so a missing or extra burn cannot be seen in it",
     "record": ("PHH has no hand id (the reader names hands by file and table key) and no round total "
                "(cbr states it, cc implies it), so neither a repeated id nor a wrong total can be written"),
+    "rake": "phh-std has no rake field (PokerKit reads `rake` as its rake function and fails on a number), "
+            "so no raked hand can be written",
 }
 #: the chip unit (in the log's integer amounts) the reader takes, since PHH states none: a hand kept in
 #: chips of this unit carries every split pot (verify simulates a share of its tables in it)
