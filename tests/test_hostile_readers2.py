@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from auditor.ingest import detect
 from auditor.ingest.detect import contained, read_file
 from auditor.ingest.files import spool_if_unseekable
 from auditor.ingest.jsonl import read_jsonl
@@ -269,3 +270,15 @@ def test_a_string_column_whose_decoded_size_cannot_be_bounded_is_refused(tmp_pat
     # the same table with plain strings reads
     pq.write_table(tables.hands, dataset / "hands.parquet", use_dictionary=False)
     assert [type(i) for i in read_file(dataset)] == [SourceHand] * 3
+
+
+def test_detect_never_reads_a_fifo(tmp_path):
+    """Detection of a FIFO goes by its suffix only: nothing is taken from the pipe before its reader."""
+    fifo = tmp_path / "hands.jsonl"
+    os.mkfifo(fifo)
+    data = b"".join(HOLDEM.read_bytes().splitlines(keepends=True)[:5])
+    writer = threading.Thread(target=fifo.write_bytes, args=(data,), daemon=True)
+    writer.start()
+    assert detect.detect(fifo).name == "jsonl"
+    assert len([i for i in read_file(fifo) if isinstance(i, SourceHand)]) == 5
+    writer.join(5)

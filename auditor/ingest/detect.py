@@ -105,7 +105,14 @@ def _head(path: Path) -> bytes:
 
 
 def detect(path: Path) -> Format | None:
-    """The format of one file: the sniffer that recognises its content; failing that, its suffix."""
+    """The format of one file: the sniffer that recognises its content; failing that, its suffix.
+
+    A FIFO or device is never read here (what detection read of a pipe would be lost to its reader):
+    it is judged by its suffix alone; `read_file` spools a FIFO before it looks."""
+    if unseekable_kind(path) is not None:
+        name = _base_name(path)
+        return next((f for f in FORMATS if name.endswith(tuple(x for x in f.suffixes if x in DEFINITE_SUFFIXES))),
+                    None)
     try:
         head = _head(path)
     except OSError:
