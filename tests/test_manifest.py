@@ -63,6 +63,14 @@ def corpus(tmp_path, monkeypatch):
     return tmp_path
 
 
+def assert_valid(manifest: dict) -> None:
+    """The manifest against its published schema (`schemas/manifest.schema.json`), formats checked."""
+    schema = json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(manifest)
+    hands = manifest["hands"]
+    assert hands["read"] == hands["audited"] + hands["not_covered"] + hands["quarantined"]
+
+
 def _audit(*args: str) -> tuple[int, str]:
     run = CliRunner().invoke(main, ["audit", *args, "--quiet", "--fail-on", "never", "--allow-unaudited"])
     return run.exit_code, run.output
@@ -75,6 +83,7 @@ def test_manifest_states_every_input_with_its_hash_and_hands(corpus):
     manifest = json.loads(Path("manifest.json").read_text(encoding="utf-8"))
     report = json.loads(Path("report.json").read_text(encoding="utf-8"))
     assert report["manifest"] == manifest  # one record, in the report and alone
+    assert_valid(manifest)
     assert manifest["tool"]["name"] == "poker-auditor" and manifest["tool"]["version"]
     run = manifest["run"]
     assert run["command"] == ["auditor", "audit", "logs", "dataset", "--format", "json", "--output", "report.json",
@@ -123,7 +132,9 @@ def test_packs_are_stated_with_file_hashes_and_the_digest_of_what_they_judge(cor
     house.write_text("pack: house\nversion: 1.0.0\ntitle: House\nextends: tda-2024\nparameters:\n  max_raises: 4\n",
                      encoding="utf-8")
     assert _audit("logs/a.jsonl", "--pack", "house.yaml", "--manifest", "m1.json")[0] == 0
-    (pack,) = json.loads(Path("m1.json").read_text(encoding="utf-8"))["packs"]
+    first = json.loads(Path("m1.json").read_text(encoding="utf-8"))
+    assert_valid(first)
+    (pack,) = first["packs"]
     assert (pack["name"], pack["version"], pack["file"], pack["builtin"]) == ("house", "1.0.0", "house.yaml", False)
     assert pack["sha256"] == _sha(house)
     assert [(f["file"], f["builtin"]) for f in pack["files"]] == [("house.yaml", False), ("tda-2024.yaml", True)]
@@ -165,6 +176,7 @@ def test_period_of_play_per_file_and_overall(tmp_path):
     first.write_text("".join(json.dumps(r) + "\n" for r in rows[:3]), encoding="utf-8")
     second.write_text("".join(json.dumps(r) + "\n" for r in rows[3:]), encoding="utf-8")
     manifest = manifest_dict(audit([first, second]))
+    assert_valid(manifest)
     one, two = manifest["inputs"]
     # 01:30+13:00 is 12:30Z the day before: an instant, not text order
     assert one["period"] == {"first_hand_at": "2024-03-30T11:00:00Z", "last_hand_at": "2024-03-30T12:30:00Z",
@@ -284,7 +296,9 @@ def test_check_manifest_of_a_json_report_and_of_standard_input(corpus):
     piped = CliRunner().invoke(main, ["audit", "-", "--quiet", "--manifest", "s.json", "--fail-on", "never"],
                                input=Path("logs/a.jsonl").read_bytes())
     assert piped.exit_code == 0, piped.output
-    entry = json.loads(Path("s.json").read_text(encoding="utf-8"))["inputs"][0]
+    piped_manifest = json.loads(Path("s.json").read_text(encoding="utf-8"))
+    assert_valid(piped_manifest)
+    entry = piped_manifest["inputs"][0]
     assert entry["stream"] is True and entry["path"] is None and entry["name"] == "<stdin>"
     assert entry["sha256"] == _sha(Path("logs/a.jsonl"))  # the spooled copy is the bytes given
     code, output = _check("s.json")
@@ -317,6 +331,7 @@ def test_a_file_changed_during_the_audit_is_marked(tmp_path):
                 f.write("\n")
 
     result = audit([log], progress=progress)
+    assert_valid(manifest_dict(result))
     assert manifest_dict(result)["inputs"][0].get("changed_during_audit") is True
     assert "changed_during_audit" not in manifest_dict(audit([log]))["inputs"][0]
 
@@ -341,7 +356,9 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped_and_found_again(tmp_path,
     name = os.fsdecode(b"caf\xe9.jsonl")
     Path(name).write_text("".join(_lines(HOLDEM, 3)), encoding="utf-8")
     assert _audit(name, "--manifest", "m.json")[0] == 0
-    entry = json.loads(Path("m.json").read_text(encoding="utf-8"))["inputs"][0]
+    written = json.loads(Path("m.json").read_text(encoding="utf-8"))
+    assert_valid(written)
+    entry = written["inputs"][0]
     assert entry["name"] == entry["path"] == "caf\\xe9.jsonl"
     assert bytes.fromhex(entry["path_bytes_hex"]) == b"caf\xe9.jsonl"
     assert entry["sha256"] == _sha(Path(name))
@@ -390,7 +407,9 @@ def test_an_archive_of_many_members_says_how_many_are_not_listed(corpus, monkeyp
     from auditor.report import manifest
 
     monkeypatch.setattr(manifest, "MAX_MEMBERS_LISTED", 1)
-    entry = manifest_dict(audit([Path("logs/c.zip")]))["inputs"][0]
+    whole = manifest_dict(audit([Path("logs/c.zip")]))
+    assert_valid(whole)
+    entry = whole["inputs"][0]
     assert [m["member"] for m in entry["members"]] == ["day1.jsonl"] and entry["members_not_listed"] == 1
     assert entry["hands"]["read"] == 20  # the archive's hands are all counted, listed or not
 
