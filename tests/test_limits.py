@@ -475,6 +475,15 @@ def _edge_members(tmp: Path) -> tuple[Path, str, int, dict]:
     return _zip(tmp / "a.zip", {f"{i}.jsonl": line for i in range(5)}), "auto", 5, {}
 
 
+def _edge_footer(tmp: Path) -> tuple[Path, str, int, dict]:
+    from auditor.ingest.jsonl import parse_hand_line
+    from auditor.ingest.parquet import footer_bytes
+
+    dataset = tmp / "dataset"
+    write_parquet(build_tables([parse_hand_line(_hand_lines(1)[0].decode(), "x.jsonl", 1)]), dataset)
+    return dataset, "auto", max(footer_bytes(dataset / f"{t}.parquet") for t in ("hands", "seats", "events")), {}
+
+
 #: limit -> (sample builder, what the refusal names); the sample sits exactly at the limit it is read under
 EDGES = {
     "max_unpacked_bytes": (_edge_unpacked, "max_unpacked_bytes"),
@@ -489,6 +498,7 @@ EDGES = {
     "pokerstars_max_hand_bytes": (_edge_ps_hand, "pokerstars_max_hand_bytes"),
     "phh_max_hand_bytes": (_edge_phh_hand, "phh_max_hand_bytes"),
     "phh_max_line_bytes": (_edge_phh_line, "phh_max_line_bytes"),
+    "parquet_max_footer_bytes": (_edge_footer, "parquet_max_footer_bytes"),
 }
 
 

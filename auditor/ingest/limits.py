@@ -63,6 +63,9 @@ class Limits:
     phh_max_hand_bytes: int = 1 * MiB
     #: PHH: one physical line (the `actions` array is often written on one line)
     phh_max_line_bytes: int = 256 * KiB
+    #: Parquet: the footer (metadata) of one table file, parsed before anything else; `auditor convert`
+    #: writes a few KB, while a footer of a million row groups takes Arrow gigabytes to hold
+    parquet_max_footer_bytes: int = 16 * MiB
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

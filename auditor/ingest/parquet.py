@@ -99,6 +99,10 @@ def dataset_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
         size = path.stat().st_size
         if size > limits.max_file_bytes:
             return "limit", f"{table}.parquet is larger than {limits.max_file_bytes} bytes (limit max_file_bytes)"
+        footer = footer_bytes(path)
+        if footer is not None and footer > limits.parquet_max_footer_bytes:
+            return "limit", (f"{table}.parquet has a footer of {footer} bytes, over {limits.parquet_max_footer_bytes} "
+                             "(limit parquet_max_footer_bytes)")
         meta = pq.ParquetFile(path).metadata
         in_groups = sum(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
         if in_groups != meta.num_rows:
@@ -120,6 +124,17 @@ def dataset_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
             return "limit", (f"the dataset unpacks to more than {limits.max_unpacked_bytes} bytes (limit "
                              "max_unpacked_bytes)")
     return None
+
+
+def footer_bytes(path: Path) -> int | None:
+    """The length of a Parquet file's footer, from its last eight bytes (length, then `PAR1`), or None when
+    they are not a Parquet ending (Arrow then says what is wrong)."""
+    with path.open("rb") as file:
+        if path.stat().st_size < 12:
+            return None
+        file.seek(-8, 2)
+        tail = file.read(8)
+    return int.from_bytes(tail[:4], "little") if tail[4:] == b"PAR1" else None
 
 
 #: Parquet encodings whose decoded size the footer bounds (a value, a level or a dictionary index per
