@@ -4,7 +4,8 @@ An audit is evidence. Later, a regulator must be able to show which files were a
 size, SHA-256, hands read / audited / not covered / quarantined), under which rules (every pack's name,
 version, files with their SHA-256, and a SHA-256 of the *effective* pack after `extends:` — its rules
 and parameters as the run applied them), by which tool (name, version), when (start and end of the run)
-and over which period of play (first and last hand start, per file and overall). `manifest_dict` is
+and over which period of play (first and last hand start, per file and overall, over the hands that
+reached the replay: a hand its reader quarantined has no time to trust; `engines.periods`). `manifest_dict` is
 that record; the JSON, SARIF, Parquet and HTML reports carry it, `audit --manifest FILE` writes it alone
 and `check-manifest FILE` re-hashes the inputs to say whether they are still the files audited.
 
@@ -18,7 +19,10 @@ stored (the archive, not what it unpacks to), the three files of a Parquet datas
 of standard input or a FIFO (what the readers read in place of the stream). Hashing inside the readers
 would tie every reader and both engines (partitions of one dataset read on several workers, detection
 reading a file's head apart) to the hash; one streaming pass in the driver is simpler and costs about
-what reading the file once does. To be sure the bytes hashed are the bytes audited, each file's size,
+what reading the file once does (measured: 350 MB/s, the corpus's 5,203 files in 0.43 s of a 13.5 s
+run; the readers then read from the page cache). On a remote Dask cluster the hash is of the files as
+this machine sees them; the engine checks that every worker opens each input, not that its copy has the
+same bytes. To be sure the bytes hashed are the bytes audited, each file's size,
 modification time and inode are taken before hashing and again after the run: an input that moved in
 between is marked `changed_during_audit` (and the audit must be run again to be evidence of anything).
 A `--pack` file is hashed when the run loads it (`AuditResult.pack_records`), built-in packs declared by
