@@ -34,6 +34,7 @@ INTERNAL = {
     r"in order:": "a column shown as a label",
     r"\b[a-z]+_[a-z_]+\b": "a column name",
     r"\bseat\(s\)": "a seat list left to the reader: 'seat 3', 'seats 3 and 5'",
+    r"\w\(s\)": "a plural hedge: '1 odd chip', 'no burn cards'",
     r"\?\?": "an unknown card: 'hidden'",
     r"\(seat \d+ \(button\)\)": "a parenthesis inside a parenthesis",
 }
@@ -100,7 +101,7 @@ def test_no_internal_words_in_any_message(texts):
 def test_internal_word_patterns_catch_what_they_name():
     """The patterns above are the test: each must catch the old engine words it is there for."""
     old = ["pot 0 split 2 ways", "blind 1: owed by seat 1", "in round 3 when", "in order: False", "posted by seat n/a",
-           "seat(s) 3,8", "odd_chip_seats", "cards Kc ??", "by Kiri (seat 7 (button))"]
+           "seat(s) 3,8", "1 odd chip(s) of 25", "odd_chip_seats", "cards Kc ??", "by Kiri (seat 7 (button))"]
     for text in old:
         assert any(re.search(p, text) for p in INTERNAL), text
     assert not any(re.search(p, "the main pot and side pot 1 were paid to seats 3 and 5 on the flop") for p in INTERNAL)
@@ -137,6 +138,8 @@ def test_lists_shares_cards_and_blind_codes():
     assert words.shares_text("3:$5.50 / 5:$5.25") == "$5.50 to seat 3 and $5.25 to seat 5"
     assert words.top_cards_text("3:Kc, 5:??") == "Kc (seat 3) and hidden (seat 5)"
     assert words.cards_text("Chen ??, Eve 9s") == "Chen hidden, Eve 9s"
+    assert [words.counted(n, "burn card", "burn cards") for n in (0, 1, 2, 1500)] == \
+        ["no burn cards", "1 burn card", "2 burn cards", "1,500 burn cards"]
     assert words.blind_codes_text("bb,sb") == "big blind and small blind"
     assert words.misawarded_text("pot 0: held $3, paid $2; pot 1: held 4, paid 0") == \
         "main pot: held $3, paid $2; side pot 1: held 4, paid 0"

@@ -250,6 +250,9 @@ def render_words() -> list[str]:
                         f"{words.blind_name(1, 3)}, {words.blind_name(2, 3)}, {words.blind_name(3, 3)} at a table of "
                         "three or more"),
             (", ".join(f"`{n}`" for n in words.STREET_FACTS), "the street by game, below"),
+            ("counts (" + ", ".join(f"`{n}`" for n in sorted(words.COUNT_NOUNS)[:3]) + ", ...)",
+             ", ".join(words.counted(n, *words.COUNT_NOUNS[k]) for n, k in ((0, "burns"), (1, "odd_chips"),
+                                                                          (4, "board_cards")))),
             ("seats (`seat`, `expected_seat`, ...)", "`3 (button)` when the row's button is there; `none` if missing"),
             ("players (`player`, `expected_player`, ...)", "the name; `nobody` if missing"),
             ("seat lists (" + ", ".join(f"`{n}`" for n in sorted(words.SEAT_LIST_FACTS)[:3]) + ", ...)",

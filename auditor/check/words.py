@@ -13,6 +13,7 @@ whole column at once (never per row in Python where a lookup over distinct value
   `pre-flop`, `on the flop`, `on the turn`, `on the river`; `before the draw`, `after the draw` (with
   several draws `after the first draw` ...); `on 3rd street` ... for stud; other games `in the first
   betting round` ...;
+- counts of `COUNT_NOUNS` with their noun: `no burn cards`, `1 odd chip`, `4 community cards`;
 - seat columns: `3 (button)` when the row also says the button is there, `none` when missing;
   player columns: `nobody` when missing;
 - seat lists (`3,5`): `seat 3`, `seats 3 and 5`, `seats 1, 3 and 5`, `no seat`;
@@ -42,6 +43,18 @@ from auditor.replay.variants import VARIANTS
 
 #: placeholders holding a betting round, and the number of their first round (street is 0-based)
 STREET_FACTS: dict[str, int] = {"round": 1, "street": 0, "final_round": 1}
+
+#: counts written with their noun, so a message never hedges "card(s)": (one, many); 0 is "no" + many
+COUNT_NOUNS: dict[str, tuple[str, str]] = {
+    "odd_chips": ("odd chip", "odd chips"),
+    "board_cards": ("community card", "community cards"),
+    "board_expected": ("community card", "community cards"),
+    "burns": ("burn card", "burn cards"),
+    "burns_expected": ("burn card", "burn cards"),
+    "live_at_deal": ("player", "players"),
+    "discards": ("card", "cards"),
+    "receives": ("card", "cards"),
+}
 
 #: placeholders holding one seat number
 SEAT_FACTS = frozenset({
@@ -166,6 +179,11 @@ def street_heading(variant: str, round_number: int) -> str:
     return name[:1].upper() + name[1:]
 
 
+def counted(n: int, one: str, many: str) -> str:
+    """`no burn cards`, `1 odd chip`, `3 community cards`."""
+    return f"no {many}" if n == 0 else f"{n:,} {one if n == 1 else many}"
+
+
 def seat_list(text: str) -> str:
     """`3,5` -> `seats 3 and 5`; `3` -> `seat 3`; empty -> `no seat`."""
     seats = [s.strip() for s in text.split(",") if s.strip()]
@@ -231,7 +249,8 @@ TEXT_REWRITES: dict[str, Callable[[str], str]] = {
 }
 
 #: every placeholder this module writes in words
-WORD_FACTS = frozenset(STREET_FACTS) | SEAT_FACTS | PLAYER_FACTS | TEXT_REWRITES.keys() | {"pot", "blind"}
+WORD_FACTS = (frozenset(STREET_FACTS) | COUNT_NOUNS.keys() | SEAT_FACTS | PLAYER_FACTS | TEXT_REWRITES.keys()
+              | {"pot", "blind"})
 
 
 def _ints(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -283,6 +302,16 @@ def _street_words(rows: pd.DataFrame, name: str) -> np.ndarray | None:
     ints = ints + (1 - STREET_FACTS[name])
     variants = rows["variant"].astype("string").fillna("").to_numpy(dtype=object)
     out = _by_distinct(ints, lambda r, v: street_name(str(v), int(r)), variants)
+    return np.where(missing, UNKNOWN, out).astype(object)
+
+
+def _count_words(rows: pd.DataFrame, name: str) -> np.ndarray | None:
+    got = _ints(rows[name])
+    if got is None:
+        return None
+    ints, missing = got
+    one, many = COUNT_NOUNS[name]
+    out = _by_distinct(ints, lambda n: counted(int(n), one, many))
     return np.where(missing, UNKNOWN, out).astype(object)
 
 
@@ -342,6 +371,8 @@ def in_words(names: Iterable[str], rows: pd.DataFrame, formatted: Mapping[str, n
             words = _pot_words(rows)
         elif name == "blind":
             words = _blind_words(rows)
+        elif name in COUNT_NOUNS:
+            words = _count_words(rows, name)
         elif name in STREET_FACTS:
             words = _street_words(rows, name)
         elif name in SEAT_FACTS:
