@@ -281,11 +281,13 @@ class _Prefixed:
         self._inner = inner
 
     def read(self, n: int = -1) -> bytes:
-        if self._prefix:
-            head, self._prefix = (self._prefix, b"") if n < 0 or n >= len(self._prefix) else \
-                (self._prefix[:n], self._prefix[n:])
-            return head + (self._inner.read(n - len(head)) if n < 0 or n > len(head) else b"")
-        return self._inner.read(n)
+        if not self._prefix:
+            return self._inner.read(n)
+        if n < 0:
+            head, self._prefix = self._prefix, b""
+            return head + self._inner.read()
+        head, self._prefix = self._prefix[:n], self._prefix[n:]
+        return head + (self._inner.read(n - len(head)) if n > len(head) else b"")
 
 
 class _ArchiveTooBig(LimitExceeded):
