@@ -386,3 +386,20 @@ def test_a_rule_id_ending_in_a_newline_is_refused(tmp_path):
     data["rules"][3]["id"] = "TDA-X\n"
     message = _error(_write_pack(tmp_path / "newline.yaml", data))
     assert "at rules/3/id: " in message and "does not match" in message
+
+
+@pytest.mark.parametrize(("where", "build"), [
+    ("disable", lambda: {"extends": "tda-2024", "disable": [f"R{i}" for i in range(200_000)]}),
+    ("parameters/x", lambda: {"extends": "tda-2024", "parameters": {"x": list(range(200_000))}}),
+    ("parameters", lambda: {"extends": "tda-2024", "parameters": {f"p{i}": i for i in range(100_000)}}),
+])
+def test_a_huge_list_or_mapping_is_refused_before_the_schema_walks_it(tmp_path, where, build):
+    from auditor.check.packs import MAX_PACK_BYTES
+
+    path = _write_pack(tmp_path / "wide.yaml", {"pack": "c", "version": "1.0.0", "title": "t", **build()})
+    assert path.stat().st_size < MAX_PACK_BYTES
+    started = time.perf_counter()
+    message = _error(path)
+    # the YAML parse is most of it (about 0.5 s per MB); the Python validator alone took 30 s and more
+    assert time.perf_counter() - started < LOAD_BOUND_SECONDS / 2
+    assert f"at {where}: " in message and "no " in message and len(message) < len(str(path)) + 150, message

@@ -10,9 +10,9 @@ compiling, so the merged pack passes exactly the checks a stand-alone pack passe
 still points at the file and line where the offending text was written.
 
 Packs are untrusted input, so a pack has size limits (MAX_PACK_BYTES per file, MAX_RULES per pack,
-MAX_YAML_DEPTH; predicates have their own in auditor/check/expr.py), each a PackError naming the
-file, and an error quotes at most a short escaped excerpt of the value it refuses (`excerpt`), never
-the value itself: a 50 MB string must not become a 50 MB error message.
+MAX_YAML_DEPTH, MAX_LIST_ITEMS, MAX_MAPPING_KEYS; predicates have their own in auditor/check/expr.py),
+each a PackError naming the file, and an error quotes at most a short escaped excerpt of the value it
+refuses (`excerpt`), never the value itself: a 50 MB string must not become a 50 MB error message.
 """
 
 from __future__ import annotations
@@ -250,26 +250,44 @@ class _RawPack:
 
 #: a pack is a few levels deep; anything far deeper is hostile (and would exhaust the validator's stack)
 MAX_YAML_DEPTH = 32
-#: the largest pack file read. The built-in packs are 30-60 kB; a pack of MAX_RULES rules with long texts
-#: stays well under it. Checked before parsing, so a 50 MB file costs one stat().
-MAX_PACK_BYTES = 16 * 1024 * 1024
+#: the largest pack file read. The built-in packs are 30-60 kB (20-40 rules); MAX_RULES such rules are
+#: about 3 MB. Checked before parsing (one stat()): parsing YAML costs about 0.5 s per MB.
+MAX_PACK_BYTES = 8 * 1024 * 1024
 #: the most rules a pack may have, in one file and after `extends` is merged. The built-in packs have
-#: 20-40; loading and checking cost grow with the number of rules (see README, "Limits"), so a limit
-#: keeps a hostile or generated pack from stalling a run.
+#: 20-40; loading and checking cost grow with the number of rules (see README, "Pack limits"), so a
+#: limit keeps a hostile or generated pack from stalling a run.
 MAX_RULES = 2000
+#: no list in a pack is longer (rules and disable are the longest the schema allows), and no mapping has
+#: more keys than parameters may: checked in one pass before the schema, whose Python validator would
+#: otherwise take half a minute to walk a list of a million items just to say it is too long
+MAX_LIST_ITEMS = MAX_RULES
+MAX_MAPPING_KEYS = 200
 
 
-def _depth(data: Any) -> int:
-    """Nesting depth of parsed YAML, without recursion."""
-    deepest, stack = 0, [(data, 1)]
+def _shape_error(data: Any) -> tuple[list[Any] | None, str] | None:
+    """The first place parsed YAML is nested too deeply or holds too large a list or mapping, as (path,
+    reason), without recursion; None when the shape is within the limits. Only containers are pushed."""
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
     while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
+        item, level, path = stack.pop()
         if level > MAX_YAML_DEPTH:
-            break
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((child, level + 1) for child in children)
-    return deepest
+            return None, f"invalid YAML: nested more than {MAX_YAML_DEPTH} levels deep"
+        if isinstance(item, dict):
+            size, limit, children = len(item), MAX_MAPPING_KEYS, item.items()
+        elif isinstance(item, list):
+            size, limit, children = len(item), MAX_LIST_ITEMS, enumerate(item)
+        else:
+            continue
+        if size > limit:
+            kind = "keys" if isinstance(item, dict) else "items"
+            return list(path), f"{size:,} {kind}; no {'mapping' if kind == 'keys' else 'list'} in a pack may " \
+                               f"have more than {limit:,}"
+        for key, child in children:
+            if isinstance(child, dict | list):
+                stack.append((child, level + 1, (*path, key)))
+            elif level + 1 > MAX_YAML_DEPTH:
+                return None, f"invalid YAML: nested more than {MAX_YAML_DEPTH} levels deep"
+    return None
 
 
 def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
@@ -308,12 +326,16 @@ def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
         raise PackError(name, None, f"invalid YAML: {_one_line(exc)}") from exc
     finally:
         loader.dispose()
-    if _depth(data) > MAX_YAML_DEPTH:
-        raise PackError(name, None, f"invalid YAML: nested more than {MAX_YAML_DEPTH} levels deep")
     rules = data.get("rules") if isinstance(data, dict) else None
     if isinstance(rules, list) and len(rules) > MAX_RULES:  # before the schema, which would walk them all
         raise PackError(name, _line_of(root, ["rules"]), f"too many rules ({len(rules):,}; the limit is "
                                                          f"{MAX_RULES:,} rules per pack)")
+    shape = _shape_error(data)
+    if shape is not None:
+        where, reason = shape
+        if where is None:
+            raise PackError(name, None, reason)
+        raise PackError(name, _line_of(root, where), f"at {_path_text(where)}: {reason}")
     if not _schema_valid(data):
         error = jsonschema.exceptions.best_match(_pack_validator().iter_errors(data))
         if error is not None:
