@@ -145,6 +145,8 @@ def test_lists_shares_cards_and_blind_codes():
         "main pot: held $3, paid $2; side pot 1: held 4, paid 0"
     assert words.seating_text("Ann in seats 1,4; seat 5 listed for Bo, Cy") == \
         "Ann in seats 1 and 4; seat 5 listed for Bo, Cy"
+    assert (words.closed_by_text("next round"), words.closed_by_text("end of hand")) == \
+        ("when the next round began", "when the hand ended")
     assert [words.ordinal(n) for n in (1, 3, 11, 12, 21, 22)] == ["first", "third", "11th", "12th", "21st", "22nd"]
 
 

@@ -263,6 +263,7 @@ def render_words() -> list[str]:
             (", ".join(f"`{n}`" for n in sorted(words.BLIND_CODE_FACTS)), words.blind_codes_text("bb,sb")),
             ("`pots_misawarded`", words.misawarded_text("pot 0: held 300, paid 250; pot 1: held 100, paid 0")),
             ("`seating_conflicts`", words.seating_text("Ann in seats 1,4; seat 5 listed for Bo, Cy")),
+            ("`closed_by`", f"{words.closed_by_text('next round')}, {words.closed_by_text('end of hand')}"),
             ("other booleans", "yes / no"),
         ]),
         *_table(("game", "betting rounds, first to last"), games),

@@ -22,6 +22,7 @@ whole column at once (never per row in Python where a lookup over distinct value
 - `owed`, `missed_now` (`bb,sb`): `big blind and small blind`;
 - `pots_misawarded`: the engine writes `pot 0: held ...`; written `main pot: held ...`;
 - `seating_conflicts` (`Ann in seats 1,4`): `Ann in seats 1 and 4`;
+- `closed_by` (`next round`, `end of hand`): `when the next round began`, `when the hand ended`;
 - a boolean: the phrases of `PHRASES` for the columns that have them, else `yes` / `no`;
 - any of these missing: `unknown` (seats `none`, players `nobody`), never the code `n/a`.
 
@@ -232,6 +233,15 @@ def seating_text(text: str) -> str:
     return _SEATS_IN_TEXT.sub(lambda m: seat_list(m.group(1)), text)
 
 
+#: what ended a betting round, as the engine writes it, said as when it happened
+_CLOSED_BY = {"next round": "when the next round began", "end of hand": "when the hand ended"}
+
+
+def closed_by_text(text: str) -> str:
+    """`next round` -> `when the next round began`; `end of hand` -> `when the hand ended`."""
+    return _CLOSED_BY.get(text, text)
+
+
 def misawarded_text(text: str) -> str:
     """`pot 0: held $3, paid $2; pot 1: ...` -> `main pot: held $3, paid $2; side pot 1: ...`."""
     return _POT_IN_TEXT.sub(lambda m: pot_name(int(m.group(1))), text)
@@ -243,6 +253,7 @@ TEXT_REWRITES: dict[str, Callable[[str], str]] = {
     "top_hole_cards_used": top_cards_text,
     "pots_misawarded": misawarded_text,
     "seating_conflicts": seating_text,
+    "closed_by": closed_by_text,
     **{name: seat_list for name in SEAT_LIST_FACTS},
     **{name: blind_codes_text for name in BLIND_CODE_FACTS},
     **{name: cards_text for name in CARD_FACTS},
