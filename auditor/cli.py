@@ -157,9 +157,11 @@ def main() -> None:
               help="--engine dask: the scheduler to use (tcp://host:8786); default: start a local cluster.")
 @click.option("--limit", "limit_settings", multiple=True, metavar="NAME=VALUE",
               help="Change an input limit, e.g. jsonl_max_line_bytes=1M (repeatable; the README lists them).")
-@click.option("--manifest", "manifest", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
-              help="Also write the run's evidence manifest alone to FILE (JSON: inputs with SHA-256 and hand counts, "
-                   "packs, tool, times); `auditor check-manifest FILE` checks the inputs against it later.")
+@click.option("--manifest", "manifest", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True), default=None,
+              metavar="FILE|-",
+              help="Also write the run's evidence manifest alone to FILE, or - (standard output, when no report goes "
+                   "there): JSON, inputs with SHA-256 and hand counts, packs, tool, times; `auditor check-manifest "
+                   "FILE` checks the inputs against it later.")
 def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], output: str, fail_on: str,
           allow_unaudited: bool, quiet: bool, input_format: str, jobs: int | None, engine: str, scheduler: str | None,
           limit_settings: tuple[str, ...] = (), manifest: Path | None = None) -> None:
@@ -190,6 +192,10 @@ def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], outpu
     except ValueError as exc:
         click.echo(f"auditor: --limit: {exc}", err=True)
         sys.exit(2)
+    problem = _manifest_problem(manifest, paths, targets)
+    if problem:
+        click.echo(f"auditor: --manifest {problem}", err=True)
+        sys.exit(2)
     result = _audit_or_exit(paths, pack, quiet, input_format=input_format, jobs=jobs, engine=engine,
                             scheduler=scheduler, limits=limits, command=_command_line())
     _write_reports(result, targets, quiet)
@@ -202,10 +208,29 @@ def audit(paths: tuple[Path, ...], pack: str | None, fmt: tuple[str, ...], outpu
     sys.exit(_exit_status(result, fail_on, allow_unaudited))
 
 
+def _manifest_problem(manifest: Path | None, paths: tuple[Path, ...], targets: list) -> str | None:
+    """Why `--manifest` cannot be written where asked (decided before the run, so a bad one costs nothing)."""
+    if manifest is None:
+        return None
+    if manifest.as_posix() == "-":
+        return ("-: a report already goes to standard output; give --manifest FILE"
+                if any(t.path is None for t in targets) else None)
+    for given in paths:  # writing over an input would destroy what the manifest is the evidence of
+        try:
+            if manifest.exists() and given.as_posix() != "-" and manifest.samefile(given):
+                return f"{manifest}: is an input of this run"
+        except OSError:
+            continue
+    return None
+
+
 def _write_manifest(result, path: Path) -> None:
     """`audit --manifest FILE`: the evidence manifest alone (`report.manifest`); exit 2 if it cannot be written."""
     from auditor.report.manifest import write_manifest
 
+    if path.as_posix() == "-":
+        write_manifest(result, sys.stdout)
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w", encoding="utf-8") as out:

@@ -122,5 +122,7 @@ def test_print_to_pdf_gives_the_summary_and_the_findings(result, tmp_path):
     assert "The run" in text and "Hands read" in text and "28 finding(s)" in text
     assert "Findings (28)" in text and "HE-MR0002-000004" in text
     assert "The rules behind the findings" in text and "A raise must be at least" in text
+    if 'id="manifest"' in report.read_text(encoding="utf-8"):
+        assert "Manifest" in text and "SHA-256" in text
     # the screen-only parts are not printed: navigation, filters, the replays
     assert "‹ previous" not in text and "Each finding, with its hand replayed" not in text

@@ -3,11 +3,13 @@
 One run can write several formats (`--format html --format sarif`); they then go into the --output
 directory under fixed names, so a CI job knows where to pick each up. With one format --output may
 be a file, a directory, or `-` (standard output) for the formats a terminal or pipe can take.
-Where reports go is decided before the audit runs, so a bad --output costs nothing.
+Where reports go is decided before the audit runs, so a bad --output costs nothing, and the error
+says in words what is wrong with it ("x.json is a file, not a directory").
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +23,7 @@ from auditor.report.jsonl import write_jsonl
 from auditor.report.junit import write_junit
 from auditor.report.parquet_report import write_parquet_report
 from auditor.report.sarif import write_sarif
-from auditor.report.text import write_summary, write_text
+from auditor.report.text import write_quiet_summary, write_text
 
 
 class OutputError(ValueError):
@@ -66,21 +68,38 @@ def plan(names: Sequence[str], output: str) -> list[Target]:
             return [Target(fmt, None)]
         path = Path(output)
         if path.is_dir() or output.endswith(("/", "\\")):
+            _check_folder(path, output)
             return [Target(fmt, path / fmt.filename)]
+        _check_folder(path.parent, output)
         return [Target(fmt, path)]
     if output == "-":
         raise OutputError(f"{len(formats)} formats need --output DIRECTORY to write "
                           f"{', '.join(f.filename for f in formats)} into")
     path = Path(output)
     if path.exists() and not path.is_dir():
-        raise OutputError(f"--output {output}: several formats go into a directory, and this is a file")
+        raise OutputError(f"--output {output}: {output} is a file, not a directory; {len(formats)} formats "
+                          f"({', '.join(f.name for f in formats)}) are written into a directory")
+    _check_folder(path, output)
     return [Target(fmt, path / fmt.filename) for fmt in formats]
 
 
+def _check_folder(folder: Path, given: str) -> None:
+    """The folder reports go into (`given`: --output as typed): it may not exist yet (it is made), but
+    nothing on its way may be a file, and the first part that exists must be a writable directory. Says
+    which part is wrong, in words: `--output x.json/r.html: x.json is a file, not a directory`."""
+    for part in (folder, *folder.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise OutputError(f"--output {given}: {part} is a file, not a directory")
+            if not os.access(part, os.W_OK | os.X_OK):
+                raise OutputError(f"--output {given}: the directory {part} is not writable")
+            return
+
+
 def write(target: Target, result: AuditResult, stdout: TextIO, quiet: bool = False) -> None:
-    """Write one report. Text with --quiet is the summary alone, as on the terminal."""
+    """Write one report. Text with --quiet is the headline and counts alone, as on the terminal."""
     fmt = target.format
-    writer = write_summary if fmt.name == "text" and quiet else fmt.write
+    writer = write_quiet_summary if fmt.name == "text" and quiet else fmt.write
     if target.path is None:
         writer(result, stdout)
         return

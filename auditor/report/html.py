@@ -31,7 +31,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -367,7 +366,7 @@ def render(result: AuditResult, max_replays: int = MAX_REPLAYS, max_rows: int = 
         "prefix": names.prefix,
         "not_audited": _not_audited(result, names),
         "summary": _summary(result, names),
-        "manifest": _manifest(result),
+        "manifest": _manifest(result, names),
         "charts": _charts(result, seen),
         "findings": _findings_rows(result, names, max_rows, max_replays, rule_anchor),
         "findings_total": len(findings),
@@ -411,6 +410,21 @@ def _period(seen: Seen) -> str:
     return f"{seen.first.strftime(fmt)} to {seen.last.strftime(fmt)} UTC"
 
 
+def _run_period(result: AuditResult) -> str:
+    """First to last hand start over every hand read, as the run measured it (`engines.periods`), with the
+    hands that had no start time counted; "" when the run has no such record."""
+    periods = getattr(result, "hand_periods", None) or {}
+    firsts = [p.first for p in periods.values() if p.first is not None]
+    lasts = [p.last for p in periods.values() if p.last is not None]
+    if not firsts or not lasts:
+        return ""
+    fmt = "%Y-%m-%d %H:%M"
+    first, last = pd.Timestamp(min(firsts), tz="UTC"), pd.Timestamp(max(lasts), tz="UTC")
+    untimed = sum(p.untimed for p in periods.values())
+    extra = f"; {untimed:,} hand(s) without a start time" if untimed else ""
+    return f"{first.strftime(fmt)} to {last.strftime(fmt)} UTC{extra}"
+
+
 def _headline(result: AuditResult, seen: Seen) -> dict[str, Any]:
     """The three things the page states first: the verdict, what was not audited, the period covered."""
     missed = []
@@ -420,8 +434,10 @@ def _headline(result: AuditResult, seen: Seen) -> dict[str, Any]:
         missed.append(f"{result.hands_not_covered:,} hand(s) not covered by their pack")
     if result.skipped_hand_histories:
         missed.append(f"{len(result.skipped_hand_histories):,} hand-history file(s) of rooms this auditor cannot read")
-    period = _period(seen)
+    period = _run_period(result)
     if period:
+        period = f"hands played {period}"
+    elif period := _period(seen):
         basis = "" if seen.files >= len(result.inputs) else f" (the hands of the {seen.files:,} file(s) with findings)"
         period = f"hands played {period}{basis}"
     status = "bad" if len(result.findings) else "warn" if result.unaudited else "good"
@@ -462,21 +478,45 @@ def _summary(result: AuditResult, names: Names) -> dict[str, Any]:
     }
 
 
-def _manifest(result: AuditResult) -> list[tuple[str, str]] | None:
-    """The run's manifest (helper module `auditor.report.manifest`, when present) as (key, text) rows."""
+def _manifest(result: AuditResult, names: Names) -> dict[str, Any] | None:
+    """The run's evidence manifest (`auditor.report.manifest.manifest_dict`, when that module is there),
+    laid out for reading: facts of the run, a row per input (its name as given, size, SHA-256, hands,
+    period) and per pack. The working directory is the one absolute path, stated once; the JSON report
+    and `audit --manifest` hold the manifest whole."""
     try:
-        from auditor.report.manifest import manifest_dict  # type: ignore[import-not-found]
+        from auditor.report.manifest import manifest_dict
     except ImportError:
         return None
     try:
         manifest = manifest_dict(result)
     except Exception as exc:  # the report still has everything else; it says what failed
-        return [("manifest", f"could not be built: {type(exc).__name__}: {exc}")]
-    rows = []
-    for key, value in (manifest or {}).items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
-        rows.append((str(key), text))
-    return rows
+        return {"facts": [("manifest", f"could not be built: {type(exc).__name__}: {exc}")], "inputs": [],
+                "packs": []}
+    run = manifest.get("run") or {}
+    tool = manifest.get("tool") or {}
+    period = manifest.get("period") or {}
+    hands = manifest.get("hands") or {}
+    facts = [("Tool", f"{tool.get('name', '')} {tool.get('version', '')}".strip()),
+             ("Command", run.get("command_line") or "—"),
+             ("Working directory", run.get("working_directory") or "—"),
+             ("Started, ended", f"{run.get('started_at') or '—'} — {run.get('ended_at') or '—'}"),
+             ("Hands", ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in hands.items() if isinstance(v, int))),
+             ("Period", f"{period.get('first_hand_at') or '—'} to {period.get('last_hand_at') or '—'}"
+                        + (f"; {period['hands_without_time']:,} hand(s) without a start time"
+                           if period.get("hands_without_time") else ""))]
+    inputs = []
+    for entry in manifest.get("inputs") or []:
+        read = (entry.get("hands") or {}).get("hands_read", (entry.get("hands") or {}).get("read"))
+        span = entry.get("period") or {}
+        inputs.append({"name": names(entry.get("name") or ""), "format": entry.get("format"),
+                       "size": entry.get("size"), "sha256": entry.get("sha256") or entry.get("error") or "—",
+                       "hands": read,
+                       "period": f"{span.get('first_hand_at') or '—'} to {span.get('last_hand_at') or '—'}",
+                       "changed": bool(entry.get("changed_during_audit"))})
+    packs = [{"name": pack.get("name"), "version": pack.get("version"), "file": pack.get("file"),
+              "sha256": pack.get("sha256"), "effective": pack.get("effective_sha256")}
+             for pack in manifest.get("packs") or []]
+    return {"facts": facts, "inputs": inputs, "packs": packs, "version": manifest.get("manifest")}
 
 
 def _charts(result: AuditResult, seen: Seen) -> list[Any]:

@@ -1,13 +1,22 @@
 """A one-line progress bar on the terminal while a long audit runs: files, hands, hands per second.
 
-Drawn only on a terminal (never into a pipe or a log file, where carriage returns are noise) and only
-once a run has taken long enough to need one; cleared before the summary is printed.
+Drawn with `rich` (its bar, its colours, its idea of the terminal's width, so the line never wraps
+on a narrow terminal) but only on a terminal: never into a pipe or a log file, where carriage returns
+are noise. That test is our own `isatty()`, not rich's terminal detection, which an environment
+variable such as FORCE_COLOR can turn on for a pipe. Drawn only once a run has taken long enough to
+need one; cleared before the summary is printed. Redrawn in place with a carriage return (rich's Live
+display would start a thread and move the cursor up, for what is one line).
 """
 
 from __future__ import annotations
 
+import io
 import time
 from typing import TextIO
+
+from rich.console import Console
+from rich.progress_bar import ProgressBar as RichBar
+from rich.table import Table
 
 from auditor.pipeline import Progress
 
@@ -21,7 +30,8 @@ class ProgressBar:
         self.interval = interval  # least seconds between redraws
         self.width = width
         self._last_draw: float | None = None
-        self._drawn = 0  # length of the line on screen
+        self._drawn = 0  # length of the line on screen (visible characters)
+        self._console = Console(file=stream, force_terminal=True, highlight=False, markup=False, emoji=False)
 
     def __call__(self, progress: Progress) -> None:
         if progress.seconds < self.delay:
@@ -31,13 +41,25 @@ class ProgressBar:
         if self._last_draw is not None and now - self._last_draw < self.interval and not finished:
             return
         self._last_draw = now
-        self._draw(render(progress, self.width))
+        self._draw(progress)
 
-    def _draw(self, line: str) -> None:
-        padding = " " * max(self._drawn - len(line), 0)
-        self.stream.write(f"\r{line}{padding}")
+    def _draw(self, progress: Progress) -> None:
+        columns = max(self._console.width - 1, 20)  # one column spare: writing the last one wraps some terminals
+        text = render(progress, self.width)[self.width + 3:]  # the counts, after "[bar] "
+        bar = RichBar(total=max(progress.files_total, 1), completed=progress.files_done,
+                      width=min(self.width, max(columns - len(text) - 1, 4)))
+        line = Table.grid(padding=(0, 1))
+        line.add_row(bar, text[: max(columns - self.width - 1, 0)])
+        capture = Console(file=io.StringIO(), width=columns, force_terminal=True,
+                          color_system=self._console.color_system, highlight=False, markup=False, emoji=False)
+        with capture.capture() as captured:
+            capture.print(line, end="")
+        drawn = captured.get().rstrip("\n")
+        visible = min(self.width + 1 + len(text), columns)
+        padding = " " * max(self._drawn - visible, 0)
+        self.stream.write(f"\r{drawn}{padding}")
         self.stream.flush()
-        self._drawn = len(line)
+        self._drawn = visible
 
     def close(self) -> None:
         if self._drawn:
@@ -47,6 +69,7 @@ class ProgressBar:
 
 
 def render(progress: Progress, width: int = 24) -> str:
+    """The line as plain text (`[####....] 1/4 files  2,500 hands  1,250 hands/s  2 s`), for logs and tests."""
     total = max(progress.files_total, 1)
     filled = min(width, round(width * progress.files_done / total))
     rate = progress.hands_read / progress.seconds if progress.seconds > 0 else 0.0

@@ -1,11 +1,23 @@
-"""The console report: findings a person can read, then a summary that reconciles."""
+"""The console report: findings a person can read, then a summary that reconciles.
+
+The summary's tables (findings by category, rules checked) are laid out by `rich`: columns as wide
+as their longest entry (a long rule id keeps every column aligned), numbers right-aligned, bold
+headings on a terminal and plain text, without trailing spaces or escape codes, into a pipe or a file.
+Every cell is a `rich.text.Text` made from `clean()`ed text, never markup, so a pack or a log cannot
+style or forge a line.
+"""
 
 from __future__ import annotations
 
+import io
 import re
+from collections.abc import Sequence
 from typing import TextIO
 
 import pandas as pd
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from auditor.engines.partition import MAX_FINDINGS_PER_HAND_RULE, shown_text
 from auditor.ingest.records import printable
@@ -119,6 +131,45 @@ def verdict(result: AuditResult) -> str:
     return line
 
 
+def _is_terminal(out: TextIO) -> bool:
+    isatty = getattr(out, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+def table_lines(headers: Sequence[str], rows: Sequence[Sequence[object]], out: TextIO, indent: int = 4,
+                right: Sequence[int] = ()) -> list[str]:
+    """A table as lines of text: `rich` aligns it; bold headings only when `out` is a terminal.
+
+    `right`: the indexes of the columns to right-align (counts). Cells are shown with `clean()`."""
+    terminal = _is_terminal(out)
+    table = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 2, 0, 0), header_style="bold" if terminal
+                  else "", expand=False)
+    for i, header in enumerate(headers):
+        table.add_column(Text(header), justify="right" if i in right else "left", no_wrap=True)
+    for row in rows:
+        table.add_row(*(Text(clean(cell)) for cell in row))
+    console = Console(file=io.StringIO(), width=100_000, force_terminal=terminal,
+                      color_system="standard" if terminal else None, highlight=False, markup=False, emoji=False)
+    with console.capture() as captured:
+        console.print(table)
+    return [" " * indent + line.rstrip() for line in captured.get().splitlines()]
+
+
+def write_quiet_summary(result: AuditResult, out: TextIO) -> None:
+    """`--quiet`: the headline and the counts only (what was not audited, the verdict, hands read)."""
+    out.write("\nSummary\n")
+    for line in [*unaudited_lines(result), verdict(result)]:
+        out.write(f"  {line}\n")
+    out.write(f"  hands read: {result.hands_read} = audited {result.hands_audited} + not covered "
+              f"{result.hands_not_covered} + quarantined {result.hands_quarantined}\n")
+    if len(result.findings):
+        counts = result.findings.groupby("category").size().sort_values(ascending=False)
+        out.write("  findings by category: " + ", ".join(f"{clean(c)} {n}" for c, n in counts.items()) + "\n")
+
+
 def write_summary(result: AuditResult, out: TextIO) -> None:
     packs = ", ".join(f"{p.name} {p.version}" for p in result.packs.values()) or "none"
     rate = result.hands_read / result.seconds if result.seconds else 0.0
@@ -149,18 +200,19 @@ def write_summary(result: AuditResult, out: TextIO) -> None:
     if len(result.findings):
         out.write("  findings by category:\n")
         counts = result.findings.groupby("category").size().sort_values(ascending=False)
-        for category, count in counts.items():
-            out.write(f"    {category:<18} {count}\n")
+        for line in table_lines(("category", "findings"), list(counts.items()), out, right=(1,)):
+            out.write(line + "\n")
     cov = result.coverage
     if len(cov):
         partly = set(result.partly_assessed()["rule_id"] + "\x00" + result.partly_assessed()["pack"])
-        out.write("  rules (pack, rule: hands checked / not assessable / with violations):\n")
-        for row in cov.itertuples(index=False):
-            if row.hands_in_scope == 0:
-                continue
-            mark = "  (partly assessed)" if f"{row.rule_id}\x00{row.pack}" in partly else ""
-            out.write(f"    {row.pack:<22} {row.rule_id:<14} {row.hands_checked:>7} / {row.hands_not_assessable:>5} "
-                      f"/ {row.hands_with_violations:>5}  {row.category}{mark}\n")
+        out.write("  rules with a hand in scope:\n")
+        scoped = cov[cov["hands_in_scope"] > 0]
+        rows = [(row.pack, row.rule_id, row.hands_checked, row.hands_not_assessable, row.hands_with_violations,
+                 row.category + ("  (partly assessed)" if f"{row.rule_id}\x00{row.pack}" in partly else ""))
+                for row in scoped.itertuples(index=False)]
+        for line in table_lines(("pack", "rule", "hands checked", "not assessable", "with violations", "category"),
+                                rows, out, right=(2, 3, 4)):
+            out.write(line + "\n")
         idle = cov[cov["hands_in_scope"] == 0]
         if len(idle):
             out.write(f"  rules with no hand in scope: {', '.join(idle['rule_id'])}\n")
