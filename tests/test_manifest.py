@@ -422,3 +422,17 @@ def test_a_malformed_manifest_is_refused_not_a_crash(tmp_path, monkeypatch):
         assert code == 2 and "auditor:" in output, output
     Path("m.json").write_text(json.dumps({"manifest": 1, "inputs": [], "packs": [{"files": ["x"]}]}), encoding="utf-8")
     assert _check("m.json")[0] == 2
+
+
+def test_manifest_to_standard_output_and_where_it_cannot_go(corpus):
+    run = CliRunner().invoke(main, ["audit", "logs/a.jsonl", "--quiet", "--format", "json", "--output", "r.json",
+                                    "--manifest", "-"])
+    assert run.exit_code == 0
+    printed = json.loads(run.stdout)
+    assert printed["inputs"][0]["sha256"] == _sha(Path("logs/a.jsonl"))
+    assert printed == json.loads(Path("r.json").read_text(encoding="utf-8"))["manifest"]
+    code, output = _audit("logs/a.jsonl", "--manifest", "-")  # the text report is on standard output
+    assert code == 2 and "--manifest -" in output
+    before = _sha(Path("logs/a.jsonl"))
+    code, output = _audit("logs/a.jsonl", "--manifest", "logs/a.jsonl")
+    assert code == 2 and "is an input of this run" in output and _sha(Path("logs/a.jsonl")) == before
