@@ -274,13 +274,20 @@ def _ints(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _by_distinct(keys: np.ndarray, text_of: Callable[..., str], *columns: np.ndarray) -> np.ndarray:
-    """text_of(*key) for each row, computed once per distinct key (findings repeat their values)."""
+    """text_of(*key) for each row, computed once per distinct key (findings repeat their values).
+
+    Each column is factorized on its own and the codes combined into one integer key, which is far
+    cheaper than hashing tuples of mixed types."""
+    arrays = (keys, *columns)
     if not len(keys):
         return np.empty(0, dtype=object)
-    frame = pd.DataFrame({f"k{i}": c for i, c in enumerate((keys, *columns))})
-    codes, uniques = pd.MultiIndex.from_frame(frame).factorize()
-    texts = np.array([text_of(*key) for key in uniques], dtype=object)
-    return texts[codes]
+    combined = np.zeros(len(keys), dtype=np.int64)
+    for array in arrays:
+        codes, uniques = pd.factorize(array)
+        combined = combined * (len(uniques) + 1) + codes
+    _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
+    texts = np.array([text_of(*(array[i] for array in arrays)) for i in first], dtype=object)
+    return texts[inverse.reshape(-1)]
 
 
 def _pot_words(rows: pd.DataFrame) -> np.ndarray | None:
@@ -331,7 +338,7 @@ def _seat_words(rows: pd.DataFrame, name: str) -> np.ndarray | None:
     if got is None:
         return None
     ints, missing = got
-    out = ints.astype(str).astype(object)
+    out = _by_distinct(ints, str)
     if name != "button" and "button" in rows.columns:
         button = _ints(rows["button"])
         if button is not None:
@@ -348,7 +355,7 @@ def _bool_words(values: pd.Series, name: str) -> np.ndarray | None:
     array = pd.array(values, dtype="boolean")
     missing = np.asarray(array.isna(), dtype=bool)
     truth = array.to_numpy(dtype=bool, na_value=False)
-    out = np.where(truth, yes, no).astype(object)
+    out = np.array([no, yes], dtype=object)[truth.astype(np.int8)]
     out[missing] = unknown[0] if unknown else UNKNOWN
     return out
 
