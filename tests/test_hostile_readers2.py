@@ -282,3 +282,27 @@ def test_detect_never_reads_a_fifo(tmp_path):
     assert detect.detect(fifo).name == "jsonl"
     assert len([i for i in read_file(fifo) if isinstance(i, SourceHand)]) == 5
     writer.join(5)
+
+
+def test_gzip_layers_inside_a_member_all_count_toward_the_archive(tmp_path):
+    """A .gz of a .gz of 8 MiB - 1 newlines with a hand on top, 100 times: every layer is undone while
+    copying, so the archive's ratio stops it (a layer left to the reader had a grace of its own and
+    a reader walking eight million empty lines per member); more than four layers are refused."""
+    line = HOLDEM.read_bytes().splitlines(keepends=True)[0]
+    member = gzip.compress(gzip.compress(line + b"\n" * (8 * MiB - 1 - len(line))))
+    archive = tmp_path / "layers.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for i in range(100):
+            z.writestr(f"m{i}.jsonl.gz", member)
+    started = time.monotonic()
+    items = list(read_file(archive))
+    assert time.monotonic() - started < 20
+    assert isinstance(items[0], SourceHand) and items[-1].code == "limit" and "whole archive" in items[-1].reason
+    assert len(items) == 2
+    deep = line
+    for _ in range(6):
+        deep = gzip.compress(deep)
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("deep.jsonl.gz", deep)
+    items = list(read_file(archive))
+    assert len(items) == 1 and items[0].code == "damaged" and "gzip layers" in items[0].reason

@@ -224,6 +224,11 @@ def contained(items: Iterator[SourceHand | Quarantined], file: str) -> Iterator[
                                        f"{type(exc).__name__}: {str(exc)[:300]}", code="internal-error")
 
 
+#: gzip layers undone inside one archive member (honest files have one; each layer is another stream
+#: wrapped around the last, so a member of thousands would exhaust the stack)
+MAX_GZIP_LAYERS = 4
+
+
 @dataclass
 class _Budget:
     """What the members of one archive have unpacked so far, and from how many compressed bytes: the
@@ -235,21 +240,27 @@ class _Budget:
 
 
 def _copy_limited(src: BinaryIO, dst: BinaryIO, info: zipfile.ZipInfo, budget: _Budget, limits: Limits) -> int:
-    """Copy one member, undoing a gzip layer inside it (`x.jsonl.gz` in a zip is read as `x.jsonl`, its
-    bytes counted as the archive's); refuse it as soon as the archive's total, the archive's ratio or
+    """Copy one member, undoing every gzip layer inside it (`x.jsonl.gz` in a zip is read as `x.jsonl`,
+    its bytes counted as the archive's); refuse it as soon as the archive's total, the archive's ratio or
     the member's own ratio passes a limit.
 
     The ratio is judged against the compressed sizes in the archive's directory, the most compressed
     input the reader will consume for each member, so a lying header cannot hide a bomb.
     """
-    head = src.read(2)
     stream: BinaryIO = src
-    if head == GZIP_MAGIC:
-        stream = gzip.GzipFile(fileobj=_Prefixed(head, src))  # type: ignore[assignment]
-        head = b""
     packed = budget.packed + info.compress_size
     copied = 0
     try:
+        head = stream.read(2)
+        # every gzip layer (a .gz of a .gz too), so no layer is left for a reader to unpack outside the
+        # archive's budget
+        layers = 0
+        while head == GZIP_MAGIC:
+            layers += 1
+            if layers > MAX_GZIP_LAYERS:
+                raise ValueError(f"more than {MAX_GZIP_LAYERS} gzip layers inside one another (refused)")
+            stream = gzip.GzipFile(fileobj=_Prefixed(head, stream))  # type: ignore[assignment]
+            head = stream.read(2)
         while chunk := head + stream.read(1 << 20):
             head = b""
             copied += len(chunk)
