@@ -255,7 +255,7 @@ def test_the_missed_blind_rule_is_not_assessable_after_a_quarantined_hand(tmp_pa
     d1 = _draw_hand("d1", 3, 4, 1, "2024-01-01T00:01:00Z")  # bob dealt in without making up the blind
     found = _audit(tmp_path, [d0, d1]).findings
     missed = found[found["rule_id"] == "ONL5CD-missed"]
-    assert len(missed) == 1 and "missed in hand d0" in missed["message"].iloc[0]
+    assert len(missed) == 1 and "missed in d0" in missed["message"].iloc[0]
     broken = copy.deepcopy(d1)
     broken["hand_id"], broken["seats"][0]["stack"] = "dx", -1
     result = _audit(tmp_path, [d0, broken, d1], "broken.jsonl")

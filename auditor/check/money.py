@@ -40,7 +40,7 @@ MONEY_FACTS = frozenset({
     # pots
     "pot_amount", "rake", "awarded", "equal_share", "min_share", "max_share", "chip_unit",
     # hands
-    "chips_in", "chip_balance", "lowest_stack", "contested", "rake_allowed", "rewon",
+    "chips_in", "chip_balance", "lowest_stack", "contested", "rake_allowed", "returned_net",
     # hand columns
     "table_min", "table_max",
 })
