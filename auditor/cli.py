@@ -252,10 +252,11 @@ def check_manifest(manifest: Path, root: Path | None) -> None:
     """Hash again every input (and pack file) a manifest lists: are they still the files that were audited?
 
     MANIFEST is a file `audit --manifest` wrote, or a JSON report (its `manifest`). Each file is
-    listed as ok, changed, missing or not-checkable (standard input, a FIFO).
+    listed as ok, changed, missing or not-checkable (standard input, a FIFO); a file now in a folder
+    that was audited, and not in the manifest, is listed as added.
 
     \b
-    Exit status: 0 every file is as audited; 1 a file changed or is missing;
+    Exit status: 0 every file is as audited; 1 a file changed, is missing or was added;
     2 the manifest cannot be read; 3 nothing changed, but some input cannot be checked again.
     """
     from auditor.report.manifest import ManifestError, read_manifest
@@ -274,10 +275,10 @@ def check_manifest(manifest: Path, root: Path | None) -> None:
                          f"in {run.get('working_directory')}"))
     for item in checks:
         click.echo(clean(item.one_line()))
-    counts = {status: sum(c.status == status for c in checks) for status in ("ok", "changed", "missing",
+    counts = {status: sum(c.status == status for c in checks) for status in ("ok", "changed", "missing", "added",
                                                                                "not-checkable")}
     click.echo(", ".join(f"{n} {status}" for status, n in counts.items()) + f" of {len(checks)} file(s)")
-    if counts["changed"] or counts["missing"]:
+    if counts["changed"] or counts["missing"] or counts["added"]:
         sys.exit(1)
     sys.exit(3 if counts["not-checkable"] else 0)
 

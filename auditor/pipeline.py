@@ -136,6 +136,9 @@ class AuditResult:
     changed_during_audit: list[int] = field(default_factory=list)
     #: per pack name, its manifest entry (`manifest.pack_entry`: files and digests), taken when it was loaded
     pack_records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the paths the run was given (files, folders, `-`), as given: `check-manifest` looks in them for files
+    #: added since
+    paths_given: list[str] = field(default_factory=list)
 
     @property
     def findings_total(self) -> int:
@@ -498,6 +501,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         raise UsageError(f"unknown engine '{engine}' (engines: {', '.join(ENGINES)})")
     if scheduler is not None and engine != "dask":
         raise UsageError("a scheduler address needs the dask engine (--engine dask)")
+    paths = list(paths)
     inputs, skipped = discover(paths, input_format, limits)
     if scheduler is not None and any(item.spool is not None for item in inputs):
         # the copy of a stream is a file on this machine, which a remote cluster's workers cannot open
@@ -568,7 +572,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
                        skipped, read_per_file, not_covered, not_covered_per_file, list(notes.values()),
                        recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p, True))},
                        not_listed, started_at, datetime.now(UTC), None if command is None else tuple(command),
-                       _working_directory(), digests, periods, changed, pack_records)
+                       _working_directory(), digests, periods, changed, pack_records,
+                       [shown_text(Path(p).as_posix()) for p in paths])
 
 
 def _working_directory() -> str | None:

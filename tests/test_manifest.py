@@ -263,7 +263,14 @@ def test_check_manifest_says_ok_then_names_a_changed_and_a_missing_input(corpus)
     assert _audit("logs", "dataset", "--manifest", "m.json")[0] == 0
     code, output = _check("m.json")
     assert code == 0, output
-    assert "ok            input logs/a.jsonl" in output and "0 changed, 0 missing" in output
+    assert "ok            input logs/a.jsonl" in output and "0 changed, 0 missing, 0 added" in output
+    assert json.loads(Path("m.json").read_text(encoding="utf-8"))["paths"] == ["logs", "dataset"]
+    # a folder given climbing out of where the run was (`../`): its files are not taken for new ones
+    os.chdir("dataset")
+    assert _audit("../logs", "--manifest", "../up.json")[0] == 0
+    code, output = _check("../up.json")
+    assert code == 0, output
+    os.chdir(corpus)
 
     data = bytearray(Path("logs/a.jsonl").read_bytes())
     data[100] ^= 1  # one bit, the size unchanged
@@ -280,6 +287,12 @@ def test_check_manifest_says_ok_then_names_a_changed_and_a_missing_input(corpus)
     assert any(line.startswith("missing") and "logs/b.jsonl.gz" in line for line in output.splitlines())
     assert any(line.startswith("changed") and "dataset" in line and "events.parquet" in line
                for line in output.splitlines())
+
+    # a file added to a folder that was audited: the same command would audit more than the manifest lists
+    Path("logs/late.jsonl").write_text("".join(_lines(HOLDEM, 2)), encoding="utf-8")
+    code, output = _check("m.json")
+    assert code == 1
+    assert any(line.startswith("added") and "logs/late.jsonl" in line for line in output.splitlines())
 
     # from elsewhere, --root says where the relative paths are; a JSON report is a manifest too
     elsewhere = corpus / "elsewhere"

@@ -344,6 +344,7 @@ def manifest_dict(result: AuditResult) -> dict[str, Any]:
                 "working_directory": _shown_or_none(getattr(result, "working_directory", None)),
                 "started_at": _time_text(getattr(result, "started_at", None)),
                 "ended_at": _time_text(getattr(result, "ended_at", None))},
+        "paths": list(getattr(result, "paths_given", None) or []),
         "inputs": listed,
         "packs": [copy.deepcopy(records[name]) if name in records else pack_entry(p)
                   for name, p in result.packs.items()],
@@ -386,7 +387,8 @@ def without_times(manifest: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Check:
-    """One file of a manifest looked at again: `ok`, `changed`, `missing` or `not-checkable`."""
+    """One file of a manifest looked at again: `ok`, `changed`, `missing` or `not-checkable`; or `added`: a
+    file the run's paths now hold that the manifest does not list (re-running the command would audit it)."""
 
     kind: str  # "input" or "pack"
     name: str
@@ -486,4 +488,32 @@ def _check_manifest(doc: dict[str, Any], root: Path | None) -> list[Check]:
                 continue
             path = rules_dir() / file if part.get("builtin") else root / file  # an absolute file stays itself
             checks.append(Check("pack", label, *_compare(part.get("size"), part["sha256"], path)))
-    return checks
+    return checks + _added(doc, root)
+
+
+def _added(doc: dict[str, Any], root: Path) -> list[Check]:
+    """Files found again under the paths the run was given (`paths`, folders searched as `audit` searches
+    them) that the manifest does not list: the same command would now audit more than was audited."""
+    from auditor.pipeline import UsageError, discover
+
+    listed = {str(e.get("path")) for e in doc["inputs"] if isinstance(e, dict)}
+    listed |= {os.fsdecode(bytes.fromhex(e["path_bytes_hex"])) for e in doc["inputs"]
+               if isinstance(e, dict) and isinstance(e.get("path_bytes_hex"), str)}
+    found: list[Check] = []
+    for given in doc.get("paths") or []:
+        if not isinstance(given, str) or given == "-":
+            continue
+        where = root / given
+        if not where.is_dir():  # a file named on the command line is an input or missing, said above
+            continue
+        try:
+            inputs, _ = discover([where])
+        except (UsageError, OSError):
+            continue
+        for item in inputs:
+            # as the run named it: relative to where it ran (`../logs/x` too), or absolute as given
+            relative = item.path if Path(given).is_absolute() else Path(os.path.relpath(item.path, root))
+            if relative.as_posix() not in listed and shown_text(relative.as_posix()) not in listed:
+                found.append(Check("input", shown_text(relative.as_posix()), "added",
+                                   f"under {shown_text(given)}, which was audited, and not in the manifest"))
+    return found
