@@ -222,13 +222,18 @@ def test_a_gzip_member_of_a_zip_is_read(tmp_path):
 
 def test_a_file_of_only_blank_lines_costs_no_reader_time(tmp_path):
     """8 MiB - 1 newlines (just under the grace) in every format: nothing read, in well under a second
-    each (the JSONL reader took four seconds walking them line by line)."""
-    for suffix in (".jsonl", ".ohh", ".phhs", ".phh"):
+    each (the JSONL reader took four seconds walking them line by line). A `.phh` is one hand by
+    definition, so a blank one is still its reader's to refuse (one quarantine, as before)."""
+    for suffix in (".jsonl", ".ohh", ".phhs"):
         path = tmp_path / f"blank{suffix}"
         path.write_bytes(b"\n" * (8 * MiB - 1))
         started = time.monotonic()
         assert list(read_file(path)) == []
         assert time.monotonic() - started < 1, suffix
+    path = tmp_path / "blank.phh"
+    path.write_bytes(b"\n\n")
+    items = list(read_file(path))
+    assert len(items) == 1 and items[0].code == "invalid-record"
 
 
 # --------------------------------------------------------------------------- item 12: a folder entry with data

@@ -178,9 +178,15 @@ def _read_any(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[Sourc
     if chosen is None:
         yield _not_recognised(str(path), path)
         return
-    if only_blank(path, limits):
+    if _blank_is_no_hand(chosen, path) and only_blank(path, limits):
         return  # no hand, and no reader walking millions of empty lines
     yield from chosen.read(path, name, limits)
+
+
+def _blank_is_no_hand(chosen: Format, path: Path) -> bool:
+    """Whether a file of nothing but white space holds no hand in this format. A `.phh` is one hand by
+    definition: an empty one is a hand without its fields, and its reader says so."""
+    return chosen.name != "phh" or _base_name(path).endswith(".phhs")
 
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -400,7 +406,7 @@ def _read_zip(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[Sourc
             chosen = BY_NAME.get(fmt) if fmt != "auto" else detect(target)
             if chosen is None:
                 yield _not_recognised(label, target)
-            elif not only_blank(target, limits):
+            elif not (_blank_is_no_hand(chosen, target) and only_blank(target, limits)):
                 yield from _relabel(chosen.read(target, f"{name}!{info.filename}", limits), str(target), label)
             target.unlink()
 
