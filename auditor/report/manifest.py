@@ -339,12 +339,13 @@ def manifest_dict(result: AuditResult) -> dict[str, Any]:
     return {
         "manifest": MANIFEST_VERSION,
         "tool": {"name": "poker-auditor", "version": tool_version()},
+        "paths": list(getattr(result, "paths_given", None) or []),
+        # `run` stays just before `inputs`: tests/test_dask_real_cluster.py cuts it out of the report by that
         "run": {"command": None if command is None else [shown_text(a) for a in command],
                 "command_line": None if command is None else command_text(command),
                 "working_directory": _shown_or_none(getattr(result, "working_directory", None)),
                 "started_at": _time_text(getattr(result, "started_at", None)),
                 "ended_at": _time_text(getattr(result, "ended_at", None))},
-        "paths": list(getattr(result, "paths_given", None) or []),
         "inputs": listed,
         "packs": [copy.deepcopy(records[name]) if name in records else pack_entry(p)
                   for name, p in result.packs.items()],
