@@ -698,10 +698,10 @@ def test_streamed_tables_are_what_the_whole_document_gives(name):
 
 
 def test_a_large_phhs_is_read_in_the_memory_of_one_table(tmp_path):
-    """2,000 tables (1.7 MB): peak memory while reading stays under 1 MB, whatever the number of tables
-    (parsed whole it held the text and its TOML tree, about 6 KB a table: 12 MB); bound: 60 s, traced."""
+    """1,000 tables (0.8 MB): peak memory while reading stays under 1 MB, whatever the number of tables
+    (parsed whole it held the text and its TOML tree, about 6 KB a table: 6 MB); bound: 60 s, traced."""
     path = tmp_path / "many.phhs"
-    path.write_text("".join(_table(str(i)) for i in range(2000)))
+    path.write_text("".join(_table(str(i)) for i in range(1000)))
     tracemalloc.start()
     try:
         started = time.monotonic()
@@ -709,8 +709,8 @@ def test_a_large_phhs_is_read_in_the_memory_of_one_table(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert count == 2000 and time.monotonic() - started < 60
-    assert path.stat().st_size > 1_500_000 and peak < 1_000_000
+    assert count == 1000 and time.monotonic() - started < 60
+    assert peak < 1_000_000
 
 
 def test_keys_before_the_first_table_are_read_as_one_document(tmp_path):
