@@ -192,8 +192,11 @@ def decoded_bytes(path: Path, table: str, limits: Limits = DEFAULT_LIMITS) -> in
         reader = pq.ParquetFile(path, read_dictionary=list(measured))
         for column_path, groups in measured.items():
             top = column_path.split(".", 1)[0]
-            for i in groups:
-                strings += _dictionary_decoded(reader.read_row_group(i, columns=[top]).column(0))
+            # flat columns a few row groups at a time (one read per group costs a footer of thousands of
+            # groups seconds); Arrow reads a list of dictionaries one row group at a time only
+            step = 1 if "." in column_path else 64
+            for at in range(0, len(groups), step):
+                strings += _dictionary_decoded(reader.read_row_groups(groups[at:at + step], columns=[top]).column(0))
                 if fixed + plain_bytes + strings > limits.max_unpacked_bytes:
                     return (f"column {top} decodes to more than {limits.max_unpacked_bytes} bytes (limit "
                             "max_unpacked_bytes; refused as a decompression bomb)")
