@@ -32,6 +32,7 @@ import base64
 import hashlib
 import html
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -142,6 +143,8 @@ class Names:
         """A line of prose that names files (a reader's note, the not-audited lines) with the same roots cut."""
         for root in sorted(self._roots, key=len, reverse=True):
             text = text.replace(root, "")
+        if self.prefix:  # the common folder too, where a name starts (not inside another word or path)
+            text = re.sub(r"(?<![\w/.~-])" + re.escape(self.prefix), "", text)
         return text
 
     def __call__(self, file: object) -> str:

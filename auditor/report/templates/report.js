@@ -34,6 +34,7 @@
       var fragment = document.createDocumentFragment();
       slice.forEach(function (row) { fragment.appendChild(row); });
       body.replaceChildren(fragment);
+      table.classList.remove("deferred");
       if (count) {
         count.textContent = shown.length + " shown of " + rows.length +
           (pages > 1 && !all ? " · page " + (page + 1) + " of " + pages : "");
