@@ -653,7 +653,11 @@ def grammar_export(work: Path, rng: random.Random) -> tuple[Path, str, list[str]
 
     fmt = rng.choice(("pokerstars", "ohh", "phh"))
     module = writer(fmt)
-    hands = [h for h in grammar_hands(rng) if module.cannot_express(h) is None]
+    from auditor.ingest.jsonl import consistency_error
+
+    # a writer is given hands a reader made, which are consistent (every seat named is seated); the
+    # writers' own refusals (cannot_express) are tested on those
+    hands = [h for h in grammar_hands(rng) if consistency_error(h) is None and module.cannot_express(h) is None]
     if not hands:  # nothing this writer can express: the drawn hands are read as canonical JSON instead
         return grammar_jsonl(work, rng)
     suffix = {"pokerstars": ".txt", "ohh": ".ohh", "phh": ".phhs"}[fmt]
@@ -1013,8 +1017,9 @@ class Fuzzer:
             stats.crashes += 1
             signature = _signature(exc)
             stats.unique[signature] += 1
-            if path.exists():
-                self.save(stats, "crash", signature, path, "".join(traceback.format_exception(exc)), str(how))
+            # a failure while the input was being built (a writer's) leaves the work folder to look at
+            self.save(stats, "crash", signature, path if path.exists() else self.work,
+                      "".join(traceback.format_exception(exc)), str(how) or f"input {index} (--seed, --start)")
             return
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
