@@ -19,12 +19,13 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from auditor.cli import main
 from auditor.pipeline import AuditResult, audit
-from auditor.report.html import Names, environment, render
+from auditor.report.html import Names, column_chart, environment, render, time_buckets
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_logs"
@@ -285,3 +286,19 @@ def test_hands_inside_archives_and_parquet_datasets_are_found_again_for_their_re
         assert len(_articles(page)) == len(result.findings) > 0
         assert "could not be read again" not in page
         assert page.count('<tr class="violation">') == int(result.findings["seq"].notna().sum())
+
+
+@pytest.mark.parametrize(("start", "end", "unit", "label"), [
+    ("2024-01-01T00:00:00Z", "2024-01-01T20:00:00Z", "hour", "2024-01-01 20:00"),
+    ("2024-01-01T00:00:00Z", "2024-02-15T00:00:00Z", "day", "2024-02-15"),
+    ("2023-01-01T00:00:00Z", "2024-06-30T00:00:00Z", "month", "2024-06"),
+])
+def test_over_time_buckets_follow_the_period_and_label_by_date(start, end, unit, label):
+    times = pd.Series([start, end, None, "not a time"], dtype=object)
+    items, note, bucket = time_buckets(times)
+    assert bucket == unit and items[-1] == (label, 1) and sum(v for _, v in items) == 2
+    assert f"findings per {unit} (UTC)" in note and "2 finding(s) in hands with no start time" in note
+    chart = column_chart("t", "over time", items, note, unit)
+    ticks = chart.ticks
+    assert ticks[0].anchor == "start" and ticks[0] is chart.columns[0]  # the first date is never clipped
+    assert len(ticks) <= 12  # labels spaced so they never overlap

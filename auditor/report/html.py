@@ -221,6 +221,7 @@ class Column:
     y: int
     height: int
     tick: bool
+    anchor: str = "middle"  # of its date label: the first starts at its column, the last ends there (never clipped)
 
 
 @dataclass
@@ -259,8 +260,13 @@ def column_chart(chart_id: str, title: str, items: list[tuple[str, int]], note: 
     for i, (label, value) in enumerate(items):
         h = round(plot_h * value / peak)
         columns.append(Column(label, value, round(left + i * slot + (slot - bar) / 2, 1), base - h, h, i % every == 0))
+    ticks = [c for c in columns if c.tick]
+    if len(ticks) > 1:
+        ticks[0].anchor, ticks[-1].anchor = "start", "end"
+    elif ticks:
+        ticks[0].anchor = "start"
     return ColumnChart(chart_id, title, caption, note, columns, round(bar, 1), peak, width, height, left, top, base,
-                       [c for c in columns if c.tick])
+                       ticks)
 
 
 def time_buckets(times: pd.Series) -> tuple[list[tuple[str, int]], str, str]:
