@@ -311,3 +311,17 @@ def test_gzip_layers_inside_a_member_all_count_toward_the_archive(tmp_path):
         z.writestr("deep.jsonl.gz", deep)
     items = list(read_file(archive))
     assert len(items) == 1 and items[0].code == "damaged" and "gzip layers" in items[0].reason
+
+
+def test_running_out_of_memory_on_a_dataset_is_a_limit_not_damage(tmp_path, monkeypatch):
+    from auditor.ingest import parquet
+
+    dataset = tmp_path / "ds"
+    write_parquet(build_tables(_hands(2)), dataset)
+
+    def exhausted(*_args, **_kwargs):
+        raise pa.ArrowMemoryError("realloc of size 536870912 failed")
+
+    monkeypatch.setattr(parquet, "read_canonical_columns", exhausted)
+    items = list(read_file(dataset))
+    assert len(items) == 1 and items[0].code == "limit" and "realloc" in items[0].reason

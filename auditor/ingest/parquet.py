@@ -70,7 +70,11 @@ class SchemaFault(ValueError):
 
 
 def failure_code(exc: BaseException) -> str:
-    """The quarantine code for an exception that stopped a whole dataset (or range) from being read."""
+    """The quarantine code for an exception that stopped a whole dataset (or range) from being read: running
+    out of memory (Arrow's too) is a limit passed, not damage (the decoded-size check should have come
+    first; this is the case it did not foresee)."""
+    if isinstance(exc, MemoryError):
+        return "limit"
     return "invalid-record" if isinstance(exc, SchemaFault) else "damaged"
 
 
