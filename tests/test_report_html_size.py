@@ -30,6 +30,7 @@ from auditor.report.html import PAGE_ROWS, render
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_logs"
 CHROMIUM = Path("/usr/bin/chromium")
+CORPUS = ROOT.parent / "shared" / "corpus"  # the real hand histories, beside the project where they are shared
 
 needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(),
                                     reason="Chromium is not installed (/usr/bin/chromium); .ci/run installs "
@@ -104,6 +105,17 @@ def test_thousands_of_long_findings_fit_and_are_paged(result, tmp_path):
     assert ready == "1" and inner == 1280
     assert scroll <= 1280, f"{scroll - 1280} px of horizontal overflow"
     assert rows == PAGE_ROWS  # one page of rows in the document at a time
+
+
+@needs_chromium
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
+def test_the_corpus_report_fits_1280_and_1920(tmp_path):
+    page = render(audit([CORPUS]))
+    for width in (1280, 1920):
+        scroll, inner, _, ready = _measure(tmp_path, page, width)
+        assert ready == "1" and inner == width
+        assert scroll <= width, f"{scroll - width} px of horizontal overflow at {width} px"
+    assert str(CORPUS) not in page  # its thousands of files named from the folder given
 
 
 @needs_chromium

@@ -606,6 +606,7 @@ def _findings_rows(result: AuditResult, names: Names, max_rows: int, max_replays
         row["linked"] = number <= max_replays
         row["shown_file"] = names(row["file"])
         row["rule_anchor"] = anchors.get((row["pack"], row["rule_id"]))
+        row["message"] = names.in_text(row["message"] or "")  # a message may name a file (`at logs/a.txt:1`)
     return rows
 
 
@@ -655,6 +656,8 @@ def _finding_sections(result: AuditResult, views: dict[HandKey, HandView], names
     out = []
     for number, row in enumerate(records(findings.head(max_replays)), start=1):
         key = (row["file"], int(row["line"]))
+        for text in ("message", "expected", "actual"):
+            row[text] = names.in_text(row[text]) if isinstance(row[text], str) else row[text]
         rule = rules.get((row["pack"], row["rule_id"]))
         view = views.get(key)
         out.append({"number": number, "row": row, "shown_file": names(row["file"]),
