@@ -78,6 +78,11 @@ def n(value: object) -> str:
 def _finalize(value: object) -> object:
     """Every `{{ value }}` of the templates passes here before autoescaping: missing values print as
     nothing and log text loses its control characters (a terminal escape has no business in a page)."""
+    kind = type(value)
+    if kind is str and value.isprintable():  # type: ignore[union-attr]
+        return value  # the common case, in C: no control character, escape or lone surrogate to drop
+    if kind is int:
+        return str(value)
     if isinstance(value, Markup):
         return value
     if _missing(value):
