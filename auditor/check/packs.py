@@ -220,7 +220,7 @@ def house_rules(parameters: dict[str, Any]) -> HouseRules:
     kwargs: dict[str, Any] = {}
     if "suit_order" in parameters:
         kwargs["suit_order"] = tuple(SUIT_LETTER[s] for s in parameters["suit_order"])
-    for key in ("odd_chip_method", "max_raises", "heads_up_uncapped", "limit_reopen_fraction"):
+    for key in ("odd_chip_method", "max_raises", "heads_up_uncapped", "limit_reopen_fraction", "hand_rake_from"):
         if key in parameters:
             kwargs[key] = parameters[key]
     if "hole_use" in parameters:

@@ -762,8 +762,8 @@ class _HandReplay:
         """The pots the awards misaward, against pots `computed`.
 
         A pot is misawarded when it paid out more than it held, or less than it held minus its rake:
-        the rake the log puts on that pot, plus any rake it states for the hand without a pot (room
-        exports often do), which may have come from any pot.
+        the rake the log puts on that pot, plus its part of any rake the log states for the hand without
+        a pot (room exports often do), as the house allocates it (`_hand_rake_shares`).
         """
         paid: dict[int, int] = defaultdict(int)
         for pot, _, amount, _ in self.awards:
@@ -772,12 +772,40 @@ class _HandReplay:
         def held(pot: int) -> int:
             return computed[pot].amount if pot is not None and 0 <= pot < len(computed) else 0
 
-        unattributed = self.rake.get(None, 0)
+        shares = self._hand_rake_shares(computed)
         misawarded = []
         for pot in sorted(set(range(len(computed))) | set(paid)):
-            if paid[pot] > held(pot) or paid[pot] < held(pot) - self.rake.get(pot, 0) - unattributed:
+            share = shares[pot] if pot is not None and 0 <= pot < len(shares) else 0
+            if paid[pot] > held(pot) or paid[pot] < held(pot) - self.rake.get(pot, 0) - share:
                 misawarded.append(f"pot {pot}: held {held(pot)}, paid {paid[pot]}")
         return misawarded
+
+    def _hand_rake_shares(self, computed: list) -> list[int]:
+        """How much of the rake stated for the whole hand each pot of `computed` may be short by.
+
+        The log does not say which pot it came from, so the pack's house setting decides: "any" lets each
+        pot carry all of it (what a reader of PokerStars text can honestly assume: real hands spread it
+        neither wholly on the main pot nor exactly pro rata), "main" only the main pot (a side pot no larger
+        than the rake, paid into the main pot, is then seen), "pro-rata" each pot its share by size,
+        rounded up to the chip unit.
+        """
+        unattributed = self.rake.get(None, 0)
+        if not computed or not unattributed:
+            return [0] * len(computed)
+        how = self.house.hand_rake_from
+        if how == "main":
+            return [unattributed] + [0] * (len(computed) - 1)
+        if how == "pro-rata":
+            total = sum(p.amount for p in computed)
+            unit = self.chip_unit or 1
+            if total <= 0:
+                return [unattributed] * len(computed)
+            shares = []
+            for pot in computed:
+                share = -(-unattributed * pot.amount // total)  # rake * pot / total, rounded up
+                shares.append(min(unattributed, -(-share // unit) * unit))  # then up to a whole chip unit
+            return shares
+        return [unattributed] * len(computed)
 
     def _pots_facts(self, showdowns: list[Showdown]) -> int | None:
         """Pot rows; returns the hand's chip balance (in - returned - awarded - rake)."""

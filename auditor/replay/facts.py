@@ -207,7 +207,8 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("awarded", INT, "chips paid out"),
         ("rake", INT, "rake taken"),
         ("chip_balance", INT, "chips_in − returned − awarded − rake (null if the log pays nothing out)"),
-        ("pots_misawarded", STR, "pots that paid out more than they held, or less than they held minus the rake"),
+        ("pots_misawarded", STR, "pots that paid out more than they held, or less than they held minus the rake "
+                                 "(rake stated for the whole hand allocated as the pack's hand_rake_from says)"),
         ("lowest_stack", INT, "the lowest any stack went during the hand"),
         ("showdown", BOOL, "two or more players were still in at the end"),
         ("first_shown_seat", INT, "the first seat to show its cards"),

@@ -13,6 +13,8 @@ from fractions import Fraction
 from auditor.replay.variants import VARIANTS, Variant
 
 SUITS_HIGH_TO_LOW = ("s", "h", "d", "c")
+#: the house settings of `HouseRules.hand_rake_from`
+HAND_RAKE_FROM = ("any", "main", "pro-rata")
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,16 @@ class HouseRules:
     hole_use: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: the posted rake; None when the pack sets none (the rake rule is then not assessable)
     rake: RakeSchedule | None = None
+    #: which pots a rake the log states for the whole hand (no pot named, as PokerStars writes it) may
+    #: have come from: "any" (each pot may be short by all of it: the room does not say, and real
+    #: PokerStars hands spread it neither wholly on the main pot nor exactly pro rata), "main" (the main
+    #: pot only: every side pot pays out in full) or "pro-rata" (each pot its share of it by size,
+    #: rounded up to the chip unit)
+    hand_rake_from: str = "any"
+
+    def __post_init__(self) -> None:
+        if self.hand_rake_from not in HAND_RAKE_FROM:
+            raise ValueError(f"hand_rake_from must be one of {', '.join(HAND_RAKE_FROM)}, not {self.hand_rake_from!r}")
 
     def variant(self, name: str) -> Variant:
         base = VARIANTS[name]
