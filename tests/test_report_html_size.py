@@ -43,10 +43,26 @@ _PROBE = ('window.addEventListener("load", function () { var r = document.docume
           ' + (r.getAttribute("data-report-ready") || "0"); });')
 
 
-def _probed(page: str) -> str:
-    digest = "sha256-" + base64.b64encode(hashlib.sha256(_PROBE.encode()).digest()).decode()
+#: works the findings table's controls as a person would, and writes what they showed into the title
+_DRIVE = ('window.addEventListener("load", function () {'
+          ' var table = document.getElementById("findings-table"), box = document.getElementById("filter");'
+          ' var count = document.getElementById("filter-count"), out = [];'
+          ' box.value = "NZ17-1b-EXTRA"; box.dispatchEvent(new Event("input")); out.push(count.textContent);'
+          ' box.value = ""; box.dispatchEvent(new Event("input"));'
+          ' var rule = document.getElementById("rule-filter"); rule.value = "TDA-48-EXTRA-LONG-RULE-IDENTIFIER";'
+          ' rule.dispatchEvent(new Event("change")); out.push(count.textContent);'
+          ' rule.value = ""; rule.dispatchEvent(new Event("change"));'
+          ' var th = table.tHead.rows[0].cells[0]; th.click(); th.click();'
+          ' out.push(table.tBodies[0].rows[0].cells[0].textContent);'
+          ' document.querySelector(\'.controls[data-table="findings-table"] button.next\').click();'
+          ' out.push(count.textContent); out.push(table.tBodies[0].rows.length);'
+          ' document.title = "drive " + out.join("|"); });')
+
+
+def _probed(page: str, probe: str = _PROBE) -> str:
+    digest = "sha256-" + base64.b64encode(hashlib.sha256(probe.encode()).digest()).decode()
     page = page.replace("script-src '", f"script-src '{digest}' '", 1)
-    return page.replace("</body>", f"<script>{_PROBE}</script></body>", 1)
+    return page.replace("</body>", f"<script>{probe}</script></body>", 1)
 
 
 def _chromium(tmp_path: Path, url: str, *args: str) -> subprocess.CompletedProcess:
@@ -105,6 +121,23 @@ def test_thousands_of_long_findings_fit_and_are_paged(result, tmp_path):
     assert ready == "1" and inner == 1280
     assert scroll <= 1280, f"{scroll - 1280} px of horizontal overflow"
     assert rows == PAGE_ROWS  # one page of rows in the document at a time
+
+
+@needs_chromium
+def test_the_findings_table_filters_sorts_and_pages_in_the_browser(result, tmp_path):
+    big = many_findings(result, 3_000)
+    path = tmp_path / "drive.html"
+    path.write_text(_probed(render(big, max_replays=10), _DRIVE), encoding="utf-8")
+    run = _chromium(tmp_path, path.as_uri(), "--dump-dom", "--virtual-time-budget=5000", "--window-size=1280,1000")
+    assert run.returncode == 0, run.stderr[-2000:]
+    title = re.search(r"<title>drive (.*?)</title>", run.stdout)
+    assert title, run.stdout[:500]
+    by_text, by_rule, first, paged, rows = title.group(1).split("|")
+    rules = big.findings["rule_id"]
+    assert by_text.startswith(f"{int((rules == 'NZ17-1b-EXTRA-LONG-RULE-IDENTIFIER').sum())} shown of 3000")
+    assert by_rule.startswith(f"{int((rules == 'TDA-48-EXTRA-LONG-RULE-IDENTIFIER').sum())} shown of 3000")
+    assert first == "3000"  # sorted by number, descending after two clicks
+    assert paged == "3000 shown of 3000 · page 2 of 30" and rows == "100"
 
 
 @needs_chromium
