@@ -3,6 +3,7 @@ names in `audit --help`, help text on every option, and --output errors that say
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 from auditor.check.packs import builtin_pack_paths
 from auditor.cli import main
 from auditor.report.formats import OutputError, plan
+from auditor.report.text import table_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_logs"
@@ -108,3 +110,18 @@ def test_output_errors_say_what_is_wrong_in_words(tmp_path):
     assert run.exit_code == 2 and "x.json is a file, not a directory" in run.stderr
     # a folder that does not exist yet is made
     assert plan(["html"], str(tmp_path / "new" / "r.html"))[0].path == tmp_path / "new" / "r.html"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_summary_tables_are_text_never_markup_and_bold_only_on_a_terminal():
+    rows = [("[bold red]forged[/]", "\x1b[31mred\x1b[0m", 7), ("x", "a-much-longer-rule-id-than-the-others", 12345)]
+    piped = table_lines(("pack", "rule", "count"), rows, io.StringIO(), right=(2,))
+    assert piped[1].startswith("    [bold red]forged[/]")  # shown as written: rich markup is not read
+    assert "\x1b" not in "".join(piped) and "red" in piped[1]  # the log's escape dropped, its text kept
+    assert piped[1].index("7") + 1 == piped[2].index("12345") + 5  # the counts end in one column
+    on_screen = table_lines(("pack", "rule", "count"), rows, _Terminal(), right=(2,))
+    assert "\x1b[1m" in on_screen[0] and "\x1b[31m" not in "".join(on_screen)
