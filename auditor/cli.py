@@ -452,27 +452,88 @@ def _load_packs(pack_names: tuple[str, ...]) -> list[Pack]:
         sys.exit(2)
 
 
-@rules.command("check", short_help="Validate pack files: schema, extends, predicates, facts.")
+@rules.command("check", short_help="Validate pack files: schema, extends, predicates, facts, examples.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-def rules_check(files: tuple[Path, ...]) -> None:
-    """Validate rule pack files: schema, extends, predicates, fact names."""
+@click.option("--no-examples", is_flag=True,
+              help="Only load the packs; do not audit the example hands of their own rules.")
+def rules_check(files: tuple[Path, ...], no_examples: bool) -> None:
+    """Validate rule pack files: schema, extends, overrides, predicates, fact names, and examples.
+
+    Prints what each house pack changes in the pack it extends. The example hands of a pack's own rules
+    (every rule not written in a built-in pack) are audited under the pack: a violating example must
+    find its rule (as many times as its `findings:` says), a clean one nothing. Exit 0 when every pack
+    loads and every example agrees, 1 when an example is missing or disagrees, 2 when a pack does not load.
+    """
     status = 0
     for file in files:
         try:
             pack = resolve_pack(str(file))
-            parent = f", extends {pack.extends}" if pack.extends else ""
-            click.echo(f"{file}: ok ({pack.name} {pack.version}, {len(pack.rules)} rules{parent})")
         except PackError as exc:
             click.echo(str(exc), err=True)
             status = 2
+            continue
+        parent = f", extends {pack.extends}" if pack.extends else ""
+        click.echo(f"{file}: ok ({pack.name} {pack.version}, {len(pack.rules)} rules{parent})")
+        for change in pack.changes:
+            click.echo(f"  {change.one_line()}")
+        if no_examples:
+            continue
+        ran, problems = _check_examples(pack)
+        for problem in problems:
+            click.echo(problem, err=True)
+        if ran:
+            click.echo(f"  examples: {ran - len(problems)} of {ran} as their rules say")
+        if problems:
+            status = max(status, 1)
     sys.exit(status)
+
+
+def _check_examples(pack: Pack) -> tuple[int, list[str]]:
+    """(examples run, what is wrong with them) for the rules of `pack` not written in a built-in pack: a
+    house's own rules, whose examples no test of this project runs. Built-in rules' examples are run by
+    tests/test_rule_examples.py."""
+    from auditor.check.packs import builtin_pack_paths
+    from auditor.pipeline import audit
+
+    builtin = {p.resolve() for p in builtin_pack_paths().values()}
+    ran, problems = 0, []
+    for rule in pack.rules:
+        if rule.file is None or rule.file.resolve() in builtin:
+            continue
+        for kind, examples in (("violating", rule.violating), ("clean", rule.clean)):
+            for example in examples:
+                ran += 1
+                where = f"{rule.file}:{rule.line}: rule {rule.id}: {kind} example {example.path}"
+                if not example.path.is_file():
+                    problems.append(f"{where}: no such file")
+                    continue
+                result = audit([example.path], pack=str(example.pack or rule.file))
+                if result.quarantined:
+                    problems.append(f"{where}: not audited ({result.quarantined[0].one_line()})")
+                    continue
+                if not result.hands_audited:
+                    problems.append(f"{where}: no hand audited")
+                    continue
+                found = list(result.findings["rule_id"])
+                mine = found.count(rule.id)
+                if kind == "clean" and found:
+                    names = ", ".join(sorted(set(found)))
+                    problems.append(f"{where}: expected no finding, found {len(found)} ({names})")
+                elif kind == "violating" and (mine == 0 if example.findings is None else mine != example.findings):
+                    wanted = "at least 1" if example.findings is None else str(example.findings)
+                    problems.append(f"{where}: expected {wanted} finding(s) of {rule.id}, found {mine}")
+    return ran, problems
 
 
 @rules.command("list", short_help="List the rules of the built-in packs (or of the given packs).")
 @click.option("--pack", "pack_names", multiple=True, metavar="NAME_OR_FILE",
               help="List this pack (a built-in name or a pack file); repeatable. Default: every built-in pack.")
 def rules_list(pack_names: tuple[str, ...]) -> None:
-    """List the rules of the built-in packs (or of the given packs)."""
+    """List the rules of the built-in packs (or of the given packs).
+
+    A house pack lists its effective rules (after extends, disable and overrides); a rule it changed is
+    marked with the kind of change, and the rules it disabled are named after the list.
+    """
     packs = _load_packs(pack_names)
     if not packs:  # an empty listing that exits 0 would hide an installation without its packs
         from auditor.resources import rules_dir
@@ -483,8 +544,13 @@ def rules_list(pack_names: tuple[str, ...]) -> None:
         parent = f", extends {pack.extends}" if pack.extends else ""
         click.echo(f"{pack.name} {pack.version}: {pack.title} ({len(pack.rules)} rules{parent})")
         width = max(len(rule.id) for rule in pack.rules)
+        changed = {c.rule_id: c.kind for c in pack.changes if c.rule_id is not None}
         for rule in pack.rules:
-            click.echo(f"  {rule.id:<{width}}  {rule.category:<17} {rule.severity:<7}  {rule.citation} — {rule.title}")
+            mark = f"  [{changed[rule.id]}]" if rule.id in changed else ""
+            click.echo(f"  {rule.id:<{width}}  {rule.category:<17} {rule.severity:<7}  {rule.citation} — {rule.title}"
+                       f"{mark}")
+        if pack.disabled:
+            click.echo(f"  disabled: {', '.join(rule.id for rule in pack.disabled)}")
 
 
 @rules.command("show", short_help="One rule: text, reading, predicate, facts, examples.")
@@ -496,22 +562,39 @@ def rules_show(rule_id: str, pack_names: tuple[str, ...]) -> None:
     """Everything about one rule: text, reading, predicate, facts, message and example hands.
 
     If RULE_ID is in several of the packs searched, each is shown in turn; --pack narrows the search.
-    Ids match exactly, else ignoring case; an unknown id exits 2 naming the closest ids.
+    Ids match exactly, else ignoring case; an unknown id exits 2 naming the closest ids. Under a house
+    pack the rule is shown as the house runs it, followed by what the house pack changed; a rule the
+    house pack disabled is shown as its own pack wrote it, under a line saying it is disabled.
     """
     import difflib
 
     from auditor.check.docs import render_rule_text
 
     packs = _load_packs(pack_names)
-    found = [(p, r) for p in packs for r in p.rules if r.id == rule_id]
-    found = found or [(p, r) for p in packs for r in p.rules if r.id.lower() == rule_id.lower()]
+
+    def search(match) -> list[tuple[Pack, object, bool]]:
+        return [(p, r, off) for p in packs for rules, off in ((p.rules, False), (p.disabled, True))
+                for r in rules if match(r.id)]
+
+    found = search(lambda i: i == rule_id) or search(lambda i: i.lower() == rule_id.lower())
     if not found:
-        ids = {r.id.lower(): r.id for p in packs for r in p.rules}
+        ids = {r.id.lower(): r.id for p in packs for r in (*p.rules, *p.disabled)}
         close = [ids[i] for i in difflib.get_close_matches(rule_id.lower(), list(ids), n=4, cutoff=0.6)]
         hint = f"close matches: {', '.join(close)}" if close else "see `auditor rules list`"
         click.echo(f"auditor: no rule '{rule_id}' in {', '.join(p.name for p in packs)}; {hint}", err=True)
         sys.exit(2)
-    click.echo("\n".join(render_rule_text(pack, rule) for pack, rule in found), nl=False)
+    parts = []
+    for pack, rule, off in found:
+        changes = pack.changes_of(rule.id)
+        head = ""
+        if off:
+            head = (f"{rule.id} is DISABLED in {pack.name}: its checks do not run it. The rule as its own pack "
+                    "wrote it:\n")
+        text = render_rule_text(pack, rule)
+        if changes:
+            text += "Changed by the house pack:\n" + "".join(f"    {c.one_line()}\n" for c in changes)
+        parts.append(head + text)
+    click.echo("\n".join(parts), nl=False)
 
 
 if __name__ == "__main__":

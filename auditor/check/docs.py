@@ -66,8 +66,8 @@ def facts_used(rule: Rule, pack: Pack) -> list[tuple[str, str]]:
 
 
 def parameters_used(rule: Rule, pack: Pack) -> list[tuple[str, Any]]:
-    names = rule.reads
-    return [(name, value) for name, value in pack.parameters.items() if name in names]
+    names, values = rule.reads, pack.parameters if rule.parameters is None else rule.parameters
+    return [(name, value) for name, value in values.items() if name in names]
 
 
 def show_value(value: Any) -> str:

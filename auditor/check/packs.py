@@ -9,6 +9,15 @@ parameters, replaced or added rules, disabled rules. Merging happens on the raw 
 compiling, so the merged pack passes exactly the checks a stand-alone pack passes, and every error
 still points at the file and line where the offending text was written.
 
+A house pack can also change one field of an inherited rule by id without copying it (`overrides:
+{TDA-38: {severity: warning}}`: severity, scope `applies`, or the values of parameters the rule
+reads). The loaded pack is the *effective* pack (after extends, disable and overrides): it is what
+checks run and what `rules show` prints, and `Pack.changes` says what each house file changed, so
+nobody has to diff YAML to learn that a rule was silenced. House packs are where the traps are, so
+every name a pack gives must mean something: an unknown key, an override of an unknown rule or field,
+or a parameter that no rule reads and the replay does not know is an error naming the nearest valid
+name ("unknown parameter max_raise; did you mean max_raises?"), never a silently ignored setting.
+
 Packs are untrusted input, so a pack has size limits (MAX_PACK_BYTES per file, MAX_RULES per pack,
 MAX_YAML_DEPTH, MAX_LIST_ITEMS, MAX_MAPPING_KEYS; predicates have their own in auditor/check/expr.py),
 each a PackError naming the file, and an error quotes at most a short escaped excerpt of the value it
@@ -17,7 +26,8 @@ refuses (`excerpt`), never the value itself: a 50 MB string must not become a 50
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, cached_property, lru_cache
@@ -86,6 +96,9 @@ class Rule:
     catalogue: tuple[str, ...] = ()
     #: the pack file the rule is written in (a parent's file for an inherited rule)
     file: Path | None = None
+    #: the parameter values this rule is checked with when a house pack overrides some for it alone
+    #: (the pack's parameters with the override merged); None: the pack's own parameters
+    parameters: Mapping[str, Any] | None = None
 
     @cached_property
     def reads(self) -> frozenset[str]:
@@ -96,6 +109,26 @@ class Rule:
             if part is not None:
                 names |= part.names
         return frozenset(names)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One thing a house pack changed in the pack it extends, with the place it is written."""
+
+    #: the rule changed; None for a pack parameter
+    rule_id: str | None
+    #: "disabled", "overridden", "replaced", "added" or "parameter"
+    kind: str
+    #: what changed, in words ("severity error -> warning")
+    detail: str
+    file: Path
+    line: int | None
+    #: the pack parameter changed (kind "parameter")
+    parameter: str | None = None
+
+    def one_line(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else str(self.file)
+        return f"{where}: {self.detail}"
 
 
 @dataclass(frozen=True)
@@ -111,6 +144,18 @@ class Pack:
     path: Path
     #: the pack this one extends, as written in the file (None for a stand-alone pack)
     extends: str | None = None
+    #: what the extending files changed, in the order they were merged (empty for a stand-alone pack)
+    changes: tuple[Change, ...] = ()
+    #: the rules an extending file disabled, as their own pack wrote them (for `rules show`)
+    disabled: tuple[Rule, ...] = ()
+
+    def changes_of(self, rule_id: str) -> list[Change]:
+        """The changes a house pack made to one rule, and to the pack parameters the rule reads."""
+        reads: frozenset[str] = frozenset()
+        for rule in (*self.rules, *self.disabled):
+            if rule.id == rule_id:
+                reads = rule.reads
+        return [c for c in self.changes if c.rule_id == rule_id or (c.rule_id is None and c.parameter in reads)]
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:
@@ -240,12 +285,18 @@ class _RawRule:
     path: Path
     root: yaml.Node
     index: int
+    #: parameter values an extending file's `overrides:` gives this rule alone: name -> (value, file, line)
+    parameters: Mapping[str, tuple[Any, Path, int | None]] | None = None
 
 
 @dataclass(frozen=True)
 class _RawPack:
     data: dict[str, Any]
     rules: tuple[_RawRule, ...]
+    #: parameters a file of the chain gives that its parent does not have: (name, file, line)
+    introduced: tuple[tuple[str, Path, int | None], ...] = ()
+    changes: tuple[Change, ...] = ()
+    disabled: tuple[_RawRule, ...] = ()
 
 
 #: a pack is a few levels deep; anything far deeper is hostile (and would exhaust the validator's stack)
@@ -337,7 +388,14 @@ def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
             raise PackError(name, None, reason)
         raise PackError(name, _line_of(root, where), f"at {_path_text(where)}: {reason}")
     if not _schema_valid(data):
-        error = jsonschema.exceptions.best_match(_pack_validator().iter_errors(data))
+        errors = list(_pack_validator().iter_errors(data))
+        # an unknown key first: a misspelt key (severty) also makes a required one missing, and the
+        # misspelling, with the name it was meant to be, is what the author has to fix
+        unknown = next((e for e in errors if e.validator == "additionalProperties"), None)
+        if unknown is not None:
+            path_in, message = _unknown_key(unknown)
+            raise PackError(name, _key_line(root, path_in), f"at {_path_text(path_in[:-1])}: {message}")
+        error = jsonschema.exceptions.best_match(errors)
         if error is not None:
             where = _path_text(error.absolute_path)
             raise PackError(name, _line_of(root, list(error.absolute_path)), f"at {where}: {_schema_message(error)}")
@@ -346,6 +404,79 @@ def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
             path_in, message = strict
             raise PackError(name, _line_of(root, path_in), f"at {_path_text(path_in)}: {message}")
     return data, root
+
+
+#: the fields of an inherited rule `overrides:` may change; anything else means replacing the whole rule
+OVERRIDABLE = ("severity", "applies", "parameters")
+
+
+def nearest(name: str, candidates: Iterable[str]) -> str:
+    """"; did you mean X?" for the closest candidate to a misspelt name, or "" when none is close."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=5, cutoff=0.6)
+    if not close:
+        return ""
+    # of the close ones, the fewest typing slips away (a swap of two neighbours is one: TDA-82 is TDA-28)
+    # (at equal slips, the one with the same letters: a swap, not a wrong key)
+    return f"; did you mean {min(close, key=lambda c: (_slips(name, c), sorted(c) != sorted(name)))}?"
+
+
+def _slips(a: str, b: str) -> int:
+    """Edits (insert, delete, replace, swap of neighbours) from a to b: optimal string alignment distance."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[-1]
+
+
+def _unknown_key(error: jsonschema.exceptions.ValidationError) -> tuple[list[Any], str]:
+    """(path to the unknown key, message naming it and the nearest valid key) for an additionalProperties
+    error. The key is the author's text, so it is quoted as an excerpt."""
+    allowed = list(error.schema.get("properties", {}))
+    where = list(error.absolute_path)
+    key = next((k for k in error.instance if k not in allowed), None) if isinstance(error.instance, dict) else None
+    if key is None:
+        return where, _schema_message(error)
+    text = str(key)
+    shown = excerpt(text, 40)
+    if len(where) == 2 and where[0] == "overrides":
+        rule_fields = _rule_fields()
+        reason = (f"{shown} cannot be overridden{nearest(text, OVERRIDABLE)} (an override changes "
+                  f"{', '.join(OVERRIDABLE)}; to change anything else, give the whole rule under rules:)"
+                  if text in rule_fields else f"unknown field {shown}{nearest(text, OVERRIDABLE)} (an override "
+                                              f"changes {', '.join(OVERRIDABLE)})")
+        return [*where, key], reason
+    return [*where, key], f"unknown key {shown}{nearest(text, allowed)}"
+
+
+@cache
+def _rule_fields() -> frozenset[str]:
+    return frozenset(load_json_schema(schema_path("rule-pack.schema.json"))["$defs"]["rule"]["properties"])
+
+
+def _key_line(node: yaml.Node | None, path: list[Any]) -> int | None:
+    """Line (1-based) of the mapping *key* at the end of a JSON path (the value of a key may start on a
+    later line, e.g. a nested mapping): where a misspelt key is written."""
+    if not path:
+        return _line_of(node, path)
+    parent = _line_of(node, path[:-1])
+    for key in path[:-1]:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if getattr(k, "value", None) == str(key)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+        else:
+            return parent
+    if isinstance(node, yaml.MappingNode):
+        for k, _ in node.value:
+            if getattr(k, "value", None) == str(path[-1]):
+                return k.start_mark.line + 1
+    return parent
 
 
 def _strict_error(data: Any) -> tuple[list[Any], str] | None:
@@ -405,7 +536,8 @@ def _merged(path: Path, chain: tuple[Path, ...] = ()) -> _RawPack:
             raise PackError(name, _line_of(root, ["rules", rule.index]), f"rule {rule.raw['id']}: id used twice")
         seen.add(rule.raw["id"])
     if "extends" not in data:
-        return _RawPack(data, own)
+        introduced = tuple((k, path, _key_line(root, ["parameters", k])) for k in data.get("parameters", {}))
+        return _RawPack(data, own, introduced)
     line = _line_of(root, ["extends"])
     parent_path = _parent_path(path, data["extends"], line)
     chain = (*chain, path.resolve())
@@ -414,18 +546,31 @@ def _merged(path: Path, chain: tuple[Path, ...] = ()) -> _RawPack:
         raise PackError(name, line, f"extends: cycle {cycle}")
     parent = _merged(parent_path, chain)
     rules = {r.raw["id"]: r for r in parent.rules}
+    changes, inherited = list(parent.changes), len(parent.changes)
+    dropped = list(parent.disabled)
     disabled = data.get("disable", [])
     for index, rule_id in enumerate(disabled):
         if rule_id not in rules:
             raise PackError(name, _line_of(root, ["disable", index]),
-                            f"disable: no rule '{rule_id}' in the pack it extends ({parent.data['pack']})")
-        del rules[rule_id]
+                            f"disable: no rule '{rule_id}' in the pack it extends ({parent.data['pack']})"
+                            f"{nearest(rule_id, rules)}")
+        dropped.append(rules.pop(rule_id))
+        changes.append(Change(rule_id, "disabled", f"{data['pack']} disables {rule_id}", path,
+                              _line_of(root, ["disable", index])))
     for rule in own:
         if rule.raw["id"] in disabled:
             raise PackError(name, _line_of(root, ["rules", rule.index]),
                             f"rule {rule.raw['id']}: both given and disabled")
     for rule in own:  # the same id replaces the parent's rule in place; new ids go at the end
-        rules[rule.raw["id"]] = rule
+        rule_id = rule.raw["id"]
+        kind = "replaced" if rule_id in rules else "added"
+        verb = "replaces" if kind == "replaced" else "adds"
+        changes.append(Change(rule_id, kind, f"{data['pack']} {verb} {rule_id} with its own rule", path,
+                              _line_of(root, ["rules", rule.index])))
+        rules[rule_id] = rule
+    own_ids = {r.raw["id"] for r in own}
+    for rule_id, fields in data.get("overrides", {}).items():
+        rules[rule_id] = _overridden(rules, rule_id, fields, own_ids, set(disabled), data["pack"], path, root, changes)
     if not rules:
         raise PackError(name, line, "no rules left after disabling the parent's")
     if len(rules) > MAX_RULES:
@@ -433,6 +578,17 @@ def _merged(path: Path, chain: tuple[Path, ...] = ()) -> _RawPack:
                         f"too many rules with the pack it extends ({len(rules):,}; the limit is {MAX_RULES:,} "
                         "rules per pack)")
     documents = {d["id"]: d for d in parent.data["documents"]} | {d["id"]: d for d in data.get("documents", [])}
+    introduced = list(parent.introduced)
+    for key, value in data.get("parameters", {}).items():
+        key_line = _key_line(root, ["parameters", key])
+        if key not in parent.data["parameters"]:
+            introduced.append((key, path, key_line))
+            changes.append(Change(None, "parameter", f"{data['pack']} sets parameter {key} = {_shown(value)}", path,
+                                  key_line, key))
+        elif parent.data["parameters"][key] != value:
+            changes.append(Change(None, "parameter", f"{data['pack']} changes parameter {key}: "
+                                                     f"{_shown(parent.data['parameters'][key])} -> {_shown(value)}",
+                                  path, key_line, key))
     merged = {
         "pack": data["pack"], "version": data["version"], "title": data["title"],
         "description": data.get("description", parent.data.get("description")),
@@ -440,7 +596,46 @@ def _merged(path: Path, chain: tuple[Path, ...] = ()) -> _RawPack:
         "parameters": {**parent.data["parameters"], **data.get("parameters", {})},
         "extends": data["extends"],
     }
-    return _RawPack(merged, tuple(rules.values()))
+    changes[inherited:] = sorted(changes[inherited:], key=lambda c: c.line or 0)  # this file's, in its order
+    return _RawPack(merged, tuple(rules.values()), tuple(introduced), tuple(changes), tuple(dropped))
+
+
+def _shown(value: Any) -> str:
+    """A parameter value as a pack writes it (flow YAML), short: for the lines saying what a house changed."""
+    text = value if isinstance(value, str) else \
+        yaml.safe_dump(value, default_flow_style=True, sort_keys=False).strip().removesuffix("...").strip()
+    return _plain(text, 120)
+
+
+def _overridden(rules: dict[str, _RawRule], rule_id: str, fields: dict[str, Any], own: set[str], disabled: set[str],
+                pack: str, path: Path, root: yaml.Node, changes: list[Change]) -> _RawRule:
+    """The inherited rule `rule_id` with an `overrides:` entry applied to its raw YAML (severity, applies) and
+    its own parameter values recorded (checked against what the rule reads once it is compiled)."""
+    name, line = str(path), _key_line(root, ["overrides", rule_id])
+    if rule_id in disabled:
+        raise PackError(name, line, f"overrides: {rule_id} is both disabled and overridden")
+    if rule_id in own:
+        raise PackError(name, line, f"overrides: {rule_id} is also given whole under rules: (change it there)")
+    if rule_id not in rules:
+        raise PackError(name, line, f"overrides: no rule {excerpt(rule_id)} in the pack{nearest(rule_id, rules)}")
+    base = rules[rule_id]
+    raw, said = dict(base.raw), []
+    if "severity" in fields:
+        said.append(f"severity {raw['severity']} -> {fields['severity']}")
+        raw["severity"] = fields["severity"]
+    if "applies" in fields:
+        applies = {**raw["applies"], **fields["applies"]}
+        for key in ("variants", "structures"):
+            if applies[key] != raw["applies"][key]:
+                said.append(f"{key} {', '.join(raw['applies'][key])} -> {', '.join(applies[key])}")
+        raw["applies"] = applies
+    parameters = dict(base.parameters or {})
+    for key, value in fields.get("parameters", {}).items():
+        parameters[key] = (value, path, _key_line(root, ["overrides", rule_id, "parameters", key]))
+        said.append(f"parameter {key} = {_shown(value)} for this rule only")
+    changes.append(Change(rule_id, "overridden", f"{pack} overrides {rule_id}: {'; '.join(said) or 'nothing'}",
+                          path, line))
+    return _RawRule(raw, base.path, base.root, base.index, parameters or None)
 
 
 def load_pack(path: Path) -> Pack:
@@ -449,9 +644,47 @@ def load_pack(path: Path) -> Pack:
     data, parameters = merged.data, merged.data["parameters"]
     context = _Context(parameters)
     rules = [_compile_rule(item, context) for item in merged.rules]
+    disabled = [_compile_rule(item, context) for item in merged.disabled]
+    _check_parameters(merged, rules, disabled, parameters)
     return Pack(data["pack"], data["version"], data["title"], data.get("description"),
                 tuple(data["documents"]), parameters, house_rules(parameters), tuple(rules), path,
-                data.get("extends"))
+                data.get("extends"), merged.changes, tuple(disabled))
+
+
+#: of the house settings (`engine_parameters`), the ones the replay does not read: predicates read them (TDA-48
+#: reads max_raises), so one rule may have its own value; every other house setting shapes the facts every
+#: rule reads, and is set for the whole pack only
+PREDICATE_PARAMETERS = frozenset(("max_raises", "heads_up_uncapped"))
+
+
+@cache
+def engine_parameters() -> frozenset[str]:
+    """The parameters the replay engine and simulator read (HouseRules), as the schema names them: a pack
+    may set one that no rule names. Read from the schema so a new house setting needs no second list."""
+    schema = load_json_schema(schema_path("rule-pack.schema.json"))
+    return frozenset(schema["properties"]["parameters"]["properties"])
+
+
+def _check_parameters(merged: _RawPack, rules: list[Rule], disabled: list[Rule], parameters: dict[str, Any]) -> None:
+    """A parameter must mean something: a pack parameter that no rule reads (nor a disabled one) and the
+    replay does not know is a misspelling or a leftover, and a rule's own override must be of a parameter
+    it reads and that does not shape the facts. Either is an error naming the nearest valid name."""
+    read = frozenset().union(*(r.reads for r in (*rules, *disabled)))
+    for key, file, line in merged.introduced:
+        if key not in read and key not in engine_parameters():
+            known = (engine_parameters() | frozenset(parameters)) - {key}
+            raise PackError(str(file), line, f"unknown parameter {key}{nearest(key, known)} (no rule of the pack "
+                                             "reads it and it is not a house setting of the replay)")
+    for item, rule in zip(merged.rules, rules, strict=True):
+        for key, (_, file, line) in (item.parameters or {}).items():
+            if key in engine_parameters() - PREDICATE_PARAMETERS:
+                raise PackError(str(file), line, f"overrides: {rule.id}: parameter {key} shapes the facts every rule "
+                                                 "reads, so it is set for the whole pack (under parameters:)")
+            if key not in read or key not in rule.reads or key not in parameters:
+                own = sorted(n for n in rule.reads if n in parameters)
+                raise PackError(str(file), line, f"overrides: {rule.id}: unknown parameter {key}"
+                                                 f"{nearest(key, own)} (the rule reads "
+                                                 f"{', '.join(own) or 'no parameter'})")
 
 
 @lru_cache(maxsize=8192)
@@ -526,6 +759,7 @@ def _compile_rule(item: _RawRule, context: _Context) -> Rule:
         compiled("actual", _template), examples("violating"), examples("clean"),
         _line_of(root, ["rules", index]) or 0, raw.get("seat", "seat"), raw.get("player", "player"),
         tuple(raw.get("catalogue", [])), path,
+        {**context.parameters, **{k: v for k, (v, _, _) in item.parameters.items()}} if item.parameters else None,
     )
 
 

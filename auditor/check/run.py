@@ -154,7 +154,7 @@ def _check_rule(rule: Rule, pack: Pack, table: pd.DataFrame, scope: _Scope) -> t
         return None, coverage
     wanted = rule.reads | _FINDING_SOURCES
     rows = table.loc[selected, [c for c in table.columns if c in wanted]]
-    params = pack.parameters
+    params = pack.parameters if rule.parameters is None else rule.parameters  # a house override for this rule alone
     # three outcomes per row: violates, passes, or not assessable (a fact it needs is missing, or the
     # predicates' arithmetic overflowed int64: judging a wrapped number would be a false verdict either way)
     overflow = np.zeros(len(rows), dtype=bool)
