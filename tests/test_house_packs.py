@@ -314,3 +314,14 @@ def test_house_packs_page_runs_as_written(tmp_path, monkeypatch):
     assert _rule_ids(FOURTH_RAISE, tmp_path / "house.yaml") == []
     with pytest.raises(PackError, match="did you mean max_raises"):
         load_pack(tmp_path / "typo.yaml")
+
+
+def test_manifest_digest_covers_a_rules_own_parameters(tmp_path):
+    """The manifest's effective digest says what a pack judges with: a per-rule parameter override is part of it."""
+    from auditor.report.manifest import pack_entry
+
+    plain = pack_entry(load_pack(_house(tmp_path, "", name="plain.yaml")))
+    own = pack_entry(load_pack(_house(tmp_path, "overrides:\n  TDA-48:\n    parameters: {max_raises: 4}\n",
+                                      name="own.yaml")))
+    assert plain["parameters"] == own["parameters"]  # the pack's parameters are the same...
+    assert plain["effective_sha256"] != own["effective_sha256"]  # ...but TDA-48 judges with another cap

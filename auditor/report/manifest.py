@@ -172,7 +172,9 @@ def effective_pack(pack: Pack) -> dict[str, Any]:
               "structures": list(r.structures), "facts": r.facts, "needs": list(r.needs), "when": text(r.when),
               "violation": text(r.violation), "message": text(r.message), "expected": text(r.expected),
               "actual": text(r.actual), "seat": r.seat_column, "player": r.player_column,
-              "catalogue": list(r.catalogue)} for r in pack.rules]
+              "catalogue": list(r.catalogue),
+              # a house override's parameter values for this rule alone (absent otherwise: digests unchanged)
+              **({} if r.parameters is None else {"parameters": dict(r.parameters)})} for r in pack.rules]
     return {"pack": pack.name, "version": pack.version, "title": pack.title, "description": pack.description,
             "documents": list(pack.documents), "parameters": pack.parameters, "rules": rules}
 
