@@ -503,7 +503,9 @@ def _check_examples(pack: Pack) -> tuple[int, list[str]]:
         for kind, examples in (("violating", rule.violating), ("clean", rule.clean)):
             for example in examples:
                 ran += 1
-                where = f"{rule.file}:{rule.line}: rule {rule.id}: {kind} example {example.path}"
+                shown = str(example.path)  # the pack's text: quoted when it could drive the terminal
+                shown = shown if shown.isprintable() else ascii(shown)
+                where = f"{rule.file}:{rule.line}: rule {rule.id}: {kind} example {shown}"
                 if not example.path.is_file():
                     problems.append(f"{where}: no such file")
                     continue

@@ -601,7 +601,10 @@ def _merged(path: Path, chain: tuple[Path, ...] = ()) -> _RawPack:
 
 
 def _shown(value: Any) -> str:
-    """A parameter value as a pack writes it (flow YAML), short: for the lines saying what a house changed."""
+    """A parameter value as a pack writes it (flow YAML), short: for the lines saying what a house changed.
+    A long list is only counted: dumping a hostile pack's 200 lists of 1,000 items would cost seconds."""
+    if isinstance(value, list | dict) and len(value) > 20:
+        return f"a {'list' if isinstance(value, list) else 'mapping'} of {len(value):,} items"
     text = value if isinstance(value, str) else \
         yaml.safe_dump(value, default_flow_style=True, sort_keys=False).strip().removesuffix("...").strip()
     return _plain(text, 120)
@@ -680,7 +683,7 @@ def _check_parameters(merged: _RawPack, rules: list[Rule], disabled: list[Rule],
             if key in engine_parameters() - PREDICATE_PARAMETERS:
                 raise PackError(str(file), line, f"overrides: {rule.id}: parameter {key} shapes the facts every rule "
                                                  "reads, so it is set for the whole pack (under parameters:)")
-            if key not in read or key not in rule.reads or key not in parameters:
+            if key not in rule.reads or key not in parameters:
                 own = sorted(n for n in rule.reads if n in parameters)
                 raise PackError(str(file), line, f"overrides: {rule.id}: unknown parameter {key}"
                                                  f"{nearest(key, own)} (the rule reads "
