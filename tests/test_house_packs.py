@@ -325,3 +325,24 @@ def test_manifest_digest_covers_a_rules_own_parameters(tmp_path):
                                       name="own.yaml")))
     assert plain["parameters"] == own["parameters"]  # the pack's parameters are the same...
     assert plain["effective_sha256"] != own["effective_sha256"]  # ...but TDA-48 judges with another cap
+
+
+@pytest.mark.parametrize(("body", "wanted"), [
+    ("extends: tda-2042\n", "no such rule pack 'tda-2042'; did you mean tda-2024?"),
+])
+def test_unknown_parent_names_the_nearest(tmp_path, body, wanted):
+    path = tmp_path / "p.yaml"
+    path.write_text("pack: p\nversion: 1.0.0\ntitle: P\n" + body, encoding="utf-8")
+    line, message = _refused(path)
+    assert line == body.strip() and wanted in message
+
+
+def test_misspelt_fact_in_a_house_rule_names_the_nearest(tmp_path):
+    rule = yaml.safe_load(TDA.read_text(encoding="utf-8"))["rules"][1]  # TDA-48
+    rule["needs"] = ["raise_before"]
+    line, message = _refused(_house(tmp_path, yaml.safe_dump({"rules": [rule]}, sort_keys=False)))
+    assert "unknown fact 'raise_before' in table actions; did you mean raises_before?" in message
+    rule["needs"], rule["violation"] = ["raises_before"], "raises_before >= max_raise"
+    line, message = _refused(_house(tmp_path, yaml.safe_dump({"rules": [rule]}, sort_keys=False)))
+    assert line.strip().startswith("violation:")
+    assert message.endswith("violation: unknown name 'max_raise'; did you mean max_raises?")

@@ -412,6 +412,8 @@ OVERRIDABLE = ("severity", "applies", "parameters")
 
 def nearest(name: str, candidates: Iterable[str]) -> str:
     """"; did you mean X?" for the closest candidate to a misspelt name, or "" when none is close."""
+    if len(name) > 100:  # no valid name is this long; a hostile one costs nothing
+        return ""
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=5, cutoff=0.6)
     if not close:
         return ""
@@ -521,8 +523,8 @@ def _parent_path(path: Path, extends: str, line: int | None) -> Path:
     if extends in builtin:
         return builtin[extends]
     known = ", ".join(builtin) or "none"
-    raise PackError(str(path), line, f"extends: no such rule pack {excerpt(extends)} (built-in packs: {known}; "
-                                     "or give a path relative to this file)")
+    raise PackError(str(path), line, f"extends: no such rule pack {excerpt(extends)}{nearest(extends, builtin)} "
+                                     f"(built-in packs: {known}; or give a path relative to this file)")
 
 
 def _merged(path: Path, chain: tuple[Path, ...] = ()) -> _RawPack:
@@ -732,22 +734,27 @@ def _compile_rule(item: _RawRule, context: _Context) -> Rule:
     def compiled(key: str, make: Any) -> Any:
         if key not in raw:
             return None
+        made = None
         try:
             made = make(raw[key])
             made.check_names(known)
             return made
         except ExpressionError as exc:
             line = _line_of(root, ["rules", index, key])
-            raise PackError(name, line, f"rule {raw['id']}: {key}: {exc.reason}") from exc
+            unknown = sorted(made.names - known) if made is not None else []
+            hint = nearest(unknown[0], known) if unknown else ""  # a misspelt fact or parameter
+            raise PackError(name, line, f"rule {raw['id']}: {key}: {exc.reason}{hint}") from exc
 
     for key in ("seat", "player"):
         if key in raw and raw[key] not in known:
             raise PackError(name, _line_of(root, ["rules", index, key]),
-                            f"rule {raw['id']}: {key}: unknown fact {excerpt(raw[key])} in table {raw['facts']}")
+                            f"rule {raw['id']}: {key}: unknown fact {excerpt(raw[key])} in table {raw['facts']}"
+                            f"{nearest(raw[key], known)}")
     for need in raw.get("needs", []):
         if need not in known:
             raise PackError(name, _line_of(root, ["rules", index, "needs"]),
-                            f"rule {raw['id']}: needs: unknown fact {excerpt(need)} in table {raw['facts']}")
+                            f"rule {raw['id']}: needs: unknown fact {excerpt(need)} in table {raw['facts']}"
+                            f"{nearest(need, known)}")
 
     def examples(kind: str) -> tuple[Example, ...]:
         return tuple(Example(context.resolve(path.parent, e["file"]), e["about"], e.get("findings"),
