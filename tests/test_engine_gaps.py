@@ -151,3 +151,90 @@ def test_audit_end_to_end_under_the_main_pot_house_pack_and_the_default(tmp_path
     assert "TDA-21" not in set(default.findings["rule_id"])  # any pot may carry a hand-level rake
     house = audit([path], pack=str(HOUSE_RAKE_PACK))
     assert list(house.findings["rule_id"]).count("TDA-21") == 1
+
+
+# -- 2. a big blind posted all-in short ----------------------------------------------------------------
+# Blinds 10/20; the big blind has 15 and posts it all-in.
+HU_SHORT = [(1, "ann", 1000), (2, "bob", 15)]
+HU_HOLES = [_hole(1, ["As", "Ad"]), _hole(2, ["7c", "2d"])]
+HU_TAIL = [_board(["2c", "5d", "9h"]), _board(["Jc"]), _board(["3s"]),
+           {"kind": "show", "seat": 1, "cards": ["As", "Ad"]}, {"kind": "show", "seat": 2, "cards": ["7c", "2d"]},
+           _award(1, 30)]
+MULTI_SHORT = [(1, "ann", 1000), (2, "bob", 1000), (3, "cat", 15)]
+MULTI_HOLES = [_hole(1, ["As", "Ad"]), _hole(2, ["Kc", "Kd"]), _hole(3, ["7c", "2d"])]
+MULTI_TAIL = [_board(["2c", "5d", "9h"]), _act(2, "check"), _act(1, "check"),
+              _board(["Jc"]), _act(2, "check"), _act(1, "check"), _board(["3s"]), _act(2, "check"), _act(1, "check"),
+              {"kind": "show", "seat": 1, "cards": ["As", "Ad"]}, {"kind": "show", "seat": 2, "cards": ["Kc", "Kd"]},
+              {"kind": "show", "seat": 3, "cards": ["7c", "2d"]}]
+
+
+def _heads_up(hand_id: str, *play: dict) -> dict:
+    return _hand(hand_id, HU_SHORT, [{"kind": "button", "seat": 1}, _post(1, 1, 10), _post(2, 2, 15, True),
+                                     *HU_HOLES, *play, *HU_TAIL], blinds=(10, 20))
+
+
+def _multi_way(hand_id: str, *play: dict, awards: tuple[dict, ...]) -> dict:
+    return _hand(hand_id, MULTI_SHORT, [{"kind": "button", "seat": 1}, _post(2, 1, 10), _post(3, 2, 15, True),
+                                        *MULTI_HOLES, *play, *MULTI_TAIL, *awards], blinds=(10, 20))
+
+
+def _rules(tmp_path: Path, hands: list[dict]) -> list[str]:
+    return sorted(audit([_write(tmp_path / "hands.jsonl", hands)]).findings["rule_id"])
+
+
+def test_heads_up_a_call_matches_the_short_all_in_big_blind_or_the_full_blind_with_the_excess_returned(tmp_path):
+    matched = _heads_up("b1", _act(1, "call", 5, 15))
+    in_full = _heads_up("b2", _act(1, "call", 10, 20), {"kind": "return", "seat": 1, "amount": 5})
+    actions = _facts([matched])["actions"]
+    assert (int(actions["amount_to_call"].iloc[0]), int(actions["amount_to_call_in_full"].iloc[0])) == (5, 10)
+    assert int(actions["current_bet"].iloc[0]) == 20  # the bet faced is still the full blind (raises start there)
+    assert _rules(tmp_path, [matched]) == []
+    assert _rules(tmp_path, [in_full]) == []
+
+
+def test_heads_up_a_call_short_of_the_all_in_big_blind_or_a_check_is_still_found(tmp_path):
+    short = _heads_up("b3", _act(1, "call", 3, 13))
+    assert _rules(tmp_path, [short]).count("TDA-51") == 1
+    check = _heads_up("b4", _act(1, "check"))
+    assert "TDA-55" in _rules(tmp_path, [check])  # 10 in against 15: there is something to call
+
+
+def test_heads_up_a_min_raise_is_still_measured_from_the_full_big_blind(tmp_path):
+    full = _heads_up("b5", _act(1, "raise", 30, 40), {"kind": "return", "seat": 1, "amount": 25})
+    assert _rules(tmp_path, [full]) == []
+    short = _heads_up("b6", _act(1, "raise", 20, 30), {"kind": "return", "seat": 1, "amount": 15})
+    assert "TDA-43A" in _rules(tmp_path, [short])
+
+
+def test_multi_way_the_others_call_the_full_big_blind(tmp_path):
+    # main pot 45 (15 each), side pot 10 (ann and bob's 5 over the all-in)
+    full = _multi_way("b7", _act(1, "call", 20, 20), _act(2, "call", 10, 20),
+                      awards=(_award(1, 45, 0), _award(1, 10, 1)))
+    actions = _facts([full])["actions"]
+    assert list(actions["amount_to_call"].iloc[:2]) == [20, 10]
+    assert _rules(tmp_path, [full]) == []
+    raised = _multi_way("b8", _act(1, "raise", 40, 40), _act(2, "call", 30, 40),
+                        awards=(_award(1, 45, 0), _award(1, 50, 1)))
+    assert _rules(tmp_path, [raised]) == []
+    # calling only the all-in's 15 while another player can still bet is an undercall (BLD-02)
+    short = _multi_way("b9", _act(1, "call", 15, 15), _act(2, "call", 5, 15), awards=(_award(1, 45, 0),))
+    assert _rules(tmp_path, [short]) == ["TDA-51", "TDA-51"]
+
+
+def test_the_small_blind_left_alone_with_a_big_blind_all_in_for_less_owes_nothing(tmp_path):
+    # The corpus's PokerStars hand 33332: blinds 50/100, the big blind all-in for 20, the button folds; the
+    # small blind is not asked to act and gets 30 back.
+    seats = [(1, "ann", 700), (2, "bob", 480), (3, "cat", 20)]
+    holes = [_hole(1, ["7c", "2d"]), _hole(2, ["As", "Ad"]), _hole(3, ["9h", "9s"])]
+    tail = [_board(["2c", "5d", "9d"]), _board(["Jc"]), _board(["3s"]),
+            {"kind": "show", "seat": 2, "cards": ["As", "Ad"]}, {"kind": "show", "seat": 3, "cards": ["9h", "9s"]},
+            _award(3, 40)]
+    alone = _hand("b10", seats, [{"kind": "button", "seat": 1}, _post(2, 1, 50), _post(3, 2, 20, True), *holes,
+                                 _act(1, "fold"), {"kind": "return", "seat": 2, "amount": 30}, *tail])
+    assert _rules(tmp_path, [alone]) == []
+    checked = _hand("b11", seats, [{"kind": "button", "seat": 1}, _post(2, 1, 50), _post(3, 2, 20, True), *holes,
+                                   _act(1, "fold"), _act(2, "check"), {"kind": "return", "seat": 2, "amount": 30},
+                                   *tail])
+    assert "TDA-55" not in _rules(tmp_path, [checked])  # nothing to call: the check was no check facing a bet
+    facts = _facts([checked])["actions"]
+    assert int(facts["amount_to_call"].iloc[1]) == 0 and int(facts["amount_to_call_in_full"].iloc[1]) == 50

@@ -32,7 +32,7 @@ from auditor.check.expr import MISSING_TEXT, Template
 MONEY_FACTS = frozenset({
     # actions
     "amount", "to", "made", "current_bet", "amount_to_call", "min_raise_increment", "raise_increment", "pot_before",
-    "pot_limit_max", "bet_unit", "spread_min", "spread_max", "stack_before", "min_bet",
+    "pot_limit_max", "bet_unit", "spread_min", "spread_max", "stack_before", "min_bet", "amount_to_call_in_full",
     # rounds
     "uncalled_expected", "returned", "hand_chip_balance",
     # blinds

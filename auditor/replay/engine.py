@@ -401,7 +401,15 @@ class _HandReplay:
         if self.round_start_active is None:
             self.round_start_active = len(can_bet)
         live = len(self.dealt_in - self.folded)
-        owed = max(0, self.current_bet - self.round[seat])
+        owed_in_full = max(0, self.current_bet - self.round[seat])
+        owed = owed_in_full
+        if owed and all(s == seat for s in can_bet):
+            # Nobody else still in can bet: a call only has to match what they put in. The bet faced can be
+            # more than that only by a big blind posted all-in short, which counts in full for players who
+            # can still bet against each other (BLD-02) but not against all-in players alone: PokerStars
+            # gives a small blind facing just a short all-in big blind the difference back without asking.
+            matched = max((self.round[s] for s in self.dealt_in - self.folded if s != seat), default=0)
+            owed = max(0, min(self.current_bet, matched) - self.round[seat])
         pot_before = self.pot_in
         stack_before = self.stack.get(seat, 0)
         actor_folded = seat in self.folded
@@ -419,7 +427,7 @@ class _HandReplay:
             self.rows.actions.append(self._action_row(
                 seq, seat, expected, verb, added, to, self.round[seat], False, all_in_declared, current_bet, owed,
                 largest, None, False, False, None, raises_before, raises_before, live, can_bet, pot_before,
-                stack_before, actor_folded, actor_all_in, False))
+                stack_before, actor_folded, actor_all_in, False, owed_in_full))
             return
         if verb in CHIPS_IN:
             self.stack[seat] = stack_before - added
@@ -470,18 +478,18 @@ class _HandReplay:
         self.rows.actions.append(self._action_row(
             seq, seat, expected, verb, added, to, made, all_in, all_in_declared, current_bet, owed, largest,
             increment, is_bet, is_raise, full, raises_before, self.raises if is_raise else raises_before, live,
-            can_bet, pot_before, stack_before, actor_folded, actor_all_in, raise_allowed))
+            can_bet, pot_before, stack_before, actor_folded, actor_all_in, raise_allowed, owed_in_full))
 
     def _action_row(self, seq, seat, expected, verb, added, to, made, all_in, all_in_declared, current_bet, owed,
                     largest, increment, is_bet, is_raise, full, raises_before, raise_number, live, can_bet,
-                    pot_before, stack_before, actor_folded, actor_all_in, raise_allowed) -> tuple:
+                    pot_before, stack_before, actor_folded, actor_all_in, raise_allowed, owed_in_full) -> tuple:
         return (
             self.h, seq, self.street, self.street + 1, seat, self.player.get(seat), expected, verb, added, to, made,
             all_in, all_in_declared, current_bet, owed, largest, increment, is_bet, is_raise, full,
             raises_before, raise_number, live, len(can_bet), len(can_bet) == 2,
-            self.round_start_active == 2, pot_before, current_bet + pot_before + owed,
+            self.round_start_active == 2, pot_before, current_bet + pot_before + owed_in_full,
             self.bet_unit, self.spread_min_now, self.spread_max_now, stack_before, actor_folded, actor_all_in,
-            raise_allowed, self.min_bet,
+            raise_allowed, self.min_bet, owed_in_full,
         )
 
     def show(self, seat: int, cards: list[str]) -> None:

@@ -33,7 +33,9 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("all_in", BOOL, "the player has no chips left after the action (from stacks, not the log's flag)"),
         ("all_in_declared", BOOL, "the log's all-in flag"),
         ("current_bet", INT, "highest round total before the action"),
-        ("amount_to_call", INT, "chips the player needed to call"),
+        ("amount_to_call", INT, "chips the player needed to call: the bet faced (a big blind posted all-in short "
+                                "counts in full), but only what matches the others when every other player still "
+                                "in is all-in"),
         ("min_raise_increment", INT, "largest bet or raise increment so far in the round (first round: last blind)"),
         ("raise_increment", INT, "for a bet or raise: new round total minus the bet it faced"),
         ("is_bet", BOOL, "aggressive action with no bet in the round yet"),
@@ -55,6 +57,9 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("actor_all_in", BOOL, "the player was already all-in"),
         ("raise_allowed", BOOL, "the betting is open to this player: no action since the last full bet or raise"),
         ("min_bet", INT, "smallest opening bet: the big blind (no/pot limit), the unit (fixed), the spread minimum"),
+        ("amount_to_call_in_full", INT, "chips to reach the bet faced, a big blind posted all-in short counted in "
+                                        "full: more than amount_to_call only when every other player still in is "
+                                        "all-in for less (the excess of such a call is returned as uncalled)"),
     ],
     "rounds": [
         ("hand", INT, "hand row number"),
