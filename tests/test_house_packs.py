@@ -346,3 +346,10 @@ def test_misspelt_fact_in_a_house_rule_names_the_nearest(tmp_path):
     line, message = _refused(_house(tmp_path, yaml.safe_dump({"rules": [rule]}, sort_keys=False)))
     assert line.strip().startswith("violation:")
     assert message.endswith("violation: unknown name 'max_raise'; did you mean max_raises?")
+
+
+def test_parameter_with_the_name_of_a_fact_is_refused(tmp_path):
+    """A predicate finds a fact before a parameter: a parameter named raises_before would never be read."""
+    line, message = _refused(_house(tmp_path, "parameters:\n  raises_before: 4\n"))
+    assert line == "  raises_before: 4"
+    assert message.startswith("parameter raises_before has the name of a fact (the actions table)")

@@ -670,12 +670,26 @@ def engine_parameters() -> frozenset[str]:
     return frozenset(schema["properties"]["parameters"]["properties"])
 
 
+@cache
+def _fact_tables() -> dict[str, str]:
+    """Each fact column's name -> where it is ("the actions table", "every table" for a hand column)."""
+    tables: dict[str, str] = {}
+    for table, columns in FACT_COLUMNS.items():
+        for column, _, _ in columns:
+            tables.setdefault(column, f"the {table} table")
+    return tables | {column: "a hand column of every table" for column in HAND_COLUMNS}
+
+
 def _check_parameters(merged: _RawPack, rules: list[Rule], disabled: list[Rule], parameters: dict[str, Any]) -> None:
     """A parameter must mean something: a pack parameter that no rule reads (nor a disabled one) and the
     replay does not know is a misspelling or a leftover, and a rule's own override must be of a parameter
     it reads and that does not shape the facts. Either is an error naming the nearest valid name."""
     read = frozenset().union(*(r.reads for r in (*rules, *disabled)))
     for key, file, line in merged.introduced:
+        table = _fact_tables().get(key)
+        if table is not None:  # a predicate looks a name up in the facts first: the value would never be read
+            raise PackError(str(file), line, f"parameter {key} has the name of a fact ({table}): a rule naming "
+                                             f"{key} reads the fact, never this value; give the parameter another name")
         if key not in read and key not in engine_parameters():
             known = (engine_parameters() | frozenset(parameters)) - {key}
             raise PackError(str(file), line, f"unknown parameter {key}{nearest(key, known)} (no rule of the pack "
