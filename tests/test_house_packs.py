@@ -353,3 +353,45 @@ def test_parameter_with_the_name_of_a_fact_is_refused(tmp_path):
     line, message = _refused(_house(tmp_path, "parameters:\n  raises_before: 4\n"))
     assert line == "  raises_before: 4"
     assert message.startswith("parameter raises_before has the name of a fact (the actions table)")
+
+
+def _with_rule(change) -> str:
+    rule = yaml.safe_load(TDA.read_text(encoding="utf-8"))["rules"][1]  # TDA-48
+    change(rule)
+    return yaml.safe_dump({"rules": [rule]}, sort_keys=False)
+
+
+#: the "you wrote" cell of each row of the page's table of traps -> a house pack body that writes it
+TRAPS = {
+    "`max_raise: 4` under `parameters:`": "parameters:\n  max_raise: 4\n",
+    "`overides:`": "overides:\n  TDA-38: {severity: error}\n",
+    "`severty: warning` in a rule": _with_rule(lambda r: r.update(severty=r.pop("severity"))),
+    "`overrides: {TDA-83: ...}`": "overrides:\n  TDA-83: {severity: info}\n",
+    "`overrides: {TDA-38: {violation: ...}}`": "overrides:\n  TDA-38: {violation: 'false'}\n",
+    "`disable: [TDA-82]`": "disable: [TDA-82]\n",
+    "`raises_before: 4` under `parameters:` (the name of a fact)": "parameters:\n  raises_before: 4\n",
+    "`needs: [raise_before]` in a rule, or `max_raise` in its predicate": _with_rule(
+        lambda r: r.update(needs=["raise_before"])),
+    "`extends: tda-2042`": None,  # a head of its own
+}
+
+
+def test_the_pages_table_of_traps_is_what_the_auditor_says(tmp_path):
+    rows = [line.split(" | ") for line in DOC.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| `") or line.startswith("| a rule both")]
+    checked = 0
+    for cells in rows:
+        wrote, says = cells[0].removeprefix("| "), cells[1].removesuffix(" |")
+        if not says.startswith("`"):
+            continue
+        assert wrote in TRAPS, f"a row of the page's table this test does not know: {wrote}"
+        body = TRAPS[wrote]
+        path = _house(tmp_path, body) if body is not None else _house(
+            tmp_path, "", head="pack: p\nversion: 1.0.0\ntitle: P\nextends: tda-2042\n")
+        _, message = _refused(path)
+        for part in says.strip("`").split("..."):
+            part = part.strip(" ;(")
+            if part:
+                assert part in message, (wrote, part, message)
+        checked += 1
+    assert checked == len(TRAPS)
