@@ -324,9 +324,8 @@ def explain(hand_id: str, paths: tuple[Path, ...], pack: str | None, input_forma
     from auditor.report.explain import explain as write_explain
     from auditor.report.text import clean
 
-    result = _audit_or_exit(paths, pack, False, input_format=input_format)
-    forced = next(iter(result.packs)) if pack else None
-    if not write_explain(result, hand_id, sys.stdout, forced):
+    result = _audit_or_exit(paths, pack, False, input_format=input_format, keep_hands=[hand_id])
+    if not write_explain(result, hand_id, sys.stdout):
         click.echo(f"auditor: no hand '{clean(hand_id)}' in {result.hands_read} hand(s) read", err=True)
         sys.exit(2)
 

@@ -52,6 +52,7 @@ from auditor.engines.periods import Period, merge
 from auditor.ingest.detect import detect, looks_like_log
 from auditor.ingest.parquet import is_parquet_dataset
 from auditor.ingest.records import QUARANTINE_CODES, Quarantined, ReaderNote, SourceHand
+from auditor.report.hands import MAX_VIEWS, HandKey, HandView, KeptViews
 from auditor.resources import check_installation
 
 if TYPE_CHECKING:
@@ -139,6 +140,17 @@ class AuditResult:
     #: the paths the run was given (files, folders, `-`), as given: `check-manifest` looks in them for files
     #: added since
     paths_given: list[str] = field(default_factory=list)
+    #: what the reports show of the hands, kept while they were audited (a report never reads a log again,
+    #: nor replays a hand): hands replayed per table id (findings per 1,000 hands by table) ...
+    table_hands: Counter = field(default_factory=Counter)
+    #: ... file, line and start time of every hand with findings (findings over time) ...
+    finding_hands: pd.DataFrame | None = None
+    #: ... the views (`report.hands.HandView`, the hand and the table state at every event) of the first
+    #: `view_limit` hands with findings, by (file, line) in the findings' order ...
+    views: dict[HandKey, HandView] = field(default_factory=dict)
+    #: ... and of the hands asked for by id (`audit(keep_hands=...)`, for `auditor explain`)
+    asked_views: dict[HandKey, HandView] = field(default_factory=dict)
+    view_limit: int = MAX_VIEWS
 
     @property
     def findings_total(self) -> int:
@@ -299,8 +311,8 @@ class _Spool:
 
 def spool_stream(path: Path, input_format: str = "auto", limits: Limits | None = None) -> InputFile:
     """Standard input (`-`) or a FIFO, read once to its end into a temporary file, as an input named
-    `<stdin>` (or the FIFO's name). A reader, detection and the HTML report's second look all open the
-    copy, so detection consumes nothing of the stream and nothing is read twice. At most
+    `<stdin>` (or the FIFO's name). Detection and the reader both open the copy, so detection
+    consumes nothing of the stream. At most
     `limits.max_unpacked_bytes` are taken (a stream that goes on past it is refused, exit 2); a FIFO
     that stays silent for `STREAM_IDLE_SECONDS` is refused, so a FIFO nobody writes to cannot hang a run.
     """
@@ -475,7 +487,8 @@ def default_jobs() -> int:
 def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_000,
           input_format: str = "auto", progress: Callable[[Progress], None] | None = None,
           limits: Limits | None = None, *, jobs: int | None = 1, engine: str = "local",
-          scheduler: Any = None, command: Sequence[str] | None = None) -> AuditResult:
+          scheduler: Any = None, command: Sequence[str] | None = None, keep_hands: Iterable[str] = (),
+          max_views: int = MAX_VIEWS) -> AuditResult:
     """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
 
     `limits` bounds what hostile input may cost (line, hand and unpacked sizes; ingest/limits.py).
@@ -493,6 +506,10 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     command line as typed, given by the CLI), the start and end time, and every input hashed once,
     streaming, before any reader opens it (`manifest.fingerprint_input`: the same paths the readers
     open; why not while reading is said there), with its metadata looked at again after the run.
+
+    What the reports show of the hands is kept while they are audited (`AuditResult.views`, `table_hands`,
+    `finding_hands`): the views of the first `max_views` hands with findings, and of the hands whose id is
+    in `keep_hands` (`auditor explain`), made in the workers from the replay that audited them.
     """
     started = time.perf_counter()
     started_at = datetime.now(UTC)
@@ -515,10 +532,11 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     states = [[file_state(p) for p in watched_files(item)] for item in inputs]
     digests = [fingerprint_input(item) for item in inputs]
     partitions = plan(inputs, batch_size, limits)
-    options = RunOptions(pack, batch_size, limits)
+    options = RunOptions(pack, batch_size, limits, keep_hand_ids=frozenset(keep_hands), max_views=max_views)
     workers = default_jobs() if jobs is None else max(1, jobs)
     tracker = _Tracker(progress, len(inputs), partitions, started)
     results: dict[int, PartitionResult] = {}
+    views, asked = KeptViews(max_views), KeptViews(max_views)
     ledger = Ledger()
     try:
         with closing(_run(engine, partitions, options, workers, scheduler, tracker.notify)) as finished:
@@ -527,6 +545,10 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
                     raise result.error()
                 ledger.add(result.index, result.ledger)
                 result.ledger = []
+                # merged as they come, so the driver holds at most max_views views of each kind
+                views.merge(result.views)
+                asked.merge(result.asked_views)
+                result.views = result.asked_views = KeptViews(0)
                 results[result.index] = result
                 tracker.finished(result)
         ordered = [results[i] for i in sorted(results)]
@@ -552,7 +574,9 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     notes: dict[tuple[str, str], ReaderNote] = {}
     not_listed: Counter = Counter()
     periods: dict[str, Period] = {}
+    table_hands: Counter = Counter()
     for result in ordered:
+        table_hands.update(result.table_hands)
         merge(periods, result.hand_periods)
         not_listed.update(result.findings_not_listed)
         read_per_file.update(result.read_per_file)
@@ -573,7 +597,16 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
                        recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p, True))},
                        not_listed, started_at, datetime.now(UTC), None if command is None else tuple(command),
                        _working_directory(), digests, periods, changed, pack_records,
-                       [shown_text(Path(p).as_posix()) for p in paths])
+                       [shown_text(Path(p).as_posix()) for p in paths], table_hands, _finding_hands(ordered),
+                       views.views(), asked.views(), max_views)
+
+
+def _finding_hands(ordered: list[PartitionResult]) -> pd.DataFrame | None:
+    """File, line and start of every hand with findings, the first copy of a (file, line) kept."""
+    parts = [r.finding_hands for r in ordered if r.finding_hands is not None]
+    if not parts:
+        return None
+    return pd.concat(parts, ignore_index=True).drop_duplicates(["file", "line"], ignore_index=True)
 
 
 def _working_directory() -> str | None:

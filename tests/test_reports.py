@@ -337,7 +337,9 @@ def test_explain_replays_the_hand_with_state_and_the_finding_on_its_event():
     lines = run.stdout.splitlines()
     assert lines[0].startswith("hand HE-MR0002-000004  ") and lines[0].endswith("holdem-planted.jsonl:1")
     assert "findings: 1 (1 error)" in run.stdout
-    assert "betting round 1" in run.stdout
+    # rounds and blinds as the floor names them, never "betting round 1" or "blind 1"
+    assert "\n  Pre-flop\n" in run.stdout and "betting round" not in run.stdout
+    assert "posts small blind: 50" in run.stdout and "posts big blind: 100" in run.stdout
     flagged = [line for line in lines if line.startswith(">>")]
     assert len(flagged) == 1
     # event 7: the raise to 150, with the pot (150), the amount to call (50) and no raise before it
@@ -352,7 +354,7 @@ def test_explain_replays_the_hand_with_state_and_the_finding_on_its_event():
 def test_explain_a_hand_found_across_rounds_and_a_hand_level_finding():
     run = CliRunner().invoke(main, ["explain", "NZO-RC0006-000043", str(OMAHA_PLANTED)])
     assert run.exit_code == 0
-    assert "betting round 4 — opened by board:" in run.stdout
+    assert "\n  River — opened by board:" in run.stdout
     assert "about the hand as a whole" in run.stdout and "[NZ17-1b]" in run.stdout  # button: no single event
     assert "[NZ17-6f]" in run.stdout
 

@@ -42,6 +42,7 @@ from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.replay.engine import TableState, replay
+from auditor.report.hands import MAX_VIEWS, KeptViews, hand_views, wanted_rows
 
 if TYPE_CHECKING:
     from auditor.pipeline import InputFile
@@ -103,6 +104,11 @@ class RunOptions:
     limits: Any = None
     #: names the run, so that a process auditing several of its partitions loads each pack once
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: hand ids whose view (`report.hands.HandView`) is kept whether or not they have findings, for
+    #: `auditor explain` (at most `max_views` hands of them)
+    keep_hand_ids: frozenset[str] = frozenset()
+    #: how many hands with findings keep their view (the first, in the findings' order)
+    max_views: int = MAX_VIEWS
 
 
 #: the packs this process has loaded for the run it works on: (run id, {key: Pack or the PackError})
@@ -156,6 +162,15 @@ class PartitionResult:
     findings_not_listed: Counter = field(default_factory=Counter)
     #: per file, the first and last hand start of the hands read (`engines.periods`; the evidence manifest)
     hand_periods: dict[str, Period] = field(default_factory=dict)
+    #: hands replayed per table id (the base of the HTML report's findings per 1,000 hands), counted here
+    #: so that no report reads the logs again
+    table_hands: Counter = field(default_factory=Counter)
+    #: one row per hand with findings: file, line, started_at (the HTML report's findings over time)
+    finding_hands: pd.DataFrame | None = None
+    #: the views of the first hands with findings (`report.hands.KeptViews`), made from this replay's facts
+    views: KeptViews = field(default_factory=KeptViews)
+    #: the views of the hands asked for by id (`RunOptions.keep_hand_ids`)
+    asked_views: KeptViews = field(default_factory=KeptViews)
 
     @property
     def hands_not_covered(self) -> int:
@@ -381,11 +396,12 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     not_listed: Counter = Counter()
     batch_events = 0
     hand_periods: dict[str, Period] = {}
+    kept = _ForReports(partition.index, options)
 
     def flush() -> None:
         if batch:
             add_batch(hand_periods, [h.file for h in batch], [h.hand.get("started_at") for h in batch])
-            found, cov, failed, rows, games, files = _audit_batch(batch, packs, local, forced, state)
+            found, cov, failed, rows, games, files = _audit_batch(batch, packs, local, forced, state, kept)
             found, dropped = cap_findings(found)
             not_listed.update(dropped)
             findings.append(found)  # Arrow-backed text columns (pandas' default string dtype): compact
@@ -445,7 +461,48 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
         partition.index, pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(local))[0],
         sum_coverage(coverage) if coverage else None, quarantined, hands_read, read_per_file, list(packs),
         ledger_rows, time.perf_counter() - started, uncovered, uncovered_per_file, list(notes.values()), not_listed,
-        hand_periods)
+        hand_periods, kept.table_hands, kept.finding_hands(), kept.views, kept.asked)
+
+
+class _ForReports:
+    """What a partition keeps for the reports while it audits, so that no report reads or replays a log
+    again: hands per table, the start of every hand with findings, and the views of the hands shown
+    (`report.hands`), all made from the batch's own tables and facts, vectorised but for the few views."""
+
+    def __init__(self, partition: int, options: RunOptions) -> None:
+        self.partition = partition
+        self.wanted_ids = options.keep_hand_ids
+        self.views = KeptViews(options.max_views)
+        self.asked = KeptViews(options.max_views)
+        self.table_hands: Counter = Counter()
+        self.starts: list[pd.DataFrame] = []
+        self.read = 0  # hands of earlier batches, so (partition, read + row) orders every hand of the run
+
+    def add(self, batch: list[SourceHand], hands: pd.DataFrame, facts: dict[str, pd.DataFrame],
+            findings: pd.DataFrame) -> None:
+        """Take what the reports need from one checked batch (`hands`: its replayed hands)."""
+        self.table_hands.update({str(t): int(c) for t, c in hands["table_id"].value_counts(sort=False).items()})
+        shown: list[int] = []
+        if len(findings):
+            keys = findings[["file", "line"]].drop_duplicates()
+            found = hands[["file", "line", "started_at"]].merge(keys, on=["file", "line"])
+            self.starts.append(found.drop_duplicates(["file", "line"], ignore_index=True))
+            shown = wanted_rows(hands, keys, self.views)
+        asked: list[int] = []
+        if self.wanted_ids:
+            named = hands[hands["hand_id"].isin(self.wanted_ids)]
+            asked = wanted_rows(hands, named[["file", "line"]], self.asked)
+        views = hand_views(batch, hands, facts, shown + asked)
+        for rows, store in ((shown, self.views), (asked, self.asked)):
+            for row in rows:
+                view = views[row]
+                store.offer((view.file, view.line), (self.partition, self.read + row), view)
+        self.read += len(batch)
+
+    def finding_hands(self) -> pd.DataFrame | None:
+        if not self.starts:
+            return None
+        return pd.concat(self.starts, ignore_index=True).drop_duplicates(["file", "line"], ignore_index=True)
 
 
 def cap_findings(findings: pd.DataFrame, cap: int = MAX_FINDINGS_PER_HAND_RULE) -> tuple[pd.DataFrame, Counter]:
@@ -463,8 +520,8 @@ def cap_findings(findings: pd.DataFrame, cap: int = MAX_FINDINGS_PER_HAND_RULE) 
 
 
 def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[str, Pack], forced: Pack | None,
-                 state: TableState) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined], pd.DataFrame | None,
-                                             Counter, Counter]:
+                 state: TableState, kept: _ForReports | None = None
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined], pd.DataFrame | None, Counter, Counter]:
     """Replay and check one batch: findings, coverage, hands the engine could not replay, run-wide rows,
     and the hands not covered by their pack, by (pack, variant, structure) and by file.
 
@@ -486,6 +543,8 @@ def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[st
                         for h, reason in failures]
         hands = hands[~hands["hand"].isin(failed)]
     findings, coverage = check(facts, hands, local)
+    if kept is not None:
+        kept.add(batch, hands, facts, findings)
     outside = hands[not_covered(hands, packs)]
     games: Counter = Counter()
     files: Counter = Counter()

@@ -6,6 +6,10 @@ whose turn it was) and, under the event a rule objects to, the finding with expe
 the rule it cites. Amounts are shown as the log wrote them (`$0.50`, `1,500` chips, never the
 canonical smallest-unit integers), as the findings' messages show them. Log text goes through
 `text.clean`: a player's name cannot move the cursor or recolour the terminal.
+
+Nothing is read or replayed here: the audit kept the hand's view, made from the replay that audited it
+(`audit(keep_hands=[hand_id])`, `report.hands`), so this only formats what the result holds. Rounds are
+headed as the floor names them (`Pre-flop`, `After the draw`), unknown cards said as hidden.
 """
 
 from __future__ import annotations
@@ -15,19 +19,22 @@ from typing import Any, TextIO
 import pandas as pd
 
 from auditor.pipeline import AuditResult
-from auditor.report.hands import HandView, build_views, pack_of, quarantined_with_id, scan_hands
+from auditor.report.hands import HandView, quarantined_with_id, round_heading
 from auditor.report.text import clean
 
 EVENT_WIDTH = 58
 
 
-def explain(result: AuditResult, hand_id: str, out: TextIO, forced_pack: str | None = None) -> int:
-    """Write every hand with this id found under the audited paths; return how many there were.
+def explain(result: AuditResult, hand_id: str, out: TextIO) -> int:
+    """Write every hand with this id the audit kept a view of, in file and line order; return how many
+    hands were named (shown or quarantined).
 
-    Hands the audit quarantined are named with their reason (they were never replayed).
+    The audit keeps the views of hands asked for by id (`audit(keep_hands=...)`, at most
+    `result.view_limit` of them) and of the first hands with findings; hands the audit quarantined are
+    named with their reason (they were never replayed).
     """
-    hands = list(scan_hands(result.inputs, lambda h: h.hand["hand_id"] == hand_id))
-    views = build_views(result, [(h, pack_of(result, h, forced_pack)) for h in hands])
+    kept = {**result.views, **result.asked_views}
+    views = [kept[key] for key in sorted(kept) if kept[key].hand_id == hand_id]
     findings = result.findings[result.findings["hand_id"] == hand_id]
     for number, view in enumerate(views):
         if number:
@@ -74,7 +81,7 @@ def _write_hand(result: AuditResult, view: HandView, findings: pd.DataFrame, out
                 out.write("\n  events\n")
             else:
                 opener = view.round_openers.get(step.round)
-                out.write(f"\n  betting round {step.round}" + (f" — opened by {clean(opener)}" if opener else "")
+                out.write(f"\n  {round_heading(view, step.round)}" + (f" — opened by {clean(opener)}" if opener else "")
                           + "\n")
             out.write(f"  {'#':>4}  {'event':<{width}}  {'pot':>{money_width}}  {'to call':>{money_width}}  "
                       f"{'raises':>6}  turn of\n")

@@ -1,26 +1,32 @@
-"""The hands behind findings, re-read from their logs and replayed, for the reports that show them.
+"""The hands behind findings, as the audit saw them, for the reports that show them.
 
-Findings carry file, line, hand id and event index, not the hand itself (a run keeps no hand in
-memory once its batch is checked). The HTML report and `auditor explain` go back to the logs for the
-few hands they show, and replay them again to get the table state at every event (pot, amount to
-call, raises so far): the same engine and house settings the audit used, so what they print is what
-the rules saw.
+Data flows one way (ingest -> replay -> check -> report): a report never reads a log again or replays
+a hand again. While a partition is audited, for the hands the reports will show (the first
+`MAX_VIEWS` hands with findings, in the findings' order, and any hand `auditor explain` asked for by
+id) the worker turns the canonical hand and the engine's facts of that very replay (pot, amount to
+call, raises so far at every action) into a `HandView`, which travels back with the partition's result
+(`KeptViews`, picklable). The HTML report and `auditor explain` only format those views, so what they
+print is what the rules saw, even if the files were moved or changed since.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from auditor.check import words
 from auditor.check.money import format_money, format_money_list
-from auditor.engines.partition import read_input
-from auditor.ingest.records import Quarantined, SourceHand
-from auditor.ingest.tables import build_tables
-from auditor.pipeline import AuditResult, InputFile
-from auditor.replay.engine import replay
+
+if TYPE_CHECKING:
+    from auditor.ingest.records import Quarantined, SourceHand
+    from auditor.pipeline import AuditResult
+
+#: hands with findings whose view a run keeps (the first, in the findings' order): the HTML page
+#: replays the findings of these hands, and `auditor explain` may ask for as many hands of one id
+MAX_VIEWS = 500
 
 #: where a hand is: (file as findings name it, line)
 HandKey = tuple[str, int]
@@ -72,74 +78,82 @@ class HandView:
         return "" if amount is None else format_money(amount, self.currency, self.money_scale)
 
 
-def might_hold(item: InputFile, files: set[str]) -> bool:
-    """Whether reading `item` can yield hands that findings name with one of `files`.
+@dataclass
+class KeptViews:
+    """The views a run keeps, at most `limit` of them: those of the smallest hand keys (file, line).
 
-    A finding's file is the input's name or its path as given (readers differ), or `archive!member`
-    for a zip member; a Parquet dataset written by `convert` keeps each hand's original file, so it
-    may hold any of them.
-    """
-    if item.format == "parquet":
-        return True
-    names = {item.name, item.label, str(item.path), item.path.as_posix()} - {""}
-    prefixes = tuple(f"{name}!" for name in names)
-    return any(f in names or f.startswith(prefixes) for f in files)
+    Findings are listed sorted by file and line, so the first hands with findings are the ones with the
+    smallest keys; each partition keeps its smallest and the driver merges partitions into the run's
+    smallest, in whatever order they finish, so what is kept never depends on `--jobs` or the engine.
+    Of two hands at one key (a Parquet dataset and its source log both named), the first audited is kept:
+    `order` is (partition index, hand read) and the lower wins."""
+
+    limit: int = MAX_VIEWS
+    kept: dict[HandKey, tuple[tuple[int, int], HandView]] = field(default_factory=dict)
+
+    def ceiling(self) -> HandKey | None:
+        """The largest key kept once full (a hand above it need not be viewed at all), else None."""
+        return max(self.kept) if len(self.kept) >= self.limit else None
+
+    def offer(self, key: HandKey, order: tuple[int, int], view: HandView) -> None:
+        held = self.kept.get(key)
+        if held is not None and held[0] <= order:
+            return
+        self.kept[key] = (order, view)
+        if len(self.kept) > self.limit:
+            del self.kept[max(self.kept)]
+
+    def merge(self, other: KeptViews) -> None:
+        for key, (order, view) in other.kept.items():
+            self.offer(key, order, view)
+
+    def views(self) -> dict[HandKey, HandView]:
+        """The views by key, in key order (the findings' order)."""
+        return {key: self.kept[key][1] for key in sorted(self.kept)}
 
 
-def scan_hands(inputs: Iterable[InputFile], keep: Callable[[SourceHand], bool],
-               files: set[str] | None = None) -> Iterator[SourceHand]:
-    """Read the inputs again (only those that may hold `files`, if given) and yield the hands `keep` wants."""
-    for item in inputs:
-        if files is not None and not might_hold(item, files):
-            continue
-        for hand in read_input(item):  # named as the audit named them (escaped, `<stdin>`)
-            if isinstance(hand, SourceHand) and keep(hand):
-                yield hand
-
-
-def pack_of(result: AuditResult, hand: SourceHand, forced: str | None = None) -> str | None:
-    """The pack the audit used for this hand: the one --pack forced, else the one its table declares.
-
-    None when that pack could not be loaded (the audit quarantined the hand for it).
-    """
-    name = forced or hand.hand["rule_pack"]
-    return name if name in result.packs else None
-
-
-def build_views(result: AuditResult, hands: list[tuple[SourceHand, str | None]]) -> list[HandView]:
-    """Replay the given hands (each with the pack it was audited under) and describe every event."""
-    if not hands:
+def wanted_rows(hands: pd.DataFrame, keys: pd.DataFrame, kept: KeptViews) -> list[int]:
+    """Batch rows (`hand`) of the hands at `keys` (file, line) that `kept` would take: at most its limit,
+    the smallest keys, none above what it already holds when full, the first copy of a key."""
+    if not len(keys):
         return []
-    with_pack = [(h, p) for h, p in hands if p in result.packs]
-    facts = None
-    failures: dict[int, str] = {}
-    if with_pack:
-        tables = build_tables([h for h, _ in with_pack])
-        houses = [result.packs[p].house for _, p in with_pack]
-        facts, failed = replay(tables, houses)
-        failures = dict(failed)
-    actions = _by_hand(facts["actions"]) if facts is not None else {}
-    rounds = _by_hand(facts["rounds"]) if facts is not None else {}
-    views = []
-    replayed = {id(h): row for row, (h, _) in enumerate(with_pack)}
-    for hand, pack in hands:
-        row = replayed.get(id(hand))
-        note = None
-        if row is None:
-            note = f"not replayed: rule pack '{pack}' was not loaded in this run"
-        elif row in failures:
-            note = failures[row]
-        views.append(_view(hand, pack or "", actions.get(row), rounds.get(row), note))
-    return views
+    rows = hands[["file", "line", "hand"]].merge(keys.drop_duplicates(), on=["file", "line"])
+    rows = rows.drop_duplicates(["file", "line"]).sort_values(["file", "line"], kind="stable").head(kept.limit)
+    ceiling = kept.ceiling()
+    picked = []
+    for file, line, row in zip(rows["file"], rows["line"], rows["hand"], strict=True):
+        if ceiling is not None and (str(file), int(line)) > ceiling:
+            break
+        picked.append(int(row))
+    return picked
 
 
-def _by_hand(frame: pd.DataFrame) -> dict[int, pd.DataFrame]:
+def hand_views(sources: list[SourceHand], hands: pd.DataFrame, facts: dict[str, pd.DataFrame],
+               rows: Iterable[int]) -> dict[int, HandView]:
+    """The views of the given batch rows, from the canonical hands (`sources`, by row) and the facts of
+    the replay that audited them: called in the worker, never after the audit."""
+    rows = sorted(set(rows))
+    if not rows:
+        return {}
+    actions = _by_hand(facts["actions"], rows)
+    rounds = _by_hand(facts["rounds"], rows)
+    packs = dict(zip(hands["hand"].astype(int), hands["rule_pack"], strict=True))
+    return {row: _view(sources[row], str(packs.get(row, "")), actions.get(row), rounds.get(row), None)
+            for row in rows}
+
+
+def _by_hand(frame: pd.DataFrame, rows: list[int]) -> dict[int, pd.DataFrame]:
+    if not len(frame):
+        return {}
+    frame = frame[frame["hand"].isin(rows)]
     return {int(h): part for h, part in frame.groupby("hand", sort=False)} if len(frame) else {}
 
 
-def _value(row: Any, name: str) -> int | None:
-    value = row[name]
-    return None if pd.isna(value) else int(value)
+def _value(value: Any) -> int | None:
+    return None if value is None or pd.isna(value) else int(value)
+
+
+_STATE = ("pot_before", "amount_to_call", "current_bet", "raises_before", "expected_seat", "stack_before")
 
 
 def _view(source: SourceHand, pack: str, actions: pd.DataFrame | None, rounds: pd.DataFrame | None,
@@ -148,16 +162,18 @@ def _view(source: SourceHand, pack: str, actions: pd.DataFrame | None, rounds: p
     currency, scale = hand.get("currency"), hand.get("money_scale") or 1
     money = HandMoney(currency, scale)
     players = {s["seat"]: s["player"] for s in hand["seats"]}
+    blinds = len(hand["stakes"].get("blinds") or []) or None
     events = hand["events"]
-    state = {}
+    state: dict[int, tuple[int | None, ...]] = {}
     if actions is not None:
-        for _, row in actions.iterrows():
-            state[int(row["seq"])] = row
+        columns = [actions[c] if c in actions else pd.Series([None] * len(actions)) for c in _STATE]
+        for seq, *values in zip(actions["seq"], *columns, strict=True):
+            state[int(seq)] = tuple(_value(v) for v in values)
     openers: dict[int, int] = {}  # round -> opening event index
     if rounds is not None:
-        for _, row in rounds.iterrows():
-            if not pd.isna(row["seq"]):
-                openers[int(row["round"])] = int(row["seq"])
+        for rnd, seq in zip(rounds["round"], rounds["seq"], strict=True):
+            if not pd.isna(seq):
+                openers[int(rnd)] = int(seq)
     replayed = rounds is not None and note is None
     starts = sorted((_with_burns(events, seq), rnd) for rnd, seq in openers.items())
     steps = []
@@ -172,20 +188,22 @@ def _view(source: SourceHand, pack: str, actions: pd.DataFrame | None, rounds: p
         seat = event.get("seat")
         player = players.get(seat) if seat is not None else event.get("player")
         row = state.get(seq)
-        steps.append(Step(
-            seq, rnd, event["kind"], seat, player, describe(event, players, money),
-            pot=_value(row, "pot_before") if row is not None else None,
-            to_call=_value(row, "amount_to_call") if row is not None else None,
-            current_bet=_value(row, "current_bet") if row is not None else None,
-            raises=_value(row, "raises_before") if row is not None else None,
-            expected_seat=_value(row, "expected_seat") if row is not None else None,
-            stack=_value(row, "stack_before") if row is not None else None,
-        ))
-    round_openers = {rnd: describe(events[seq], players, money) for rnd, seq in openers.items() if seq < len(events)}
+        pot, to_call, current, raises, expected, stack = row if row is not None else (None,) * 6
+        steps.append(Step(seq, rnd, event["kind"], seat, player, describe(event, players, money, blinds),
+                          pot=pot, to_call=to_call, current_bet=current, raises=raises, expected_seat=expected,
+                          stack=stack))
+    round_openers = {rnd: describe(events[seq], players, money, blinds) for rnd, seq in openers.items()
+                     if seq < len(events)}
     seats = [(s["seat"], s["player"], s["stack"], s.get("status", "active")) for s in hand["seats"]]
     return HandView(hand["hand_id"], source.file, source.line, hand["table_id"], hand["variant"], hand["structure"],
                     pack, hand.get("started_at"), describe_stakes(hand["stakes"], money), seats, steps, round_openers,
                     note, currency, scale)
+
+
+def round_heading(view: HandView, number: int) -> str:
+    """A betting round as the floor names it (`Pre-flop`, `Flop`, `After the draw`), for the explain text
+    and the HTML replay: never a bare number."""
+    return words.street_heading(view.variant, number)
 
 
 def _with_burns(events: list[dict[str, Any]], seq: int) -> int:
@@ -235,12 +253,15 @@ def _who(seat: int | None, players: dict[int, str]) -> str:
 
 
 def _cards(cards: list[str] | None) -> str:
-    return " ".join(cards) if cards else "-"
+    """Cards as written, an unknown card (`??`) said as a hidden one (`words.cards_text`)."""
+    return words.cards_text(" ".join(cards)) if cards else "-"
 
 
-def describe(event: dict[str, Any], players: dict[int, str], money: HandMoney = _CHIPS) -> str:
+def describe(event: dict[str, Any], players: dict[int, str], money: HandMoney = _CHIPS,
+             blinds: int | None = None) -> str:
     """One event in words, from the canonical log (player names included verbatim: escape when rendering),
-    amounts in the log's own units."""
+    amounts in the log's own units; a blind by its floor name at a table requiring `blinds` blinds
+    (`words.blind_name`: `small blind`, `second blind`)."""
     kind = event["kind"]
     who = _who(event.get("seat"), players)
     all_in = ", all-in" if event.get("all_in") else ""
@@ -248,7 +269,10 @@ def describe(event: dict[str, Any], players: dict[int, str], money: HandMoney = 
         return f"button at seat {event.get('seat')}"
     if kind == "post":
         post = event.get("post")
-        what = f"blind {event.get('blind')}" if post == "blind" else post
+        what = post
+        if post == "blind":
+            number = event.get("blind")
+            what = words.blind_name(int(number), blinds) if isinstance(number, int) else "a blind"
         return f"{who} posts {what}: {money(event.get('amount'))}{all_in}"
     if kind == "deal":
         target = event.get("to")

@@ -19,11 +19,12 @@ dropped); nothing from a log is placed in a script, a URL or an id: anchors are 
 inline script and the one stylesheet are ours; a Content-Security-Policy allows only them (by hash)
 and no network at all, so even a value that got past the escaping could not run code or fetch anything.
 
-Replaying needs the hands again: they are re-read from their logs and replayed with the packs the
-audit used, for at most `max_replays` findings per page, which the page says. The same pass counts
-hands per table and their start times, for the findings-per-1,000-hands figure and the period
-covered: over every input up to `FULL_SCAN_HANDS` hands read, else over the files with findings
-(the page says which).
+A report never reads a log again nor replays a hand (ingest -> replay -> check -> report): the replays
+are the views the audit kept of the first hands with findings (`AuditResult.views`, made from the
+replay that audited them; at most `max_replays` findings per page, which the page says), the
+findings-per-1,000-hands figure divides by the hands per table the audit counted (`table_hands`), the
+findings over time use the start of each hand with findings it recorded (`finding_hands`), and the
+period covered is the run's (`hand_periods`). The page is the same with the logs moved or deleted.
 """
 
 from __future__ import annotations
@@ -44,19 +45,18 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from auditor.check.packs import Rule
-from auditor.ingest.records import QUARANTINE_CODES, SourceHand
+from auditor.ingest.records import QUARANTINE_CODES
 from auditor.pipeline import AuditResult
 from auditor.report.common import records, rules_by_id, tool_version
-from auditor.report.hands import HandKey, HandView, build_views, scan_hands
+from auditor.report.hands import MAX_VIEWS, HandKey, HandView, round_heading
 from auditor.report.text import not_listed_line, strip_control, unaudited_lines
 
-MAX_REPLAYS = 500
+#: findings replayed on the page: the audit keeps the views of as many hands (`report.hands.MAX_VIEWS`)
+MAX_REPLAYS = MAX_VIEWS
 MAX_TABLE_ROWS = 50_000
 SEVERITIES = ("error", "warning", "info")
 #: rows a table shows per page in the browser (the page's script pages longer tables)
 PAGE_ROWS = 100
-#: up to this many hands read, the page reads every file again (hands per table, period covered)
-FULL_SCAN_HANDS = 300_000
 
 
 def _missing(value: object) -> bool:
@@ -301,67 +301,30 @@ def time_buckets(times: pd.Series) -> tuple[list[tuple[str, int]], str, str]:
 # ------------------------------------------------------------------------------------------ the hands
 
 
-@dataclass
-class Seen:
-    """What re-reading the files with findings found: start times, hands per table, the replays."""
-
-    started: dict[HandKey, str | None] = field(default_factory=dict)
-    views: dict[HandKey, HandView] = field(default_factory=dict)
-    table_hands: Counter = field(default_factory=Counter)
-    first: pd.Timestamp | None = None
-    last: pd.Timestamp | None = None
-    files: int = 0
-
-
-def _hands_for(result: AuditResult, max_replays: int) -> Seen:
-    """Start time of every hand with a finding, the replayed view of those the page replays, and per
-    table the hands of the files read again (the base of the findings-per-1,000-hands figure)."""
-    seen = Seen()
+def _finding_starts(result: AuditResult) -> pd.Series:
+    """The start time of each finding's hand, in the findings' order, from what the audit recorded of the
+    hands with findings (`AuditResult.finding_hands`); missing where it has none."""
     findings = result.findings
-    if not len(findings):
-        return seen
-    keys = list(zip(findings["file"], findings["line"].astype(int), strict=True))
-    packs = dict(zip(keys, findings["pack"], strict=True))
-    wanted = set(keys)
-    replay_keys = set(keys[:max_replays])
-    kept: list[tuple[SourceHand, str | None]] = []
-    starts: list[object] = []
-    tables: Counter = Counter()
-    counted: set[HandKey] = set()
-
-    def keep(hand: SourceHand) -> bool:
-        key = (hand.file, hand.line)
-        if key not in counted:  # a Parquet dataset and its source log both named: count the first copy
-            counted.add(key)
-            tables[hand.hand.get("table_id")] += 1
-            starts.append(hand.hand.get("started_at"))
-        return key in wanted
-
-    # every file when the run is not huge (so a table's hands in files without findings count too),
-    # else only the files with findings (the page says which)
-    files = None if result.hands_read <= FULL_SCAN_HANDS else set(findings["file"])
-    for hand in scan_hands(result.inputs, keep, files):
-        key = (hand.file, hand.line)
-        if key in seen.started:
-            continue  # the first copy is the one audited
-        seen.started[key] = hand.hand.get("started_at")
-        if key in replay_keys:
-            kept.append((hand, packs[key]))
-    seen.views = {(v.file, v.line): v for v in build_views(result, kept)}
-    seen.table_hands = tables
-    seen.files = len(result.inputs) if files is None else len(files)
-    times = pd.to_datetime(pd.Series(starts, dtype=object), utc=True, errors="coerce", format="mixed").dropna()
-    if len(times):
-        seen.first, seen.last = times.min(), times.max()
-    return seen
+    starts = result.finding_hands
+    if starts is None or not len(starts):
+        return pd.Series([None] * len(findings), dtype=object)
+    keys = pd.DataFrame({"file": findings["file"].astype(object).to_numpy(),
+                         "line": findings["line"].astype("int64").to_numpy()})
+    known = pd.DataFrame({"file": starts["file"].astype(object).to_numpy(),
+                          "line": starts["line"].astype("int64").to_numpy(),
+                          "started_at": starts["started_at"].astype(object).to_numpy()})
+    return keys.merge(known, on=["file", "line"], how="left")["started_at"].astype(object)
 
 
 # ------------------------------------------------------------------------------------------ the page
 
 
 def render(result: AuditResult, max_replays: int = MAX_REPLAYS, max_rows: int = MAX_TABLE_ROWS) -> str:
-    """The whole page as one string."""
-    seen = _hands_for(result, max_replays)
+    """The whole page as one string, from the result alone (no log is read again).
+
+    At most `result.view_limit` findings are replayed, however many are asked for: the first that many
+    findings lie in at most that many hands, all of which the audit kept."""
+    max_replays = min(max_replays, getattr(result, "view_limit", MAX_VIEWS))
     names = Names(result)
     rules = rules_by_id(result)
     findings = result.findings
@@ -369,7 +332,7 @@ def render(result: AuditResult, max_replays: int = MAX_REPLAYS, max_rows: int = 
     rule_anchor = _rule_anchors(result)
     context = {
         "title": _title(result),
-        "headline": _headline(result, seen),
+        "headline": _headline(result),
         # ours (hashes and keywords only): as written, inside the attribute's double quotes
         "policy": Markup(f"default-src 'none'; script-src '{_hash(script)}'; style-src '{_hash(style)}'; "
                          "img-src data:; base-uri 'none'; form-action 'none'"),
@@ -381,7 +344,7 @@ def render(result: AuditResult, max_replays: int = MAX_REPLAYS, max_rows: int = 
         "not_audited": _not_audited(result, names),
         "summary": _summary(result, names),
         "manifest": _manifest(result, names),
-        "charts": _charts(result, seen),
+        "charts": _charts(result),
         "findings": _findings_rows(result, names, max_rows, max_replays, rule_anchor),
         "findings_total": len(findings),
         "max_rows": max_rows,
@@ -394,10 +357,8 @@ def render(result: AuditResult, max_replays: int = MAX_REPLAYS, max_rows: int = 
         "quarantine_codes": [(code, count, QUARANTINE_CODES[code])
                              for code, count in result.quarantined_by_code().items()],
         "files": _files(result, names),
-        "tables": _tables(result, seen),
-        "scan_basis": ("every hand of every input" if seen.files >= len(result.inputs)
-                       else f"the hands of the {seen.files:,} file(s) with findings"),
-        "details": _finding_sections(result, seen.views, names, max_replays, rule_anchor),
+        "tables": _tables(result),
+        "details": _finding_sections(result, result.views, names, max_replays, rule_anchor),
         "max_replays": max_replays,
     }
     return environment().get_template("report.html.j2").render(context)
@@ -417,13 +378,6 @@ def _title(result: AuditResult) -> str:
     return f"Poker audit report — {title}"
 
 
-def _period(seen: Seen) -> str:
-    if seen.first is None or seen.last is None:
-        return ""
-    fmt = "%Y-%m-%d %H:%M"
-    return f"{seen.first.strftime(fmt)} to {seen.last.strftime(fmt)} UTC"
-
-
 def _run_period(result: AuditResult) -> str:
     """First to last hand start over every hand read, as the run measured it (`engines.periods`), with the
     hands that had no start time counted; "" when the run has no such record."""
@@ -439,7 +393,7 @@ def _run_period(result: AuditResult) -> str:
     return f"{first.strftime(fmt)} to {last.strftime(fmt)} UTC{extra}"
 
 
-def _headline(result: AuditResult, seen: Seen) -> dict[str, Any]:
+def _headline(result: AuditResult) -> dict[str, Any]:
     """The three things the page states first: the verdict, what was not audited, the period covered."""
     missed = []
     if result.hands_quarantined:
@@ -451,9 +405,6 @@ def _headline(result: AuditResult, seen: Seen) -> dict[str, Any]:
     period = _run_period(result)
     if period:
         period = f"hands played {period}"
-    elif period := _period(seen):
-        basis = "" if seen.files >= len(result.inputs) else f" (the hands of the {seen.files:,} file(s) with findings)"
-        period = f"hands played {period}{basis}"
     status = "bad" if len(result.findings) else "warn" if result.unaudited else "good"
     findings = result.findings
     if len(findings):
@@ -533,7 +484,7 @@ def _manifest(result: AuditResult, names: Names) -> dict[str, Any] | None:
     return {"facts": facts, "inputs": inputs, "packs": packs, "version": manifest.get("manifest")}
 
 
-def _charts(result: AuditResult, seen: Seen) -> list[Any]:
+def _charts(result: AuditResult) -> list[Any]:
     """The charts that have something to show (an empty chart box is left out)."""
     findings = result.findings
     if not len(findings):
@@ -543,9 +494,8 @@ def _charts(result: AuditResult, seen: Seen) -> list[Any]:
     tables = Counter(findings["table_id"])
     top = tables.most_common(15)
     many = f" (the 15 with the most, of {len(tables):,} tables)" if len(tables) > 15 else ""
-    rates = _rates(tables, seen.table_hands)[:15]
-    times = pd.Series([seen.started.get((f, int(line))) for f, line in zip(findings["file"], findings["line"],
-                                                                           strict=True)], dtype=object)
+    rates = _rates(tables, result.table_hands)[:15]
+    times = _finding_starts(result)
     buckets, note, unit = time_buckets(times)
     charts = [
         bar_chart("chart-category", "Findings by category", [(str(k), int(v), "category")
@@ -569,10 +519,10 @@ def _rates(tables: Counter, hands: Counter) -> list[tuple[str, int, int, float]]
     return sorted(out, key=lambda r: (-r[3], r[0]))
 
 
-def _tables(result: AuditResult, seen: Seen) -> list[tuple[str, int, int, float]]:
+def _tables(result: AuditResult) -> list[tuple[str, int, int, float]]:
     if not len(result.findings):
         return []
-    return _rates(Counter(result.findings["table_id"]), seen.table_hands)
+    return _rates(Counter(result.findings["table_id"]), result.table_hands)
 
 
 def _rule_anchors(result: AuditResult) -> dict[tuple[str, str], int]:
@@ -684,7 +634,7 @@ def _replay(view: HandView, row: dict[str, Any], flagged: set[int]) -> dict[str,
             current = step.round
             if step.round is not None:
                 opener = view.round_openers.get(step.round)
-                heading = f"Betting round {step.round}" + (f" — {opener}" if opener else "")
+                heading = round_heading(view, step.round) + (f" — {opener}" if opener else "")
         turn = ""
         if step.kind == "action" and step.pot is not None:
             turn = f"seat {step.expected_seat}" if step.expected_seat is not None else "nobody (round over)"
