@@ -395,3 +395,12 @@ def test_the_pages_table_of_traps_is_what_the_auditor_says(tmp_path):
                 assert part in message, (wrote, part, message)
         checked += 1
     assert checked == len(TRAPS)
+
+
+def test_the_page_names_every_house_setting_of_the_replay():
+    from auditor.check.packs import PREDICATE_PARAMETERS, engine_parameters
+
+    text = DOC.read_text(encoding="utf-8")
+    settings = text.split("The house settings the replay itself uses are ", 1)[1].split("\n\n", 1)[0]
+    assert set(re.findall(r"`([a-z_]+)`", settings)) == engine_parameters()
+    assert all(f"`{name}`" in text.split("### Overrides", 1)[1] for name in PREDICATE_PARAMETERS)
