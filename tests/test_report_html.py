@@ -139,6 +139,10 @@ def test_each_finding_replays_its_hand_with_the_violating_event_highlighted(resu
     # a finding about the whole hand has no highlighted event
     whole = next(a for a in articles if "NZ17-1b</span> —" in a)
     assert "about the hand as a whole" in whole and '<tr class="violation">' not in whole
+    # rounds and blinds as the floor names them (words.street_heading, words.blind_name), never numbers
+    assert '<tr class="round"><th colspan="6">Pre-flop</th></tr>' in first and "colspan=\"6\">Betting round" not in page
+    assert "posts small blind: 50" in first and "posts blind 1" not in page
+    assert '<tr class="round"><th colspan="6">River — board: ' in page
 
 
 def test_autoescaping_is_on_and_hostile_names_stay_text():
@@ -284,7 +288,7 @@ def test_hands_inside_archives_and_parquet_datasets_are_found_again_for_their_re
         result = audit([source])
         page = render(result)
         assert len(_articles(page)) == len(result.findings) > 0
-        assert "could not be read again" not in page
+        assert "did not keep this hand's replay" not in page
         assert page.count('<tr class="violation">') == int(result.findings["seq"].notna().sum())
 
 

@@ -359,6 +359,19 @@ def test_explain_a_hand_found_across_rounds_and_a_hand_level_finding():
     assert "[NZ17-6f]" in run.stdout
 
 
+def test_explain_and_the_html_replay_say_unknown_cards_as_hidden_and_blinds_by_name():
+    from auditor.report.hands import describe
+
+    players = {1: "Ann", 2: "Bo"}
+    assert describe({"kind": "deal", "to": "hole", "seat": 1, "cards": ["??", "??"]}, players) == \
+        "seat 1 (Ann) dealt hidden hidden"
+    assert describe({"kind": "show", "seat": 2, "cards": ["As", "??"]}, players) == "seat 2 (Bo) shows As hidden"
+    post = {"kind": "post", "post": "blind", "blind": 2, "seat": 2, "amount": 100}
+    assert describe(post, players, blinds=2) == "seat 2 (Bo) posts big blind: 100"
+    assert describe(post, players, blinds=3) == "seat 2 (Bo) posts second blind: 100"
+    assert describe(dict(post, blind=1), players, blinds=1) == "seat 2 (Bo) posts blind: 100"
+
+
 def test_explain_names_quarantined_hands_and_refuses_unknown_ones():
     runner = CliRunner()
     held = runner.invoke(main, ["explain", "DMG0001-000002", str(DAMAGED)])

@@ -311,7 +311,7 @@ def describe(event: dict[str, Any], players: dict[int, str], money: HandMoney = 
     if kind == "seat_fill":
         return f"{event.get('player')} takes seat {event.get('seat')}"
     if kind == "seat_draw":
-        draws = ", ".join(f"{d.get('player')} {d.get('card')}" for d in event.get("draws") or [])
+        draws = ", ".join(f"{d.get('player')} {words.cards_text(str(d.get('card')))}" for d in event.get("draws") or [])
         return f"draw for seat {event.get('seat')}: {draws}; awarded to {event.get('awarded_to')}"
     return kind
 
