@@ -536,7 +536,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     workers = default_jobs() if jobs is None else max(1, jobs)
     tracker = _Tracker(progress, len(inputs), partitions, started)
     results: dict[int, PartitionResult] = {}
-    views, asked = KeptViews(max_views), KeptViews(max_views)
+    views, asked, repeats = KeptViews(max_views), KeptViews(max_views), KeptViews(max_views)
     ledger = Ledger()
     try:
         with closing(_run(engine, partitions, options, workers, scheduler, tracker.notify)) as finished:
@@ -548,7 +548,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
                 # merged as they come, so the driver holds at most max_views views of each kind
                 views.merge(result.views)
                 asked.merge(result.asked_views)
-                result.views = result.asked_views = KeptViews(0)
+                repeats.merge(result.repeat_views)
+                result.views = result.asked_views = result.repeat_views = KeptViews(0)
                 results[result.index] = result
                 tracker.finished(result)
         ordered = [results[i] for i in sorted(results)]
@@ -566,6 +567,11 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     findings = [r.findings for r in ordered] + wide_findings
     all_findings = pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(packs))[0]
     all_findings = all_findings.sort_values(["file", "line", "seq", "rule_id"], kind="stable", ignore_index=True)
+    if repeats.kept and wide_findings:  # the repeats the ledger flagged have findings now: their views count too
+        flagged = set(zip(all_findings["file"].astype(object), all_findings["line"].astype("int64"), strict=True))
+        for key, (order, view) in repeats.kept.items():
+            if key in flagged:
+                views.offer(key, order, view)
     coverage = [r.coverage for r in ordered if r.coverage is not None] + wide_coverage
     quarantined = [q for r in ordered for q in r.quarantined]
     read_per_file: Counter = Counter()

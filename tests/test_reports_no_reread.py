@@ -150,3 +150,24 @@ def test_the_hands_module_reads_no_file():
     """The module the reports format hands with has no reader to call."""
     source = Path(hands_module.__file__).read_text()
     assert "read_input" not in source and "replay(" not in source and "open(" not in source
+
+
+def test_a_hand_whose_only_finding_is_run_wide_keeps_its_replay_when_its_id_came_earlier_in_its_file(tmp_path):
+    first = (SAMPLES / "holdem.jsonl").read_text().splitlines()[0]
+    log = tmp_path / "repeated.jsonl"
+    log.write_text(f"{first}\n{first}\n")
+    result = audit([log])
+    repeat = result.findings[result.findings["line"] == 2]
+    assert len(repeat) and set(repeat["rule_id"]) == {"TDA-INT-id"}  # judged by the ledger, not in the worker
+    assert (str(log), 2) in result.views
+    assert result.finding_hands["line"].tolist() == [2] and result.finding_hands["started_at"].notna().all()
+    page = _page(result)
+    assert page.count("Replay of hand") == len(result.findings) and "did not keep this hand's replay" not in page
+    # the same hand in a file of another partition (batch_size 1: a partition per file), first in (file,
+    # line) order: the hand at line 1 repeats it across partitions, has no replay, and the page says why
+    other = tmp_path / "other.jsonl"
+    other.write_text(f"{first}\n")
+    across = audit([log, other], batch_size=1)
+    flagged = set(zip(across.findings["file"], across.findings["line"].astype(int), strict=True))
+    assert flagged == {(str(log), 1), (str(log), 2)} and set(across.views) == {(str(log), 2)}
+    assert "did not keep this hand's replay" in _page(across)

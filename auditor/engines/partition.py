@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from auditor.check.packs import Pack, PackError, declared_pack, resolve_pack
@@ -71,6 +72,10 @@ MAX_FINDINGS_PER_HAND_RULE = 100
 #: now). Real hands average about 25 events (the sample logs: 24, at most 80), so a batch of 20,000 of
 #: them is seldom cut; where a batch is cut never changes a fact (table state is carried across)
 MAX_BATCH_EVENTS = 500_000
+
+#: hand ids a partition remembers to find the hands repeating one (their views kept for the reports:
+#: `_ForReports`); about 100 bytes an id, so at most about 100 MB a worker
+MAX_IDS_REMEMBERED = 1_000_000
 
 #: notify(kind, partition index, value): "hands" (value = hands read since the last notice) or
 #: "piece" (value = input index of a piece finished)
@@ -171,6 +176,8 @@ class PartitionResult:
     views: KeptViews = field(default_factory=KeptViews)
     #: the views of the hands asked for by id (`RunOptions.keep_hand_ids`)
     asked_views: KeptViews = field(default_factory=KeptViews)
+    #: the views of the first hands repeating an id seen before in the partition (run-wide findings likely)
+    repeat_views: KeptViews = field(default_factory=KeptViews)
 
     @property
     def hands_not_covered(self) -> int:
@@ -461,26 +468,36 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
         partition.index, pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(local))[0],
         sum_coverage(coverage) if coverage else None, quarantined, hands_read, read_per_file, list(packs),
         ledger_rows, time.perf_counter() - started, uncovered, uncovered_per_file, list(notes.values()), not_listed,
-        hand_periods, kept.table_hands, kept.finding_hands(), kept.views, kept.asked)
+        hand_periods, kept.table_hands, kept.finding_hands(), kept.views, kept.asked, kept.repeats)
 
 
 class _ForReports:
     """What a partition keeps for the reports while it audits, so that no report reads or replays a log
     again: hands per table, the start of every hand with findings, and the views of the hands shown
-    (`report.hands`), all made from the batch's own tables and facts, vectorised but for the few views."""
+    (`report.hands`), all made from the batch's own tables and facts, vectorised but for the few views.
+
+    A hand whose only finding is run-wide (its id used before: `engines.ledger`, judged once the whole
+    run is in) has no finding here; so when a pack has such a rule, the hands repeating an id seen
+    earlier in this partition keep their view too (`repeats`), and the driver keeps those the ledger
+    did flag, and their start times (for the findings over time). At most `MAX_IDS_REMEMBERED` ids are
+    remembered; a repeat of a hand in another partition, or past that, has no replay (the page says so)
+    and no start time."""
 
     def __init__(self, partition: int, options: RunOptions) -> None:
         self.partition = partition
         self.wanted_ids = options.keep_hand_ids
         self.views = KeptViews(options.max_views)
         self.asked = KeptViews(options.max_views)
+        self.repeats = KeptViews(options.max_views)
+        self.ids: set[str] | None = set()  # None: no longer remembered
         self.table_hands: Counter = Counter()
         self.starts: list[pd.DataFrame] = []
         self.read = 0  # hands of earlier batches, so (partition, read + row) orders every hand of the run
 
     def add(self, batch: list[SourceHand], hands: pd.DataFrame, facts: dict[str, pd.DataFrame],
-            findings: pd.DataFrame) -> None:
-        """Take what the reports need from one checked batch (`hands`: its replayed hands)."""
+            findings: pd.DataFrame, run_wide: bool = False) -> None:
+        """Take what the reports need from one checked batch (`hands`: its replayed hands; `run_wide`: a
+        pack of the batch has a run-wide rule)."""
         self.table_hands.update({str(t): int(c) for t, c in hands["table_id"].value_counts(sort=False).items()})
         shown: list[int] = []
         if len(findings):
@@ -492,12 +509,31 @@ class _ForReports:
         if self.wanted_ids:
             named = hands[hands["hand_id"].isin(self.wanted_ids)]
             asked = wanted_rows(hands, named[["file", "line"]], self.asked)
-        views = hand_views(batch, hands, facts, shown + asked)
-        for rows, store in ((shown, self.views), (asked, self.asked)):
+        repeated = self._repeats(hands) if run_wide else []
+        views = hand_views(batch, hands, facts, shown + asked + repeated)
+        for rows, store in ((shown, self.views), (asked, self.asked), (repeated, self.repeats)):
             for row in rows:
                 view = views[row]
                 store.offer((view.file, view.line), (self.partition, self.read + row), view)
         self.read += len(batch)
+
+    def _repeats(self, hands: pd.DataFrame) -> list[int]:
+        """Rows of the hands whose id came earlier in this partition (the ledger's likely duplicates)."""
+        if self.ids is None or not len(hands):
+            return []
+        ids = hands["hand_id"].astype(object).to_numpy()
+        before = np.fromiter((i in self.ids for i in ids), dtype=bool, count=len(ids))
+        again = before | hands["hand_id"].duplicated(keep="first").to_numpy()
+        picked = []
+        if again.any():
+            repeats = hands.loc[again, ["file", "line", "started_at"]]
+            self.starts.append(repeats.drop_duplicates(["file", "line"], ignore_index=True))
+            picked = wanted_rows(hands, repeats[["file", "line"]], self.repeats)
+        if len(self.ids) + len(ids) > MAX_IDS_REMEMBERED:
+            self.ids = None  # too many to remember: memory stays bounded
+        else:
+            self.ids.update(ids)
+        return picked
 
     def finding_hands(self) -> pd.DataFrame | None:
         if not self.starts:
@@ -543,8 +579,9 @@ def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[st
                         for h, reason in failures]
         hands = hands[~hands["hand"].isin(failed)]
     findings, coverage = check(facts, hands, local)
+    run_wide = ledger.rows(facts, hands, packs.values())
     if kept is not None:
-        kept.add(batch, hands, facts, findings)
+        kept.add(batch, hands, facts, findings, run_wide is not None)
     outside = hands[not_covered(hands, packs)]
     games: Counter = Counter()
     files: Counter = Counter()
@@ -552,7 +589,7 @@ def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[st
         games.update({key: int(n) for key, n in
                       outside.groupby(["rule_pack", "variant", "structure"], sort=False, dropna=False).size().items()})
         files.update({key: int(n) for key, n in outside["file"].value_counts(sort=False, dropna=False).items()})
-    return findings, coverage, failed_hands, ledger.rows(facts, hands, packs.values()), games, files
+    return findings, coverage, failed_hands, run_wide, games, files
 
 
 def _text(value: object) -> str | None:

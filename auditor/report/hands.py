@@ -137,7 +137,8 @@ def hand_views(sources: list[SourceHand], hands: pd.DataFrame, facts: dict[str, 
         return {}
     actions = _by_hand(facts["actions"], rows)
     rounds = _by_hand(facts["rounds"], rows)
-    packs = dict(zip(hands["hand"].astype(int), hands["rule_pack"], strict=True))
+    chosen = hands[hands["hand"].isin(rows)]
+    packs = dict(zip(chosen["hand"].astype(int), chosen["rule_pack"], strict=True))
     return {row: _view(sources[row], str(packs.get(row, "")), actions.get(row), rounds.get(row), None)
             for row in rows}
 
