@@ -141,6 +141,9 @@ title: Example house — TDA rules, 5 % rake to 300, no flop no drop
 extends: tda-2024
 parameters:
   rake_schedule: {percent: 5, cap: 300, increment: 50, no_flop_no_drop: true}
+  # the rake comes from the main pot only: a rake the log states for the whole hand (PokerStars text)
+  # leaves every side pot to be paid out in full
+  hand_rake_from: main
 """
 
 
