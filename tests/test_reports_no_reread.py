@@ -121,8 +121,8 @@ def test_worker_processes_keep_the_same_views_counts_and_starts(copied, monkeypa
         assert _hand_parts(other) == _hand_parts(one)
 
 
-def _view(file: str, line: int) -> HandView:
-    return HandView("h", file, line, "t", "holdem", "no-limit", "p", None, "", [], [])
+def _view(file: str, line: int, hand_id: str = "h") -> HandView:
+    return HandView({"hand_id": hand_id}, file, line, "p")
 
 
 def test_kept_views_hold_the_smallest_keys_whatever_order_they_come_in():
@@ -138,7 +138,7 @@ def test_kept_views_hold_the_smallest_keys_whatever_order_they_come_in():
     # two partitions merged either way round: the same, and of one key the first audited copy wins
     first, second = KeptViews(2), KeptViews(2)
     first.offer(("a", 1), (0, 5), _view("a", 1))
-    second.offer(("a", 1), (1, 0), HandView("copy", "a", 1, "t", "holdem", "no-limit", "p", None, "", [], []))
+    second.offer(("a", 1), (1, 0), _view("a", 1, "copy"))
     second.offer(("a", 0), (1, 1), _view("a", 0))
     one, other = KeptViews(2), KeptViews(2)
     one.merge(first), one.merge(second)

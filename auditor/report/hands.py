@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -52,30 +53,101 @@ class Step:
 
 @dataclass(frozen=True)
 class HandView:
-    """A hand ready to be shown event by event."""
+    """A hand ready to be shown event by event: the canonical hand as audited, with the table state the
+    engine had at each action of the replay that audited it.
 
-    hand_id: str
+    Only what the replay knew is stored (made in the worker, cheaply: a few integers an action); the words
+    (`steps`, `seats`, `stakes`, `round_openers`) are made when a report asks, for the few hands it shows.
+    """
+
+    hand: dict[str, Any]
     file: str
     line: int
-    table_id: str
-    variant: str
-    structure: str
     pack: str
-    started_at: str | None
-    stakes: str
-    seats: list[tuple[int, str, int, str]]  # seat, player, stack, status
-    steps: list[Step]
-    #: round number -> what opened it (the board cards or the draw), for headings
-    round_openers: dict[int, str] = field(default_factory=dict)
+    #: event index -> (pot, amount to call, current bet, raises so far, seat whose turn, stack) before it
+    state: dict[int, tuple[int | None, ...]] = field(default_factory=dict)
+    #: betting round -> index of the event (deal or draw) that opened it; empty when not replayed
+    openers: dict[int, int] = field(default_factory=dict)
+    replayed: bool = True
     #: why the table state is missing (the replay failed), else None
     state_note: str | None = None
-    #: the log's currency (None: chips) and how many of its integers make one unit of it
-    currency: str | None = None
-    money_scale: int = 1
+
+    @property
+    def hand_id(self) -> str:
+        return self.hand["hand_id"]
+
+    @property
+    def table_id(self) -> str:
+        return self.hand["table_id"]
+
+    @property
+    def variant(self) -> str:
+        return self.hand["variant"]
+
+    @property
+    def structure(self) -> str:
+        return self.hand["structure"]
+
+    @property
+    def started_at(self) -> str | None:
+        return self.hand.get("started_at")
+
+    @property
+    def currency(self) -> str | None:
+        return self.hand.get("currency")
+
+    @property
+    def money_scale(self) -> int:
+        return self.hand.get("money_scale") or 1
 
     def money(self, amount: int | None) -> str:
         """An amount of this hand as the log wrote it (`$0.50`, `1,500`); empty when there is none."""
         return "" if amount is None else format_money(amount, self.currency, self.money_scale)
+
+    @cached_property
+    def _words(self) -> tuple[HandMoney, dict[int, str], int | None]:
+        blinds = len(self.hand["stakes"].get("blinds") or []) or None
+        return HandMoney(self.currency, self.money_scale), {s["seat"]: s["player"] for s in self.hand["seats"]}, blinds
+
+    @property
+    def stakes(self) -> str:
+        return describe_stakes(self.hand["stakes"], self._words[0])
+
+    @property
+    def seats(self) -> list[tuple[int, str, int, str]]:
+        """seat, player, stack, status"""
+        return [(s["seat"], s["player"], s["stack"], s.get("status", "active")) for s in self.hand["seats"]]
+
+    @cached_property
+    def round_openers(self) -> dict[int, str]:
+        """Round number -> what opened it (the board cards or the draw), for headings."""
+        money, players, blinds = self._words
+        events = self.hand["events"]
+        return {rnd: describe(events[seq], players, money, blinds) for rnd, seq in self.openers.items()
+                if seq < len(events)}
+
+    @cached_property
+    def steps(self) -> list[Step]:
+        """Every event in words, with its betting round and the table state before it (actions only)."""
+        money, players, blinds = self._words
+        events = self.hand["events"]
+        starts = sorted((_with_burns(events, seq), rnd) for rnd, seq in self.openers.items())
+        steps = []
+        for seq, event in enumerate(events):
+            rnd: int | None = None
+            if self.replayed and self.state_note is None:
+                rnd = 1
+                for start, number in starts:
+                    if seq >= start:
+                        rnd = number
+            seat = event.get("seat")
+            player = players.get(seat) if seat is not None else event.get("player")
+            row = self.state.get(seq)
+            pot, to_call, current, raises, expected, stack = row if row is not None else (None,) * 6
+            steps.append(Step(seq, rnd, event["kind"], seat, player, describe(event, players, money, blinds),
+                              pot=pot, to_call=to_call, current_bet=current, raises=raises, expected_seat=expected,
+                              stack=stack))
+        return steps
 
 
 @dataclass
@@ -131,74 +203,39 @@ def wanted_rows(hands: pd.DataFrame, keys: pd.DataFrame, kept: KeptViews) -> lis
 def hand_views(sources: list[SourceHand], hands: pd.DataFrame, facts: dict[str, pd.DataFrame],
                rows: Iterable[int]) -> dict[int, HandView]:
     """The views of the given batch rows, from the canonical hands (`sources`, by row) and the facts of
-    the replay that audited them: called in the worker, never after the audit."""
+    the replay that audited them: called in the worker, never after the audit. Columns are turned into
+    lists once for all the rows (no per-row pandas), the words left for when a report shows the hand."""
     rows = sorted(set(rows))
     if not rows:
         return {}
-    actions = _by_hand(facts["actions"], rows)
-    rounds = _by_hand(facts["rounds"], rows)
+    state = _by_hand(facts["actions"], rows, ["seq", *_STATE])
+    rounds = _by_hand(facts["rounds"], rows, ["round", "seq"])
     chosen = hands[hands["hand"].isin(rows)]
     packs = dict(zip(chosen["hand"].astype(int), chosen["rule_pack"], strict=True))
-    return {row: _view(sources[row], str(packs.get(row, "")), actions.get(row), rounds.get(row), None)
-            for row in rows}
+    views = {}
+    for row in rows:
+        source = sources[row]
+        acts = {int(seq): tuple(values) for seq, *values in state.get(row, [])}
+        opened = {int(rnd): int(seq) for rnd, seq in rounds.get(row, []) if seq is not None}
+        views[row] = HandView(source.hand, source.file, source.line, str(packs.get(row, "")), acts, opened,
+                              row in rounds)
+    return views
 
 
-def _by_hand(frame: pd.DataFrame, rows: list[int]) -> dict[int, pd.DataFrame]:
+def _by_hand(frame: pd.DataFrame, rows: list[int], columns: list[str]) -> dict[int, list[list[int | None]]]:
+    """`columns` of the rows of `frame` for the given hands, as Python ints or None, by hand."""
     if not len(frame):
         return {}
     frame = frame[frame["hand"].isin(rows)]
-    return {int(h): part for h, part in frame.groupby("hand", sort=False)} if len(frame) else {}
-
-
-def _value(value: Any) -> int | None:
-    return None if value is None or pd.isna(value) else int(value)
+    lists = [[None if pd.isna(v) else int(v) for v in frame[c].tolist()] if c in frame else [None] * len(frame)
+             for c in ["hand", *columns]]
+    out: dict[int, list[list[int | None]]] = {}
+    for hand, *values in zip(*lists, strict=True):
+        out.setdefault(int(hand), []).append(values)  # type: ignore[arg-type]
+    return out
 
 
 _STATE = ("pot_before", "amount_to_call", "current_bet", "raises_before", "expected_seat", "stack_before")
-
-
-def _view(source: SourceHand, pack: str, actions: pd.DataFrame | None, rounds: pd.DataFrame | None,
-          note: str | None) -> HandView:
-    hand = source.hand
-    currency, scale = hand.get("currency"), hand.get("money_scale") or 1
-    money = HandMoney(currency, scale)
-    players = {s["seat"]: s["player"] for s in hand["seats"]}
-    blinds = len(hand["stakes"].get("blinds") or []) or None
-    events = hand["events"]
-    state: dict[int, tuple[int | None, ...]] = {}
-    if actions is not None:
-        columns = [actions[c] if c in actions else pd.Series([None] * len(actions)) for c in _STATE]
-        for seq, *values in zip(actions["seq"], *columns, strict=True):
-            state[int(seq)] = tuple(_value(v) for v in values)
-    openers: dict[int, int] = {}  # round -> opening event index
-    if rounds is not None:
-        for rnd, seq in zip(rounds["round"], rounds["seq"], strict=True):
-            if not pd.isna(seq):
-                openers[int(rnd)] = int(seq)
-    replayed = rounds is not None and note is None
-    starts = sorted((_with_burns(events, seq), rnd) for rnd, seq in openers.items())
-    steps = []
-    for seq, event in enumerate(events):
-        if replayed:
-            rnd = 1
-            for start, number in starts:
-                if seq >= start:
-                    rnd = number
-        else:
-            rnd = None
-        seat = event.get("seat")
-        player = players.get(seat) if seat is not None else event.get("player")
-        row = state.get(seq)
-        pot, to_call, current, raises, expected, stack = row if row is not None else (None,) * 6
-        steps.append(Step(seq, rnd, event["kind"], seat, player, describe(event, players, money, blinds),
-                          pot=pot, to_call=to_call, current_bet=current, raises=raises, expected_seat=expected,
-                          stack=stack))
-    round_openers = {rnd: describe(events[seq], players, money, blinds) for rnd, seq in openers.items()
-                     if seq < len(events)}
-    seats = [(s["seat"], s["player"], s["stack"], s.get("status", "active")) for s in hand["seats"]]
-    return HandView(hand["hand_id"], source.file, source.line, hand["table_id"], hand["variant"], hand["structure"],
-                    pack, hand.get("started_at"), describe_stakes(hand["stakes"], money), seats, steps, round_openers,
-                    note, currency, scale)
 
 
 def round_heading(view: HandView, number: int) -> str:
