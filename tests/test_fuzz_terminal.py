@@ -103,7 +103,7 @@ def test_cli_console_and_quarantine_lines_hold_no_control_characters(tmp_path):
         lines = [line for line in console.splitlines() if line.startswith("quarantined:")]
         assert len(lines) == 3  # the hand without fields, the line that is not JSON, the zip member
         assert not any(FORBIDDEN.search(line) for line in lines), lines
-    assert "\\x1b" in Quarantined("a\x1bb", 1, "r").one_line()
+    assert "\\x1b" in Quarantined("a\x1bb", 1, "r", code="damaged").one_line()
 
 
 def test_console_report_cannot_be_given_forged_lines(tmp_path):

@@ -14,7 +14,7 @@ action is never a reason to quarantine.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: characters that must never reach a terminal or a log line as they are: C0 and C1 controls (ESC
@@ -67,8 +67,8 @@ class Quarantined:
     line: int
     reason: str
     hand_id: str | None = None
-    #: one of QUARANTINE_CODES
-    code: str = "damaged"
+    #: one of QUARANTINE_CODES: required, so that no quarantine is ever filed under a guessed cause
+    code: str = field(kw_only=True)
     #: the table the hand was at, when the reader could tell: the table's next hand then knows that
     #: the hand before it is missing from the audit (rules about the previous hand are not assessable)
     table_id: str | None = None
