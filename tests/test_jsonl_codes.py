@@ -93,3 +93,35 @@ def test_every_code_used_is_a_known_code(tmp_path):
     items = _read(tmp_path / "h.jsonl", lines)
     assert all(i.code in QUARANTINE_CODES for i in items if isinstance(i, Quarantined))
     assert isinstance(items[-1], SourceHand)
+
+
+def test_a_file_with_no_json_line_is_one_unsupported_format_entry(tmp_path):
+    """A misnamed binary or text file is not a hand log: one entry for the file, not one per line."""
+    items = _read(tmp_path / "h.jsonl", [b"\x00\x01\x02 binary", b"plain text", b"\xff\xfe\xfd", b"", b"more"])
+    assert len(items) == 1 and isinstance(items[0], Quarantined)
+    assert items[0].code == "unsupported-format" and items[0].line == 0
+    assert "4 non-blank line(s)" in items[0].reason
+
+
+def test_a_file_with_hands_keeps_its_per_line_quarantines(tmp_path):
+    items = _read(tmp_path / "h.jsonl", [b"plain text", json.dumps(HAND).encode(), b"\xff\xfe", b'{"cut": '])
+    assert [(type(i).__name__, i.line) for i in items] == [("Quarantined", 1), ("SourceHand", 2),
+                                                           ("Quarantined", 3), ("Quarantined", 4)]
+    assert [i.code for i in items if isinstance(i, Quarantined)] == ["damaged", "damaged", "damaged"]
+
+
+def test_a_lone_truncated_hand_is_damaged_not_unsupported(tmp_path):
+    items = _read(tmp_path / "h.jsonl", [b'{"hand_id": "h1", "seats": ['])
+    assert [i.code for i in items] == ["damaged"]
+
+
+def test_runs_of_blank_lines_are_skipped_fast_with_the_same_line_numbers(tmp_path):
+    import time
+    path = tmp_path / "h.jsonl"
+    hand = json.dumps(HAND).encode()
+    path.write_bytes(b"\n" * (8 << 20) + hand + b"\n\n\n" + hand + b"\n" + b"\n" * 1000)
+    started = time.perf_counter()
+    items = list(read_jsonl(path))
+    elapsed = time.perf_counter() - started
+    assert [(type(i).__name__, i.line) for i in items] == [("SourceHand", (8 << 20) + 1), ("SourceHand", (8 << 20) + 4)]
+    assert elapsed < 1.0, f"{elapsed:.2f} s for 8 MiB of blank lines"
