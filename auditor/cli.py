@@ -333,28 +333,43 @@ def explain(hand_id: str, paths: tuple[Path, ...], pack: str | None, input_forma
 @main.command(short_help="Convert canonical hand logs to a Parquet dataset.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
-              help="Directory to write the Parquet dataset into (hands/seats/events.parquet; made if missing).")
-def convert(paths: tuple[Path, ...], output: Path) -> None:
+              help="Directory to write the Parquet dataset into (hands/seats/events.parquet and "
+                   "quarantined.parquet; made if missing).")
+@click.option("--overwrite", is_flag=True, help="Replace a dataset already in the output directory.")
+def convert(paths: tuple[Path, ...], output: Path, overwrite: bool) -> None:
     """Convert canonical hand logs to a Parquet dataset; invalid hands are quarantined, not converted.
 
-    `-` in PATHS is standard input.
+    The quarantined hands are stored in the dataset too (quarantined.parquet, with file, line, code and
+    reason), so auditing the dataset reports them again and counts the same hands read as the logs.
+    An existing dataset is replaced only with --overwrite. `-` in PATHS is standard input.
     """
-    from auditor.ingest.parquet import write_parquet
-    from auditor.ingest.records import Quarantined
+    from auditor.ingest.parquet import QUARANTINE_FILE, TABLE_FILES, write_parquet
+    from auditor.ingest.records import Quarantined, ReaderNote
     from auditor.ingest.tables import build_tables
     from auditor.pipeline import UsageError, discover, read_inputs
+    from auditor.report.text import clean
 
     try:
         inputs, _ = discover(paths)
     except UsageError as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)
+    existing = [f"{name}.parquet" for name in (*TABLE_FILES, QUARANTINE_FILE) if (output / f"{name}.parquet").exists()]
+    if existing and not overwrite:
+        click.echo(f"auditor: {clean(str(output))} already holds a Parquet dataset ({', '.join(existing)}); "
+                   "pass --overwrite to replace it", err=True)
+        sys.exit(2)
+    if output.exists() and not output.is_dir():
+        click.echo(f"auditor: {clean(str(output))} is not a directory", err=True)
+        sys.exit(2)
     good, bad = [], []
     for item in read_inputs(inputs):
+        if isinstance(item, ReaderNote):
+            continue  # a note about a file, not a hand
         (bad if isinstance(item, Quarantined) else good).append(item)
     for q in bad:
         click.echo(f"quarantined: {q.one_line()}", err=True)
-    write_parquet(build_tables(good), output)
+    write_parquet(build_tables(good), output, bad)
     click.echo(f"{len(good)} hands written to {output}; {len(bad)} quarantined", err=True)
     sys.exit(0 if good else 2)
 

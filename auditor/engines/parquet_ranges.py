@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
-from auditor.ingest.parquet import SCHEMAS, dataset_problem, failure_code, rebuild_hand
+from auditor.ingest.parquet import SCHEMAS, TABLE_FILES, dataset_problem, failure_code, read_quarantined, rebuild_hand
 from auditor.ingest.records import Quarantined, SourceHand
 
 #: hands rebuilt per step of the stream (with their seats and events, a few MB)
@@ -65,7 +65,7 @@ def plan_ranges(directory: Path, target: int,
     try:
         if dataset_problem(directory, limits) is not None:
             return None
-        if not all(_canonical_schema(directory / f"{name}.parquet", name) for name in SCHEMAS):
+        if not all(_canonical_schema(directory / f"{name}.parquet", name) for name in TABLE_FILES):
             return None
         hands_file = pq.ParquetFile(directory / "hands.parquet")
         groups = tuple(hands_file.metadata.row_group(i).num_rows for i in range(hands_file.num_row_groups))
@@ -258,6 +258,9 @@ def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterat
     except (OSError, ValueError, pa.ArrowException) as exc:
         yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}",
                           code=failure_code(exc))
+    if stop >= sum(layout.hands_groups):
+        # the range that ends the dataset also gives what `convert` quarantined, once, as read_parquet does
+        yield from read_quarantined(directory)
 
 
 def _by_hand(table: pa.Table | None, rows: Any) -> dict[int, list]:

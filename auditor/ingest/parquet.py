@@ -14,7 +14,7 @@ the hand-log schema or its consistency, or whose own row in hands.parquet is mis
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,21 +25,69 @@ import pyarrow.parquet as pq
 from auditor.ingest.files import bomb_message
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.records import QUARANTINE_CODES, Quarantined, SourceHand, printable
 from auditor.ingest.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 from auditor.ingest.validate import schema_error
 
 TABLE_FILES = ("hands", "seats", "events")
+#: the hands `auditor convert` could not convert (issue #15), so auditing the dataset reports them again and
+#: hands read equals the hands of the original logs; optional (datasets written before it have none)
+QUARANTINE_FILE = "quarantined"
+QUARANTINE_SCHEMA = pa.schema([("file", pa.string()), ("line", pa.int64()), ("code", pa.string()),
+                               ("reason", pa.string()), ("hand_id", pa.string()), ("table_id", pa.string())])
 
 
 def is_parquet_dataset(path: Path) -> bool:
     return path.is_dir() and all((path / f"{name}.parquet").is_file() for name in TABLE_FILES)
 
 
-def write_parquet(tables: CanonicalTables, directory: Path) -> None:
+def write_parquet(tables: CanonicalTables, directory: Path, quarantined: Sequence[Quarantined] = ()) -> None:
+    """Write the three tables and quarantined.parquet (always, empty too: a rewritten dataset never keeps
+    an older run's quarantine file)."""
     directory.mkdir(parents=True, exist_ok=True)
     for name in TABLE_FILES:
         pq.write_table(getattr(tables, name), directory / f"{name}.parquet", compression="zstd")
+    rows = {"file": [q.file for q in quarantined], "line": [q.line for q in quarantined],
+            "code": [q.code for q in quarantined], "reason": [q.reason for q in quarantined],
+            "hand_id": [q.hand_id for q in quarantined], "table_id": [q.table_id for q in quarantined]}
+    pq.write_table(pa.table(rows, schema=QUARANTINE_SCHEMA), directory / f"{QUARANTINE_FILE}.parquet",
+                   compression="zstd")
+
+
+def dataset_files(directory: Path) -> list[str]:
+    """The table files of a dataset that are to be read: the three tables, and quarantined.parquet when
+    the dataset has one."""
+    optional = [QUARANTINE_FILE] if (directory / f"{QUARANTINE_FILE}.parquet").is_file() else []
+    return [*TABLE_FILES, *optional]
+
+
+def read_quarantined(directory: Path) -> Iterator[Quarantined]:
+    """The quarantine entries `convert` stored, each again a Quarantined with its code, positioned at its row
+    of quarantined.parquet (1-based) and saying where convert met it. The stored text is the dataset's
+    claim, attacker-chosen like any input: it is escaped, and a code that is not a known one is not trusted
+    (the entry is `invalid-record`). Call after `dataset_refusal`, which holds the file to the limits."""
+    path = directory / f"{QUARANTINE_FILE}.parquet"
+    if not path.is_file():
+        return
+    name = str(path)
+    try:
+        rows = conform_table(read_canonical_columns(path, QUARANTINE_FILE), QUARANTINE_FILE).to_pylist()
+    except Exception as exc:  # one reason for the file, as for the dataset
+        yield Quarantined(name, 0, f"unreadable quarantine table: {' '.join(str(exc).split())[:300]}",
+                          code=failure_code(exc))
+        return
+    for row_no, row in enumerate(rows, start=1):
+        file = printable(row["file"]) if isinstance(row["file"], str) else "?"
+        where = f"{file}:{row['line']}" if isinstance(row["line"], int) else file
+        reason = printable(row["reason"]) if isinstance(row["reason"], str) else "no reason stored"
+        code = row["code"]
+        if code not in QUARANTINE_CODES:
+            reason = f"{reason} (stored code {printable(str(code))!r} is not a quarantine code)"
+            code = "invalid-record"
+        hand_id, table_id = row["hand_id"], row["table_id"]
+        yield Quarantined(name, row_no, f"not converted from {where}: {reason}",
+                          printable(hand_id) if isinstance(hand_id, str) else None, code=code,
+                          table_id=table_id if isinstance(table_id, str) else None)
 
 
 def _strip(d: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +146,7 @@ def dataset_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
     are small pages (they pass the first check) that decode to gigabytes.
     """
     total = 0
-    for table in TABLE_FILES:
+    for table in dataset_files(directory):
         path = directory / f"{table}.parquet"
         size = path.stat().st_size
         if size > limits.max_file_bytes:
@@ -225,7 +273,7 @@ def _dictionary_decoded(column: pa.ChunkedArray) -> int:
 #: the canonical schema of each table file, and the columns a dataset may lack (older `convert` output)
 SCHEMAS: dict[str, tuple[pa.Schema, tuple[str, ...]]] = {
     "hands": (HANDS_SCHEMA, ("file", "line", "money_scale")), "seats": (SEATS_SCHEMA, ()),
-    "events": (EVENTS_SCHEMA, ()),
+    "events": (EVENTS_SCHEMA, ()), QUARANTINE_FILE: (QUARANTINE_SCHEMA, ("hand_id", "table_id")),
 }
 
 
@@ -306,6 +354,7 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
     for row_no, h in enumerate(hands, start=1):
         yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
     yield from _orphans(name, {h["hand"] for h in hands}, seats_by_hand, events_by_hand)
+    yield from read_quarantined(directory)
 
 
 def _orphans(name: str, known: set, seats_by_hand: dict, events_by_hand: dict) -> Iterator[Quarantined]:
