@@ -249,3 +249,21 @@ def test_the_sample_holdem_log_round_trips(tmp_path):
     assert all(isinstance(b, SourceHand) for b in back)
     for original, read in zip(written, back, strict=True):
         assert _normal(read.hand, keep_unit=False) == _normal(original, ohh.event_index(original), keep_unit=False)
+
+
+@pytest.mark.parametrize("name", ["ohh", "pokerstars", "phh"])
+def test_every_writer_refuses_an_event_on_a_seat_nobody_sits_in(name):
+    """The writers look a seat's player up (a KeyError for an empty seat): `cannot_express` must say no
+    first, with the reason, so a caller never hands them such a hand."""
+    from auditor.export import writer
+
+    module = writer(name)
+    samples = Path(__file__).resolve().parents[1] / "sample_logs"
+    hands = (json.loads(line) for f in ("holdem.jsonl", "online-draw.jsonl") for line in
+             (samples / f).read_text().splitlines())
+    # a hand the format can hold as it is, with an empty seat
+    hand = next(h for h in hands if module.cannot_express(h) is None and len(h["seats"]) < h["max_seats"])
+    empty = min(set(range(1, hand["max_seats"] + 1)) - {s["seat"] for s in hand["seats"]})
+    hand["events"].insert(3, {"kind": "action", "seat": empty, "action": "fold"})
+    reason = module.cannot_express(hand)
+    assert reason is not None and f"names seat {empty}, where nobody sits" in reason

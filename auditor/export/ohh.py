@@ -48,6 +48,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from auditor.ingest.jsonl import consistency_error
 from auditor.replay.pots import build_pots
 
 __all__ = ["HIDDEN_CATEGORIES", "burn_problem", "cannot_express", "cannot_express_together", "chip_unit_problem",
@@ -279,6 +280,9 @@ def cannot_express(hand: dict) -> str | None:
       said); no uncalled-bet line (a return other than the one the chips imply cannot be said);
       rake belongs to a pot.
     """
+    unplaced = consistency_error(hand)
+    if unplaced:  # the writer would have no player to put the event on (KeyError)
+        return f"the hand cannot be replayed: {unplaced}"
     variant = hand["variant"]
     if variant not in GAME_TYPES:
         if variant == "omaha-nz":

@@ -46,6 +46,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from auditor.export.ohh import burn_problem, chip_unit_problem, contributions, returns_problem, to_problem
+from auditor.ingest.jsonl import consistency_error
 from auditor.replay.pots import build_pots
 
 __all__ = ["HIDDEN_CATEGORIES", "cannot_express", "cannot_express_together", "event_index", "to_phh", "write_hands"]
@@ -104,6 +105,9 @@ def cannot_express(hand: dict) -> str | None:
     - money: amounts a / money_scale must be exact decimals that the reader's one scale per hand
       brings back to the same integers; the smallest chip is not stated (`chip_unit_problem`).
     """
+    unplaced = consistency_error(hand)
+    if unplaced:  # the writer would have no player to put the event on (KeyError)
+        return f"the hand cannot be replayed: {unplaced}"
     code = CODES.get((hand["variant"], hand["structure"]))
     if code is None:
         return (f"PHH has no variant code for {hand['structure']} {hand['variant']} "

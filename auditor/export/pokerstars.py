@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from auditor.ingest.jsonl import consistency_error
+
 __all__ = ["HIDDEN_CATEGORIES", "SUFFIX", "cannot_express", "carried", "event_index", "format_hand",
            "hand_number", "write_hands"]
 
@@ -119,6 +121,9 @@ def _expected_stakes(hand: dict) -> dict[str, Any]:
 
 def cannot_express(hand: dict) -> str | None:
     """Why PokerStars text cannot hold `hand`, or None when it can (see the module docstring)."""
+    unplaced = consistency_error(hand)
+    if unplaced:  # the writer would have no player to put the event on (KeyError)
+        return f"the hand cannot be replayed: {unplaced}"
     variant, structure = hand.get("variant"), hand.get("structure")
     if variant not in GAMES:
         return f"PokerStars deals no {variant} (it has {', '.join(GAMES)})"
