@@ -125,3 +125,13 @@ def test_runs_of_blank_lines_are_skipped_fast_with_the_same_line_numbers(tmp_pat
     elapsed = time.perf_counter() - started
     assert [(type(i).__name__, i.line) for i in items] == [("SourceHand", (8 << 20) + 1), ("SourceHand", (8 << 20) + 4)]
     assert elapsed < 1.0, f"{elapsed:.2f} s for 8 MiB of blank lines"
+
+
+def test_random_binary_is_one_entry_even_where_a_line_starts_with_a_brace(tmp_path):
+    import random
+
+    data = random.Random(7).randbytes(40_000)
+    path = tmp_path / "blob.jsonl"
+    path.write_bytes(data + b"\n{" + random.Random(8).randbytes(300) + b"\n")
+    items = list(read_jsonl(path))
+    assert [(i.code, i.line) for i in items] == [("unsupported-format", 0)]

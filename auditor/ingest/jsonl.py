@@ -23,7 +23,9 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
     line, and a line longer than `limits.jsonl_max_line_bytes` is skipped without being held in memory.
     Quarantine codes: `damaged` for a file or line that cannot be read or parsed (not UTF-8, invalid
     JSON, a gzip stream cut short, as every reader has it), `limit` for an overlong line or another
-    input limit passed, `invalid-record` for JSON that breaks the hand-log schema or `consistency_error`.
+    input limit passed, `invalid-record` for JSON that breaks the hand-log schema or `consistency_error`,
+    and one `unsupported-format` entry (line 0) for a file that is no hand log at all (no line is JSON or
+    looks like it).
     """
     name = str(path)
     try:
@@ -33,27 +35,27 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
                           code="limit" if isinstance(exc, LimitExceeded) else "damaged")
         return
     cap = limits.jsonl_max_line_bytes
-    # Per-line quarantines are held back until a line parses as JSON or starts like a JSON object (a hand
-    # cut short), or another entry comes: a file named like a log in which no line is JSON or starts like
+    # Per-line quarantines are held back until a line parses as JSON or looks like it (`_json_like`: a hand
+    # cut short), or another entry comes: a file named like a log in which no line is JSON or looks like
     # it (binary, a text file misnamed) is one `unsupported-format` entry, not one quarantine per line
     # (issue #15). At most HOLD_BACK are held; past that the file keeps its per-line entries.
     held: list[Quarantined] | None = []
     bad_lines = 0
-    strangers: set[int] = set()  # lines (held back) that do not even start like a JSON object
-    for item in _read_lines(stream, name, cap, strangers):
+    watch = _Watch()
+    for item in _read_lines(stream, name, cap, watch):
         if held is None:
-            strangers.clear()  # no longer needed: at most the one line just read
             yield item
             continue
-        not_json = isinstance(item, Quarantined) and item.code == "damaged" and item.line in strangers
+        not_json = isinstance(item, Quarantined) and item.code == "damaged" and item.line in watch.strangers
         if not_json:
             bad_lines += 1
             held.append(item)
-            strangers.discard(item.line)
+            watch.strangers.discard(item.line)
             if len(held) < HOLD_BACK:
                 continue
         yield from held
         held = None
+        watch.active = False  # the file is a log (or too long to hold back): no line is looked at again
         if not not_json:
             yield item
     if held:
@@ -65,10 +67,36 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
 HOLD_BACK = 10_000
 
 
-def _read_lines(stream: BinaryIO, name: str, cap: int, strangers: set[int]) -> Iterator[SourceHand | Quarantined]:
-    """Every non-blank line of an open stream as a hand or a quarantine entry. The number of each line
-    that does not start like JSON (`{` or `[` after blanks) is added to `strangers` before its entry is
-    yielded: a truncated or damaged hand still starts with `{` and keeps its own quarantine."""
+class _Watch:
+    """While `active`, the numbers of the lines read that do not look like JSON (`_json_like`)."""
+
+    def __init__(self) -> None:
+        self.active = True
+        self.strangers: set[int] = set()
+
+
+def _json_like(raw: bytes) -> bool:
+    """Whether a line looks like JSON text, parsed or not: eight bytes or more, starting with `{` or `[`,
+    and at most one byte in 16 not text (not UTF-8, or a control character JSON never holds raw). A hand
+    cut short or with one bad byte still looks like JSON and keeps its own quarantine; a line of binary
+    data that happens to start with `{` does not."""
+    line = raw.strip()
+    if len(line) < 8 or line[:1] not in (b"{", b"["):  # a lone `[` in binary data is no hand cut short
+        return False
+    strange = len(line) - len(line.translate(None, _CONTROLS))
+    if not line.isascii():
+        strange += line.decode("utf-8", "replace").count("\ufffd")
+    return strange <= len(line) // 16
+
+
+#: the control bytes JSON text never holds raw (a tab is whitespace)
+_CONTROLS = bytes(c for c in range(32) if c != 9) + b"\x7f"
+
+
+def _read_lines(stream: BinaryIO, name: str, cap: int, watch: _Watch) -> Iterator[SourceHand | Quarantined]:
+    """Every non-blank line of an open stream as a hand or a quarantine entry. While `watch` is active,
+    the number of each line that does not look like JSON is added to its strangers before the line's
+    entry is yielded."""
     with stream:
         line_no = 0
         while True:
@@ -95,8 +123,8 @@ def _read_lines(stream: BinaryIO, name: str, cap: int, strangers: set[int]) -> I
             if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             if b"\r" not in raw:
-                if raw.lstrip()[:1] not in (b"{", b"["):
-                    strangers.add(line_no)
+                if watch.active and not _json_like(raw):
+                    watch.strangers.add(line_no)
                 item = _one_line(raw, name, line_no)
                 if item is not None:
                     yield item
@@ -104,8 +132,8 @@ def _read_lines(stream: BinaryIO, name: str, cap: int, strangers: set[int]) -> I
             # a lone CR ends a line too (as in universal-newline text mode), so old Mac files keep their lines
             for k, part in enumerate(raw.replace(b"\r\n", b"\n").split(b"\r")):
                 line_no += 1 if k else 0
-                if part.lstrip()[:1] not in (b"{", b"["):
-                    strangers.add(line_no)
+                if watch.active and not _json_like(part):
+                    watch.strangers.add(line_no)
                 item = _one_line(part, name, line_no)
                 if item is not None:
                     yield item
