@@ -102,9 +102,9 @@ def test_manifest_states_every_input_with_its_hash_and_hands(corpus):
     # the gzip is hashed as stored, not as it unpacks
     assert by_name["logs/b.jsonl.gz"]["sha256"] != hashlib.sha256(gzip.decompress(Path("logs/b.jsonl.gz").read_bytes())
                                                                   ).hexdigest()
-    # a dataset: each of its three files, and one hash of that listing
+    # a dataset: each of its files (convert writes quarantined.parquet too), and one hash of that listing
     files = by_name["dataset"]["files"]
-    assert [f["file"] for f in files] == ["hands.parquet", "seats.parquet", "events.parquet"]
+    assert [f["file"] for f in files] == ["hands.parquet", "seats.parquet", "events.parquet", "quarantined.parquet"]
     for part in files:
         assert part["sha256"] == _sha(Path("dataset") / part["file"])
     listing = "".join(f"{f['file']} {f['size']} {f['sha256']}\n" for f in files)

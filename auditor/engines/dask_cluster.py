@@ -285,13 +285,13 @@ def pack_files(options: RunOptions) -> tuple[str, ...]:
 
 def input_paths(partition: Partition) -> list[str]:
     """The files a partition's readers open: each input, or the three files of a Parquet dataset."""
-    from auditor.ingest.parquet import TABLE_FILES
+    from auditor.ingest.parquet import dataset_files
 
     paths: dict[str, None] = {}
     for piece in partition.pieces:
         item = piece.input
         if item.format == "parquet" and item.path.is_dir():
-            for name in TABLE_FILES:
+            for name in dataset_files(item.path):  # quarantined.parquet too, when there is one
                 paths[str(item.path / f"{name}.parquet")] = None
         else:
             paths[str(item.path)] = None

@@ -15,7 +15,7 @@ the number of workers or the order of partitions. Lists are in the run's input o
 
 What is hashed is the bytes on disk the readers open (`fingerprint_input`, called by the pipeline on
 each input once, streaming, before the run): the same path the reader opens, gzip and zip hashed as
-stored (the archive, not what it unpacks to), the three files of a Parquet dataset each, the spooled copy
+stored (the archive, not what it unpacks to), the files of a Parquet dataset each, the spooled copy
 of standard input or a FIFO (what the readers read in place of the stream). Hashing inside the readers
 would tie every reader and both engines (partitions of one dataset read on several workers, detection
 reading a file's head apart) to the hash; one streaming pass in the driver is simpler and costs about
@@ -99,21 +99,23 @@ def file_state(path: Path) -> tuple[int, int, int, int] | None:
 
 
 def _dataset_files(path: Path) -> list[Path]:
-    from auditor.ingest.parquet import TABLE_FILES
+    from auditor.ingest.parquet import dataset_files
 
-    return [path / f"{name}.parquet" for name in TABLE_FILES]
+    # the three tables, and quarantined.parquet when the dataset has one (its entries are read too)
+    return [path / f"{name}.parquet" for name in dataset_files(path)]
 
 
 def watched_files(item: InputFile) -> list[Path]:
-    """The files whose bytes the readers of `item` open: the file, or the three files of a dataset."""
+    """The files whose bytes the readers of `item` open: the file, or the files of a dataset."""
     return _dataset_files(item.path) if item.format == "parquet" and item.path.is_dir() else [item.path]
 
 
 def fingerprint_input(item: InputFile) -> dict[str, Any]:
     """Size and SHA-256 of what the readers of `item` read, as the manifest states them (without counts).
 
-    A Parquet dataset lists its three files with their own hashes; its `sha256` is that of the listing
-    (`hands.parquet <size> <sha256>\\n` ... in that order), so one value still names the whole input.
+    A Parquet dataset lists its files (the three tables, and quarantined.parquet if any) with their own
+    hashes; its `sha256` is that of the listing (`hands.parquet <size> <sha256>\\n` ... in that order),
+    so one value still names the whole input.
     A zip archive lists its members from the central directory (name, size, CRC-32; no member is
     unpacked to be hashed: the archive's hash covers them, and unpacking twice what may be a bomb is
     what the readers' limits exist to avoid). A file that cannot be read has `error` instead of a hash.
