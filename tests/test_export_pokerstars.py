@@ -262,3 +262,16 @@ def test_reader_reads_a_name_with_a_leading_blank_or_refuses_it(tmp_path):
     (item,) = list(read_file(path))
     if isinstance(item, SourceHand):  # read: then as written, or refused; never another seat's fold
         assert dict(item.hand, rule_pack=hand["rule_pack"]) == ps.carried(hand)
+
+
+@pytest.mark.parametrize("name", ["PokerStars Hand #1: collected", "x PokerStars Game #77: folds"])
+def test_a_player_name_holding_a_header_does_not_cut_the_hand_in_two(tmp_path, name):
+    """Found by the round-trip property: the reader splits a concatenated export where a header starts
+    mid-line, and an attacker-chosen name began a 'hand' there. Only a whole header, date included, counts."""
+    hands = _hands("holdem", "no-limit", 3, 7)
+    for h in hands:
+        h["seats"][0]["player"] = name
+    assert ps.cannot_express(hands[0]) is None
+    back = _read(tmp_path, hands)
+    assert [type(item).__name__ for item in back] == ["SourceHand"] * len(hands)
+    assert [item.hand["seats"][0]["player"] for item in back] == [name] * len(hands)

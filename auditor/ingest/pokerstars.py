@@ -394,9 +394,14 @@ def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset())
 
 
 def _inner_header(line: str) -> int:
-    """Where a PokerStars header begins inside `line` (not at its start, not in chat), or 0."""
+    """Where a PokerStars header begins inside `line` (not at its start, not in chat), or 0.
+
+    Only a whole header counts, its date stamp included: player names are attacker-chosen, and a name
+    such as `PokerStars Hand #1: collected` must not cut a hand in two. (A name holding a whole header
+    with its date still could; the hand it cut off is then quarantined as truncated, on record.)"""
     m = INNER_HEADER.search(line, 1)
-    if m is None or ' said, "' in line[: m.start()] or not HEADER.match(line[m.start():]):
+    if m is None or ' said, "' in line[: m.start()] or not HEADER.match(line[m.start():]) \
+            or not STAMP.search(line, m.end()):
         return 0
     return m.start()
 
