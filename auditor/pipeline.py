@@ -17,7 +17,6 @@ is known by the path the user gave, never by where it is mounted (`_folder_names
 from __future__ import annotations
 
 import os
-import select
 import stat
 import sys
 import tempfile
@@ -358,31 +357,15 @@ def _copy_blocking(stream: Any, out: Any, cap: int, name: str) -> None:
 
 
 def _copy_fifo(path: Path, out: Any, cap: int, name: str) -> None:
-    """Copy a FIFO without ever blocking on it: opened non-blocking (opening it plainly waits for a writer
-    forever), read only when poll says there is something, refused after `STREAM_IDLE_SECONDS` of silence.
-    Before any writer comes a read says end-of-file at once; poll does not, which tells the two apart."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    """The readers' FIFO copy (`files.copy_fifo`), refusals worded as usage errors naming the input:
+    a FIFO named on the command line is refused before the run rather than quarantined."""
+    from auditor.ingest.files import copy_fifo
+    from auditor.ingest.limits import LimitExceeded
+
     try:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        copied = 0
-        while True:
-            if not poller.poll(STREAM_IDLE_SECONDS * 1000):
-                said = "nothing was written to it" if copied == 0 else f"it stopped after {copied} bytes"
-                raise UsageError(f"{name}: a FIFO, and {said} for {STREAM_IDLE_SECONDS:g} s (refused; nothing "
-                                 "of it is audited)")
-            try:
-                chunk = os.read(fd, 1 << 20)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                return
-            copied += len(chunk)
-            if copied > cap:
-                raise UsageError(f"{name}: goes on past {cap} bytes (limit max_unpacked_bytes; refused)")
-            out.write(chunk)
-    finally:
-        os.close(fd)
+        copy_fifo(path, out, cap, STREAM_IDLE_SECONDS)
+    except LimitExceeded as exc:
+        raise UsageError(f"{name}: {exc}; nothing of it is audited") from exc
 
 
 #: bytes of a skipped file looked at to tell whether it is a hand history of a room we cannot read

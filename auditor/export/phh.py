@@ -47,6 +47,7 @@ from pathlib import Path
 
 from auditor.export.ohh import burn_problem, chip_unit_problem, contributions, returns_problem, to_problem
 from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.phh import share_winnings
 from auditor.replay.pots import build_pots
 
 __all__ = ["HIDDEN_CATEGORIES", "cannot_express", "cannot_express_together", "event_index", "to_phh", "write_hands"]
@@ -385,7 +386,7 @@ def _awards_problem(hand: dict, order: list[int]) -> str | None:
     for p in range(len(pots) - 1, -1, -1):
         amount = pots[p].amount - (rake if p == 0 else 0)
         takers = sorted((s for s in pots[p].eligible if remaining.get(s, 0) > 0), key=position.__getitem__)
-        for s, a in _share(amount, takers, remaining).items():
+        for s, a in share_winnings(amount, takers, remaining).items():
             remaining[s] -= a
             implied[(p, s)] += a
     for s, w in remaining.items():
@@ -396,32 +397,6 @@ def _awards_problem(hand: dict, order: list[int]) -> str | None:
         return ("PHH records finishing stacks, not pot awards: this hand's awards are not the ones "
                 "its stacks imply")
     return None
-
-
-def _share(amount: int, takers: list[int], caps: dict[int, int]) -> dict[int, int]:
-    """`amount` shared among `takers` (in position order) as equally as their caps allow; chips that
-    cannot be shared equally go to the takers with the most cap left, ties in position order."""
-    shares = dict.fromkeys(takers, 0)
-    left = amount
-    open_ = list(takers)
-    while left > 0 and open_:
-        base = left // len(open_)
-        capped = [s for s in open_ if caps[s] - shares[s] <= base]
-        if capped:
-            for s in capped:
-                give = caps[s] - shares[s]
-                shares[s] += give
-                left -= give
-                open_.remove(s)
-            continue
-        for s in open_:
-            shares[s] += base
-        left -= base * len(open_)
-        by_room = sorted(open_, key=lambda s: -(caps[s] - shares[s]))
-        for s in by_room[:left]:
-            shares[s] += 1
-        break
-    return shares
 
 
 # -- writing ---------------------------------------------------------------------------------------

@@ -188,13 +188,15 @@ def spool_if_unseekable(path: Path, limits: Limits = DEFAULT_LIMITS,
     with tempfile.TemporaryDirectory(prefix="auditor-spool-") as folder:
         copy = Path(folder) / "stream"
         with copy.open("wb") as out:
-            _copy_fifo(path, out, limits.max_unpacked_bytes, idle_seconds)
+            copy_fifo(path, out, limits.max_unpacked_bytes, idle_seconds)
         yield copy
 
 
-def _copy_fifo(path: Path, out: BinaryIO, cap: int, idle_seconds: float) -> None:
+def copy_fifo(path: Path, out: BinaryIO, cap: int, idle_seconds: float) -> None:
     """Copy a FIFO without ever blocking on it: opened non-blocking (a plain open waits for a writer
-    forever), read only when poll says there is something, refused after `idle_seconds` of silence."""
+    forever), read only when poll says there is something, refused after `idle_seconds` of silence.
+    Before any writer comes a read says end-of-file at once; poll does not, which tells the two apart.
+    Used by the readers (`spool_if_unseekable`) and by the pipeline for FIFOs named on the command line."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         poller = select.poll()
@@ -233,5 +235,5 @@ def only_blank(path: Path, limits: Limits = DEFAULT_LIMITS) -> bool:
     return True
 
 
-__all__ = ["GZIP_MAGIC", "GuardedStream", "bomb_message", "is_gzip", "only_blank", "open_binary", "open_failure",
-           "read_all", "read_line", "spool_if_unseekable", "unseekable_kind"]
+__all__ = ["GZIP_MAGIC", "GuardedStream", "bomb_message", "copy_fifo", "is_gzip", "only_blank", "open_binary",
+           "open_failure", "read_all", "read_line", "spool_if_unseekable", "unseekable_kind"]

@@ -946,7 +946,7 @@ def _awards(pots: list, won: dict[int, int], seat_of: list[int], rake: int, hand
     for p in range(len(pots) - 1, -1, -1):
         amount = pots[p].amount - (rake if p == 0 else 0)
         takers = sorted((s for s in pots[p].eligible if remaining.get(s, 0) > 0), key=position.__getitem__)
-        shares = _share(amount, takers, remaining)
+        shares = share_winnings(amount, takers, remaining)
         for s, a in shares.items():
             remaining[s] -= a
             paid[p][s] = paid[p].get(s, 0) + a
@@ -966,9 +966,10 @@ def _awards(pots: list, won: dict[int, int], seat_of: list[int], rake: int, hand
     return events
 
 
-def _share(amount: int, takers: list[int], caps: dict[int, int]) -> dict[int, int]:
+def share_winnings(amount: int, takers: list[int], caps: dict[int, int]) -> dict[int, int]:
     """Share `amount` among `takers` (in position order) as equally as their caps allow; chips that
-    cannot be shared equally go to the takers with the most cap left, ties in position order."""
+    cannot be shared equally go to the takers with the most cap left, ties in position order. The PHH
+    writer uses it too, so it predicts exactly what this reader will attribute."""
     shares = dict.fromkeys(takers, 0)
     left = amount
     open_ = list(takers)
