@@ -631,6 +631,10 @@ class _HandReader:
 
     def seat(self, m: re.Match, n: int) -> None:
         seat, name = _whole(m["seat"], f"line {n}: seat"), m["name"]
+        if name != name.strip():
+            # lines are read without their edge blanks, so ' 0: folds' would be the fold of a player '0'
+            raise _Bad(f"line {n}: seat {seat}'s player name starts or ends with a blank, which the lines "
+                       "naming the player cannot show", "damaged")
         if name in self.seat_of:
             # the lines that follow could be either seat's: they cannot be placed
             raise _Bad(f"line {n}: two seats have the same player name", "damaged")
