@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_real_export_engine import _act, _award, _hole  # one definition of these event builders
 
 from auditor.check.packs import house_rules
 from auditor.ingest.records import SourceHand
@@ -43,23 +44,8 @@ def _post(seat: int, blind: int, amount: int, all_in: bool = False) -> dict:
     return {"kind": "post", "seat": seat, "post": "blind", "blind": blind, "amount": amount, "all_in": all_in}
 
 
-def _act(seat: int, action: str, amount: int | None = None, to: int | None = None, all_in: bool = False) -> dict:
-    ev: dict = {"kind": "action", "seat": seat, "action": action}
-    if amount is not None:
-        ev.update(amount=amount, to=to, all_in=all_in)
-    return ev
-
-
-def _hole(seat: int, cards: list[str]) -> dict:
-    return {"kind": "deal", "to": "hole", "seat": seat, "cards": cards}
-
-
 def _board(cards: list[str]) -> dict:
     return {"kind": "deal", "to": "board", "cards": cards}
-
-
-def _award(seat: int, amount: int, pot: int = 0) -> dict:
-    return {"kind": "award", "pot": pot, "seat": seat, "amount": amount}
 
 
 def _facts(hands: list[dict], house: HouseRules | None = None):
