@@ -92,22 +92,23 @@ import datetime as dt
 import logging
 import math
 import re
+import stat
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from auditor.ingest import phh_toml
-from auditor.ingest.files import open_binary, open_failure, read_all, read_line
+from auditor.ingest import phh_scan, phh_toml
+from auditor.ingest.files import GZIP_MAGIC, open_binary, open_failure, read_all, read_line
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
 from auditor.replay.pots import build_pots
 
-__all__ = ["PHH_SUFFIXES", "read_phh", "sniff_phh"]
+__all__ = ["PHH_SUFFIXES", "read_phh", "read_phh_files", "sniff_phh"]
 
 log = logging.getLogger(__name__)
 
@@ -220,6 +221,92 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
             yield Quarantined(name, line, problem, hand_id, code="invalid-record", table_id=table_id)
         else:
             yield SourceHand(hand, name, line)
+
+
+def read_phh_files(paths: Sequence[Path], *, rule_pack: str = "tda-2024", root: Path | None = None,
+                   labels: Sequence[str] | None = None,
+                   limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
+    """What `read_phh` yields for each of `paths` in turn (`labels[k]` the label of `paths[k]`), the same
+    items, with the `.phh` files' TOML and actions read by one `phh_scan` kernel call over all their bytes.
+
+    A file the scanner does not read exactly as `tomllib` would (comments, tables, escapes...), one it
+    cannot open, that is not UTF-8, near a size limit, or a `.phhs` goes through `read_phh` whole, so
+    every refusal keeps its one wording; `tests/test_phh_scan.py` holds the two paths equal on the corpus.
+    """
+    if labels is not None and len(labels) != len(paths):
+        raise ValueError("one label per path")
+    for first in range(0, len(paths), _BATCH_FILES):  # memory: the bytes of one batch of files
+        chunk = paths[first:first + _BATCH_FILES]
+        yield from _read_batch(chunk, rule_pack, root, labels[first:first + _BATCH_FILES] if labels else None,
+                               limits)
+
+
+#: files per kernel call of `read_phh_files` (a few MB of PHH text; the call costs ~0.1 ms)
+_BATCH_FILES = 4096
+
+
+def _plain_bytes(path: Path, cap: int) -> bytes | None:
+    """The bytes of a plain `.phh` regular file shorter than `cap` - 1, else None (read_phh then reads it:
+    gzip, a FIFO or device, a `.phhs`, an unreadable file, or one near a limit, where read_phh words which
+    one; a line or the hand counts at most the file's bytes and one newline)."""
+    if not path.name.lower().endswith(".phh"):
+        return None
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return None
+        with path.open("rb") as stream:
+            raw = stream.read(cap)
+    except OSError:
+        return None
+    return None if len(raw) + 1 >= cap or raw[:2] == GZIP_MAGIC else raw
+
+
+def _read_batch(paths: Sequence[Path], rule_pack: str, root: Path | None, labels: Sequence[str] | None,
+                limits: Limits) -> Iterator[SourceHand | Quarantined]:
+    cap = min(limits.phh_max_line_bytes, limits.phh_max_hand_bytes, limits.max_file_bytes)
+    raws = [_plain_bytes(path, cap) for path in paths]
+    batch = [k for k, raw in enumerate(raws) if raw is not None]
+    buf, starts, ends = phh_scan.join([raws[k] for k in batch])  # type: ignore[misc]
+    try:
+        buf.decode("utf-8")
+    except UnicodeDecodeError:  # find the files that are not UTF-8: read_phh words their refusal
+        for k in batch:
+            try:
+                raws[k].decode("utf-8")  # type: ignore[union-attr]
+            except UnicodeDecodeError:
+                raws[k] = None
+        batch = [k for k in batch if raws[k] is not None]
+        buf, starts, ends = phh_scan.join([raws[k] for k in batch])  # type: ignore[misc]
+    docs = phh_scan.Documents(phh_scan.scan(buf, starts, ends, skip_bom=True))
+    slot = dict(zip(batch, range(len(batch)), strict=True))
+    for k, path in enumerate(paths):
+        label = labels[k] if labels is not None else None
+        d = slot.get(k)
+        fields = docs.fields(d, without_actions=True) if d is not None else None
+        if fields is None:
+            yield from read_phh(path, rule_pack=rule_pack, root=root, label=label, limits=limits)
+            continue
+        yield _scanned_hand(str(path), label if label is not None else _label(path, root), fields, rule_pack,
+                            lambda n, d=d: docs.actions(d, n))  # type: ignore[misc]
+
+
+def _scanned_hand(name: str, label: str, fields: dict, rule_pack: str,
+                  actions_of: Callable[[int], list[tuple] | None]) -> SourceHand | Quarantined:
+    """`read_phh`'s item for a `.phh` whose TOML the scanner read (one flat document, line 1; its integers
+    have at most 18 digits, so `_has_huge_integer` has nothing to find)."""
+    hand_id = table_id = None
+    try:
+        hand_id, table_id = _ids(label, None, fields)
+        hand = _convert(fields, hand_id, table_id, rule_pack, actions_of)
+    except _Reject as exc:
+        return Quarantined(name, 1, _one_line(str(exc)), hand_id, code=exc.code, table_id=table_id)
+    except Exception as exc:  # a reader never raises on bad input
+        return Quarantined(name, 1, _one_line(f"reader error: {type(exc).__name__}: {exc}"), hand_id,
+                           code="internal-error", table_id=table_id)
+    problem = schema_error(hand) or consistency_error(hand)
+    if problem:
+        return Quarantined(name, 1, problem, hand_id, code="invalid-record", table_id=table_id)
+    return SourceHand(hand, name, 1)
 
 
 #: the "table key" of the one entry `_read_documents` yields for a file that cannot be read at all
@@ -654,7 +741,11 @@ def _started_at(fields: dict) -> str | None:
     return moment.replace(microsecond=0).isoformat()
 
 
-def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
+def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str,
+             actions_of: Callable[[int], list[tuple] | None] | None = None) -> dict:
+    """The canonical hand of one PHH document's fields (raises _Reject). `actions_of(n)`, when given, is
+    the document's actions already tokenized by the byte scanner (`phh_scan.Documents.actions`), or None
+    to read them from `fields["actions"]` here; either way they are `_parse_actions`' tuples."""
     code = fields.get("variant")
     if not isinstance(code, str):
         raise _Reject("missing required field variant", "invalid-record")
@@ -684,7 +775,8 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str) -> dict:
     finishing = _money_list(fields, "finishing_stacks", n) if fields.get("finishing_stacks") is not None else None
     winnings = _money_list(fields, "winnings", n) if fields.get("winnings") is not None else None
     rake = _money(fields["rake"], "rake") if fields.get("rake") is not None else None
-    actions = _parse_actions(fields.get("actions"), n)
+    tokens = actions_of(n) if actions_of is not None else None
+    actions = tokens if tokens is not None else _parse_actions(fields.get("actions"), n)
 
     currency = fields.get("currency") if isinstance(fields.get("currency"), str) else None
     smallest_chip = Fraction(1) if currency is None or currency.upper() in ZERO_DECIMAL_CURRENCIES \
