@@ -211,7 +211,14 @@ class _HandReplay:
         self.largest_increment = 0
         self.reopen_base = 0  # the bet as it stood after the last full bet or raise
         self.raises = 0
+        #: who has acted since the betting was last reopened, the turn order's memory (see _next_to_act)
         self.acted: set[int] = set()
+        # Two neutral readings of "reopened" for the rules (TDA 47-A/B decide which applies): players who
+        # acted since the last full bet or raise, and since the last full bet or raise or run of short
+        # all-ins that together add up to a full raise over the bet it left (`short_base`).
+        self.acted_full: set[int] = set()
+        self.acted_cumulative: set[int] = set()
+        self.short_base = 0
         self.pointer: int | None = self.button
         self.round_start_active: int | None = None
         self.round_actions = 0
@@ -372,14 +379,14 @@ class _HandReplay:
                 # A blind posted short (all-in) does not shrink the bet the others face: they call,
                 # and raise from, the full blind (catalogue BLD-02).
                 self.current_bet = max(self.current_bet, declared)
-                self.reopen_base = self.current_bet
+                self.reopen_base = self.short_base = self.current_bet
                 self.blind_posts.append((blind, seat, seq, amount, seat in self.all_in))
                 if blind >= max(p[0] for p in self.blind_posts):
                     # the first round starts left of the last blind in blind order, whatever order they came in
                     self.pointer = seat
             elif kind == "straddle":
                 self.largest_increment = max(self.largest_increment, self.current_bet - before)
-                self.reopen_base = self.current_bet
+                self.reopen_base = self.short_base = self.current_bet
                 self.pointer = seat
         elif kind == "ante":
             self.total[seat] += amount
@@ -414,7 +421,8 @@ class _HandReplay:
         stack_before = self.stack.get(seat, 0)
         actor_folded = seat in self.folded
         actor_all_in = seat in self.all_in
-        raise_allowed = seat not in self.acted
+        open_full = seat not in self.acted_full
+        open_cumulative = seat not in self.acted_cumulative
         current_bet = self.current_bet
         largest = self.largest_increment
         raises_before = self.raises
@@ -427,7 +435,7 @@ class _HandReplay:
             self.rows.actions.append(self._action_row(
                 seq, seat, expected, verb, added, to, self.round[seat], False, all_in_declared, current_bet, owed,
                 largest, None, False, False, None, raises_before, raises_before, live, can_bet, pot_before,
-                stack_before, actor_folded, actor_all_in, False, owed_in_full))
+                stack_before, actor_folded, actor_all_in, False, False, owed_in_full))
             return
         if verb in CHIPS_IN:
             self.stack[seat] = stack_before - added
@@ -450,7 +458,8 @@ class _HandReplay:
         if verb in AGGRESSIVE:
             increment = made - current_bet
             # fixed limit: an all-in of at least the house fraction of a unit counts as a raise
-            full = increment >= (self.house.limit_reopen_fraction * unit if unit is not None else largest)
+            threshold = self.house.limit_reopen_fraction * unit if unit is not None else largest
+            full = increment >= threshold
             if full:
                 if is_raise:
                     self.raises += 1
@@ -458,16 +467,30 @@ class _HandReplay:
                 self.acted = {seat}
                 self.reopen_base = made
             elif unit is None and made - self.reopen_base >= largest:
-                # Short all-ins that together add up to a full raise reopen the betting; the minimum
-                # raise stays the last full one (TDA Rule 47-A).
+                # The turn order: short all-ins that together add up to a full raise send the action round
+                # again (the minimum raise stays the last full one). Whether they reopen the *betting* is
+                # the pack's reading (open_after_cumulative_raise, TDA Rule 47-A).
                 self.acted = {seat}
                 self.reopen_base = made
             else:
                 self.acted.add(seat)
+            if full:
+                self.acted_full = {seat}
+                self.acted_cumulative = {seat}
+                self.short_base = made
+            else:
+                self.acted_full.add(seat)
+                if made - self.short_base >= threshold:
+                    self.acted_cumulative = {seat}
+                    self.short_base = made
+                else:
+                    self.acted_cumulative.add(seat)
             self.current_bet = max(current_bet, made)
             self.last_aggressor = seat
         else:
             self.acted.add(seat)
+            self.acted_full.add(seat)
+            self.acted_cumulative.add(seat)
             if verb == "fold":
                 self.folded.add(seat)
                 self._able = None
@@ -478,18 +501,19 @@ class _HandReplay:
         self.rows.actions.append(self._action_row(
             seq, seat, expected, verb, added, to, made, all_in, all_in_declared, current_bet, owed, largest,
             increment, is_bet, is_raise, full, raises_before, self.raises if is_raise else raises_before, live,
-            can_bet, pot_before, stack_before, actor_folded, actor_all_in, raise_allowed, owed_in_full))
+            can_bet, pot_before, stack_before, actor_folded, actor_all_in, open_full, open_cumulative, owed_in_full))
 
     def _action_row(self, seq, seat, expected, verb, added, to, made, all_in, all_in_declared, current_bet, owed,
                     largest, increment, is_bet, is_raise, full, raises_before, raise_number, live, can_bet,
-                    pot_before, stack_before, actor_folded, actor_all_in, raise_allowed, owed_in_full) -> tuple:
+                    pot_before, stack_before, actor_folded, actor_all_in, open_full, open_cumulative,
+                    owed_in_full) -> tuple:
         return (
             self.h, seq, self.street, self.street + 1, seat, self.player.get(seat), expected, verb, added, to, made,
             all_in, all_in_declared, current_bet, owed, largest, increment, is_bet, is_raise, full,
             raises_before, raise_number, live, len(can_bet), len(can_bet) == 2,
             self.round_start_active == 2, pot_before, current_bet + pot_before + owed_in_full,
             self.bet_unit, self.spread_min_now, self.spread_max_now, stack_before, actor_folded, actor_all_in,
-            raise_allowed, self.min_bet, owed_in_full,
+            open_full, open_cumulative, self.min_bet, owed_in_full,
         )
 
     def show(self, seat: int, cards: list[str]) -> None:
