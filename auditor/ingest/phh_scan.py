@@ -144,7 +144,7 @@ def _scalar(buf, p, e):  # pragma: no cover - compiled (runs as Python under NUM
         while q < e and 48 <= buf[q] <= 57:
             if digits == 18:
                 return 0, p, 0
-            value = value * 10 + (buf[q] - 48)
+            value = value * 10 + (np.int64(buf[q]) - 48)
             digits += 1
             q += 1
     kind = INT
@@ -336,7 +336,7 @@ def _player_number(buf, p, e):  # pragma: no cover - compiled
         b = buf[q]
         if b < 48 or b > 57:
             return 0
-        value = value * 10 + (b - 48)
+        value = value * 10 + (np.int64(b) - 48)
     return value
 
 
@@ -479,7 +479,7 @@ def _scan_actions(buf, doc_ok, doc_field_lo, doc_field_hi, f_key, f_kind, f_item
                                 dot = q
                             elif 48 <= b <= 57:
                                 digits += 1
-                                value = value * 10 + (b - 48)
+                                value = value * 10 + (np.int64(b) - 48)
                             else:
                                 ok = False
                                 break
