@@ -261,7 +261,7 @@ TABLE_ROWS: dict[str, str] = {
     "actions": "one row per action", "rounds": "one row per betting round", "draws": "one row per draw",
     "blinds": "one row per blind the table requires", "pots": "one row per pot",
     "seat_draws": "one row per seating draw", "seats": "one row per seat listed in a hand",
-    "seat_fills": "one row per seat filled from the waiting list", "hands": "one row per hand",
+    "seat_fills": "one row per seat filled", "hands": "one row per hand",
 }
 
 DTYPES = (INT, BOOL, STR)
