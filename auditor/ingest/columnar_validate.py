@@ -427,11 +427,20 @@ def _groups(numbers: np.ndarray, present: np.ndarray, known: np.ndarray) -> tupl
 
 @dataclass(frozen=True)
 class Verdicts:
-    """Per hands row: its refusal reason (None: valid); `events` is the events table's rebuild order."""
+    """Per hands row its refusal reason (None: valid), and where each row's seats and events are, for
+    building the canonical tables of the valid hands by taking rows (`parquet.validated_chunk`)."""
 
     reasons: list[str | None]
     valid: np.ndarray
+    #: the events table's rows in rebuild order (by hand, then seq); the event arrays below are in it
     event_order: np.ndarray
+    #: per hands row, its hand number's group (-1: null number); groups are the sorted distinct numbers
+    row_group: np.ndarray
+    #: per seats row (file order) and per event (rebuild order): group (-1: none) and place in the hand
+    seat_group: np.ndarray
+    seat_index: np.ndarray
+    event_group: np.ndarray
+    event_index: np.ndarray
 
 
 def validate(hands: pa.Table, seats: pa.Table, events: pa.Table) -> Verdicts:
@@ -489,7 +498,7 @@ def validate(hands: pa.Table, seats: pa.Table, events: pa.Table) -> Verdicts:
                                           int(row_group[r]))
     _consistency(reasons, refused, hands, seats, events, seat_group, seat_index, event_group, event_index, row_group)
     valid = np.array([reason is None for reason in reasons], dtype=bool)
-    return Verdicts(reasons, valid, order)
+    return Verdicts(reasons, valid, order, row_group, seat_group, seat_index, event_group, event_index)
 
 
 def _consistency(reasons: list[str | None], refused: np.ndarray, hands: pa.Table, seats: pa.Table, events: pa.Table,
