@@ -268,6 +268,8 @@ def house_rules(parameters: dict[str, Any]) -> HouseRules:
     for key in ("odd_chip_method", "max_raises", "heads_up_uncapped", "limit_reopen_fraction", "hand_rake_from"):
         if key in parameters:
             kwargs[key] = parameters[key]
+    if "button_heir" in parameters:
+        kwargs["button_heir"] = tuple(parameters["button_heir"])
     if "hole_use" in parameters:
         kwargs["hole_use"] = {k: (v[0], v[1]) for k, v in parameters["hole_use"].items()}
     if "rake_schedule" in parameters:

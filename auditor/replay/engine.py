@@ -42,8 +42,10 @@ class TableState:
     #: keyed by input file and table id (`table_key`)
     last_button: dict[str, int | None] = field(default_factory=dict)
     last_big_blind: dict[str, str | None] = field(default_factory=dict)
-    #: who the previous hand's blinds give the next button to (seed 004), see _HandReplay.button_heir
+    #: who the previous hand's blinds give the next button to by the pack's `button_heir`, see _HandReplay.button_heir
     button_heir: dict[str, str | None] = field(default_factory=dict)
+    #: the previous hand's small blind: (who posted it, missed, posted by the button), see _HandReplay.small_blind
+    last_small_blind: dict[str, tuple[str | None, bool, bool | None] | None] = field(default_factory=dict)
     #: per table, players dealt in at an earlier hand who have stayed seated since (not new players)
     established: dict[str, set[str]] = field(default_factory=dict)
     #: per table, player -> {blind missed and still owed ("sb", "bb"): id of the hand it was missed in}
@@ -70,8 +72,8 @@ class TableState:
 
     def forget(self, table: str) -> None:
         """Drop everything remembered about `table`'s previous hands: its next hand is judged like a first."""
-        for memory in (self.last_button, self.last_big_blind, self.button_heir, self.established, self.owed,
-                       self.last_hand):
+        for memory in (self.last_button, self.last_big_blind, self.button_heir, self.last_small_blind, self.established,
+                       self.owed, self.last_hand):
             memory.pop(table, None)
 
     def pass_breaks(self, table: str, line: int | None) -> bool:
@@ -125,7 +127,8 @@ class _HandReplay:
 
     def __init__(self, cols: _Columns, h: int, house: HouseRules, previous_button: int | None, rows: FactRows,
                  previous_big_blind: str | None = None, previous_button_heir: str | None = None,
-                 established: set[str] | None = None, previous_hand: str | None = None):
+                 established: set[str] | None = None, previous_hand: str | None = None,
+                 previous_small_blind: tuple[str | None, bool, bool | None] | None = None):
         H = cols.hands
         self.h = h
         self.rows = rows
@@ -141,6 +144,7 @@ class _HandReplay:
         self.previous_button = previous_button
         self.previous_big_blind = previous_big_blind
         self.previous_button_heir = previous_button_heir
+        self.previous_small_blind = previous_small_blind
         #: None for a table's first hand in the run: nobody can be told apart as new
         self.established = established
         #: id of the table's previous hand (None: first hand, or the chain was broken by a quarantine)
@@ -582,8 +586,9 @@ class _HandReplay:
         expected_button = None
         if self.previous_button is not None and self.dealt_in:
             expected_button = _clockwise_after(sorted(self.dealt_in), self.previous_button)[0]
-        # "The player who had posted the Small Blind in the prior hand will receive the Button"; with the
-        # small blind missed, the prior big blind "catches a break" and gets it (seed 004).
+        # The pack's button_heir says which of the prior hand's blinds the button goes to (seed 004: "The player
+        # who had posted the Small Blind in the prior hand will receive the Button"; with the small blind missed,
+        # the prior big blind "catches a break"); the previous_small_blind_* facts say what that hand did.
         button_by_blinds = None
         if self.previous_button is not None and self.previous_button_heir is not None:
             button_by_blinds = next((s for s in self.dealt_in if self.player[s] == self.previous_button_heir), None)
@@ -622,7 +627,7 @@ class _HandReplay:
             self.big_blind_player(), self.previous_big_blind,
             self._players_in_two_seats(), contested,
             rake_allowed, self.previous_hand, duplicate_of, seat_list(sorted(self.killed)),
-            self._seating_conflicts(),
+            self._seating_conflicts(), *(self.previous_small_blind or (None, None, None)),
         ))
 
     def _players_in_two_seats(self) -> str:
@@ -711,15 +716,32 @@ class _HandReplay:
         return self.player.get(posts[0][1]) if posts else None
 
     def button_heir(self) -> str | None:
-        """Who gets the button next hand when "all players must pay for their Blinds in full before they
-        are allowed to get the Button" (seed 004): the small blind, or the big blind when the small
-        blind was missed ("catch a break") or posted by the button itself (heads-up)."""
+        """Who gets the button next hand by the pack's `button_heir`: the player who posted the first blind it
+        lists ("small-blind", "big-blind"), a blind missed or posted by the button itself (heads-up) passing
+        to the next one listed; None when the pack lists none or none qualifies.
+
+        Seed 004 ("all players must pay for their Blinds in full before they are allowed to get the Button")
+        lists both: the small blind, or the big blind when the small blind was missed ("catch a break")
+        or posted by the button.
+        """
         if len(self.blinds_declared) != 2:
             return None
-        small = [p for p in self.blind_posts if p[0] == 1]
-        if small and small[0][1] != self.button:
-            return self.player.get(small[0][1])
-        return self.big_blind_player()
+        for which in self.house.button_heir:
+            number = 1 if which == "small-blind" else 2
+            post = next((p for p in self.blind_posts if p[0] == number), None)
+            if post is not None and post[1] != self.button:
+                return self.player.get(post[1])
+        return None
+
+    def small_blind(self) -> tuple[str | None, bool, bool | None] | None:
+        """This hand's small blind for the next hand's facts: who posted it, whether nobody did (missed),
+        whether the button did; None unless the table has exactly two blinds."""
+        if len(self.blinds_declared) != 2:
+            return None
+        post = next((p for p in self.blind_posts if p[0] == 1), None)
+        if post is None:
+            return None, True, None
+        return self.player.get(post[1]), False, post[1] == self.button
 
     def still_established(self) -> set[str]:
         """Players who are not new at the table after this hand: dealt in now, or before and still seated.
@@ -1031,7 +1053,8 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         try:
             hand = _HandReplay(cols, h, houses[h], state.last_button.get(table), local,
                                state.last_big_blind.get(table), state.button_heir.get(table),
-                               state.established.get(table), state.last_hand.get(table))
+                               state.established.get(table), state.last_hand.get(table),
+                               state.last_small_blind.get(table))
             for i in range(cols.event_start[h], cols.event_start[h + 1]):
                 kind = kinds[i]
                 seq = i - cols.event_start[h]
@@ -1076,6 +1099,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         state.last_button[table] = hand.button
         state.last_big_blind[table] = hand.big_blind_player()
         state.button_heir[table] = hand.button_heir()
+        state.last_small_blind[table] = hand.small_blind()
         state.established[table] = hand.still_established()
         state.owed[table] = owed_after
         state.last_hand[table] = hand_id

@@ -69,7 +69,8 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("actor_folded", BOOL, "the player had already folded"),
         ("actor_all_in", BOOL, "the player was already all-in"),
         ("open_after_full_raise", BOOL, "the player has not acted since the last full bet or raise of the round "
-                                        "(fixed limit: an all-in of at least limit_reopen_fraction of the unit is full)"),
+                                        "(fixed limit: an all-in of at least limit_reopen_fraction of the unit is "
+                                        "full)"),
         ("open_after_cumulative_raise", BOOL, "the player has not acted since the last full bet or raise, or since "
                                               "short all-ins that together add up to a full raise over the bet the "
                                               "last such reopening left (TDA 47-A's 'cumulative multiple short "
@@ -217,9 +218,10 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("button", INT, "button seat"),
         ("previous_button", INT, "button seat in the table's previous hand (null for a table's first hand)"),
         ("expected_button", INT, "moving button: the first seat dealt in clockwise after the previous button"),
-        ("button_by_blinds", INT, "seat of the previous hand's small blind, or of its big blind if the small blind "
-                                  "was missed or posted by the button (heads-up); null for a table's first hand or "
-                                  "if that player is not dealt in now"),
+        ("button_by_blinds", INT, "seat of the player the previous hand's blinds give the button to by the pack's "
+                                  "button_heir (seed 004: its small blind, or its big blind if the small blind was "
+                                  "missed or posted by the button); null for a table's first hand, if the pack names "
+                                  "no heir, or if that player is not dealt in now"),
         ("players", INT, "players dealt in"),
         ("duplicate_hand_id", BOOL, "an earlier hand in this run had the same hand id"),
         ("wrong_hole_counts", STR, "seats dealt other than the variant's hole cards (null: no deals logged)"),
@@ -249,6 +251,12 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("duplicate_of", STR, "file:line of the first hand in the run with this hand id (null unless a duplicate)"),
         ("killed_seats", STR, "seats whose hand the house declared dead (kill events)"),
         ("seating_conflicts", STR, "players listed in two seats, and seats listed for two players"),
+        ("previous_small_blind_player", STR, "who posted the small blind in the table's previous hand (null: missed, "
+                                             "not a two-blind table, or its first hand)"),
+        ("previous_small_blind_missed", BOOL, "nobody posted the small blind in the table's previous hand (null: not "
+                                              "a two-blind table, or its first hand)"),
+        ("previous_small_blind_on_button", BOOL, "the previous hand's small blind was posted by its button (heads-up; "
+                                                 "null if it was missed or is not known)"),
     ],
 }
 

@@ -15,6 +15,8 @@ from auditor.replay.variants import VARIANTS, Variant
 SUITS_HIGH_TO_LOW = ("s", "h", "d", "c")
 #: the house settings of `HouseRules.hand_rake_from`
 HAND_RAKE_FROM = ("any", "main", "pro-rata")
+#: the blinds `HouseRules.button_heir` may name
+BUTTON_HEIRS = ("small-blind", "big-blind")
 
 
 @dataclass(frozen=True)
@@ -58,10 +60,16 @@ class HouseRules:
     #: pot only: every side pot pays out in full) or "pro-rata" (each pot its share of it by size,
     #: rounded up to the chip unit)
     hand_rake_from: str = "any"
+    #: which of a hand's blinds gives the next hand's button (the fact button_by_blinds), in order: the first
+    #: listed ("small-blind", "big-blind") that was posted by a player other than the button; empty: the pack
+    #: names no heir (seed 004 lists both: the small blind, or the big blind when it "catches a break")
+    button_heir: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.hand_rake_from not in HAND_RAKE_FROM:
             raise ValueError(f"hand_rake_from must be one of {', '.join(HAND_RAKE_FROM)}, not {self.hand_rake_from!r}")
+        if not set(self.button_heir) <= set(BUTTON_HEIRS):
+            raise ValueError(f"button_heir lists only {', '.join(BUTTON_HEIRS)}, not {list(self.button_heir)!r}")
 
     def variant(self, name: str) -> Variant:
         base = VARIANTS[name]
