@@ -402,7 +402,7 @@ def _column(table: str, fact: Fact, values: Any, null: Any) -> pd.api.extensions
         if null is not None:
             values = [None if n else v for v, n in zip(values, _mask(where, null, len(values)), strict=True)]
         try:
-            return _array(list(values), fact.dtype)
+            return _array(values if isinstance(values, list) else list(values), fact.dtype)
         except (TypeError, ValueError, pa.ArrowException) as exc:
             raise FactContractError(f"{where} ({fact.dtype}): {exc}") from exc
     if isinstance(values, pa.ChunkedArray):
@@ -520,7 +520,7 @@ def _frame(table: str, rows: list) -> pd.DataFrame:
         raise FactContractError(f"facts table {table!r}: rows of {sorted(widths)} values, the contract declares "
                                 f"{len(names)} columns ({', '.join(names)})")
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
-    return facts_frame(table, dict(zip(names, (list(c) for c in columns), strict=True)))
+    return facts_frame(table, dict(zip(names, columns, strict=True)))
 
 
 def _array(values: list, dtype: str) -> pd.api.extensions.ExtensionArray:
