@@ -835,6 +835,62 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str,
 
     stack = [units(s) for s in starting]
     start_stack = list(stack)
+    paid_out = finishing is not None or winnings is not None
+    events, live, folded, dead, returned = _phh_betting(n, seat_of, stack, ante_units, blind_of, payers, actions,
+                                                        units, scale, hole_cards, paid_out)
+    if paid_out:
+        if finishing is not None:
+            won = [units(finishing[i]) - stack[i] for i in range(n)]
+            if winnings is not None and won != [units(w) for w in winnings]:
+                log.warning("%s: winnings disagree with finishing stacks; finishing stacks used", hand_id)
+        else:
+            won = [units(w) for w in winnings or []]
+        contributed = {seat_of[i]: live[i] - returned[i] for i in range(n)}
+        pots = build_pots(contributed, {seat_of[i] for i in folded}, dead)
+        rake_units = units(rake) if rake is not None else 0
+        if rake_units and pots:
+            events.append({"kind": "rake", "pot": 0, "amount": rake_units})
+        events.extend(_awards(pots, {seat_of[i]: w for i, w in enumerate(won)}, seat_of, rake_units, hand_id))
+
+    hand: dict[str, Any] = {
+        "hand_id": hand_id,
+        "table_id": table_id,
+        "variant": variant,
+        "structure": structure,
+        "stakes": stakes,
+        "max_seats": max_seats,
+        "rule_pack": rule_pack,
+        "seats": [{"seat": seat_of[i], "player": players[i], "stack": start_stack[i]} for i in range(n)],
+        "events": events,
+    }
+    started = _started_at(fields)
+    if started:
+        hand["started_at"] = started
+    room = fields.get("venue") or fields.get("event")
+    if isinstance(room, str) and room.strip():
+        hand["room"] = room.strip()[:256]
+    if currency:
+        hand["currency"] = currency[:16]
+    if scale != 1:  # cents of a named currency, or half chips (Pluribus' split pots)
+        hand["money_scale"] = scale
+    return hand
+
+
+def _phh_betting(n: int, seat_of: list[int], stack: list[int], ante_units: list[int], blind_of: list[int],
+                 payers: list[int], actions: list[tuple], units: Callable[[int | Fraction], int], scale: int,
+                 hole_cards: int, paid_out: bool) -> tuple[list[dict], list[int], set[int], int, list[int]]:
+    """The PHH reader's betting bookkeeping, in one place (issue 16: to be replaced by the replay kernel's
+    one betting state machine): the button, ante and blind posts, each action as a canonical event, and the
+    uncalled bet returned. Returns (events, live contributions, folded players, dead money, returned chips);
+    `stack` (chips behind, by player in position order) is updated in place.
+
+    PHH writes `cc` (check or call) and `cbr X` (complete, bet or raise *to* X in the round), so turning them
+    into canonical actions needs, per player: chips behind, chips put in this round (the bet faced is the
+    largest of them; the blinds count in the first round), live contribution to the pots, folded or not;
+    per hand: dead money, the hole cards dealt (for `sm -`), whether there was a showdown, and where the
+    last betting event is (the return goes right after it). Raises _Reject for a `cbr` below what the
+    player has in the round or above their chips.
+    """
     put_in = [0] * n  # every chip each player put in, dead money included
     live = [0] * n  # contribution toward pots (dead money excluded)
     dead = 0
@@ -947,7 +1003,6 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str,
                           "bring-in", "unsupported-feature")
 
     # -- the end: uncalled bet, awards ----------------------------------------------------------
-    paid_out = finishing is not None or winnings is not None
     over = paid_out or showdown or len(set(range(n)) - folded) <= 1
     returned = [0] * n
     if over:
@@ -959,42 +1014,7 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str,
                 returned[top] = live[top] - second
                 stack[top] += returned[top]
                 events.insert(last_bet_event, {"kind": "return", "seat": seat_of[top], "amount": returned[top]})
-    if paid_out:
-        if finishing is not None:
-            won = [units(finishing[i]) - stack[i] for i in range(n)]
-            if winnings is not None and won != [units(w) for w in winnings]:
-                log.warning("%s: winnings disagree with finishing stacks; finishing stacks used", hand_id)
-        else:
-            won = [units(w) for w in winnings or []]
-        contributed = {seat_of[i]: live[i] - returned[i] for i in range(n)}
-        pots = build_pots(contributed, {seat_of[i] for i in folded}, dead)
-        rake_units = units(rake) if rake is not None else 0
-        if rake_units and pots:
-            events.append({"kind": "rake", "pot": 0, "amount": rake_units})
-        events.extend(_awards(pots, {seat_of[i]: w for i, w in enumerate(won)}, seat_of, rake_units, hand_id))
-
-    hand: dict[str, Any] = {
-        "hand_id": hand_id,
-        "table_id": table_id,
-        "variant": variant,
-        "structure": structure,
-        "stakes": stakes,
-        "max_seats": max_seats,
-        "rule_pack": rule_pack,
-        "seats": [{"seat": seat_of[i], "player": players[i], "stack": start_stack[i]} for i in range(n)],
-        "events": events,
-    }
-    started = _started_at(fields)
-    if started:
-        hand["started_at"] = started
-    room = fields.get("venue") or fields.get("event")
-    if isinstance(room, str) and room.strip():
-        hand["room"] = room.strip()[:256]
-    if currency:
-        hand["currency"] = currency[:16]
-    if scale != 1:  # cents of a named currency, or half chips (Pluribus' split pots)
-        hand["money_scale"] = scale
-    return hand
+    return events, live, folded, dead, returned
 
 
 def _trim(values: list[int]) -> list[int]:
