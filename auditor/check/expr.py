@@ -185,6 +185,9 @@ class _Val:
     data: Any
     missing: Any = False
     unknown: Any = False
+    #: a text column's dictionary, when known: (codes int64, distinct values object), code -1 where missing.
+    #: ``==``, ``in`` and ``startswith`` against literals then test the few distinct values, not every row.
+    codes: Any = None
 
 
 _NULL_VAL = _Val(_NULL, None, True)
@@ -297,17 +300,14 @@ def _series_value(series: pd.Series) -> _Val:
         data = series.to_numpy(dtype=np.float64, na_value=np.nan)
         return _Val(_NUM, data, _mask(np.isnan(data)))
     if isinstance(dtype, pd.StringDtype):
-        missing = series.isna().to_numpy(dtype=bool)
-        return _Val(_TEXT, series.to_numpy(dtype=object, na_value=""), _mask(missing))
+        return _coded_text(series)
     missing = series.isna().to_numpy(dtype=bool)
     if dtype == np.dtype(object):
         inferred = pd.api.types.infer_dtype(series, skipna=True)
         if inferred == "empty":
             return _Val(_NULL, None, True) if missing.all() else _Val(_OTHER, series.to_numpy(), False)
         if inferred == "string":
-            data = series.to_numpy(dtype=object, copy=True)
-            data[missing] = ""
-            return _Val(_TEXT, data, _mask(missing))
+            return _coded_text(series)
         if inferred == "boolean":
             data = series.to_numpy(dtype=object, copy=True)
             data[missing] = False
@@ -326,6 +326,26 @@ def _series_value(series: pd.Series) -> _Val:
         return _Val(_OTHER, data, _mask(missing))
     # datetimes, timedeltas and other exotic dtypes: handed to numpy as they are.
     return _Val(_OTHER, series.to_numpy(), _mask(missing))
+
+
+def _coded_text(series: pd.Series) -> _Val:
+    """A text column through its dictionary: the distinct values once (hashing, not a Python object per
+    row from Arrow), the rows as codes; ``data`` holds the same text objects, missing rows "" (filler)."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.int64)
+    values = np.empty(len(uniques) + 1, dtype=object)
+    values[:-1] = np.asarray(uniques, dtype=object)
+    values[-1] = ""
+    missing = codes < 0
+    return _Val(_TEXT, values[codes], _mask(missing), False, (codes, values[:-1]))
+
+
+def _code_lookup(value: _Val, member: Callable[[str], bool]) -> np.ndarray:
+    """``member`` asked once per distinct value of a coded text column, spread over its rows."""
+    codes, values = value.codes
+    table = np.zeros(len(values) + 1, dtype=bool)
+    table[:-1] = [bool(member(v)) for v in values]
+    return table[codes]
 
 
 def _int64_value(data: np.ndarray, missing: Any) -> _Val:
@@ -579,10 +599,23 @@ def _compare(op: type, left: _Val, right: _Val) -> _Val:
             raw = True
         else:
             raise ExpressionError(f"cannot compare text with a number using '{symbol}'")
+    elif op in (ast.Eq, ast.NotEq) and _coded_against_literal(left, right):
+        coded, literal = (left, right) if left.codes is not None else (right, left)
+        raw = _code_lookup(coded, lambda v: v == literal.data)
+        if op is ast.NotEq:
+            raw = np.logical_not(raw)
     else:
         with np.errstate(all="ignore"):
             raw = _as_bool(func(left.data, right.data))
     return _decided(raw, _or_mask(left.missing, right.missing), _or_mask(left.unknown, right.unknown))
+
+
+def _coded_against_literal(left: _Val, right: _Val) -> bool:
+    """One side a coded text column, the other one text value (a literal or a text parameter)."""
+    for coded, other in ((left, right), (right, left)):
+        if coded.codes is not None and other.kind == _TEXT and np.ndim(other.data) == 0:
+            return True
+    return False
 
 
 def _isin(left: _Val, right: _Val, negate: bool) -> _Val:
@@ -597,6 +630,9 @@ def _isin(left: _Val, right: _Val, negate: bool) -> _Val:
     if np.ndim(data) == 0:
         scalar = data.item() if isinstance(data, np.generic) else data
         raw: Any = any(_same_family(scalar, item) and scalar == item for item in items)
+    elif left.codes is not None:  # text never equals a number in a list
+        texts = frozenset(item for item in items if isinstance(item, str))
+        raw = _code_lookup(left, texts.__contains__)
     else:
         raw = pd.Series(data, copy=False).isin(items).to_numpy(dtype=bool)
     if negate:
@@ -655,6 +691,8 @@ def _fn_startswith(x: _Val, prefix: _Val) -> _Val:
     # text is never unknown (only numbers overflow), so there is no unknown mask to carry
     if np.ndim(x.data) == 0:
         raw: Any = isinstance(x.data, str) and x.data.startswith(prefix.data)
+    elif x.codes is not None:
+        raw = _code_lookup(x, lambda v: v.startswith(prefix.data))
     else:
         series = pd.Series(x.data, dtype=object, copy=False)
         raw = series.str.startswith(prefix.data, na=False).to_numpy(dtype=bool)
@@ -976,6 +1014,8 @@ class Expression:
         columns: Mapping[str, pd.Series | np.ndarray | Column],
         parameters: Mapping[str, object],
         length: int,
+        *,
+        positions: bool = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Evaluate over whole columns in three-valued logic: ``(holds, missing, overflowed)``.
 
@@ -984,6 +1024,9 @@ class Expression:
         condition, division by zero), ``overflowed`` those whose outcome depends on arithmetic that
         left int64 (see the module docstring). A row is exactly one of: holds, does not hold, missing,
         overflowed; a check counts the last two as *not assessable*.
+
+        With ``positions=True`` each outcome is the sorted int64 array of its row positions instead
+        (what a check needs: the few violating or undecided rows, without a full mask to scan).
         """
         length = operator.index(length)
         if length < 0:
@@ -995,6 +1038,8 @@ class Expression:
             raise
         except (TypeError, ValueError, ArithmeticError) as exc:
             raise ExpressionError(f"cannot evaluate {_one_line(self.text, 200)!r}: {exc}") from exc
+        if positions:
+            return _where(value.data, length), _where(value.missing, length), _where(value.unknown, length)
         return _full(value.data, length), _full(value.missing, length), _full(value.unknown, length)
 
 
@@ -1011,8 +1056,9 @@ class Column:
     def take(self, positions: np.ndarray) -> Column:
         """The rows at ``positions`` (an int64 array of valid positions, checked by the caller)."""
         value = self._value
+        codes = None if value.codes is None else (value.codes[0][positions], value.codes[1])
         return Column(_Val(value.kind, _rows(value.data, positions), _take_mask(value.missing, positions),
-                           _take_mask(value.unknown, positions)), len(positions))
+                           _take_mask(value.unknown, positions), codes), len(positions))
 
     def missing(self) -> np.ndarray:
         """A fresh boolean array: the rows where the value is missing."""
@@ -1030,6 +1076,15 @@ def _take_mask(mask: Any, positions: np.ndarray) -> Any:
 def prepare_column(name: str, obj: pd.Series | np.ndarray, length: int) -> Column:
     """Convert one facts column (a Series or 1-D array of ``length``) for repeated evaluation."""
     return Column(_series_value(_as_series(name, obj, length)), length)
+
+
+def _where(mask: Any, length: int) -> np.ndarray:
+    """The positions where a scalar or array condition of ``length`` rows holds."""
+    if np.ndim(mask) == 0:
+        return np.arange(length, dtype=np.int64) if mask else np.zeros(0, dtype=np.int64)
+    if np.shape(mask) != (length,):
+        raise ExpressionError(f"result has shape {np.shape(mask)}, expected ({length},)")
+    return np.flatnonzero(mask).astype(np.int64, copy=False)
 
 
 def _full(mask: Any, length: int) -> np.ndarray:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from auditor.check import money
-from auditor.check.expr import Column, ExpressionError, prepare_column
+from auditor.check.expr import Column, Expression, ExpressionError, prepare_column
 from auditor.check.packs import Pack, PackError, Rule
 from auditor.replay.facts import HAND_COLUMNS, Facts
 
@@ -161,11 +161,11 @@ class _Table:
         self.batch = batch
         self.n = len(frame)
         labels = frame["hand"].to_numpy(dtype=np.int64, na_value=-1) if self.n else np.zeros(0, dtype=np.int64)
-        self.hand_pos = np.asarray(batch.hands.index.get_indexer(labels), dtype=np.int64)
+        self.hand_pos = _positions(batch.hands.index, labels)
         self.own = frozenset(frame.columns)
         self.hand_columns = [c for c in HAND_COLUMNS if c not in self.own and c in batch.hands.columns]
         self._columns: dict[str, Column] = {}
-        self._rows: dict[tuple, tuple[np.ndarray, _View]] = {}
+        self._rows: dict[tuple, tuple[np.ndarray, _View, np.ndarray | None]] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self.own or name in self.hand_columns
@@ -178,14 +178,26 @@ class _Table:
                 self._columns[name] = self.batch.column(name).take(np.maximum(self.hand_pos, 0))
         return self._columns[name]
 
-    def rows(self, pack: str, rule: Rule) -> tuple[np.ndarray, _View]:
-        """The positions of the rows in the rule's scope, and a view of the table over them."""
+    def rows(self, pack: str, rule: Rule) -> tuple[np.ndarray, _View, np.ndarray | None]:
+        """The positions of the rows in the rule's scope, a view to evaluate predicates over, and a mask
+        over that view of the rows in scope (None: the view is exactly the scope's rows).
+
+        A scope of most of the table is evaluated over the whole table and its rows picked from the
+        results (gathering every column read would cost more than the extra rows); a small scope is
+        gathered once and shared by every rule of that scope."""
         key = (pack, rule.variants, rule.structures)
         if key not in self._rows:
             hand_mask = self.batch.scope(pack, rule)
             selected = np.flatnonzero(hand_mask[self.hand_pos] & (self.hand_pos >= 0)) if hand_mask.any() \
                 else np.zeros(0, dtype=np.int64)
-            self._rows[key] = (selected, _View(self, selected if len(selected) < self.n else None))
+            if len(selected) == self.n:
+                self._rows[key] = (selected, _View(self, None), None)
+            elif len(selected) * _GATHER_BELOW >= self.n:
+                in_scope = np.zeros(self.n, dtype=bool)
+                in_scope[selected] = True
+                self._rows[key] = (selected, _View(self, None), in_scope)
+            else:
+                self._rows[key] = (selected, _View(self, selected), None)
         return self._rows[key]
 
 
@@ -221,9 +233,39 @@ class _View(Mapping[str, Column]):
         return _View(self.table, local if self.positions is None else self.positions[local])
 
 
+#: rows are gathered for a predicate only when fewer than 1/_GATHER_BELOW of the view's rows are wanted;
+#: otherwise the predicate runs over the whole view and the wanted rows are picked from its results
+_GATHER_BELOW = 2
+
+
+def _positions(index: pd.Index, labels: np.ndarray) -> np.ndarray:
+    """The position in `index` of each hand label (-1 where absent): arithmetic for the usual 0..n-1
+    RangeIndex, a hash lookup otherwise."""
+    if isinstance(index, pd.RangeIndex) and index.step == 1:
+        positions = labels - index.start
+        return np.where((positions >= 0) & (positions < len(index)), positions, -1).astype(np.int64)
+    return np.asarray(index.get_indexer(labels), dtype=np.int64)
+
+
+def _judge(expression: Expression, view: _View, params: Mapping, rows: np.ndarray | None,
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The positions in `view` where `expression` holds, is missing, overflowed, among its `rows` (sorted
+    positions; None: all of them)."""
+    if rows is None or len(rows) == view.length:
+        return expression.judge(view, params, view.length, positions=True)
+    if len(rows) * _GATHER_BELOW >= view.length:
+        wanted = np.zeros(view.length, dtype=bool)
+        wanted[rows] = True
+        return tuple(p[wanted[p]] for p in expression.judge(view, params, view.length, positions=True))
+    return tuple(rows[p] for p in expression.judge(view.take(rows), params, len(rows), positions=True))
+
+
 #: columns every finding is made from, whatever the rule
 _FINDING_SOURCES = frozenset(("hand", "seq", "hand_id", "file", "line", "table_id", "variant", "structure",
                               "rule_pack"))
+
+
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 def _distinct_hands(hand_pos: np.ndarray, n_hands: int) -> int:
@@ -250,40 +292,41 @@ def _check_rule(rule: Rule, pack: Pack, table: _Table, batch: _Batch) -> tuple[p
         "hands_in_scope": n_scope, "hands_checked": n_scope, "hands_not_assessable": 0, "hands_with_violations": 0,
         "violations": 0, "hands_overflow": 0,
     }
-    selected, view = table.rows(pack.name, rule)
-    n = len(selected)
-    if not n:
+    selected, view, in_scope = table.rows(pack.name, rule)
+    if not len(selected):
         return None, coverage
     params = pack.parameters if rule.parameters is None else rule.parameters  # a house override for this rule alone
+    # every set of rows below is sorted positions in `view`, restricted to the scope
     if rule.when is not None:
-        chosen, w_missing, w_overflow = rule.when.judge(view, params, n)
-        candidates = np.flatnonzero(chosen)
-        undecided = w_missing | w_overflow
+        chosen, w_missing, w_overflow = _judge(rule.when, view, params, None)
+        if in_scope is not None:
+            chosen, w_missing, w_overflow = (p[in_scope[p]] for p in (chosen, w_missing, w_overflow))
     else:
-        candidates = np.arange(n)
-        undecided, w_overflow = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-    missing_need = np.zeros(len(candidates), dtype=bool)
-    for need in rule.needs:
-        missing_need |= view[need].missing()[candidates]
-    checked = candidates[~missing_need]
-    undecided[candidates[missing_need]] = True
-    overflow = w_overflow.copy()
-    violates = np.zeros(0, dtype=np.int64)
-    if len(checked):
-        sub = view if len(checked) == n else view.take(checked)
-        holds, v_missing, v_overflow = rule.violation.judge(sub, params, len(checked))
-        violates = checked[holds]
-        undecided[checked[v_missing | v_overflow]] = True
-        overflow[checked[v_overflow]] = True
-    rows_hands = table.hand_pos[selected]
+        chosen = np.arange(view.length) if in_scope is None else np.flatnonzero(in_scope)
+        w_missing = w_overflow = _NONE
+    lacking = _NONE  # chosen rows missing a fact the rule needs
+    if rule.needs and len(chosen):
+        missing_need = np.zeros(len(chosen), dtype=bool)
+        for need in rule.needs:
+            missing_need |= view[need].missing()[chosen]
+        if missing_need.any():
+            lacking, chosen = chosen[missing_need], chosen[~missing_need]
+    holds = v_missing = v_overflow = _NONE
+    if len(chosen):
+        holds, v_missing, v_overflow = _judge(rule.violation, view, params, chosen)
+    to_table = (lambda p: p) if view.positions is None else (lambda p: view.positions[p])
+    undecided = np.concatenate((w_missing, w_overflow, lacking, v_missing, v_overflow))
+    overflowed = np.concatenate((w_overflow, v_overflow))
+    violates = to_table(holds)
     n_violations = len(violates)
-    n_not_assessable = _distinct_hands(rows_hands[undecided], batch.n)
+    n_not_assessable = _distinct_hands(table.hand_pos[to_table(undecided)], batch.n)
     coverage.update(hands_checked=n_scope - n_not_assessable, hands_not_assessable=n_not_assessable,
-                    hands_with_violations=_distinct_hands(rows_hands[violates], batch.n), violations=n_violations,
-                    hands_overflow=_distinct_hands(rows_hands[overflow], batch.n))
+                    hands_with_violations=_distinct_hands(table.hand_pos[violates], batch.n),
+                    violations=n_violations,
+                    hands_overflow=_distinct_hands(table.hand_pos[to_table(overflowed)], batch.n))
     if not n_violations:
         return None, coverage
-    return _findings(rule, pack, params, table, batch, selected[violates]), coverage
+    return _findings(rule, pack, params, table, batch, violates), coverage
 
 
 def _findings(rule: Rule, pack: Pack, params: Mapping, table: _Table, batch: _Batch,
@@ -291,11 +334,12 @@ def _findings(rule: Rule, pack: Pack, params: Mapping, table: _Table, batch: _Ba
     """The findings of the violating rows at `positions` of `table`: the only rows pandas gathers, once,
     with only the columns the rule's templates and a finding read."""
     wanted = rule.reads | _FINDING_SOURCES
-    own = [c for c in table.frame.columns if c in wanted]
-    violating = table.frame.take(positions)[own]
-    joined = [c for c in table.hand_columns if c in wanted]
+    frame, hands = table.frame, batch.hands
+    own = [i for i, c in enumerate(frame.columns) if c in wanted]
+    violating = frame.iloc[positions, own]  # rows and columns picked together: nothing else is copied
+    joined = [hands.columns.get_loc(c) for c in table.hand_columns if c in wanted]
     if joined:
-        extra = batch.hands.take(table.hand_pos[positions])[joined]
+        extra = hands.iloc[table.hand_pos[positions], joined]
         extra.index = violating.index
         violating = pd.concat([violating, extra], axis=1)
     n = len(violating)
