@@ -78,10 +78,36 @@ _MAX_INDEX, _MAX_ELEM = (1 << 22) - 1, (1 << 30) - 1
 NO_ERROR = np.iinfo(np.int64).max
 
 
-def _key(slot: int, index: np.ndarray | int = 0, sub: np.ndarray | int = 0, elem: np.ndarray | int = 0) -> np.ndarray:
-    index = np.minimum(np.asarray(index, dtype=np.int64), _MAX_INDEX)
-    elem = np.minimum(np.asarray(elem, dtype=np.int64), _MAX_ELEM)
-    return (np.int64(slot) << _SLOT) | (index << _INDEX) | (np.asarray(sub, dtype=np.int64) << _SUB) | elem
+@dataclass(frozen=True)
+class _Key:
+    """A sort key per row, kept as its parts (each a scalar or an array per row) and made only for the rows
+    that fail a check: most checks fail nowhere, and building a full key array for each cost more than the
+    checks themselves."""
+
+    slot: int
+    index: np.ndarray | int = 0
+    sub: np.ndarray | int = 0
+    elem: np.ndarray | int = 0
+
+    def at(self, where: np.ndarray) -> np.ndarray:
+        def part(value: np.ndarray | int) -> np.ndarray | int:
+            return value[where] if isinstance(value, np.ndarray) else value
+
+        index = np.minimum(np.asarray(part(self.index), dtype=np.int64), _MAX_INDEX)
+        elem = np.minimum(np.asarray(part(self.elem), dtype=np.int64), _MAX_ELEM)
+        key = (np.int64(self.slot) << _SLOT) | (index << _INDEX) | (np.asarray(part(self.sub), np.int64) << _SUB) | elem
+        return np.broadcast_to(key, where.shape)
+
+    def items(self, parent: np.ndarray, elem: np.ndarray) -> _Key:
+        """The key of list items: their row's key (`parent`: the row of each item) with the item's place."""
+        def part(value: np.ndarray | int) -> np.ndarray | int:
+            return value[parent] if isinstance(value, np.ndarray) else value
+
+        return _Key(self.slot, part(self.index), part(self.sub), elem)
+
+
+def _key(slot: int, index: np.ndarray | int = 0, sub: np.ndarray | int = 0, elem: np.ndarray | int = 0) -> _Key:
+    return _Key(slot, index, sub, elem)
 
 
 @dataclass
@@ -95,7 +121,7 @@ class _Candidates:
     elem: list[np.ndarray]
     names: list[str]
 
-    def add(self, name: str, mask: np.ndarray, owner: np.ndarray, key: np.ndarray, elem: np.ndarray | None = None,
+    def add(self, name: str, mask: np.ndarray, owner: np.ndarray, key: _Key, elem: np.ndarray | None = None,
             rows: np.ndarray | None = None) -> None:
         """Record the rows of `mask` as failures of check `name` (owner/key/elem/rows are per row)."""
         where = np.flatnonzero(mask)
@@ -104,7 +130,7 @@ class _Candidates:
         if name not in self.names:
             self.names.append(name)
         self.owner.append(np.asarray(owner)[where])
-        self.key.append(np.broadcast_to(key, mask.shape)[where])
+        self.key.append(key.at(where))
         self.check.append(np.full(len(where), self.names.index(name), dtype=np.int64))
         self.row.append(where if rows is None else np.asarray(rows)[where])
         self.elem.append(np.zeros(len(where), np.int64) if elem is None else np.broadcast_to(elem, mask.shape)[where])
@@ -133,22 +159,56 @@ def _new() -> _Candidates:
     return _Candidates([], [], [], [], [], [])
 
 
+#: results of the column helpers below for the `validate` call under way, by (helper, column, argument): a
+#: column is looked at by several checks (the kind by nearly all), and each Arrow pass over millions of
+#: events costs milliseconds. Emptied when the call ends; the columns outlive it, so their ids stay unique.
+_memo: dict[tuple, object] = {}
+
+
+def _memoised(helper):  # type: ignore[no-untyped-def]
+    def wrapped(column, *args):  # type: ignore[no-untyped-def]
+        key = (helper.__name__, id(column), args)
+        if key not in _memo:
+            _memo[key] = (helper(column, *args), column)  # the column kept: its id is not reused meanwhile
+        return _memo[key][0]
+
+    wrapped.__doc__ = helper.__doc__
+    return wrapped
+
+
+def _valid(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Whether each value is not null (no pass over the data when the column has no null)."""
+    if column.null_count == 0:
+        return np.ones(len(column), dtype=bool)
+    return pc.is_valid(column).to_numpy(zero_copy_only=False)
+
+
+def _null(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    return ~_valid(column)
+
+
+@_memoised
 def _ints(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """(values as int64 with nulls 0, present mask)."""
-    present = pc.is_valid(column).to_numpy(zero_copy_only=False)
-    values = pc.fill_null(column, 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    return values, present
+    present = _valid(column)
+    filled = column if column.null_count == 0 else pc.fill_null(column, 0)
+    return filled.to_numpy(zero_copy_only=False).astype(np.int64), present
 
 
+@_memoised
 def _lengths(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     """Characters of each string (code points, as the schema counts them); -1 for null."""
-    return pc.fill_null(pc.utf8_length(column), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    lengths = pc.utf8_length(column)
+    if column.null_count:
+        lengths = pc.fill_null(lengths, -1)
+    return lengths.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
+@_memoised
 def _code(column: pa.ChunkedArray | pa.Array, values: tuple[str, ...]) -> np.ndarray:
     """Index of each string in `values`; -1 for another string, -2 for null."""
     index = pc.fill_null(pc.index_in(column, value_set=pa.array(values)), -1).to_numpy(zero_copy_only=False)
-    return np.where(pc.is_null(column).to_numpy(zero_copy_only=False), -2, index).astype(np.int64)
+    return np.where(_null(column), -2, index).astype(np.int64)
 
 
 @dataclass
@@ -161,6 +221,7 @@ class _Items:
     values: pa.Array
 
 
+@_memoised
 def _items(column: pa.ChunkedArray | pa.Array) -> _Items:
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     length = pc.fill_null(pc.list_value_length(array), -1).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -218,7 +279,7 @@ def _hand_checks(out: _Candidates, hands: pa.Table, seat_count: np.ndarray, even
     for i, name in enumerate(_HAND_REQUIRED):
         if name in ("stakes", "seats", "events"):
             continue  # always in the rebuilt hand
-        out.add(f"required:{name}", pc.is_null(hands[name]).to_numpy(zero_copy_only=False), rows, _key(i))
+        out.add(f"required:{name}", _null(hands[name]), rows, _key(i))
     for name, (low, high) in {"hand_id": (1, 128), "table_id": (1, 128), "room": (0, 256), "rule_pack": (1, 128),
                               "currency": (0, 16)}.items():
         _string_checks(out, name, _lengths(hands[name]), rows, _key(_HAND_SLOT[name]), low, high)
@@ -234,8 +295,8 @@ def _hand_checks(out: _Candidates, hands: pa.Table, seat_count: np.ndarray, even
     _money_checks(out, "max_seats", seats_max, has_max, rows, _key(_HAND_SLOT["max_seats"]), low=2, high=10)
     # stakes: required, then blinds, ante, bet_units, table_min, table_max, chip_unit, spread
     stakes = _HAND_SLOT["stakes"]
-    out.add("required:blinds", pc.is_null(hands["blinds"]).to_numpy(zero_copy_only=False), rows, _key(stakes))
-    out.add("required:chip_unit", pc.is_null(hands["chip_unit"]).to_numpy(zero_copy_only=False), rows,
+    out.add("required:blinds", _null(hands["blinds"]), rows, _key(stakes))
+    out.add("required:chip_unit", _null(hands["chip_unit"]), rows,
             _key(stakes, sub=1))
     for name, most in (("blinds", 3), ("bet_units", 8)):
         items = _items(hands[name])
@@ -275,7 +336,7 @@ def _seat_checks(out: _Candidates, seats: pa.Table, group: np.ndarray, index: np
     """The checks of each seat row (`group`: its hand group, `index`: its place among the hand's seats)."""
     slot, at = _HAND_SLOT["seats"], index + 1
     for i, name in enumerate(("seat", "player", "stack")):
-        out.add(f"required:{name}", pc.is_null(seats[name]).to_numpy(zero_copy_only=False), group, _key(slot, at, i))
+        out.add(f"required:{name}", _null(seats[name]), group, _key(slot, at, i))
     seat, has_seat = _ints(seats["seat"])
     _money_checks(out, "seat", seat, has_seat, group, _key(slot, at, _SEAT_SUB["seat"]), low=1, high=10)
     _string_checks(out, "player", _lengths(seats["player"]), group, _key(slot, at, _SEAT_SUB["player"]), 1, 128)
@@ -285,17 +346,17 @@ def _seat_checks(out: _Candidates, seats: pa.Table, group: np.ndarray, index: np
 
 
 def _card_checks(out: _Candidates, name: str, column: pa.ChunkedArray, mask: np.ndarray, group: np.ndarray,
-                 key_of: np.ndarray, most: int = 16) -> None:
+                 key_of: _Key, most: int = 16) -> None:
     """A card list of the events in `mask` (a null list is an absent key, checked by `required`)."""
     items = _items(column)
     out.add(f"maxitems:{name}:{most}", mask & (items.length > most), group, key_of)
     if not len(items.parent):
         return
     kept = mask[items.parent]
-    null = pc.is_null(items.values).to_numpy(zero_copy_only=False)
+    null = _null(items.values)
     card = pc.is_in(items.values, value_set=pa.array(sorted(CARDS))).to_numpy(zero_copy_only=False)
     elem = items.position + 1
-    key = key_of[items.parent] | np.minimum(elem, _MAX_ELEM)
+    key = key_of.items(items.parent, elem)
     out.add(f"type:{name}:string", kept & null, group[items.parent], key, elem, items.parent)
     out.add(f"pattern:{name}", kept & ~null & ~card, group[items.parent], key, elem, items.parent)
 
@@ -310,7 +371,7 @@ def _event_checks(out: _Candidates, events: pa.Table, group: np.ndarray, index: 
     of = {name: known & (kind == KINDS.index(name)) for name in KINDS}
     draw_like = of["seat_draw"] | of["deal"] | of["draw"] | of["show"]
     generic = known & ~draw_like
-    present = {name: pc.is_valid(events[name]).to_numpy(zero_copy_only=False)
+    present = {name: _valid(events[name])
                for name in ("seat", "player", "action", "post", "blind", "amount", "to", "all_in", "pot",
                             "from_seat", "cards", "target", "receive")}
     has_key = {  # per rebuilt key: present in the event (given its kind)
@@ -376,7 +437,7 @@ def _event_checks(out: _Candidates, events: pa.Table, group: np.ndarray, index: 
     out.add("required:to", paying & ~has_key["to"], group, _key(slot, at, 31))
 
 
-def _draws_checks(out: _Candidates, events: pa.Table, mask: np.ndarray, group: np.ndarray, key_of: np.ndarray) -> None:
+def _draws_checks(out: _Candidates, events: pa.Table, mask: np.ndarray, group: np.ndarray, key_of: _Key) -> None:
     """A seat draw's `draws`: pairs of `draw_players` and `cards`, as many as the shorter list has."""
     players, cards = _items(events["draw_players"]), _items(events["cards"])
     count = np.minimum(np.maximum(players.length, 0), np.maximum(cards.length, 0))
@@ -385,7 +446,7 @@ def _draws_checks(out: _Candidates, events: pa.Table, mask: np.ndarray, group: n
     if len(players.parent):
         kept = mask[players.parent] & (players.position < count[players.parent])
         elem = 1 + 2 * players.position
-        key = key_of[players.parent] | np.minimum(elem, _MAX_ELEM)
+        key = key_of.items(players.parent, elem)
         lengths = _lengths(players.values)
         owner = group[players.parent]
         out.add("type:draw_player:string", kept & (lengths < 0), owner, key, elem, players.parent)
@@ -394,8 +455,8 @@ def _draws_checks(out: _Candidates, events: pa.Table, mask: np.ndarray, group: n
     if len(cards.parent):
         kept = mask[cards.parent] & (cards.position < count[cards.parent])
         elem = 2 + 2 * cards.position
-        key = key_of[cards.parent] | np.minimum(elem, _MAX_ELEM)
-        null = pc.is_null(cards.values).to_numpy(zero_copy_only=False)
+        key = key_of.items(cards.parent, elem)
+        null = _null(cards.values)
         card = pc.is_in(cards.values, value_set=pa.array(sorted(CARDS))).to_numpy(zero_copy_only=False)
         owner = group[cards.parent]
         out.add("type:draw_card:string", kept & null, owner, key, elem, cards.parent)
@@ -447,8 +508,34 @@ def validate(hands: pa.Table, seats: pa.Table, events: pa.Table) -> Verdicts:
     """Every hands row of conformed tables (`parquet.conform_table`) judged as `parquet.rebuild_hand` judges
     the hand it rebuilds: None if valid, else the same one-line reason jsonschema-rs or consistency_error
     gives. Seats and events rows are those of any hand number (hand rows sharing a number share them)."""
+    try:
+        return _validate(hands, seats, events)
+    finally:
+        _memo.clear()
+
+
+class _Columns:
+    """A table whose columns are each one object for the whole call, so `_memoised` helpers recognise them
+    (Arrow makes a new wrapper at every `table[name]`)."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self.num_rows = table.num_rows
+        self._columns: dict[str, pa.ChunkedArray] = {}
+
+    def __getitem__(self, name: str) -> pa.ChunkedArray:
+        if name not in self._columns:
+            self._columns[name] = self.table[name]
+        return self._columns[name]
+
+
+def _validate(hands_table: pa.Table, seats_table: pa.Table, events_table: pa.Table) -> Verdicts:
+    hands, seats = _Columns(hands_table), _Columns(seats_table)
+    events = _Columns(events_table)
     order = event_order(events)
-    events = events.take(order) if events.num_rows else events
+    if events.num_rows and (np.diff(order) != 1).any():
+        events_table = events_table.take(order)  # a dataset `convert` wrote is in order already: no copy
+        events = _Columns(events_table)
     numbers, has_number = _ints(hands["hand"])
     known = np.unique(numbers[has_number])
     seat_numbers, seat_has = _ints(seats["hand"])
@@ -466,12 +553,15 @@ def validate(hands: pa.Table, seats: pa.Table, events: pa.Table) -> Verdicts:
     _hand_checks(row_checks, hands, per_row_seats, per_row_events)
     seat_checks, event_checks = _new(), _new()
     seat_rows, event_rows = seat_group >= 0, event_group >= 0
-    seat_tables = seats.filter(pa.array(seat_rows)) if seat_rows.any() else None
-    event_tables = events.filter(pa.array(event_rows)) if event_rows.any() else None
-    if seat_tables is not None:
-        _seat_checks(seat_checks, seat_tables, seat_group[seat_rows], seat_index[seat_rows])
-    if event_tables is not None:
-        _event_checks(event_checks, event_tables, event_group[event_rows], event_index[event_rows])
+    seat_tables = _rows(seats_table, seat_rows)
+    event_tables = _rows(events_table, event_rows)
+    seat_columns = seats if seat_tables is seats_table else None if seat_tables is None else _Columns(seat_tables)
+    event_columns = events if event_tables is events_table else None if event_tables is None else \
+        _Columns(event_tables)
+    if seat_columns is not None:
+        _seat_checks(seat_checks, seat_columns, seat_group[seat_rows], seat_index[seat_rows])
+    if event_columns is not None:
+        _event_checks(event_checks, event_columns, event_group[event_rows], event_index[event_rows])
     row_best, row_check, row_row, row_elem = row_checks.first(hands.num_rows)
     seat_best, seat_check, seat_row, _ = seat_checks.first(groups)
     event_best, event_check, event_row, event_elem = event_checks.first(groups)
@@ -483,8 +573,9 @@ def validate(hands: pa.Table, seats: pa.Table, events: pa.Table) -> Verdicts:
     refused = (row_best != NO_ERROR) | (from_group != NO_ERROR)
 
     reasons: list[str | None] = [None] * hands.num_rows
-    words = _Words(hands, seat_tables, event_tables, seat_group[seat_rows], seat_index[seat_rows],
-                   event_group[event_rows], event_index[event_rows], seats, events, seat_group, event_group)
+    words = _Words(hands_table, seat_tables, event_tables, seat_group[seat_rows], seat_index[seat_rows],
+                   event_group[event_rows], event_index[event_rows], seats_table, events_table, seat_group,
+                   event_group)
     for r in np.flatnonzero(refused):
         if use_group[r]:
             g = row_group[r]
@@ -499,6 +590,13 @@ def validate(hands: pa.Table, seats: pa.Table, events: pa.Table) -> Verdicts:
     _consistency(reasons, refused, hands, seats, events, seat_group, seat_index, event_group, event_index, row_group)
     valid = np.array([reason is None for reason in reasons], dtype=bool)
     return Verdicts(reasons, valid, order, row_group, seat_group, seat_index, event_group, event_index)
+
+
+def _rows(table: pa.Table, mask: np.ndarray) -> pa.Table | None:
+    """The rows of `mask` (None if none; the table itself if all, with no copy)."""
+    if mask.all() and len(mask):
+        return table
+    return table.filter(pa.array(mask)) if mask.any() else None
 
 
 def _consistency(reasons: list[str | None], refused: np.ndarray, hands: pa.Table, seats: pa.Table, events: pa.Table,
@@ -517,13 +615,13 @@ def _consistency(reasons: list[str | None], refused: np.ndarray, hands: pa.Table
     value = seat_group[kept] * 1024 + (seat[kept] + 128)
     running = np.maximum.accumulate(value) if len(value) else value
     group_end = np.searchsorted(seat_group[kept], np.arange(row_group.max() + 2), side="left")
-    for r in candidates:
-        g = row_group[r]
-        p = int(np.searchsorted(running, g * 1024 + max_seats[r] + 128, side="right"))
-        if p < group_end[g + 1]:
-            s = int(seat[kept[p]])
-            reasons[r] = f"seat {s} is beyond max_seats {int(max_seats[r])}"
-    if not events.num_rows:
+    g = row_group[candidates]
+    p = np.searchsorted(running, g * 1024 + max_seats[candidates] + 128, side="right")
+    over = p < group_end[g + 1]
+    for r, at in zip(candidates[over].tolist(), p[over].tolist(), strict=True):
+        reasons[r] = f"seat {int(seat[kept[at]])} is beyond max_seats {int(max_seats[r])}"
+    candidates = candidates[~over]
+    if not events.num_rows or not len(candidates):
         return
     kind = _code(events["kind"], KINDS)
     ev_seat, ev_has_seat = _ints(events["seat"])
@@ -534,17 +632,15 @@ def _consistency(reasons: list[str | None], refused: np.ndarray, hands: pa.Table
     if not stray.any():
         return
     where = np.flatnonzero(stray)
-    first = {}
-    for row in where[np.lexsort((event_index[where], event_group[where]))]:
-        first.setdefault(int(event_group[row]), int(row))
+    where = where[np.lexsort((event_index[where], event_group[where]))]
+    head = np.concatenate(([True], event_group[where][1:] != event_group[where][:-1]))
+    first_row = np.full(int(row_group.max()) + 1, -1, np.int64)
+    first_row[event_group[where][head]] = where[head]
+    rows = first_row[row_group[candidates]]
     kinds = events["kind"]
-    for r in candidates:
-        if reasons[r] is not None:
-            continue
-        row = first.get(int(row_group[r]))
-        if row is not None:
-            reasons[r] = (f"event {int(event_index[row])} ({kinds[row].as_py()}) names seat {int(ev_seat[row])}, "
-                          "where nobody sits")
+    for r, row in zip(candidates[rows >= 0].tolist(), rows[rows >= 0].tolist(), strict=True):
+        reasons[r] = (f"event {int(event_index[row])} ({kinds[row].as_py()}) names seat {int(ev_seat[row])}, "
+                      "where nobody sits")
 
 
 def _json(value: object) -> str:

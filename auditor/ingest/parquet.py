@@ -363,14 +363,14 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
     for row in sorted(events, key=lambda r: (_order(r["hand"]), _order(r["seq"]))):
         events_by_hand[row["hand"]].append(_event(row))
     for row_no, h in enumerate(hands, start=1):
-        reason = _UNJUDGED if reasons is None else reasons[row_no - 1]
+        reason = UNJUDGED if reasons is None else reasons[row_no - 1]
         yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand, reason)
     yield from _orphans(name, {h["hand"] for h in hands}, seats_by_hand, events_by_hand)
     yield from read_quarantined(directory)
 
 
 #: `rebuild_hand`'s reason when no columnar verdict is at hand: the hand is judged by jsonschema-rs itself
-_UNJUDGED = "unjudged"
+UNJUDGED = "unjudged"
 
 
 def judged(hands: pa.Table, seats: pa.Table, events: pa.Table) -> list[str | None] | None:
@@ -400,9 +400,9 @@ def _order(value: int | None) -> int:
 
 
 def rebuild_hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
-                 events_by_hand: dict[int, list], reason: str | None = _UNJUDGED) -> SourceHand | Quarantined:
+                 events_by_hand: dict[int, list], reason: str | None = UNJUDGED) -> SourceHand | Quarantined:
     """One row of a conformed hands table, with its seats and events, as a validated hand or a quarantine
-    (both Parquet readers use it); `reason` is the columnar verdict on the row (None: valid), or _UNJUDGED
+    (both Parquet readers use it); `reason` is the columnar verdict on the row (None: valid), or UNJUDGED
     to have jsonschema-rs judge the rebuilt hand. It never raises: a value no check foresaw quarantines
     this hand alone and the dataset goes on."""
     try:
@@ -416,9 +416,9 @@ def rebuild_hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[
 
 
 def _rebuild(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
-             events_by_hand: dict[int, list], reason: str | None = _UNJUDGED) -> SourceHand | Quarantined:
+             events_by_hand: dict[int, list], reason: str | None = UNJUDGED) -> SourceHand | Quarantined:
     hand = _hand_dict(h, seats_by_hand, events_by_hand)
-    error = (schema_error(hand) or consistency_error(hand)) if reason == _UNJUDGED else reason
+    error = (schema_error(hand) or consistency_error(hand)) if reason == UNJUDGED else reason
     if error:
         return Quarantined(name, row_no, error, h["hand_id"], code="invalid-record", table_id=h["table_id"])
     # The dataset is its own input: its hands are counted, found and replayed as the dataset's rows. The
@@ -542,7 +542,15 @@ def validated_chunk(name: str, first_row: int, hands: pa.Table, seats: pa.Table,
                                table_id=table_ids[r]) for r in np.flatnonzero(~verdicts.valid)]
     if not verdicts.valid.any():
         return quarantined, None
-    return quarantined, _chunk(name, first_row, hands, seats, events.take(verdicts.event_order), verdicts)
+    return quarantined, _chunk(name, first_row, hands, seats, _take(events, verdicts.event_order), verdicts)
+
+
+def _take(table: pa.Table, rows: np.ndarray) -> pa.Table:
+    """`table.take(rows)`, or the table itself when `rows` are all its rows in order (the usual case: a
+    dataset `convert` wrote holds each hand's rows together and in order), which saves copying them."""
+    if len(rows) == table.num_rows and (len(rows) == 0 or (rows[0] == 0 and bool((np.diff(rows) == 1).all()))):
+        return table
+    return table.take(rows)
 
 
 def _judged_one_by_one(name: str, first_row: int, hands: pa.Table, seats: pa.Table,
@@ -593,7 +601,7 @@ def _chunk(name: str, first_row: int, hands: pa.Table, seats: pa.Table, events: 
     wanted = verdicts.row_group[valid_rows]  # valid rows have a hand number (else they have no seats)
     count = len(valid_rows)
     new_hand = pa.array(np.arange(count, dtype=np.int32))
-    kept = hands.take(valid_rows)
+    kept = _take(hands, valid_rows)
     # hands: as build_tables fills what a rebuilt hand leaves out
     spread_min, spread_max = _spread(kept)
     columns = {
@@ -606,20 +614,19 @@ def _chunk(name: str, first_row: int, hands: pa.Table, seats: pa.Table, events: 
     hands_out = pa.table([columns.get(f.name, kept[f.name]) for f in HANDS_SCHEMA], schema=HANDS_SCHEMA)
     # seats: the rows of each valid hand's number, in file order
     seat_rows, seat_owner, seat_spans = _spans(verdicts.seat_group, wanted)
-    taken = seats.take(seat_rows)
+    taken = _take(seats, seat_rows)
     seat_columns = {"hand": pa.array(seat_owner.astype(np.int32)),
                     "status": pc.fill_null(taken["status"], "active")}
     seats_out = pa.table([seat_columns.get(f.name, taken[f.name]) for f in SEATS_SCHEMA], schema=SEATS_SCHEMA)
     # events (already in rebuild order, so each hand's are one run)
     event_rows, event_owner, event_spans = _spans(verdicts.event_group, wanted)
-    taken = events.take(event_rows)
+    taken = _take(events, event_rows)
     events_out = _canonical_events(taken, event_owner, verdicts.event_index[event_rows], EVENTS_SCHEMA)
-    claimed = claimed_source
-    files, lines = kept["file"].to_pylist(), kept["line"].to_pylist()
-    sources = [claimed({"file": f, "line": n}) for f, n in zip(files, lines, strict=True)]
-    return TableChunk(CanonicalTables(hands_out, seats_out, events_out), name,
-                      [c["claimed_file"] for c in sources], [c["claimed_line"] for c in sources],
-                      kept, seats, seat_rows, seat_spans, events, event_rows, event_spans)
+    # what each row claims (claimed_source): a file that is text and not empty, a line
+    files = kept["file"]
+    claimed_file = pc.if_else(pc.fill_null(pc.equal(files, ""), True), pa.scalar(None, pa.string()), files)
+    return TableChunk(CanonicalTables(hands_out, seats_out, events_out), name, claimed_file.to_pylist(),
+                      kept["line"].to_pylist(), kept, seats, seat_rows, seat_spans, events, event_rows, event_spans)
 
 
 def _spread(hands: pa.Table) -> tuple[pa.Array, pa.Array]:
@@ -651,8 +658,10 @@ def _canonical_events(events: pa.Table, owner: np.ndarray, seq: np.ndarray, sche
 
     def keep(column: str, mask: np.ndarray) -> pa.ChunkedArray | pa.Array:
         values = events[column]
-        if mask.all():
+        if values.null_count == len(values) or mask.all():
             return values
+        if not (pc.is_valid(values).to_numpy(zero_copy_only=False) & ~mask).any():
+            return values  # null wherever the kind has no such key already (as `convert` writes them)
         return pc.if_else(pa.array(mask), values, pa.scalar(None, values.type))
 
     cards, draw_players = keep("cards", ~generic), keep("draw_players", is_["seat_draw"])
