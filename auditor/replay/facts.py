@@ -7,10 +7,10 @@ predicate that names a fact that does not exist.
 
 The declaration is the contract between whoever writes facts (the Python engine's rows, the
 compiled kernels' arrays) and whoever reads them (packs, docs, reports): each column is a typed
-`Fact` record, and a facts table is only ever built by `facts_frame`, which takes its columns
-by name and refuses a missing, undeclared or wrongly typed one. A writer therefore cannot swap two
-columns by getting a tuple position wrong without the contract or the golden facts snapshots
-(`tests/test_facts_snapshots.py`) saying so.
+`Fact` record, and `facts_frame` builds a table from its columns by name, refusing a missing,
+undeclared or wrongly typed one (the Python engine's `FactRows` go through it; the kernel engine's
+orchestration should too). A writer that swaps two columns is caught by the contract test
+(`tests/test_facts_contract.py`) or by the golden facts snapshots (`tests/test_facts_snapshots.py`).
 """
 
 from __future__ import annotations
