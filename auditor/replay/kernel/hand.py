@@ -205,6 +205,10 @@ def replay_hands(order, n_events_total,
     h_dup_cards = np.zeros(nh, np.bool_)
     h_overflow = np.zeros(nh, np.bool_)
     h_shared = np.zeros(nh, np.bool_)
+    #: the first post of blind 1, of blind 2 and of the last declared blind (-1: none)
+    h_sb_seat = np.full(nh, -1, np.int64)
+    h_b2_seat = np.full(nh, -1, np.int64)
+    h_bbl_seat = np.full(nh, -1, np.int64)
     # ---- per hand and seat
     hs_seated = np.zeros((nh, WIDTH), np.bool_)
     hs_player = np.full((nh, WIDTH), -1, np.int64)
@@ -643,6 +647,12 @@ def replay_hands(order, n_events_total,
                         bp_amount[b] = amount
                         bp_all_in[b] = all_in[seat]
                         n_blind_posts += 1
+                        if blind == 1 and h_sb_seat[h] < 0:
+                            h_sb_seat[h] = seat
+                        if blind == 2 and h_b2_seat[h] < 0:
+                            h_b2_seat[h] = seat
+                        if blind == nbl and h_bbl_seat[h] < 0:
+                            h_bbl_seat[h] = seat
                         if blind > max_blind_no:
                             max_blind_no = blind
                         if blind >= max_blind_no:
@@ -950,7 +960,7 @@ def replay_hands(order, n_events_total,
         (nkc, kc_hand, kc_card, kc_where, kc_seat),
         (h_button, h_burns_logged, h_chips_in, h_returned, h_awarded, h_rake, h_balance, h_lowest, h_showdown,
          h_first_shown, h_expected_first, h_final_aggressor, h_final_round, h_board_len, h_board, h_board_known,
-         h_dead, h_hole_logged, h_dup_cards, h_overflow, h_shared),
+         h_dead, h_hole_logged, h_dup_cards, h_overflow, h_shared, h_sb_seat, h_b2_seat, h_bbl_seat),
         (hs_seated, hs_player, hs_status, hs_dealt, hs_folded, hs_killed, hs_all_in, hs_mucked, hs_shown,
          hs_ante_all_in, hs_total, hs_has_total, hs_returned, hs_live_posts, hs_dead_posts, hs_hole_dealt,
          hs_final, hs_final_known),
@@ -1009,3 +1019,41 @@ def _close_round(row, pending, ncan, at_end, seq, live_now, round_returned, roun
             r_uncalled_player[row] = players[top]
             r_uncalled_expected[row] = rnd[top] - second_amount
     r_to_bettor[row] = round_returns[r_uncalled[row]] if r_uncalled[row] >= 0 else 0
+
+
+#: the names of `replay_hands`' outputs, group by group, in the order it returns them (row groups start
+#: with their row count); `named` turns the tuple into dicts so callers read outputs by name
+OUTPUTS = {
+    "actions": ("hand", "event", "street", "seat", "player", "expected", "added", "made", "all_in", "current_bet",
+                "owed", "largest", "increment", "is_bet", "is_raise", "full", "raises_before", "raise_number",
+                "live", "active", "hu_start", "pot_before", "pot_limit_max", "bet_unit", "smin", "smax",
+                "stack_before", "actor_folded", "actor_all_in", "open_full", "open_cumulative", "min_bet",
+                "owed_full"),
+    "rounds": ("hand", "seq", "close_seq", "street", "board_cards", "board_expected", "burns", "burns_expected",
+               "live_at_deal", "live", "able", "pending", "pending_player", "end", "uncalled", "uncalled_player",
+               "uncalled_expected", "returned", "returned_net", "actions", "draw_round", "balance"),
+    "draws": ("hand", "event", "seat", "player", "expected", "discards", "receives", "folded"),
+    "posts": ("hand", "number", "seat", "seq", "amount", "all_in"),
+    "awards": ("hand", "pot", "seat", "amount", "seq"),
+    "rakes": ("hand", "pot", "amount"),
+    "known_cards": ("hand", "card", "where", "seat"),
+    "hand": ("button", "burns_logged", "chips_in", "returned", "awarded", "rake", "balance", "lowest", "showdown",
+             "first_shown", "expected_first", "final_aggressor", "final_round", "board_len", "board", "board_known",
+             "dead", "hole_logged", "dup_cards", "overflow", "shared", "sb_seat", "b2_seat", "bbl_seat"),
+    "seat": ("seated", "player", "status", "dealt", "folded", "killed", "all_in", "mucked", "shown", "ante_all_in",
+             "total", "has_total", "returned", "live_posts", "dead_posts", "hole_dealt", "final", "final_known"),
+}
+#: output groups that are rows (their first element is the row count)
+ROW_GROUPS = ("actions", "rounds", "draws", "posts", "awards", "rakes", "known_cards")
+
+
+def named(raw: tuple) -> dict[str, dict[str, np.ndarray]]:
+    """`replay_hands`' tuple as {group: {name: array}}, row arrays cut to their row counts."""
+    out = {}
+    for (group, names), values in zip(OUTPUTS.items(), raw, strict=True):
+        if group in ROW_GROUPS:
+            count, arrays = values[0], values[1:]
+            out[group] = {name: a[:count] for name, a in zip(names, arrays, strict=True)}
+        else:
+            out[group] = dict(zip(names, values, strict=True))
+    return out
