@@ -12,9 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from auditor.check.packs import declared_pack
+from auditor.check.packs import RUN_FACTS, PackError, declared_pack, load_pack
 from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.pipeline import audit
 from auditor.replay.engine import replay
 from auditor.replay.house import HouseRules
 
@@ -102,3 +103,69 @@ def test_a_missed_small_blind_passes_the_button_to_the_big_blind_under_seed_004(
 def test_button_heir_names_only_blinds():
     with pytest.raises(ValueError, match="button_heir"):
         HouseRules(button_heir=("button",))
+
+
+# -- duplicate hand ids: a run-wide rule property (scope: run), judged by the ledger only ------------------
+
+_RUN_RULE = """
+rules:
+  - id: HOUSE-id-seat
+    title: Hand id used twice, told by the seat count too
+    category: record
+    severity: warning
+    citation: house
+    text: Every hand has its own id.
+    why: A repeated id hides a hand.
+    applies: {variants: [holdem], structures: [pot-limit, no-limit]}
+    facts: FACTS
+SCOPE    violation: VIOLATION
+    message: "MESSAGE"
+    examples:
+      violating: [{file: twice.jsonl, about: "one hand twice", findings: 1}]
+      clean: [{file: once.jsonl, about: "one hand once"}]
+"""
+
+
+def _house_pack(tmp_path: Path, scope: str | None, facts: str = "hands",
+                violation: str = "duplicate_hand_id and players > 1",
+                message: str = "hand {hand_id} repeats {duplicate_of} with {players} players") -> Path:
+    line = (ROOT / "sample_logs" / "holdem.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    (tmp_path / "twice.jsonl").write_text(line + "\n" + line + "\n", encoding="utf-8")
+    (tmp_path / "once.jsonl").write_text(line + "\n", encoding="utf-8")
+    rule = _RUN_RULE.replace("FACTS", facts).replace("SCOPE", f"    scope: {scope}\n" if scope else "")
+    text = "pack: house-ids\nversion: 1.0.0\ntitle: House ids\nextends: tda-2024\n" + rule.replace(
+        "VIOLATION", violation).replace("MESSAGE", message)
+    path = tmp_path / "house.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_rule_reading_a_run_wide_fact_must_say_scope_run(tmp_path):
+    with pytest.raises(PackError, match="reads duplicate_hand_id, duplicate_of, which only the whole run knows"):
+        load_pack(_house_pack(tmp_path, None))
+    with pytest.raises(PackError, match="scope: run rules judge the hands table"):
+        load_pack(_house_pack(tmp_path, "run", facts="actions", violation="amount > 0", message="seat {seat}"))
+    pack = load_pack(_house_pack(tmp_path, "run"))
+    assert {r.id for r in pack.rules if r.scope == "run"} == {"TDA-INT-id", "HOUSE-id-seat"}
+    for name in ("tda-2024", "nz-casino-1999", "online-five-card-draw"):
+        assert [r.id for r in declared_pack(name).rules if r.scope == "run"] == [r.id for r in declared_pack(
+            name).rules if r.reads & RUN_FACTS]
+
+
+def test_the_replay_leaves_hand_ids_to_the_ledger(tmp_path):
+    """The replay has no memory of ids: both hands of one id have null run-wide facts in a batch's facts,
+    and the audit (the ledger) finds the repeat, with the first use as evidence, for every scope: run rule."""
+    line = (ROOT / "sample_logs" / "holdem.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    hand = json.loads(line)
+    facts = _hands_facts([hand, hand], HouseRules())
+    assert facts["duplicate_hand_id"].isna().all() and facts["duplicate_of"].isna().all()
+    (tmp_path / "logs").mkdir()
+    log = tmp_path / "logs" / "twice.jsonl"
+    log.write_text(line + "\n" + line + "\n", encoding="utf-8")
+    result = audit([log], pack=str(_house_pack(tmp_path, "run")), jobs=1)
+    found = result.findings.sort_values("rule_id")
+    assert list(found["rule_id"]) == ["HOUSE-id-seat", "TDA-INT-id"]
+    assert list(found["line"]) == [2, 2]
+    assert f"repeats {log}:1 with" in found["message"].iloc[0]
+    coverage = result.coverage.set_index("rule_id")
+    assert coverage.loc["HOUSE-id-seat", "hands_with_violations"] == 1

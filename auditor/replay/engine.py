@@ -54,9 +54,8 @@ class TableState:
     last_hand: dict[str, str] = field(default_factory=dict)
     #: per table, source lines of quarantined hands the replay has not yet passed (see `break_chain`)
     breaks: dict[str, list[int]] = field(default_factory=dict)
-    seen_hand_ids: set[str] = field(default_factory=set)
-    #: "file:line" of the first hand with each id, kept only while `seen_hand_ids` remembers ids
-    first_use: dict[str, str] = field(default_factory=dict)
+    # No memory of hand ids: whether an id repeats is a question about the whole run, which the run-wide
+    # ledger answers for the rules with `scope: run` (auditor/engines/ledger.py); a batch leaves those facts null.
 
     def break_chain(self, file: str, table_id: str, line: int) -> None:
         """A hand of this table at `line` of `file` was quarantined: the table's next hand after it has no
@@ -558,8 +557,7 @@ class _HandReplay:
             self.player[seat], self.stack[seat], status[seat] = player, stack, state
 
     # -- end of hand ----------------------------------------------------------------------
-    def finish(self, showdowns: list[Showdown], hand_id: str, duplicate_id: bool,
-               duplicate_of: str | None = None) -> None:
+    def finish(self, showdowns: list[Showdown], hand_id: str) -> None:
         final_round = self.round_row
         final_street = self.street
         final_aggressor = self.last_aggressor
@@ -579,10 +577,10 @@ class _HandReplay:
             excess = max(0, row.pop("_returned_to_bettor") - row["uncalled_expected"])
             sole_winner = excess > 0 and winners == {row["uncalled_seat"]}
             row["returned_net"] = row["returned"] - excess if sole_winner else row["returned"]
-        self._hand_facts(hand_id, duplicate_id, balance, final_round, final_street, final_aggressor, duplicate_of)
+        self._hand_facts(hand_id, balance, final_round, final_street, final_aggressor)
 
-    def _hand_facts(self, hand_id: str, duplicate_id: bool, balance: int | None, final_round: dict | None,
-                    final_street: int, final_aggressor: int | None, duplicate_of: str | None = None) -> None:
+    def _hand_facts(self, hand_id: str, balance: int | None, final_round: dict | None, final_street: int,
+                    final_aggressor: int | None) -> None:
         expected_button = None
         if self.previous_button is not None and self.dealt_in:
             expected_button = _clockwise_after(sorted(self.dealt_in), self.previous_button)[0]
@@ -620,13 +618,13 @@ class _HandReplay:
                                                    len(self.board) > (schedule[0] if schedule else 0))
         self.rows.hands.append((
             self.h, self.button, self.previous_button, expected_button, button_by_blinds, len(self.dealt_in),
-            duplicate_id,
+            None,  # duplicate_hand_id: the run-wide ledger's
             wrong_holes, ", ".join(duplicates), self.burns_logged, self.chips_in, sum(self.returned.values()),
             awarded, rake, balance, "; ".join(self.misawarded), self.lowest_stack, showdown,
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
             self.big_blind_player(), self.previous_big_blind,
             self._players_in_two_seats(), contested,
-            rake_allowed, self.previous_hand, duplicate_of, seat_list(sorted(self.killed)),
+            rake_allowed, self.previous_hand, None, seat_list(sorted(self.killed)),  # duplicate_of: the ledger's
             self._seating_conflicts(), *(self.previous_small_blind or (None, None, None)),
         ))
 
@@ -1028,7 +1026,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
     `houses[i]` is the house settings for hand row i (from the pack that hand is audited under).
     Hands are walked table by table in the order of the instant they started (`replay_order`: parsed
     times, not their text; the log's order where a table's times cannot place its hands) so that
-    cross-hand state (the previous button, hand ids already seen) is known; facts keep the hand row
+    cross-hand state (the previous button, blinds owed) is known; facts keep the hand row
     number so reports can go back to file and line. `state` carries that memory from one batch to the
     next (updated in place).
     """
@@ -1088,8 +1086,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
                 elif kind == "seat_draw":
                     _seat_draw_facts(local, h, seq, seats_[i], players_[i], draw_players[i] or [], cards_[i] or [],
                                      houses[h])
-            duplicate = hand_id in state.seen_hand_ids
-            hand.finish(local_showdowns, hand_id, duplicate, state.first_use.get(hand_id) if duplicate else None)
+            hand.finish(local_showdowns, hand_id)
             owed_after = hand.seat_facts(state.owed.get(table) if table in state.last_hand else None, hand_id)
         except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
             failures.append((h, f"replay failed: {type(exc).__name__}: {exc}"))
@@ -1103,9 +1100,6 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         state.established[table] = hand.still_established()
         state.owed[table] = owed_after
         state.last_hand[table] = hand_id
-        state.seen_hand_ids.add(hand_id)
-        if hand_id in state.seen_hand_ids:  # a set that forgets (the run-wide ledger judges ids) keeps no origin
-            state.first_use.setdefault(hand_id, f'{H["file"][h]}:{H["line"][h]}')
         rows.extend(local)
         showdowns.extend(local_showdowns)
     resolve(showdowns)

@@ -223,7 +223,8 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
                                   "missed or posted by the button); null for a table's first hand, if the pack names "
                                   "no heir, or if that player is not dealt in now"),
         ("players", INT, "players dealt in"),
-        ("duplicate_hand_id", BOOL, "an earlier hand in this run had the same hand id"),
+        ("duplicate_hand_id", BOOL, "an earlier hand in this run had the same hand id (written by the run-wide "
+                                    "ledger for rules with scope: run; null in a batch's facts)"),
         ("wrong_hole_counts", STR, "seats dealt other than the variant's hole cards (null: no deals logged)"),
         ("duplicate_cards", STR, "cards that appear in two places, with where"),
         ("burns_logged", BOOL, "the log records burn cards"),
@@ -248,7 +249,8 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
                               "(null when the pack sets no schedule)"),
         ("previous_hand", STR, "id of the table's previous hand, which the button and heads-up blinds are judged "
                                "from (null for its first hand, or after a quarantined hand: not assessable)"),
-        ("duplicate_of", STR, "file:line of the first hand in the run with this hand id (null unless a duplicate)"),
+        ("duplicate_of", STR, "file:line of the first hand in the run with this hand id (null unless a duplicate; "
+                              "written by the run-wide ledger, like duplicate_hand_id)"),
         ("killed_seats", STR, "seats whose hand the house declared dead (kill events)"),
         ("seating_conflicts", STR, "players listed in two seats, and seats listed for two players"),
         ("previous_small_blind_player", STR, "who posted the small blind in the table's previous hand (null: missed, "
