@@ -29,7 +29,7 @@ from auditor.replay import engine
 from auditor.replay.evaluate import card_text, describe
 from auditor.replay.facts import FactRows
 from auditor.replay.house import HouseRules
-from auditor.replay.kernel.blinds import blind_facts
+from auditor.replay.kernel.blinds import HEIR_NUMBERS, blind_facts
 from auditor.replay.kernel.pots import RAKE_FROM_CODES, _build, pot_facts
 from auditor.replay.kernel.showdown import showdown_facts
 from auditor.replay.pots import build_pots
@@ -63,7 +63,8 @@ def _engine_end(states: list[dict]) -> tuple[list[dict], list[tuple], list[dict]
         pots.extend(hand.rows.pots)
         blinds.extend(hand.rows.blinds)
         hands.append({"chip_balance": balance, "pots_misawarded": "; ".join(hand.misawarded),
-                      "big_blind_player": hand.big_blind_player(), "button_heir": hand.button_heir()})
+                      "big_blind_player": hand.big_blind_player(), "button_heir": hand.button_heir(),
+                      "small_blind": hand.small_blind()})
     resolve(showdowns)
     return pots, blinds, hands
 
@@ -151,6 +152,8 @@ def _kernels(states: list[dict]):
     blinds = blind_facts(
         slot_start=np.array(slot_start), slot_seat=np.array(seat, dtype=np.int64),
         slot_dealt_in=np.array(dealt, dtype=bool), slot_ante_all_in=np.array(ante, dtype=bool), hand_button=button,
+        hand_heir_order=np.array([([HEIR_NUMBERS[x] for x in s["house"].button_heir] + [0, 0])[:2] for s in states],
+                                 dtype=np.int64).reshape(len(states), 2),
         declared_start=np.array(declared_start), declared_amount=np.array(declared, dtype=np.int64),
         post_start=np.array(post_start), post_blind=np.array(p_blind, dtype=np.int64),
         post_seat=np.array(p_seat, dtype=np.int64), post_seq=np.array(p_seq, dtype=np.int64),
@@ -230,12 +233,16 @@ def _render_hands(states: list[dict], pots, blinds) -> list[dict]:
     for h, state in enumerate(states):
         lo, hi = mis_start[h], mis_start[h + 1]
         big, heir = int(blinds.big_blind_seat[h]), int(blinds.button_heir_seat[h])
+        small = int(blinds.small_blind_seat[h])
+        button = -1 if state["button"] is None else state["button"]
         out.append({
             "chip_balance": None if pots.hand_nulls["chip_balance"][h] else int(pots.hands["chip_balance"][h]),
             "pots_misawarded": "; ".join(f"pot {p}: held {x}, paid {y}" for p, x, y in
                                          zip(mis_pot[lo:hi], mis_held[lo:hi], mis_paid[lo:hi], strict=True)),
             "big_blind_player": state["player"].get(big) if big >= 0 else None,
             "button_heir": state["player"].get(heir) if heir >= 0 else None,
+            "small_blind": None if len(state["blinds_declared"]) != 2 else (None, True, None) if small < 0
+            else (state["player"].get(small), False, small == button),
         })
     return out
 
@@ -254,8 +261,9 @@ def _assert_same(states: list[dict]) -> None:
 
 # -- arbitrary end states -----------------------------------------------------------------------------
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
-HOUSES = [HouseRules(hand_rake_from=how, suit_order=order) for how in ("any", "main", "pro-rata")
-          for order in (("s", "h", "d", "c"), ("c", "d", "h", "s"))]
+HOUSES = [HouseRules(hand_rake_from=how, suit_order=order, button_heir=heir) for how in ("any", "main", "pro-rata")
+          for order in (("s", "h", "d", "c"), ("c", "d", "h", "s"))
+          for heir in ((), ("small-blind", "big-blind"), ("big-blind",))]
 
 
 @st.composite
@@ -361,7 +369,8 @@ def test_build_equals_build_pots(contributed, data):
     split = np.array(sorted(split_at), dtype=np.int64)
     amount = np.zeros(k + 2, dtype=np.int64)
     thr = np.zeros(k + 2, dtype=np.int64)
-    pots = _build(c, contender, k, dead, split, len(split), use_split, amount, thr)
+    pots = _build(c, contender, k, dead, split, len(split), use_split, amount, thr,
+                  np.zeros(2 * k + 1, dtype=np.int64))
     got = [(int(amount[p]), tuple(s for s, ci, ok in zip(seats, c, contender, strict=True) if ok and ci >= thr[p]))
            for p in range(pots)]
     assert got == [(p.amount, p.eligible) for p in want]
@@ -426,3 +435,73 @@ def test_rule_examples_equal_the_engine(prefixes, monkeypatch):
     assert paths
     tables = _tables_of(paths)
     assert _assert_replayed(tables, [HouseRules()] * tables.hands.num_rows, monkeypatch) > 0
+
+
+GAMES = [("holdem", "no-limit"), ("holdem", "fixed-limit"), ("omaha", "pot-limit"), ("omaha-nz", "pot-limit"),
+         ("three-card-nz", "spread-limit"), ("five-card-draw", "fixed-limit")]
+
+
+@pytest.mark.parametrize(("how", "seed"), [("any", 1), ("main", 2), ("pro-rata", 3)])
+def test_simulated_tables_equal_the_engine(how, seed, monkeypatch):
+    from auditor.simulate import simulate_mixed
+
+    house = HouseRules(hand_rake_from=how)
+    hands = list(simulate_mixed(GAMES, 400, seed, house=house, rule_pack="tda-2024", rake=(0.05, 300),
+                                sit_outs=True, chip_unit_mix=(0.3, 25), session_hands=(5, 40)))
+    tables = build_tables([SourceHand(h, "sim.jsonl", i + 1) for i, h in enumerate(hands)])
+    rows = _assert_replayed(tables, [house] * len(hands), monkeypatch)
+    assert rows >= len(hands)
+
+
+CORRUPTIONS = {
+    "seat out of range": lambda s: s | {"player": s["player"] | {99: "x"}},
+    "negative seat": lambda s: s | {"total": s["total"] | {-3: 10}},
+    "pot out of range": lambda s: s | {"awards": [*s["awards"], (64, 1, 5, 9)]},
+    "negative award": lambda s: s | {"awards": [*s["awards"], (0, 1, -5, 9)]},
+    "award over the schema's money": lambda s: s | {"awards": [*s["awards"], (0, 1, 10**16, 9)]},
+    "chip unit 0": lambda s: s | {"chip_unit": 0},
+    "rake pot out of range": lambda s: s | {"rake": s["rake"] | {77: 5}},
+    "contribution near int64": lambda s: s | {"total": s["total"] | {1: 2**62}},
+    "button out of range": lambda s: s | {"button": 64},
+}
+BLIND_CORRUPTIONS = {
+    "blind number 0": lambda s: s | {"blind_posts": [*s["blind_posts"], (0, 1, 5, 10, False)]},
+    "blind number 9": lambda s: s | {"blind_posts": [*s["blind_posts"], (9, 1, 5, 10, False)]},
+    "post seat out of range": lambda s: s | {"blind_posts": [*s["blind_posts"], (1, 70, 5, 10, False)]},
+    "button out of range": lambda s: s | {"button": -2},
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(end_states(), min_size=2, max_size=4), st.data())
+def test_a_hostile_hand_is_refused_alone(states, data):
+    """A hand with values no valid log holds is marked invalid and gets no rows, with bounds checks on (the
+    suite compiles the kernels with NUMBA_BOUNDSCHECK=1); the batch's other hands are as they are alone."""
+    states = [s | {"h": i} for i, s in enumerate(states)]
+    bad = data.draw(st.integers(0, len(states) - 1))
+    pots_kind = data.draw(st.booleans())
+    table = CORRUPTIONS if pots_kind else BLIND_CORRUPTIONS
+    corrupt = table[data.draw(st.sampled_from(sorted(table)))]
+    hostile = [corrupt(s) if i == bad else s for i, s in enumerate(states)]
+    pots, sd, blinds = _kernels(hostile)
+    refused = pots.invalid if pots_kind else blinds.invalid
+    assert refused.tolist() == [i == bad for i in range(len(states))]
+    kept = [s for i, s in enumerate(states) if i != bad]
+    alone_pots, alone_sd, alone_blinds = _kernels(kept)
+    if pots_kind:
+        assert bad not in pots.rows["hand"].tolist()
+        assert _render_pots(hostile, pots, sd) == _render_pots(kept, alone_pots, alone_sd)
+    else:
+        assert bad not in blinds.rows["hand"].tolist()
+        assert _render_blinds(hostile, blinds) == _render_blinds(kept, alone_blinds)
+
+
+def test_malformed_offsets_are_the_callers_bug():
+    with pytest.raises(ValueError, match="offsets"):
+        blind_facts(slot_start=np.array([0, 2, 1]), slot_seat=np.array([1], dtype=np.int64),
+                    slot_dealt_in=np.ones(1, bool), slot_ante_all_in=np.zeros(1, bool),
+                    hand_button=np.array([1, 1]), hand_heir_order=np.zeros((2, 2), np.int64),
+                    declared_start=np.zeros(3, np.int64),
+                    declared_amount=np.zeros(0, np.int64), post_start=np.zeros(3, np.int64),
+                    post_blind=np.zeros(0, np.int64), post_seat=np.zeros(0, np.int64), post_seq=np.zeros(0, np.int64),
+                    post_amount=np.zeros(0, np.int64), post_all_in=np.zeros(0, bool))

@@ -14,7 +14,9 @@ Per (hand, seat) slot (``slot_start`` offsets, seats strictly ascending within a
 - ``slot_seat`` int64, ``slot_dealt_in`` bool (status active, or dealt hole cards),
   ``slot_ante_all_in`` bool (an ante took the seat's last chips before any blind was posted).
 
-Per hand: ``hand_button`` int64 (-1: none).
+Per hand: ``hand_button`` int64 (-1: none); ``hand_heir_order`` int64 (n, 2): the pack's ``button_heir`` as
+blind numbers in order (``HEIR_NUMBERS``: small-blind 1, big-blind 2), 0 for an unused place (``[0, 0]``: the
+pack names no heir).
 
 Declared blinds (``declared_start`` offsets): ``declared_amount`` int64, the table's blinds in blind order
 (``stakes.blinds``; the blinds_required count is the row count).
@@ -29,8 +31,10 @@ seat_after_previous_blind; ``nulls`` for seq, seat, expected_seat, amount, expec
 button, seat_after_previous_blind. The player and expected_player names are H4's decoding (seat -> the player
 the seats table lists first in that seat; null for a null or unseated seat). Per hand: ``big_blind_seat``
 (the first post of the last declared blind, -1: none; ``big_blind_player`` is its player) and
-``button_heir_seat`` (seed 004: the small blind's seat, or the big blind's when the small blind was missed or
-posted by the button; -1: none, always -1 unless exactly two blinds are declared).
+``button_heir_seat`` (the pack's ``button_heir``: the seat of the first listed blind's first post by a seat
+other than the button; seed 004 lists small then big blind; -1: none, always -1 unless exactly two blinds are
+declared) and ``small_blind_seat`` (the first post of blind 1, -1 if none: `_HandReplay.small_blind`'s player,
+missed = -1, on the button = it equals the button; that fact is None unless exactly two blinds are declared).
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ from auditor.replay.kernel.pots import _any_per_hand, _as_i64, _offsets, _row_ha
 #: highest seat and blind number a kernel accepts; a valid log has seats 1..10 and blinds 1..3
 MAX_SEAT = 63
 MAX_BLIND = 8
+#: `HouseRules.button_heir` entries -> the blind number `hand_heir_order` holds
+HEIR_NUMBERS = {"small-blind": 1, "big-blind": 2}
 
 
 @dataclass
@@ -55,15 +61,18 @@ class BlindFacts:
     nulls: dict[str, np.ndarray] = field(default_factory=dict)
     big_blind_seat: np.ndarray | None = None
     button_heir_seat: np.ndarray | None = None
+    small_blind_seat: np.ndarray | None = None
     #: True per hand with an input out of range: no rows, the caller reports the hand unreplayable
     invalid: np.ndarray | None = None
 
 
 def blind_facts(*, slot_start: np.ndarray, slot_seat: np.ndarray, slot_dealt_in: np.ndarray,
-                slot_ante_all_in: np.ndarray, hand_button: np.ndarray, declared_start: np.ndarray,
-                declared_amount: np.ndarray, post_start: np.ndarray, post_blind: np.ndarray, post_seat: np.ndarray,
-                post_seq: np.ndarray, post_amount: np.ndarray, post_all_in: np.ndarray) -> BlindFacts:
-    """The `blinds` facts rows of every hand in the batch, with each hand's big blind and button heir seats.
+                slot_ante_all_in: np.ndarray, hand_button: np.ndarray, hand_heir_order: np.ndarray,
+                declared_start: np.ndarray, declared_amount: np.ndarray, post_start: np.ndarray,
+                post_blind: np.ndarray, post_seat: np.ndarray, post_seq: np.ndarray, post_amount: np.ndarray,
+                post_all_in: np.ndarray) -> BlindFacts:
+    """The `blinds` facts rows of every hand in the batch, with each hand's big blind, small blind and button
+    heir seats.
 
     Malformed offsets raise ValueError (the caller's bug); a hand with a seat, blind number or declared
     blind count out of range is marked invalid and gets no rows.
@@ -79,9 +88,11 @@ def blind_facts(*, slot_start: np.ndarray, slot_seat: np.ndarray, slot_dealt_in:
     post_all_in = np.ascontiguousarray(post_all_in, dtype=np.bool_)
     _same_length(slot_start, slot_seat, slot_dealt_in, slot_ante_all_in)
     _same_length(declared_start, declared_amount)
+    heir_order = _as_i64(hand_heir_order).reshape(n, 2)
     _same_length(post_start, post_blind, post_seat, post_seq, post_amount, post_all_in)
 
-    bad = (hand_button < -1) | (hand_button > MAX_SEAT) | (np.diff(declared_start) > MAX_BLIND)
+    bad = (hand_button < -1) | (hand_button > MAX_SEAT) | (np.diff(declared_start) > MAX_BLIND) \
+        | np.any((heir_order < 0) | (heir_order > MAX_BLIND), axis=1)
     slot_hand = _row_hands(slot_start)
     slot_bad = (slot_seat < 0) | (slot_seat > MAX_SEAT)
     if len(slot_seat) > 1:
@@ -96,16 +107,18 @@ def blind_facts(*, slot_start: np.ndarray, slot_seat: np.ndarray, slot_dealt_in:
     nulls = {name: np.zeros(cap, dtype=np.bool_) for name in _NULLABLE}
     big_blind = np.full(n, -1, dtype=np.int64)
     heir = np.full(n, -1, dtype=np.int64)
+    small = np.full(n, -1, dtype=np.int64)
     count = np.zeros(1, dtype=np.int64)
-    _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, hand_button, declared_start,
+    _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, hand_button, heir_order,
+                   declared_start,
                    declared_amount, post_start, post_blind, post_seat, post_seq, post_amount, post_all_in,
                    *(ints[c] for c in _INT_COLUMNS), bools["posted"], bools["in_order"], bools["all_in"],
-                   *(nulls[c] for c in _NULLABLE), big_blind, heir, count)
+                   *(nulls[c] for c in _NULLABLE), big_blind, heir, small, count)
     rows = int(count[0])
     out = {name: a[:rows] for name, a in ints.items()}
     out.update({name: a[:rows] for name, a in bools.items()})
     return BlindFacts(rows=out, nulls={name: a[:rows] for name, a in nulls.items()}, big_blind_seat=big_blind,
-                      button_heir_seat=heir, invalid=bad)
+                      button_heir_seat=heir, small_blind_seat=small, invalid=bad)
 
 
 _INT_COLUMNS = ("hand", "seq", "blind", "seat", "expected_seat", "amount", "expected_amount", "button", "players",
@@ -124,13 +137,14 @@ def _first_after(owing, n_owing, anchor):
 
 
 @njit(cache=True)
-def _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, hand_button, declared_start,
+def _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, hand_button, heir_order,
+                   declared_start,
                    declared_amount, post_start, post_blind, post_seat, post_seq, post_amount, post_all_in,
                    o_hand, o_seq, o_blind, o_seat, o_expected, o_amount, o_expected_amount, o_button, o_players,
                    o_required, o_after, o_posted, o_in_order, o_all_in,
                    n_seq, n_seat, n_expected, n_amount, n_expected_amount, n_in_order, n_all_in, n_button, n_after,
-                   big_blind, heir, count):
-    """`_blinds_facts`, `big_blind_player` and `button_heir` for every hand (rows preallocated)."""
+                   big_blind, heir, small, count):
+    """`_blinds_facts`, `big_blind_player`, `button_heir` and `small_blind` for every hand (rows preallocated)."""
     n = hand_button.shape[0]
     k_max = 1
     for h in range(n):
@@ -253,13 +267,15 @@ def _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, 
             n_expected[row] = n_expected_amount[row] = n_after[row] = True
             n_button[row] = button < 0
             row += 1
-        # the last declared blind's first post, and who inherits the button (seed 004)
+        # the last declared blind's first post, the small blind's, and who inherits the button (button_heir)
         if 0 < n_required < blinds_n and first_post[n_required] >= 0:
             big_blind[h] = post_seat[first_post[n_required]]
+        if first_post[1] >= 0:
+            small[h] = post_seat[first_post[1]]
         if n_required == 2:
-            small = first_post[1]
-            if small >= 0 and post_seat[small] != button:
-                heir[h] = post_seat[small]
-            else:
-                heir[h] = big_blind[h]
+            for j in range(2):
+                number = heir_order[h, j]
+                if number > 0 and first_post[number] >= 0 and post_seat[first_post[number]] != button:
+                    heir[h] = post_seat[first_post[number]]
+                    break
     count[0] = row

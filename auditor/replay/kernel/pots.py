@@ -301,14 +301,13 @@ def _mul_div_ceil(a: int, b: int, t: int) -> int:
 
 
 @njit(cache=True)
-def _build(c, contender, k, dead, split, n_split, use_split, amount, thr):
+def _build(c, contender, k, dead, split, n_split, use_split, amount, thr, levels):
     """`build_pots` for one hand: fills amount[:P] and thr[:P] (eligible: contenders with c >= thr); returns P.
 
     `c` are the slots' contributions after returns, `split[:n_split]` the split_at levels (used only when
-    `use_split`). Eligible sets are nested (more chips, fewer seats), so two levels have the same eligible
-    seats exactly when the same number of contenders reach them.
+    `use_split`), `levels` scratch of 2 * k + 1 entries. Eligible sets are nested (more chips, fewer seats), so
+    two levels have the same eligible seats exactly when the same number of contenders reach them.
     """
-    levels = np.empty(2 * k + 1, dtype=np.int64)
     n_levels = 0
     top = 0
     for i in range(k):
@@ -364,9 +363,11 @@ def _build(c, contender, k, dead, split, n_split, use_split, amount, thr):
 
 
 @njit(cache=True)
-def _misawards(amount, pots, paid, has_award, rake_by_pot, hand_rake, how, unit, out_pot, out_held, out_paid):
-    """`_misawarded` and `_hand_rake_shares` for one hand: writes the misawarded pots, returns how many."""
-    shares = np.zeros(max(pots, 1), dtype=np.int64)
+def _misawards(amount, pots, paid, has_award, rake_by_pot, hand_rake, how, unit, out_pot, out_held, out_paid,
+               shares):
+    """`_misawarded` and `_hand_rake_shares` for one hand: writes the misawarded pots, returns how many
+    (`shares` is scratch of at least `pots` entries)."""
+    shares[:pots] = 0
     if pots > 0 and hand_rake != 0:
         if how == 1:
             shares[0] = hand_rake
@@ -420,6 +421,8 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
     thr_a = np.zeros(k_max + 2, dtype=np.int64)
     amount_b = np.zeros(k_max + 2, dtype=np.int64)
     thr_b = np.zeros(k_max + 2, dtype=np.int64)
+    levels = np.zeros(2 * k_max + 1, dtype=np.int64)
+    shares = np.zeros(k_max + 2, dtype=np.int64)
     mis_a = np.zeros((3, seats_n + k_max + 2), dtype=np.int64)
     mis_b = np.zeros((3, seats_n + k_max + 2), dtype=np.int64)
     paid = np.zeros(seats_n, dtype=np.int64)
@@ -477,14 +480,14 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
         has_balance = a_hi > a_lo
         balance = hand_chips_in[h] - returned - awarded - rake_total
         # -- pots, and the split_at re-build when it alone fits the awards
-        pots = _build(c, contender, k, hand_dead[h], split, n_split, False, amount_a, thr_a)
+        pots = _build(c, contender, k, hand_dead[h], split, n_split, False, amount_a, thr_a, levels)
         found = _misawards(amount_a, pots, paid, has_award, rake_by_pot, hand_rake, hand_rake_from[h], unit,
-                           mis_a[0], mis_a[1], mis_a[2])
+                           mis_a[0], mis_a[1], mis_a[2], shares)
         amount, thr = amount_a, thr_a
         if found > 0 and n_split > 0:
-            pots_b = _build(c, contender, k, hand_dead[h], split, n_split, True, amount_b, thr_b)
+            pots_b = _build(c, contender, k, hand_dead[h], split, n_split, True, amount_b, thr_b, levels)
             found_b = _misawards(amount_b, pots_b, paid, has_award, rake_by_pot, hand_rake, hand_rake_from[h],
-                                 unit, mis_b[0], mis_b[1], mis_b[2])
+                                 unit, mis_b[0], mis_b[1], mis_b[2], shares)
             if found_b == 0:
                 pots, found, amount, thr = pots_b, 0, amount_b, thr_b
         for j in range(found):

@@ -96,18 +96,30 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
         & np.asarray(hand_board_known, dtype=bool)[ev_hand] if n_ev else np.zeros(0, dtype=bool)
     value = np.full(n_ev, -1, dtype=np.int64)
     top = np.full(n_ev, -1, dtype=np.int64)
-    if n_ev:
-        shape = np.stack([hand_hole_cards[ev_hand], hand_board_cards[ev_hand], hand_hole_use[ev_hand, 0],
-                          hand_hole_use[ev_hand, 1], hand_board_use[ev_hand, 0], hand_board_use[ev_hand, 1]], axis=1)
-        keys, group = np.unique(shape, axis=0, return_inverse=True)
-        group = group.reshape(-1)
-        for g, (hc, bc, hlo, hhi, blo, bhi) in enumerate(keys.tolist()):
-            idx = np.flatnonzero(group == g)
-            hole = np.where(has_slot[idx, None], slot_hole[safe_slot[idx], :hc], -1).astype(np.int64)
-            board = hand_board[ev_hand[idx], :bc].astype(np.int64)
-            best = best_hands(hole, board, (hlo, hhi), (blo, bhi))
-            value[idx] = np.where(known[idx], best.value, -1)
-            top[idx] = np.where(known[idx], best.top_hole_used, -1)
+    # Only a known hand is rated (an unknown one is -1 whatever the evaluator says), and a seat contesting
+    # several pots of a hand is rated once: its cards and board are the same in each.
+    slots, first, inverse = np.unique(np.where(known, ev_slot, -1), return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    rated = slots >= 0
+    slots, first = slots[rated], first[rated]
+    if len(slots):
+        hands = ev_hand[first]
+        shape = _shape_key(hand_hole_cards, hand_board_cards, hand_hole_use, hand_board_use)[hands]
+        slot_value = np.full(len(slots), -1, dtype=np.int64)
+        slot_top = np.full(len(slots), -1, dtype=np.int64)
+        for key in np.unique(shape).tolist():
+            idx = np.flatnonzero(shape == key)
+            h0 = hands[idx[0]]
+            hc, bc = int(hand_hole_cards[h0]), int(hand_board_cards[h0])
+            hole = slot_hole[slots[idx], :hc].astype(np.int64)
+            board = hand_board[hands[idx], :bc].astype(np.int64)
+            best = best_hands(hole, board, tuple(hand_hole_use[h0].tolist()), tuple(hand_board_use[h0].tolist()))
+            slot_value[idx] = best.value
+            slot_top[idx] = best.top_hole_used
+        offset = int(np.count_nonzero(~rated))  # the -1 group sorts first
+        has = inverse >= offset
+        value[has] = slot_value[inverse[has] - offset]
+        top[has] = slot_top[inverse[has] - offset]
 
     # -- the per-pot decisions
     ws_offsets, ws_values = lists["winner_seats"]
@@ -156,6 +168,18 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
         list_nulls={"winner_seats_by_evaluation": we_null, "odd_chip_seats_by_position": bp_null,
                     "odd_chip_seats_by_suit": suit_null, "top_hole_cards_used": suit_null.copy()},
         top_hole_codes=out_th[2][:int(out_th[0][-1])])
+
+
+def _shape_key(hole_cards: np.ndarray, board_cards: np.ndarray, hole_use: np.ndarray,
+               board_use: np.ndarray) -> np.ndarray:
+    """Per hand, one integer naming its evaluator call: (hole cards, board cards, hole use, board use)."""
+    parts = (hole_cards, board_cards, hole_use[:, 0], hole_use[:, 1], board_use[:, 0], board_use[:, 1])
+    key = np.zeros(len(hole_cards), dtype=np.int64)
+    for part in parts:
+        if np.any((part < 0) | (part > 63)):
+            raise ValueError("card counts and uses must be 0..63")
+        key = key * 64 + part
+    return key
 
 
 @njit(cache=True)
