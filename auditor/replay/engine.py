@@ -7,6 +7,19 @@ packs turn those facts into findings.
 
 The loop is plain Python over lists taken from the Arrow columns: one pass per hand, no pandas
 per row. Showdown evaluation is deferred and done in NumPy batches at the end (`showdown.py`).
+
+Where a rule book could be read two ways, the engine writes the facts of both and the pack chooses
+(TDA 47-A: `open_after_full_raise` / `open_after_cumulative_raise`; seed 004's button: the
+`previous_small_blind_*` facts and the house setting `button_heir`; hand ids: the run-wide ledger).
+One reading stays here because it *is* the state machine: whose turn it is after an action out of
+turn. The turn does not move (TDA 53-A: play backs up to the player skipped), so `expected_seat`
+of every later action of the round, and the draw order's `expected_seat`, are counted from the last
+player who acted in turn. The other reading ("the action stands and play continues from it") is not
+a different predicate over the same facts but a different walk, whose every later `expected_seat`
+differs; and under it one out-of-turn action would become a finding on each later action of the
+round. The rules that consume this reading: TDA-53, NZ17-2a, NZ15-2a and ONL5CD-order (the draws
+table's expected_seat is counted the same way; no built-in rule reads it); docs/house-packs.md says
+so for pack authors.
 """
 
 from __future__ import annotations
@@ -350,7 +363,7 @@ class _HandReplay:
         pending = [x for x in _clockwise_after(live, start) if x not in already]
         expected = pending[0] if pending else None
         self.drawn.add(seat)
-        if expected is None or seat == expected:
+        if expected is None or seat == expected:  # as for actions: a draw out of turn does not move the turn
             self.draw_pointer = seat
         held = self.hole.setdefault(seat, [])
         for card in discard:
@@ -499,7 +512,8 @@ class _HandReplay:
                 self._able = None
         if expected is None or seat == expected:
             # An action out of turn does not move the turn: play backs up to the player skipped
-            # (TDA Rule 53), so one out-of-turn action is one finding, not a cascade.
+            # (TDA Rule 53), so one out-of-turn action is one finding, not a cascade. This reading is the
+            # state machine's, not a pack's (see the module docstring): every later expected_seat depends on it.
             self.pointer = seat
         self.rows.actions.append(self._action_row(
             seq, seat, expected, verb, added, to, made, all_in, all_in_declared, current_bet, owed, largest,
