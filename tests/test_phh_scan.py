@@ -4,8 +4,9 @@ The scanner is a shortcut like `phh_toml`'s fast path, and held to the same prop
 it reads exactly as `tomllib.loads` does (same keys, values and types), and whatever `tomllib` refuses it
 leaves alone. Its action tokens are exactly `phh._parse_actions`' tuples, and it leaves alone every
 action string `_parse_actions` would refuse (so the refusal keeps its wording). Held on the corpus, the
-TOML corners of `tests/test_phh_toml.py`, action corners and fuzz-mutated files; and `read_phh_files`
-gives the very items `read_phh` gives, file by file.
+TOML corners of `tests/test_phh_toml.py`, action corners and fuzz-mutated files; and `read_phh_files` and
+`read_phh` (which reads a `.phh` through the scanner) give the very items of the reader without the
+scanner, `_read_phh_reference`, file by file.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pytest
 
 from auditor.ingest import phh_scan
 from auditor.ingest.limits import DEFAULT_LIMITS
-from auditor.ingest.phh import _parse_actions, _Reject, read_phh, read_phh_files
+from auditor.ingest.phh import _parse_actions, _read_phh_reference, _Reject, read_phh, read_phh_files
 
 ROOT = Path(__file__).resolve().parents[1]
 PHH = ROOT.parent / "shared" / "corpus" / "phh"
@@ -133,6 +134,20 @@ def test_action_corners_agree_with_parse_actions(action):
         assert any(c in action for c in "#\t\u00a0١") or "p01" in action or "9" * 19 in action
 
 
+def test_action_corners_read_as_the_reference_reads_them(tmp_path):
+    paths = []
+    for k, action in enumerate(ACTIONS):
+        quote = '"' if "'" in action else "'"
+        path = tmp_path / f"a{k}.phh"
+        path.write_text("variant = 'NT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n"
+                        "starting_stacks = [100, 100]\nfinishing_stacks = [99, 101]\n"
+                        f"actions = ['d dh p1 AsKs', 'd dh p2 7c2d', {quote}{action}{quote}]\n", encoding="utf-8")
+        paths.append(path)
+    new = [repr(x) for x in read_phh_files(paths, root=tmp_path)]
+    assert new == items_of(paths, root=tmp_path)
+    assert sum("unknown player 'p3'" in x for x in new) == 2  # tokens past the players: the strings word it
+
+
 def test_mutated_phh_files_agree_with_tomllib_and_parse_actions():
     seeds = fuzz.load_seeds("phh", phh_files=60)
     rng = random.Random(2026)
@@ -170,11 +185,12 @@ def test_arbitrary_bytes_never_crash_the_kernels_and_spans_stay_inside_their_doc
 
 
 def items_of(paths, **kw):
-    return [repr(x) for p in paths for x in read_phh(p, **kw)]
+    """What the reader without the scanner gives (TOML by phh_toml, actions by _parse_actions)."""
+    return [repr(x) for p in paths for x in _read_phh_reference(p, **kw)]
 
 
 @needs_corpus
-def test_batch_reader_gives_read_phhs_items_on_the_corpus():
+def test_batch_reader_gives_the_reference_items_on_the_corpus():
     files = sorted(p for p in PHH.rglob("*") if p.is_file() and p.suffix in (".phh", ".phhs"))
     new = [repr(x) for x in read_phh_files(files, root=PHH)]
     assert len(new) == 5123
@@ -203,8 +219,11 @@ def test_batch_reader_gives_read_phhs_items_on_odd_and_mutated_files(tmp_path):
     small = dataclasses.replace(DEFAULT_LIMITS, phh_max_hand_bytes=700, phh_max_line_bytes=600)
     for limits in (DEFAULT_LIMITS, small):
         labels = [p.name for p in paths]
-        assert [repr(x) for x in read_phh_files(paths, labels=labels, limits=limits)] == \
-            [repr(x) for p, label in zip(paths, labels, strict=True) for x in read_phh(p, label=label, limits=limits)]
+        expected = [repr(x) for p, label in zip(paths, labels, strict=True)
+                    for x in _read_phh_reference(p, label=label, limits=limits)]
+        assert [repr(x) for x in read_phh_files(paths, labels=labels, limits=limits)] == expected
+        assert [repr(x) for p, label in zip(paths, labels, strict=True)
+                for x in read_phh(p, label=label, limits=limits)] == expected
     assert [repr(x) for x in read_phh_files(paths, root=tmp_path)] == items_of(paths, root=tmp_path)
 
 
@@ -213,6 +232,6 @@ def test_a_fifo_is_left_to_read_phh(tmp_path, monkeypatch):
     fifo = tmp_path / "pipe.phh"
     os.mkfifo(fifo)
     seen = []
-    monkeypatch.setattr("auditor.ingest.phh.read_phh", lambda path, **kw: seen.append(path) or iter(()))
+    monkeypatch.setattr("auditor.ingest.phh._read_phh_reference", lambda path, **kw: seen.append(path) or iter(()))
     assert list(read_phh_files([fifo])) == []
     assert seen == [fifo]

@@ -10,6 +10,14 @@ each table parsed as a TOML document of its own, so memory is one table whatever
 keys before its first table, and every `.phh`, is read whole (under `max_file_bytes`) and parsed as one
 document, as TOML means it.
 
+A plain `.phh` is read through the byte scanner (`phh_scan`): `read_phh_files` reads a batch of files'
+bytes, one compiled call reads their flat TOML fields and tokenizes their action strings, and only a file
+the scanner does not read exactly as `tomllib` would (comments, tables, escapes, multi-line arrays...),
+or whose actions it does not tokenize exactly as `_parse_actions` would, takes the reference path
+(`_read_phh_reference`: `phh_toml`, `_parse_actions`), which also words every refusal. Either way the
+items are the same (`tests/test_phh_scan.py`). The conversion after that is still Python, its betting
+bookkeeping in one function (`_phh_betting`) until the replay kernel's state machine takes it over.
+
 How PHH maps onto the canonical log
 -----------------------------------
 - Players. PHH lists players by position, not by seat: in button games the small blind first and
@@ -100,7 +108,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from auditor.ingest import phh_scan, phh_toml
+from auditor.ingest import phh_toml
 from auditor.ingest.files import GZIP_MAGIC, open_binary, open_failure, read_all, read_line
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
@@ -192,7 +200,22 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
     unique across a corpus: `<path>#<hand>` for a `.phh`, `<path>[<table key>]#<hand>` for a `.phhs`.
     A hand longer than `limits.phh_max_hand_bytes`, or holding a line longer than
     `limits.phh_max_line_bytes`, is quarantined without being parsed.
+
+    A plain `.phh` is read through the byte scanner (`read_phh_files` of one file: about a quarter
+    faster even one file per call); many files are faster still in one `read_phh_files` call.
     """
+    if path.name.lower().endswith(".phh"):
+        yield from read_phh_files([path], rule_pack=rule_pack, root=root,
+                                  labels=[label] if label is not None else None, limits=limits)
+    else:
+        yield from _read_phh_reference(path, rule_pack=rule_pack, root=root, label=label, limits=limits)
+
+
+def _read_phh_reference(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = None,
+                        label: str | None = None,
+                        limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
+    """`read_phh` without the byte scanner: TOML by `phh_toml`, actions by `_parse_actions`. Every file the
+    scanner does not read goes here, and the tests hold the scanner's path equal to it."""
     name = str(path)
     label = label if label is not None else _label(path, root)
     suffix = path.name.removesuffix(".gz").rsplit(".", 1)[-1].lower()
@@ -230,7 +253,7 @@ def read_phh_files(paths: Sequence[Path], *, rule_pack: str = "tda-2024", root: 
     items, with the `.phh` files' TOML and actions read by one `phh_scan` kernel call over all their bytes.
 
     A file the scanner does not read exactly as `tomllib` would (comments, tables, escapes...), one it
-    cannot open, that is not UTF-8, near a size limit, or a `.phhs` goes through `read_phh` whole, so
+    cannot open, that is not UTF-8, near a size limit, or a `.phhs` goes through `_read_phh_reference`, so
     every refusal keeps its one wording; `tests/test_phh_scan.py` holds the two paths equal on the corpus.
     """
     if labels is not None and len(labels) != len(paths):
@@ -265,7 +288,14 @@ def _read_batch(paths: Sequence[Path], rule_pack: str, root: Path | None, labels
                 limits: Limits) -> Iterator[SourceHand | Quarantined]:
     cap = min(limits.phh_max_line_bytes, limits.phh_max_hand_bytes, limits.max_file_bytes)
     raws = [_plain_bytes(path, cap) for path in paths]
+    from auditor.ingest import phh_scan  # imports Numba: only when PHH files are read
+
     batch = [k for k, raw in enumerate(raws) if raw is not None]
+    if not batch:
+        for k, path in enumerate(paths):
+            yield from _read_phh_reference(path, rule_pack=rule_pack, root=root,
+                                           label=labels[k] if labels is not None else None, limits=limits)
+        return
     buf, starts, ends = phh_scan.join([raws[k] for k in batch])  # type: ignore[misc]
     try:
         buf.decode("utf-8")
@@ -284,14 +314,25 @@ def _read_batch(paths: Sequence[Path], rule_pack: str, root: Path | None, labels
         d = slot.get(k)
         fields = docs.fields(d, without_actions=True) if d is not None else None
         if fields is None:
-            yield from read_phh(path, rule_pack=rule_pack, root=root, label=label, limits=limits)
+            yield from _read_phh_reference(path, rule_pack=rule_pack, root=root, label=label, limits=limits)
             continue
         yield _scanned_hand(str(path), label if label is not None else _label(path, root), fields, rule_pack,
-                            lambda n, d=d: docs.actions(d, n))  # type: ignore[misc]
+                            lambda n, d=d: _scanned_actions(docs, d, n))  # type: ignore[misc]
+
+
+def _scanned_actions(docs: Any, d: int, n: int) -> list[tuple]:
+    """Document `d`'s actions from the scanner's tokens, or (tokens naming a player the hand does not have)
+    `_parse_actions` of the strings, which words the refusal."""
+    tokens = docs.actions(d, n)
+    if tokens is not None:
+        return tokens
+    from auditor.ingest.phh_scan import KEY_ACTIONS
+
+    return _parse_actions(docs.value(d, KEY_ACTIONS), n)
 
 
 def _scanned_hand(name: str, label: str, fields: dict, rule_pack: str,
-                  actions_of: Callable[[int], list[tuple] | None]) -> SourceHand | Quarantined:
+                  actions_of: Callable[[int], list[tuple]]) -> SourceHand | Quarantined:
     """`read_phh`'s item for a `.phh` whose TOML the scanner read (one flat document, line 1; its integers
     have at most 18 digits, so `_has_huge_integer` has nothing to find)."""
     hand_id = table_id = None
@@ -638,6 +679,8 @@ def _money_list(fields: dict, key: str, n: int) -> list[int | Fraction]:
         raise _Reject(f"{key} is not an array", "invalid-record")
     if len(values) != n:
         raise _Reject(f"{key} has {len(values)} entries for {n} players", "invalid-record")
+    if all(type(v) is int and v >= 0 for v in values):  # the common case: what _money returns for each
+        return list(values)
     return [_money(v, f"{key}[{i}]") for i, v in enumerate(values)]
 
 
@@ -742,10 +785,10 @@ def _started_at(fields: dict) -> str | None:
 
 
 def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str,
-             actions_of: Callable[[int], list[tuple] | None] | None = None) -> dict:
-    """The canonical hand of one PHH document's fields (raises _Reject). `actions_of(n)`, when given, is
-    the document's actions already tokenized by the byte scanner (`phh_scan.Documents.actions`), or None
-    to read them from `fields["actions"]` here; either way they are `_parse_actions`' tuples."""
+             actions_of: Callable[[int], list[tuple]] | None = None) -> dict:
+    """The canonical hand of one PHH document's fields (raises _Reject). `actions_of(n)`, when given, gives
+    the document's actions (read by the byte scanner: `fields` then has no "actions"); else they are read
+    from `fields["actions"]` here; either way as `_parse_actions`' tuples."""
     code = fields.get("variant")
     if not isinstance(code, str):
         raise _Reject("missing required field variant", "invalid-record")
@@ -775,8 +818,7 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str,
     finishing = _money_list(fields, "finishing_stacks", n) if fields.get("finishing_stacks") is not None else None
     winnings = _money_list(fields, "winnings", n) if fields.get("winnings") is not None else None
     rake = _money(fields["rake"], "rake") if fields.get("rake") is not None else None
-    tokens = actions_of(n) if actions_of is not None else None
-    actions = tokens if tokens is not None else _parse_actions(fields.get("actions"), n)
+    actions = actions_of(n) if actions_of is not None else _parse_actions(fields.get("actions"), n)
 
     currency = fields.get("currency") if isinstance(fields.get("currency"), str) else None
     smallest_chip = Fraction(1) if currency is None or currency.upper() in ZERO_DECIMAL_CURRENCIES \

@@ -560,58 +560,67 @@ class Scan:
     c_code: np.ndarray
 
 
-def _capacities(data: np.ndarray, docs: int) -> tuple[int, int, int, int]:
-    """Upper bounds on fields, items, actions and cards, counted before the kernels run, so no kernel
-    can write past an array whatever the bytes: a field is a line, an item needs a ',' or a '[' after
-    it is opened, an action is an item, a card two bytes."""
-    newlines = int(np.count_nonzero(data == 10))
-    commas = int(np.count_nonzero(data == 44))
-    brackets = int(np.count_nonzero(data == 91))
-    fields = newlines + docs + 1
-    items = commas + brackets + 1
-    return fields, items, items, data.shape[0] // 2 + 1
+@njit(cache=True)
+def _count(buf):  # pragma: no cover - compiled
+    """(newlines, commas, opening brackets) in buf: what bounds the rows the kernels may write."""
+    newlines = 0
+    commas = 0
+    brackets = 0
+    for q in range(buf.shape[0]):
+        b = buf[q]
+        if b == 10:
+            newlines += 1
+        elif b == 44:
+            commas += 1
+        elif b == 91:
+            brackets += 1
+    return newlines, commas, brackets
+
+
+@njit(cache=True)
+def _scan_all(buf, starts, ends, skip_bom, key_bytes, key_offsets, rank_of, suit_of, key_actions,
+              docs_, fields_, items_, acts_, cards_):  # pragma: no cover - compiled
+    """Both kernels in one call (one dispatch: a file at a time costs the call, not the bytes). The rows of
+    docs_, fields_, items_ and acts_ are the columns `scan` names; returns the rows written
+    to fields_, items_, acts_ and cards_."""
+    f = fields_
+    i = items_
+    a = acts_
+    nf, ni = _scan_toml(buf, starts, ends, skip_bom, key_bytes, key_offsets, docs_[0], docs_[1], docs_[2],
+                        f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], i[0], i[1], i[2], i[3])
+    na, nc = _scan_actions(buf, docs_[0], docs_[1], docs_[2], f[0], f[3], f[7], f[8], i[0], i[1], i[2],
+                           rank_of, suit_of, key_actions, docs_[3], docs_[4], docs_[5],
+                           a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], cards_)
+    return nf, ni, na, nc
 
 
 def scan(buf: bytes, starts: np.ndarray, ends: np.ndarray, *, skip_bom: bool = False) -> Scan:
     """Scan the documents buf[starts[d]:ends[d]] (UTF-8 bytes). `skip_bom`: each document's leading
     byte-order mark is not part of it (the bytes of a file, read as `decode("utf-8-sig")` reads them);
-    without it a mark is text, as in `tomllib.loads(text)`."""
+    without it a mark is text, as in `tomllib.loads(text)`.
+
+    Capacities are counted before the kernel runs, so no write can pass an array whatever the bytes: a
+    field is a line, an array item follows a '[' or a ',', an action is an item, a card two bytes.
+    """
     data = np.frombuffer(buf, dtype=np.uint8)
     starts = np.ascontiguousarray(starts, dtype=np.int64)
     ends = np.ascontiguousarray(ends, dtype=np.int64)
     docs = starts.shape[0]
     if ends.shape[0] != docs:
         raise ValueError("starts and ends differ in length")
-    cap_f, cap_i, cap_a, cap_c = _capacities(data, docs)
-    doc_ok = np.zeros(docs, dtype=np.bool_)
-    doc_field_lo = np.zeros(docs, dtype=np.int64)
-    doc_field_hi = np.zeros(docs, dtype=np.int64)
-    f_key = np.empty(cap_f, dtype=np.int32)
-    f_kstart, f_kend, f_start, f_end, f_int, f_item_lo, f_item_hi = (np.empty(cap_f, dtype=np.int64)
-                                                                     for _ in range(7))
-    f_kind = np.empty(cap_f, dtype=np.int8)
-    i_kind = np.empty(cap_i, dtype=np.int8)
-    i_start, i_end, i_int = (np.empty(cap_i, dtype=np.int64) for _ in range(3))
-    nf, ni = _scan_toml(data, starts, ends, skip_bom, _KEY_BYTES, _KEY_OFFSETS, doc_ok, doc_field_lo, doc_field_hi,
-                        f_key, f_kstart, f_kend, f_kind, f_start, f_end, f_int, f_item_lo, f_item_hi,
-                        i_kind, i_start, i_end, i_int)
-    actions_ok = np.zeros(docs, dtype=np.bool_)
-    doc_action_lo = np.zeros(docs, dtype=np.int64)
-    doc_action_hi = np.zeros(docs, dtype=np.int64)
-    a_verb, a_amount_kind, a_show = (np.empty(cap_a, dtype=np.int8) for _ in range(3))
-    a_player = np.empty(cap_a, dtype=np.int32)
-    a_amount, a_amount_start, a_amount_end, a_card_lo, a_card_hi = (np.empty(cap_a, dtype=np.int64)
-                                                                    for _ in range(5))
-    c_code = np.empty(cap_c, dtype=np.int8)
-    na, nc = _scan_actions(data, doc_ok, doc_field_lo, doc_field_hi, f_key, f_kind, f_item_lo, f_item_hi,
-                           i_kind, i_start, i_end, _RANK_OF, _SUIT_OF, KEY_ACTIONS,
-                           actions_ok, doc_action_lo, doc_action_hi, a_verb, a_player, a_amount_kind, a_amount,
-                           a_amount_start, a_amount_end, a_show, a_card_lo, a_card_hi, c_code)
-    return Scan(buf, doc_ok, doc_field_lo, doc_field_hi, f_key[:nf], f_kstart[:nf], f_kend[:nf], f_kind[:nf],
-                f_start[:nf], f_end[:nf], f_int[:nf], f_item_lo[:nf], f_item_hi[:nf], i_kind[:ni], i_start[:ni],
-                i_end[:ni], i_int[:ni], actions_ok, doc_action_lo, doc_action_hi, a_verb[:na], a_player[:na],
-                a_amount_kind[:na], a_amount[:na], a_amount_start[:na], a_amount_end[:na], a_show[:na],
-                a_card_lo[:na], a_card_hi[:na], c_code[:nc])
+    newlines, commas, brackets = _count(data)
+    cap_f = newlines + docs + 1
+    cap_i = commas + brackets + 1
+    docs_ = np.zeros((6, docs), dtype=np.int64)
+    fields_ = np.empty((9, cap_f), dtype=np.int64)
+    items_ = np.empty((4, cap_i), dtype=np.int64)
+    acts_ = np.empty((9, cap_i), dtype=np.int64)
+    cards_ = np.empty(data.shape[0] // 2 + 1, dtype=np.int8)
+    nf, ni, na, nc = _scan_all(data, starts, ends, skip_bom, _KEY_BYTES, _KEY_OFFSETS, _RANK_OF, _SUIT_OF,
+                               KEY_ACTIONS, docs_, fields_, items_, acts_, cards_)
+    fields_, items_, acts_ = fields_[:, :nf], items_[:, :ni], acts_[:, :na]
+    return Scan(buf, docs_[0].astype(np.bool_), docs_[1], docs_[2], *fields_, *items_, docs_[3].astype(np.bool_),
+                docs_[4], docs_[5], *acts_, cards_[:nc])
 
 
 def _item(buf: bytes, kind: int, start: int, end: int, value: int) -> Any:
@@ -691,6 +700,13 @@ class Documents:
             else:
                 out[key] = _item(buf, kind, starts[g], ends[g], ints[g])
         return out
+
+    def value(self, d: int, key_id: int) -> Any:
+        """The value of document `d`'s field with key id `key_id` (`KEYS`), None when it has none."""
+        for g in range(self._field_lo[d], self._field_hi[d]):
+            if self._f[0][g] == key_id:
+                return field_value(self.scan, g)
+        return None
 
     def actions(self, d: int, players: int) -> list[tuple] | None:
         """Document `d`'s actions in `phh._parse_actions`' tuples (player numbers made 0-based, amounts
