@@ -505,3 +505,60 @@ def test_malformed_offsets_are_the_callers_bug():
                     declared_amount=np.zeros(0, np.int64), post_start=np.zeros(3, np.int64),
                     post_blind=np.zeros(0, np.int64), post_seat=np.zeros(0, np.int64), post_seq=np.zeros(0, np.int64),
                     post_amount=np.zeros(0, np.int64), post_all_in=np.zeros(0, bool))
+
+
+# -- fed by the hand kernel's end state (kernel.end): the whole end-of-hand path against the engine ----
+def _through_hand_kernel(tables, houses) -> int:
+    from auditor.replay.kernel.encode import encode
+    from auditor.replay.kernel.end import end_of_hand
+    from auditor.replay.kernel.hand import named
+    from auditor.replay.kernel.replay import run_kernel
+
+    H = tables.hands
+    enc = encode(tables)
+    assert not enc.unsupported.any()
+    order = np.asarray(engine.replay_order(H.column("file").to_pylist(), H.column("table_id").to_pylist(),
+                                           H.column("started_at").to_pylist()), dtype=np.int64)
+    pots, sd, blinds = end_of_hand(named(run_kernel(tables, houses, order, enc)), enc, houses)
+    facts, failures = engine.replay(tables, houses)
+    assert failures == []
+    S = tables.seats.to_pydict()
+    names: list[dict] = [{} for _ in range(H.num_rows)]
+    for h, s, p in zip(S["hand"], S["seat"], S["player"], strict=True):
+        names[h].setdefault(s, p)  # a seat listed twice plays as its first player
+    states = [{"h": h, "player": names[h], "button": None,
+               "blinds_declared": enc.blinds[enc.blinds_off[h]:enc.blinds_off[h + 1]].tolist()}
+              for h in range(H.num_rows)]
+    want = facts["pots"].astype(object).where(facts["pots"].notna(), None)
+    want = want.sort_values("hand", kind="stable").to_dict("records")
+    got = _render_pots(states, pots, sd)
+    assert len(got) == len(want)
+    assert got == [{k: w[k] for k in g} for g, w in zip(got, want, strict=True)]
+    want_b = facts["blinds"].astype(object).where(facts["blinds"].notna(), None)
+    assert _render_blinds(states, blinds) == [tuple(r) for r in want_b.sort_values("hand", kind="stable")
+                                              .itertuples(index=False)]
+    hands = facts["hands"].set_index("hand")
+    mis_start, mis_pot, mis_held, mis_paid = pots.misawarded
+    for h in range(H.num_rows):
+        lo, hi = mis_start[h], mis_start[h + 1]
+        assert "; ".join(f"pot {p}: held {x}, paid {y}" for p, x, y in
+                         zip(mis_pot[lo:hi], mis_held[lo:hi], mis_paid[lo:hi], strict=True)) == \
+            hands.loc[h, "pots_misawarded"]
+    return len(got)
+
+
+def test_through_the_hand_kernel_rule_examples():
+    tables = _tables_of(_example_files(""))
+    assert _through_hand_kernel(tables, [HouseRules()] * tables.hands.num_rows) > 0
+
+
+def test_through_the_hand_kernel_simulated_tables():
+    from auditor.simulate import simulate_mixed
+
+    houses = [HouseRules(hand_rake_from=how, button_heir=heir, suit_order=order)
+              for how, heir, order in (("pro-rata", ("small-blind", "big-blind"), ("c", "d", "h", "s")),
+                                       ("main", (), ("s", "h", "d", "c")))]
+    hands = list(simulate_mixed(GAMES, 600, 5, house=houses[0], rule_pack="tda-2024", rake=(0.05, 300),
+                                sit_outs=True, chip_unit_mix=(0.3, 25), session_hands=(5, 40)))
+    tables = build_tables([SourceHand(h, "sim.jsonl", i + 1) for i, h in enumerate(hands)])
+    assert _through_hand_kernel(tables, [houses[i % 2] for i in range(len(hands))]) >= len(hands)
