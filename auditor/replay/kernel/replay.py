@@ -5,16 +5,15 @@
 the kernels' arrays with vectorised `take` on the Arrow columns (strings decoded from codes, nulls from
 sentinels), never a Python loop per row.
 
-Status (issue 16, session of brief H4): actions, rounds and draws come from the per-hand kernel
-(`hand.replay_hands`); hands and seats from it and the cross-hand kernel (`table.cross_hands`), which also
-carries `TableState` and decides the failures. Python finishes only the hands that need words no kernel
-writes (duplicate cards, players in two seats or two players in a seat: a mask, never a loop over all
-hands) and converts the state once per table of the batch. Blinds, pots, seat draws and seat fills, and
-the hands' `pots_misawarded`, still come from the reference engine through `_reference_adapter` (a
-TEMPORARY adapter, replayed with a fresh state: none of them reads cross-hand memory) until the end-of-hand
-kernels of `pots.py`, `blinds.py`, `showdown.py` land. A batch the encoder flags as outside what the
-kernels accept (`Encoded.unsupported`: nothing the canonical schema admits) is replayed by the reference
-engine whole.
+Status (issue 16, session of brief H4): every facts table comes from the kernels. Actions, rounds and
+draws from the per-hand kernel (`hand.replay_hands`); hands and seats from it and the cross-hand kernel
+(`table.cross_hands`), which also carries `TableState` and decides the failures; blinds, pots and showdowns
+from H5's end-of-hand kernels (`blinds.blind_facts`, `pots.pot_facts`, `showdown.showdown_facts`) fed with
+the per-hand end state. Python finishes only the hands that need words or events no kernel handles
+(duplicate cards, players in two seats or two players in a seat, seat requests/fills/draws: a mask, never
+a loop over every hand) and converts the state once per table of the batch. A batch the encoder or an
+end-of-hand kernel flags as outside what the kernels accept (nothing the canonical schema admits) is
+replayed by the reference engine whole, before any state is touched.
 """
 
 from __future__ import annotations
@@ -240,6 +239,19 @@ def _forget_before(state: TableState, tables: CanonicalTables, order: np.ndarray
 _HEIRS = {"small-blind": 1, "big-blind": 2}
 
 
+def _heir_order(houses: Sequence[HouseRules], n: int) -> np.ndarray:
+    """The pack's `button_heir` per hand as blind numbers (small-blind 1, big-blind 2, 0 unused), (n, 2);
+    one assignment per distinct HouseRules object."""
+    heir = np.zeros((n, 2), np.int64)
+    by_house: dict[int, list] = {}
+    for h, house in enumerate(houses):
+        by_house.setdefault(id(house), [house, []])[1].append(h)
+    for house, rows in by_house.values():
+        for k, which in enumerate(getattr(house, "button_heir", ())[:2]):
+            heir[rows, k] = _HEIRS[which]
+    return heir
+
+
 def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableState, enc: Encoded,
                 order: np.ndarray, hand_out: dict[str, np.ndarray], seat_out: dict[str, np.ndarray]):
     """Run the cross-hand kernel with the state of the batch's tables as arrays; store the state back."""
@@ -308,13 +320,7 @@ def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: Ta
     sb_amount = np.where(has2, enc.blinds[np.minimum(enc.blinds_off[:-1], max(len(enc.blinds) - 1, 0))]
                          if len(enc.blinds) else 0, 0)
     bb_amount = np.where(has2, enc.blinds[np.maximum(enc.blinds_off[1:] - 1, 0)] if len(enc.blinds) else 0, 0)
-    heir_list = np.zeros((n, 2), np.int64)
-    by_house: dict[int, np.ndarray] = {}
-    for h, house in enumerate(houses):  # grouped below: one list per distinct HouseRules object
-        by_house.setdefault(id(house), [house, []])[1].append(h)
-    for house, rows in by_house.values():
-        for k, which in enumerate(getattr(house, "button_heir", ())[:2]):
-            heir_list[rows, k] = _HEIRS[which]
+    heir_list = _heir_order(houses, n)
     ho, so = hand_out, seat_out
     out = named_cross(cross_hands(
                       order, group, forget, hand_code, nbl, sb_amount.astype(np.int64), bb_amount.astype(np.int64),
@@ -411,14 +417,6 @@ def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray
                 state.first_use.setdefault(hid, f"{files[h]}:{lines[h]}")
 
 
-def _reference_adapter(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableState | None
-                       ) -> tuple[Facts, list[tuple[int, str]]]:
-    """TEMPORARY: the tables the kernels do not write yet, the failures and the cross-hand state, from the
-    reference engine. Replaced table by table by `table.py` and the end-of-hand kernels (see the module
-    docstring); it makes this engine no faster than the reference until then."""
-    return reference.replay(tables, houses, state)
-
-
 def _rake_allowed(houses: Sequence[HouseRules], enc: Encoded, contested: np.ndarray, board_len: np.ndarray,
                   v_schedule: np.ndarray, v_board_cards: np.ndarray) -> np.ndarray:
     """`RakeSchedule.allowed` per hand, grouped by HouseRules object (NULL where the pack sets no schedule)."""
@@ -499,9 +497,8 @@ def _seating_words(tables: CanonicalTables, hands: np.ndarray) -> dict[int, tupl
 
 
 def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableState, enc: Encoded, order: np.ndarray,
-           out, cross,
-           dup_of: np.ndarray, players: _Vocab, hand_ids: _Vocab, keep: np.ndarray, adapter: pd.DataFrame
-           ) -> pd.DataFrame:
+           out, cross, dup_of: np.ndarray, players: _Vocab, hand_ids: _Vocab, keep: np.ndarray,
+           misawarded: pa.Array) -> pd.DataFrame:
     ho, so, co = out["hand"], out["seat"], cross["hand"]
     h_button, h_burns_logged, h_chips_in, h_returned = ho["button"], ho["burns_logged"], ho["chips_in"], ho["returned"]
     h_awarded, h_rake, h_balance, h_lowest, h_showdown = ho["awarded"], ho["rake"], ho["balance"], ho["lowest"], \
@@ -539,9 +536,7 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
         position = {h: i for i, h in enumerate(rows.tolist())}
         for h, (a, b) in words2.items():
             two_seats[position[h]], conflicts[position[h]] = a, b
-    misawarded = adapter.set_index("hand")["pots_misawarded"] if len(adapter) else pd.Series(dtype=object)
-    mis = pd.array(misawarded.reindex(rows).to_numpy(dtype=object), dtype=STR) if len(rows) else \
-        pd.array([], dtype=STR)
+    mis = _str(pc.take(misawarded, pa.array(rows, pa.int64())))
     ids = hand_ids.all()
     ids_known = getattr(state, "seen_hand_ids", None) is not None
     return _frame("hands", {
@@ -609,6 +604,275 @@ def _seats(enc: Encoded, out, cross, players: _Vocab, hand_ids: _Vocab) -> pd.Da
     })
 
 
+def _by_hand(group: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Flat rows the kernel wrote in walk order, regrouped by hand row (stable: event order within a hand), with
+    their offsets per hand: the layout the end-of-hand kernels read."""
+    hand = group["hand"]
+    sort = np.argsort(hand, kind="stable")
+    return np.searchsorted(hand[sort], np.arange(n + 1)).astype(np.int64), {k: v[sort] for k, v in group.items()}
+
+
+def _walk_sorted(hand: np.ndarray, order: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Row indexes of rows grouped by hand row, put in walk order (hands as the reference walks them), the
+    rows of failed hands dropped."""
+    walk_of = np.empty(len(order), np.int64)
+    walk_of[order] = np.arange(len(order))
+    rows = np.argsort(walk_of[hand], kind="stable")
+    return rows[keep[hand[rows]]]
+
+
+def _list_text(pair: tuple[np.ndarray, np.ndarray], rows: np.ndarray, sep: str = ",") -> pa.Array:
+    """List column (offsets, int values) rows `rows` as joined text, e.g. "1,3"."""
+    offsets, values = pair
+    lo, hi = offsets[rows], offsets[rows + 1]
+    lengths = hi - lo
+    take = np.repeat(lo - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(lengths.sum()) \
+        if len(rows) else np.zeros(0, np.int64)
+    new_offsets = np.zeros(len(rows) + 1, np.int32)
+    np.cumsum(lengths, out=new_offsets[1:])
+    text = pc.cast(pa.array(values[take].astype(np.int64)), pa.string())
+    return pc.binary_join(pa.ListArray.from_arrays(pa.array(new_offsets), text), sep)
+
+
+def _masked(text: pa.Array, null: np.ndarray | None) -> pd.api.extensions.ExtensionArray:
+    if null is not None and null.any():
+        text = pc.if_else(pa.array(~null), text, pa.nulls(len(text), pa.string()))
+    return _str(text)
+
+
+def _slots(enc: Encoded, so: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Every hand's seats 1..MAX_SEAT as slots (rows hand * MAX_SEAT + seat - 1): a seat nobody sits in and no
+    event names has nothing in, so it changes no pot and no blind."""
+    from auditor.replay.kernel.encode import MAX_SEAT
+
+    n = enc.n
+    slots = {name: so[name][:, 1:].reshape(n * MAX_SEAT, *so[name].shape[2:]) for name in so}
+    slots["seat"] = np.tile(np.arange(1, MAX_SEAT + 1, dtype=np.int64), n)
+    return np.arange(n + 1, dtype=np.int64) * MAX_SEAT, slots
+
+
+def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, keep: np.ndarray) -> pd.DataFrame:
+    from auditor.replay.kernel.blinds import blind_facts
+
+    so = out["seat"]
+    slot_start, slots = _slots(enc, so)
+    post_start, posts = _by_hand(out["posts"], enc.n)
+    bf = blind_facts(slot_start=slot_start, slot_seat=slots["seat"], slot_dealt_in=slots["dealt"],
+                     slot_ante_all_in=slots["ante_all_in"], hand_button=out["hand"]["button"],
+                     hand_heir_order=_heir_order(houses, enc.n),
+                     declared_start=enc.blinds_off, declared_amount=enc.blinds, post_start=post_start,
+                     post_blind=posts["number"], post_seat=posts["seat"], post_seq=posts["seq"],
+                     post_amount=posts["amount"], post_all_in=posts["all_in"])
+    if bf.invalid.any():
+        raise _Unsupported("blinds")
+    r, nulls = bf.rows, bf.nulls
+    rows = _walk_sorted(r["hand"], order, keep)
+    hand = r["hand"][rows]
+
+    def col(name: str) -> pd.arrays.IntegerArray:
+        values = r[name][rows]
+        null = nulls[name][rows] if name in nulls else np.zeros(len(rows), np.bool_)
+        return pd.arrays.IntegerArray(np.where(null, 0, values).astype(np.int64), null)
+
+    def flag(name: str) -> pd.arrays.BooleanArray:
+        null = nulls[name][rows] if name in nulls else np.zeros(len(rows), np.bool_)
+        return pd.arrays.BooleanArray(r[name][rows].astype(np.bool_) & ~null, null)
+
+    def player(seat_col: str) -> pd.api.extensions.ExtensionArray:
+        seat = r[seat_col][rows]
+        null = nulls[seat_col][rows] if seat_col in nulls else np.zeros(len(rows), np.bool_)
+        code = np.where(null | (seat < 0) | (seat >= so["player"].shape[1]), -1,
+                        so["player"][hand, np.clip(seat, 0, so["player"].shape[1] - 1)])
+        return _players(enc, code)
+
+    return _frame("blinds", {
+        "hand": col("hand"), "seq": col("seq"), "blind": col("blind"), "seat": col("seat"), "player": player("seat"),
+        "expected_seat": col("expected_seat"), "expected_player": player("expected_seat"), "amount": col("amount"),
+        "expected_amount": col("expected_amount"), "posted": flag("posted"), "in_order": flag("in_order"),
+        "all_in": flag("all_in"), "button": col("button"), "players": col("players"),
+        "blinds_required": col("blinds_required"), "seat_after_previous_blind": col("seat_after_previous_blind"),
+    })
+
+
+class _Unsupported(Exception):
+    """An end-of-hand kernel refused an input the encoder let through: the batch goes to the reference."""
+
+
+def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, keep: np.ndarray
+          ) -> tuple[pd.DataFrame, dict[int, str]]:
+    """The pots table (pots.pot_facts, then showdown.showdown_facts) and each hand's pots_misawarded words."""
+    from auditor.replay.evaluate import card_text, describe
+    from auditor.replay.kernel.pots import RAKE_FROM_CODES, pot_facts
+    from auditor.replay.kernel.showdown import showdown_facts
+
+    n = enc.n
+    so, ho = out["seat"], out["hand"]
+    slot_start, slots = _slots(enc, so)
+    award_start, awards = _by_hand(out["awards"], n)
+    rake_start, rakes = _by_hand(out["rakes"], n)
+    rake_from = np.zeros(n, np.int64)
+    hole_use = np.zeros((n, 2), np.int64)
+    board_use = np.zeros((n, 2), np.int64)
+    hole_cards = np.zeros(n, np.int64)
+    board_cards = np.zeros(n, np.int64)
+    suit_rank = np.zeros((n, 4), np.int64)
+    by_key: dict[tuple[int, int], list] = {}
+    for h, house in enumerate(houses):  # grouped: one entry per (HouseRules object, variant)
+        by_key.setdefault((id(house), int(enc.variant[h])), [house, []])[1].append(h)
+    for (_, v), (house, hands) in by_key.items():
+        variant = house.variant(enc.variant_names[v])
+        rake_from[hands] = RAKE_FROM_CODES[house.hand_rake_from]
+        hole_use[hands] = variant.hole_use
+        board_use[hands] = variant.board_use
+        hole_cards[hands] = variant.hole_cards
+        board_cards[hands] = variant.board_cards
+        suit_rank[hands] = [house.suit_rank(suit) for suit in "cdhs"]
+    pf = pot_facts(slot_start=slot_start, slot_seat=slots["seat"], slot_total=slots["total"],
+                   slot_returned=slots["returned"], slot_folded=slots["folded"], slot_all_in=slots["all_in"],
+                   slot_mucked=slots["mucked"], slot_shown=slots["shown"], hand_button=ho["button"],
+                   hand_dead=ho["dead"], hand_chips_in=ho["chips_in"], hand_chip_unit=enc.chip_unit,
+                   hand_max_seats=enc.max_seats, hand_rake_from=rake_from, award_start=award_start,
+                   award_pot=awards["pot"], award_seat=awards["seat"], award_amount=awards["amount"],
+                   award_seq=awards["seq"], rake_start=rake_start, rake_pot=rakes["pot"], rake_amount=rakes["amount"])
+    if pf.invalid.any():
+        raise _Unsupported("pots")
+    sd = showdown_facts(pf, slot_hole=slots["final"], slot_hole_known=slots["final_known"], hand_board=ho["board"],
+                        hand_board_known=ho["board_known"], hand_hole_cards=hole_cards,
+                        hand_board_cards=board_cards, hand_hole_use=hole_use, hand_board_use=board_use,
+                        hand_suit_rank=suit_rank)
+    r = pf.rows
+    rows = _walk_sorted(r["hand"], order, keep)
+    hand = r["hand"][rows]
+    none = np.zeros(len(rows), np.bool_)
+
+    def col(name: str, values: np.ndarray | None = None, null: np.ndarray | None = None) -> pd.arrays.IntegerArray:
+        values = (r[name] if values is None else values)[rows]
+        null = (pf.nulls.get(name) if null is None else null)
+        null = none if null is None else null[rows]
+        return pd.arrays.IntegerArray(np.where(null, 0, values).astype(np.int64), null.copy())
+
+    def flag(values: np.ndarray, null: np.ndarray | None) -> pd.arrays.BooleanArray:
+        null = none if null is None else null[rows]
+        return pd.arrays.BooleanArray(values[rows].astype(np.bool_) & ~null, null.copy())
+
+    seat = r["seat"][rows]
+    player_code = np.where((seat >= 0) & (seat < so["player"].shape[1]),
+                           so["player"][hand, np.clip(seat, 0, so["player"].shape[1] - 1)], -1)
+    # shares: "seat:amount" over the seats paid
+    ws_off, ws = pf.lists["winner_seats"]
+    amounts = pf.lists["share_amounts"][1]
+    pair_text = pc.binary_join_element_wise(pc.cast(pa.array(ws), pa.string()), pc.cast(pa.array(amounts),
+                                                                                        pa.string()), ":")
+    shares = _join_text_lists(ws_off, pair_text, rows, ", ")
+    th_off, th_seat = sd.lists["top_hole_cards_used"]
+    codes = sd.top_hole_codes
+    card_words = pc.take(pa.array([card_text(c) for c in range(-1, 52)], pa.string()),
+                         pa.array(np.clip(codes, -1, 51) + 1, pa.int64()))
+    th_text = pc.binary_join_element_wise(pc.cast(pa.array(th_seat), pa.string()), card_words, ":")
+    top_hole = _join_text_lists(th_off, th_text, rows, ", ")
+    best = np.full(len(rows), None, dtype=object)
+    best_null = sd.nulls["best_value"][rows]
+    if (~best_null).any():
+        best[~best_null] = [describe(int(v)) for v in sd.rows["best_value"][rows][~best_null]]
+    frame = _frame("pots", {
+        "hand": col("hand"), "seq": col("seq"), "pot": col("pot"), "seat": col("seat"),
+        "player": _players(enc, player_code), "pot_amount": col("pot_amount"), "rake": col("rake"),
+        "awarded": col("awarded"), "eligible_seats": _str(_list_text(pf.lists["eligible_seats"], rows)),
+        "winners": col("winners", sd.rows["winners"]), "winner_seats": _str(_list_text(pf.lists["winner_seats"], rows)),
+        "shares": _str(shares), "equal_share": col("equal_share", sd.rows["equal_share"]),
+        "odd_chips": col("odd_chips", sd.rows["odd_chips"]), "min_share": col("min_share"),
+        "max_share": col("max_share"), "share_ok": flag(sd.rows["share_ok"], None),
+        "odd_chip_seats": _str(_list_text(sd.lists["odd_chip_seats"], rows)),
+        "odd_chip_seats_by_suit": _masked(_list_text(sd.lists["odd_chip_seats_by_suit"], rows),
+                                          sd.list_nulls["odd_chip_seats_by_suit"][rows]),
+        "odd_chip_seats_by_position": _masked(_list_text(sd.lists["odd_chip_seats_by_position"], rows),
+                                              sd.list_nulls["odd_chip_seats_by_position"][rows]),
+        "top_hole_cards_used": _masked(top_hole, sd.list_nulls["top_hole_cards_used"][rows]),
+        "winner_seats_by_evaluation": _masked(_list_text(sd.lists["winner_seats_by_evaluation"], rows),
+                                              sd.list_nulls["winner_seats_by_evaluation"][rows]),
+        "best_hand": pd.array(best, dtype=STR),
+        "winners_match": flag(sd.rows["winners_match"], sd.nulls["winners_match"]),
+        "split_without_tie": flag(sd.rows["split_without_tie"], sd.nulls["split_without_tie"]),
+        "hand_chip_balance": col("hand_chip_balance"), "pots_formed": col("pots_formed"),
+        "paid_without_showing": _str(_list_text(pf.lists["paid_without_showing"], rows)),
+        "chip_unit": col("chip_unit"), "button": col("button"),
+    })
+    mis_start, mis_pot, mis_held, mis_paid = pf.misawarded
+    words = pa.array([], pa.string())
+    if len(mis_pot):
+        parts = [pa.array(["pot "] * len(mis_pot)), pc.cast(pa.array(mis_pot), pa.string()),
+                 pa.array([": held "] * len(mis_pot)), pc.cast(pa.array(mis_held), pa.string()),
+                 pa.array([", paid "] * len(mis_pot)), pc.cast(pa.array(mis_paid), pa.string())]
+        words = pc.binary_join_element_wise(*parts, "")
+    misawarded = _join_text_lists(mis_start, words, np.arange(n), "; ")
+    return frame, misawarded
+
+
+def _join_text_lists(offsets: np.ndarray, text: pa.Array, rows: np.ndarray, sep: str) -> pa.Array:
+    """Rows `rows` of a list of strings (offsets into `text`) joined by `sep`."""
+    lo, hi = offsets[rows], offsets[rows + 1]
+    lengths = hi - lo
+    take = np.repeat(lo - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(lengths.sum()) \
+        if len(rows) else np.zeros(0, np.int64)
+    new_offsets = np.zeros(len(rows) + 1, np.int32)
+    np.cumsum(lengths, out=new_offsets[1:])
+    values = pc.take(text, pa.array(take.astype(np.int64))) if len(text) else pa.array([], pa.string())
+    return pc.binary_join(pa.ListArray.from_arrays(pa.array(new_offsets), values), sep)
+
+
+def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRules], order: np.ndarray,
+                 keep: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """seat_draws and seat_fills: Python only for the hands that have a seat_request, seat_fill or seat_draw
+    event (rare: a mask, never a loop over every hand), worded as `engine._seat_draw_facts` and
+    `_HandReplay.seat_fill` word them."""
+    from auditor.replay.facts import FactRows
+    from auditor.replay.kernel.encode import K_SEAT_DRAW, K_SEAT_FILL, K_SEAT_REQUEST
+    from auditor.replay.showdown import code
+
+    rare = np.isin(enc.e_kind, (K_SEAT_REQUEST, K_SEAT_FILL, K_SEAT_DRAW))
+    rows = FactRows()
+    if rare.any():
+        event_hand = np.repeat(np.arange(enc.n), np.diff(enc.event_start))
+        wanted = np.zeros(enc.n, np.bool_)
+        wanted[event_hand[rare]] = True
+        walk = order[wanted[order] & keep[order]]
+        picked = np.concatenate([np.arange(enc.event_start[h], enc.event_start[h + 1]) for h in walk])
+        E = tables.events.select(["kind", "seat", "player", "from_seat", "draw_players", "cards"]) \
+            .take(pa.array(picked, pa.int64())).to_pydict()
+        i = 0
+        for h in walk.tolist():
+            requests: list[tuple] = []
+            house = houses[h]
+            for seq in range(int(enc.event_start[h + 1] - enc.event_start[h])):
+                kind, seat, player = E["kind"][i], E["seat"][i], E["player"][i]
+                if kind == "seat_request":
+                    requests.append((player, seat, E["from_seat"][i], seq))
+                elif kind == "seat_fill":
+                    open_requests = [r for r in requests if r[1] in (None, seat)]
+                    passed_over = [r for r in open_requests if r[2] is not None and r[0] != player]
+                    own = next((r for r in open_requests if r[0] == player), None)
+                    logged = bool(requests)
+                    rows.seat_fills.append((h, seq, seat, player, (own is not None and own[2] is not None)
+                                            if logged else None,
+                                            ", ".join(f"{r[0]} (seat {r[2]})" for r in passed_over)
+                                            if logged else None))
+                    requests = [r for r in requests if r[0] != player]
+                elif kind == "seat_draw":
+                    drawers, cards = E["draw_players"][i] or [], E["cards"][i] or []
+                    keys = []
+                    for card in cards:
+                        if card == "??":
+                            keys = []
+                            break
+                        keys.append(house.card_key(code(card)))
+                    highest = drawers[keys.index(max(keys))] if keys and len(keys) == len(drawers) else None
+                    words = ", ".join(f"{p} {c}" for p, c in zip(drawers, cards, strict=False))
+                    rows.seat_draws.append((h, seq, seat, player, player, highest, len(drawers), words))
+                i += 1
+    facts = rows.to_facts()
+    return facts["seat_draws"], facts["seat_fills"]
+
+
 def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
            state: TableState | None = None) -> tuple[Facts, list[tuple[int, str]]]:
     """Replay every hand; return the facts tables and the hands that could not be replayed (the contract of
@@ -623,22 +887,26 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
     out = named(run_kernel(tables, houses, order, enc))
     if out["hand"]["overflow"].any():  # beyond the kernel's scratch space (no valid log): the reference replays all
         return reference.replay(tables, houses, state)
+    everyone = np.ones(enc.n, np.bool_)
+    try:  # before the state is touched: a refusal leaves the batch to the reference engine
+        blinds = _blinds(enc, houses, out, order, everyone)
+        pots, misawarded = _pots(enc, houses, out, order, everyone)
+    except _Unsupported:
+        return reference.replay(tables, houses, state)
     cross, failures, dup_of, players, hand_ids = _cross_hand(tables, houses, state, enc, order, out["hand"],
                                                              out["seat"])
-    adapter, _ = _reference_adapter(tables, houses, TableState())
     keep = cross["hand"]["fail_seat"] < 0
     max_draw = variant_table(enc.variant_names)[4]
     facts = {}
-    for name in FACT_COLUMNS:
-        if name in ("actions", "rounds", "draws", "hands", "seats"):
-            continue
-        frame = adapter[name]
-        facts[name] = frame[keep[frame["hand"].to_numpy(dtype=np.int64)]].reset_index(drop=True) if len(frame) \
-            else frame
+    for name, frame in (("blinds", blinds), ("pots", pots)):
+        if failures:
+            frame = frame[keep[frame["hand"].to_numpy(dtype=np.int64)]].reset_index(drop=True)
+        facts[name] = frame
+    facts["seat_draws"], facts["seat_fills"] = _seat_events(tables, enc, houses, order, keep)
     facts["actions"] = _actions(tables, enc, out["actions"], keep)
     facts["rounds"] = _rounds(enc, out["rounds"], keep)
     facts["draws"] = _draws(enc, out["draws"], keep, max_draw)
     facts["hands"] = _hands(tables, houses, state, enc, order, out, cross, dup_of, players, hand_ids, keep,
-                            adapter["hands"])
+                            misawarded)
     facts["seats"] = _seats(enc, out, cross, players, hand_ids)
     return Facts({name: facts[name] for name in FACT_COLUMNS}), failures
