@@ -19,6 +19,7 @@ import copy
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -562,3 +563,41 @@ def test_through_the_hand_kernel_simulated_tables():
                                 sit_outs=True, chip_unit_mix=(0.3, 25), session_hands=(5, 40)))
     tables = build_tables([SourceHand(h, "sim.jsonl", i + 1) for i, h in enumerate(hands)])
     assert _through_hand_kernel(tables, [houses[i % 2] for i in range(len(hands))]) >= len(hands)
+
+
+def _frames_through_hand_kernel(tables, houses) -> None:
+    """The facts frames `kernel.end` writes equal the reference engine's, dtypes and row order included."""
+    from auditor.replay.kernel.encode import encode
+    from auditor.replay.kernel.end import blinds_frame, end_of_hand, hand_pot_columns, pots_frame
+    from auditor.replay.kernel.hand import named
+    from auditor.replay.kernel.replay import run_kernel
+
+    H = tables.hands
+    enc = encode(tables)
+    order = np.asarray(engine.replay_order(H.column("file").to_pylist(), H.column("table_id").to_pylist(),
+                                           H.column("started_at").to_pylist()), dtype=np.int64)
+    out = named(run_kernel(tables, houses, order, enc))
+    pots, sd, blinds = end_of_hand(out, enc, houses)
+    facts, failures = engine.replay(tables, houses)
+    assert failures == []
+    pd.testing.assert_frame_equal(pots_frame(pots, sd, out["seat"]["player"], enc.players, order), facts["pots"])
+    pd.testing.assert_frame_equal(blinds_frame(blinds, out["seat"]["player"], enc.players, order), facts["blinds"])
+    columns = hand_pot_columns(pots, blinds)
+    want = facts["hands"].set_index("hand").sort_index()
+    assert columns["pots_misawarded"].to_pylist() == want["pots_misawarded"].tolist()
+    balance = pd.array(columns["chip_balance"], dtype="Int64")
+    balance[columns["chip_balance_null"]] = pd.NA
+    assert balance.tolist() == want["chip_balance"].tolist()
+    assert not columns["invalid"].any()
+
+
+def test_frames_through_the_hand_kernel():
+    from auditor.simulate import simulate_mixed
+
+    tables = _tables_of(_example_files(""))
+    _frames_through_hand_kernel(tables, [HouseRules()] * tables.hands.num_rows)
+    house = HouseRules(hand_rake_from="pro-rata", button_heir=("small-blind", "big-blind"))
+    hands = list(simulate_mixed(GAMES, 400, 8, house=house, rule_pack="tda-2024", rake=(0.05, 300), sit_outs=True,
+                                chip_unit_mix=(0.3, 25), session_hands=(5, 40)))
+    tables = build_tables([SourceHand(h, "sim.jsonl", i + 1) for i, h in enumerate(hands)])
+    _frames_through_hand_kernel(tables, [house] * len(hands))
