@@ -6,6 +6,7 @@ reading, then that the built-in pack's choice gives the findings the example dec
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.pipeline import audit
 from auditor.replay.engine import replay
-from auditor.replay.house import HouseRules
+from auditor.replay.house import HouseRules, ReplayRules
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "rules/examples"
@@ -169,3 +170,28 @@ def test_the_replay_leaves_hand_ids_to_the_ledger(tmp_path):
     assert f"repeats {log}:1 with" in found["message"].iloc[0]
     coverage = result.coverage.set_index("rule_id")
     assert coverage.loc["HOUSE-id-seat", "hands_with_violations"] == 1
+
+
+# -- the simulator's settings are not the replay's -----------------------------------------------------
+
+
+def test_the_replay_reads_none_of_the_simulators_settings():
+    """max_raises, heads_up_uncapped and odd_chip_method are the pack's (its predicates, its simulator), not
+    the replay's: they are not ReplayRules fields, and changing them changes no fact."""
+    replay_fields = {f.name for f in dataclasses.fields(ReplayRules)}
+    assert not replay_fields & {"max_raises", "heads_up_uncapped", "odd_chip_method"}
+    assert isinstance(declared_pack("tda-2024").house, ReplayRules)
+    hands = _example_hands(EXAMPLES / "tda-2024/TDA-48/heads-up-fourth-raise.jsonl") + _example_hands(
+        EXAMPLES / "tda-2024/TDA-20/odd-chips-not-broken.jsonl") + _example_hands(
+        EXAMPLES / "nz-casino-1999/NZ17-5e-odd/three-way-two-odd-chips-wrong.jsonl")
+    plain = HouseRules()
+    other = HouseRules(max_raises=1, heads_up_uncapped=False, odd_chip_method="position")
+    for a, b in zip(_all_facts(hands, plain), _all_facts(hands, other), strict=True):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def _all_facts(hands: list[dict], house: HouseRules) -> list[pd.DataFrame]:
+    tables = build_tables([SourceHand(h, "t.jsonl", i + 1) for i, h in enumerate(hands)])
+    facts, failures = replay(tables, [house] * len(hands), None)
+    assert failures == []
+    return [facts[name] for name in sorted(facts.tables)]

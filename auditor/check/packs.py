@@ -264,7 +264,8 @@ def _line_of(node: yaml.Node | None, path: list[Any]) -> int | None:
 
 
 def house_rules(parameters: dict[str, Any]) -> HouseRules:
-    """The engine's house settings from a pack's parameters (absent ones keep the defaults)."""
+    """The pack's house from its parameters (absent ones keep the defaults): the replay reads its `ReplayRules`
+    part, the simulator all of it (house.py says which setting is whose)."""
     kwargs: dict[str, Any] = {}
     if "suit_order" in parameters:
         kwargs["suit_order"] = tuple(SUIT_LETTER[s] for s in parameters["suit_order"])
@@ -669,8 +670,9 @@ PREDICATE_PARAMETERS = frozenset(("max_raises", "heads_up_uncapped"))
 
 @cache
 def engine_parameters() -> frozenset[str]:
-    """The parameters the replay engine and simulator read (HouseRules), as the schema names them: a pack
-    may set one that no rule names. Read from the schema so a new house setting needs no second list."""
+    """The house settings (HouseRules: what the replay reads, and the simulator's cap and odd-chip method), as
+    the schema names them: a pack may set one that no rule names. Read from the schema so a new house setting
+    needs no second list."""
     schema = load_json_schema(schema_path("rule-pack.schema.json"))
     return frozenset(schema["properties"]["parameters"]["properties"])
 

@@ -34,7 +34,7 @@ import pandas as pd
 
 from auditor.ingest.tables import CanonicalTables
 from auditor.replay.facts import FactRows, Facts
-from auditor.replay.house import HouseRules
+from auditor.replay.house import ReplayRules
 from auditor.replay.pots import build_pots
 from auditor.replay.showdown import Showdown, code, resolve, seat_list
 
@@ -137,7 +137,7 @@ def _clockwise_after(seats: Sequence[int], start: int) -> list[int]:
 class _HandReplay:
     """State of one hand while its events are walked; writes its facts into `rows`."""
 
-    def __init__(self, cols: _Columns, h: int, house: HouseRules, previous_button: int | None, rows: FactRows,
+    def __init__(self, cols: _Columns, h: int, house: ReplayRules, previous_button: int | None, rows: FactRows,
                  previous_big_blind: str | None = None, previous_button_heir: str | None = None,
                  established: set[str] | None = None, previous_hand: str | None = None,
                  previous_small_blind: tuple[str | None, bool, bool | None] | None = None):
@@ -978,7 +978,7 @@ class _HandReplay:
 
 
 def _seat_draw_facts(rows: FactRows, h: int, seq: int, seat: int, awarded: str, players: list[str],
-                     cards: list[str], house: HouseRules) -> None:
+                     cards: list[str], house: ReplayRules) -> None:
     keys = []
     for card in cards:
         if card == "??":
@@ -1033,7 +1033,7 @@ def replay_order(files: Sequence[str], table_ids: Sequence[str], started_at: Seq
     return np.lexsort((np.arange(n), ticks, group)).tolist()
 
 
-def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
+def replay(tables: CanonicalTables, houses: Sequence[ReplayRules],
            state: TableState | None = None) -> tuple[Facts, list[tuple[int, str]]]:
     """Replay every hand; return the facts tables and the hands that could not be replayed.
 
