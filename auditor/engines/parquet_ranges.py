@@ -17,7 +17,7 @@ whole by `read_parquet`, as before.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,11 +38,13 @@ from auditor.ingest.parquet import (
     dataset_problem,
     failure_code,
     judged,
+    one_item,
     read_quarantined,
     rebuild_hand,
     validated_chunk,
 )
 from auditor.ingest.records import Quarantined, SourceHand
+from auditor.ingest.tables import CanonicalTables, build_tables, concat_tables
 
 #: hands rebuilt per step of the stream (with their seats and events, a few MB)
 CHUNK_HANDS = 4096
@@ -279,19 +281,16 @@ def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterat
 
 
 def read_range_tables(directory: Path, layout: Layout, start: int, stop: int) -> Iterator[TableChunk | Quarantined]:
-    """`read_range` with the valid hands of each chunk as a TableChunk (canonical tables taken from the
-    dataset's rows, no dict per hand or event), after the quarantine entries of the chunk's refused hands."""
+    """`read_range` with each chunk of hand rows as one TableChunk: its valid hands as canonical tables taken
+    from the dataset's rows (no dict per hand or event), its refused hands as the chunk's `quarantined`."""
     name = str(directory)
     seats = _Cursor(directory / "seats.parquet", layout.seats_groups)
     events = _Cursor(directory / "events.parquet", layout.events_groups)
     try:
         for first_row, chunk in _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop):
             lo, hi = chunk["hand"][0].as_py(), chunk["hand"][-1].as_py()
-            quarantined, valid = validated_chunk(name, first_row, chunk, _or_empty(seats.take(lo, hi), "seats"),
-                                                 _or_empty(events.take(lo, hi), "events"))
-            yield from quarantined
-            if valid is not None:
-                yield valid
+            yield one_item(name, *validated_chunk(name, first_row, chunk, _or_empty(seats.take(lo, hi), "seats"),
+                                                  _or_empty(events.take(lo, hi), "events")))
     except (OSError, ValueError, pa.ArrowException) as exc:  # as read_range
         yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}",
                           code=failure_code(exc))
@@ -377,3 +376,72 @@ def _event_dicts(table: pa.Table) -> list[dict[str, Any]]:
                 ev[key] = value
         out.append(ev)
     return out
+
+
+class HandBatch(Sequence):
+    """The hands of one batch of a partition, in order: hands read one by one (SourceHand) and the TableChunks
+    of a Parquet range, which reach the replay as the tables they already are (issue 16). Indexing gives
+    a SourceHand either way (a chunk's rebuilt on request: only the few hands a report shows ask)."""
+
+    def __init__(self) -> None:
+        self.parts: list[SourceHand | TableChunk] = []
+        self._count = 0
+        self._starts: list[int] = []
+
+    def append(self, item: SourceHand | TableChunk) -> None:
+        self._starts.append(self._count)
+        self.parts.append(item)
+        self._count += item.num_hands if isinstance(item, TableChunk) else 1
+
+    def clear(self) -> None:
+        self.parts.clear()
+        self._starts.clear()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        at = int(np.searchsorted(self._starts, i, side="right")) - 1
+        part = self.parts[at]
+        return part.source(i - self._starts[at]) if isinstance(part, TableChunk) else part
+
+    def tables(self) -> CanonicalTables:
+        """The batch's canonical tables: `build_tables` of each run of hands read one by one, the chunks'
+        tables as they are, in order (hand renumbered through the batch)."""
+        pieces: list[CanonicalTables] = []
+        run: list[SourceHand] = []
+        for part in self.parts:
+            if isinstance(part, TableChunk):
+                if run:
+                    pieces.append(build_tables(run))
+                    run = []
+                pieces.append(part.tables)
+            else:
+                run.append(part)
+        if run or not pieces:
+            pieces.append(build_tables(run))
+        return pieces[0] if len(pieces) == 1 else concat_tables(pieces)
+
+    def files(self) -> list[str]:
+        """Each hand's input (its `file`), for the hand periods."""
+        out: list[str] = []
+        for part in self.parts:
+            out.extend([part.file] * part.num_hands if isinstance(part, TableChunk) else [part.file])
+        return out
+
+    def started_at(self) -> list[object]:
+        """Each hand's `started_at` (None where it has none), for the hand periods."""
+        out: list[object] = []
+        for part in self.parts:
+            if isinstance(part, TableChunk):
+                out.extend(part.tables.hands["started_at"].to_pylist())
+            else:
+                out.append(part.hand.get("started_at"))
+        return out

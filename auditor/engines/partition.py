@@ -437,7 +437,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                     if q.table_id is not None:
                         state.break_chain(q.file, q.table_id, q.line)
                 declared = item.tables.hands["rule_pack"].to_pylist()
-                for name in [forced.name] if forced else sorted(set(declared)):
+                for name in [forced.name] if forced else dict.fromkeys(declared):  # loaded in the hands' order
                     if name not in packs and name not in unknown_packs:
                         try:
                             packs[name] = _pack_for_run(options, "declared", name)
@@ -457,15 +457,17 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                     refused.sort(key=lambda q: q.line)
                 quarantined.extend(refused)
                 chunk = item.without(drop)
-                if chunk is not None and chunk.num_hands:
-                    batch.append(chunk)
-                    batch_events += chunk.tables.events.num_rows
+                while chunk is not None and chunk.num_hands:  # cut where hands read one by one would be cut
+                    cut, batch_events, full = chunk.batch_cut(len(batch), batch_events, options.batch_size,
+                                                              MAX_BATCH_EVENTS)
+                    head, chunk = chunk.split(cut)
+                    batch.append(head)
+                    if full:
+                        flush()
+                        batch_events = 0
                 if notify is not None and unreported >= 1000:
                     notify("hands", partition.index, unreported)
                     unreported = 0
-                if len(batch) >= options.batch_size or batch_events >= MAX_BATCH_EVENTS:
-                    flush()
-                    batch_events = 0
                 continue
             hands_read += 1
             unreported += 1

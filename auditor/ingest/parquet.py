@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -478,6 +478,10 @@ class TableChunk:
     _event_spans: np.ndarray
     #: the hands themselves, when they were judged one by one (`validated_chunk`'s fallback)
     _given: Sequence[SourceHand] | None = None
+    #: the refused hands of the same stretch of rows, in row order: a reader that gives the chunk as one
+    #: item gives them with it, so the run records them (and breaks their tables' chains) before the
+    #: chunk's hands replay, in the order a hand-by-hand reader gives them
+    quarantined: tuple[Quarantined, ...] = ()
 
     @property
     def num_hands(self) -> int:
@@ -486,7 +490,8 @@ class TableChunk:
     @property
     def line(self) -> int:
         lines = self.tables.hands["line"]
-        return int(lines[len(lines) - 1].as_py()) if len(lines) else 0
+        last = int(lines[len(lines) - 1].as_py()) if len(lines) else 0
+        return max(last, self.quarantined[-1].line) if self.quarantined else last
 
     def source(self, i: int) -> SourceHand:
         """Hand `i` as `read_parquet` gives it (its dict rebuilt from the dataset's rows; for the few hands a
@@ -504,6 +509,64 @@ class TableChunk:
     def sources(self) -> Sequence[SourceHand]:
         """The hands as a sequence of SourceHand, each rebuilt only when asked for."""
         return _Sources(self)
+
+    def split(self, k: int) -> tuple[TableChunk, TableChunk | None]:
+        """The first `k` hands and the rest (None when none is left); the quarantine stays with the first."""
+        if k >= self.num_hands:
+            return self, None
+        first = np.arange(self.num_hands) < k
+        head, rest = self.without(~first), self.without(first)
+        assert head is not None and rest is not None
+        return head, replace(rest, quarantined=())
+
+    def batch_cut(self, batched: int, events: int, batch_size: int, max_events: int) -> tuple[int, int, bool]:
+        """Where a batch holding `batched` hands of `events` events is full, had this chunk's hands been added
+        one by one (full at `batch_size` hands or `max_events` events): (hands of the chunk it takes, its
+        events then, whether it is full)."""
+        per_hand = np.bincount(self.tables.events["hand"].to_numpy(zero_copy_only=False).astype(np.int64),
+                               minlength=self.num_hands)
+        total = events + np.cumsum(per_hand)
+        full = (batched + np.arange(1, self.num_hands + 1) >= batch_size) | (total >= max_events)
+        if not full.any():
+            return self.num_hands, int(total[-1]), False
+        cut = int(np.argmax(full)) + 1
+        return cut, int(total[cut - 1]), True
+
+    def without(self, drop: np.ndarray) -> TableChunk | None:
+        """The chunk without the hands where `drop` is true (None if none is left): a hand the run cannot
+        audit (its declared pack cannot be loaded) leaves with its seats and events."""
+        keep = ~np.asarray(drop, dtype=bool)
+        if keep.all():
+            return self
+        if not keep.any():
+            return None
+        new_number = np.cumsum(keep, dtype=np.int64) - 1
+        tables = []
+        for table in (self.tables.hands, self.tables.seats, self.tables.events):
+            hand = table["hand"].to_numpy(zero_copy_only=False).astype(np.int64)
+            rows = keep[hand]
+            table = table.filter(pa.array(rows))
+            tables.append(table.set_column(0, "hand", pa.array(new_number[hand[rows]].astype(np.int32))))
+        kept = np.flatnonzero(keep)
+        given = None if self._given is None else [self._given[i] for i in kept]
+        seat_rows, seat_spans = _respan(self._seat_rows, self._seat_spans, kept)
+        event_rows, event_spans = _respan(self._event_rows, self._event_spans, kept)
+        return TableChunk(CanonicalTables(*tables), self.file, [self.claimed_file[i] for i in kept],
+                          [self.claimed_line[i] for i in kept], self._hands.take(kept) if self._hands.num_rows else
+                          self._hands, self._seats, seat_rows, seat_spans, self._events, event_rows, event_spans,
+                          given, self.quarantined)
+
+
+def _respan(rows: np.ndarray, spans: np.ndarray, kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and span offsets of the kept hands only."""
+    if not len(spans):
+        return rows, spans
+    start, stop = spans[kept], spans[kept + 1]
+    counts = stop - start
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    owner = np.repeat(np.arange(len(kept)), counts)
+    at = np.repeat(start, counts) + (np.arange(int(offsets[-1]), dtype=np.int64) - offsets[owner])
+    return rows[at], offsets
 
 
 class _Sources(Sequence):
@@ -543,6 +606,18 @@ def validated_chunk(name: str, first_row: int, hands: pa.Table, seats: pa.Table,
     if not verdicts.valid.any():
         return quarantined, None
     return quarantined, _chunk(name, first_row, hands, seats, _take(events, verdicts.event_order), verdicts)
+
+
+def one_item(name: str, quarantined: list[Quarantined], chunk: TableChunk | None) -> TableChunk:
+    """`validated_chunk`'s result as one reader item: the chunk (empty if no hand was valid) carrying the
+    quarantine entries."""
+    if chunk is None:
+        from auditor.ingest.tables import build_tables
+
+        empty = np.zeros(0, np.int64)
+        chunk = TableChunk(build_tables([]), name, [], [], HANDS_SCHEMA.empty_table(), SEATS_SCHEMA.empty_table(),
+                           empty, np.zeros(1, np.int64), EVENTS_SCHEMA.empty_table(), empty, np.zeros(1, np.int64))
+    return replace(chunk, quarantined=tuple(quarantined))
 
 
 def _take(table: pa.Table, rows: np.ndarray) -> pa.Table:
@@ -693,9 +768,9 @@ def _cut_draws(cards: Any, players: Any, seat_draw: np.ndarray) -> tuple[pa.Arra
 
 def read_parquet_tables(directory: Path, limits: Limits = DEFAULT_LIMITS,
                         chunk_hands: int = 1 << 62) -> Iterator[TableChunk | Quarantined]:
-    """`read_parquet` with the valid hands as TableChunks (the dataset read whole, as there): the quarantine
-    entries of each stretch of `chunk_hands` hand rows first, then its valid hands; then the orphan rows'
-    and the stored quarantine's entries, as `read_parquet` gives them."""
+    """`read_parquet` with each stretch of `chunk_hands` hand rows as one TableChunk (the dataset read whole,
+    as there): its valid hands as tables, its refused ones as the chunk's `quarantined`; then the orphan
+    rows' and the stored quarantine's entries, as `read_parquet` gives them."""
     name = str(directory)
     try:
         refusal = dataset_refusal(directory, limits)
@@ -710,10 +785,7 @@ def read_parquet_tables(directory: Path, limits: Limits = DEFAULT_LIMITS,
         return
     for start in range(0, hands.num_rows, chunk_hands):
         part = hands.slice(start, chunk_hands)
-        quarantined, chunk = validated_chunk(name, start, part, *_rows_of(part, seats, events))
-        yield from quarantined
-        if chunk is not None:
-            yield chunk
+        yield one_item(name, *validated_chunk(name, start, part, *_rows_of(part, seats, events)))
     yield from _orphan_tables(name, hands, seats, events)
     yield from read_quarantined(directory)
 
