@@ -335,16 +335,14 @@ def _findings(rule: Rule, pack: Pack, params: Mapping, table: _Table, batch: _Ba
     with only the columns the rule's templates and a finding read."""
     wanted = rule.reads | _FINDING_SOURCES
     frame, hands = table.frame, batch.hands
-    own = [i for i, c in enumerate(frame.columns) if c in wanted]
-    violating = frame.iloc[positions, own]  # rows and columns picked together: nothing else is copied
-    joined = [hands.columns.get_loc(c) for c in table.hand_columns if c in wanted]
-    if joined:
-        extra = hands.iloc[table.hand_pos[positions], joined]
-        extra.index = violating.index
-        violating = pd.concat([violating, extra], axis=1)
+    hand_pos = table.hand_pos[positions]
+    # one column at a time, only those read: nothing else of the table is copied
+    columns = {c: frame[c].array.take(positions) for c in frame.columns if c in wanted}
+    columns.update({c: hands[c].array.take(hand_pos) for c in table.hand_columns if c in wanted})
+    violating = pd.DataFrame(columns, index=frame.index[positions])
     n = len(violating)
     # messages show money in each hand's own units ($0.50, 1,500 chips), never the log's integers
-    units = money.MoneyUnits.of_rows(batch.hands, violating["hand"])
+    units = money.MoneyUnits.of_positions(hands, hand_pos)
     return pd.DataFrame({
         "hand_id": violating["hand_id"].to_numpy(),
         "category": rule.category,
