@@ -601,3 +601,16 @@ def test_frames_through_the_hand_kernel():
                                 chip_unit_mix=(0.3, 25), session_hands=(5, 40)))
     tables = build_tables([SourceHand(h, "sim.jsonl", i + 1) for i, h in enumerate(hands)])
     _frames_through_hand_kernel(tables, [house] * len(hands))
+
+
+def test_an_empty_batch_and_hands_without_awards_or_posts():
+    assert _kernels([])[0].rows["hand"].size == 0
+    empty = {"h": 0, "player": {1: "a", 2: "b"}, "total": {}, "returned": {}, "folded": set(), "all_in": set(),
+             "mucked": set(), "shown": {}, "dealt_in": set(), "ante_all_in": set(), "dead": 0, "chips_in": 0,
+             "button": None, "chip_unit": 1, "max_seats": 6, "house": HouseRules(), "awards": [], "rake": {},
+             "blind_posts": [], "blinds_declared": [], "variant": HouseRules().variant("holdem"), "hole": {},
+             "hole_unknown": set(), "board": []}
+    pots, _, blinds = _kernels([empty, empty | {"h": 1, "blinds_declared": [5, 10], "button": 2}])
+    assert pots.rows["hand"].size == 0 and pots.hand_nulls["chip_balance"].all()
+    assert blinds.rows["blind"].tolist() == [1, 2] and not blinds.rows["posted"].any()
+    _assert_same([empty, empty | {"h": 1, "blinds_declared": [5, 10], "button": 2}])
