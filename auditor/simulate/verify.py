@@ -58,7 +58,7 @@ from pathlib import Path
 import pandas as pd
 
 from auditor.check.packs import Pack, builtin_pack_paths, resolve_pack
-from auditor.check.run import check
+from auditor.engines.ledger import check_whole
 from auditor.export import SUFFIXES, writer
 from auditor.ingest.detect import read_file
 from auditor.ingest.jsonl import consistency_error
@@ -236,7 +236,7 @@ def _audit(sources: list[SourceHand], pack: Pack, state: TableState) -> tuple[pd
         rows = {h for h, _ in failures}
         failed = [(hands.at[h, "file"], int(hands.at[h, "line"]), reason) for h, reason in failures]
         hands = hands[~hands["hand"].isin(rows)]
-    findings, _ = check(facts, hands, {pack.name: pack})
+    findings, _ = check_whole(facts, hands, {pack.name: pack})  # scope: run rules too, over these hands
     return findings, failed
 
 
