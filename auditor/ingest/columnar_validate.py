@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit
 
 from auditor.ingest.validate import one_line_error
 
@@ -430,80 +431,181 @@ def _card_checks(out: _Candidates, name: str, column: pa.ChunkedArray, mask: np.
     out.add(f"pattern:{name}", kept & ~null & ~card, group[items.parent], key, elem, items.parent)
 
 
+#: the checks of an event's own fields (`_event_kernel`), by the number the kernel writes
+_EVENT_CHECKS = ("required:kind", "enum:kind", *(f"required:{k}" for k in (
+    "seat", "draws", "awarded_to", "player", "post", "amount", "to", "cards", "discard", "receive", "action", "pot")),
+    "maxlen:t:64", "min:seat:1", "max:seat:10", "minlen:awarded_to:1", "maxlen:awarded_to:128", "enum:deal_to",
+    *(f"additional:{k}" for k in _GENERIC), "minlen:player:1", "maxlen:player:128", "enum:action", "enum:post",
+    "min:blind:1", "max:blind:3", "min:amount:0", f"max:amount:{MONEY_MAX}", "min:to:0", f"max:to:{MONEY_MAX}",
+    "min:pot:0", "max:pot:10", "min:from_seat:1", "max:from_seat:10", "required:blind", "required:seat",
+    "required:amount", "required:to")
+#: per kind (KINDS order), its definition's required keys as `_has` numbers (-1: none), in schema order
+_REQUIRED_KEYS = np.array([[0, 1, 2], [3, -1, -1], [3, 0, -1], [0, -1, -1], [0, 4, 5], [6, 7, -1], [0, 8, 9],
+                           [0, 10, -1], [0, 7, -1], [0, -1, -1], [0, 5, -1], [5, -1, -1], [11, 0, 5], [0, -1, -1]],
+                          dtype=np.int64)
+#: per kind, which generic keys (`_GENERIC` order) its definition allows
+_ALLOWED_KEYS = np.array([[key in _ALLOWED.get(kind, ()) for key in _GENERIC] for kind in KINDS], dtype=np.bool_)
+
+
+@njit(cache=True)
+def _has(key: int, kind: int, generic: bool, seat_p: bool, player_len: int, post: int, amount_p: bool,
+         target: int, cards_p: bool, receive_p: bool, action: int, pot_p: bool) -> bool:
+    """Whether the rebuilt event of `kind` has required key number `key` (see _REQUIRED_KEYS)."""
+    if key == 0:
+        return seat_p
+    if key == 1:
+        return kind == 0  # a seat draw's draws are always there (maybe too few)
+    if key == 2:
+        return kind == 0 and player_len >= 0
+    if key == 3:
+        return generic and player_len >= 0
+    if key == 4:
+        return generic and post != -2
+    if key == 5:
+        return generic and amount_p
+    if key == 6:
+        return kind == 5 and target != -2
+    if key == 7:
+        return (kind == 5 or kind == 8) and cards_p
+    if key == 8:
+        return kind == 6 and cards_p
+    if key == 9:
+        return kind == 6 and receive_p
+    if key == 10:
+        return generic and action != -2
+    return generic and pot_p
+
+
+@njit(cache=True)
+def _event_kernel(kind, t_len, seat, seat_p, player_len, action, post, blind, blind_p, amount, amount_p, to, to_p,
+                  all_in_p, pot, pot_p, from_seat, from_seat_p, target, cards_p, receive_p, required, allowed,
+                  out_check, out_sub):  # type: ignore[no-untyped-def]
+    """Per event, the first of its own fields' checks to fail, in the order jsonschema-rs meets them
+    (`out_check`: its number in _EVENT_CHECKS, -1 for none; `out_sub`: its place in the event's sort key).
+    Items of card and draw lists are checked apart (`_card_checks`, `_draws_checks`). Every array has one
+    value per event; codes and lengths as `_code` and `_lengths` give them (-2 / -1 for null)."""
+    for i in range(len(kind)):
+        out_check[i] = -1
+        k = kind[i]
+        if k == -2:
+            out_check[i], out_sub[i] = 0, 0
+            continue
+        if k < 0 or k > 13:
+            out_check[i], out_sub[i] = 1, 1
+            continue
+        generic = not (k == 0 or k == 5 or k == 6 or k == 8)
+        failed = False
+        for j in range(3):
+            key = required[k, j]
+            if key >= 0 and not _has(key, k, generic, seat_p[i], player_len[i], post[i], amount_p[i], target[i],
+                                     cards_p[i], receive_p[i], action[i], pot_p[i]):
+                out_check[i], out_sub[i] = 2 + key, 2 + j
+                failed = True
+                break
+        if failed:
+            continue
+        if t_len[i] > 64:
+            out_check[i], out_sub[i] = 14, 10
+            continue
+        if not generic:
+            seat_sub = 12 if k == 5 else 11
+            if k == 5 and target[i] == -1:
+                out_check[i], out_sub[i] = 19, 11
+            elif seat_p[i] and seat[i] < 1:
+                out_check[i], out_sub[i] = 15, seat_sub
+            elif seat_p[i] and seat[i] > 10:
+                out_check[i], out_sub[i] = 16, seat_sub
+            elif k == 0 and player_len[i] == 0:
+                out_check[i], out_sub[i] = 17, 12
+            elif k == 0 and player_len[i] > 128:
+                out_check[i], out_sub[i] = 18, 12
+            continue
+        for j in range(10):  # the generic keys in the rebuilt event's order, each at sub 11 + j
+            if j == 0:
+                present = seat_p[i]
+            elif j == 1:
+                present = player_len[i] >= 0
+            elif j == 2:
+                present = action[i] != -2
+            elif j == 3:
+                present = post[i] != -2
+            elif j == 4:
+                present = blind_p[i]
+            elif j == 5:
+                present = amount_p[i]
+            elif j == 6:
+                present = to_p[i]
+            elif j == 7:
+                present = all_in_p[i]
+            elif j == 8:
+                present = pot_p[i]
+            else:
+                present = from_seat_p[i]
+            if not present:
+                continue
+            check = -1
+            if not allowed[k, j]:
+                check = 20 + j
+            elif j == 0:
+                check = 15 if seat[i] < 1 else 16 if seat[i] > 10 else -1
+            elif j == 1:
+                check = 30 if player_len[i] == 0 else 31 if player_len[i] > 128 else -1
+            elif j == 2:
+                check = 32 if action[i] == -1 else -1
+            elif j == 3:
+                check = 33 if post[i] == -1 else -1
+            elif j == 4:
+                check = 34 if blind[i] < 1 else 35 if blind[i] > 3 else -1
+            elif j == 5:
+                check = 36 if amount[i] < 0 else 37 if amount[i] > 1_000_000_000_000_000 else -1
+            elif j == 6:
+                check = 38 if to[i] < 0 else 39 if to[i] > 1_000_000_000_000_000 else -1
+            elif j == 8:
+                check = 40 if pot[i] < 0 else 41 if pot[i] > 10 else -1
+            elif j == 9:
+                check = 42 if from_seat[i] < 1 else 43 if from_seat[i] > 10 else -1
+            if check >= 0:
+                out_check[i], out_sub[i] = check, 11 + j
+                failed = True
+                break
+        if failed:
+            continue
+        # if/then, after the properties
+        if k == 4 and post[i] == 0 and not blind_p[i]:
+            out_check[i], out_sub[i] = 44, 30
+        elif k == 7 and action[i] >= 2 and not amount_p[i]:
+            out_check[i], out_sub[i] = 46, 30
+        elif k == 7 and action[i] >= 2 and not to_p[i]:
+            out_check[i], out_sub[i] = 47, 31
+
+
 def _event_checks(out: _Candidates, events: pa.Table, group: np.ndarray, index: np.ndarray) -> None:
-    """The checks of each event row, as the rebuilt event of its kind is checked."""
+    """The checks of each event row, as the rebuilt event of its kind is checked: its own fields in one
+    compiled pass (`_event_kernel`), its card and draw lists column-wise."""
     slot, at = _HAND_SLOT["events"], index + 1
     kind = _code(events["kind"], KINDS)
-    out.add("required:kind", kind == -2, group, _key(slot, at, 0))
-    out.add("enum:kind", kind == -1, group, _key(slot, at, 1))
-    known = kind >= 0
-    of = {name: known & (kind == KINDS.index(name)) for name in KINDS}
-    draw_like = of["seat_draw"] | of["deal"] | of["draw"] | of["show"]
-    generic = known & ~draw_like
-    present = {name: _valid(events[name])
-               for name in ("seat", "player", "action", "post", "blind", "amount", "to", "all_in", "pot",
-                            "from_seat", "cards", "target", "receive")}
-    has_key = {  # per rebuilt key: present in the event (given its kind)
-        "seat": present["seat"], "player": generic & present["player"], "action": generic & present["action"],
-        "post": generic & present["post"], "blind": generic & present["blind"], "amount": generic & present["amount"],
-        "to": generic & present["to"], "all_in": generic & present["all_in"], "pot": generic & present["pot"],
-        "from_seat": generic & present["from_seat"], "awarded_to": of["seat_draw"] & present["player"],
-        "draws": of["seat_draw"], "deal_to": of["deal"] & present["target"],
-        "cards": (of["deal"] | of["show"]) & present["cards"], "discard": of["draw"] & present["cards"],
-        "receive": of["draw"] & present["receive"],
-    }
-    for name, required in _REQUIRED.items():
-        for i, key in enumerate(required):
-            field = "deal_to" if (name, key) == ("deal", "to") else key
-            out.add(f"required:{key}", of[name] & ~has_key[field], group, _key(slot, at, 2 + i))
-    t_length = _lengths(events["t"])
-    _string_checks(out, "t", np.where(known, t_length, -1), group, _key(slot, at, 10), 0, 64)
-    # keys after kind and t: their place in the rebuilt event depends on the kind
-    sub_of_generic = {key: 11 + i for i, key in enumerate(_GENERIC)}
-    seat_sub = np.where(of["deal"], 12, 11)
-    seat, _ = _ints(events["seat"])
-    seat_mask = known & has_key["seat"] & ~of["rake"]  # a rake allows no seat: `additional:seat` below
-    _money_checks(out, "seat", seat, seat_mask, group, _key(slot, at, seat_sub), low=1, high=10)
-    # generic keys a kind does not allow
-    for key in _GENERIC:
-        allowed = np.zeros(len(kind), bool)
-        for name, keys in _ALLOWED.items():
-            if key in keys:
-                allowed |= of[name]
-        unexpected = generic & has_key[key] & ~allowed
-        out.add(f"additional:{key}", unexpected, group, _key(slot, at, sub_of_generic[key]))
-        checked = generic & has_key[key] & allowed
-        sub = sub_of_generic[key]
-        if key == "player":
-            _string_checks(out, "player", np.where(checked, _lengths(events["player"]), -1), group,
-                           _key(slot, at, sub), 1, 128)
-        elif key in ("action", "post"):
-            values = ACTIONS if key == "action" else POSTS
-            out.add(f"enum:{key}", checked & (_code(events[key], values) == -1), group, _key(slot, at, sub))
-        elif key in ("blind", "amount", "to", "pot", "from_seat"):
-            low, high = {"blind": (1, 3), "amount": (0, MONEY_MAX), "to": (0, MONEY_MAX), "pot": (0, 10),
-                         "from_seat": (1, 10)}[key]
-            values, _ = _ints(events[key])
-            _money_checks(out, key, values, checked, group, _key(slot, at, sub), low=low, high=high)
-    # seat_draw: awarded_to (12), draws (13)
-    _string_checks(out, "awarded_to", np.where(has_key["awarded_to"], _lengths(events["player"]), -1), group,
-                   _key(slot, at, 12), 1, 128)
-    _draws_checks(out, events, of["seat_draw"], group, _key(slot, at, 13))
-    # deal: to (11), seat (12), cards (13); draw: discard (12), receive (13); show: cards (12)
-    out.add("enum:deal_to", has_key["deal_to"] & (_code(events["target"], TARGETS) == -1), group, _key(slot, at, 11))
-    cards_sub = np.where(of["deal"], 13, 12)
-    _card_checks(out, "cards", events["cards"], has_key["cards"] | has_key["discard"], group,
-                 _key(slot, at, cards_sub))
-    _card_checks(out, "receive", events["receive"], has_key["receive"], group, _key(slot, at, 13))
-    # if/then, after the properties
-    post_blind = of["post"] & (_code(events["post"], POSTS) == 0) & ~has_key["blind"]
-    out.add("required:blind", post_blind, group, _key(slot, at, 30))
-    hole = of["deal"] & (_code(events["target"], TARGETS) == 0) & ~present["seat"]
-    out.add("required:seat", hole, group, _key(slot, at, 30))
-    action = _code(events["action"], ACTIONS)
-    paying = of["action"] & (action >= 2)
-    out.add("required:amount", paying & ~has_key["amount"], group, _key(slot, at, 30))
-    out.add("required:to", paying & ~has_key["to"], group, _key(slot, at, 31))
+    ints = {name: _ints(events[name]) for name in ("seat", "blind", "amount", "to", "pot", "from_seat")}
+    target = _code(events["target"], TARGETS)
+    seat_p = ints["seat"][1]
+    check = np.empty(len(kind), np.int64)
+    sub = np.zeros(len(kind), np.int64)
+    _event_kernel(kind, _lengths(events["t"]), *ints["seat"], _lengths(events["player"]),
+                  _code(events["action"], ACTIONS), _code(events["post"], POSTS), *ints["blind"], *ints["amount"],
+                  *ints["to"], _valid(events["all_in"]), *ints["pot"], *ints["from_seat"], target,
+                  _valid(events["cards"]), _valid(events["receive"]), _REQUIRED_KEYS, _ALLOWED_KEYS, check, sub)
+    failed = check >= 0
+    if failed.any():
+        for number in np.unique(check[failed]).tolist():
+            out.add(_EVENT_CHECKS[number], check == number, group, _key(slot, at, sub))
+    # a hole card dealt to no seat: the deal's if/then (after its cards' items, so apart from the kernel)
+    deal = kind == KINDS.index("deal")
+    out.add("required:seat", deal & (target == 0) & ~seat_p, group, _key(slot, at, 30))
+    # lists: a seat draw's draws (13); deal cards (13), show cards and draw discards (12), draw receive (13)
+    _draws_checks(out, events, kind == 0, group, _key(slot, at, 13))
+    cards = _valid(events["cards"]) & (deal | (kind == KINDS.index("show")) | (kind == KINDS.index("draw")))
+    _card_checks(out, "cards", events["cards"], cards, group, _key(slot, at, np.where(deal, 13, 12)))
+    receive = _valid(events["receive"]) & (kind == KINDS.index("draw"))
+    _card_checks(out, "receive", events["receive"], receive, group, _key(slot, at, 13))
 
 
 def _draws_checks(out: _Candidates, events: pa.Table, mask: np.ndarray, group: np.ndarray, key_of: _Key) -> None:
