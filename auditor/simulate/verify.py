@@ -66,7 +66,7 @@ from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.replay.engine import TableState, replay
-from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, register_pack
+from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, primed, register_pack
 from auditor.simulate.play import STRUCTURES
 from auditor.simulate.tables import simulate_mixed
 
@@ -521,7 +521,7 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
                             seat_draws=True, sit_outs=True, rake=pack.house.rake, table_prefix=f"V{seed}-",
                             session_hands=SESSION_HANDS, chip_unit_mix=via.chip_unit_mix if via else None)
     history: list[Hand] = []
-    for n, hand in enumerate(stream, 1):
+    for n, hand in enumerate(primed(stream), 1):  # the mutators read facts of a stretch replayed at once
         bad = _invalid(hand)
         cannot = via.cannot([hand]) if via is not None and not bad else None
         if cannot:
