@@ -5,11 +5,12 @@ and µs a hand of each. Run by hand, not in CI:
 
 The earlier revision's `auditor/check/{run,expr,money,words}.py` are taken with `git show` into a temporary
 package and given the same packs (their predicates and templates compiled again by that revision's
-`expr.py`), so only the checks differ; the run-wide rules (`scope: run`) are left to the ledger, as the
-workers leave them. Inputs, per built-in pack: the rule examples, `sample_logs/` (under
-the packs its hands declare), `--hands` simulated hands of the pack's games replayed once, and, with
-`--mutated`, the hands `auditor verify` plants one violation in (clean and mutated batches as verify audits
-them). Each timing is the best of `--repeat` runs, old and new interleaved (the machine is shared). Any
+`expr.py`), so only the checks differ: each call gets the packs the pipeline gave it (a worker's batch
+rules, the ledger's run-wide ones), simulated hands the batch rules, as a worker checks them. Inputs, per
+built-in pack: the rule examples, `sample_logs/` (under the packs its hands declare), `--hands` simulated
+hands of the pack's games replayed once, and, with `--mutated`, the hands `auditor verify` plants one
+violation in (clean and mutated batches as verify audits them). Each timing is the best CPU time of
+`--repeat` runs, old and new interleaved (the machine is shared). Any
 difference is printed row by row: issue 16 made predicates three-valued, so a `when` or `violation` that
 is missing on a row now counts the hand as not assessable where the old checks passed it silently.
 """
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+import auditor.engines.ledger as ledger
 import auditor.engines.partition as partition
 import auditor.simulate.verify as verify
 from auditor.check.packs import Pack, builtin_pack_paths, resolve_pack
@@ -73,19 +75,23 @@ def recompiled(pack: Pack, expr: object) -> Pack:
 
 
 def captured(run: Callable[[], object]) -> list[tuple]:
-    """The (facts, hands, pack names) of every check() call `run` makes through the pipeline or verify."""
+    """The (facts, hands, packs) of every check() call `run` makes through the pipeline or verify."""
     calls: list[tuple] = []
 
     def spy(facts, hands, packs):
-        calls.append((facts, hands.copy(), sorted(packs)))
+        calls.append((facts, hands.copy(), dict(packs)))
         return check(facts, hands, packs)
 
-    saved = partition.check, verify.check
-    partition.check = verify.check = spy
+    # the modules that call check(): the workers' batches, the ledger (verify audits through it)
+    callers = [m for m in (partition, ledger, verify) if hasattr(m, "check")]
+    saved = [m.check for m in callers]  # type: ignore[attr-defined]
+    for module in callers:
+        module.check = spy  # type: ignore[attr-defined]
     try:
         run()
     finally:
-        partition.check, verify.check = saved
+        for module, original in zip(callers, saved, strict=True):
+            module.check = original  # type: ignore[attr-defined]
     return calls
 
 
@@ -102,7 +108,7 @@ def inputs(args: argparse.Namespace) -> Iterator[tuple[str, list[tuple]]]:
         frame = tables.hands.to_pandas()
         facts, failures = replay(tables, [pack.house] * len(frame))
         frame = frame[~frame["hand"].isin({h for h, _ in failures})]
-        yield f"simulated {name}", [(facts, frame, [name])]
+        yield f"simulated {name}", [(facts, frame, {name: without_run_wide(pack)})]
     if args.mutated:
         for name in names:
             yield f"mutated {name}", captured(lambda name=name: verify.verify_pack(name, args.mutated, seed=args.seed))
@@ -144,18 +150,17 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         old_check, old_expr = old_checks(args.rev, Path(folder))
-        # as a worker checks a batch: the run-wide rules (scope: run) are the ledger's, over the whole run
-        packs = {name: without_run_wide(resolve_pack(name)) for name in builtin_pack_paths()}
-        old_packs = {name: recompiled(pack, old_expr) for name, pack in packs.items()}
+        old_packs: dict[int, Pack] = {}  # the packs of the calls, compiled again by the old revision
         print(f"{'input':<34}{'hands':>8}{'findings':>10}{'before µs/hand':>16}{'now µs/hand':>13}  identical")
         for label, calls in inputs(args):
             hands = findings = 0
             before = now = 0.0
             report: list[str] = []
-            for facts, frame, names in calls:
+            for facts, frame, packs in calls:
                 repeat = args.repeat if len(frame) >= 5_000 else 1
-                old, t_old = best(old_check, repeat, facts, frame, {n: old_packs[n] for n in names})
-                new, t_new = best(check, repeat, facts, frame, {n: packs[n] for n in names})
+                old = {n: old_packs.setdefault(id(p), recompiled(p, old_expr)) for n, p in packs.items()}
+                old, t_old = best(old_check, repeat, facts, frame, old)
+                new, t_new = best(check, repeat, facts, frame, packs)
                 hands, findings, before, now = hands + len(frame), findings + len(new[0]), before + t_old, now + t_new
                 report += differences(old, new)
             per = max(hands, 1) / 1e6
