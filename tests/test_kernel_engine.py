@@ -163,3 +163,20 @@ def test_empty_batch():
     facts, failures = kernel.replay(build_tables([]), [], TableState())
     assert failures == []
     assert all(len(facts[name]) == 0 for name in facts.tables)
+
+
+def test_set_order_of_seats_dealt_in():
+    """Seats 1 and 8 dealt in, then seat 7 (seated by nobody) dealt cards: the reference's set {1, 8, 7} is
+    walked 8, 1, 7 (CPython's layout of a small set) and finds the heir in seat 8 before reaching seat 7; the
+    kernels walk the same emulated layout (hand._set_add), not seat order, which would fail on seat 7."""
+    blind = {"kind": "post", "seat": 8, "post": "blind", "blind": 1, "amount": 1}
+    first = {"hand_id": "a", "table_id": "T", "variant": "holdem", "structure": "no-limit",
+             "stakes": {"blinds": [1, 2], "chip_unit": 1}, "max_seats": 10, "rule_pack": "tda-2024",
+             "started_at": "2024-01-01T00:00:00Z",
+             "seats": [{"seat": 1, "player": "ann", "stack": 100}, {"seat": 8, "player": "cat", "stack": 100}],
+             "events": [{"kind": "button", "seat": 1}, blind,
+                        {"kind": "post", "seat": 1, "post": "blind", "blind": 2, "amount": 2}]}
+    second = dict(first, hand_id="b", started_at="2024-01-01T00:01:00Z",
+                  events=[{"kind": "deal", "to": "hole", "seat": 7, "cards": ["As", "Kd"]}])
+    sources = [SourceHand(h, "f.jsonl", i + 1) for i, h in enumerate((first, second))]
+    _identical(iter([(sources, [HouseRules(button_heir=("small-blind", "big-blind"))] * 2, [])]))

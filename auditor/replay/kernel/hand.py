@@ -61,6 +61,80 @@ BOARD_MAX = 8
 
 
 @njit(cache=True)
+def _set_add(table, st, key):
+    """Add a small int to an emulated CPython set (`table` of 32 slots, `st` = [mask, fill]), exactly as
+    `setobject.c` places it (hash = the int; linear probes of 9 when they fit, else perturbed probing;
+    resize to 4x the used count at 3/5 fill), so that walking the slots gives Python's iteration order: the
+    reference walks sets of seats, and the order decides ties (its round dictionary's insertion order) and
+    which seat a search finds first."""
+    mask = st[0]
+    for k in range(mask + 1):
+        if table[k] == key:
+            return
+    _place(table, mask, key)
+    st[1] += 1
+    if st[1] * 5 >= mask * 3:
+        size = 8
+        while size <= st[1] * 4:
+            size <<= 1
+        old = np.empty(mask + 1, np.int64)
+        for k in range(mask + 1):
+            old[k] = table[k]
+            table[k] = -1
+        for k in range(len(table)):
+            table[k] = -1
+        for k in range(mask + 1):
+            if old[k] >= 0:
+                _place(table, size - 1, old[k])
+        st[0] = size - 1
+
+
+@njit(cache=True)
+def _place(table, mask, key):
+    i = key & mask
+    perturb = key
+    while True:
+        probes = 9 if i + 9 <= mask else 0
+        for j in range(probes + 1):
+            if table[i + j] < 0:
+                table[i + j] = key
+                return
+        perturb >>= 5
+        i = (i * 5 + 1 + perturb) & mask
+
+
+@njit(cache=True)
+def _live_order(table, st, folded, out, scratch, st2):
+    """Seats of `dealt_in - folded` in the order CPython iterates that set difference (`set_difference`:
+    a copy of the dealt-in set less the folded when it is more than four times their number, else a new set
+    filled in the dealt-in set's order); returns how many."""
+    n_folded = 0
+    for s in range(len(folded)):
+        if folded[s]:
+            n_folded += 1
+    n = 0
+    for k in range(st[0] + 1):
+        s = table[k]
+        if s >= 0 and not folded[s]:
+            out[n] = s
+            n += 1
+    if (st[1] >> 2) > n_folded:
+        return n
+    for k in range(len(scratch)):
+        scratch[k] = -1
+    st2[0] = 7
+    st2[1] = 0
+    for k in range(n):
+        _set_add(scratch, st2, out[k])
+    m = 0
+    for k in range(st2[0] + 1):
+        if scratch[k] >= 0:
+            out[m] = scratch[k]
+            m += 1
+    return m
+
+
+@njit(cache=True)
 def _next_to_act(can, ncan, pointer, button, acted, rnd, bet):
     """Clockwise from the pointer (else the button, else seat 0): the first able seat that has not acted
     since the last full raise or has not matched the bet (`_HandReplay._next_to_act`)."""
@@ -250,6 +324,13 @@ def replay_hands(order, caps,
     shown_len = np.zeros(WIDTH, np.int64)
     seen_where = np.full(52, -1, np.int64)
     board = np.full(BOARD_MAX, -1, np.int64)
+    dset = np.full(32, -1, np.int64)  # the dealt-in set, as CPython lays it out (see _set_add)
+    dst = np.zeros(2, np.int64)
+    dscratch = np.full(32, -1, np.int64)
+    dst2 = np.zeros(2, np.int64)
+    live_order = np.zeros(WIDTH, np.int64)
+    #: per hand, the seats dealt in in the reference's set order (the cross-hand kernel searches them so)
+    hs_dealt_order = np.full((nh, WIDTH), -1, np.int64)
 
     for walk in range(n):
         h = order[walk]
@@ -269,6 +350,10 @@ def replay_hands(order, caps,
             drawn[s] = False
         for c in range(52):
             seen_where[c] = -1
+        for k in range(32):
+            dset[k] = -1
+        dst[0] = 7
+        dst[1] = 0
         seated = hs_seated[h]
         players = hs_player[h]
         status = hs_status[h]
@@ -292,6 +377,9 @@ def replay_hands(order, caps,
                 first_seat = False
             if s_status[r] == S_ACTIVE:
                 dealt[s] = True
+        for s in range(WIDTH):  # the set comprehension of the active seats, in seat order
+            if dealt[s]:
+                _set_add(dset, dst, s)
         button = -1
         chips_in = 0
         dead = 0
@@ -388,8 +476,10 @@ def replay_hands(order, caps,
                             rins[alone] = rcount
                             rcount += 1
                         if rnd[alone] < current_bet:
-                            for s in range(WIDTH):
-                                if dealt[s] and not folded[s] and s != alone:
+                            nlo = _live_order(dset, dst, folded, live_order, dscratch, dst2)
+                            for k in range(nlo):
+                                s = live_order[k]
+                                if s != alone:
                                     if rins[s] < 0:
                                         rins[s] = rcount
                                         rcount += 1
@@ -477,8 +567,10 @@ def replay_hands(order, caps,
                         only_me = False
                 if owed > 0 and only_me:
                     matched = 0
-                    for s in range(WIDTH):
-                        if dealt[s] and not folded[s] and s != seat:
+                    nlo = _live_order(dset, dst, folded, live_order, dscratch, dst2)
+                    for k in range(nlo):
+                        s = live_order[k]
+                        if s != seat:
                             if rins[s] < 0:
                                 rins[s] = rcount
                                 rcount += 1
@@ -695,6 +787,7 @@ def replay_hands(order, caps,
                                          kc_hand, kc_card, kc_where, kc_seat, nkc)
                     hs_hole_dealt[h, seat] += c1 - c0
                     dealt[seat] = True
+                    _set_add(dset, dst, seat)
                 elif target == T_BURN:
                     burns_pending += 1
                     burns_logged = True
@@ -849,8 +942,10 @@ def replay_hands(order, caps,
                     rins[alone] = rcount
                     rcount += 1
                 if rnd[alone] < current_bet:
-                    for s in range(WIDTH):
-                        if dealt[s] and not folded[s] and s != alone:
+                    nlo = _live_order(dset, dst, folded, live_order, dscratch, dst2)
+                    for k in range(nlo):
+                        s = live_order[k]
+                        if s != alone:
                             if rins[s] < 0:
                                 rins[s] = rcount
                                 rcount += 1
@@ -887,6 +982,11 @@ def replay_hands(order, caps,
                             break
             r_returned_net[k] = r_returned[k] - excess if sole else r_returned[k]
         # ---- per hand facts
+        m = 0
+        for k in range(dst[0] + 1):
+            if dset[k] >= 0:
+                hs_dealt_order[h, m] = dset[k]
+                m += 1
         h_button[h] = button
         h_burns_logged[h] = burns_logged
         h_chips_in[h] = chips_in
@@ -966,7 +1066,7 @@ def replay_hands(order, caps,
          h_dead, h_hole_logged, h_dup_cards, h_overflow, h_shared, h_sb_seat, h_b2_seat, h_bbl_seat),
         (hs_seated, hs_player, hs_status, hs_dealt, hs_folded, hs_killed, hs_all_in, hs_mucked, hs_shown,
          hs_ante_all_in, hs_total, hs_has_total, hs_returned, hs_live_posts, hs_dead_posts, hs_hole_dealt,
-         hs_final, hs_final_known),
+         hs_final, hs_final_known, hs_dealt_order),
     )
 
 
@@ -1044,7 +1144,8 @@ OUTPUTS = {
              "first_shown", "expected_first", "final_aggressor", "final_round", "board_len", "board", "board_known",
              "dead", "hole_logged", "dup_cards", "overflow", "shared", "sb_seat", "b2_seat", "bbl_seat"),
     "seat": ("seated", "player", "status", "dealt", "folded", "killed", "all_in", "mucked", "shown", "ante_all_in",
-             "total", "has_total", "returned", "live_posts", "dead_posts", "hole_dealt", "final", "final_known"),
+             "total", "has_total", "returned", "live_posts", "dead_posts", "hole_dealt", "final", "final_known",
+             "dealt_order"),
 }
 #: output groups that are rows (their first element is the row count)
 ROW_GROUPS = ("actions", "rounds", "draws", "posts", "awards", "rakes", "known_cards")

@@ -356,7 +356,7 @@ def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: Ta
     out = named_cross(cross_hands(
                       order, group, forget, hand_code, nbl, sb_amount.astype(np.int64), bb_amount.astype(np.int64),
                       heir_list, ho["button"], ho["sb_seat"], ho["b2_seat"], ho["bbl_seat"], so["seated"],
-                      so["player"], so["status"], so["dealt"], so["live_posts"], so["dead_posts"], G,
+                      so["player"], so["status"], so["dealt"], so["dealt_order"], so["live_posts"], so["dead_posts"], G,
                       g_has_button, g_button, g_has_bb, g_bb, g_has_heir, g_heir, g_has_sb, g_sb_kind, g_sb_player,
                       g_sb_missed, g_sb_on_button, g_has_est,
                       np.array(est_off, np.int64), np.array(est_codes, np.int64), g_has_last, g_last,
@@ -673,7 +673,8 @@ def _slots(enc: Encoded, so: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[st
     from auditor.replay.kernel.encode import MAX_SEAT
 
     n = enc.n
-    slots = {name: so[name][:, 1:].reshape(n * MAX_SEAT, *so[name].shape[2:]) for name in so}
+    slots = {name: so[name][:, 1:].reshape(n * MAX_SEAT, *so[name].shape[2:]) for name in so
+             if name != "dealt_order"}
     slots["seat"] = np.tile(np.arange(1, MAX_SEAT + 1, dtype=np.int64), n)
     return np.arange(n + 1, dtype=np.int64) * MAX_SEAT, slots
 

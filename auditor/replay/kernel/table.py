@@ -55,7 +55,7 @@ class GroupState:
 
 @njit(cache=True)
 def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amount, heir_list, button,
-                sb_seat, b2_seat, bbl_seat, hs_seated, hs_player, hs_status, hs_dealt, hs_live_posts,
+                sb_seat, b2_seat, bbl_seat, hs_seated, hs_player, hs_status, hs_dealt, dealt_order, hs_live_posts,
                 hs_dead_posts, n_groups, g_has_button, g_button, g_has_bb, g_bb, g_has_heir, g_heir, g_has_sb,
                 g_sb_kind, g_sb_player, g_sb_missed, g_sb_on_button, g_has_est, est_off, est, g_has_last, g_last,
                 owed_off, owed_player, owed_sb0, owed_bb0, n_players, seen, remembers):
@@ -231,9 +231,10 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
             expected_button[h] = after if after >= 0 else first
         heir = m_heir if has_heir else -1
         failed = False
-        if pb >= 0 and heir >= 0:
-            for s in range(WIDTH):
-                if dealt[s]:
+        if pb >= 0 and heir >= 0:  # the dealt-in seats in the reference's set order (hand.py, _set_add)
+            for k in range(WIDTH):
+                s = dealt_order[h, k]
+                if s >= 0:
                     if not seated[s]:
                         fail_seat[h] = s
                         failed = True
