@@ -799,7 +799,8 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     best_null = sd.nulls["best_value"][rows]
     if (~best_null).any():  # one description per distinct hand value
         values, inverse = np.unique(sd.rows["best_value"][rows][~best_null], return_inverse=True)
-        best[~best_null] = np.array([describe(int(v)) for v in values], dtype=object)[inverse.reshape(-1)]
+        words = [_DESCRIBED.get(v) or _DESCRIBED.setdefault(v, describe(v)) for v in values.tolist()]
+        best[~best_null] = np.array(words, dtype=object)[inverse.reshape(-1)]
     frame = _frame("pots", {
         "hand": col("hand"), "seq": col("seq"), "pot": col("pot"), "seat": col("seat"),
         "player": _players(enc, player_code), "pot_amount": col("pot_amount"), "rake": col("rake"),
@@ -834,6 +835,10 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     return frame, misawarded
 
 
+#: hand value -> its words (`evaluate.describe`), kept across batches: values recur
+_DESCRIBED: dict[int, str] = {}
+
+
 def _join_text_lists(offsets: np.ndarray, text: pa.Array, rows: np.ndarray, sep: str) -> pa.Array:
     """Rows `rows` of a list of strings (offsets into `text`) joined by `sep`."""
     lo, hi = offsets[rows], offsets[rows + 1]
@@ -859,42 +864,42 @@ def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRu
     rows = FactRows()
     if rare.any():
         event_hand = np.repeat(np.arange(enc.n), np.diff(enc.event_start))
-        wanted = np.zeros(enc.n, np.bool_)
-        wanted[event_hand[rare]] = True
-        walk = order[wanted[order] & keep[order]]
-        picked = np.concatenate([np.arange(enc.event_start[h], enc.event_start[h + 1]) for h in walk])
+        walk_of = np.empty(enc.n, np.int64)
+        walk_of[order] = np.arange(enc.n)
+        picked = np.flatnonzero(rare & keep[event_hand])
+        picked = picked[np.argsort(walk_of[event_hand[picked]], kind="stable")]  # walk order, then event order
         E = tables.events.select(["kind", "seat", "player", "from_seat", "draw_players", "cards"]) \
             .take(pa.array(picked, pa.int64())).to_pydict()
-        i = 0
-        for h in walk.tolist():
-            requests: list[tuple] = []
-            house = houses[h]
-            for seq in range(int(enc.event_start[h + 1] - enc.event_start[h])):
-                kind, seat, player = E["kind"][i], E["seat"][i], E["player"][i]
-                if kind == "seat_request":
-                    requests.append((player, seat, E["from_seat"][i], seq))
-                elif kind == "seat_fill":
-                    open_requests = [r for r in requests if r[1] in (None, seat)]
-                    passed_over = [r for r in open_requests if r[2] is not None and r[0] != player]
-                    own = next((r for r in open_requests if r[0] == player), None)
-                    logged = bool(requests)
-                    rows.seat_fills.append((h, seq, seat, player, (own is not None and own[2] is not None)
-                                            if logged else None,
-                                            ", ".join(f"{r[0]} (seat {r[2]})" for r in passed_over)
-                                            if logged else None))
-                    requests = [r for r in requests if r[0] != player]
-                elif kind == "seat_draw":
-                    drawers, cards = E["draw_players"][i] or [], E["cards"][i] or []
-                    keys = []
-                    for card in cards:
-                        if card == "??":
-                            keys = []
-                            break
-                        keys.append(house.card_key(code(card)))
-                    highest = drawers[keys.index(max(keys))] if keys and len(keys) == len(drawers) else None
-                    words = ", ".join(f"{p} {c}" for p, c in zip(drawers, cards, strict=False))
-                    rows.seat_draws.append((h, seq, seat, player, player, highest, len(drawers), words))
-                i += 1
+        requests: list[tuple] = []
+        previous = -1
+        for i, (event, h) in enumerate(zip(picked.tolist(), event_hand[picked].tolist(), strict=True)):
+            if h != previous:
+                requests, previous = [], h
+            seq = event - int(enc.event_start[h])
+            kind, seat, player = E["kind"][i], E["seat"][i], E["player"][i]
+            if kind == "seat_request":
+                requests.append((player, seat, E["from_seat"][i], seq))
+            elif kind == "seat_fill":
+                open_requests = [r for r in requests if r[1] in (None, seat)]
+                passed_over = [r for r in open_requests if r[2] is not None and r[0] != player]
+                own = next((r for r in open_requests if r[0] == player), None)
+                logged = bool(requests)
+                rows.seat_fills.append((h, seq, seat, player, (own is not None and own[2] is not None)
+                                        if logged else None,
+                                        ", ".join(f"{r[0]} (seat {r[2]})" for r in passed_over)
+                                        if logged else None))
+                requests = [r for r in requests if r[0] != player]
+            else:  # seat_draw
+                drawers, cards = E["draw_players"][i] or [], E["cards"][i] or []
+                keys = []
+                for card in cards:
+                    if card == "??":
+                        keys = []
+                        break
+                    keys.append(houses[h].card_key(code(card)))
+                highest = drawers[keys.index(max(keys))] if keys and len(keys) == len(drawers) else None
+                words = ", ".join(f"{p} {c}" for p, c in zip(drawers, cards, strict=False))
+                rows.seat_draws.append((h, seq, seat, player, player, highest, len(drawers), words))
     facts = rows.to_facts()
     return facts["seat_draws"], facts["seat_fills"]
 
