@@ -16,6 +16,7 @@ import json
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from auditor.check.packs import builtin_pack_paths, load_pack
@@ -82,3 +83,77 @@ def test_a_mutator_that_needs_the_table_does_not_apply_to_a_hand_alone():
     planted = REGISTRY["drop_hand"].plant(hands[-1], hands[:-1])
     assert planted is not None and planted.seq is None and planted.category == "button"
     assert [h["hand_id"] for h in planted.hands] == [hands[0]["hand_id"], hands[2]["hand_id"]]
+
+
+# -- the replay's facts, which the mutators read instead of walking the betting themselves ---------------------
+
+def _simulated(n: int = 60) -> list[dict]:
+    from auditor.simulate.tables import simulate_mixed
+    from auditor.simulate.verify import SESSION_HANDS, pack_games
+
+    pack = PACKS["tda-2024"]
+    return list(simulate_mixed(pack_games(pack), n, 3, house=pack.house, rule_pack=pack.name, table_size=(2, 10),
+                               seat_draws=True, sit_outs=True, table_prefix="M-", session_hands=SESSION_HANDS))
+
+
+def test_the_betting_mutators_read_is_the_kernel_replays_actions_facts():
+    from auditor.ingest.records import SourceHand
+    from auditor.ingest.tables import build_tables
+    from auditor.replay.engine import TableState
+    from auditor.replay.kernel import replay
+    from auditor.simulate import mutate
+
+    hands = _simulated(30)
+    facts, failures = replay(build_tables([SourceHand(h, "t", k + 1) for k, h in enumerate(hands)]),
+                             [PACKS["tda-2024"].house] * len(hands), TableState())
+    assert not failures
+    actions, by_hand = facts["actions"], facts["hands"].set_index("hand")
+    for k, hand in enumerate(hands):
+        mine = actions[actions["hand"] == k].sort_values("seq")
+        acts = mutate._betting(hand)  # replayed alone: not primed
+        assert [a.index for a in acts] == mine["seq"].tolist()
+        assert [a.current_bet for a in acts] == mine["current_bet"].tolist()
+        assert [a.owed for a in acts] == mine["amount_to_call_in_full"].tolist()
+        assert [a.stack_before for a in acts] == mine["stack_before"].tolist()
+        assert [a.increment for a in acts] == [None if x is pd.NA else x for x in mine["raise_increment"]]
+        aggressor = by_hand.at[k, "final_aggressor"]
+        assert mutate._final_aggressor(hand) == (None if aggressor is pd.NA else aggressor)
+
+
+def test_facts_are_never_those_of_another_state_of_the_hand():
+    from auditor.simulate import mutate
+
+    hand = next(h for h in _simulated() if any(e["kind"] == "action" and e["action"] == "call" for e in h["events"]))
+    mutate.prime([hand])
+    twin = copy.deepcopy(hand)
+    assert mutate._betting(twin) == mutate._betting(hand)  # an equal copy is found again
+    call = next(e for e in hand["events"] if e["kind"] == "action" and e["action"] == "call")
+    at = hand["events"].index(call)
+    del hand["events"][at]  # the hand edited in place: same object, same id
+    assert len(mutate._betting(hand)) == len(mutate._betting(twin)) - 1
+    assert any(a.index == at and a.verb == "call" for a in mutate._betting(twin))
+
+
+def test_primed_yields_the_stream_unchanged_and_replays_it_in_stretches(monkeypatch):
+    from auditor.simulate import mutate
+
+    hands = _simulated(25)
+    calls: list[int] = []
+    real = mutate.prime
+    monkeypatch.setattr(mutate, "prime", lambda stretch: (calls.append(len(stretch)), real(stretch)))
+    assert list(mutate.primed(iter(hands), size=10)) == hands
+    assert calls == [10, 10, 5]
+    monkeypatch.setattr(mutate, "prime", lambda stretch: pytest.fail("a primed hand was replayed again"))
+    for hand in hands:
+        mutate._betting(copy.deepcopy(hand))
+
+
+def test_a_hand_the_replay_cannot_take_offers_no_place_for_a_fault():
+    from auditor.simulate import mutate
+
+    hand = copy.deepcopy(_simulated(5)[0])
+    hand["seats"][0]["stack"] = "many"  # no log could hold this hand: the tables refuse it
+    assert mutate._betting(hand) == [] and mutate._final_aggressor(hand) is None
+    for name in ("check_facing_bet", "undercall", "table_maximum_below_largest", "reraise_after_short_all_in",
+                 "raise_past_cap", "shrink_raise", "over_pot", "off_unit", "spread_over", "button_one_seat_early"):
+        assert REGISTRY[name].plant(copy.deepcopy(hand)) is None, name

@@ -235,7 +235,9 @@ def _resize_uncalled(hand: Hand, new_to: int) -> dict | None:
             if r is None:
                 return None
             delta = new_to - e["to"]
-            behind = next(a.stack_before for a in _betting(hand) if a.index == i)  # it must not become all-in
+            behind = next((a.stack_before for a in _betting(hand) if a.index == i), None)
+            if behind is None:  # (a hand the replay refused)
+                return None
             if ev[r]["amount"] + delta <= 0 or delta == 0 or e["amount"] + delta >= behind:
                 return None
             e["to"] += delta
@@ -524,7 +526,8 @@ def button_one_seat_early(hand: Hand) -> Mark:
     small = next((e for e in _events(hand) if _is(e, "post", post="blind", blind=1)), None)
     if len(_dealt_in(hand)) < 3 or small is None or len(hand["stakes"].get("blinds") or []) != 2:
         return None
-    if any(a.street > 0 for a in _betting(hand)):
+    facts = _facts(hand)
+    if facts.final_street is None or any(a.street > 0 for a in facts.acts):  # (None: the replay refused it)
         return None
     pots = [e["pot"] for e in _events(hand) if e["kind"] == "award"]
     if len(pots) != len(set(pots)):
@@ -821,7 +824,7 @@ def check_facing_bet(hand: Hand) -> Mark:
             e = ev[i]
             if e["kind"] == "action" and e["action"] in ("bet", "raise"):
                 bet = True
-            elif bet and _is(e, "action", action="fold") and last[i]:
+            elif bet and _is(e, "action", action="fold") and last.get(i, False):
                 # nobody else is still to act, so after the check the turn comes straight back for the fold
                 check = {"kind": "action", "seat": e["seat"], "action": "check"}
                 ev.insert(i, check)
@@ -958,15 +961,16 @@ def undercall(hand: Hand) -> Mark:
 
 # -- bet sizing --------------------------------------------------------------------------------
 
-def _act_at(hand: Hand, e: dict) -> _Act:
-    """The replay's description of action `e`."""
+def _act_at(hand: Hand, e: dict) -> _Act | None:
+    """The replay's description of action `e` (None in a hand the replay refused)."""
     i = _index_of(hand, e)
-    return next(a for a in _betting(hand) if a.index == i)
+    return next((a for a in _betting(hand) if a.index == i), None)
 
 
 def _bet_faced(hand: Hand, e: dict) -> int:
     """The highest round total before action `e` in its betting round (the first round counts the blind)."""
-    return _act_at(hand, e).current_bet
+    act = _act_at(hand, e)
+    return act.current_bet if act is not None else 0
 
 
 @mutator("min-raise", "an uncalled raise cut to one chip unit over the bet it faced, not all-in",
@@ -1007,6 +1011,8 @@ def over_pot(hand: Hand) -> Mark:
         return None
     # the largest legal total is at most the whole pot plus the call plus the bet faced: exceed it
     act = _act_at(hand, e)
+    if act is None:
+        return None
     resized = _resize_uncalled(hand, 3 * act.pot_before + e["to"] + _unit(hand))
     if resized is None:  # the stack does not cover that: one chip unit over the limit
         resized = _resize_uncalled(hand, act.current_bet + act.pot_before + act.owed + _unit(hand))
@@ -1018,7 +1024,8 @@ def off_unit(hand: Hand) -> Mark:
     e = _last_uncalled(hand, "fixed-limit")
     if e is None:
         return None
-    street = _act_at(hand, e).street
+    act = _act_at(hand, e)
+    street = act.street if act is not None else -1
     units = hand["stakes"].get("bet_units") or []
     if not 0 <= street < len(units):
         return None
