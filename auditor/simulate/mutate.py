@@ -14,6 +14,10 @@ the finding expected on it: category and, where the rule reports one, the event 
 at. It returns None, and leaves the hand unchanged, when the hand offers no place for the fault.
 Most mutators need the hand alone; a few (a skipped hand, a repeated hand id, missed blinds) need
 the table's earlier hands and are given them as `history` (read, never edited).
+
+What a mutator knows of the betting (the bet an action faced, who may still raise, the pot, the final
+aggressor) it reads from the replay's facts (:func:`prime`: the kernel engine under the hand's pack's
+house), so the one betting state machine decides it; the simulator's play stays apart as its oracle.
 """
 
 from __future__ import annotations
@@ -138,6 +142,7 @@ def register_pack(pack: Any) -> None:
     """Let mutators find `pack` by the name hands declare: a house pack file is not a built-in name."""
     _REGISTERED[pack.name] = pack
     _judged_facts.cache_clear()
+    _FACTS.clear()  # replayed under the house of a pack that name may no longer mean
 
 
 def _pack(pack_name: str) -> Any:
