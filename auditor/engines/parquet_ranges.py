@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import SCHEMAS, TABLE_FILES, dataset_problem, failure_code, read_quarantined, rebuild_hand
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.model.records import Quarantined, SourceHand
 
 #: hands rebuilt per step of the stream (with their seats and events, a few MB)
 CHUNK_HANDS = 4096

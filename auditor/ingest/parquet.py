@@ -25,9 +25,9 @@ import pyarrow.parquet as pq
 from auditor.ingest.files import bomb_message
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
-from auditor.ingest.records import QUARANTINE_CODES, Quarantined, SourceHand, printable
-from auditor.ingest.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 from auditor.ingest.validate import schema_error
+from auditor.model.records import QUARANTINE_CODES, Quarantined, SourceHand, printable
+from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
 TABLE_FILES = ("hands", "seats", "events")
 #: the hands `auditor convert` could not convert (issue #15), so auditing the dataset reports them again and
