@@ -55,6 +55,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# The replay kernels run with bounds checks while fuzzing: an index a hostile log could push out of range
+# raises IndexError (a crash the fuzzer reports) instead of reading or writing stray memory. Numba's cache
+# does not key on the flag, so checked kernels get their own cache folder.
+os.environ.setdefault("NUMBA_BOUNDSCHECK", "1")
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "poker-auditor-numba-boundscheck"))
 
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402

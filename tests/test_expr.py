@@ -76,12 +76,12 @@ def test_arithmetic_and_comparison(facts: pd.DataFrame, text: str, expected: lis
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('action == "raise" and not all_in', [T, F, T, F, F]),
+        ('action == "raise" and not all_in', [T, F, F, F, F]),  # all_in[2] missing: undecided, not True
         ('action == "raise" or all_in', [T, T, T, F, T]),
-        ('not (action == "raise")', [F, T, F, T, T]),
+        ('not (action == "raise")', [F, T, F, T, F]),  # not missing is missing
         ('action != "raise"', [F, T, F, T, F]),
         ("all_in", [F, T, F, F, T]),
-        ("not all_in", [T, F, T, T, F]),
+        ("not all_in", [T, F, F, T, F]),
         ('action == "raise" and amount > 5 or player == "dave"', [T, F, F, T, F]),
         ('action == "raise" and (amount > 5 or player == "carol")', [T, F, T, F, F]),
     ],
@@ -154,7 +154,7 @@ def test_example_rule_with_parameters() -> None:
 def test_null_semantics(facts: pd.DataFrame) -> None:
     # amount[2] is NaN; stake[1] is pd.NA (Int64); action[4] and player[4] are None
     assert ev("amount > 1", facts) == [T, T, F, F, T]
-    assert ev("not (amount > 1)", facts) == [F, F, T, T, F]
+    assert ev("not (amount > 1)", facts) == [F, F, F, T, F]  # missing stays missing under not
     assert ev("amount != 5", facts) == [T, F, F, T, T]
     assert ev("notnull(amount) and not (amount > 1)", facts) == [F, F, F, T, F]
     assert ev("isnull(amount)", facts) == [F, F, T, F, F]
@@ -184,7 +184,7 @@ def test_object_column_with_none_and_nan() -> None:
     assert ev("isnull(label)", frame) == [F, T, T, F]
     assert ev("num >= 1", frame) == [T, F, T, F]
     assert ev("flag", frame) == [T, F, F, T]
-    assert ev("not flag", frame) == [F, T, T, F]
+    assert ev("not flag", frame) == [F, F, T, F]
     assert ev('nothing == "x" or nothing > 1', frame) == [F] * 4
     assert ev("isnull(nothing)", frame) == [T] * 4
 
@@ -197,7 +197,7 @@ def test_division_by_zero_is_missing_not_an_error() -> None:
     assert ev("a % b == 0", frame) == [F, F, T, F]
     assert ev("isnull(a / b)", frame) == [T, T, F, T]
     assert ev("x / 0 > 0", frame) == [F, F, F, F]
-    assert ev("not (a / b > 1)", frame) == [T, T, F, T]
+    assert ev("not (a / b > 1)", frame) == [F, F, F, F]
 
 
 def test_strings_and_type_mismatches(facts: pd.DataFrame) -> None:

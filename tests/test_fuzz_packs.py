@@ -356,7 +356,7 @@ def _exact(node: ast.expr, row: dict[str, int | None]) -> object:
     if isinstance(node, ast.Compare):
         left, right = _exact(node.left, row), _exact(node.comparators[0], row)
         if _MISSING in (left, right):
-            return False
+            return _MISSING  # three-valued: a comparison with a missing value is missing, not False
         if _UNKNOWN in (left, right):
             return _UNKNOWN
         return {ast.Lt: left < right, ast.LtE: left <= right, ast.Gt: left > right, ast.GtE: left >= right,
@@ -366,10 +366,12 @@ def _exact(node: ast.expr, row: dict[str, int | None]) -> object:
         decider = isinstance(node.op, ast.Or)  # True decides an `or`, False an `and`
         if decider in values:
             return decider
+        if _MISSING in values:
+            return _MISSING
         return _UNKNOWN if _UNKNOWN in values else not decider
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         value = _exact(node.operand, row)
-        return value if value == _UNKNOWN else not value
+        return value if value in (_UNKNOWN, _MISSING) else not value
     if isinstance(node, ast.UnaryOp):
         operands = [_exact(node.operand, row)]
     elif isinstance(node, ast.Call):

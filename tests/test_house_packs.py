@@ -401,6 +401,6 @@ def test_the_page_names_every_house_setting_of_the_replay():
     from auditor.check.packs import PREDICATE_PARAMETERS, engine_parameters
 
     text = DOC.read_text(encoding="utf-8")
-    settings = text.split("The house settings the replay itself uses are ", 1)[1].split("\n\n", 1)[0]
+    settings = text.split("The house settings are ", 1)[1].split("\n\n", 1)[0]
     assert set(re.findall(r"`([a-z_]+)`", settings)) == engine_parameters()
     assert all(f"`{name}`" in text.split("### Overrides", 1)[1] for name in PREDICATE_PARAMETERS)

@@ -118,7 +118,7 @@ def test_a_range_reader_that_fails_anyway_is_contained(dataset, monkeypatch):
         yield from ()
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(partition, "read_range", broken)
+    monkeypatch.setattr(partition, "read_range_tables", broken)
     result = audit([dataset], pack="tda-2024")
     assert result.hands_read == result.hands_quarantined == 1
     assert result.quarantined[0].reason == "reader error, the rest of the file is not read: RuntimeError: a bug"

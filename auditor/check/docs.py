@@ -22,18 +22,12 @@ import yaml
 from auditor.check import money, words
 from auditor.check.packs import Example, Pack, Rule, builtin_pack_paths, load_pack
 from auditor.paths import IS_CHECKOUT, ROOT
-from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS
+from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, TABLE_ROWS
 from auditor.replay.variants import VARIANTS
 
 DOCS_PATH = ROOT / "docs" / "rules.md"
 REGENERATE = "python -m auditor.check.docs --write"
 
-#: what one row of each facts table is about
-TABLE_ROWS = {
-    "actions": "one row per action", "blinds": "one row per blind the table requires", "pots": "one row per pot",
-    "seat_draws": "one row per seating draw", "hands": "one row per hand", "rounds": "one row per betting round",
-    "draws": "one row per draw",
-}
 #: the hand-level columns joined onto every facts table (facts.py documents only the engine's columns)
 HAND_COLUMN_MEANINGS = {
     "hand_id": "the hand's id in the log", "table_id": "the table's id in the log", "variant": "the game played",

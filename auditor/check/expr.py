@@ -6,7 +6,8 @@ module turns predicate text such as::
     structure in ["fixed-limit", "spread-limit"] and abs(amount - expected_amount) > chip_unit
 
 into an :class:`Expression` that is evaluated over a whole facts table at once
-(numpy / pandas elementwise operations), and message templates such as::
+(NumPy elementwise operations over columns converted once, see :class:`Column`),
+and message templates such as::
 
     "{player} raised by {raise_increment}; the previous bet or raise was {last_full_raise}"
 
@@ -37,18 +38,35 @@ Expression language
 
 Names resolve to a column of the facts table first, then to a pack parameter.
 
-Missing values
---------------
-Columns may contain missing values (``pd.NA``, ``NaN``, ``None``).  Any
-comparison involving a missing value is ``False`` - including ``!=`` and
-``not in``.  Consequently ``not (x > 1)`` is ``True`` where ``x`` is missing;
-rules that care should say so explicitly, e.g. ``notnull(x) and not (x > 1)``.
-Arithmetic on a missing value gives a missing value.  A missing value used as a
-condition (``when: all_in`` with a nullable boolean column) counts as ``False``.
-Division (``/``, ``//``, ``%``) by zero gives a missing value, so comparisons
-with the result are ``False``; it never raises.  Comparing directly with
-``None`` is refused at compile time (it would always be false); use
-``isnull(x)`` / ``notnull(x)``.
+Missing values: three-valued logic
+----------------------------------
+Columns may contain missing values (``pd.NA``, ``NaN``, ``None``): a fact the
+log does not establish. A predicate over a missing value is *missing* too (SQL's
+NULL, Kleene's "unknown"), never silently true or false:
+
+* a comparison with a missing operand is missing, including ``!=`` and
+  ``not in`` (``x != 3`` is missing where ``x`` is, not True);
+* arithmetic on a missing value gives a missing value, and so does division
+  (``/``, ``//``, ``%``) by zero, which never raises;
+* ``not`` of a missing condition is missing (``not (x > 1)`` is missing where
+  ``x`` is, not True);
+* ``and`` / ``or`` are three-valued: a known False decides an ``and`` and a known
+  True decides an ``or`` whatever the other parts are, so
+  ``notnull(x) and x > 1`` is False and ``isnull(x) or x > 1`` is True where
+  ``x`` is missing; otherwise a missing part makes the whole missing;
+* a missing value used as a condition (``when: all_in`` with a nullable boolean
+  column) is missing; so is ``startswith()`` of a missing text;
+* ``isnull(x)`` and ``notnull(x)`` are two-valued: always True or False, the
+  way to say what a rule does with a missing fact.
+
+A rule's check (``auditor/check/run.py``) counts a row whose ``when`` or
+``violation`` is missing as *not assessable* -- never a pass and never a
+violation -- whether or not the rule's ``needs:`` lists the fact; ``needs:``
+still sets aside a row missing a listed fact before the predicate is asked.
+:meth:`Expression.judge` returns the three outcomes apart (holds, missing,
+overflowed); :meth:`Expression.evaluate` is True only where the predicate is
+known to hold. Comparing directly with ``None`` is refused at compile time (it
+would always be missing); use ``isnull(x)`` / ``notnull(x)``.
 
 Overflow: the third outcome
 ---------------------------
@@ -59,12 +77,13 @@ of 999,999,999,999,750).  Float arithmetic that overflows to infinity from
 finite operands, and column values that do not fit int64 (uint64 above 2**63-1,
 Python integers beyond 64 bits), are treated the same.  Narrower integer
 columns are widened to int64 first.  Such a row's value is *unknown*, and a
-condition over it is neither true nor false: :meth:`Expression.assess` reports
-it as *not assessable* (the check counts the hand as not assessable, never as a
-violation and never as a pass).  ``and`` / ``or`` / ``not`` follow three-valued
-logic, so a known ``False`` still decides an ``and`` and a known ``True`` an
-``or``.  A missing value wins over an unknown one (``isnull(x) or x * y > 0``
-is assessable where ``x`` is missing).  Mixing an integer with a float computes
+condition over it is neither true nor false: :meth:`Expression.judge` reports
+it as *overflowed* (the check counts the hand as not assessable, and in
+``hands_overflow``, never as a violation and never as a pass).  ``and`` / ``or``
+/ ``not`` treat it like a missing value, so a known ``False`` still decides an
+``and`` and a known ``True`` an ``or``.  A missing value wins over an unknown
+one (``isnull(x) or x * y > 0`` is assessable where ``x`` is missing; ``x > 0
+and x * y > 0`` is missing, not overflowed, where ``x`` is missing).  Mixing an integer with a float computes
 in float64, which cannot wrap but rounds above 2**53.
 """
 
@@ -91,11 +110,13 @@ __all__ = [
     "MAX_TEMPLATE_LENGTH",
     "MAX_TEXT_LENGTH",
     "MISSING_TEXT",
+    "Column",
     "Expression",
     "ExpressionError",
     "Template",
     "compile_expression",
     "compile_template",
+    "prepare_column",
 ]
 
 MAX_TEXT_LENGTH = 1000
@@ -164,6 +185,9 @@ class _Val:
     data: Any
     missing: Any = False
     unknown: Any = False
+    #: a text column's dictionary, when known: (codes int64, distinct values object), code -1 where missing.
+    #: ``==``, ``in`` and ``startswith`` against literals then test the few distinct values, not every row.
+    codes: Any = None
 
 
 _NULL_VAL = _Val(_NULL, None, True)
@@ -261,6 +285,10 @@ def _series_value(series: pd.Series) -> _Val:
     if isinstance(dtype, pd.CategoricalDtype):
         series = series.astype(object)
         dtype = series.dtype
+    masked = _masked(series)
+    if masked is not None:  # nullable Int64 / boolean: their values and mask as they are, exact
+        data, missing = masked
+        return _Val(_BOOL, data, missing) if data.dtype.kind == "b" else _int64_value(data, missing)
     if pd.api.types.is_bool_dtype(dtype):
         if isinstance(dtype, np.dtype):
             return _Val(_BOOL, series.to_numpy())
@@ -276,17 +304,14 @@ def _series_value(series: pd.Series) -> _Val:
         data = series.to_numpy(dtype=np.float64, na_value=np.nan)
         return _Val(_NUM, data, _mask(np.isnan(data)))
     if isinstance(dtype, pd.StringDtype):
-        missing = series.isna().to_numpy(dtype=bool)
-        return _Val(_TEXT, series.to_numpy(dtype=object, na_value=""), _mask(missing))
+        return _coded_text(series)
     missing = series.isna().to_numpy(dtype=bool)
     if dtype == np.dtype(object):
         inferred = pd.api.types.infer_dtype(series, skipna=True)
         if inferred == "empty":
             return _Val(_NULL, None, True) if missing.all() else _Val(_OTHER, series.to_numpy(), False)
         if inferred == "string":
-            data = series.to_numpy(dtype=object, copy=True)
-            data[missing] = ""
-            return _Val(_TEXT, data, _mask(missing))
+            return _coded_text(series)
         if inferred == "boolean":
             data = series.to_numpy(dtype=object, copy=True)
             data[missing] = False
@@ -305,6 +330,41 @@ def _series_value(series: pd.Series) -> _Val:
         return _Val(_OTHER, data, _mask(missing))
     # datetimes, timedeltas and other exotic dtypes: handed to numpy as they are.
     return _Val(_OTHER, series.to_numpy(), _mask(missing))
+
+
+def _masked(series: pd.Series) -> tuple[np.ndarray, Any] | None:
+    """A pandas masked integer or boolean column (the facts tables' Int64 and boolean) as its NumPy
+    values and missing mask without pandas' generic conversion (a third of its cost): the values are
+    copied with 0 / False under the mask, so a missing row's filler is harmless, as everywhere here."""
+    array = series.array
+    if not isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
+        return None
+    data, mask = getattr(array, "_data", None), getattr(array, "_mask", None)
+    if not isinstance(data, np.ndarray) or not isinstance(mask, np.ndarray) or data.shape != mask.shape:
+        return None  # a pandas whose masked arrays are laid out otherwise: the generic path
+    if not mask.any():
+        return data, False
+    return np.where(mask, np.zeros(1, dtype=data.dtype), data), mask.copy()
+
+
+def _coded_text(series: pd.Series) -> _Val:
+    """A text column through its dictionary: the distinct values once (hashing, not a Python object per
+    row from Arrow), the rows as codes; ``data`` holds the same text objects, missing rows "" (filler)."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.int64)
+    values = np.empty(len(uniques) + 1, dtype=object)
+    values[:-1] = np.asarray(uniques, dtype=object)
+    values[-1] = ""
+    missing = codes < 0
+    return _Val(_TEXT, values[codes], _mask(missing), False, (codes, values[:-1]))
+
+
+def _code_lookup(value: _Val, member: Callable[[str], bool]) -> np.ndarray:
+    """``member`` asked once per distinct value of a coded text column, spread over its rows."""
+    codes, values = value.codes
+    table = np.zeros(len(values) + 1, dtype=bool)
+    table[:-1] = [bool(member(v)) for v in values]
+    return table[codes]
 
 
 def _int64_value(data: np.ndarray, missing: Any) -> _Val:
@@ -349,7 +409,13 @@ class _Env:
         value = self.cache.get(name)
         if value is None:
             if name in self.columns:
-                value = _series_value(_as_series(name, self.columns[name], self.length))
+                column = self.columns[name]
+                if isinstance(column, Column):
+                    if column.length != self.length:
+                        raise ExpressionError(f"column {_show(name)} has {column.length} rows, expected {self.length}")
+                    value = column._value
+                else:
+                    value = _series_value(_as_series(name, column, self.length))
             elif name in self.parameters:
                 value = _parameter_value(name, self.parameters[name])
             else:
@@ -368,15 +434,16 @@ def _reject_list(value: _Val) -> None:
         raise ExpressionError("a list can only be used as the right operand of 'in' / 'not in'")
 
 
-def _truth(value: _Val) -> tuple[Any, Any]:
-    """The value used as a condition: (true, unknown).
+def _truth(value: _Val) -> _Val:
+    """The value used as a condition: a boolean value in three-valued logic.
 
-    Missing counts as False; an unknown row (see :class:`_Val`) is neither: ``true`` is False there and
-    ``unknown`` flags it.
+    ``data`` is True only where the condition is known to hold; ``missing`` flags the rows where it is
+    missing (a missing operand: SQL's NULL), ``unknown`` those where it could not be computed (overflow).
+    Both are *undecided*: neither true nor false.
     """
     kind = value.kind
     if kind == _NULL:
-        return False, False
+        return _Val(_BOOL, False, True)
     _reject_list(value)
     if kind == _BOOL:
         raw = value.data
@@ -386,26 +453,37 @@ def _truth(value: _Val) -> tuple[Any, Any]:
         raw = value.data != ""
     else:
         raise ExpressionError("a value of this type cannot be used as a condition")
-    unknown = value.unknown
-    return _as_bool(_drop_missing(raw, _or_mask(value.missing, unknown))), unknown
+    unknown = _and_not(value.unknown, value.missing)
+    return _Val(_BOOL, _as_bool(_drop_missing(raw, _or_mask(value.missing, unknown))), value.missing, unknown)
 
 
-def _kleene(parts: list[tuple[Any, Any]], conjunction: bool) -> tuple[Any, Any]:
-    """``and`` / ``or`` over (true, unknown) pairs in three-valued (Kleene) logic.
+def _decided(data: Any, missing: Any, unknown: Any) -> _Val:
+    """A boolean value with ``data`` forced False on its undecided rows (missing wins over unknown)."""
+    unknown = _and_not(unknown, missing)
+    return _Val(_BOOL, _as_bool(_drop_missing(data, _or_mask(missing, unknown))), missing, unknown)
 
-    A known False decides an ``and`` and a known True decides an ``or`` whatever the unknown parts are,
-    so ``x > 0 or x * y > z`` stays assessable where ``x`` is positive, however large ``x * y`` is.
+
+def _kleene(parts: list[_Val], conjunction: bool) -> _Val:
+    """``and`` / ``or`` over boolean values in three-valued (Kleene) logic.
+
+    A known False decides an ``and`` and a known True decides an ``or`` whatever the undecided parts are,
+    so ``x > 0 or x * y > z`` stays assessable where ``x`` is positive, however large ``x * y`` is, and
+    ``notnull(x) and x > 1`` is known False where ``x`` is missing. Otherwise the result is undecided
+    when any part is: missing if any part is missing, else unknown.
     """
     combine = np.logical_and if conjunction else np.logical_or
-    value = reduce(combine, (raw for raw, _ in parts))
-    unknown = reduce(_or_mask, (unk for _, unk in parts))
-    if unknown is False:
-        return _as_bool(value), False
+    value = _as_bool(reduce(combine, (p.data for p in parts)))
+    missing = reduce(_or_mask, (p.missing for p in parts))
+    unknown = reduce(_or_mask, (p.unknown for p in parts))
+    if missing is False and unknown is False:
+        return _Val(_BOOL, value)
     if conjunction:
-        decided = reduce(_or_mask, (_mask(np.logical_not(np.logical_or(raw, unk))) for raw, unk in parts))
+        # decided where some part is known False (neither true nor undecided)
+        decided = reduce(_or_mask, (_mask(np.logical_not(np.logical_or(p.data, _or_mask(p.missing, p.unknown))))
+                                    for p in parts))
     else:
         decided = _mask(value)
-    return _as_bool(value), _and_not(unknown, decided)
+    return _decided(value, _and_not(missing, decided), _and_not(unknown, decided))
 
 
 def _numbers(value: _Val, what: str) -> Any:
@@ -525,12 +603,12 @@ def _family(kind: str) -> str:
     return _NUM if kind in (_NUM, _BOOL) else kind
 
 
-def _compare(op: type, left: _Val, right: _Val) -> tuple[Any, Any]:
-    """One comparison: (true, unknown) as :func:`_truth` gives them."""
+def _compare(op: type, left: _Val, right: _Val) -> _Val:
+    """One comparison, a boolean value: missing where either side is missing, unknown where a side is."""
     _reject_list(left)
     _reject_list(right)
     if left.kind == _NULL or right.kind == _NULL:
-        return False, False
+        return _Val(_BOOL, False, True)
     symbol, func = _COMPARE[op]
     families = {_family(left.kind), _family(right.kind)}
     if families == {_NUM, _TEXT}:
@@ -540,31 +618,45 @@ def _compare(op: type, left: _Val, right: _Val) -> tuple[Any, Any]:
             raw = True
         else:
             raise ExpressionError(f"cannot compare text with a number using '{symbol}'")
+    elif op in (ast.Eq, ast.NotEq) and _coded_against_literal(left, right):
+        coded, literal = (left, right) if left.codes is not None else (right, left)
+        raw = _code_lookup(coded, lambda v: v == literal.data)
+        if op is ast.NotEq:
+            raw = np.logical_not(raw)
     else:
         with np.errstate(all="ignore"):
             raw = _as_bool(func(left.data, right.data))
-    missing = _or_mask(left.missing, right.missing)
-    unknown = _and_not(_or_mask(left.unknown, right.unknown), missing)  # a missing side decides: False
-    return _as_bool(_drop_missing(raw, _or_mask(missing, unknown))), unknown
+    return _decided(raw, _or_mask(left.missing, right.missing), _or_mask(left.unknown, right.unknown))
 
 
-def _isin(left: _Val, right: _Val, negate: bool) -> tuple[Any, Any]:
-    """``in`` / ``not in``: (true, unknown) as :func:`_truth` gives them."""
+def _coded_against_literal(left: _Val, right: _Val) -> bool:
+    """One side a coded text column, the other one text value (a literal or a text parameter)."""
+    for coded, other in ((left, right), (right, left)):
+        if coded.codes is not None and other.kind == _TEXT and np.ndim(other.data) == 0:
+            return True
+    return False
+
+
+def _isin(left: _Val, right: _Val, negate: bool) -> _Val:
+    """``in`` / ``not in``, a boolean value: missing where the left operand is (``None`` never matches)."""
     _reject_list(left)
     if right.kind != _LIST:
         raise ExpressionError("the right operand of 'in' / 'not in' must be a list")
     if left.kind == _NULL:
-        return False, False
+        return _Val(_BOOL, False, True)
     items = [v for v in right.data if v is not None and not (isinstance(v, float) and math.isnan(v))]
     data = left.data
     if np.ndim(data) == 0:
         scalar = data.item() if isinstance(data, np.generic) else data
         raw: Any = any(_same_family(scalar, item) and scalar == item for item in items)
+    elif left.codes is not None:  # text never equals a number in a list
+        texts = frozenset(item for item in items if isinstance(item, str))
+        raw = _code_lookup(left, texts.__contains__)
     else:
         raw = pd.Series(data, copy=False).isin(items).to_numpy(dtype=bool)
     if negate:
         raw = np.logical_not(raw)
-    return _as_bool(_drop_missing(raw, _or_mask(left.missing, left.unknown))), left.unknown
+    return _decided(raw, left.missing, left.unknown)
 
 
 def _same_family(a: Any, b: Any) -> bool:
@@ -612,16 +704,18 @@ def _fn_startswith(x: _Val, prefix: _Val) -> _Val:
     if prefix.kind != _TEXT or np.ndim(prefix.data) != 0:
         raise ExpressionError("the second argument of startswith() must be a text literal")
     if x.kind == _NULL:
-        return _Val(_BOOL, False)
+        return _Val(_BOOL, False, True)
     if x.kind not in (_TEXT, _OTHER):
         raise ExpressionError(f"startswith() needs text, not {x.kind}")
     # text is never unknown (only numbers overflow), so there is no unknown mask to carry
     if np.ndim(x.data) == 0:
         raw: Any = isinstance(x.data, str) and x.data.startswith(prefix.data)
+    elif x.codes is not None:
+        raw = _code_lookup(x, lambda v: v.startswith(prefix.data))
     else:
         series = pd.Series(x.data, dtype=object, copy=False)
         raw = series.str.startswith(prefix.data, na=False).to_numpy(dtype=bool)
-    return _Val(_BOOL, _as_bool(_drop_missing(raw, x.missing)))
+    return _decided(raw, x.missing, False)
 
 
 #: name -> (implementation, minimum number of arguments, maximum or None)
@@ -768,8 +862,7 @@ class _Compiler:
         conjunction = isinstance(node.op, ast.And)
 
         def run(env: _Env) -> _Val:
-            value, unknown = _kleene([_truth(part(env)) for part in parts], conjunction)
-            return _Val(_BOOL, value, False, unknown)
+            return _kleene([_truth(part(env)) for part in parts], conjunction)
 
         return run
 
@@ -781,8 +874,8 @@ class _Compiler:
         if isinstance(op, ast.Not):
 
             def run_not(env: _Env) -> _Val:
-                value, unknown = _truth(operand(env))
-                return _Val(_BOOL, _drop_missing(_as_bool(np.logical_not(value)), unknown), False, unknown)
+                value = _truth(operand(env))
+                return _decided(np.logical_not(value.data), value.missing, value.unknown)
 
             return run_not
         negate = isinstance(op, ast.USub)
@@ -845,8 +938,7 @@ class _Compiler:
                     links.append(_isin(left, right, negate=op is ast.NotIn))
                 else:
                     links.append(_compare(op, left, right))
-            value, unknown = links[0] if len(links) == 1 else _kleene(links, conjunction=True)
-            return _Val(_BOOL, value, False, unknown)
+            return links[0] if len(links) == 1 else _kleene(links, conjunction=True)
 
         return run
 
@@ -912,43 +1004,106 @@ class Expression:
 
     def evaluate(
         self,
-        columns: Mapping[str, pd.Series | np.ndarray],
+        columns: Mapping[str, pd.Series | np.ndarray | Column],
         parameters: Mapping[str, object],
         length: int,
     ) -> np.ndarray:
-        """Evaluate over whole columns; returns a fresh boolean array of ``length``.
+        """Evaluate over whole columns; returns a fresh boolean array of ``length``: True where the
+        predicate is known to hold.
 
-        ``columns`` may be a DataFrame or any mapping of name -> Series/array.
-        Missing values and non-boolean results are turned into booleans as
-        described in the module docstring.  Rows that are not assessable
-        (arithmetic overflow) are False here; callers that judge rows must use
-        :meth:`assess`, which tells them apart.
+        ``columns`` may be a DataFrame or any mapping of name -> Series/array/:class:`Column`. Rows
+        where the predicate is missing or not assessable (see the module docstring) are False here;
+        callers that judge rows must use :meth:`judge`, which tells the three outcomes apart.
         """
-        return self.assess(columns, parameters, length)[0]
+        return self.judge(columns, parameters, length)[0]
 
     def assess(
         self,
-        columns: Mapping[str, pd.Series | np.ndarray],
+        columns: Mapping[str, pd.Series | np.ndarray | Column],
         parameters: Mapping[str, object],
         length: int,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Evaluate over whole columns in three-valued logic: ``(holds, not_assessable)``.
+        """``(holds, overflowed)``: :meth:`judge` without the missing mask (kept for callers that only
+        ask about overflow; a missing row is False in both)."""
+        holds, _, overflowed = self.judge(columns, parameters, length)
+        return holds, overflowed
 
-        Two fresh boolean arrays of ``length``.  ``not_assessable`` flags the rows whose
-        outcome depends on arithmetic that overflowed (see the module docstring); ``holds``
-        is False there, so a row is exactly one of: holds, does not hold, not assessable.
+    def judge(
+        self,
+        columns: Mapping[str, pd.Series | np.ndarray | Column],
+        parameters: Mapping[str, object],
+        length: int,
+        *,
+        positions: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Evaluate over whole columns in three-valued logic: ``(holds, missing, overflowed)``.
+
+        Three fresh boolean arrays of ``length``, pairwise disjoint. ``missing`` flags the rows whose
+        outcome depends on a missing value (SQL's NULL: a missing operand of a comparison, arithmetic or
+        condition, division by zero), ``overflowed`` those whose outcome depends on arithmetic that
+        left int64 (see the module docstring). A row is exactly one of: holds, does not hold, missing,
+        overflowed; a check counts the last two as *not assessable*.
+
+        With ``positions=True`` each outcome is the sorted int64 array of its row positions instead
+        (what a check needs: the few violating or undecided rows, without a full mask to scan).
         """
         length = operator.index(length)
         if length < 0:
             raise ValueError("length must not be negative")
         env = _Env(columns, parameters if parameters is not None else {}, length)
         try:
-            truth, unknown = _truth(self._root(env))
+            value = _truth(self._root(env))
         except ExpressionError:
             raise
         except (TypeError, ValueError, ArithmeticError) as exc:
             raise ExpressionError(f"cannot evaluate {_one_line(self.text, 200)!r}: {exc}") from exc
-        return _full(truth, length), _full(unknown, length)
+        if positions:
+            return _where(value.data, length), _where(value.missing, length), _where(value.unknown, length)
+        return _full(value.data, length), _full(value.missing, length), _full(value.unknown, length)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Column:
+    """One column converted once to the arrays expressions compute with (values, missing mask, and
+    the rows whose value does not fit int64), so that the rules of a batch reading the same fact do
+    not each convert the pandas column again. Build with :func:`prepare_column`; ``take`` selects rows
+    by position with NumPy indexing (no pandas on the hot path)."""
+
+    _value: _Val = field(repr=False)
+    length: int
+
+    def take(self, positions: np.ndarray) -> Column:
+        """The rows at ``positions`` (an int64 array of valid positions, checked by the caller)."""
+        value = self._value
+        codes = None if value.codes is None else (value.codes[0][positions], value.codes[1])
+        return Column(_Val(value.kind, _rows(value.data, positions), _take_mask(value.missing, positions),
+                           _take_mask(value.unknown, positions), codes), len(positions))
+
+    def missing(self) -> np.ndarray:
+        """A fresh boolean array: the rows where the value is missing."""
+        return _full(self._value.missing, self.length)
+
+
+def _rows(data: Any, positions: np.ndarray) -> Any:
+    return data if np.ndim(data) == 0 else data[positions]
+
+
+def _take_mask(mask: Any, positions: np.ndarray) -> Any:
+    return mask if np.ndim(mask) == 0 else _mask(mask[positions])
+
+
+def prepare_column(name: str, obj: pd.Series | np.ndarray, length: int) -> Column:
+    """Convert one facts column (a Series or 1-D array of ``length``) for repeated evaluation."""
+    return Column(_series_value(_as_series(name, obj, length)), length)
+
+
+def _where(mask: Any, length: int) -> np.ndarray:
+    """The positions where a scalar or array condition of ``length`` rows holds."""
+    if np.ndim(mask) == 0:
+        return np.arange(length, dtype=np.int64) if mask else np.zeros(0, dtype=np.int64)
+    if np.shape(mask) != (length,):
+        raise ExpressionError(f"result has shape {np.shape(mask)}, expected ({length},)")
+    return np.flatnonzero(mask).astype(np.int64, copy=False)
 
 
 def _full(mask: Any, length: int) -> np.ndarray:

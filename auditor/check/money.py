@@ -165,6 +165,21 @@ class MoneyUnits:
             scale = np.ones(len(rows), dtype=np.int64)
         return cls(currency, scale)
 
+    @classmethod
+    def of_positions(cls, hands: pd.DataFrame, positions: np.ndarray) -> MoneyUnits:
+        """As `of_rows`, for rows given by their hands' positions in `hands` (all valid): no label lookup."""
+        rows = np.asarray(positions, dtype=np.int64)
+        if "currency" in hands.columns:
+            currency = pd.array(hands["currency"].array.take(rows)).to_numpy(dtype=object, na_value=None)
+        else:
+            currency = np.full(len(rows), None, dtype=object)
+        if "money_scale" in hands.columns:
+            scale = pd.array(hands["money_scale"].array.take(rows)).to_numpy(dtype=np.float64, na_value=1.0)
+            scale = np.where(scale >= 1, scale, 1).astype(np.int64)
+        else:
+            scale = np.ones(len(rows), dtype=np.int64)
+        return cls(currency, scale)
+
     def groups(self) -> Iterator[tuple[str | None, int, np.ndarray]]:
         """(currency, scale, row positions) for each distinct pair: a run has one or a few."""
         codes, currencies = pd.factorize(pd.Series(self.currency, dtype=object), use_na_sentinel=True)

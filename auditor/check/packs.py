@@ -99,6 +99,9 @@ class Rule:
     #: the parameter values this rule is checked with when a house pack overrides some for it alone
     #: (the pack's parameters with the override merged); None: the pack's own parameters
     parameters: Mapping[str, Any] | None = None
+    #: "hand": judged batch by batch; "run": judged once over every hand of the audit by the run-wide ledger
+    #: (`auditor/engines/ledger.py`), the only place facts such as duplicate_hand_id exist (RUN_FACTS)
+    scope: str = "hand"
 
     @cached_property
     def reads(self) -> frozenset[str]:
@@ -261,13 +264,16 @@ def _line_of(node: yaml.Node | None, path: list[Any]) -> int | None:
 
 
 def house_rules(parameters: dict[str, Any]) -> HouseRules:
-    """The engine's house settings from a pack's parameters (absent ones keep the defaults)."""
+    """The pack's house from its parameters (absent ones keep the defaults): the replay reads its `ReplayRules`
+    part, the simulator all of it (house.py says which setting is whose)."""
     kwargs: dict[str, Any] = {}
     if "suit_order" in parameters:
         kwargs["suit_order"] = tuple(SUIT_LETTER[s] for s in parameters["suit_order"])
     for key in ("odd_chip_method", "max_raises", "heads_up_uncapped", "limit_reopen_fraction", "hand_rake_from"):
         if key in parameters:
             kwargs[key] = parameters[key]
+    if "button_heir" in parameters:
+        kwargs["button_heir"] = tuple(parameters["button_heir"])
     if "hole_use" in parameters:
         kwargs["hole_use"] = {k: (v[0], v[1]) for k, v in parameters["hole_use"].items()}
     if "rake_schedule" in parameters:
@@ -664,8 +670,9 @@ PREDICATE_PARAMETERS = frozenset(("max_raises", "heads_up_uncapped"))
 
 @cache
 def engine_parameters() -> frozenset[str]:
-    """The parameters the replay engine and simulator read (HouseRules), as the schema names them: a pack
-    may set one that no rule names. Read from the schema so a new house setting needs no second list."""
+    """The house settings (HouseRules: what the replay reads, and the simulator's cap and odd-chip method), as
+    the schema names them: a pack may set one that no rule names. Read from the schema so a new house setting
+    needs no second list."""
     schema = load_json_schema(schema_path("rule-pack.schema.json"))
     return frozenset(schema["properties"]["parameters"]["properties"])
 
@@ -741,6 +748,24 @@ class _Context:
         return self._resolved[key]
 
 
+#: facts of the hands table only the whole run can know (is a hand id used by another hand anywhere in the
+#: audit, and where first): the run-wide ledger writes them (a batch's facts leave them null), so a rule
+#: reading one must say `scope: run`, and is then judged by the ledger only
+RUN_FACTS = frozenset({"duplicate_hand_id", "duplicate_of"})
+
+
+def _check_scope(rule: Rule, name: str, line: int) -> None:
+    """A rule reading a run-wide fact is run-wide, and a run-wide rule is about hands: anything else would
+    be judged per batch on facts a batch does not have (every hand null: silently never a finding)."""
+    run_facts = sorted(rule.reads & RUN_FACTS)
+    if run_facts and rule.scope != "run":
+        raise PackError(name, line, f"rule {rule.id}: reads {', '.join(run_facts)}, which only the whole run knows: "
+                                    "give it scope: run")
+    if rule.scope == "run" and rule.facts != "hands":
+        raise PackError(name, line, f"rule {rule.id}: scope: run rules judge the hands table (facts: hands), not "
+                                    f"{rule.facts}")
+
+
 def _compile_rule(item: _RawRule, context: _Context) -> Rule:
     raw, path, root, index, name = item.raw, item.path, item.root, item.index, str(item.path)
     known = context.known(raw["facts"])
@@ -775,7 +800,7 @@ def _compile_rule(item: _RawRule, context: _Context) -> Rule:
                              context.resolve(path.parent, e["pack"]) if "pack" in e else None)
                      for e in raw["examples"][kind])
 
-    return Rule(
+    rule = Rule(
         raw["id"], raw["title"], raw["category"], raw["severity"], raw["citation"], raw["text"], raw["why"],
         raw.get("notes"), tuple(raw["applies"]["variants"]), tuple(raw["applies"]["structures"]), raw["facts"],
         tuple(raw.get("needs", [])), compiled("when", _expression), compiled("violation", _expression),
@@ -784,7 +809,10 @@ def _compile_rule(item: _RawRule, context: _Context) -> Rule:
         _line_of(root, ["rules", index]) or 0, raw.get("seat", "seat"), raw.get("player", "player"),
         tuple(raw.get("catalogue", [])), path,
         {**context.parameters, **{k: v for k, (v, _, _) in item.parameters.items()}} if item.parameters else None,
+        raw.get("scope", "hand"),
     )
+    _check_scope(rule, name, _line_of(root, ["rules", index, "scope"]) or rule.line)
+    return rule
 
 
 def builtin_pack_paths() -> dict[str, Path]:

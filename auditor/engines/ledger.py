@@ -1,7 +1,9 @@
 """Rules only the whole run can judge: a hand id used twice, whichever partitions the two hands are in.
 
-A rule is *run-wide* when it reads `duplicate_hand_id` or `duplicate_of` (the record-integrity rules TDA-INT-id,
-NZ-INT-id, ONL5CD-INT-id, or any user rule that names it). Workers do not check those rules: for
+A rule is *run-wide* when its pack says `scope: run` (the record-integrity rules TDA-INT-id, NZ-INT-id,
+ONL5CD-INT-id, or any user rule: the loader requires it of a rule reading `duplicate_hand_id` or `duplicate_of`,
+`packs.RUN_FACTS`). The replay does not judge hand ids at all (those facts are null in a batch's facts:
+a partition, let alone a batch, cannot know the run), and workers do not check run-wide rules: for
 every hand they audit they hand back the few columns such a rule reads (`rows`), and the driver
 keeps them in a `Ledger`. Once every partition is in, `Ledger.resolve` decides which hands repeat an
 id — the first hand in (file, line) order keeps it, every later one is the duplicate, whatever order
@@ -27,27 +29,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from auditor.check.packs import Pack, Rule
+from auditor.check.packs import RUN_FACTS, Pack, Rule
 from auditor.check.run import check, with_hands
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, Facts
 
-#: facts a hand has only by comparison with every other hand of the run
-RUN_WIDE_FACTS = frozenset({"duplicate_hand_id", "duplicate_of"})
+#: facts a hand has only by comparison with every other hand of the run: the ledger writes them
+RUN_WIDE_FACTS = RUN_FACTS
 _HANDS_FACTS = frozenset(name for name, _, _ in FACT_COLUMNS["hands"])
 #: hands of run-wide rows kept in memory before the rest go to disk
 SPILL_ROWS = 200_000
 _PARTITION, _POSITION = "__partition", "__position"
 
 
-class Forgetful(set):
-    """A set that keeps nothing: the engine's `seen_hand_ids`, so it neither grows nor judges ids."""
-
-    def add(self, element: object) -> None:
-        """Forget it: ids are judged run-wide by the ledger."""
-
-
 def is_run_wide(rule: Rule) -> bool:
-    return rule.facts == "hands" and bool(rule.reads & RUN_WIDE_FACTS)
+    """Judged by the ledger over the whole run, never by a worker (the pack's `scope: run`)."""
+    return rule.scope == "run"
 
 
 def without_run_wide(pack: Pack) -> Pack:
@@ -71,7 +67,8 @@ def columns(packs: Iterable[Pack]) -> list[str] | None:
                 names |= rule.reads | {"seq"}
     if not found:
         return None
-    extra = sorted(n for n in names & _HANDS_FACTS if n != "hand" and n not in HAND_COLUMNS)
+    # the run-wide facts are the ledger's to write (null in the workers' facts)
+    extra = sorted(n for n in names & _HANDS_FACTS if n != "hand" and n not in HAND_COLUMNS and n not in RUN_WIDE_FACTS)
     return ["hand", *HAND_COLUMNS, *extra]
 
 

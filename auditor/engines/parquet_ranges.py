@@ -17,7 +17,7 @@ whole by `read_parquet`, as before.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from auditor.ingest.columnar_validate import event_order
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
-from auditor.ingest.parquet import SCHEMAS, TABLE_FILES, dataset_problem, failure_code, read_quarantined, rebuild_hand
+from auditor.ingest.parquet import (
+    SCHEMAS,
+    TABLE_FILES,
+    UNJUDGED,
+    TableChunk,
+    dataset_problem,
+    failure_code,
+    judged,
+    one_item,
+    read_quarantined,
+    rebuild_hand,
+    validated_chunk,
+)
+from auditor.ingest.tables import build_tables, concat_tables
 from auditor.model.records import Quarantined, SourceHand
+from auditor.model.tables import CanonicalTables
 
 #: hands rebuilt per step of the stream (with their seats and events, a few MB)
 CHUNK_HANDS = 4096
@@ -247,12 +262,15 @@ def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterat
     events = _Cursor(directory / "events.parquet", layout.events_groups)
     try:
         for first_row, chunk in _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop):
-            hands = chunk.to_pylist()
-            lo, hi = hands[0]["hand"], hands[-1]["hand"]
-            seats_by_hand = _by_hand(seats.take(lo, hi), _seat_dicts)
-            events_by_hand = _by_hand(_sorted_events(events.take(lo, hi)), _event_dicts)
-            for row_no, h in enumerate(hands, start=first_row + 1):
-                yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
+            lo, hi = chunk["hand"][0].as_py(), chunk["hand"][-1].as_py()
+            seat_rows = _or_empty(seats.take(lo, hi), "seats")
+            event_rows = _or_empty(events.take(lo, hi), "events")
+            reasons = judged(chunk, seat_rows, event_rows)
+            seats_by_hand = _by_hand(seat_rows, _seat_dicts)
+            events_by_hand = _by_hand(_sorted_events(event_rows), _event_dicts)
+            for i, h in enumerate(chunk.to_pylist()):
+                reason = UNJUDGED if reasons is None else reasons[i]
+                yield rebuild_hand(h, first_row + i + 1, name, seats_by_hand, events_by_hand, reason)
     # one reason for the rest of the range, as read_parquet gives for the whole dataset; a ValueError is
     # data Arrow cannot turn into Python values (text that is not UTF-8 in a damaged file, found by fuzzing)
     except (OSError, ValueError, pa.ArrowException) as exc:
@@ -261,6 +279,28 @@ def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterat
     if stop >= sum(layout.hands_groups):
         # the range that ends the dataset also gives what `convert` quarantined, once, as read_parquet does
         yield from read_quarantined(directory)
+
+
+def read_range_tables(directory: Path, layout: Layout, start: int, stop: int) -> Iterator[TableChunk | Quarantined]:
+    """`read_range` with each chunk of hand rows as one TableChunk: its valid hands as canonical tables taken
+    from the dataset's rows (no dict per hand or event), its refused hands as the chunk's `quarantined`."""
+    name = str(directory)
+    seats = _Cursor(directory / "seats.parquet", layout.seats_groups)
+    events = _Cursor(directory / "events.parquet", layout.events_groups)
+    try:
+        for first_row, chunk in _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop):
+            lo, hi = chunk["hand"][0].as_py(), chunk["hand"][-1].as_py()
+            yield one_item(name, *validated_chunk(name, first_row, chunk, _or_empty(seats.take(lo, hi), "seats"),
+                                                  _or_empty(events.take(lo, hi), "events")))
+    except (OSError, ValueError, pa.ArrowException) as exc:  # as read_range
+        yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}",
+                          code=failure_code(exc))
+    if stop >= sum(layout.hands_groups):
+        yield from read_quarantined(directory)
+
+
+def _or_empty(table: pa.Table | None, name: str) -> pa.Table:
+    return SCHEMAS[name][0].empty_table() if table is None else table
 
 
 def _by_hand(table: pa.Table | None, rows: Any) -> dict[int, list]:
@@ -275,7 +315,8 @@ def _by_hand(table: pa.Table | None, rows: Any) -> dict[int, list]:
 
 
 def _sorted_events(table: pa.Table | None) -> pa.Table | None:
-    """Events in (hand, seq) order, as read_parquet sorts them (already so in a dataset `convert` wrote)."""
+    """Events in (hand, seq) order, nulls first, as read_parquet sorts them and the columnar validator
+    judges them (already so in a dataset `convert` wrote)."""
     if table is None or table.num_rows < 2:
         return table
     hands, seqs = table.column("hand"), table.column("seq")
@@ -283,7 +324,7 @@ def _sorted_events(table: pa.Table | None) -> pa.Table | None:
         h, q = hands.to_numpy(), seqs.to_numpy()
         if not ((np.diff(h) == 0) & (np.diff(q) < 0)).any():
             return table  # hands are already in order (checked when planning); seq within each hand too
-    return table.sort_by([("hand", "ascending"), ("seq", "ascending")])  # a stable sort, like sorted()
+    return table.take(event_order(table))  # a stable sort, like sorted()
 
 
 def _columns(table: pa.Table, names: tuple[str, ...]) -> list[list]:
@@ -336,3 +377,72 @@ def _event_dicts(table: pa.Table) -> list[dict[str, Any]]:
                 ev[key] = value
         out.append(ev)
     return out
+
+
+class HandBatch(Sequence):
+    """The hands of one batch of a partition, in order: hands read one by one (SourceHand) and the TableChunks
+    of a Parquet range, which reach the replay as the tables they already are (issue 16). Indexing gives
+    a SourceHand either way (a chunk's rebuilt on request: only the few hands a report shows ask)."""
+
+    def __init__(self) -> None:
+        self.parts: list[SourceHand | TableChunk] = []
+        self._count = 0
+        self._starts: list[int] = []
+
+    def append(self, item: SourceHand | TableChunk) -> None:
+        self._starts.append(self._count)
+        self.parts.append(item)
+        self._count += item.num_hands if isinstance(item, TableChunk) else 1
+
+    def clear(self) -> None:
+        self.parts.clear()
+        self._starts.clear()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        at = int(np.searchsorted(self._starts, i, side="right")) - 1
+        part = self.parts[at]
+        return part.source(i - self._starts[at]) if isinstance(part, TableChunk) else part
+
+    def tables(self) -> CanonicalTables:
+        """The batch's canonical tables: `build_tables` of each run of hands read one by one, the chunks'
+        tables as they are, in order (hand renumbered through the batch)."""
+        pieces: list[CanonicalTables] = []
+        run: list[SourceHand] = []
+        for part in self.parts:
+            if isinstance(part, TableChunk):
+                if run:
+                    pieces.append(build_tables(run))
+                    run = []
+                pieces.append(part.tables)
+            else:
+                run.append(part)
+        if run or not pieces:
+            pieces.append(build_tables(run))
+        return pieces[0] if len(pieces) == 1 else concat_tables(pieces)
+
+    def files(self) -> list[str]:
+        """Each hand's input (its `file`), for the hand periods."""
+        out: list[str] = []
+        for part in self.parts:
+            out.extend([part.file] * part.num_hands if isinstance(part, TableChunk) else [part.file])
+        return out
+
+    def started_at(self) -> list[object]:
+        """Each hand's `started_at` (None where it has none), for the hand periods."""
+        out: list[object] = []
+        for part in self.parts:
+            if isinstance(part, TableChunk):
+                out.extend(part.tables.hands["started_at"].to_pylist())
+            else:
+                out.append(part.hand.get("started_at"))
+        return out

@@ -35,10 +35,11 @@ import pandas as pd
 from auditor.check.packs import Pack, PackError, declared_pack, resolve_pack
 from auditor.check.run import check, not_covered
 from auditor.engines import ledger
-from auditor.engines.parquet_ranges import Layout, hand_count, plan_ranges, read_range
+from auditor.engines.parquet_ranges import HandBatch, Layout, hand_count, plan_ranges, read_range_tables
 from auditor.engines.periods import add_batch
 from auditor.ingest.detect import contained, read_file
 from auditor.ingest.limits import DEFAULT_LIMITS
+from auditor.ingest.parquet import TableChunk
 from auditor.ingest.tables import build_tables
 from auditor.model.inputs import shown_text
 from auditor.model.periods import Period
@@ -312,11 +313,12 @@ def _relabelled(read: SourceHand | Quarantined | ReaderNote, real: str,
                                table_id=table_id)
 
 
-def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quarantined | ReaderNote]:
+def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quarantined | ReaderNote | TableChunk]:
     item = piece.input
     if piece.rows is not None and piece.layout is not None:
-        # the same last line of defence as every other reader (read_file wraps them all)
-        yield from contained(read_range(item.path, piece.layout, *piece.rows), item.label)
+        # the same last line of defence as every other reader (read_file wraps them all); the range's hands
+        # come as TableChunks, canonical tables already (issue 16)
+        yield from contained(read_range_tables(item.path, piece.layout, *piece.rows), item.label)  # type: ignore[arg-type]
     else:
         yield from read_input(item, limits)
 
@@ -369,13 +371,12 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     findings: list[pd.DataFrame] = []
     coverage: list[pd.DataFrame] = []
     ledger_rows: list[pd.DataFrame] = []
-    # The engine's own memory of hand ids would grow with the run and see only this partition: it is
-    # given a set that forgets, and the ledger judges ids run-wide instead.
-    state = TableState(seen_hand_ids=ledger.Forgetful())
+    # Hand ids are judged run-wide by the ledger (rules with scope: run), never by the replay.
+    state = TableState()
     hands_read = 0
     unreported = 0
     read_per_file: Counter = Counter()
-    batch: list[SourceHand] = []
+    batch = HandBatch()  # hands read one by one and Parquet TableChunks, in order
     uncovered: Counter = Counter()
     uncovered_per_file: Counter = Counter()
     notes: dict[tuple[str, str], ReaderNote] = {}
@@ -387,7 +388,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
 
     def flush() -> None:
         if batch:
-            add_batch(hand_periods, [h.file for h in batch], [h.hand.get("started_at") for h in batch])
+            add_batch(hand_periods, batch.files(), batch.started_at())
             found, cov, failed, rows, games, files = _audit_batch(batch, packs, local, forced, state, kept)
             found, dropped = cap_findings(found)
             not_listed.update(dropped)
@@ -405,6 +406,48 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
         for item in read_piece(piece, options.limits):
             if isinstance(item, ReaderNote):  # about the file, not a hand: said once per (file, code)
                 notes.setdefault((item.file, item.code), item)
+                continue
+            if isinstance(item, TableChunk):
+                count = item.num_hands + len(item.quarantined)
+                hands_read += count
+                unreported += count
+                read_per_file[item.file] += count
+                refused = list(item.quarantined)
+                for q in refused:  # recorded before the chunk's hands replay, as a hand-by-hand reader's
+                    if q.table_id is not None:
+                        state.break_chain(q.file, q.table_id, q.line)
+                declared = item.tables.hands["rule_pack"].to_pylist()
+                for name in [forced.name] if forced else dict.fromkeys(declared):  # loaded in the hands' order
+                    if name not in packs and name not in unknown_packs:
+                        try:
+                            packs[name] = _pack_for_run(options, "declared", name)
+                            local[name] = ledger.without_run_wide(packs[name])
+                        except PackError as exc:
+                            unknown_packs[name] = exc.message
+                drop = np.array([not forced and name in unknown_packs for name in declared], dtype=bool)
+                if drop.any():  # as for a hand read alone that declares a pack that cannot be used
+                    hands = item.tables.hands
+                    for row in np.flatnonzero(drop).tolist():
+                        line, table_id = int(hands["line"][row].as_py()), hands["table_id"][row].as_py()
+                        state.break_chain(item.file, table_id, line)
+                        refused.append(Quarantined(item.file, line, f"declares rule pack '{declared[row]}', which "
+                                                   f"cannot be used: {unknown_packs[declared[row]]}",
+                                                   hands["hand_id"][row].as_py(), code="invalid-record",
+                                                   table_id=table_id))
+                    refused.sort(key=lambda q: q.line)
+                quarantined.extend(refused)
+                chunk = item.without(drop)
+                while chunk is not None and chunk.num_hands:  # cut where hands read one by one would be cut
+                    cut, batch_events, full = chunk.batch_cut(len(batch), batch_events, options.batch_size,
+                                                              MAX_BATCH_EVENTS)
+                    head, chunk = chunk.split(cut)
+                    batch.append(head)
+                    if full:
+                        flush()
+                        batch_events = 0
+                if notify is not None and unreported >= 1000:
+                    notify("hands", partition.index, unreported)
+                    unreported = 0
                 continue
             hands_read += 1
             unreported += 1
@@ -535,7 +578,7 @@ def cap_findings(findings: pd.DataFrame, cap: int = MAX_FINDINGS_PER_HAND_RULE) 
     return findings.loc[~over].reset_index(drop=True), Counter({key: int(n) for key, n in dropped.items()})
 
 
-def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[str, Pack], forced: Pack | None,
+def _audit_batch(batch: HandBatch, packs: dict[str, Pack], local: dict[str, Pack], forced: Pack | None,
                  state: TableState, kept: _ForReports | None = None
                  ) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined], pd.DataFrame | None, Counter, Counter]:
     """Replay and check one batch: findings, coverage, hands the engine could not replay, run-wide rows,
@@ -544,7 +587,7 @@ def _audit_batch(batch: list[SourceHand], packs: dict[str, Pack], local: dict[st
     Not-covered hands are replayed and checked like the others (their table's state must run on through
     them, and no rule selects them anyway); they are only counted apart, never as audited.
     """
-    tables = build_tables(batch)
+    tables = batch.tables()
     hands = tables.hands.to_pandas()
     if forced:
         hands["rule_pack"] = forced.name

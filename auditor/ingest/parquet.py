@@ -9,19 +9,28 @@ pass an input limit (size, decompression ratio: `limit`); a damaged dataset (a f
 disagree, data Arrow cannot read: `damaged`); tables without a canonical column, with one of another
 type or stored twice (`invalid-record`, for the whole dataset); and, hand by hand, a hand that breaks
 the hand-log schema or its consistency, or whose own row in hands.parquet is missing (`invalid-record`).
+
+Hands are judged by the columnar validator (`auditor.ingest.columnar_validate`), which gives each hand row
+the reason jsonschema-rs and `consistency_error` give the hand rebuilt from it, for the whole table at once.
+`read_parquet_tables` goes further and gives the valid hands as canonical tables taken from the dataset's
+own (`TableChunk`), what the replay reads, without a dict per hand or event; `read_parquet` still gives one
+`SourceHand` per hand for the callers that want dicts.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from auditor.ingest import columnar_validate
 from auditor.ingest.files import bomb_message
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
@@ -339,8 +348,10 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
         if refusal:
             yield Quarantined(name, 0, f"refused Parquet dataset: {refusal[1]}", code=refusal[0])
             return
-        hands, seats, events = (conform_table(read_canonical_columns(directory / f"{table}.parquet", table),
-                                              table).to_pylist() for table in TABLE_FILES)
+        tables = [conform_table(read_canonical_columns(directory / f"{table}.parquet", table), table)
+                  for table in TABLE_FILES]
+        reasons = judged(*tables)
+        hands, seats, events = (table.to_pylist() for table in tables)
     except Exception as exc:  # any Arrow/IO failure is one reason for the whole dataset
         yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}",
                           code=failure_code(exc))
@@ -352,9 +363,24 @@ def read_parquet(directory: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[S
     for row in sorted(events, key=lambda r: (_order(r["hand"]), _order(r["seq"]))):
         events_by_hand[row["hand"]].append(_event(row))
     for row_no, h in enumerate(hands, start=1):
-        yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand)
+        reason = UNJUDGED if reasons is None else reasons[row_no - 1]
+        yield rebuild_hand(h, row_no, name, seats_by_hand, events_by_hand, reason)
     yield from _orphans(name, {h["hand"] for h in hands}, seats_by_hand, events_by_hand)
     yield from read_quarantined(directory)
+
+
+#: `rebuild_hand`'s reason when no columnar verdict is at hand: the hand is judged by jsonschema-rs itself
+UNJUDGED = "unjudged"
+
+
+def judged(hands: pa.Table, seats: pa.Table, events: pa.Table) -> list[str | None] | None:
+    """The columnar validator's reason for each hands row (None: valid), or None should the validator itself
+    fail on tables no test foresaw: the hands are then judged one by one by jsonschema-rs, as before it
+    existed, so a fault of ours costs speed, never a verdict."""
+    try:
+        return columnar_validate.validate(hands, seats, events).reasons
+    except Exception:
+        return None
 
 
 def _orphans(name: str, known: set, seats_by_hand: dict, events_by_hand: dict) -> Iterator[Quarantined]:
@@ -374,12 +400,13 @@ def _order(value: int | None) -> int:
 
 
 def rebuild_hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
-                 events_by_hand: dict[int, list]) -> SourceHand | Quarantined:
+                 events_by_hand: dict[int, list], reason: str | None = UNJUDGED) -> SourceHand | Quarantined:
     """One row of a conformed hands table, with its seats and events, as a validated hand or a quarantine
-    (both Parquet readers use it). It never raises: a value no check foresaw quarantines this hand alone
-    and the dataset goes on."""
+    (both Parquet readers use it); `reason` is the columnar verdict on the row (None: valid), or UNJUDGED
+    to have jsonschema-rs judge the rebuilt hand. It never raises: a value no check foresaw quarantines
+    this hand alone and the dataset goes on."""
     try:
-        return _rebuild(h, row_no, name, seats_by_hand, events_by_hand)
+        return _rebuild(h, row_no, name, seats_by_hand, events_by_hand, reason)
     except BaseException as exc:  # a Rust extension's panic (pyo3 PanicException) is a BaseException
         if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
             raise
@@ -389,7 +416,19 @@ def rebuild_hand(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[
 
 
 def _rebuild(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int, list],
-             events_by_hand: dict[int, list]) -> SourceHand | Quarantined:
+             events_by_hand: dict[int, list], reason: str | None = UNJUDGED) -> SourceHand | Quarantined:
+    hand = _hand_dict(h, seats_by_hand, events_by_hand)
+    error = (schema_error(hand) or consistency_error(hand)) if reason == UNJUDGED else reason
+    if error:
+        return Quarantined(name, row_no, error, h["hand_id"], code="invalid-record", table_id=h["table_id"])
+    # The dataset is its own input: its hands are counted, found and replayed as the dataset's rows. The
+    # file and line it stores (written by `auditor convert`) are only what the dataset *claims*: anyone
+    # can write a dataset that says its hands come from `real.jsonl`, so they never stand for the input.
+    return SourceHand(hand, name, row_no, **claimed_source(h))
+
+
+def _hand_dict(h: dict[str, Any], seats_by_hand: dict[int, list], events_by_hand: dict[int, list]) -> dict[str, Any]:
+    """The canonical hand a hands row stands for, with its seats and events (nulls are absent keys)."""
     stakes = _strip({"blinds": h["blinds"], "ante": h["ante"] or None, "bet_units": h["bet_units"] or None,
                      "table_min": h["table_min"], "table_max": h["table_max"], "chip_unit": h["chip_unit"]})
     if h["spread_min"]:
@@ -402,13 +441,7 @@ def _rebuild(h: dict[str, Any], row_no: int, name: str, seats_by_hand: dict[int,
         "seats": seats_by_hand.get(h["hand"], []) if h["hand"] is not None else [],
         "events": events_by_hand.get(h["hand"], []) if h["hand"] is not None else [],
     })
-    error = schema_error(hand) or consistency_error(hand)
-    if error:
-        return Quarantined(name, row_no, error, h["hand_id"], code="invalid-record", table_id=h["table_id"])
-    # The dataset is its own input: its hands are counted, found and replayed as the dataset's rows. The
-    # file and line it stores (written by `auditor convert`) are only what the dataset *claims*: anyone
-    # can write a dataset that says its hands come from `real.jsonl`, so they never stand for the input.
-    return SourceHand(hand, name, row_no, **claimed_source(h))
+    return hand
 
 
 def claimed_source(h: dict[str, Any]) -> dict[str, Any]:
@@ -416,3 +449,364 @@ def claimed_source(h: dict[str, Any]) -> dict[str, Any]:
     file, line = h.get("file"), h.get("line")
     return {"claimed_file": file if isinstance(file, str) and file else None,
             "claimed_line": line if isinstance(line, int) and not isinstance(line, bool) else None}
+
+
+# ------------------------------------------------------------------------------ tables straight through
+
+
+@dataclass(frozen=True, eq=False)
+class TableChunk:
+    """The valid hands of a stretch of a dataset as canonical tables (issue 16), taken from the dataset's own
+    rows with no dict per hand or event: `tables` is what `build_tables` makes of the same hands read one
+    by one (`tests/test_parquet_tables.py` holds them equal), `hand` 0..n-1 in row order, `file` the dataset
+    (as `SourceHand.file`), `line` each hand's row number in hands.parquet. `claimed_file`/`claimed_line`
+    are what each row claims (`read_parquet`). `file` and `line` (the last hand's) let `detect.contained`
+    place a reader error after the chunk as after any item."""
+
+    tables: CanonicalTables
+    file: str
+    claimed_file: list[str | None]
+    claimed_line: list[int | None]
+    #: the rows the hands came from, to rebuild a hand's dict on request (`source`): hands rows, and for
+    #: each hand the span of its rows in `_seat_rows` / `_event_rows` (positions in `_seats` / `_events`)
+    _hands: pa.Table
+    _seats: pa.Table
+    _seat_rows: np.ndarray
+    _seat_spans: np.ndarray
+    _events: pa.Table
+    _event_rows: np.ndarray
+    _event_spans: np.ndarray
+    #: the hands themselves, when they were judged one by one (`validated_chunk`'s fallback)
+    _given: Sequence[SourceHand] | None = None
+    #: the refused hands of the same stretch of rows, in row order: a reader that gives the chunk as one
+    #: item gives them with it, so the run records them (and breaks their tables' chains) before the
+    #: chunk's hands replay, in the order a hand-by-hand reader gives them
+    quarantined: tuple[Quarantined, ...] = ()
+
+    @property
+    def num_hands(self) -> int:
+        return self.tables.num_hands
+
+    @property
+    def line(self) -> int:
+        lines = self.tables.hands["line"]
+        last = int(lines[len(lines) - 1].as_py()) if len(lines) else 0
+        return max(last, self.quarantined[-1].line) if self.quarantined else last
+
+    def source(self, i: int) -> SourceHand:
+        """Hand `i` as `read_parquet` gives it (its dict rebuilt from the dataset's rows; for the few hands a
+        report shows, never on the audit's path)."""
+        if self._given is not None:
+            return self._given[i]
+        h = self._hands.slice(i, 1).to_pylist()[0]
+        seats = self._seats.take(self._seat_rows[self._seat_spans[i]:self._seat_spans[i + 1]]).to_pylist()
+        events = self._events.take(self._event_rows[self._event_spans[i]:self._event_spans[i + 1]]).to_pylist()
+        number = h["hand"]
+        hand = _hand_dict(h, {number: [_strip({k: s[k] for k in ("seat", "player", "stack", "status")})
+                                       for s in seats]}, {number: [_event(e) for e in events]})
+        return SourceHand(hand, self.file, int(self.tables.hands["line"][i].as_py()), **claimed_source(h))
+
+    def sources(self) -> Sequence[SourceHand]:
+        """The hands as a sequence of SourceHand, each rebuilt only when asked for."""
+        return _Sources(self)
+
+    def split(self, k: int) -> tuple[TableChunk, TableChunk | None]:
+        """The first `k` hands and the rest (None when none is left); the quarantine stays with the first."""
+        if k >= self.num_hands:
+            return self, None
+        first = np.arange(self.num_hands) < k
+        head, rest = self.without(~first), self.without(first)
+        assert head is not None and rest is not None
+        return head, replace(rest, quarantined=())
+
+    def batch_cut(self, batched: int, events: int, batch_size: int, max_events: int) -> tuple[int, int, bool]:
+        """Where a batch holding `batched` hands of `events` events is full, had this chunk's hands been added
+        one by one (full at `batch_size` hands or `max_events` events): (hands of the chunk it takes, its
+        events then, whether it is full)."""
+        per_hand = np.bincount(self.tables.events["hand"].to_numpy(zero_copy_only=False).astype(np.int64),
+                               minlength=self.num_hands)
+        total = events + np.cumsum(per_hand)
+        full = (batched + np.arange(1, self.num_hands + 1) >= batch_size) | (total >= max_events)
+        if not full.any():
+            return self.num_hands, int(total[-1]), False
+        cut = int(np.argmax(full)) + 1
+        return cut, int(total[cut - 1]), True
+
+    def without(self, drop: np.ndarray) -> TableChunk | None:
+        """The chunk without the hands where `drop` is true (None if none is left): a hand the run cannot
+        audit (its declared pack cannot be loaded) leaves with its seats and events."""
+        keep = ~np.asarray(drop, dtype=bool)
+        if keep.all():
+            return self
+        if not keep.any():
+            return None
+        new_number = np.cumsum(keep, dtype=np.int64) - 1
+        tables = []
+        for table in (self.tables.hands, self.tables.seats, self.tables.events):
+            hand = table["hand"].to_numpy(zero_copy_only=False).astype(np.int64)
+            rows = keep[hand]
+            table = table.filter(pa.array(rows))
+            tables.append(table.set_column(0, "hand", pa.array(new_number[hand[rows]].astype(np.int32))))
+        kept = np.flatnonzero(keep)
+        given = None if self._given is None else [self._given[i] for i in kept]
+        seat_rows, seat_spans = _respan(self._seat_rows, self._seat_spans, kept)
+        event_rows, event_spans = _respan(self._event_rows, self._event_spans, kept)
+        return TableChunk(CanonicalTables(*tables), self.file, [self.claimed_file[i] for i in kept],
+                          [self.claimed_line[i] for i in kept], self._hands.take(kept) if self._hands.num_rows else
+                          self._hands, self._seats, seat_rows, seat_spans, self._events, event_rows, event_spans,
+                          given, self.quarantined)
+
+
+def _respan(rows: np.ndarray, spans: np.ndarray, kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and span offsets of the kept hands only."""
+    if not len(spans):
+        return rows, spans
+    start, stop = spans[kept], spans[kept + 1]
+    counts = stop - start
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    owner = np.repeat(np.arange(len(kept)), counts)
+    at = np.repeat(start, counts) + (np.arange(int(offsets[-1]), dtype=np.int64) - offsets[owner])
+    return rows[at], offsets
+
+
+class _Sources(Sequence):
+    def __init__(self, chunk: TableChunk) -> None:
+        self.chunk = chunk
+
+    def __len__(self) -> int:
+        return self.chunk.num_hands
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self.chunk.source(k) for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.chunk.source(i)
+
+
+def validated_chunk(name: str, first_row: int, hands: pa.Table, seats: pa.Table,
+                    events: pa.Table) -> tuple[list[Quarantined], TableChunk | None]:
+    """Conformed rows of a dataset (hands rows numbered from `first_row` + 1; their seats and events, any
+    order) as the quarantine entries of the refused hands, in row order, and the valid hands as one
+    TableChunk (None if no hand is valid). Give the quarantines to the run before the chunk: a refused
+    hand breaks its table's chain (`TableState.break_chain`) by line, before the hands after it replay.
+
+    Should the columnar validator fail on tables no test foresaw, the hands are judged one by one as
+    before (`read_parquet`'s way), so that a fault of ours costs speed, never a verdict.
+    """
+    try:
+        verdicts = columnar_validate.validate(hands, seats, events)
+    except Exception:
+        return _judged_one_by_one(name, first_row, hands, seats, events)
+    hand_ids, table_ids = hands["hand_id"].to_pylist(), hands["table_id"].to_pylist()
+    quarantined = [Quarantined(name, first_row + r + 1, verdicts.reasons[r], hand_ids[r], code="invalid-record",
+                               table_id=table_ids[r]) for r in np.flatnonzero(~verdicts.valid)]
+    if not verdicts.valid.any():
+        return quarantined, None
+    return quarantined, _chunk(name, first_row, hands, seats, _take(events, verdicts.event_order), verdicts)
+
+
+def one_item(name: str, quarantined: list[Quarantined], chunk: TableChunk | None) -> TableChunk:
+    """`validated_chunk`'s result as one reader item: the chunk (empty if no hand was valid) carrying the
+    quarantine entries."""
+    if chunk is None:
+        from auditor.ingest.tables import build_tables
+
+        empty = np.zeros(0, np.int64)
+        chunk = TableChunk(build_tables([]), name, [], [], HANDS_SCHEMA.empty_table(), SEATS_SCHEMA.empty_table(),
+                           empty, np.zeros(1, np.int64), EVENTS_SCHEMA.empty_table(), empty, np.zeros(1, np.int64))
+    return replace(chunk, quarantined=tuple(quarantined))
+
+
+def _take(table: pa.Table, rows: np.ndarray) -> pa.Table:
+    """`table.take(rows)`, or the table itself when `rows` are all its rows in order (the usual case: a
+    dataset `convert` wrote holds each hand's rows together and in order), which saves copying them."""
+    if len(rows) == table.num_rows and (len(rows) == 0 or (rows[0] == 0 and bool((np.diff(rows) == 1).all()))):
+        return table
+    return table.take(rows)
+
+
+def _judged_one_by_one(name: str, first_row: int, hands: pa.Table, seats: pa.Table,
+                       events: pa.Table) -> tuple[list[Quarantined], TableChunk | None]:
+    from auditor.ingest.tables import build_tables
+
+    seats_by_hand: dict[int, list] = defaultdict(list)
+    for row in seats.to_pylist():
+        seats_by_hand[row["hand"]].append(_strip({k: row[k] for k in ("seat", "player", "stack", "status")}))
+    events_by_hand: dict[int, list] = defaultdict(list)
+    for row in sorted(events.to_pylist(), key=lambda r: (_order(r["hand"]), _order(r["seq"]))):
+        events_by_hand[row["hand"]].append(_event(row))
+    items = [rebuild_hand(h, first_row + i + 1, name, seats_by_hand, events_by_hand)
+             for i, h in enumerate(hands.to_pylist())]
+    good = [item for item in items if isinstance(item, SourceHand)]
+    quarantined = [item for item in items if isinstance(item, Quarantined)]
+    if not good:
+        return quarantined, None
+    empty = np.zeros(0, np.int64)
+    chunk = TableChunk(build_tables(good), name, [g.claimed_file for g in good], [g.claimed_line for g in good],
+                       hands.slice(0, 0), seats.slice(0, 0), empty, empty, events.slice(0, 0), empty, empty, good)
+    return quarantined, chunk
+
+
+def _spans(group: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of each wanted group in turn, in their order within the group: (rows to take, the hand each
+    belongs to (0..len(wanted)-1), span offsets per hand)."""
+    order = np.argsort(group, kind="stable")
+    groups = group[order]
+    start = np.searchsorted(groups, wanted, side="left")
+    stop = np.searchsorted(groups, wanted, side="right")
+    counts = stop - start
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    total = int(offsets[-1])
+    owner = np.repeat(np.arange(len(wanted), dtype=np.int64), counts)
+    rows = np.repeat(start, counts) + (np.arange(total, dtype=np.int64) - offsets[owner]) if total else owner
+    return order[rows].astype(np.int64), owner, offsets
+
+
+def _chunk(name: str, first_row: int, hands: pa.Table, seats: pa.Table, events: pa.Table,
+           verdicts: columnar_validate.Verdicts) -> TableChunk:
+    """The canonical tables of the valid rows, as `build_tables` makes them from the rebuilt hands: taken
+    rows, hand renumbered, the defaults a rebuilt hand leaves out filled in, and per event kind only the
+    columns its rebuilt event keeps (`_event`)."""
+    from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA
+
+    valid_rows = np.flatnonzero(verdicts.valid)
+    wanted = verdicts.row_group[valid_rows]  # valid rows have a hand number (else they have no seats)
+    count = len(valid_rows)
+    new_hand = pa.array(np.arange(count, dtype=np.int32))
+    kept = _take(hands, valid_rows)
+    # hands: as build_tables fills what a rebuilt hand leaves out
+    spread_min, spread_max = _spread(kept)
+    columns = {
+        "hand": new_hand, "file": pa.array([name] * count, pa.string()),
+        "line": pa.array(valid_rows.astype(np.int64) + first_row + 1),
+        "ante": pc.fill_null(kept["ante"], 0), "money_scale": pc.fill_null(kept["money_scale"], 1),
+        "bet_units": pc.fill_null(kept["bet_units"], pa.scalar([], pa.list_(pa.int64()))),
+        "spread_min": spread_min, "spread_max": spread_max,
+    }
+    hands_out = pa.table([columns.get(f.name, kept[f.name]) for f in HANDS_SCHEMA], schema=HANDS_SCHEMA)
+    # seats: the rows of each valid hand's number, in file order
+    seat_rows, seat_owner, seat_spans = _spans(verdicts.seat_group, wanted)
+    taken = _take(seats, seat_rows)
+    seat_columns = {"hand": pa.array(seat_owner.astype(np.int32)),
+                    "status": pc.fill_null(taken["status"], "active")}
+    seats_out = pa.table([seat_columns.get(f.name, taken[f.name]) for f in SEATS_SCHEMA], schema=SEATS_SCHEMA)
+    # events (already in rebuild order, so each hand's are one run)
+    event_rows, event_owner, event_spans = _spans(verdicts.event_group, wanted)
+    taken = _take(events, event_rows)
+    events_out = _canonical_events(taken, event_owner, verdicts.event_index[event_rows], EVENTS_SCHEMA)
+    # what each row claims (claimed_source): a file that is text and not empty, a line
+    files = kept["file"]
+    claimed_file = pc.if_else(pc.fill_null(pc.equal(files, ""), True), pa.scalar(None, pa.string()), files)
+    return TableChunk(CanonicalTables(hands_out, seats_out, events_out), name, claimed_file.to_pylist(),
+                      kept["line"].to_pylist(), kept, seats, seat_rows, seat_spans, events, event_rows, event_spans)
+
+
+def _spread(hands: pa.Table) -> tuple[pa.Array, pa.Array]:
+    """spread_min and spread_max as the rebuilt stakes give them back: [] when there is no spread, else both
+    cut to the shorter list (zip)."""
+    low, high = hands["spread_min"].combine_chunks(), hands["spread_max"].combine_chunks()
+    low_n = pc.fill_null(pc.list_value_length(low), 0).to_numpy(zero_copy_only=False)
+    high_n = pc.fill_null(pc.list_value_length(high), 0).to_numpy(zero_copy_only=False)
+    n = np.where(low_n > 0, np.minimum(low_n, high_n), 0)
+    empty = pa.scalar([], pa.list_(pa.int64()))
+    if (n == low_n).all() and (n == high_n).all():
+        return pc.fill_null(low, empty), pc.fill_null(high, empty)
+    lows, highs = low.to_pylist(), high.to_pylist()  # rare: a spread whose lists differ in length
+    return (pa.array([(v or [])[:k] for v, k in zip(lows, n, strict=True)], pa.list_(pa.int64())),
+            pa.array([(v or [])[:k] for v, k in zip(highs, n, strict=True)], pa.list_(pa.int64())))
+
+
+_DRAW_LIKE = ("seat_draw", "deal", "draw", "show")
+
+
+def _canonical_events(events: pa.Table, owner: np.ndarray, seq: np.ndarray, schema: pa.Schema) -> pa.Table:
+    """Events of valid hands with each kind's columns only (what `_event` keeps and `build_tables` spreads
+    back): the generic columns for the generic kinds, the deal target for deals, cards, receive and draw
+    players where the kind has them, and a seat draw's two lists cut to its draws."""
+    kinds = columnar_validate.KINDS
+    code = pc.fill_null(pc.index_in(events["kind"], value_set=pa.array(kinds)), -1).to_numpy(zero_copy_only=False)
+    is_ = {k: code == kinds.index(k) for k in _DRAW_LIKE}
+    generic = ~(is_["seat_draw"] | is_["deal"] | is_["draw"] | is_["show"])
+
+    def keep(column: str, mask: np.ndarray) -> pa.ChunkedArray | pa.Array:
+        values = events[column]
+        if values.null_count == len(values) or mask.all():
+            return values
+        if not (pc.is_valid(values).to_numpy(zero_copy_only=False) & ~mask).any():
+            return values  # null wherever the kind has no such key already (as `convert` writes them)
+        return pc.if_else(pa.array(mask), values, pa.scalar(None, values.type))
+
+    cards, draw_players = keep("cards", ~generic), keep("draw_players", is_["seat_draw"])
+    if is_["seat_draw"].any():
+        cards, draw_players = _cut_draws(cards, draw_players, is_["seat_draw"])
+    columns = {
+        "hand": pa.array(owner.astype(np.int32)), "seq": pa.array(seq.astype(np.int32)),
+        "player": keep("player", generic | is_["seat_draw"]), "target": keep("target", is_["deal"]),
+        "cards": cards, "receive": keep("receive", is_["draw"]), "draw_players": draw_players,
+        **{c: keep(c, generic) for c in ("action", "post", "blind", "amount", "to", "all_in", "pot", "from_seat")},
+    }
+    return pa.table([columns.get(f.name, events[f.name]) for f in schema], schema=schema)
+
+
+def _cut_draws(cards: Any, players: Any, seat_draw: np.ndarray) -> tuple[pa.Array, pa.Array]:
+    """A seat draw's cards and draw players cut to as many as it has draws (pairs), as the rebuilt event's
+    `draws` keeps them."""
+    card_n = pc.fill_null(pc.list_value_length(cards), 0).to_numpy(zero_copy_only=False)
+    player_n = pc.fill_null(pc.list_value_length(players), 0).to_numpy(zero_copy_only=False)
+    uneven = seat_draw & (card_n != player_n)
+    if not uneven.any():
+        return cards, players
+    card_list, player_list = cards.to_pylist(), players.to_pylist()  # rare: lists of two lengths
+    for i in np.flatnonzero(uneven):
+        k = int(min(card_n[i], player_n[i]))
+        card_list[i], player_list[i] = (card_list[i] or [])[:k], (player_list[i] or [])[:k]
+    return pa.array(card_list, pa.list_(pa.string())), pa.array(player_list, pa.list_(pa.string()))
+
+
+def read_parquet_tables(directory: Path, limits: Limits = DEFAULT_LIMITS,
+                        chunk_hands: int = 1 << 62) -> Iterator[TableChunk | Quarantined]:
+    """`read_parquet` with each stretch of `chunk_hands` hand rows as one TableChunk (the dataset read whole,
+    as there): its valid hands as tables, its refused ones as the chunk's `quarantined`; then the orphan
+    rows' and the stored quarantine's entries, as `read_parquet` gives them."""
+    name = str(directory)
+    try:
+        refusal = dataset_refusal(directory, limits)
+        if refusal:
+            yield Quarantined(name, 0, f"refused Parquet dataset: {refusal[1]}", code=refusal[0])
+            return
+        hands, seats, events = (conform_table(read_canonical_columns(directory / f"{table}.parquet", table), table)
+                                for table in TABLE_FILES)
+    except Exception as exc:  # any Arrow/IO failure is one reason for the whole dataset
+        yield Quarantined(name, 0, f"unreadable Parquet dataset: {' '.join(str(exc).split())[:300]}",
+                          code=failure_code(exc))
+        return
+    for start in range(0, hands.num_rows, chunk_hands):
+        part = hands.slice(start, chunk_hands)
+        yield one_item(name, *validated_chunk(name, start, part, *_rows_of(part, seats, events)))
+    yield from _orphan_tables(name, hands, seats, events)
+    yield from read_quarantined(directory)
+
+
+def _rows_of(hands: pa.Table, seats: pa.Table, events: pa.Table) -> tuple[pa.Table, pa.Table]:
+    """The seats and events rows of the hand numbers of `hands`."""
+    numbers = pc.drop_null(hands["hand"])
+    return (seats.filter(pc.fill_null(pc.is_in(seats["hand"], value_set=numbers), False)),
+            events.filter(pc.fill_null(pc.is_in(events["hand"], value_set=numbers), False)))
+
+
+def _orphan_tables(name: str, hands: pa.Table, seats: pa.Table, events: pa.Table) -> Iterator[Quarantined]:
+    """`_orphans` from the tables: one entry per hand number with seat or event rows but no hands row."""
+    known = pc.drop_null(hands["hand"])
+    strays = [table.filter(pc.invert(pc.fill_null(pc.is_in(table["hand"], value_set=known), False)))
+              for table in (seats, events)]
+    if not any(t.num_rows for t in strays):
+        return
+    seats_by_hand: dict = defaultdict(list)
+    events_by_hand: dict = defaultdict(list)
+    for store, table in zip((seats_by_hand, events_by_hand), strays, strict=True):
+        for number in table["hand"].to_pylist():
+            store[number].append(None)
+    yield from _orphans(name, set(known.to_pylist()), seats_by_hand, events_by_hand)

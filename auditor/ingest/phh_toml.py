@@ -7,6 +7,9 @@ of regular expressions and hands anything else (comments, tables, multi-line arr
 hex or underscored numbers, repeated keys, any control character...) to `tomllib` unchanged, so the
 result is always what `tomllib.loads` returns, or its error. `tests/test_phh_toml.py` holds the two
 to that on the corpus and on mutated files.
+
+The PHH reader's `.phh` files go through the compiled byte scanner (`phh_scan`, the same subset, held to
+the same property) first; this module reads what it leaves, and every `.phhs` table.
 """
 
 from __future__ import annotations

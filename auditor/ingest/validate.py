@@ -43,8 +43,13 @@ def first_error(validator: Any, instance: Any, prefix: str, root: str) -> str | 
         error = exc
     else:  # is_valid and validate disagree: never seen, but a quarantine needs a reason either way
         return f"{prefix}: at {root}: invalid"
-    path = "/".join(str(p) for p in error.instance_path) or root
-    message = " ".join(error.message.split())
+    return one_line_error(prefix, "/".join(str(p) for p in error.instance_path) or root, error.message)
+
+
+def one_line_error(prefix: str, path: str, message: str) -> str:
+    """`<prefix>: at <path>: <message>`, the message on one line and cut to MAX_REASON characters. Shared
+    with the columnar validator (`columnar_validate`), whose reasons must read exactly as these do."""
+    message = " ".join(message.split())
     if len(message) > MAX_REASON:
         message = message[: MAX_REASON - 3] + "..."
     return f"{prefix}: at {path}: {message}"

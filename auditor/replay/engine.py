@@ -7,6 +7,19 @@ packs turn those facts into findings.
 
 The loop is plain Python over lists taken from the Arrow columns: one pass per hand, no pandas
 per row. Showdown evaluation is deferred and done in NumPy batches at the end (`showdown.py`).
+
+Where a rule book could be read two ways, the engine writes the facts of both and the pack chooses
+(TDA 47-A: `open_after_full_raise` / `open_after_cumulative_raise`; seed 004's button: the
+`previous_small_blind_*` facts and the house setting `button_heir`; hand ids: the run-wide ledger).
+One reading stays here because it *is* the state machine: whose turn it is after an action out of
+turn. The turn does not move (TDA 53-A: play backs up to the player skipped), so `expected_seat`
+of every later action of the round, and the draw order's `expected_seat`, are counted from the last
+player who acted in turn. The other reading ("the action stands and play continues from it") is not
+a different predicate over the same facts but a different walk, whose every later `expected_seat`
+differs; and under it one out-of-turn action would become a finding on each later action of the
+round. The rules that consume this reading: TDA-53, NZ17-2a, NZ15-2a and ONL5CD-order (the draws
+table's expected_seat is counted the same way; no built-in rule reads it); docs/house-packs.md says
+so for pack authors.
 """
 
 from __future__ import annotations
@@ -22,7 +35,7 @@ import pandas as pd
 from auditor.model.pots import build_pots
 from auditor.model.tables import CanonicalTables
 from auditor.replay.facts import FactRows, Facts
-from auditor.replay.house import HouseRules
+from auditor.replay.house import ReplayRules
 from auditor.replay.showdown import Showdown, code, resolve, seat_list
 
 AGGRESSIVE = frozenset({"bet", "raise"})
@@ -42,8 +55,10 @@ class TableState:
     #: keyed by input file and table id (`table_key`)
     last_button: dict[str, int | None] = field(default_factory=dict)
     last_big_blind: dict[str, str | None] = field(default_factory=dict)
-    #: who the previous hand's blinds give the next button to (seed 004), see _HandReplay.button_heir
+    #: who the previous hand's blinds give the next button to by the pack's `button_heir`, see _HandReplay.button_heir
     button_heir: dict[str, str | None] = field(default_factory=dict)
+    #: the previous hand's small blind: (who posted it, missed, posted by the button), see _HandReplay.small_blind
+    last_small_blind: dict[str, tuple[str | None, bool, bool | None] | None] = field(default_factory=dict)
     #: per table, players dealt in at an earlier hand who have stayed seated since (not new players)
     established: dict[str, set[str]] = field(default_factory=dict)
     #: per table, player -> {blind missed and still owed ("sb", "bb"): id of the hand it was missed in}
@@ -52,9 +67,8 @@ class TableState:
     last_hand: dict[str, str] = field(default_factory=dict)
     #: per table, source lines of quarantined hands the replay has not yet passed (see `break_chain`)
     breaks: dict[str, list[int]] = field(default_factory=dict)
-    seen_hand_ids: set[str] = field(default_factory=set)
-    #: "file:line" of the first hand with each id, kept only while `seen_hand_ids` remembers ids
-    first_use: dict[str, str] = field(default_factory=dict)
+    # No memory of hand ids: whether an id repeats is a question about the whole run, which the run-wide
+    # ledger answers for the rules with `scope: run` (auditor/engines/ledger.py); a batch leaves those facts null.
 
     def break_chain(self, file: str, table_id: str, line: int) -> None:
         """A hand of this table at `line` of `file` was quarantined: the table's next hand after it has no
@@ -70,8 +84,8 @@ class TableState:
 
     def forget(self, table: str) -> None:
         """Drop everything remembered about `table`'s previous hands: its next hand is judged like a first."""
-        for memory in (self.last_button, self.last_big_blind, self.button_heir, self.established, self.owed,
-                       self.last_hand):
+        for memory in (self.last_button, self.last_big_blind, self.button_heir, self.last_small_blind, self.established,
+                       self.owed, self.last_hand):
             memory.pop(table, None)
 
     def pass_breaks(self, table: str, line: int | None) -> bool:
@@ -123,9 +137,10 @@ def _clockwise_after(seats: Sequence[int], start: int) -> list[int]:
 class _HandReplay:
     """State of one hand while its events are walked; writes its facts into `rows`."""
 
-    def __init__(self, cols: _Columns, h: int, house: HouseRules, previous_button: int | None, rows: FactRows,
+    def __init__(self, cols: _Columns, h: int, house: ReplayRules, previous_button: int | None, rows: FactRows,
                  previous_big_blind: str | None = None, previous_button_heir: str | None = None,
-                 established: set[str] | None = None, previous_hand: str | None = None):
+                 established: set[str] | None = None, previous_hand: str | None = None,
+                 previous_small_blind: tuple[str | None, bool, bool | None] | None = None):
         H = cols.hands
         self.h = h
         self.rows = rows
@@ -141,6 +156,7 @@ class _HandReplay:
         self.previous_button = previous_button
         self.previous_big_blind = previous_big_blind
         self.previous_button_heir = previous_button_heir
+        self.previous_small_blind = previous_small_blind
         #: None for a table's first hand in the run: nobody can be told apart as new
         self.established = established
         #: id of the table's previous hand (None: first hand, or the chain was broken by a quarantine)
@@ -211,7 +227,14 @@ class _HandReplay:
         self.largest_increment = 0
         self.reopen_base = 0  # the bet as it stood after the last full bet or raise
         self.raises = 0
+        #: who has acted since the betting was last reopened, the turn order's memory (see _next_to_act)
         self.acted: set[int] = set()
+        # Two neutral readings of "reopened" for the rules (TDA 47-A/B decide which applies): players who
+        # acted since the last full bet or raise, and since the last full bet or raise or run of short
+        # all-ins that together add up to a full raise over the bet it left (`short_base`).
+        self.acted_full: set[int] = set()
+        self.acted_cumulative: set[int] = set()
+        self.short_base = 0
         self.pointer: int | None = self.button
         self.round_start_active: int | None = None
         self.round_actions = 0
@@ -340,7 +363,7 @@ class _HandReplay:
         pending = [x for x in _clockwise_after(live, start) if x not in already]
         expected = pending[0] if pending else None
         self.drawn.add(seat)
-        if expected is None or seat == expected:
+        if expected is None or seat == expected:  # as for actions: a draw out of turn does not move the turn
             self.draw_pointer = seat
         held = self.hole.setdefault(seat, [])
         for card in discard:
@@ -372,14 +395,14 @@ class _HandReplay:
                 # A blind posted short (all-in) does not shrink the bet the others face: they call,
                 # and raise from, the full blind (catalogue BLD-02).
                 self.current_bet = max(self.current_bet, declared)
-                self.reopen_base = self.current_bet
+                self.reopen_base = self.short_base = self.current_bet
                 self.blind_posts.append((blind, seat, seq, amount, seat in self.all_in))
                 if blind >= max(p[0] for p in self.blind_posts):
                     # the first round starts left of the last blind in blind order, whatever order they came in
                     self.pointer = seat
             elif kind == "straddle":
                 self.largest_increment = max(self.largest_increment, self.current_bet - before)
-                self.reopen_base = self.current_bet
+                self.reopen_base = self.short_base = self.current_bet
                 self.pointer = seat
         elif kind == "ante":
             self.total[seat] += amount
@@ -414,7 +437,8 @@ class _HandReplay:
         stack_before = self.stack.get(seat, 0)
         actor_folded = seat in self.folded
         actor_all_in = seat in self.all_in
-        raise_allowed = seat not in self.acted
+        open_full = seat not in self.acted_full
+        open_cumulative = seat not in self.acted_cumulative
         current_bet = self.current_bet
         largest = self.largest_increment
         raises_before = self.raises
@@ -427,7 +451,7 @@ class _HandReplay:
             self.rows.actions.append(self._action_row(
                 seq, seat, expected, verb, added, to, self.round[seat], False, all_in_declared, current_bet, owed,
                 largest, None, False, False, None, raises_before, raises_before, live, can_bet, pot_before,
-                stack_before, actor_folded, actor_all_in, False, owed_in_full))
+                stack_before, actor_folded, actor_all_in, False, False, owed_in_full))
             return
         if verb in CHIPS_IN:
             self.stack[seat] = stack_before - added
@@ -450,7 +474,8 @@ class _HandReplay:
         if verb in AGGRESSIVE:
             increment = made - current_bet
             # fixed limit: an all-in of at least the house fraction of a unit counts as a raise
-            full = increment >= (self.house.limit_reopen_fraction * unit if unit is not None else largest)
+            threshold = self.house.limit_reopen_fraction * unit if unit is not None else largest
+            full = increment >= threshold
             if full:
                 if is_raise:
                     self.raises += 1
@@ -458,38 +483,54 @@ class _HandReplay:
                 self.acted = {seat}
                 self.reopen_base = made
             elif unit is None and made - self.reopen_base >= largest:
-                # Short all-ins that together add up to a full raise reopen the betting; the minimum
-                # raise stays the last full one (TDA Rule 47-A).
+                # The turn order: short all-ins that together add up to a full raise send the action round
+                # again (the minimum raise stays the last full one). Whether they reopen the *betting* is
+                # the pack's reading (open_after_cumulative_raise, TDA Rule 47-A).
                 self.acted = {seat}
                 self.reopen_base = made
             else:
                 self.acted.add(seat)
+            if full:
+                self.acted_full = {seat}
+                self.acted_cumulative = {seat}
+                self.short_base = made
+            else:
+                self.acted_full.add(seat)
+                if made - self.short_base >= threshold:
+                    self.acted_cumulative = {seat}
+                    self.short_base = made
+                else:
+                    self.acted_cumulative.add(seat)
             self.current_bet = max(current_bet, made)
             self.last_aggressor = seat
         else:
             self.acted.add(seat)
+            self.acted_full.add(seat)
+            self.acted_cumulative.add(seat)
             if verb == "fold":
                 self.folded.add(seat)
                 self._able = None
         if expected is None or seat == expected:
             # An action out of turn does not move the turn: play backs up to the player skipped
-            # (TDA Rule 53), so one out-of-turn action is one finding, not a cascade.
+            # (TDA Rule 53), so one out-of-turn action is one finding, not a cascade. This reading is the
+            # state machine's, not a pack's (see the module docstring): every later expected_seat depends on it.
             self.pointer = seat
         self.rows.actions.append(self._action_row(
             seq, seat, expected, verb, added, to, made, all_in, all_in_declared, current_bet, owed, largest,
             increment, is_bet, is_raise, full, raises_before, self.raises if is_raise else raises_before, live,
-            can_bet, pot_before, stack_before, actor_folded, actor_all_in, raise_allowed, owed_in_full))
+            can_bet, pot_before, stack_before, actor_folded, actor_all_in, open_full, open_cumulative, owed_in_full))
 
     def _action_row(self, seq, seat, expected, verb, added, to, made, all_in, all_in_declared, current_bet, owed,
                     largest, increment, is_bet, is_raise, full, raises_before, raise_number, live, can_bet,
-                    pot_before, stack_before, actor_folded, actor_all_in, raise_allowed, owed_in_full) -> tuple:
+                    pot_before, stack_before, actor_folded, actor_all_in, open_full, open_cumulative,
+                    owed_in_full) -> tuple:
         return (
             self.h, seq, self.street, self.street + 1, seat, self.player.get(seat), expected, verb, added, to, made,
             all_in, all_in_declared, current_bet, owed, largest, increment, is_bet, is_raise, full,
             raises_before, raise_number, live, len(can_bet), len(can_bet) == 2,
             self.round_start_active == 2, pot_before, current_bet + pot_before + owed_in_full,
             self.bet_unit, self.spread_min_now, self.spread_max_now, stack_before, actor_folded, actor_all_in,
-            raise_allowed, self.min_bet, owed_in_full,
+            open_full, open_cumulative, self.min_bet, owed_in_full,
         )
 
     def show(self, seat: int, cards: list[str]) -> None:
@@ -530,8 +571,7 @@ class _HandReplay:
             self.player[seat], self.stack[seat], status[seat] = player, stack, state
 
     # -- end of hand ----------------------------------------------------------------------
-    def finish(self, showdowns: list[Showdown], hand_id: str, duplicate_id: bool,
-               duplicate_of: str | None = None) -> None:
+    def finish(self, showdowns: list[Showdown], hand_id: str) -> None:
         final_round = self.round_row
         final_street = self.street
         final_aggressor = self.last_aggressor
@@ -551,15 +591,16 @@ class _HandReplay:
             excess = max(0, row.pop("_returned_to_bettor") - row["uncalled_expected"])
             sole_winner = excess > 0 and winners == {row["uncalled_seat"]}
             row["returned_net"] = row["returned"] - excess if sole_winner else row["returned"]
-        self._hand_facts(hand_id, duplicate_id, balance, final_round, final_street, final_aggressor, duplicate_of)
+        self._hand_facts(hand_id, balance, final_round, final_street, final_aggressor)
 
-    def _hand_facts(self, hand_id: str, duplicate_id: bool, balance: int | None, final_round: dict | None,
-                    final_street: int, final_aggressor: int | None, duplicate_of: str | None = None) -> None:
+    def _hand_facts(self, hand_id: str, balance: int | None, final_round: dict | None, final_street: int,
+                    final_aggressor: int | None) -> None:
         expected_button = None
         if self.previous_button is not None and self.dealt_in:
             expected_button = _clockwise_after(sorted(self.dealt_in), self.previous_button)[0]
-        # "The player who had posted the Small Blind in the prior hand will receive the Button"; with the
-        # small blind missed, the prior big blind "catches a break" and gets it (seed 004).
+        # The pack's button_heir says which of the prior hand's blinds the button goes to (seed 004: "The player
+        # who had posted the Small Blind in the prior hand will receive the Button"; with the small blind missed,
+        # the prior big blind "catches a break"); the previous_small_blind_* facts say what that hand did.
         button_by_blinds = None
         if self.previous_button is not None and self.previous_button_heir is not None:
             button_by_blinds = next((s for s in self.dealt_in if self.player[s] == self.previous_button_heir), None)
@@ -591,14 +632,14 @@ class _HandReplay:
                                                    len(self.board) > (schedule[0] if schedule else 0))
         self.rows.hands.append((
             self.h, self.button, self.previous_button, expected_button, button_by_blinds, len(self.dealt_in),
-            duplicate_id,
+            None,  # duplicate_hand_id: the run-wide ledger's
             wrong_holes, ", ".join(duplicates), self.burns_logged, self.chips_in, sum(self.returned.values()),
             awarded, rake, balance, "; ".join(self.misawarded), self.lowest_stack, showdown,
             self.show_order[0] if self.show_order else None, first_expected, final_aggressor, final_street + 1,
             self.big_blind_player(), self.previous_big_blind,
             self._players_in_two_seats(), contested,
-            rake_allowed, self.previous_hand, duplicate_of, seat_list(sorted(self.killed)),
-            self._seating_conflicts(),
+            rake_allowed, self.previous_hand, None, seat_list(sorted(self.killed)),  # duplicate_of: the ledger's
+            self._seating_conflicts(), *(self.previous_small_blind or (None, None, None)),
         ))
 
     def _players_in_two_seats(self) -> str:
@@ -687,15 +728,32 @@ class _HandReplay:
         return self.player.get(posts[0][1]) if posts else None
 
     def button_heir(self) -> str | None:
-        """Who gets the button next hand when "all players must pay for their Blinds in full before they
-        are allowed to get the Button" (seed 004): the small blind, or the big blind when the small
-        blind was missed ("catch a break") or posted by the button itself (heads-up)."""
+        """Who gets the button next hand by the pack's `button_heir`: the player who posted the first blind it
+        lists ("small-blind", "big-blind"), a blind missed or posted by the button itself (heads-up) passing
+        to the next one listed; None when the pack lists none or none qualifies.
+
+        Seed 004 ("all players must pay for their Blinds in full before they are allowed to get the Button")
+        lists both: the small blind, or the big blind when the small blind was missed ("catch a break")
+        or posted by the button.
+        """
         if len(self.blinds_declared) != 2:
             return None
-        small = [p for p in self.blind_posts if p[0] == 1]
-        if small and small[0][1] != self.button:
-            return self.player.get(small[0][1])
-        return self.big_blind_player()
+        for which in self.house.button_heir:
+            number = 1 if which == "small-blind" else 2
+            post = next((p for p in self.blind_posts if p[0] == number), None)
+            if post is not None and post[1] != self.button:
+                return self.player.get(post[1])
+        return None
+
+    def small_blind(self) -> tuple[str | None, bool, bool | None] | None:
+        """This hand's small blind for the next hand's facts: who posted it, whether nobody did (missed),
+        whether the button did; None unless the table has exactly two blinds."""
+        if len(self.blinds_declared) != 2:
+            return None
+        post = next((p for p in self.blind_posts if p[0] == 1), None)
+        if post is None:
+            return None, True, None
+        return self.player.get(post[1]), False, post[1] == self.button
 
     def still_established(self) -> set[str]:
         """Players who are not new at the table after this hand: dealt in now, or before and still seated.
@@ -920,7 +978,7 @@ class _HandReplay:
 
 
 def _seat_draw_facts(rows: FactRows, h: int, seq: int, seat: int, awarded: str, players: list[str],
-                     cards: list[str], house: HouseRules) -> None:
+                     cards: list[str], house: ReplayRules) -> None:
     keys = []
     for card in cards:
         if card == "??":
@@ -975,14 +1033,14 @@ def replay_order(files: Sequence[str], table_ids: Sequence[str], started_at: Seq
     return np.lexsort((np.arange(n), ticks, group)).tolist()
 
 
-def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
+def replay(tables: CanonicalTables, houses: Sequence[ReplayRules],
            state: TableState | None = None) -> tuple[Facts, list[tuple[int, str]]]:
     """Replay every hand; return the facts tables and the hands that could not be replayed.
 
     `houses[i]` is the house settings for hand row i (from the pack that hand is audited under).
     Hands are walked table by table in the order of the instant they started (`replay_order`: parsed
     times, not their text; the log's order where a table's times cannot place its hands) so that
-    cross-hand state (the previous button, hand ids already seen) is known; facts keep the hand row
+    cross-hand state (the previous button, blinds owed) is known; facts keep the hand row
     number so reports can go back to file and line. `state` carries that memory from one batch to the
     next (updated in place).
     """
@@ -1007,7 +1065,8 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         try:
             hand = _HandReplay(cols, h, houses[h], state.last_button.get(table), local,
                                state.last_big_blind.get(table), state.button_heir.get(table),
-                               state.established.get(table), state.last_hand.get(table))
+                               state.established.get(table), state.last_hand.get(table),
+                               state.last_small_blind.get(table))
             for i in range(cols.event_start[h], cols.event_start[h + 1]):
                 kind = kinds[i]
                 seq = i - cols.event_start[h]
@@ -1041,8 +1100,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
                 elif kind == "seat_draw":
                     _seat_draw_facts(local, h, seq, seats_[i], players_[i], draw_players[i] or [], cards_[i] or [],
                                      houses[h])
-            duplicate = hand_id in state.seen_hand_ids
-            hand.finish(local_showdowns, hand_id, duplicate, state.first_use.get(hand_id) if duplicate else None)
+            hand.finish(local_showdowns, hand_id)
             owed_after = hand.seat_facts(state.owed.get(table) if table in state.last_hand else None, hand_id)
         except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
             failures.append((h, f"replay failed: {type(exc).__name__}: {exc}"))
@@ -1052,12 +1110,10 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         state.last_button[table] = hand.button
         state.last_big_blind[table] = hand.big_blind_player()
         state.button_heir[table] = hand.button_heir()
+        state.last_small_blind[table] = hand.small_blind()
         state.established[table] = hand.still_established()
         state.owed[table] = owed_after
         state.last_hand[table] = hand_id
-        state.seen_hand_ids.add(hand_id)
-        if hand_id in state.seen_hand_ids:  # a set that forgets (the run-wide ledger judges ids) keeps no origin
-            state.first_use.setdefault(hand_id, f'{H["file"][h]}:{H["line"][h]}')
         rows.extend(local)
         showdowns.extend(local_showdowns)
     resolve(showdowns)

@@ -4,20 +4,33 @@ Each table is one row per thing a rule can be about (an action, a required blind
 draw, a hand). Column names here are the vocabulary of rule predicates, so they are documented
 where they are defined; `auditor rules` and the pack schema use this registry to refuse a
 predicate that names a fact that does not exist.
+
+The declaration is the contract between whoever writes facts (the Python engine's rows, the
+compiled kernels' arrays) and whoever reads them (packs, docs, reports): each column is a typed
+`Fact` record, and `facts_frame` builds a table from its columns by name, refusing a missing,
+undeclared or wrongly typed one (the Python engine's `FactRows` go through it; the kernel engine's
+orchestration should too). A writer that swaps two columns is caught by the contract test
+(`tests/test_facts_contract.py`) or by the golden facts snapshots (`tests/test_facts_snapshots.py`).
 """
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 INT, BOOL, STR = "Int64", "boolean", "string"
 
-#: table -> [(column, dtype, meaning)]
-FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
+#: table -> [(column, dtype, meaning)], in contract order: the one place a fact is declared. Typed into
+#: `Fact` records below (`FACT_COLUMNS`, `FACT_TABLES`); the literal stays plain tuples so that adding a
+#: fact is one line.
+_DECLARED: dict[str, list[tuple[str, str, str]]] = {
     "actions": [
         ("hand", INT, "hand row number in the batch"),
         ("seq", INT, "event index within the hand"),
@@ -55,7 +68,13 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("stack_before", INT, "player's chips behind before the action"),
         ("actor_folded", BOOL, "the player had already folded"),
         ("actor_all_in", BOOL, "the player was already all-in"),
-        ("raise_allowed", BOOL, "the betting is open to this player: no action since the last full bet or raise"),
+        ("open_after_full_raise", BOOL, "the player has not acted since the last full bet or raise of the round "
+                                        "(fixed limit: an all-in of at least limit_reopen_fraction of the unit is "
+                                        "full)"),
+        ("open_after_cumulative_raise", BOOL, "the player has not acted since the last full bet or raise, or since "
+                                              "short all-ins that together add up to a full raise over the bet the "
+                                              "last such reopening left (TDA 47-A's 'cumulative multiple short "
+                                              "all-ins'); a pack chooses which of the two reopens"),
         ("min_bet", INT, "smallest opening bet: the big blind (no/pot limit), the unit (fixed), the spread minimum"),
         ("amount_to_call_in_full", INT, "chips to reach the bet faced, a big blind posted all-in short counted in "
                                         "full: more than amount_to_call only when every other player still in is "
@@ -199,11 +218,13 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
         ("button", INT, "button seat"),
         ("previous_button", INT, "button seat in the table's previous hand (null for a table's first hand)"),
         ("expected_button", INT, "moving button: the first seat dealt in clockwise after the previous button"),
-        ("button_by_blinds", INT, "seat of the previous hand's small blind, or of its big blind if the small blind "
-                                  "was missed or posted by the button (heads-up); null for a table's first hand or "
-                                  "if that player is not dealt in now"),
+        ("button_by_blinds", INT, "seat of the player the previous hand's blinds give the button to by the pack's "
+                                  "button_heir (seed 004: its small blind, or its big blind if the small blind was "
+                                  "missed or posted by the button); null for a table's first hand, if the pack names "
+                                  "no heir, or if that player is not dealt in now"),
         ("players", INT, "players dealt in"),
-        ("duplicate_hand_id", BOOL, "an earlier hand in this run had the same hand id"),
+        ("duplicate_hand_id", BOOL, "an earlier hand in this run had the same hand id (written by the run-wide "
+                                    "ledger for rules with scope: run; null in a batch's facts)"),
         ("wrong_hole_counts", STR, "seats dealt other than the variant's hole cards (null: no deals logged)"),
         ("duplicate_cards", STR, "cards that appear in two places, with where"),
         ("burns_logged", BOOL, "the log records burn cards"),
@@ -228,9 +249,16 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
                               "(null when the pack sets no schedule)"),
         ("previous_hand", STR, "id of the table's previous hand, which the button and heads-up blinds are judged "
                                "from (null for its first hand, or after a quarantined hand: not assessable)"),
-        ("duplicate_of", STR, "file:line of the first hand in the run with this hand id (null unless a duplicate)"),
+        ("duplicate_of", STR, "file:line of the first hand in the run with this hand id (null unless a duplicate; "
+                              "written by the run-wide ledger, like duplicate_hand_id)"),
         ("killed_seats", STR, "seats whose hand the house declared dead (kill events)"),
         ("seating_conflicts", STR, "players listed in two seats, and seats listed for two players"),
+        ("previous_small_blind_player", STR, "who posted the small blind in the table's previous hand (null: missed, "
+                                             "not a two-blind table, or its first hand)"),
+        ("previous_small_blind_missed", BOOL, "nobody posted the small blind in the table's previous hand (null: not "
+                                              "a two-blind table, or its first hand)"),
+        ("previous_small_blind_on_button", BOOL, "the previous hand's small blind was posted by its button (heads-up; "
+                                                 "null if it was missed or is not known)"),
     ],
 }
 
@@ -238,10 +266,223 @@ FACT_COLUMNS: dict[str, list[tuple[str, str, str]]] = {
 HAND_COLUMNS = ("hand_id", "table_id", "variant", "structure", "file", "line", "rule_pack", "chip_unit", "table_min",
                 "table_max", "max_seats")
 
+#: what one row of each facts table is about (docs and `auditor rules show` say it beside the table's name)
+TABLE_ROWS: dict[str, str] = {
+    "actions": "one row per action", "rounds": "one row per betting round", "draws": "one row per draw",
+    "blinds": "one row per blind the table requires", "pots": "one row per pot",
+    "seat_draws": "one row per seating draw", "seats": "one row per seat listed in a hand",
+    "seat_fills": "one row per seat filled", "hands": "one row per hand",
+}
+
+DTYPES = (INT, BOOL, STR)
+
+
+class FactContractError(ValueError):
+    """A writer broke the facts contract: a column missing, undeclared, of the wrong type or length.
+
+    Always a bug of ours (no log can cause it), so the message names the table and the column."""
+
+
+class Fact(NamedTuple):
+    """One declared column: a NamedTuple, so code that unpacks `(name, dtype, meaning)` keeps working."""
+
+    name: str
+    dtype: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class FactTable:
+    """One facts table's declaration: its columns in contract order, looked up by name."""
+
+    name: str
+    rows: str
+    columns: tuple[Fact, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def fact(self, name: str) -> Fact:
+        """The declared column `name`; an unknown name is a contract error naming the nearest ones."""
+        for column in self.columns:
+            if column.name == name:
+                return column
+        near = difflib.get_close_matches(name, self.names, n=3)
+        raise FactContractError(f"facts table {self.name!r} declares no column {name!r}"
+                                + (f" (did you mean {', '.join(near)}?)" if near else ""))
+
+    def frame(self, columns: Mapping[str, Any], nulls: Mapping[str, Any] | None = None) -> pd.DataFrame:
+        return facts_frame(self.name, columns, nulls)
+
+
+def _typed(declared: Mapping[str, list[tuple[str, str, str]]]) -> dict[str, FactTable]:
+    """The declaration checked once at import: a duplicate name, an unknown dtype or an undocumented
+    column is refused here, before any engine writes a row."""
+    tables: dict[str, FactTable] = {}
+    for table, columns in declared.items():
+        facts = tuple(Fact(*column) for column in columns)
+        seen: set[str] = set()
+        for fact in facts:
+            if fact.name in seen:
+                raise FactContractError(f"facts table {table!r} declares {fact.name!r} twice")
+            if fact.dtype not in DTYPES:
+                raise FactContractError(f"{table}.{fact.name}: dtype {fact.dtype!r} is none of {DTYPES}")
+            if not fact.meaning.strip():
+                raise FactContractError(f"{table}.{fact.name}: a fact without a meaning cannot be documented")
+            seen.add(fact.name)
+        if table not in TABLE_ROWS:
+            raise FactContractError(f"facts table {table!r} does not say what its rows are (TABLE_ROWS)")
+        tables[table] = FactTable(table, TABLE_ROWS[table], facts)
+    return tables
+
+
+#: table name -> its declaration
+FACT_TABLES: dict[str, FactTable] = _typed(_DECLARED)
+#: table -> (Fact(column, dtype, meaning), ...): the same declaration, as every reader has always used it
+FACT_COLUMNS: dict[str, tuple[Fact, ...]] = {name: table.columns for name, table in FACT_TABLES.items()}
+
+
+def fact_table(table: str) -> FactTable:
+    try:
+        return FACT_TABLES[table]
+    except KeyError:
+        raise FactContractError(f"no facts table {table!r} (tables: {', '.join(FACT_TABLES)})") from None
+
+
+def facts_frame(table: str, columns: Mapping[str, Any], nulls: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """The facts table `table` from its columns by name, in contract order, each of its declared dtype.
+
+    `columns` maps every declared column name to its values: a NumPy array (what a kernel writes), an
+    Arrow or pandas array, or a list of Python values (the Python engine's rows, None for null).
+    `nulls` optionally maps a column name to a boolean mask, True where the value is null (a kernel's
+    array cannot hold a null). A missing or undeclared column, a mask for an unknown column, columns of
+    different lengths, or an array of the wrong kind (a float array for an integer fact, numbers for a
+    text fact) is a `FactContractError` naming the table and column: writing by name only helps if a
+    wrong name or type cannot pass silently."""
+    spec = fact_table(table)
+    nulls = nulls or {}
+    given, declared = set(columns), set(spec.names)
+    if given != declared:
+        missing, extra = [n for n in spec.names if n not in given], sorted(given - declared)
+        raise FactContractError(f"facts table {table!r}: " + "; ".join(
+            part for part in (f"missing column(s) {', '.join(missing)}" if missing else "",
+                              f"undeclared column(s) {', '.join(extra)}" if extra else "") if part))
+    unknown = sorted(set(nulls) - declared)
+    if unknown:
+        raise FactContractError(f"facts table {table!r}: null mask for undeclared column(s) {', '.join(unknown)}")
+    out: dict[str, Any] = {}
+    length: int | None = None
+    for fact in spec.columns:
+        array = _column(table, fact, columns[fact.name], nulls.get(fact.name))
+        if length is None:
+            length = len(array)
+        elif len(array) != length:
+            raise FactContractError(f"{table}.{fact.name}: {len(array)} values where {spec.names[0]} has {length}")
+        out[fact.name] = array
+    return pd.DataFrame(out)
+
+
+def allocate(table: str, n: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Preallocated output arrays for the integer and boolean columns of `table`, by name: values
+    (int64 zeros, False) and null masks (all True: a value is null until a kernel writes it and clears
+    its mask). Text columns are not allocated: a kernel writes codes the caller turns into text."""
+    n = max(0, int(n))
+    values: dict[str, np.ndarray] = {}
+    masks: dict[str, np.ndarray] = {}
+    for fact in fact_table(table).columns:
+        if fact.dtype == STR:
+            continue
+        values[fact.name] = np.zeros(n, dtype=np.int64 if fact.dtype == INT else np.bool_)
+        masks[fact.name] = np.ones(n, dtype=np.bool_)
+    return values, masks
+
+
+def _column(table: str, fact: Fact, values: Any, null: Any) -> pd.api.extensions.ExtensionArray:
+    where = f"{table}.{fact.name}"
+    if isinstance(values, list | tuple):
+        if null is not None:
+            values = [None if n else v for v, n in zip(values, _mask(where, null, len(values)), strict=True)]
+        try:
+            return _array(values if isinstance(values, list) else list(values), fact.dtype)
+        except (TypeError, ValueError, pa.ArrowException) as exc:
+            raise FactContractError(f"{where} ({fact.dtype}): {exc}") from exc
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return _from_arrow(where, fact.dtype, values, null)
+    if isinstance(values, pd.api.extensions.ExtensionArray | pd.Series):
+        if str(values.dtype) != fact.dtype:
+            raise FactContractError(f"{where}: a {values.dtype} column where the contract declares {fact.dtype}")
+        array = pd.array(values, dtype=fact.dtype)
+        if null is not None:
+            array = array.copy()
+            array[_mask(where, null, len(array))] = pd.NA
+        return array
+    if isinstance(values, np.ndarray):
+        return _from_numpy(where, fact.dtype, values, null)
+    raise FactContractError(f"{where}: values of type {type(values).__name__} (give an array or a list)")
+
+
+def _mask(where: str, null: Any, n: int) -> np.ndarray:
+    mask = np.asarray(null)
+    if mask.dtype != np.bool_ or mask.ndim != 1 or len(mask) != n:
+        raise FactContractError(f"{where}: the null mask must be {n} booleans (got {mask.dtype}, shape {mask.shape})")
+    return mask
+
+
+def _from_numpy(where: str, dtype: str, values: np.ndarray, null: Any) -> pd.api.extensions.ExtensionArray:
+    if values.ndim != 1:
+        raise FactContractError(f"{where}: a {values.ndim}-dimensional array (a column is one-dimensional)")
+    mask = _mask(where, null, len(values)) if null is not None else np.zeros(len(values), dtype=np.bool_)
+    kind = values.dtype.kind
+    if dtype == INT:
+        if kind not in "iu":
+            raise FactContractError(f"{where}: a {values.dtype} array where the contract declares integers")
+        if kind == "u" and values.dtype.itemsize == 8 and len(values) and values.max() > np.iinfo(np.int64).max:
+            raise FactContractError(f"{where}: unsigned values beyond int64")
+        return pd.arrays.IntegerArray(values.astype(np.int64, copy=True), mask.copy())
+    if dtype == BOOL:
+        if kind != "b":
+            raise FactContractError(f"{where}: a {values.dtype} array where the contract declares booleans")
+        return pd.arrays.BooleanArray(values.copy(), mask.copy())
+    if kind not in "OUT":
+        raise FactContractError(f"{where}: a {values.dtype} array where the contract declares text")
+    text = values.astype(object)
+    if null is not None:
+        text = np.where(mask, None, text)
+    try:  # Arrow checks in C that every value is text or None (pandas would quietly turn 1 into "1")
+        arrow = pa.array(text, pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise FactContractError(f"{where}: {exc} (the contract declares text)") from exc
+    return pd.array(arrow, dtype=STR)
+
+
+def _from_arrow(where: str, dtype: str, values: pa.Array, null: Any) -> pd.api.extensions.ExtensionArray:
+    t = values.type
+    fits = (pa.types.is_integer(t) if dtype == INT else pa.types.is_boolean(t) if dtype == BOOL
+            else pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t))
+    if not fits and not pa.types.is_null(t):
+        raise FactContractError(f"{where}: an Arrow {t} array where the contract declares {dtype}")
+    if null is not None:
+        values = pc.if_else(pa.array(_mask(where, null, len(values))), pa.nulls(len(values), values.type), values)
+    target = pa.int64() if dtype == INT else pa.bool_() if dtype == BOOL else pa.string()
+    try:
+        values = values.cast(target)
+    except pa.ArrowInvalid as exc:
+        raise FactContractError(f"{where}: {exc}") from exc
+    mask = values.is_null().to_numpy(zero_copy_only=False)
+    if dtype == INT:
+        return pd.arrays.IntegerArray(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), mask)
+    if dtype == BOOL:
+        return pd.arrays.BooleanArray(pc.fill_null(values, False).to_numpy(zero_copy_only=False), mask)
+    return pd.array(values, dtype=STR)
+
 
 @dataclass
 class FactRows:
-    """Rows as plain tuples/lists while the engine runs; one conversion at the end."""
+    """The Python engine's rows (tuples in contract order, or dicts by column name) while it runs; one
+    conversion at the end, through the same named builder (`facts_frame`) the kernels use."""
 
     actions: list = field(default_factory=list)
     blinds: list = field(default_factory=list)
@@ -261,14 +502,27 @@ class FactRows:
         return Facts({name: _frame(name, getattr(self, name)) for name in FACT_COLUMNS})
 
 
-def _frame(name: str, rows: list) -> pd.DataFrame:
-    spec = FACT_COLUMNS[name]
+def _frame(table: str, rows: list) -> pd.DataFrame:
+    """Rows to named columns, then `facts_frame`. A tuple row is read in contract order, so its width
+    must be the table's; a dict row must have exactly the declared keys (a misspelt key is an error,
+    not a column silently left null)."""
+    names = fact_table(table).names
     if rows and isinstance(rows[0], dict):
-        columns = [[row[name] for row in rows] for name, _, _ in spec]
-    else:
-        columns = list(zip(*rows, strict=True)) if rows else [() for _ in spec]
-    return pd.DataFrame({col: _array(list(values), dtype) for (col, dtype, _), values in zip(spec, columns,
-                                                                                             strict=True)})
+        extra = set().union(*rows) - set(names)
+        if extra:
+            raise FactContractError(f"facts table {table!r}: dict rows with undeclared key(s) "
+                                    f"{', '.join(sorted(extra))}")
+        try:
+            columns = {name: [row[name] for row in rows] for name in names}
+        except KeyError as exc:
+            raise FactContractError(f"facts table {table!r}: a dict row without the key {exc.args[0]!r}") from None
+        return facts_frame(table, columns)
+    widths = set(map(len, rows))
+    if widths - {len(names)}:
+        raise FactContractError(f"facts table {table!r}: rows of {sorted(widths)} values, the contract declares "
+                                f"{len(names)} columns ({', '.join(names)})")
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
+    return facts_frame(table, dict(zip(names, columns, strict=True)))
 
 
 def _array(values: list, dtype: str) -> pd.api.extensions.ExtensionArray:
@@ -290,7 +544,14 @@ def _array(values: list, dtype: str) -> pd.api.extensions.ExtensionArray:
 
 @dataclass
 class Facts:
+    """Every facts table of a replay, by name."""
+
     tables: dict[str, pd.DataFrame]
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         return self.tables[name]
+
+    @classmethod
+    def empty(cls) -> Facts:
+        """Every declared table with its columns and no rows (a batch with nothing to replay)."""
+        return cls({name: _frame(name, []) for name in FACT_TABLES})

@@ -1,7 +1,18 @@
 """House settings: the choices a rule book leaves to the room, read from the rule pack.
 
-The replay engine and the simulator both take one of these, so a pack changes what is computed
-as "expected" without any code knowing which pack it is.
+A pack's settings come in two parts, so that the replay's input says exactly what shapes the facts:
+
+* `ReplayRules`, what the replay engine reads: the suit order, the limit reopening fraction, the hole
+  cards a showdown uses, the rake schedule and where a hand's rake comes from, and which blind gives
+  the next button. A pack changes what is computed as "expected" without any code knowing which pack
+  it is.
+* `HouseRules` (a `ReplayRules`), the pack's whole house: the above and what only the simulator plays
+  by, the raise cap (`max_raises`, `heads_up_uncapped`) and the odd-chip method. The replay never reads
+  those: the packs' predicates read the same parameters (TDA-48: `raises_before >= max_raises and not
+  (heads_up_uncapped and heads_up)`, per rule if a house overrides them), and the odd-chip rule of a pack
+  reads the fact of its method (`odd_chip_seats_by_suit` or `..._by_position`, both always written).
+  So the pack's parameters are the one source: the simulator's copy is built from them by
+  `packs.house_rules`, the replay's facts do not depend on them.
 """
 
 from __future__ import annotations
@@ -15,6 +26,8 @@ from auditor.replay.variants import VARIANTS, Variant
 SUITS_HIGH_TO_LOW = ("s", "h", "d", "c")
 #: the house settings of `HouseRules.hand_rake_from`
 HAND_RAKE_FROM = ("any", "main", "pro-rata")
+#: the blinds `HouseRules.button_heir` may name
+BUTTON_HEIRS = ("small-blind", "big-blind")
 
 
 @dataclass(frozen=True)
@@ -35,17 +48,11 @@ class RakeSchedule:
 
 
 @dataclass(frozen=True)
-class HouseRules:
+class ReplayRules:
+    """The house settings the replay engine reads (see the module docstring): nothing else reaches it."""
+
     #: suits from highest to lowest, for seat draws and odd chips
     suit_order: tuple[str, ...] = SUITS_HIGH_TO_LOW
-    #: who receives odd chips of a split pot: "suit" (highest card by suit among the hole cards
-    #: used, NZ §17.5(e)) or "position" (first winner clockwise from the button, TDA #20)
-    odd_chip_method: str = "suit"
-    #: raises allowed per betting round in fixed and spread limit after the opening bet
-    #: (the forced blind counts as the opening bet); None means no cap
-    max_raises: int | None = 3
-    #: the cap does not apply while only two players can still bet
-    heads_up_uncapped: bool = True
     #: fixed limit: an all-in raise of at least this fraction of the unit counts as a full raise
     limit_reopen_fraction: float = 0.5
     #: per-variant override of how many hole cards a showdown hand uses, e.g. NZ §15's game
@@ -58,10 +65,16 @@ class HouseRules:
     #: pot only: every side pot pays out in full) or "pro-rata" (each pot its share of it by size,
     #: rounded up to the chip unit)
     hand_rake_from: str = "any"
+    #: which of a hand's blinds gives the next hand's button (the fact button_by_blinds), in order: the first
+    #: listed ("small-blind", "big-blind") that was posted by a player other than the button; empty: the pack
+    #: names no heir (seed 004 lists both: the small blind, or the big blind when it "catches a break")
+    button_heir: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.hand_rake_from not in HAND_RAKE_FROM:
             raise ValueError(f"hand_rake_from must be one of {', '.join(HAND_RAKE_FROM)}, not {self.hand_rake_from!r}")
+        if not set(self.button_heir) <= set(BUTTON_HEIRS):
+            raise ValueError(f"button_heir lists only {', '.join(BUTTON_HEIRS)}, not {list(self.button_heir)!r}")
 
     def variant(self, name: str) -> Variant:
         base = VARIANTS[name]
@@ -76,3 +89,18 @@ class HouseRules:
         """A card code (rank*4 + suit, suits "cdhs") ordered by rank, then by this house's suit order:
         how seat draws and odd chips by suit compare single cards."""
         return (code // 4) * 4 + self.suit_rank("cdhs"[code % 4])
+
+
+@dataclass(frozen=True)
+class HouseRules(ReplayRules):
+    """A pack's whole house: what the replay reads, and what only the simulator plays by (its rules read the
+    same pack parameters in their predicates). The replay takes it as the `ReplayRules` it is."""
+
+    #: who receives odd chips of a split pot: "suit" (highest card by suit among the hole cards
+    #: used, NZ §17.5(e)) or "position" (first winner clockwise from the button, TDA #20)
+    odd_chip_method: str = "suit"
+    #: raises allowed per betting round in fixed and spread limit after the opening bet
+    #: (the forced blind counts as the opening bet); None means no cap
+    max_raises: int | None = 3
+    #: the cap does not apply while only two players can still bet
+    heads_up_uncapped: bool = True

@@ -1,0 +1,772 @@
+"""The hand-log schema and `consistency_error`, checked over whole Arrow tables instead of one dict per hand.
+
+A Parquet dataset arrives as three columnar tables. Rebuilding a dict per hand and per event only to hand it
+to jsonschema-rs cost about 120 µs a hand, a third of an audit; here every check the schema
+(`schemas/hand-log.schema.json`) and `auditor.ingest.jsonl.consistency_error` make is one NumPy/Arrow
+operation over a column: per-event kind -> required and allowed fields, enums, ranges, string lengths,
+card patterns, list lengths, seat references. Python runs once per *refused* hand only, to word its reason.
+
+What is validated is exactly the hand `auditor.ingest.parquet` would rebuild from the rows (a null is an
+absent key, an ante of 0 and empty bet units are absent, a spread is cut to the shorter of its two lists,
+events in (hand, seq) order with nulls first), so the verdict can be held equal to jsonschema-rs on that
+hand: a hand is refused here iff jsonschema-rs + consistency_error refuse it, with the same one-line reason
+`schema: at <path>: <message>` (`tests/test_columnar_validate.py` holds the two equal by a property over the
+fuzzer's grammar hands and mutated tables; jsonschema stays the reference).
+
+Which error is *first* follows jsonschema-rs as observed: in an object, `required` (in the schema's list
+order) before its properties; properties in the order of the instance's keys (the rebuilt dict's order),
+a key the schema does not allow failing at that key's turn (`additionalProperties`, one key named); an
+`if`/`then` after the properties; in an array, `minItems`/`maxItems` before the items, items in order; in a
+string, length before format. Each failing check gets a sort key from that order, and each hand keeps the
+smallest.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.ingest.validate import one_line_error
+
+MONEY_MAX = 10**15
+CARDS = frozenset([r + s for r in "23456789TJQKA" for s in "cdhs"] + ["??"])
+CARD_PATTERN = r"^([2-9TJQKA][cdhs]|\?\?)$"
+KINDS = ("seat_draw", "seat_request", "seat_fill", "button", "post", "deal", "draw", "action", "show", "muck",
+         "return", "rake", "award", "kill")
+VARIANTS = ("holdem", "omaha", "omaha-nz", "three-card-nz", "five-card-draw")
+STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
+STATUSES = ("active", "sitting_out", "new", "away")
+ACTIONS = ("fold", "check", "call", "bet", "raise")
+POSTS = ("blind", "ante", "straddle", "dead", "missed")
+TARGETS = ("hole", "board", "burn")
+
+#: the keys of the rebuilt event, after kind and t, in the order `parquet._event` writes them: four kinds
+#: have their own layout; every other kind (and an unknown or missing one) takes the generic columns
+_GENERIC = ("seat", "player", "action", "post", "blind", "amount", "to", "all_in", "pot", "from_seat")
+#: the generic keys each kind's definition allows (the others are `additionalProperties: false` errors)
+_ALLOWED = {
+    "seat_request": {"player", "seat", "from_seat"}, "seat_fill": {"player", "seat"}, "button": {"seat"},
+    "post": {"seat", "post", "blind", "amount", "all_in"}, "action": {"seat", "action", "amount", "to", "all_in"},
+    "muck": {"seat"}, "return": {"seat", "amount"}, "rake": {"pot", "amount"}, "award": {"pot", "seat", "amount"},
+    "kill": {"seat"},
+}
+#: each definition's `required` list after `kind`, in schema order
+_REQUIRED = {
+    "seat_draw": ("seat", "draws", "awarded_to"), "seat_request": ("player",), "seat_fill": ("player", "seat"),
+    "button": ("seat",), "post": ("seat", "post", "amount"), "deal": ("to", "cards"),
+    "draw": ("seat", "discard", "receive"), "action": ("seat", "action"), "show": ("seat", "cards"),
+    "muck": ("seat",), "return": ("seat", "amount"), "rake": ("amount",), "award": ("pot", "seat", "amount"),
+    "kill": ("seat",),
+}
+_HAND_REQUIRED = ("hand_id", "table_id", "variant", "structure", "stakes", "max_seats", "rule_pack", "seats", "events")
+#: the rebuilt hand's keys in order (`parquet._rebuild`), each its slot in the sort key
+_HAND_SLOT = {k: 10 + i for i, k in enumerate(("hand_id", "table_id", "room", "started_at", "variant", "structure",
+                                              "rule_pack", "currency", "money_scale", "max_seats", "stakes",
+                                              "seats", "events"))}
+_STAKES_SUB = {"blinds": 2, "ante": 3, "bet_units": 4, "table_min": 5, "table_max": 6, "chip_unit": 7, "spread": 8}
+_SEAT_SUB = {"seat": 3, "player": 4, "stack": 5, "status": 6}
+
+# sort key: slot (hand key) | index (seat or event number + 1; 0 for the list itself) | sub (key within the
+# object) | elem (item within a list + 1; 0 for the list itself). Larger values are clamped: past them a
+# length limit of the same object has already failed first.
+_SLOT, _INDEX, _SUB = 58, 36, 30
+_MAX_INDEX, _MAX_ELEM = (1 << 22) - 1, (1 << 30) - 1
+NO_ERROR = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class _Key:
+    """A sort key per row, kept as its parts (each a scalar or an array per row) and made only for the rows
+    that fail a check: most checks fail nowhere, and building a full key array for each cost more than the
+    checks themselves."""
+
+    slot: int
+    index: np.ndarray | int = 0
+    sub: np.ndarray | int = 0
+    elem: np.ndarray | int = 0
+
+    def at(self, where: np.ndarray) -> np.ndarray:
+        def part(value: np.ndarray | int) -> np.ndarray | int:
+            return value[where] if isinstance(value, np.ndarray) else value
+
+        index = np.minimum(np.asarray(part(self.index), dtype=np.int64), _MAX_INDEX)
+        elem = np.minimum(np.asarray(part(self.elem), dtype=np.int64), _MAX_ELEM)
+        key = (np.int64(self.slot) << _SLOT) | (index << _INDEX) | (np.asarray(part(self.sub), np.int64) << _SUB) | elem
+        return np.broadcast_to(key, where.shape)
+
+    def items(self, parent: np.ndarray, elem: np.ndarray) -> _Key:
+        """The key of list items: their row's key (`parent`: the row of each item) with the item's place."""
+        def part(value: np.ndarray | int) -> np.ndarray | int:
+            return value[parent] if isinstance(value, np.ndarray) else value
+
+        return _Key(self.slot, part(self.index), part(self.sub), elem)
+
+
+def _key(slot: int, index: np.ndarray | int = 0, sub: np.ndarray | int = 0, elem: np.ndarray | int = 0) -> _Key:
+    return _Key(slot, index, sub, elem)
+
+
+@dataclass
+class _Candidates:
+    """Failing checks: who (hand row or hand number), sort key, check name, table row, list item."""
+
+    owner: list[np.ndarray]
+    key: list[np.ndarray]
+    check: list[np.ndarray]
+    row: list[np.ndarray]
+    elem: list[np.ndarray]
+    names: list[str]
+
+    def add(self, name: str, mask: np.ndarray, owner: np.ndarray, key: _Key, elem: np.ndarray | None = None,
+            rows: np.ndarray | None = None) -> None:
+        """Record the rows of `mask` as failures of check `name` (owner/key/elem/rows are per row)."""
+        where = np.flatnonzero(mask)
+        if not len(where):
+            return
+        if name not in self.names:
+            self.names.append(name)
+        self.owner.append(np.asarray(owner)[where])
+        self.key.append(key.at(where))
+        self.check.append(np.full(len(where), self.names.index(name), dtype=np.int64))
+        self.row.append(where if rows is None else np.asarray(rows)[where])
+        self.elem.append(np.zeros(len(where), np.int64) if elem is None else np.broadcast_to(elem, mask.shape)[where])
+
+    def first(self, owners: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per owner 0..owners-1: the smallest key (NO_ERROR if none) and its check, row and item."""
+        best = np.full(owners, NO_ERROR, dtype=np.int64)
+        check = np.full(owners, -1, dtype=np.int64)
+        row = np.zeros(owners, np.int64)
+        elem = np.zeros(owners, np.int64)
+        if not self.key:
+            return best, check, row, elem
+        owner, key = np.concatenate(self.owner), np.concatenate(self.key)
+        order = np.lexsort((key, owner))
+        owner, key = owner[order], key[order]
+        head = np.concatenate(([True], owner[1:] != owner[:-1]))
+        pick = order[head]
+        best[owner[head]] = key[head]
+        check[owner[head]] = np.concatenate(self.check)[pick]
+        row[owner[head]] = np.concatenate(self.row)[pick]
+        elem[owner[head]] = np.concatenate(self.elem)[pick]
+        return best, check, row, elem
+
+
+def _new() -> _Candidates:
+    return _Candidates([], [], [], [], [], [])
+
+
+#: results of the column helpers below for the `validate` call under way, by (helper, column, argument): a
+#: column is looked at by several checks (the kind by nearly all), and each Arrow pass over millions of
+#: events costs milliseconds. Emptied when the call ends; the columns outlive it, so their ids stay unique.
+_memo: dict[tuple, object] = {}
+
+
+def _memoised(helper):  # type: ignore[no-untyped-def]
+    def wrapped(column, *args):  # type: ignore[no-untyped-def]
+        key = (helper.__name__, id(column), args)
+        if key not in _memo:
+            _memo[key] = (helper(column, *args), column)  # the column kept: its id is not reused meanwhile
+        return _memo[key][0]
+
+    wrapped.__doc__ = helper.__doc__
+    return wrapped
+
+
+def _valid(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Whether each value is not null (no pass over the data when the column has no null)."""
+    if column.null_count == 0:
+        return np.ones(len(column), dtype=bool)
+    return pc.is_valid(column).to_numpy(zero_copy_only=False)
+
+
+def _null(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    return ~_valid(column)
+
+
+@_memoised
+def _ints(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(values as int64 with nulls 0, present mask)."""
+    present = _valid(column)
+    filled = column if column.null_count == 0 else pc.fill_null(column, 0)
+    return filled.to_numpy(zero_copy_only=False).astype(np.int64), present
+
+
+@_memoised
+def _lengths(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Characters of each string (code points, as the schema counts them); -1 for null."""
+    lengths = pc.utf8_length(column)
+    if column.null_count:
+        lengths = pc.fill_null(lengths, -1)
+    return lengths.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+@_memoised
+def _code(column: pa.ChunkedArray | pa.Array, values: tuple[str, ...]) -> np.ndarray:
+    """Index of each string in `values`; -1 for another string, -2 for null."""
+    index = pc.fill_null(pc.index_in(column, value_set=pa.array(values)), -1).to_numpy(zero_copy_only=False)
+    return np.where(_null(column), -2, index).astype(np.int64)
+
+
+@dataclass
+class _Items:
+    """A list column flattened: per item its list's row, its position in the list, and the values."""
+
+    length: np.ndarray  # per row; -1 for a null list
+    parent: np.ndarray
+    position: np.ndarray
+    values: pa.Array
+
+
+@_memoised
+def _items(column: pa.ChunkedArray | pa.Array) -> _Items:
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    length = pc.fill_null(pc.list_value_length(array), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    values = pc.list_flatten(array)
+    parent = pc.list_parent_indices(array).to_numpy(zero_copy_only=False).astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(np.maximum(length, 0))))[:-1]
+    position = np.arange(len(parent), dtype=np.int64) - starts[parent] if len(parent) else parent
+    return _Items(length, parent, position, values)
+
+
+def _money_checks(out: _Candidates, name: str, values: np.ndarray, mask: np.ndarray, owner: np.ndarray,
+                  key: np.ndarray, elem: np.ndarray | int = 0, rows: np.ndarray | None = None,
+                  low: int = 0, high: int = MONEY_MAX) -> None:
+    out.add(f"min:{name}:{low}", mask & (values < low), owner, key, elem, rows)
+    out.add(f"max:{name}:{high}", mask & (values > high), owner, key, elem, rows)
+
+
+def _string_checks(out: _Candidates, name: str, lengths: np.ndarray, owner: np.ndarray, key: np.ndarray,
+                   low: int, high: int, elem: np.ndarray | int = 0, rows: np.ndarray | None = None) -> None:
+    if low:
+        out.add(f"minlen:{name}:{low}", (lengths >= 0) & (lengths < low), owner, key, elem, rows)
+    out.add(f"maxlen:{name}:{high}", lengths > high, owner, key, elem, rows)
+
+
+def _date_time_ok(column: pa.ChunkedArray) -> np.ndarray:
+    """RFC 3339 date-time as jsonschema-rs checks it: `T`/`t`, `Z`/`z` or an offset up to 23:59, a real
+    calendar day, and a second of 60 only at 23:59 UTC (a leap second)."""
+    pattern = (r"^(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})[Tt](?P<h>[0-9]{2}):(?P<mi>[0-9]{2}):"
+               r"(?P<s>[0-9]{2})(?:\.[0-9]+)?(?:[Zz]|(?P<sign>[+-])(?P<oh>[0-9]{2}):(?P<om>[0-9]{2}))$")
+    text = pc.fill_null(column, "")
+    matched = pc.match_substring_regex(text, pattern).to_numpy(zero_copy_only=False)
+    parts = pc.extract_regex(pc.if_else(pc.match_substring_regex(text, pattern), text, "0000-01-01T00:00:00Z"),
+                             pattern)
+
+    def part(name: str) -> np.ndarray:
+        field = pc.struct_field(parts, name)
+        return pc.fill_null(pc.cast(pc.if_else(pc.equal(field, ""), "0", field), pa.int64()), 0).to_numpy(
+            zero_copy_only=False)
+
+    year, month, day, hour, minute, second = (part(n) for n in ("y", "mo", "d", "h", "mi", "s"))
+    off_h, off_m = part("oh"), part("om")
+    sign = np.where(pc.equal(pc.struct_field(parts, "sign"), "-").to_numpy(zero_copy_only=False), -1, 1)
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    days = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])[np.clip(month, 0, 12)] + (leap & (month == 2))
+    ok = matched & (month >= 1) & (month <= 12) & (day >= 1) & (day <= days) & (hour <= 23) & (minute <= 59)
+    ok &= (off_h <= 23) & (off_m <= 59) & (second <= 60)
+    utc_minute = (hour * 60 + minute - sign * (off_h * 60 + off_m)) % 1440
+    return ok & ((second < 60) | (utc_minute == 23 * 60 + 59))
+
+
+def _hand_checks(out: _Candidates, hands: pa.Table, seat_count: np.ndarray, event_count: np.ndarray) -> None:
+    """The checks of each hands row, its stakes and the lengths of its seat and event lists."""
+    n = hands.num_rows
+    rows = np.arange(n, dtype=np.int64)
+    for i, name in enumerate(_HAND_REQUIRED):
+        if name in ("stakes", "seats", "events"):
+            continue  # always in the rebuilt hand
+        out.add(f"required:{name}", _null(hands[name]), rows, _key(i))
+    for name, (low, high) in {"hand_id": (1, 128), "table_id": (1, 128), "room": (0, 256), "rule_pack": (1, 128),
+                              "currency": (0, 16)}.items():
+        _string_checks(out, name, _lengths(hands[name]), rows, _key(_HAND_SLOT[name]), low, high)
+    started = _lengths(hands["started_at"])
+    _string_checks(out, "started_at", started, rows, _key(_HAND_SLOT["started_at"]), 0, 64)
+    out.add("format:started_at", (started >= 0) & ~_date_time_ok(hands["started_at"]), rows,
+            _key(_HAND_SLOT["started_at"], sub=1))
+    for name, values in (("variant", VARIANTS), ("structure", STRUCTURES)):
+        out.add(f"enum:{name}", _code(hands[name], values) == -1, rows, _key(_HAND_SLOT[name]))
+    scale, has_scale = _ints(hands["money_scale"])
+    _money_checks(out, "money_scale", scale, has_scale, rows, _key(_HAND_SLOT["money_scale"]), low=1, high=10**6)
+    seats_max, has_max = _ints(hands["max_seats"])
+    _money_checks(out, "max_seats", seats_max, has_max, rows, _key(_HAND_SLOT["max_seats"]), low=2, high=10)
+    # stakes: required, then blinds, ante, bet_units, table_min, table_max, chip_unit, spread
+    stakes = _HAND_SLOT["stakes"]
+    out.add("required:blinds", _null(hands["blinds"]), rows, _key(stakes))
+    out.add("required:chip_unit", _null(hands["chip_unit"]), rows,
+            _key(stakes, sub=1))
+    for name, most in (("blinds", 3), ("bet_units", 8)):
+        items = _items(hands[name])
+        sub = _STAKES_SUB[name]
+        out.add(f"maxitems:{name}:{most}", items.length > most, rows, _key(stakes, sub=sub))
+        values, present = _ints(items.values)
+        elem = items.position + 1
+        key = _key(stakes, sub=sub, elem=elem)
+        out.add(f"type:{name}:integer", ~present, items.parent, key, elem, items.parent)
+        _money_checks(out, name, values, present, items.parent, key, elem, items.parent)
+    ante, has_ante = _ints(hands["ante"])
+    _money_checks(out, "ante", ante, has_ante & (ante != 0), rows, _key(stakes, sub=_STAKES_SUB["ante"]))
+    for name in ("table_min", "table_max"):
+        values, present = _ints(hands[name])
+        _money_checks(out, name, values, present, rows, _key(stakes, sub=_STAKES_SUB[name]))
+    unit, has_unit = _ints(hands["chip_unit"])
+    _money_checks(out, "chip_unit", unit, has_unit, rows, _key(stakes, sub=_STAKES_SUB["chip_unit"]), low=1,
+                  high=10**9)
+    low_items, high_items = _items(hands["spread_min"]), _items(hands["spread_max"])
+    spread = np.minimum(low_items.length, np.maximum(high_items.length, 0))  # -1: no spread (or an empty one)
+    sub = _STAKES_SUB["spread"]
+    out.add("maxitems:spread:8", spread > 8, rows, _key(stakes, sub=sub))
+    for which, items in ((0, low_items), (1, high_items)):
+        kept = items.position < spread[items.parent] if len(items.parent) else np.zeros(0, bool)
+        values, present = _ints(items.values)
+        elem = 1 + 2 * items.position + which
+        key = _key(stakes, sub=sub, elem=elem)
+        label = ("spread_min", "spread_max")[which]
+        out.add(f"type:{label}:integer", kept & ~present, items.parent, key, elem, items.parent)
+        _money_checks(out, label, values, kept & present, items.parent, key, elem, items.parent)
+    out.add("minitems:seats:1", seat_count < 1, rows, _key(_HAND_SLOT["seats"]))
+    out.add("maxitems:seats:10", seat_count > 10, rows, _key(_HAND_SLOT["seats"]))
+    out.add("maxitems:events:2000", event_count > 2000, rows, _key(_HAND_SLOT["events"]))
+
+
+def _seat_checks(out: _Candidates, seats: pa.Table, group: np.ndarray, index: np.ndarray) -> None:
+    """The checks of each seat row (`group`: its hand group, `index`: its place among the hand's seats)."""
+    slot, at = _HAND_SLOT["seats"], index + 1
+    for i, name in enumerate(("seat", "player", "stack")):
+        out.add(f"required:{name}", _null(seats[name]), group, _key(slot, at, i))
+    seat, has_seat = _ints(seats["seat"])
+    _money_checks(out, "seat", seat, has_seat, group, _key(slot, at, _SEAT_SUB["seat"]), low=1, high=10)
+    _string_checks(out, "player", _lengths(seats["player"]), group, _key(slot, at, _SEAT_SUB["player"]), 1, 128)
+    stack, has_stack = _ints(seats["stack"])
+    _money_checks(out, "stack", stack, has_stack, group, _key(slot, at, _SEAT_SUB["stack"]))
+    out.add("enum:status", _code(seats["status"], STATUSES) == -1, group, _key(slot, at, _SEAT_SUB["status"]))
+
+
+def _card_checks(out: _Candidates, name: str, column: pa.ChunkedArray, mask: np.ndarray, group: np.ndarray,
+                 key_of: _Key, most: int = 16) -> None:
+    """A card list of the events in `mask` (a null list is an absent key, checked by `required`)."""
+    items = _items(column)
+    out.add(f"maxitems:{name}:{most}", mask & (items.length > most), group, key_of)
+    if not len(items.parent):
+        return
+    kept = mask[items.parent]
+    null = _null(items.values)
+    card = pc.is_in(items.values, value_set=pa.array(sorted(CARDS))).to_numpy(zero_copy_only=False)
+    elem = items.position + 1
+    key = key_of.items(items.parent, elem)
+    out.add(f"type:{name}:string", kept & null, group[items.parent], key, elem, items.parent)
+    out.add(f"pattern:{name}", kept & ~null & ~card, group[items.parent], key, elem, items.parent)
+
+
+def _event_checks(out: _Candidates, events: pa.Table, group: np.ndarray, index: np.ndarray) -> None:
+    """The checks of each event row, as the rebuilt event of its kind is checked."""
+    slot, at = _HAND_SLOT["events"], index + 1
+    kind = _code(events["kind"], KINDS)
+    out.add("required:kind", kind == -2, group, _key(slot, at, 0))
+    out.add("enum:kind", kind == -1, group, _key(slot, at, 1))
+    known = kind >= 0
+    of = {name: known & (kind == KINDS.index(name)) for name in KINDS}
+    draw_like = of["seat_draw"] | of["deal"] | of["draw"] | of["show"]
+    generic = known & ~draw_like
+    present = {name: _valid(events[name])
+               for name in ("seat", "player", "action", "post", "blind", "amount", "to", "all_in", "pot",
+                            "from_seat", "cards", "target", "receive")}
+    has_key = {  # per rebuilt key: present in the event (given its kind)
+        "seat": present["seat"], "player": generic & present["player"], "action": generic & present["action"],
+        "post": generic & present["post"], "blind": generic & present["blind"], "amount": generic & present["amount"],
+        "to": generic & present["to"], "all_in": generic & present["all_in"], "pot": generic & present["pot"],
+        "from_seat": generic & present["from_seat"], "awarded_to": of["seat_draw"] & present["player"],
+        "draws": of["seat_draw"], "deal_to": of["deal"] & present["target"],
+        "cards": (of["deal"] | of["show"]) & present["cards"], "discard": of["draw"] & present["cards"],
+        "receive": of["draw"] & present["receive"],
+    }
+    for name, required in _REQUIRED.items():
+        for i, key in enumerate(required):
+            field = "deal_to" if (name, key) == ("deal", "to") else key
+            out.add(f"required:{key}", of[name] & ~has_key[field], group, _key(slot, at, 2 + i))
+    t_length = _lengths(events["t"])
+    _string_checks(out, "t", np.where(known, t_length, -1), group, _key(slot, at, 10), 0, 64)
+    # keys after kind and t: their place in the rebuilt event depends on the kind
+    sub_of_generic = {key: 11 + i for i, key in enumerate(_GENERIC)}
+    seat_sub = np.where(of["deal"], 12, 11)
+    seat, _ = _ints(events["seat"])
+    seat_mask = known & has_key["seat"] & ~of["rake"]  # a rake allows no seat: `additional:seat` below
+    _money_checks(out, "seat", seat, seat_mask, group, _key(slot, at, seat_sub), low=1, high=10)
+    # generic keys a kind does not allow
+    for key in _GENERIC:
+        allowed = np.zeros(len(kind), bool)
+        for name, keys in _ALLOWED.items():
+            if key in keys:
+                allowed |= of[name]
+        unexpected = generic & has_key[key] & ~allowed
+        out.add(f"additional:{key}", unexpected, group, _key(slot, at, sub_of_generic[key]))
+        checked = generic & has_key[key] & allowed
+        sub = sub_of_generic[key]
+        if key == "player":
+            _string_checks(out, "player", np.where(checked, _lengths(events["player"]), -1), group,
+                           _key(slot, at, sub), 1, 128)
+        elif key in ("action", "post"):
+            values = ACTIONS if key == "action" else POSTS
+            out.add(f"enum:{key}", checked & (_code(events[key], values) == -1), group, _key(slot, at, sub))
+        elif key in ("blind", "amount", "to", "pot", "from_seat"):
+            low, high = {"blind": (1, 3), "amount": (0, MONEY_MAX), "to": (0, MONEY_MAX), "pot": (0, 10),
+                         "from_seat": (1, 10)}[key]
+            values, _ = _ints(events[key])
+            _money_checks(out, key, values, checked, group, _key(slot, at, sub), low=low, high=high)
+    # seat_draw: awarded_to (12), draws (13)
+    _string_checks(out, "awarded_to", np.where(has_key["awarded_to"], _lengths(events["player"]), -1), group,
+                   _key(slot, at, 12), 1, 128)
+    _draws_checks(out, events, of["seat_draw"], group, _key(slot, at, 13))
+    # deal: to (11), seat (12), cards (13); draw: discard (12), receive (13); show: cards (12)
+    out.add("enum:deal_to", has_key["deal_to"] & (_code(events["target"], TARGETS) == -1), group, _key(slot, at, 11))
+    cards_sub = np.where(of["deal"], 13, 12)
+    _card_checks(out, "cards", events["cards"], has_key["cards"] | has_key["discard"], group,
+                 _key(slot, at, cards_sub))
+    _card_checks(out, "receive", events["receive"], has_key["receive"], group, _key(slot, at, 13))
+    # if/then, after the properties
+    post_blind = of["post"] & (_code(events["post"], POSTS) == 0) & ~has_key["blind"]
+    out.add("required:blind", post_blind, group, _key(slot, at, 30))
+    hole = of["deal"] & (_code(events["target"], TARGETS) == 0) & ~present["seat"]
+    out.add("required:seat", hole, group, _key(slot, at, 30))
+    action = _code(events["action"], ACTIONS)
+    paying = of["action"] & (action >= 2)
+    out.add("required:amount", paying & ~has_key["amount"], group, _key(slot, at, 30))
+    out.add("required:to", paying & ~has_key["to"], group, _key(slot, at, 31))
+
+
+def _draws_checks(out: _Candidates, events: pa.Table, mask: np.ndarray, group: np.ndarray, key_of: _Key) -> None:
+    """A seat draw's `draws`: pairs of `draw_players` and `cards`, as many as the shorter list has."""
+    players, cards = _items(events["draw_players"]), _items(events["cards"])
+    count = np.minimum(np.maximum(players.length, 0), np.maximum(cards.length, 0))
+    out.add("minitems:draws:2", mask & (count < 2), group, key_of)
+    out.add("maxitems:draws:10", mask & (count > 10), group, key_of)
+    if len(players.parent):
+        kept = mask[players.parent] & (players.position < count[players.parent])
+        elem = 1 + 2 * players.position
+        key = key_of.items(players.parent, elem)
+        lengths = _lengths(players.values)
+        owner = group[players.parent]
+        out.add("type:draw_player:string", kept & (lengths < 0), owner, key, elem, players.parent)
+        out.add("minlen:draw_player:1", kept & (lengths == 0), owner, key, elem, players.parent)
+        out.add("maxlen:draw_player:128", kept & (lengths > 128), owner, key, elem, players.parent)
+    if len(cards.parent):
+        kept = mask[cards.parent] & (cards.position < count[cards.parent])
+        elem = 2 + 2 * cards.position
+        key = key_of.items(cards.parent, elem)
+        null = _null(cards.values)
+        card = pc.is_in(cards.values, value_set=pa.array(sorted(CARDS))).to_numpy(zero_copy_only=False)
+        owner = group[cards.parent]
+        out.add("type:draw_card:string", kept & null, owner, key, elem, cards.parent)
+        out.add("pattern:draw_card", kept & ~null & ~card, owner, key, elem, cards.parent)
+
+
+def event_order(events: pa.Table) -> np.ndarray:
+    """Row order of the events as the reader rebuilds each hand: by hand, then seq, nulls first, stable."""
+    low = np.int64(-(1 << 62))
+    hand, has_hand = _ints(events["hand"])
+    seq, has_seq = _ints(events["seq"])
+    return np.lexsort((np.where(has_seq, seq, low), np.where(has_hand, hand, low)))
+
+
+def _groups(numbers: np.ndarray, present: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(group of each row: the position of its hand number in `known`, or -1; its place within the group,
+    rows taken in their order)."""
+    at = np.searchsorted(known, numbers) if len(known) else np.zeros(len(numbers), np.int64)
+    at = np.minimum(at, max(len(known) - 1, 0))
+    group = np.where(present & (len(known) > 0) & (known[at] == numbers if len(known) else False), at, -1)
+    order = np.argsort(group, kind="stable")
+    sorted_group = group[order]
+    starts = np.concatenate(([True], sorted_group[1:] != sorted_group[:-1])) if len(order) else np.zeros(0, bool)
+    run_start = np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0)) if len(order) else order
+    index = np.empty(len(order), np.int64)
+    index[order] = np.arange(len(order)) - run_start
+    return group.astype(np.int64), index
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """Per hands row its refusal reason (None: valid), and where each row's seats and events are, for
+    building the canonical tables of the valid hands by taking rows (`parquet.validated_chunk`)."""
+
+    reasons: list[str | None]
+    valid: np.ndarray
+    #: the events table's rows in rebuild order (by hand, then seq); the event arrays below are in it
+    event_order: np.ndarray
+    #: per hands row, its hand number's group (-1: null number); groups are the sorted distinct numbers
+    row_group: np.ndarray
+    #: per seats row (file order) and per event (rebuild order): group (-1: none) and place in the hand
+    seat_group: np.ndarray
+    seat_index: np.ndarray
+    event_group: np.ndarray
+    event_index: np.ndarray
+
+
+def validate(hands: pa.Table, seats: pa.Table, events: pa.Table) -> Verdicts:
+    """Every hands row of conformed tables (`parquet.conform_table`) judged as `parquet.rebuild_hand` judges
+    the hand it rebuilds: None if valid, else the same one-line reason jsonschema-rs or consistency_error
+    gives. Seats and events rows are those of any hand number (hand rows sharing a number share them)."""
+    try:
+        return _validate(hands, seats, events)
+    finally:
+        _memo.clear()
+
+
+class _Columns:
+    """A table whose columns are each one object for the whole call, so `_memoised` helpers recognise them
+    (Arrow makes a new wrapper at every `table[name]`)."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self.num_rows = table.num_rows
+        self._columns: dict[str, pa.ChunkedArray] = {}
+
+    def __getitem__(self, name: str) -> pa.ChunkedArray:
+        if name not in self._columns:
+            self._columns[name] = self.table[name]
+        return self._columns[name]
+
+
+def _validate(hands_table: pa.Table, seats_table: pa.Table, events_table: pa.Table) -> Verdicts:
+    hands, seats = _Columns(hands_table), _Columns(seats_table)
+    events = _Columns(events_table)
+    order = event_order(events)
+    if events.num_rows and (np.diff(order) != 1).any():
+        events_table = events_table.take(order)  # a dataset `convert` wrote is in order already: no copy
+        events = _Columns(events_table)
+    numbers, has_number = _ints(hands["hand"])
+    known = np.unique(numbers[has_number])
+    seat_numbers, seat_has = _ints(seats["hand"])
+    event_numbers, event_has = _ints(events["hand"])
+    seat_group, seat_index = _groups(seat_numbers, seat_has, known)
+    event_group, event_index = _groups(event_numbers, event_has, known)
+    row_group = np.where(has_number, np.searchsorted(known, numbers), -1)
+    groups = len(known)
+    seat_count = np.bincount(seat_group[seat_group >= 0], minlength=groups)
+    event_count = np.bincount(event_group[event_group >= 0], minlength=groups)
+    per_row_seats = np.where(row_group >= 0, seat_count[np.maximum(row_group, 0)] if groups else 0, 0)
+    per_row_events = np.where(row_group >= 0, event_count[np.maximum(row_group, 0)] if groups else 0, 0)
+
+    row_checks = _new()
+    _hand_checks(row_checks, hands, per_row_seats, per_row_events)
+    seat_checks, event_checks = _new(), _new()
+    seat_rows, event_rows = seat_group >= 0, event_group >= 0
+    seat_tables = _rows(seats_table, seat_rows)
+    event_tables = _rows(events_table, event_rows)
+    seat_columns = seats if seat_tables is seats_table else None if seat_tables is None else _Columns(seat_tables)
+    event_columns = events if event_tables is events_table else None if event_tables is None else \
+        _Columns(event_tables)
+    if seat_columns is not None:
+        _seat_checks(seat_checks, seat_columns, seat_group[seat_rows], seat_index[seat_rows])
+    if event_columns is not None:
+        _event_checks(event_checks, event_columns, event_group[event_rows], event_index[event_rows])
+    row_best, row_check, row_row, row_elem = row_checks.first(hands.num_rows)
+    seat_best, seat_check, seat_row, _ = seat_checks.first(groups)
+    event_best, event_check, event_row, event_elem = event_checks.first(groups)
+    # a seat's key (slot seats) is below every event's (slot events): the seats of a hand are checked first
+    on_seat = seat_best <= event_best
+    group_best = np.where(on_seat, seat_best, event_best)
+    from_group = np.where(row_group >= 0, group_best[np.maximum(row_group, 0)] if groups else NO_ERROR, NO_ERROR)
+    use_group = from_group < row_best
+    refused = (row_best != NO_ERROR) | (from_group != NO_ERROR)
+
+    reasons: list[str | None] = [None] * hands.num_rows
+    words = _Words(hands_table, seat_tables, event_tables, seat_group[seat_rows], seat_index[seat_rows],
+                   event_group[event_rows], event_index[event_rows], seats_table, events_table, seat_group,
+                   event_group)
+    for r in np.flatnonzero(refused):
+        if use_group[r]:
+            g = row_group[r]
+            if on_seat[g]:
+                reasons[r] = words.seat_reason(seat_checks.names[seat_check[g]], int(seat_row[g]))
+            else:
+                reasons[r] = words.event_reason(event_checks.names[event_check[g]], int(event_row[g]),
+                                                int(event_elem[g]))
+        else:
+            reasons[r] = words.row_reason(row_checks.names[row_check[r]], int(r), int(row_row[r]), int(row_elem[r]),
+                                          int(row_group[r]))
+    _consistency(reasons, refused, hands, seats, events, seat_group, seat_index, event_group, event_index, row_group)
+    valid = np.array([reason is None for reason in reasons], dtype=bool)
+    return Verdicts(reasons, valid, order, row_group, seat_group, seat_index, event_group, event_index)
+
+
+def _rows(table: pa.Table, mask: np.ndarray) -> pa.Table | None:
+    """The rows of `mask` (None if none; the table itself if all, with no copy)."""
+    if mask.all() and len(mask):
+        return table
+    return table.filter(pa.array(mask)) if mask.any() else None
+
+
+def _consistency(reasons: list[str | None], refused: np.ndarray, hands: pa.Table, seats: pa.Table, events: pa.Table,
+                 seat_group: np.ndarray, seat_index: np.ndarray, event_group: np.ndarray, event_index: np.ndarray,
+                 row_group: np.ndarray) -> None:
+    """consistency_error for the rows the schema passed: a seat beyond max_seats, then an event on a seat
+    nobody sits in (the button, seat draws, requests and fills excepted)."""
+    candidates = np.flatnonzero(~refused & (row_group >= 0))
+    if not len(candidates):
+        return
+    seat, _ = _ints(seats["seat"])
+    max_seats, _ = _ints(hands["max_seats"])
+    # the first seat of each hand over max_seats: a running maximum per group, searched per row
+    order = np.lexsort((seat_index, seat_group))
+    kept = order[seat_group[order] >= 0]
+    value = seat_group[kept] * 1024 + (seat[kept] + 128)
+    running = np.maximum.accumulate(value) if len(value) else value
+    group_end = np.searchsorted(seat_group[kept], np.arange(row_group.max() + 2), side="left")
+    g = row_group[candidates]
+    p = np.searchsorted(running, g * 1024 + max_seats[candidates] + 128, side="right")
+    over = p < group_end[g + 1]
+    for r, at in zip(candidates[over].tolist(), p[over].tolist(), strict=True):
+        reasons[r] = f"seat {int(seat[kept[at]])} is beyond max_seats {int(max_seats[r])}"
+    candidates = candidates[~over]
+    if not events.num_rows or not len(candidates):
+        return
+    kind = _code(events["kind"], KINDS)
+    ev_seat, ev_has_seat = _ints(events["seat"])
+    exempt = np.isin(kind, [KINDS.index(k) for k in ("seat_draw", "seat_request", "seat_fill", "button")])
+    seated = np.unique(seat_group[seat_group >= 0] * 1024 + seat[seat_group >= 0] + 128)
+    pair = event_group * 1024 + ev_seat + 128
+    stray = ev_has_seat & ~exempt & (event_group >= 0) & ~np.isin(pair, seated)
+    if not stray.any():
+        return
+    where = np.flatnonzero(stray)
+    where = where[np.lexsort((event_index[where], event_group[where]))]
+    head = np.concatenate(([True], event_group[where][1:] != event_group[where][:-1]))
+    first_row = np.full(int(row_group.max()) + 1, -1, np.int64)
+    first_row[event_group[where][head]] = where[head]
+    rows = first_row[row_group[candidates]]
+    kinds = events["kind"]
+    for r, row in zip(candidates[rows >= 0].tolist(), rows[rows >= 0].tolist(), strict=True):
+        reasons[r] = (f"event {int(event_index[row])} ({kinds[row].as_py()}) names seat {int(ev_seat[row])}, "
+                      "where nobody sits")
+
+
+def _json(value: object) -> str:
+    """A value as jsonschema-rs shows it in a message (serde_json: compact, object keys sorted)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _enum_words(values: tuple[str, ...]) -> str:
+    if len(values) <= 3:
+        quoted = [_json(v) for v in values]
+        return ", ".join(quoted[:-1]) + " or " + quoted[-1]
+    return f"{_json(values[0])}, {_json(values[1])} or {len(values) - 2} other candidates"
+
+
+_ENUMS = {"variant": VARIANTS, "structure": STRUCTURES, "status": STATUSES, "action": ACTIONS, "post": POSTS,
+          "deal_to": TARGETS, "kind": KINDS}
+
+
+def _message(check: str, value: object) -> str:
+    """The jsonschema-rs message of failed check `check` (`<kind>:<field>[:<bound>]`) on `value`."""
+    what, field, *rest = check.split(":")
+    bound = rest[0] if rest else ""
+    if what == "required":
+        return f"{_json(field)} is a required property"
+    if what == "additional":
+        return f"Additional properties are not allowed ('{field}' was unexpected)"
+    if what == "enum":
+        return f"{_json(value)} is not one of {_enum_words(_ENUMS[field])}"
+    if what == "min":
+        return f"{value} is less than the minimum of {bound}"
+    if what == "max":
+        return f"{value} is greater than the maximum of {bound}"
+    if what == "minlen":
+        return f"{_json(value)} is shorter than {bound} character{'s' if bound != '1' else ''}"
+    if what == "maxlen":
+        return f"{_json(value)} is longer than {bound} character{'s' if bound != '1' else ''}"
+    if what == "type":
+        return f"null is not of type {_json(bound)}"
+    if what == "pattern":
+        return f'{_json(value)} does not match "{CARD_PATTERN}"'
+    if what == "format":
+        return f"{_json(value)} is not a \"date-time\""
+    if what == "maxitems":
+        return f"{_json(value)} has more than {bound} item{'s' if bound != '1' else ''}"
+    if what == "minitems":
+        return f"{_json(value)} has less than {bound} item{'s' if bound != '1' else ''}"
+    raise AssertionError(check)
+
+
+class _Words:
+    """Turns the first failed check of a refused hand into its path and message (Python, refused hands only)."""
+
+    def __init__(self, hands: pa.Table, seats: pa.Table | None, events: pa.Table | None, seat_group: np.ndarray,
+                 seat_index: np.ndarray, event_group: np.ndarray, event_index: np.ndarray, all_seats: pa.Table,
+                 all_events: pa.Table, all_seat_group: np.ndarray, all_event_group: np.ndarray) -> None:
+        self.hands, self.seats, self.events = hands, seats, events
+        self.seat_index, self.event_index = seat_index, event_index
+        self.all_seats, self.all_events = all_seats, all_events
+        self.all_seat_group, self.all_event_group = all_seat_group, all_event_group
+
+    def row_reason(self, check: str, r: int, row: int, elem: int, group: int) -> str:
+        what, field, *_ = check.split(":")
+        h = self.hands
+        if what == "required":
+            path = "stakes" if field in ("blinds", "chip_unit") else "(hand)"
+            return one_line_error("schema", path, _message(check, None))
+        if field in ("seats", "events"):
+            return one_line_error("schema", field, _message(check, self._listed(field, group)))
+        if field in ("blinds", "bet_units"):
+            values = h[field][r].as_py()
+            if what == "maxitems":
+                return one_line_error("schema", f"stakes/{field}", _message(check, values))
+            return one_line_error("schema", f"stakes/{field}/{elem - 1}", _message(check, values[elem - 1]))
+        if field == "spread" or field.startswith("spread_"):
+            low, high = h["spread_min"][r].as_py() or [], h["spread_max"][r].as_py() or []
+            pairs = [{"min": a, "max": b} for a, b in zip(low, high, strict=False)]
+            if what == "maxitems":
+                return one_line_error("schema", "stakes/spread", _message(check, pairs))
+            j, which = divmod(elem - 1, 2)
+            key = ("min", "max")[which]
+            return one_line_error("schema", f"stakes/spread/{j}/{key}", _message(check, pairs[j][key]))
+        path = f"stakes/{field}" if field in ("ante", "table_min", "table_max", "chip_unit") else field
+        return one_line_error("schema", path, _message(check, h[field][r].as_py()))
+
+    def _listed(self, field: str, group: int) -> list:
+        """A hand's seats or events as the rebuilt hand lists them (for a length message)."""
+        from auditor.ingest.parquet import _event, _strip
+
+        if group < 0:
+            return []
+        if field == "seats":
+            rows = np.flatnonzero(self.all_seat_group == group)
+            table = self.all_seats.take(rows)
+            return [_strip({k: s[k] for k in ("seat", "player", "stack", "status")}) for s in table.to_pylist()]
+        rows = np.flatnonzero(self.all_event_group == group)[:200]  # enough for the 200 characters shown
+        return [_event(e) for e in self.all_events.take(rows).to_pylist()]
+
+    def seat_reason(self, check: str, row: int) -> str:
+        what, field, *_ = check.split(":")
+        assert self.seats is not None
+        base = f"seats/{int(self.seat_index[row])}"
+        if what == "required":
+            return one_line_error("schema", base, _message(check, None))
+        return one_line_error("schema", f"{base}/{field}", _message(check, self.seats[field][row].as_py()))
+
+    def event_reason(self, check: str, row: int, elem: int) -> str:
+        what, field, *_ = check.split(":")
+        assert self.events is not None
+        ev = self.events
+        base = f"events/{int(self.event_index[row])}"
+        if what in ("required", "additional"):
+            return one_line_error("schema", base, _message(check, None))
+        column = {"awarded_to": "player", "deal_to": "target"}.get(field, field)
+        key = {"awarded_to": "awarded_to", "deal_to": "to"}.get(field, field)
+        if field in ("cards", "receive"):
+            values = ev[field][row].as_py()
+            key = "discard" if field == "cards" and ev["kind"][row].as_py() == "draw" else field
+            if what == "maxitems":
+                return one_line_error("schema", f"{base}/{key}", _message(check, values))
+            return one_line_error("schema", f"{base}/{key}/{elem - 1}", _message(check, values[elem - 1]))
+        if field == "draws" or field.startswith("draw_"):
+            players, cards = ev["draw_players"][row].as_py() or [], ev["cards"][row].as_py() or []
+            draws = [{"player": p, "card": c} for p, c in zip(players, cards, strict=False)]
+            if what in ("maxitems", "minitems"):
+                return one_line_error("schema", f"{base}/draws", _message(check, draws))
+            j, which = divmod(elem - 1, 2)
+            name = ("player", "card")[which]
+            return one_line_error("schema", f"{base}/draws/{j}/{name}", _message(check, draws[j][name]))
+        return one_line_error("schema", f"{base}/{key}", _message(check, ev[column][row].as_py()))

@@ -1,0 +1,258 @@
+"""Canonical Arrow tables -> flat NumPy arrays the replay kernels read.
+
+Why: a Numba kernel takes plain integer arrays, never Python objects. Every string column the replay
+branches on (event kind, action verb, post kind, deal target, seat status, variant, structure) becomes a
+small int code through one Arrow `index_in` per column; players become dictionary codes of the batch;
+cards become evaluator codes (`auditor.replay.evaluate.parse_card`, -1 for "??"); list columns become
+offsets + values taken from the Arrow list buffers. Nothing here walks the events one by one in Python.
+
+Null integers become sentinels (`NULL` for int64, -1 for small codes), with the few masks the replay needs
+to tell a null from a zero.
+
+What the kernels index with is checked here, before any kernel runs: seats outside 1..`MAX_SEAT`, a card
+text that is not a card, or a list longer than the kernel's scratch space mark the hand `unsupported`
+(the canonical schema admits none of these; the orchestration then replays the batch with the reference
+engine rather than guess).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.model.tables import CanonicalTables
+from auditor.replay.evaluate import parse_card
+
+#: the null of an int64 column in the kernels' arrays
+NULL = np.iinfo(np.int64).min
+#: seats are numbered 1..10 by the schema; the kernels' per-seat arrays are this wide (index = seat number)
+MAX_SEAT = 10
+WIDTH = MAX_SEAT + 1
+
+KINDS = ("action", "post", "deal", "draw", "button", "show", "muck", "kill", "return", "award", "rake",
+         "seat_request", "seat_fill", "seat_draw")
+K_ACTION, K_POST, K_DEAL, K_DRAW, K_BUTTON, K_SHOW, K_MUCK, K_KILL, K_RETURN, K_AWARD, K_RAKE, \
+    K_SEAT_REQUEST, K_SEAT_FILL, K_SEAT_DRAW = range(len(KINDS))
+VERBS = ("fold", "check", "call", "bet", "raise")
+V_FOLD, V_CHECK, V_CALL, V_BET, V_RAISE = range(len(VERBS))
+POSTS = ("blind", "ante", "straddle", "dead", "missed")
+P_BLIND, P_ANTE, P_STRADDLE, P_DEAD, P_MISSED = range(len(POSTS))
+TARGETS = ("hole", "board", "burn")
+T_HOLE, T_BOARD, T_BURN = range(len(TARGETS))
+STATUSES = ("active", "sitting_out", "new", "away")
+S_ACTIVE, S_SITTING_OUT, S_NEW, S_AWAY = range(len(STATUSES))
+STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
+ST_FIXED, ST_SPREAD, ST_POT, ST_NO = range(len(STRUCTURES))
+
+
+def codes(column: pa.ChunkedArray | pa.Array, values: tuple[str, ...], dtype=np.int8) -> np.ndarray:
+    """A string column as indexes into `values` (-1 for a null or a value not listed)."""
+    index = pc.index_in(column, value_set=pa.array(values, pa.string()))
+    return pc.fill_null(index, -1).to_numpy(zero_copy_only=False).astype(dtype)
+
+
+def ints(column: pa.ChunkedArray | pa.Array, null: int = NULL, dtype=np.int64) -> np.ndarray:
+    """An integer column as a NumPy array, nulls as `null`."""
+    return pc.fill_null(pc.cast(column, pa.int64()), null).to_numpy(zero_copy_only=False).astype(dtype)
+
+
+def bools(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A boolean column as int8: 1 true, 0 false, -1 null."""
+    as_int = pc.cast(column, pa.int8())
+    return pc.fill_null(as_int, -1).to_numpy(zero_copy_only=False).astype(np.int8)
+
+
+def lists(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Offsets (n + 1, int64) and the flattened values of a list column (a null list is empty)."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    lengths = pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets, pc.list_flatten(array)
+
+
+def int_lists(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    offsets, values = lists(column)
+    return offsets, ints(values, 0)
+
+
+_CARD_CODES: dict[str, int] = {"??": -1}
+
+
+def card_codes(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Card texts as evaluator codes (-1 for "??") and a flag per value that the text is not a card.
+
+    The dictionary of distinct texts is parsed once (at most 53 in a valid log); a text `parse_card`
+    refuses is flagged, and its hand is left to the reference engine."""
+    if len(values) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.bool_)
+    encoded = pc.dictionary_encode(values)
+    dictionary = encoded.dictionary.to_pylist()
+    table = np.empty(len(dictionary) + 1, np.int64)
+    bad = np.zeros(len(dictionary) + 1, np.bool_)
+    for i, text in enumerate(dictionary):
+        code = _CARD_CODES.get(text)
+        if code is None:
+            try:
+                code = parse_card(text)
+                if text != "??" and not (len(text) == 2 and text[0] in "23456789TJQKA" and text[1] in "cdhs"):
+                    raise ValueError(text)
+                _CARD_CODES[text] = code
+            except ValueError:
+                code, bad[i] = -1, True
+        table[i] = code
+    table[-1], bad[-1] = -1, True  # a null card
+    index = pc.fill_null(encoded.indices, len(dictionary)).to_numpy(zero_copy_only=False).astype(np.int64)
+    return table[index], bad[index]
+
+
+def starts(hand_col: np.ndarray, n: int) -> np.ndarray:
+    """Row offsets of each hand in a table sorted by hand."""
+    return np.searchsorted(hand_col, np.arange(n + 1)).astype(np.int64)
+
+
+@dataclass
+class Encoded:
+    """The batch as flat arrays (see the module docstring). Per hand, per seat row, per event."""
+
+    n: int
+    # hands
+    variant: np.ndarray  # int8 index into `variant_names`
+    variant_names: list[str]
+    structure: np.ndarray
+    chip_unit: np.ndarray
+    max_seats: np.ndarray
+    blinds_off: np.ndarray
+    blinds: np.ndarray
+    units_off: np.ndarray
+    units: np.ndarray
+    smin_off: np.ndarray
+    smin: np.ndarray
+    smax_off: np.ndarray
+    smax: np.ndarray
+    # seats
+    seat_start: np.ndarray
+    s_seat: np.ndarray
+    s_player: np.ndarray  # code into `players`
+    players: pa.Array
+    s_stack: np.ndarray
+    s_status: np.ndarray
+    # events
+    event_start: np.ndarray
+    e_kind: np.ndarray
+    e_seat: np.ndarray
+    e_verb: np.ndarray
+    e_post: np.ndarray
+    e_blind: np.ndarray
+    e_amount: np.ndarray
+    e_target: np.ndarray
+    e_pot: np.ndarray
+    cards_off: np.ndarray
+    cards: np.ndarray
+    receive_off: np.ndarray
+    receive: np.ndarray
+    #: hands the kernels must not replay (see the module docstring)
+    unsupported: np.ndarray
+
+
+def encode(tables: CanonicalTables) -> Encoded:
+    """The batch's columns as arrays: one Arrow compute call per column, no Python per event."""
+    H, S, E = tables.hands, tables.seats, tables.events
+    n = H.num_rows
+    variant_col = H.column("variant")
+    variant_names = sorted(set(pc.unique(variant_col).to_pylist()) - {None})
+    blinds_off, blinds = int_lists(H.column("blinds"))
+    units_off, units = int_lists(H.column("bet_units"))
+    smin_off, smin = int_lists(H.column("spread_min"))
+    smax_off, smax = int_lists(H.column("spread_max"))
+
+    s_hand = ints(S.column("hand"), -1)
+    players_enc = pc.dictionary_encode(S.column("player").combine_chunks())
+    s_seat = ints(S.column("seat"), -1)
+    e_hand = ints(E.column("hand"), -1)
+    e_seat = ints(E.column("seat"), -1)
+    cards_off, cards_values = lists(E.column("cards"))
+    receive_off, receive_values = lists(E.column("receive"))
+    cards, cards_bad = card_codes(cards_values)
+    receive, receive_bad = card_codes(receive_values)
+    kind = codes(E.column("kind"), KINDS)
+
+    unsupported = np.zeros(n, np.bool_)
+    from auditor.replay.variants import VARIANTS
+
+    if set(variant_names) - set(VARIANTS):  # the reference fails such hands; leave them to it
+        unsupported[:] = True
+        variant_names = [name for name in variant_names if name in VARIANTS]
+    seat_bad = (s_seat < 1) | (s_seat > MAX_SEAT)
+    np.logical_or.at(unsupported, s_hand[seat_bad & (s_hand >= 0) & (s_hand < n)], True)
+    # seat draws keep their cards as player draws (strings), not as cards the kernels read
+    e_blind = ints(E.column("blind"), -1)
+    e_seat_bad = ((e_seat != -1) & ((e_seat < 1) | (e_seat > MAX_SEAT))) | (kind == -1) | \
+        ((e_blind != -1) & (e_blind < 1))
+    needs_seat = np.isin(kind, (K_ACTION, K_POST, K_DRAW, K_BUTTON, K_SHOW, K_MUCK, K_KILL, K_RETURN, K_AWARD))
+    e_amount = ints(E.column("amount"), NULL)
+    e_pot = ints(E.column("pot"), -1)
+    needs_amount = np.isin(kind, (K_POST, K_RETURN, K_AWARD, K_RAKE))
+    e_seat_bad |= (needs_seat & (e_seat == -1)) | (needs_amount & (e_amount == NULL)) | \
+        ((kind == K_AWARD) & (e_pot == -1))
+    np.logical_or.at(unsupported, e_hand[e_seat_bad & (e_hand >= 0) & (e_hand < n)], True)
+    card_event = np.repeat(np.arange(len(kind)), np.diff(cards_off))
+    bad_events = card_event[cards_bad & (kind[card_event] != K_SEAT_DRAW)]
+    np.logical_or.at(unsupported, e_hand[bad_events], True)
+    recv_event = np.repeat(np.arange(len(kind)), np.diff(receive_off))
+    np.logical_or.at(unsupported, e_hand[recv_event[receive_bad]], True)
+
+    return Encoded(
+        n=n,
+        variant=codes(variant_col, tuple(variant_names)),
+        variant_names=variant_names,
+        structure=codes(H.column("structure"), STRUCTURES),
+        chip_unit=ints(H.column("chip_unit"), 0),
+        max_seats=ints(H.column("max_seats"), 0),
+        blinds_off=blinds_off, blinds=blinds, units_off=units_off, units=units,
+        smin_off=smin_off, smin=smin, smax_off=smax_off, smax=smax,
+        seat_start=starts(s_hand, n),
+        s_seat=s_seat,
+        s_player=pc.fill_null(players_enc.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64),
+        players=players_enc.dictionary,
+        s_stack=ints(S.column("stack"), 0),
+        s_status=codes(S.column("status"), STATUSES),
+        event_start=starts(e_hand, n),
+        e_kind=kind,
+        e_seat=e_seat,
+        e_verb=codes(E.column("action"), VERBS),
+        e_post=codes(E.column("post"), POSTS),
+        e_blind=e_blind,
+        e_amount=e_amount,
+        e_target=codes(E.column("target"), TARGETS),
+        e_pot=e_pot,
+        cards_off=cards_off, cards=cards, receive_off=receive_off, receive=receive,
+        unsupported=unsupported,
+    )
+
+
+#: most betting rounds a variant has (the width of `variant_table`'s per-round columns)
+BOARD_MAX_ROUNDS = 8
+
+
+def variant_table(names: list[str]) -> tuple[np.ndarray, ...]:
+    """The variants of the batch as rows of arrays (variants are data): hole cards, rounds, board cards
+    before each round, draw before each round, most cards drawn, board cards in all."""
+    from auditor.replay.variants import VARIANTS
+
+    k = max(len(names), 1)
+    hole = np.zeros(k, np.int64)
+    rounds = np.zeros(k, np.int64)
+    schedule = np.zeros((k, BOARD_MAX_ROUNDS), np.int64)
+    draw_before = np.zeros((k, BOARD_MAX_ROUNDS), np.bool_)
+    max_draw = np.zeros(k, np.int64)
+    board_cards = np.zeros(k, np.int64)
+    for i, name in enumerate(names):
+        v = VARIANTS[name]
+        hole[i], rounds[i], max_draw[i], board_cards[i] = v.hole_cards, v.rounds, v.max_draw, v.board_cards
+        schedule[i, :v.rounds] = v.board_schedule
+        draw_before[i, :v.rounds] = v.draw_before
+    return hole, rounds, schedule, draw_before, max_draw, board_cards

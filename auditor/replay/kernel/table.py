@@ -1,0 +1,406 @@
+"""The cross-hand kernel: what a table remembers from one hand to the next, walked in `replay_order`.
+
+Why a kernel of its own: the per-hand kernel (`hand.py`) replays hands independently; what crosses hands
+(the previous button, big blind and small blind, who the blinds give the button to, the players
+established at the table, blinds owed across hands, the previous hand's id, hand ids seen before,
+quarantine breaks) is a short sequential pass over the hands of each table, here over integer codes:
+players are codes of the batch's dictionary (extended with names only the carried state knows), hand ids
+codes of the batch's ids (extended likewise). `TableState`'s dicts are converted to arrays once per batch
+for the tables of the batch (`state_arrays`) and back once after it (`store_state`), never per hand.
+
+It also decides the one failure the reference engine raises on a schema-valid hand: the button the blinds
+give is looked up among the seats dealt in, and a seat dealt cards that nobody sits in is a KeyError
+there ("replay failed: KeyError: <seat>"); the hand is then dropped and the table forgotten, as in the
+reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from auditor.replay.kernel.encode import S_NEW, WIDTH
+
+#: `seats.owed` words by code (bit 1: bb, bit 2: sb), as ",".join(sorted(...)) writes them
+OWED_WORDS = ("", "bb", "sb", "bb,sb")
+
+
+@dataclass
+class GroupState:
+    """The carried state of each table of the batch (index = group), as arrays."""
+
+    has_button: np.ndarray
+    button: np.ndarray
+    has_bb: np.ndarray
+    bb: np.ndarray
+    has_heir: np.ndarray
+    heir: np.ndarray
+    has_sb: np.ndarray
+    sb_kind: np.ndarray
+    sb_player: np.ndarray
+    sb_missed: np.ndarray
+    sb_on_button: np.ndarray
+    has_est: np.ndarray
+    est_off: np.ndarray
+    est: np.ndarray
+    has_last: np.ndarray
+    last: np.ndarray
+    owed_off: np.ndarray
+    owed_player: np.ndarray
+    owed_sb: np.ndarray
+    owed_bb: np.ndarray
+
+
+@njit(cache=True)
+def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amount, heir_list, button,
+                sb_seat, b2_seat, bbl_seat, hs_seated, hs_player, hs_status, hs_dealt, hs_live_posts,
+                hs_dead_posts, n_groups, g_has_button, g_button, g_has_bb, g_bb, g_has_heir, g_heir, g_has_sb,
+                g_sb_kind, g_sb_player, g_sb_missed, g_sb_on_button, g_has_est, est_off, est, g_has_last, g_last,
+                owed_off, owed_player, owed_sb0, owed_bb0, n_players, seen, remembers):
+    """Walk the hands in `order` (tables contiguous); per hand the cross-hand facts, the seats rows, and per
+    table the state after its last hand."""
+    n = len(order)
+    nh = len(hand_code)
+    fail_seat = np.full(nh, -1, np.int64)
+    prev_button = np.full(nh, -1, np.int64)
+    expected_button = np.full(nh, -1, np.int64)
+    button_by_blinds = np.full(nh, -1, np.int64)
+    duplicate = np.zeros(nh, np.bool_)
+    first_walk = np.full(len(seen), -1, np.int64)
+    prev_bb = np.full(nh, -1, np.int64)
+    prev_hand = np.full(nh, -1, np.int64)
+    prev_sb_player = np.full(nh, -1, np.int64)
+    prev_sb_missed = np.full(nh, -1, np.int8)
+    prev_sb_on_button = np.full(nh, -1, np.int8)
+    big_blind_player = np.full(nh, -1, np.int64)
+    # seats rows
+    nsmax = nh * WIDTH
+    sr_hand = np.empty(nsmax, np.int64)
+    sr_seat = np.empty(nsmax, np.int64)
+    sr_owed = np.empty(nsmax, np.int8)
+    sr_in_bb = np.empty(nsmax, np.bool_)
+    sr_made_up = np.empty(nsmax, np.int8)
+    sr_missed_now = np.empty(nsmax, np.int8)
+    sr_new = np.empty(nsmax, np.int8)
+    sr_between = np.empty(nsmax, np.int8)
+    sr_live_bb = np.empty(nsmax, np.bool_)
+    sr_prev_hand = np.empty(nsmax, np.int64)
+    sr_miss_sb = np.empty(nsmax, np.int64)
+    sr_miss_bb = np.empty(nsmax, np.int64)
+    ns = 0
+    # final state per group
+    f_has = np.zeros(n_groups, np.bool_)  # the group's memory is set (else forgotten)
+    f_touched = np.zeros(n_groups, np.bool_)  # the batch replayed a hand of the group
+    f_button = np.full(n_groups, -1, np.int64)
+    f_bb = np.full(n_groups, -1, np.int64)
+    f_heir = np.full(n_groups, -1, np.int64)
+    f_sb_kind = np.zeros(n_groups, np.int8)
+    f_sb_player = np.full(n_groups, -1, np.int64)
+    f_sb_missed = np.zeros(n_groups, np.bool_)
+    f_sb_on_button = np.full(n_groups, -1, np.int8)
+    f_last = np.full(n_groups, -1, np.int64)
+    f_est_off = np.zeros(n_groups + 1, np.int64)
+    f_est = np.empty(nh * WIDTH + len(est), np.int64)
+    f_owed_off = np.zeros(n_groups + 1, np.int64)
+    f_owed_player = np.empty(nh * WIDTH + len(owed_player), np.int64)
+    f_owed_sb = np.empty(nh * WIDTH + len(owed_player), np.int64)
+    f_owed_bb = np.empty(nh * WIDTH + len(owed_player), np.int64)
+    nfe = 0
+    nfo = 0
+    # working memory of the current table
+    est_mark = np.zeros(n_players, np.bool_)
+    est_list = np.empty(nh * WIDTH + len(est) + 1, np.int64)
+    n_est = 0
+    owed_sb = np.full(n_players, -1, np.int64)
+    owed_bb = np.full(n_players, -1, np.int64)
+    owed_list = np.empty(nh * WIDTH + len(owed_player) + 1, np.int64)
+    owed_in = np.zeros(n_players, np.bool_)  # listed in owed_list
+    n_owed = 0
+    new_est = np.empty(WIDTH, np.int64)
+    order_seats = np.empty(WIDTH, np.int64)
+    before_bb = np.zeros(WIDTH, np.bool_)
+    missed = np.full(WIDTH, -1, np.int8)
+    has_button = has_bb = has_heir = has_sb = has_est = has_last = False
+    m_button = m_bb = m_heir = m_sb_player = m_last = -1
+    m_sb_kind = 0
+    m_sb_missed = False
+    m_sb_on_button = -1
+    g = -1
+    for w in range(n + 1):
+        if w == n or group[w] != g:
+            if g >= 0:
+                # the table's state after its last hand of the batch
+                f_touched[g] = True
+                f_has[g] = has_last
+                f_button[g] = m_button if has_button else -1
+                f_bb[g] = m_bb
+                f_heir[g] = m_heir
+                f_sb_kind[g] = m_sb_kind
+                f_sb_player[g] = m_sb_player
+                f_sb_missed[g] = m_sb_missed
+                f_sb_on_button[g] = m_sb_on_button
+                f_last[g] = m_last
+                for k in range(n_est):
+                    f_est[nfe] = est_list[k]
+                    nfe += 1
+                for k in range(n_owed):
+                    p = owed_list[k]
+                    if owed_sb[p] >= 0 or owed_bb[p] >= 0:
+                        f_owed_player[nfo] = p
+                        f_owed_sb[nfo] = owed_sb[p]
+                        f_owed_bb[nfo] = owed_bb[p]
+                        nfo += 1
+                f_est_off[g + 1] = nfe
+                f_owed_off[g + 1] = nfo
+            if w == n:
+                break
+            # clear the previous table's working memory, load this one's
+            for k in range(n_est):
+                est_mark[est_list[k]] = False
+            n_est = 0
+            for k in range(n_owed):
+                owed_sb[owed_list[k]] = -1
+                owed_bb[owed_list[k]] = -1
+                owed_in[owed_list[k]] = False
+            n_owed = 0
+            g = group[w]
+            f_est_off[g] = nfe
+            f_owed_off[g] = nfo
+            has_button, m_button = g_has_button[g], g_button[g]
+            has_bb, m_bb = g_has_bb[g], g_bb[g]
+            has_heir, m_heir = g_has_heir[g], g_heir[g]
+            has_sb, m_sb_kind, m_sb_player = g_has_sb[g], g_sb_kind[g], g_sb_player[g]
+            m_sb_missed, m_sb_on_button = g_sb_missed[g], g_sb_on_button[g]
+            has_est = g_has_est[g]
+            for k in range(est_off[g], est_off[g + 1]):
+                p = est[k]
+                if not est_mark[p]:
+                    est_mark[p] = True
+                    est_list[n_est] = p
+                    n_est += 1
+            has_last, m_last = g_has_last[g], g_last[g]
+            if has_last:
+                for k in range(owed_off[g], owed_off[g + 1]):
+                    p = owed_player[k]
+                    owed_sb[p] = owed_sb0[k]
+                    owed_bb[p] = owed_bb0[k]
+                    if not owed_in[p]:
+                        owed_in[p] = True
+                        owed_list[n_owed] = p
+                        n_owed += 1
+        h = order[w]
+        if forget_before[w]:
+            has_button = has_bb = has_heir = has_sb = has_est = has_last = False
+            m_button = m_bb = m_heir = m_sb_player = m_last = -1
+            m_sb_kind = 0
+            for k in range(n_est):
+                est_mark[est_list[k]] = False
+            n_est = 0
+            for k in range(n_owed):
+                owed_sb[owed_list[k]] = -1
+                owed_bb[owed_list[k]] = -1
+                owed_in[owed_list[k]] = False
+            n_owed = 0
+        seated = hs_seated[h]
+        players = hs_player[h]
+        status = hs_status[h]
+        dealt = hs_dealt[h]
+        code = hand_code[h]
+        duplicate[h] = seen[code]
+        pb = m_button if has_button else -1
+        prev_button[h] = pb
+        if has_bb:
+            prev_bb[h] = m_bb
+        if has_last:
+            prev_hand[h] = m_last
+        if has_sb and m_sb_kind == 1:
+            prev_sb_player[h] = m_sb_player
+            prev_sb_missed[h] = 1 if m_sb_missed else 0
+            prev_sb_on_button[h] = m_sb_on_button
+        if pb >= 0:
+            first = -1
+            after = -1
+            for s in range(WIDTH):
+                if dealt[s]:
+                    if first < 0:
+                        first = s
+                    if s > pb and after < 0:
+                        after = s
+            expected_button[h] = after if after >= 0 else first
+        heir = m_heir if has_heir else -1
+        failed = False
+        if pb >= 0 and heir >= 0:
+            for s in range(WIDTH):
+                if dealt[s]:
+                    if not seated[s]:
+                        fail_seat[h] = s
+                        failed = True
+                        break
+                    if players[s] == heir:
+                        button_by_blinds[h] = s
+                        break
+        if failed:
+            has_button = has_bb = has_heir = has_sb = has_est = has_last = False
+            m_button = m_bb = m_heir = m_sb_player = m_last = -1
+            m_sb_kind = 0
+            for k in range(n_est):
+                est_mark[est_list[k]] = False
+            n_est = 0
+            for k in range(n_owed):
+                owed_sb[owed_list[k]] = -1
+                owed_bb[owed_list[k]] = -1
+                owed_in[owed_list[k]] = False
+            n_owed = 0
+            continue
+        bbl = bbl_seat[h]
+        btn = button[h]
+        big_blind_player[h] = players[bbl] if bbl >= 0 else -1
+        # ---- seats: blinds owed across hands, new players
+        known = has_last
+        for s in range(WIDTH):
+            before_bb[s] = False
+            missed[s] = -1
+        between_known = btn >= 0 and bbl >= 0
+        if between_known:
+            no = 0
+            for s in range(btn + 1, WIDTH):
+                if seated[s]:
+                    order_seats[no] = s
+                    no += 1
+            for s in range(0, min(btn + 1, WIDTH)):
+                if seated[s]:
+                    order_seats[no] = s
+                    no += 1
+            stop = no
+            for k in range(no):
+                if order_seats[k] == bbl:
+                    stop = k
+                    break
+            for k in range(stop):
+                s = order_seats[k]
+                before_bb[s] = True
+                if nbl[h] >= 2 and not dealt[s] and status[s] != S_NEW:
+                    missed[s] = 0 if k == 0 else 1
+        sba = sb_amount[h]
+        bba = bb_amount[h]
+        for s in range(WIDTH):
+            if not seated[s]:
+                continue
+            p = players[s]
+            b_sb = owed_sb[p]
+            b_bb = owed_bb[p]
+            nonempty = b_sb >= 0 or b_bb >= 0
+            in_bb = bbl >= 0 and bbl == s
+            if b_bb >= 0:
+                made_up = hs_live_posts[h, s] >= bba and hs_dead_posts[h, s] >= sba
+            else:
+                made_up = hs_dead_posts[h, s] >= sba
+            r = ns
+            ns += 1
+            sr_hand[r] = h
+            sr_seat[r] = s
+            sr_owed[r] = ((1 if b_bb >= 0 else 0) + (2 if b_sb >= 0 else 0)) if known else -1
+            sr_in_bb[r] = in_bb
+            sr_made_up[r] = (1 if made_up else 0) if nonempty else -1
+            sr_missed_now[r] = missed[s]
+            sr_new[r] = (0 if est_mark[p] else 1) if has_est else -1
+            sr_between[r] = (1 if before_bb[s] else 0) if between_known else -1
+            sr_live_bb[r] = hs_live_posts[h, s] >= bba and bba > 0
+            sr_prev_hand[r] = m_last if has_last else -1
+            sr_miss_sb[r] = b_sb if nonempty else -1
+            sr_miss_bb[r] = b_bb if nonempty else -1
+            if dealt[s] and (in_bb or made_up):
+                owed_sb[p] = -1
+                owed_bb[p] = -1
+            if missed[s] >= 0:
+                if not owed_in[p]:
+                    owed_in[p] = True
+                    owed_list[n_owed] = p
+                    n_owed += 1
+                if missed[s] == 0 and owed_sb[p] < 0:
+                    owed_sb[p] = code
+                elif missed[s] == 1 and owed_bb[p] < 0:
+                    owed_bb[p] = code
+        # ---- remember this hand for the table's next
+        has_button, m_button = True, btn
+        has_bb, m_bb = True, big_blind_player[h]
+        m_heir = -1
+        if nbl[h] == 2:
+            for k in range(heir_list.shape[1]):
+                which = heir_list[h, k]
+                post = sb_seat[h] if which == 1 else (b2_seat[h] if which == 2 else -1)
+                if post >= 0 and post != btn:
+                    m_heir = players[post]
+                    break
+        has_heir = True
+        has_sb = True
+        if nbl[h] != 2:
+            m_sb_kind, m_sb_player, m_sb_missed, m_sb_on_button = 0, -1, False, -1
+        elif sb_seat[h] < 0:
+            m_sb_kind, m_sb_player, m_sb_missed, m_sb_on_button = 1, -1, True, -1
+        else:
+            m_sb_kind, m_sb_player, m_sb_missed = 1, players[sb_seat[h]], False
+            m_sb_on_button = 1 if sb_seat[h] == btn else 0
+        ne = 0
+        for s in range(WIDTH):
+            if seated[s]:
+                p = players[s]
+                if dealt[s] or (est_mark[p] if has_est else status[s] != S_NEW):
+                    new_est[ne] = p
+                    ne += 1
+        for k in range(n_est):
+            est_mark[est_list[k]] = False
+        n_est = 0
+        for k in range(ne):
+            p = new_est[k]
+            if not est_mark[p]:
+                est_mark[p] = True
+                est_list[n_est] = p
+                n_est += 1
+        has_est = True
+        # owed entries emptied stay listed (skipped when stored); compact the list when it grows
+        if n_owed > len(owed_list) - 2 * WIDTH:
+            m = 0
+            for k in range(n_owed):
+                p = owed_list[k]
+                if owed_sb[p] >= 0 or owed_bb[p] >= 0:
+                    owed_list[m] = p
+                    m += 1
+                else:
+                    owed_in[p] = False
+            n_owed = m
+        has_last, m_last = True, code
+        if remembers:
+            seen[code] = True
+        if first_walk[code] < 0:
+            first_walk[code] = w
+    return (fail_seat, prev_button, expected_button, button_by_blinds, duplicate, first_walk, prev_bb, prev_hand,
+            prev_sb_player, prev_sb_missed, prev_sb_on_button, big_blind_player,
+            (ns, sr_hand, sr_seat, sr_owed, sr_in_bb, sr_made_up, sr_missed_now, sr_new, sr_between, sr_live_bb,
+             sr_prev_hand, sr_miss_sb, sr_miss_bb),
+            (f_touched, f_has, f_button, f_bb, f_heir, f_sb_kind, f_sb_player, f_sb_missed, f_sb_on_button, f_last,
+             f_est_off, f_est[:nfe], f_owed_off, f_owed_player[:nfo], f_owed_sb[:nfo], f_owed_bb[:nfo]))
+
+
+#: `cross_hands`' outputs by name, in the order it returns them (see `named`)
+OUTPUTS = {
+    "hand": ("fail_seat", "prev_button", "expected_button", "button_by_blinds", "duplicate", "first_walk", "prev_bb",
+             "prev_hand", "prev_sb_player", "prev_sb_missed", "prev_sb_on_button", "big_blind_player"),
+    "seats": ("hand", "seat", "owed", "in_bb", "made_up", "missed_now", "new", "between", "live_bb", "prev_hand",
+              "miss_sb", "miss_bb"),
+    "final": ("touched", "has", "button", "bb", "heir", "sb_kind", "sb_player", "sb_missed", "sb_on_button", "last",
+              "est_off", "est", "owed_off", "owed_player", "owed_sb", "owed_bb"),
+}
+
+
+def named(raw: tuple) -> dict[str, dict[str, np.ndarray]]:
+    """`cross_hands`' tuple as {group: {name: array}} (the seats rows cut to their count)."""
+    n_hand = len(OUTPUTS["hand"])
+    seats, final = raw[n_hand], raw[n_hand + 1]
+    return {
+        "hand": dict(zip(OUTPUTS["hand"], raw[:n_hand], strict=True)),
+        "seats": {name: a[:seats[0]] for name, a in zip(OUTPUTS["seats"], seats[1:], strict=True)},
+        "final": dict(zip(OUTPUTS["final"], final, strict=True)),
+    }

@@ -1,0 +1,176 @@
+"""Run the reference replay engine and the kernel engine on the same hands and show every difference.
+
+Why: the kernel engine (`auditor.replay.kernel`) replaces the Python engine (`auditor.replay.engine`) only
+once it gives identical facts tables (same rows, order, dtypes, values) and the same failures, with the
+cross-hand state carried across batches. This script is how that is shown, and where a difference is found.
+
+    python3 scripts/compare_engines.py sample_logs rules/examples          # folders or files, via the readers
+    python3 scripts/compare_engines.py --simulate 2000 --seed 3 --batch 500 # simulated hands of every pack
+    python3 scripts/compare_engines.py --simulate 20000 --time             # also µs per hand of each engine
+
+Prints, per facts table, the first differing rows and columns; exit 1 on any difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+
+from auditor.check.packs import Pack, PackError, declared_pack, load_pack
+from auditor.ingest.detect import read_file
+from auditor.ingest.tables import build_tables
+from auditor.model.records import Quarantined, SourceHand
+from auditor.pipeline import discover
+from auditor.replay import engine as reference
+from auditor.replay import kernel
+from auditor.replay.facts import FACT_COLUMNS
+from auditor.replay.house import HouseRules
+
+PACKS = ("tda-2024", "nz-casino-1999", "online-five-card-draw")
+
+
+def _house(name: str, local: Pack | None, cache: dict[str, HouseRules]) -> HouseRules:
+    if local is not None:
+        return local.house
+    if name not in cache:
+        try:
+            cache[name] = declared_pack(name).house
+        except PackError:
+            cache[name] = HouseRules()
+    return cache[name]
+
+
+def read_inputs(paths: list[Path]) -> Iterator[tuple[list[SourceHand], list[HouseRules], list[Quarantined]]]:
+    """Per input file: its hands, each hand's house (a pack file beside the log wins, as in the rule
+    examples), and its quarantined entries (which break the table chain as in the pipeline)."""
+    inputs, _ = discover(paths)
+    cache: dict[str, HouseRules] = {}
+    for item in inputs:
+        path = Path(item.path)
+        local = None
+        for pack_file in sorted(path.parent.glob("*pack*.yaml")):
+            try:
+                local = load_pack(pack_file)
+            except PackError:
+                local = None
+        hands, quarantined = [], []
+        for read in read_file(path, name=item.name):
+            if isinstance(read, SourceHand):
+                hands.append(read)
+            elif isinstance(read, Quarantined):
+                quarantined.append(read)
+        yield hands, [_house(h.hand["rule_pack"], local, cache) for h in hands], quarantined
+
+
+def simulated(n: int, seed: int) -> Iterator[tuple[list[SourceHand], list[HouseRules], list[Quarantined]]]:
+    """`n` simulated hands spread over the built-in packs and every game each covers (sit-outs, seat draws,
+    rake on), as `auditor verify` plays them."""
+    from auditor.simulate.tables import simulate_mixed
+    from auditor.simulate.verify import pack_games
+
+    for k, name in enumerate(PACKS):
+        pack = declared_pack(name)
+        count = n // len(PACKS) + (1 if k < n % len(PACKS) else 0)
+        stream = simulate_mixed(pack_games(pack), count, seed + k, house=pack.house, rule_pack=pack.name,
+                                table_size=(2, 10), seat_draws=True, sit_outs=True, rake=pack.house.rake,
+                                table_prefix=f"S{seed}-{k}-")
+        hands = [SourceHand(h, f"sim-{name}.jsonl", i + 1) for i, h in enumerate(stream)]
+        yield hands, [pack.house] * len(hands), []
+
+
+def diff_frames(name: str, ref: pd.DataFrame, new: pd.DataFrame, limit: int = 5) -> list[str]:
+    """Words for the first differences between two facts tables (empty: identical)."""
+    out = []
+    if list(ref.columns) != list(new.columns):
+        return [f"{name}: columns differ: {list(ref.columns)} vs {list(new.columns)}"]
+    for col in ref.columns:
+        if str(ref[col].dtype) != str(new[col].dtype):
+            out.append(f"{name}.{col}: dtype {ref[col].dtype} vs {new[col].dtype}")
+    if len(ref) != len(new):
+        out.append(f"{name}: {len(ref)} rows vs {len(new)} rows")
+    n = min(len(ref), len(new))
+    bad_rows: dict[int, list[str]] = {}
+    for col in ref.columns:
+        a = ref[col].iloc[:n].astype(object).reset_index(drop=True)
+        b = new[col].iloc[:n].astype(object).reset_index(drop=True)
+        a_na, b_na = a.isna(), b.isna()
+        same = (a_na & b_na) | (~a_na & ~b_na & (a.where(~a_na, 0) == b.where(~b_na, 0)))
+        for row in same.index[~same.to_numpy(dtype=bool)][:limit]:
+            bad_rows.setdefault(int(row), []).append(f"{col}: {a[row]!r} vs {b[row]!r}")
+    for row in sorted(bad_rows)[:limit]:
+        key = f"hand {ref['hand'].iloc[row]}" + (f" seq {ref['seq'].iloc[row]}" if "seq" in ref else "")
+        out.append(f"{name} row {row} ({key}): " + "; ".join(bad_rows[row]))
+    if len(bad_rows) > limit:
+        out.append(f"{name}: {len(bad_rows)} differing rows in the first {n} (first {limit} shown)")
+    return out
+
+
+def compare(batches: Iterator[tuple[list[SourceHand], list[HouseRules], list[Quarantined]]], batch_size: int,
+            timing: bool = False) -> tuple[list[str], dict[str, float], int]:
+    """Both engines over the batches with their own TableState; the differences, seconds per engine, hands."""
+    ref_state, new_state = reference.TableState(), reference.TableState()
+    problems: list[str] = []
+    seconds = {"reference": 0.0, "kernel": 0.0}
+    total = 0
+    for hands, houses, quarantined in batches:
+        for q in quarantined:
+            if q.table_id:
+                ref_state.break_chain(q.file, q.table_id, q.line)
+                new_state.break_chain(q.file, q.table_id, q.line)
+        for lo in range(0, len(hands), batch_size):
+            chunk, chunk_houses = hands[lo:lo + batch_size], houses[lo:lo + batch_size]
+            tables = build_tables(chunk)
+            t0 = time.perf_counter()
+            ref_facts, ref_fail = reference.replay(tables, chunk_houses, ref_state)
+            t1 = time.perf_counter()
+            new_facts, new_fail = kernel.replay(tables, chunk_houses, new_state)
+            t2 = time.perf_counter()
+            seconds["reference"] += t1 - t0
+            seconds["kernel"] += t2 - t1
+            total += len(chunk)
+            where = chunk[0].file if chunk else "?"
+            if ref_fail != new_fail:
+                problems.append(f"{where}: failures differ: {ref_fail[:3]} vs {new_fail[:3]}")
+            for name in FACT_COLUMNS:
+                problems.extend(f"{where}: {line}" for line in diff_frames(name, ref_facts[name], new_facts[name]))
+    return problems, seconds, total
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="*", type=Path)
+    parser.add_argument("--simulate", type=int, default=0, help="simulated hands over the built-in packs")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=10_000, help="hands per replay call (state carried across)")
+    parser.add_argument("--time", action="store_true", help="print seconds and µs per hand of each engine")
+    args = parser.parse_args(argv)
+    problems: list[str] = []
+    seconds = {"reference": 0.0, "kernel": 0.0}
+    total = 0
+    runs = []
+    if args.paths:
+        runs.append(read_inputs(args.paths))
+    if args.simulate:
+        runs.append(simulated(args.simulate, args.seed))
+    for run in runs:
+        p, s, n = compare(run, args.batch, args.time)
+        problems += p
+        total += n
+        for k in seconds:
+            seconds[k] += s[k]
+    for line in problems[:200]:
+        print(line)
+    print(f"{total} hands compared, {len(problems)} difference(s)")
+    if args.time and total:
+        for k, v in seconds.items():
+            print(f"{k}: {v:.3f} s, {v / total * 1e6:.1f} µs/hand")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

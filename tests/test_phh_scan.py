@@ -1,0 +1,237 @@
+"""The PHH byte scanner (`auditor.ingest.phh_scan`) and the batch reader built on it (`phh.read_phh_files`).
+
+The scanner is a shortcut like `phh_toml`'s fast path, and held to the same property: whatever it reads
+it reads exactly as `tomllib.loads` does (same keys, values and types), and whatever `tomllib` refuses it
+leaves alone. Its action tokens are exactly `phh._parse_actions`' tuples, and it leaves alone every
+action string `_parse_actions` would refuse (so the refusal keeps its wording). Held on the corpus, the
+TOML corners of `tests/test_phh_toml.py`, action corners and fuzz-mutated files; and `read_phh_files` and
+`read_phh` (which reads a `.phh` through the scanner) give the very items of the reader without the
+scanner, `_read_phh_reference`, file by file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import os
+import random
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from auditor.ingest import phh_scan
+from auditor.ingest.limits import DEFAULT_LIMITS
+from auditor.ingest.phh import _parse_actions, _read_phh_reference, _Reject, read_phh, read_phh_files
+
+ROOT = Path(__file__).resolve().parents[1]
+PHH = ROOT.parent / "shared" / "corpus" / "phh"
+CORPUS = PHH / "data"
+FIXTURES = ROOT / "tests" / "fixtures" / "phh"
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))
+import fuzz  # noqa: E402
+from test_phh_toml import BASE, CORNERS  # noqa: E402
+
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus")
+
+
+def tomllib_outcome(text: str) -> dict | None:
+    try:
+        return tomllib.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def assert_scanner_agrees(texts: list[str]) -> tuple[int, int]:
+    """Scan all `texts` in one call; each read must equal tomllib's, and each of tomllib's refusals be left
+    to it. Returns (texts the scanner read, texts whose actions it tokenized)."""
+    scan, found = phh_scan.scan_texts(texts)
+    docs = phh_scan.Documents(scan)
+    read = tokenized = 0
+    for d, (text, fields) in enumerate(zip(texts, found, strict=True)):
+        if fields is None:
+            continue
+        read += 1
+        expected = tomllib_outcome(text)
+        assert expected is not None, f"scanner read what tomllib refuses: {text!r}"
+        assert fuzz.same_value(fields, expected), (text, fields, expected)
+        players = len(fields["starting_stacks"]) if isinstance(fields.get("starting_stacks"), list) else 6
+        tokens = docs.actions(d, players)
+        if tokens is not None:
+            tokenized += 1
+            assert tokens == _parse_actions(fields["actions"], players), text
+            assert [type(x) for a in tokens for x in a] == [type(x) for a in _parse_actions(fields["actions"],
+                                                                                            players) for x in a]
+    return read, tokenized
+
+
+@needs_corpus
+def test_corpus_files_read_as_tomllib_reads_them_and_almost_all_by_the_scanner():
+    texts = [p.read_bytes().decode("utf-8-sig") for p in sorted(CORPUS.rglob("*.phh"))]
+    assert len(texts) > 5000
+    read, tokenized = assert_scanner_agrees(texts)
+    # the five that are not flat have comments or multi-line arrays; the regex fast path leaves them too
+    assert read == tokenized == len(texts) - 5, (read, tokenized)
+
+
+@pytest.mark.parametrize("text", CORNERS)
+def test_toml_corners_agree_with_tomllib(text):
+    read, _ = assert_scanner_agrees([text, BASE + text])
+    if tomllib_outcome(BASE + text) is None:
+        assert read == 0
+
+
+def test_the_flat_subset_is_read_with_its_types():
+    text = ("variant = 'NT'\nantes=[0,0]\t\r\nstarting_stacks = [ 1.5 , -2, 3, ]\nx-y_9 = true\nz = false\n"
+            "players = [\"a b\", 'é\\\\', '']\nactions = []\n\n  \t\n")
+    fields = phh_scan.scan_texts([text])[1][0]
+    assert fields == tomllib.loads(text)
+    assert fuzz.same_value(fields, tomllib.loads(text))
+    assert fields is not None and fields["x-y_9"] is True and fields["starting_stacks"] == [1.5, -2, 3]
+
+
+def test_a_byte_order_mark_is_skipped_only_where_a_file_starts():
+    raw = "\ufeffvariant = 'NT'\n".encode()
+    buf, starts, ends = phh_scan.join([raw, raw])
+    as_file = phh_scan.Documents(phh_scan.scan(buf, starts, ends, skip_bom=True))
+    as_text = phh_scan.Documents(phh_scan.scan(buf, starts, ends))
+    assert as_file.fields(0) == as_file.fields(1) == {"variant": "NT"}
+    assert as_text.fields(0) is None  # tomllib refuses a mark inside the text
+
+
+#: action strings, each alone in a hand of two players: tokens equal `_parse_actions`' or are left to it
+ACTIONS = [
+    "d dh p1 AsKs", "d dh p2 ????", "d dh p1 A?", "d dh p1 ?x", "d dh p1 asKS", "d dh p1 Xx", "d dh p1 AsK",
+    "d dh p1", "d dh p3 AsKs", "d dh p0 AsKs", "d dh p01 AsKs", "d db 9dJs4h", "d db", "d db 9d 4h", "d", "d xx",
+    "p1 f", "p2 cc", "p1 pb", "p1 cbr 300", "p1 cbr 1.5", "p1 cbr 0012", "p1 cbr 1.", "p1 cbr .5", "p1 cbr 1e3",
+    "p1 cbr -5", "p1 cbr 1.2.3", "p1 cbr " + "9" * 18, "p1 cbr " + "9" * 19, "p1 cbr " + "9" * 41, "p1 cbr",
+    "p1 cbr 1 2", "p1 sm AsKs", "p1 sm -", "p1 sm", "p1 sm --", "p1 sm As Ks", "p1 sd", "p1 sd Kh", "p1 sd -",
+    "p1 f x", "p1 cc 3", "p1 xx", "p1", "p3 f", "p9 cc", "p1000 f", "q1 f", "", "   ", "  p1   cbr   20  ",
+    "p1 cc # note", "# note", "p1\tcc", "p1 cc\t", "p1\u00a0cc", "p1 f f f f", "p1 cbr ١٢",
+]
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_action_corners_agree_with_parse_actions(action):
+    quote = '"' if "'" in action else "'"
+    text = f"starting_stacks = [100, 100]\nactions = ['d dh p1 AsKs', {quote}{action}{quote}]\n"
+    if "\\" in action or (quote == '"' and '"' in action):
+        pytest.skip("not a flat TOML string")
+    fields = tomllib.loads(text)
+    docs = phh_scan.Documents(phh_scan.scan_texts([text])[0])
+    tokens = docs.actions(0, 2)
+    try:
+        expected = _parse_actions(fields["actions"], 2)
+    except _Reject:
+        assert tokens is None  # the refusal is _parse_actions' to word
+        return
+    if tokens is not None:
+        assert tokens == expected
+    else:  # left to _parse_actions only where it would read the string differently from the plain forms
+        assert any(c in action for c in "#\t\u00a0١") or "p01" in action or "9" * 19 in action
+
+
+def test_action_corners_read_as_the_reference_reads_them(tmp_path):
+    paths = []
+    for k, action in enumerate(ACTIONS):
+        quote = '"' if "'" in action else "'"
+        path = tmp_path / f"a{k}.phh"
+        path.write_text("variant = 'NT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n"
+                        "starting_stacks = [100, 100]\nfinishing_stacks = [99, 101]\n"
+                        f"actions = ['d dh p1 AsKs', 'd dh p2 7c2d', {quote}{action}{quote}]\n", encoding="utf-8")
+        paths.append(path)
+    new = [repr(x) for x in read_phh_files(paths, root=tmp_path)]
+    assert new == items_of(paths, root=tmp_path)
+    assert sum("unknown player 'p3'" in x for x in new) == 2  # tokens past the players: the strings word it
+
+
+def test_mutated_phh_files_agree_with_tomllib_and_parse_actions():
+    seeds = fuzz.load_seeds("phh", phh_files=60)
+    rng = random.Random(2026)
+    texts = []
+    for _ in range(6000):
+        _suffix, piece = rng.choice(seeds.pieces)
+        data, _names = fuzz.mutate(piece, rng, seeds)
+        texts.append(data.decode("utf-8", "replace"))
+    read, tokenized = assert_scanner_agrees(texts)
+    assert read > 1000 and tokenized > 500, (read, tokenized)  # enough stayed on the fast path to test it
+
+
+def test_arbitrary_bytes_never_crash_the_kernels_and_spans_stay_inside_their_document():
+    rng = random.Random(16)
+    alphabet = b"[]=,'\"\\ \t\r\n\xef\xbb\xbf-.0123456789eptrufalsdhcbrsm?#\x00\xff"
+    raws = [bytes(rng.choice(alphabet) for _ in range(rng.randrange(0, 80))) for _ in range(3000)]
+    words = [b"d", b"dh", b"db", b"p1", b"p2", b"p0", b"cbr", b"cc", b"f", b"sm", b"sd", b"-", b"AsKs", b"9dJs4h",
+             b"??", b"12", b"1.5", b"9" * 25, b"#", b"\xff", b"\t", b"'", b"", b"A"]
+    raws += [b"actions = ['" + b" ".join(rng.choice(words) for _ in range(rng.randrange(5))) + b"']"
+             for _ in range(3000)]
+    buf, starts, ends = phh_scan.join(raws)
+    s = phh_scan.scan(buf, starts, ends, skip_bom=True)
+    assert s.doc_ok.shape == (len(raws),)
+    for d in np.flatnonzero(s.doc_ok):
+        lo, hi = s.doc_field_lo[d], s.doc_field_hi[d]
+        assert np.all((s.f_kstart[lo:hi] >= starts[d]) & (s.f_end[lo:hi] <= ends[d]))
+        for g in range(lo, hi):
+            a, b = s.f_item_lo[g], s.f_item_hi[g]
+            assert np.all((s.i_start[a:b] >= starts[d]) & (s.i_end[a:b] <= ends[d]))
+    assert s.doc_ok.sum() > 0 and s.actions_ok.sum() > 0
+    assert np.all(s.c_code <= phh_scan.UNKNOWN_CARD)
+
+
+# --------------------------------------------------------------------------- read_phh_files == read_phh
+
+
+def items_of(paths, **kw):
+    """What the reader without the scanner gives (TOML by phh_toml, actions by _parse_actions)."""
+    return [repr(x) for p in paths for x in _read_phh_reference(p, **kw)]
+
+
+@needs_corpus
+def test_batch_reader_gives_the_reference_items_on_the_corpus():
+    files = sorted(p for p in PHH.rglob("*") if p.is_file() and p.suffix in (".phh", ".phhs"))
+    new = [repr(x) for x in read_phh_files(files, root=PHH)]
+    assert len(new) == 5123
+    assert new == items_of(files, root=PHH)
+
+
+def test_batch_reader_gives_read_phhs_items_on_odd_and_mutated_files(tmp_path):
+    seeds = fuzz.load_seeds("phh", phh_files=40)
+    rng = random.Random(7)
+    paths = [FIXTURES / "damaged.phhs", FIXTURES / "side-pots.phhs", tmp_path / "missing.phh"]
+    good = seeds.pieces[0][1]
+    odd = {"bom.phh": b"\xef\xbb\xbf" + good, "latin1.phh": good.replace(b"'NT'", b"'N\xe9'"),
+           "gz.phh": gzip.compress(good), "empty.phh": b"", "comment.phh": b"# c\n" + good, "crlf.phh":
+           good.replace(b"\n", b"\r\n"), "keys.phhs": good, "UPPER.PHH": good, "big.phh": good + b"#" * 5000}
+    for name, data in odd.items():
+        (tmp_path / name).write_bytes(data)
+        paths.append(tmp_path / name)
+    (tmp_path / "folder.phh").mkdir()
+    paths.append(tmp_path / "folder.phh")
+    for k in range(400):
+        suffix, piece = rng.choice(seeds.pieces)
+        data, _ = fuzz.mutate(piece, rng, seeds)
+        path = tmp_path / f"m{k}{suffix}"
+        path.write_bytes(data)
+        paths.append(path)
+    small = dataclasses.replace(DEFAULT_LIMITS, phh_max_hand_bytes=700, phh_max_line_bytes=600)
+    for limits in (DEFAULT_LIMITS, small):
+        labels = [p.name for p in paths]
+        expected = [repr(x) for p, label in zip(paths, labels, strict=True)
+                    for x in _read_phh_reference(p, label=label, limits=limits)]
+        assert [repr(x) for x in read_phh_files(paths, labels=labels, limits=limits)] == expected
+        assert [repr(x) for p, label in zip(paths, labels, strict=True)
+                for x in read_phh(p, label=label, limits=limits)] == expected
+    assert [repr(x) for x in read_phh_files(paths, root=tmp_path)] == items_of(paths, root=tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_is_left_to_read_phh(tmp_path, monkeypatch):
+    fifo = tmp_path / "pipe.phh"
+    os.mkfifo(fifo)
+    seen = []
+    monkeypatch.setattr("auditor.ingest.phh._read_phh_reference", lambda path, **kw: seen.append(path) or iter(()))
+    assert list(read_phh_files([fifo])) == []
+    assert seen == [fifo]
