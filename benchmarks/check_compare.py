@@ -5,7 +5,8 @@ and µs a hand of each. Run by hand, not in CI:
 
 The earlier revision's `auditor/check/{run,expr,money,words}.py` are taken with `git show` into a temporary
 package and given the same packs (their predicates and templates compiled again by that revision's
-`expr.py`), so only the checks differ. Inputs, per built-in pack: the rule examples, `sample_logs/` (under
+`expr.py`), so only the checks differ; the run-wide rules (`scope: run`) are left to the ledger, as the
+workers leave them. Inputs, per built-in pack: the rule examples, `sample_logs/` (under
 the packs its hands declare), `--hands` simulated hands of the pack's games replayed once, and, with
 `--mutated`, the hands `auditor verify` plants one violation in (clean and mutated batches as verify audits
 them). Each timing is the best of `--repeat` runs, old and new interleaved (the machine is shared). Any
@@ -31,6 +32,7 @@ import auditor.engines.partition as partition
 import auditor.simulate.verify as verify
 from auditor.check.packs import Pack, builtin_pack_paths, resolve_pack
 from auditor.check.run import check
+from auditor.engines.ledger import without_run_wide
 from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.paths import ROOT
@@ -142,7 +144,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         old_check, old_expr = old_checks(args.rev, Path(folder))
-        packs = {name: resolve_pack(name) for name in builtin_pack_paths()}
+        # as a worker checks a batch: the run-wide rules (scope: run) are the ledger's, over the whole run
+        packs = {name: without_run_wide(resolve_pack(name)) for name in builtin_pack_paths()}
         old_packs = {name: recompiled(pack, old_expr) for name, pack in packs.items()}
         print(f"{'input':<34}{'hands':>8}{'findings':>10}{'before µs/hand':>16}{'now µs/hand':>13}  identical")
         for label, calls in inputs(args):

@@ -70,13 +70,16 @@ def read_inputs(paths: list[Path]) -> Iterator[tuple[list[SourceHand], list[Hous
 def simulated(n: int, seed: int) -> Iterator[tuple[list[SourceHand], list[HouseRules], list[Quarantined]]]:
     """`n` simulated hands spread over the built-in packs and every game each covers (sit-outs, seat draws,
     rake on), as `auditor verify` plays them."""
+    from auditor.simulate.play import STRUCTURES
     from auditor.simulate.tables import simulate_mixed
-    from auditor.simulate.verify import pack_games
 
     for k, name in enumerate(PACKS):
         pack = declared_pack(name)
+        # every variant the pack's rules name, in every betting structure (as `auditor verify` plays them)
+        variants = sorted({v for rule in pack.rules for v in rule.variants})
+        games = [(v, s) for v in variants for s in STRUCTURES]
         count = n // len(PACKS) + (1 if k < n % len(PACKS) else 0)
-        stream = simulate_mixed(pack_games(pack), count, seed + k, house=pack.house, rule_pack=pack.name,
+        stream = simulate_mixed(games, count, seed + k, house=pack.house, rule_pack=pack.name,
                                 table_size=(2, 10), seat_draws=True, sit_outs=True, rake=pack.house.rake,
                                 table_prefix=f"S{seed}-{k}-")
         hands = [SourceHand(h, f"sim-{name}.jsonl", i + 1) for i, h in enumerate(stream)]

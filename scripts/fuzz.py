@@ -64,9 +64,10 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "poke
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from auditor.ingest import phh_toml  # noqa: E402
+from auditor.ingest import phh_scan, phh_toml  # noqa: E402
 from auditor.ingest.detect import read_file  # noqa: E402
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits  # noqa: E402
+from auditor.ingest.phh import _read_phh_reference, read_phh  # noqa: E402
 from auditor.ingest.validate import schema_error  # noqa: E402
 from auditor.model.records import Quarantined, ReaderNote, SourceHand  # noqa: E402
 
@@ -873,6 +874,9 @@ def run_reader(path: Path, fmt: str, limits: Limits) -> list:
     check_items(items, str(path))
     if fmt == "phh" and path.suffix in (".phh", ".phhs"):
         check_phh_toml(path.read_bytes().decode("utf-8-sig", "replace"), str(path))
+        scanned = [repr(x) for x in read_phh(path, limits=limits)]  # a .phh goes through the byte scanner
+        if scanned != [repr(x) for x in _read_phh_reference(path, limits=limits)]:
+            raise PropertyBroken(f"{path}: read_phh (byte scanner) and _read_phh_reference give different items")
     return items
 
 
@@ -900,6 +904,9 @@ def check_phh_toml(text: str, label: str) -> None:
     fast, slow = toml_outcome(phh_toml.loads, text), toml_outcome(tomllib.loads, text)
     if fast[0] != slow[0] or not same_value(fast[1], slow[1]):
         raise PropertyBroken(f"{label}: phh_toml.loads gives {str(fast)[:300]}, tomllib {str(slow)[:300]}")
+    scanned = toml_outcome(phh_scan.loads, text)  # the byte scanner: the same subset, the same property
+    if scanned[0] != slow[0] or not same_value(scanned[1], slow[1]):
+        raise PropertyBroken(f"{label}: phh_scan.loads gives {str(scanned)[:300]}, tomllib {str(slow)[:300]}")
 
 
 def check_audit(directory: Path, fmt: str, limits: Limits) -> str:

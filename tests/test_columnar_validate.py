@@ -155,3 +155,32 @@ def test_event_order_is_the_readers() -> None:
     events = pa.table({"hand": pa.array([2, None, 1, 1, 2], pa.int32()),
                        "seq": pa.array([0, 5, None, 0, 0], pa.int32())})
     assert event_order(events).tolist() == [1, 2, 3, 0, 4]
+
+
+def test_date_time_equals_jsonschema_rs() -> None:
+    """started_at's format: the buffer-read usual form and the regex for the rest, against jsonschema-rs
+    on strings mutated around valid and edge date-times (leap days and seconds, offsets, case)."""
+    import jsonschema_rs
+
+    from auditor.ingest.columnar_validate import _date_time_ok
+
+    reference = jsonschema_rs.validator_for({"format": "date-time"}, validate_formats=True)
+    rng = random.Random(3)
+    seeds = ["1998-12-31T23:59:60Z", "1998-12-31T15:59:60.123-08:00", "2024-02-29T23:59:59Z", "2023-02-29T00:00:00Z",
+             "2024-01-01t00:00:00z", "1900-02-29T00:00:00Z", "2024-12-31T23:59:60z", "2024-01-01T00:00:00+23:59"]
+    cases = list(seeds)
+    for _ in range(5000):
+        text = list(rng.choice(seeds))
+        for _ in range(rng.choice((0, 1, 1, 2, 3))):
+            at = rng.randrange(len(text) + 1)
+            op = rng.randrange(3)
+            if op == 0 and text:
+                text[min(at, len(text) - 1)] = rng.choice("0123456789-:TtZz+.x \u00e9")
+            elif op == 1:
+                text.insert(at, rng.choice("0123456789-:TtZz+.x \u00e9"))
+            elif text:
+                del text[min(at, len(text) - 1)]
+        cases.append("".join(text))
+    got = _date_time_ok(pa.chunked_array([pa.array(cases)])).tolist()
+    assert got == [reference.is_valid(c) for c in cases]
+    assert 200 < sum(got) < len(cases) - 200

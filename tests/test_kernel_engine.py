@@ -107,14 +107,56 @@ def _hostile_hand(rng: random.Random, k: int) -> dict:
             "events": events, "started_at": f"2024-01-01T00:00:{k % 60:02d}Z"}
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_hostile_schema_valid_hands_do_not_crash_and_are_identical(seed):
+@pytest.mark.parametrize(("seed", "heir"), [(1, ()), (2, ("small-blind", "big-blind"))])
+def test_hostile_schema_valid_hands_do_not_crash_and_are_identical(seed, heir):
+    """With a button heir the reference fails a hand dealing cards to a seat nobody sits in (KeyError): the
+    kernel engine fails the same hands, with the same words, and forgets the table as the reference does."""
     rng = random.Random(seed)
     hands = [h for h in (_hostile_hand(rng, k) for k in range(300)) if schema_error(h) is None]
     assert len(hands) > 250
     sources = [SourceHand(h, "hostile.jsonl", i + 1) for i, h in enumerate(hands)]
-    houses = [HouseRules()] * len(sources)
+    houses = [HouseRules(button_heir=heir)] * len(sources)
     _identical(iter([(sources, houses, [])]), batch_size=50)
+
+
+def test_unseated_seat_dealt_in_fails_as_the_reference():
+    """The heir (cat, seat 3: the small blind of hand a) is looked for among the seats dealt in, and seat 2,
+    dealt cards in hand b but seated by nobody, comes first."""
+    blind = {"kind": "post", "seat": 3, "post": "blind", "blind": 1, "amount": 1}
+    first = {"hand_id": "a", "table_id": "T", "variant": "holdem", "structure": "no-limit",
+             "stakes": {"blinds": [1, 2], "chip_unit": 1}, "max_seats": 10, "rule_pack": "tda-2024",
+             "started_at": "2024-01-01T00:00:00Z",
+             "seats": [{"seat": 1, "player": "ann", "stack": 100}, {"seat": 3, "player": "cat", "stack": 100}],
+             "events": [{"kind": "button", "seat": 1}, blind,
+                        {"kind": "post", "seat": 1, "post": "blind", "blind": 2, "amount": 2}]}
+    second = dict(first, hand_id="b", started_at="2024-01-01T00:01:00Z",
+                  events=[{"kind": "deal", "to": "hole", "seat": 2, "cards": ["As", "Kd"]}])
+    third = dict(first, hand_id="c", started_at="2024-01-01T00:02:00Z")
+    sources = [SourceHand(h, "f.jsonl", i + 1) for i, h in enumerate((first, second, third))]
+    houses = [HouseRules(button_heir=("small-blind", "big-blind"))] * 3
+    _, failures = kernel.replay(build_tables(sources), houses, TableState())
+    assert failures == [(1, "replay failed: KeyError: 2")]
+    _identical(iter([(sources, houses, [])]))
+
+
+def test_input_outside_the_schema_goes_to_the_reference_engine():
+    """A seat number the schema refuses (here 42, written straight into the Arrow table) is never indexed by
+    a kernel: the batch is replayed by the reference engine."""
+    import pyarrow as pa
+
+    hand = {"hand_id": "a", "table_id": "T", "variant": "holdem", "structure": "no-limit",
+            "stakes": {"blinds": [1, 2], "chip_unit": 1}, "max_seats": 10, "rule_pack": "tda-2024",
+            "seats": [{"seat": 1, "player": "ann", "stack": 100}, {"seat": 2, "player": "bob", "stack": 100}],
+            "events": [{"kind": "action", "seat": 2, "action": "fold"}]}
+    tables = build_tables([SourceHand(hand, "f.jsonl", 1)])
+    seats = tables.seats.set_column(1, "seat", pa.array([1, 42], pa.int8()))
+    tables = type(tables)(tables.hands, seats, tables.events)
+    from auditor.replay import engine
+
+    ours, _ = kernel.replay(tables, [HouseRules()], TableState())
+    theirs, _ = engine.replay(tables, [HouseRules()], TableState())
+    for name in ours.tables:
+        assert compare_engines.diff_frames(name, theirs[name], ours[name]) == []
 
 
 def test_empty_batch():

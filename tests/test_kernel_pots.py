@@ -32,7 +32,7 @@ from auditor.replay.evaluate import card_text, describe
 from auditor.replay.facts import FactRows
 from auditor.replay.house import HouseRules
 from auditor.replay.kernel.blinds import HEIR_NUMBERS, blind_facts
-from auditor.replay.kernel.pots import RAKE_FROM_CODES, _build, pot_facts
+from auditor.replay.kernel.pots import MAX_SUM, RAKE_FROM_CODES, _build, _mul_div_ceil, pot_facts
 from auditor.replay.kernel.showdown import showdown_facts
 from auditor.replay.showdown import resolve, seat_list
 
@@ -614,3 +614,28 @@ def test_an_empty_batch_and_hands_without_awards_or_posts():
     assert pots.rows["hand"].size == 0 and pots.hand_nulls["chip_balance"].all()
     assert blinds.rows["blind"].tolist() == [1, 2] and not blinds.rows["posted"].any()
     _assert_same([empty, empty | {"h": 1, "blinds_declared": [5, 10], "button": 2}])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, MAX_SUM), st.data())
+def test_pro_rata_share_is_exact_beyond_int64_products(total, data):
+    """ceil(rake * pot / total) as Python's integers give it, for amounts whose product overflows int64."""
+    pot = data.draw(st.integers(0, total))
+    rake = data.draw(st.integers(0, MAX_SUM))
+    assert _mul_div_ceil(rake, pot, total) == -(-rake * pot // total)
+
+
+@SLOW
+@given(st.lists(end_states(), min_size=1, max_size=3), st.sampled_from([10**12, 999_999_999_989, 10**9 + 7]))
+def test_end_states_in_huge_amounts_equal_the_engine(states, scale):
+    """Every amount times a large factor (up to the schema's 10**15 an event): sums and the pro-rata rake stay
+    exact where a product of two amounts no longer fits in int64."""
+    def scaled(state: dict) -> dict:
+        return state | {
+            "total": {s: c * scale for s, c in state["total"].items()},
+            "returned": {s: c * scale for s, c in state["returned"].items()},
+            "dead": state["dead"] * scale, "chips_in": state["chips_in"] * scale,
+            "awards": [(p, s, a * scale, q) for p, s, a, q in state["awards"]],
+            "rake": {p: a * scale for p, a in state["rake"].items()},
+        }
+    _assert_same([scaled(s) | {"h": i} for i, s in enumerate(states)])

@@ -3,7 +3,7 @@
 The order, lowest first (a module may import its own package and any package of a lower layer, never a
 package of its own layer or a higher one):
 
-    resources < paths < model < ingest < replay = export < check < report < simulate < engines < pipeline < cli
+    resources < paths < model < ingest < replay = export < check < report < engines < simulate < pipeline < cli
 
 - `resources`, `paths`: where the installed data is; they import nothing else of the auditor.
 - `model`: the data types the stages exchange (canonical tables, reader records, pots, input files, a
@@ -12,11 +12,13 @@ package of its own layer or a higher one):
 - `export` sits beside `replay`, not above or below it: it writes canonical hands back out as a room's
   text (the readers' inverse), so it needs the canonical log (`model`, `ingest`) and nothing that replays
   or judges, and the replay needs nothing of it. Neither imports the other.
-- `simulate` sits above the stages: it makes hands, writes them through `export`, and its `verify`
-  replays and checks them, so it may import every stage; no stage imports it (only the CLI does).
 - `engines < pipeline < cli` orchestrate: engines may import every stage (a partition reads, replays,
   checks and keeps report views), the pipeline the engines, the CLI everything. The order among them is
   strict too, so an engine never imports the pipeline that runs it.
+- `simulate` sits between the engines and the pipeline: it makes hands, writes them through `export`, and
+  its `verify` is a whole run of its own (replay, check, and the engines' ledger for the `scope: run`
+  rules: `engines.ledger.check_whole`), so it may import every stage and the engines; no stage and no
+  engine imports it (only the CLI does), and it never runs the pipeline.
 
 Every import counts: at module level, inside functions (a lazy import is still a dependency), and under
 `if TYPE_CHECKING:`. The one exception is `TYPE_ONLY`: names a lower module may mention in annotations
@@ -38,7 +40,7 @@ PACKAGE = ROOT / "auditor"
 #: top-level parts of `auditor`, lowest first; names in one tuple are one layer (they may not import each other)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("resources",), ("paths",), ("model",), ("ingest",), ("replay", "export"), ("check",), ("report",),
-    ("simulate",), ("engines",), ("pipeline",), ("cli",),
+    ("engines",), ("simulate",), ("pipeline",), ("cli",),
 )
 RANK = {part: rank for rank, layer in enumerate(LAYERS) for part in layer}
 

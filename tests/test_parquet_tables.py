@@ -151,3 +151,30 @@ def test_an_audit_through_tables_reports_what_one_through_dicts_does(tmp_path: P
     through_dicts = seen(audit([directory], batch_size=batch_size))
     assert through_tables == through_dicts
     assert through_tables[3] == 700 and len(through_tables[2]) > 10 and through_tables[0].count("\n") > 10
+
+
+def test_the_validator_never_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one-by-one judging behind the columnar validator is a safety net, not a path: mutated batches and
+    a hostile dataset never make the validator itself fail."""
+    monkeypatch.setattr(parquet, "VALIDATOR_FAILURES", [])
+    read = 0
+    for seed in range(100, 140):
+        read += len(list(parquet.read_parquet_tables(_write(tmp_path / f"d{seed}", _batch(seed)))))
+    read += len(list(parquet.read_parquet_tables(_hostile_dataset(tmp_path / "h", 200, 80))))
+    assert read >= 41 and parquet.VALIDATOR_FAILURES == []
+
+
+def test_a_validator_failure_falls_back_to_jsonschema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    directory = _write(tmp_path / "d", _batch(3))
+    reference = list(parquet.read_parquet(directory))
+
+    def broken(*args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(parquet.columnar_validate, "validate", broken)
+    monkeypatch.setattr(parquet, "VALIDATOR_FAILURES", [])
+    assert list(parquet.read_parquet(directory)) == reference
+    chunks, entries = _split(list(parquet.read_parquet_tables(directory)))
+    assert entries == [i for i in reference if isinstance(i, Quarantined)]
+    _assert_same(chunks, reference)
+    assert parquet.VALIDATOR_FAILURES == ["RuntimeError: a bug"] * 2

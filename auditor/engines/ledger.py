@@ -177,3 +177,20 @@ class Ledger:
 
 def _keys(frame: pd.DataFrame) -> np.ndarray:
     return (frame[_PARTITION].to_numpy(dtype=np.int64) << 40) | frame[_POSITION].to_numpy(dtype=np.int64)
+
+
+def check_whole(facts: Facts, hands: pd.DataFrame, packs: dict[str, Pack]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`check` of one batch that is the whole run (`auditor verify`, a caller auditing one set of hands in one
+    call): the batch's rules, then its `scope: run` rules by a ledger of this batch alone, findings and
+    coverage together as the audit pipeline would give them for these hands."""
+    found, cov = check(facts, hands, {name: without_run_wide(p) for name, p in packs.items()})
+    wide = rows(facts, hands, packs.values())
+    if wide is None:
+        return found, cov
+    ledger = Ledger()
+    try:
+        ledger.add(0, [wide])
+        wide_found, wide_cov = ledger.resolve(packs)
+    finally:
+        ledger.close()
+    return pd.concat([found, *wide_found], ignore_index=True), pd.concat([cov, *wide_cov], ignore_index=True)

@@ -4,9 +4,11 @@
 dict, which for a dataset of a million hands (twelve million events) needs more memory than the
 machine has. Here the dataset is streamed: hands.parquet a few thousand rows at a time, and for each
 chunk only the rows of seats.parquet and events.parquet that belong to those hands (the files are
-sorted by hand number, so that is one forward scan of each). Each hand is then rebuilt and validated
-exactly as `read_parquet` does it (`tests/test_parallel.py` checks they yield the same), so a dataset
-gets no easier ride for being large.
+sorted by hand number, so that is one forward scan of each). Each chunk is judged by the columnar
+validator as `read_parquet` judges it (`tests/test_parallel.py` checks they yield the same), so a dataset
+gets no easier ride for being large. `read_range_tables`, what partitions read, gives each chunk's valid
+hands as a TableChunk (canonical tables taken from the rows, no dict per hand or event: issue 16), which a
+partition's `HandBatch` hands to the replay as they are; `read_range` still rebuilds one SourceHand each.
 
 `plan_ranges` cuts a dataset into ranges of hand rows for the workers, only where no table
 continues across the cut (a table is a source file and table id, the engine's unit of cross-hand

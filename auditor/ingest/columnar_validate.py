@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numba import njit
 
 from auditor.ingest.validate import one_line_error
 
@@ -192,7 +193,7 @@ def _ints(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """(values as int64 with nulls 0, present mask)."""
     present = _valid(column)
     filled = column if column.null_count == 0 else pc.fill_null(column, 0)
-    return filled.to_numpy(zero_copy_only=False).astype(np.int64), present
+    return filled.to_numpy(zero_copy_only=False).astype(np.int64, copy=False), present
 
 
 @_memoised
@@ -201,7 +202,7 @@ def _lengths(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     lengths = pc.utf8_length(column)
     if column.null_count:
         lengths = pc.fill_null(lengths, -1)
-    return lengths.to_numpy(zero_copy_only=False).astype(np.int64)
+    return lengths.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
 @_memoised
@@ -211,25 +212,60 @@ def _code(column: pa.ChunkedArray | pa.Array, values: tuple[str, ...]) -> np.nda
     return np.where(_null(column), -2, index).astype(np.int64)
 
 
-@dataclass
+@dataclass(eq=False)
 class _Items:
-    """A list column flattened: per item its list's row, its position in the list, and the values."""
+    """A list column flattened: per item its list's row, its position in the list (made when first asked:
+    only a failing item needs it), and the values."""
 
     length: np.ndarray  # per row; -1 for a null list
     parent: np.ndarray
-    position: np.ndarray
     values: pa.Array
+    _position: np.ndarray | None = None
+
+    @property
+    def position(self) -> np.ndarray:
+        if self._position is None:
+            starts = np.concatenate(([0], np.cumsum(np.maximum(self.length, 0))))[:-1]
+            self._position = (np.arange(len(self.parent), dtype=np.int64) - starts[self.parent] if len(self.parent)
+                              else self.parent)
+        return self._position
 
 
 @_memoised
 def _items(column: pa.ChunkedArray | pa.Array) -> _Items:
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    length = pc.fill_null(pc.list_value_length(array), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    length = pc.list_value_length(array)
+    if array.null_count:
+        length = pc.fill_null(length, -1)
     values = pc.list_flatten(array)
-    parent = pc.list_parent_indices(array).to_numpy(zero_copy_only=False).astype(np.int64)
-    starts = np.concatenate(([0], np.cumsum(np.maximum(length, 0))))[:-1]
-    position = np.arange(len(parent), dtype=np.int64) - starts[parent] if len(parent) else parent
-    return _Items(length, parent, position, values)
+    parent = pc.list_parent_indices(array).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return _Items(length.to_numpy(zero_copy_only=False).astype(np.int64, copy=False), parent, values)
+
+
+#: per first and second byte, whether the two make a card of the schema's pattern (`CARD_PATTERN`)
+_CARD_BYTES = np.zeros((256, 256), dtype=bool)
+for _card in CARDS:
+    _CARD_BYTES[ord(_card[0]), ord(_card[1])] = True
+
+
+@_memoised
+def _card_ok(values: pa.Array) -> np.ndarray:
+    """Whether each string is a card: two bytes that make one (every card is two ASCII characters), read
+    straight from the string buffers; null is no card."""
+    if not len(values):
+        return np.zeros(0, dtype=bool)
+    if values.type != pa.string():
+        return pc.is_in(values, value_set=pa.array(sorted(CARDS))).to_numpy(zero_copy_only=False)
+    _, offsets_buffer, data_buffer = values.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=values.offset + len(values) + 1)[values.offset:]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    starts = offsets[:-1].astype(np.int64)
+    two = (offsets[1:] - offsets[:-1]) == 2
+    first = np.where(two, starts, 0)
+    ok = np.zeros(len(values), dtype=bool)
+    if len(data) >= 2:
+        ok = two & _CARD_BYTES[data[np.minimum(first, len(data) - 2)], data[np.minimum(first + 1, len(data) - 1)]]
+    return ok & _valid(values)
 
 
 def _money_checks(out: _Candidates, name: str, values: np.ndarray, mask: np.ndarray, owner: np.ndarray,
@@ -248,25 +284,57 @@ def _string_checks(out: _Candidates, name: str, lengths: np.ndarray, owner: np.n
 
 def _date_time_ok(column: pa.ChunkedArray) -> np.ndarray:
     """RFC 3339 date-time as jsonschema-rs checks it: `T`/`t`, `Z`/`z` or an offset up to 23:59, a real
-    calendar day, and a second of 60 only at 23:59 UTC (a leap second)."""
+    calendar day, and a second of 60 only at 23:59 UTC (a leap second). The usual form
+    (`2024-05-01T18:03:11Z`, 20 bytes) is read straight from the string buffer; the others by regex."""
+    text = pc.fill_null(column, "").combine_chunks() if isinstance(column, pa.ChunkedArray) else \
+        pc.fill_null(column, "")
+    ok = np.zeros(len(text), dtype=bool)
+    if not len(text):
+        return ok
+    _, offsets_buffer, data_buffer = text.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=text.offset + len(text) + 1)[text.offset:]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    fast = (offsets[1:] - offsets[:-1]) == 20
+    if fast.any():
+        rows = np.flatnonzero(fast)
+        chars = data[offsets[:-1][rows].astype(np.int64)[:, None] + np.arange(20)]
+        digits = chars[:, [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]].astype(np.int64) - ord("0")
+        shaped = ((digits >= 0) & (digits <= 9)).all(axis=1) & (chars[:, 4] == ord("-")) & (chars[:, 7] == ord("-"))
+        shaped &= np.isin(chars[:, 10], (ord("T"), ord("t"))) & (chars[:, 13] == ord(":"))
+        shaped &= (chars[:, 16] == ord(":")) & np.isin(chars[:, 19], (ord("Z"), ord("z")))
+        d = np.where(shaped[:, None], digits, 0)
+        zero = np.zeros(len(rows), np.int64)
+        year = d[:, 0] * 1000 + d[:, 1] * 100 + d[:, 2] * 10 + d[:, 3]
+        ok[rows] = shaped & _calendar_ok(year, d[:, 4] * 10 + d[:, 5], d[:, 6] * 10 + d[:, 7], d[:, 8] * 10 + d[:, 9],
+                                         d[:, 10] * 10 + d[:, 11], d[:, 12] * 10 + d[:, 13], zero + 1, zero, zero)
+    slow = np.flatnonzero(~fast)
+    if len(slow):
+        ok[slow] = _date_time_regex(text.take(pa.array(slow)))
+    return ok
+
+
+def _date_time_regex(text: pa.Array) -> np.ndarray:
     pattern = (r"^(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})[Tt](?P<h>[0-9]{2}):(?P<mi>[0-9]{2}):"
                r"(?P<s>[0-9]{2})(?:\.[0-9]+)?(?:[Zz]|(?P<sign>[+-])(?P<oh>[0-9]{2}):(?P<om>[0-9]{2}))$")
-    text = pc.fill_null(column, "")
-    matched = pc.match_substring_regex(text, pattern).to_numpy(zero_copy_only=False)
-    parts = pc.extract_regex(pc.if_else(pc.match_substring_regex(text, pattern), text, "0000-01-01T00:00:00Z"),
-                             pattern)
+    matched = pc.match_substring_regex(text, pattern)
+    parts = pc.extract_regex(pc.if_else(matched, text, "0000-01-01T00:00:00Z"), pattern)
 
     def part(name: str) -> np.ndarray:
         field = pc.struct_field(parts, name)
         return pc.fill_null(pc.cast(pc.if_else(pc.equal(field, ""), "0", field), pa.int64()), 0).to_numpy(
             zero_copy_only=False)
 
-    year, month, day, hour, minute, second = (part(n) for n in ("y", "mo", "d", "h", "mi", "s"))
-    off_h, off_m = part("oh"), part("om")
     sign = np.where(pc.equal(pc.struct_field(parts, "sign"), "-").to_numpy(zero_copy_only=False), -1, 1)
+    return matched.to_numpy(zero_copy_only=False) & _calendar_ok(
+        *(part(n) for n in ("y", "mo", "d", "h", "mi", "s")), sign, part("oh"), part("om"))
+
+
+def _calendar_ok(year: np.ndarray, month: np.ndarray, day: np.ndarray, hour: np.ndarray, minute: np.ndarray,
+                 second: np.ndarray, sign: np.ndarray, off_h: np.ndarray, off_m: np.ndarray) -> np.ndarray:
+    """A real day and time with an offset up to 23:59, a second of 60 only at 23:59 UTC."""
     leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
     days = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])[np.clip(month, 0, 12)] + (leap & (month == 2))
-    ok = matched & (month >= 1) & (month <= 12) & (day >= 1) & (day <= days) & (hour <= 23) & (minute <= 59)
+    ok = (month >= 1) & (month <= 12) & (day >= 1) & (day <= days) & (hour <= 23) & (minute <= 59)
     ok &= (off_h <= 23) & (off_m <= 59) & (second <= 60)
     utc_minute = (hour * 60 + minute - sign * (off_h * 60 + off_m)) % 1440
     return ok & ((second < 60) | (utc_minute == 23 * 60 + 59))
@@ -353,92 +421,197 @@ def _card_checks(out: _Candidates, name: str, column: pa.ChunkedArray, mask: np.
     if not len(items.parent):
         return
     kept = mask[items.parent]
+    card = _card_ok(items.values)
+    if not (kept & ~card).any():
+        return  # every card of these events is a card (the gathers below cost more than the check)
     null = _null(items.values)
-    card = pc.is_in(items.values, value_set=pa.array(sorted(CARDS))).to_numpy(zero_copy_only=False)
     elem = items.position + 1
     key = key_of.items(items.parent, elem)
     out.add(f"type:{name}:string", kept & null, group[items.parent], key, elem, items.parent)
     out.add(f"pattern:{name}", kept & ~null & ~card, group[items.parent], key, elem, items.parent)
 
 
+#: the checks of an event's own fields (`_event_kernel`), by the number the kernel writes
+_EVENT_CHECKS = ("required:kind", "enum:kind", *(f"required:{k}" for k in (
+    "seat", "draws", "awarded_to", "player", "post", "amount", "to", "cards", "discard", "receive", "action", "pot")),
+    "maxlen:t:64", "min:seat:1", "max:seat:10", "minlen:awarded_to:1", "maxlen:awarded_to:128", "enum:deal_to",
+    *(f"additional:{k}" for k in _GENERIC), "minlen:player:1", "maxlen:player:128", "enum:action", "enum:post",
+    "min:blind:1", "max:blind:3", "min:amount:0", f"max:amount:{MONEY_MAX}", "min:to:0", f"max:to:{MONEY_MAX}",
+    "min:pot:0", "max:pot:10", "min:from_seat:1", "max:from_seat:10", "required:blind", "required:seat",
+    "required:amount", "required:to")
+#: per kind (KINDS order), its definition's required keys as `_has` numbers (-1: none), in schema order
+_REQUIRED_KEYS = np.array([[0, 1, 2], [3, -1, -1], [3, 0, -1], [0, -1, -1], [0, 4, 5], [6, 7, -1], [0, 8, 9],
+                           [0, 10, -1], [0, 7, -1], [0, -1, -1], [0, 5, -1], [5, -1, -1], [11, 0, 5], [0, -1, -1]],
+                          dtype=np.int64)
+#: per kind, which generic keys (`_GENERIC` order) its definition allows
+_ALLOWED_KEYS = np.array([[key in _ALLOWED.get(kind, ()) for key in _GENERIC] for kind in KINDS], dtype=np.bool_)
+
+
+@njit(cache=True)
+def _has(key: int, kind: int, generic: bool, seat_p: bool, player_len: int, post: int, amount_p: bool,
+         target: int, cards_p: bool, receive_p: bool, action: int, pot_p: bool) -> bool:
+    """Whether the rebuilt event of `kind` has required key number `key` (see _REQUIRED_KEYS)."""
+    if key == 0:
+        return seat_p
+    if key == 1:
+        return kind == 0  # a seat draw's draws are always there (maybe too few)
+    if key == 2:
+        return kind == 0 and player_len >= 0
+    if key == 3:
+        return generic and player_len >= 0
+    if key == 4:
+        return generic and post != -2
+    if key == 5:
+        return generic and amount_p
+    if key == 6:
+        return kind == 5 and target != -2
+    if key == 7:
+        return (kind == 5 or kind == 8) and cards_p
+    if key == 8:
+        return kind == 6 and cards_p
+    if key == 9:
+        return kind == 6 and receive_p
+    if key == 10:
+        return generic and action != -2
+    return generic and pot_p
+
+
+@njit(cache=True)
+def _event_kernel(kind, t_len, seat, seat_p, player_len, action, post, blind, blind_p, amount, amount_p, to, to_p,
+                  all_in_p, pot, pot_p, from_seat, from_seat_p, target, cards_p, receive_p, required, allowed,
+                  out_check, out_sub):  # type: ignore[no-untyped-def]
+    """Per event, the first of its own fields' checks to fail, in the order jsonschema-rs meets them
+    (`out_check`: its number in _EVENT_CHECKS, -1 for none; `out_sub`: its place in the event's sort key).
+    Items of card and draw lists are checked apart (`_card_checks`, `_draws_checks`). Every array has one
+    value per event; codes and lengths as `_code` and `_lengths` give them (-2 / -1 for null)."""
+    for i in range(len(kind)):
+        out_check[i] = -1
+        k = kind[i]
+        if k == -2:
+            out_check[i], out_sub[i] = 0, 0
+            continue
+        if k < 0 or k > 13:
+            out_check[i], out_sub[i] = 1, 1
+            continue
+        generic = not (k == 0 or k == 5 or k == 6 or k == 8)
+        failed = False
+        for j in range(3):
+            key = required[k, j]
+            if key >= 0 and not _has(key, k, generic, seat_p[i], player_len[i], post[i], amount_p[i], target[i],
+                                     cards_p[i], receive_p[i], action[i], pot_p[i]):
+                out_check[i], out_sub[i] = 2 + key, 2 + j
+                failed = True
+                break
+        if failed:
+            continue
+        if t_len[i] > 64:
+            out_check[i], out_sub[i] = 14, 10
+            continue
+        if not generic:
+            seat_sub = 12 if k == 5 else 11
+            if k == 5 and target[i] == -1:
+                out_check[i], out_sub[i] = 19, 11
+            elif seat_p[i] and seat[i] < 1:
+                out_check[i], out_sub[i] = 15, seat_sub
+            elif seat_p[i] and seat[i] > 10:
+                out_check[i], out_sub[i] = 16, seat_sub
+            elif k == 0 and player_len[i] == 0:
+                out_check[i], out_sub[i] = 17, 12
+            elif k == 0 and player_len[i] > 128:
+                out_check[i], out_sub[i] = 18, 12
+            continue
+        for j in range(10):  # the generic keys in the rebuilt event's order, each at sub 11 + j
+            if j == 0:
+                present = seat_p[i]
+            elif j == 1:
+                present = player_len[i] >= 0
+            elif j == 2:
+                present = action[i] != -2
+            elif j == 3:
+                present = post[i] != -2
+            elif j == 4:
+                present = blind_p[i]
+            elif j == 5:
+                present = amount_p[i]
+            elif j == 6:
+                present = to_p[i]
+            elif j == 7:
+                present = all_in_p[i]
+            elif j == 8:
+                present = pot_p[i]
+            else:
+                present = from_seat_p[i]
+            if not present:
+                continue
+            check = -1
+            if not allowed[k, j]:
+                check = 20 + j
+            elif j == 0:
+                check = 15 if seat[i] < 1 else 16 if seat[i] > 10 else -1
+            elif j == 1:
+                check = 30 if player_len[i] == 0 else 31 if player_len[i] > 128 else -1
+            elif j == 2:
+                check = 32 if action[i] == -1 else -1
+            elif j == 3:
+                check = 33 if post[i] == -1 else -1
+            elif j == 4:
+                check = 34 if blind[i] < 1 else 35 if blind[i] > 3 else -1
+            elif j == 5:
+                check = 36 if amount[i] < 0 else 37 if amount[i] > 1_000_000_000_000_000 else -1
+            elif j == 6:
+                check = 38 if to[i] < 0 else 39 if to[i] > 1_000_000_000_000_000 else -1
+            elif j == 8:
+                check = 40 if pot[i] < 0 else 41 if pot[i] > 10 else -1
+            elif j == 9:
+                check = 42 if from_seat[i] < 1 else 43 if from_seat[i] > 10 else -1
+            if check >= 0:
+                out_check[i], out_sub[i] = check, 11 + j
+                failed = True
+                break
+        if failed:
+            continue
+        # if/then, after the properties
+        if k == 4 and post[i] == 0 and not blind_p[i]:
+            out_check[i], out_sub[i] = 44, 30
+        elif k == 7 and action[i] >= 2 and not amount_p[i]:
+            out_check[i], out_sub[i] = 46, 30
+        elif k == 7 and action[i] >= 2 and not to_p[i]:
+            out_check[i], out_sub[i] = 47, 31
+
+
 def _event_checks(out: _Candidates, events: pa.Table, group: np.ndarray, index: np.ndarray) -> None:
-    """The checks of each event row, as the rebuilt event of its kind is checked."""
+    """The checks of each event row, as the rebuilt event of its kind is checked: its own fields in one
+    compiled pass (`_event_kernel`), its card and draw lists column-wise."""
     slot, at = _HAND_SLOT["events"], index + 1
     kind = _code(events["kind"], KINDS)
-    out.add("required:kind", kind == -2, group, _key(slot, at, 0))
-    out.add("enum:kind", kind == -1, group, _key(slot, at, 1))
-    known = kind >= 0
-    of = {name: known & (kind == KINDS.index(name)) for name in KINDS}
-    draw_like = of["seat_draw"] | of["deal"] | of["draw"] | of["show"]
-    generic = known & ~draw_like
-    present = {name: _valid(events[name])
-               for name in ("seat", "player", "action", "post", "blind", "amount", "to", "all_in", "pot",
-                            "from_seat", "cards", "target", "receive")}
-    has_key = {  # per rebuilt key: present in the event (given its kind)
-        "seat": present["seat"], "player": generic & present["player"], "action": generic & present["action"],
-        "post": generic & present["post"], "blind": generic & present["blind"], "amount": generic & present["amount"],
-        "to": generic & present["to"], "all_in": generic & present["all_in"], "pot": generic & present["pot"],
-        "from_seat": generic & present["from_seat"], "awarded_to": of["seat_draw"] & present["player"],
-        "draws": of["seat_draw"], "deal_to": of["deal"] & present["target"],
-        "cards": (of["deal"] | of["show"]) & present["cards"], "discard": of["draw"] & present["cards"],
-        "receive": of["draw"] & present["receive"],
-    }
-    for name, required in _REQUIRED.items():
-        for i, key in enumerate(required):
-            field = "deal_to" if (name, key) == ("deal", "to") else key
-            out.add(f"required:{key}", of[name] & ~has_key[field], group, _key(slot, at, 2 + i))
-    t_length = _lengths(events["t"])
-    _string_checks(out, "t", np.where(known, t_length, -1), group, _key(slot, at, 10), 0, 64)
-    # keys after kind and t: their place in the rebuilt event depends on the kind
-    sub_of_generic = {key: 11 + i for i, key in enumerate(_GENERIC)}
-    seat_sub = np.where(of["deal"], 12, 11)
-    seat, _ = _ints(events["seat"])
-    seat_mask = known & has_key["seat"] & ~of["rake"]  # a rake allows no seat: `additional:seat` below
-    _money_checks(out, "seat", seat, seat_mask, group, _key(slot, at, seat_sub), low=1, high=10)
-    # generic keys a kind does not allow
-    for key in _GENERIC:
-        allowed = np.zeros(len(kind), bool)
-        for name, keys in _ALLOWED.items():
-            if key in keys:
-                allowed |= of[name]
-        unexpected = generic & has_key[key] & ~allowed
-        out.add(f"additional:{key}", unexpected, group, _key(slot, at, sub_of_generic[key]))
-        checked = generic & has_key[key] & allowed
-        sub = sub_of_generic[key]
-        if key == "player":
-            _string_checks(out, "player", np.where(checked, _lengths(events["player"]), -1), group,
-                           _key(slot, at, sub), 1, 128)
-        elif key in ("action", "post"):
-            values = ACTIONS if key == "action" else POSTS
-            out.add(f"enum:{key}", checked & (_code(events[key], values) == -1), group, _key(slot, at, sub))
-        elif key in ("blind", "amount", "to", "pot", "from_seat"):
-            low, high = {"blind": (1, 3), "amount": (0, MONEY_MAX), "to": (0, MONEY_MAX), "pot": (0, 10),
-                         "from_seat": (1, 10)}[key]
-            values, _ = _ints(events[key])
-            _money_checks(out, key, values, checked, group, _key(slot, at, sub), low=low, high=high)
-    # seat_draw: awarded_to (12), draws (13)
-    _string_checks(out, "awarded_to", np.where(has_key["awarded_to"], _lengths(events["player"]), -1), group,
-                   _key(slot, at, 12), 1, 128)
-    _draws_checks(out, events, of["seat_draw"], group, _key(slot, at, 13))
-    # deal: to (11), seat (12), cards (13); draw: discard (12), receive (13); show: cards (12)
-    out.add("enum:deal_to", has_key["deal_to"] & (_code(events["target"], TARGETS) == -1), group, _key(slot, at, 11))
-    cards_sub = np.where(of["deal"], 13, 12)
-    _card_checks(out, "cards", events["cards"], has_key["cards"] | has_key["discard"], group,
-                 _key(slot, at, cards_sub))
-    _card_checks(out, "receive", events["receive"], has_key["receive"], group, _key(slot, at, 13))
-    # if/then, after the properties
-    post_blind = of["post"] & (_code(events["post"], POSTS) == 0) & ~has_key["blind"]
-    out.add("required:blind", post_blind, group, _key(slot, at, 30))
-    hole = of["deal"] & (_code(events["target"], TARGETS) == 0) & ~present["seat"]
-    out.add("required:seat", hole, group, _key(slot, at, 30))
-    action = _code(events["action"], ACTIONS)
-    paying = of["action"] & (action >= 2)
-    out.add("required:amount", paying & ~has_key["amount"], group, _key(slot, at, 30))
-    out.add("required:to", paying & ~has_key["to"], group, _key(slot, at, 31))
+    ints = {name: _ints(events[name]) for name in ("seat", "blind", "amount", "to", "pot", "from_seat")}
+    target = _code(events["target"], TARGETS)
+    seat_p = ints["seat"][1]
+    check = np.empty(len(kind), np.int64)
+    sub = np.zeros(len(kind), np.int64)
+    _event_kernel(kind, _lengths(events["t"]), *ints["seat"], _lengths(events["player"]),
+                  _code(events["action"], ACTIONS), _code(events["post"], POSTS), *ints["blind"], *ints["amount"],
+                  *ints["to"], _valid(events["all_in"]), *ints["pot"], *ints["from_seat"], target,
+                  _valid(events["cards"]), _valid(events["receive"]), _REQUIRED_KEYS, _ALLOWED_KEYS, check, sub)
+    failed = check >= 0
+    if failed.any():
+        for number in np.unique(check[failed]).tolist():
+            out.add(_EVENT_CHECKS[number], check == number, group, _key(slot, at, sub))
+    # a hole card dealt to no seat: the deal's if/then (after its cards' items, so apart from the kernel)
+    deal = kind == KINDS.index("deal")
+    out.add("required:seat", deal & (target == 0) & ~seat_p, group, _key(slot, at, 30))
+    # lists: a seat draw's draws (13); deal cards (13), show cards and draw discards (12), draw receive (13)
+    _draws_checks(out, events, kind == 0, group, _key(slot, at, 13))
+    cards = _valid(events["cards"]) & (deal | (kind == KINDS.index("show")) | (kind == KINDS.index("draw")))
+    _card_checks(out, "cards", events["cards"], cards, group, _key(slot, at, np.where(deal, 13, 12)))
+    receive = _valid(events["receive"]) & (kind == KINDS.index("draw"))
+    _card_checks(out, "receive", events["receive"], receive, group, _key(slot, at, 13))
 
 
 def _draws_checks(out: _Candidates, events: pa.Table, mask: np.ndarray, group: np.ndarray, key_of: _Key) -> None:
     """A seat draw's `draws`: pairs of `draw_players` and `cards`, as many as the shorter list has."""
+    if not mask.any():
+        return  # no seat draw (most logs have none)
     players, cards = _items(events["draw_players"]), _items(events["cards"])
     count = np.minimum(np.maximum(players.length, 0), np.maximum(cards.length, 0))
     out.add("minitems:draws:2", mask & (count < 2), group, key_of)
@@ -457,7 +630,7 @@ def _draws_checks(out: _Candidates, events: pa.Table, mask: np.ndarray, group: n
         elem = 2 + 2 * cards.position
         key = key_of.items(cards.parent, elem)
         null = _null(cards.values)
-        card = pc.is_in(cards.values, value_set=pa.array(sorted(CARDS))).to_numpy(zero_copy_only=False)
+        card = _card_ok(cards.values)
         owner = group[cards.parent]
         out.add("type:draw_card:string", kept & null, owner, key, elem, cards.parent)
         out.add("pattern:draw_card", kept & ~null & ~card, owner, key, elem, cards.parent)
@@ -468,6 +641,10 @@ def event_order(events: pa.Table) -> np.ndarray:
     low = np.int64(-(1 << 62))
     hand, has_hand = _ints(events["hand"])
     seq, has_seq = _ints(events["seq"])
+    if has_hand.all() and has_seq.all() and len(hand) > 1:
+        step, next_seq = np.diff(hand), np.diff(seq)
+        if ((step > 0) | ((step == 0) & (next_seq >= 0))).all():
+            return np.arange(len(hand))  # in order already (as `convert` writes them): no sort
     return np.lexsort((np.where(has_seq, seq, low), np.where(has_hand, hand, low)))
 
 
@@ -477,7 +654,8 @@ def _groups(numbers: np.ndarray, present: np.ndarray, known: np.ndarray) -> tupl
     at = np.searchsorted(known, numbers) if len(known) else np.zeros(len(numbers), np.int64)
     at = np.minimum(at, max(len(known) - 1, 0))
     group = np.where(present & (len(known) > 0) & (known[at] == numbers if len(known) else False), at, -1)
-    order = np.argsort(group, kind="stable")
+    ordered = len(group) < 2 or bool((np.diff(group) >= 0).all())  # rows of a dataset in hand order
+    order = np.arange(len(group)) if ordered else np.argsort(group, kind="stable")
     sorted_group = group[order]
     starts = np.concatenate(([True], sorted_group[1:] != sorted_group[:-1])) if len(order) else np.zeros(0, bool)
     run_start = np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0)) if len(order) else order
@@ -626,9 +804,15 @@ def _consistency(reasons: list[str | None], refused: np.ndarray, hands: pa.Table
     kind = _code(events["kind"], KINDS)
     ev_seat, ev_has_seat = _ints(events["seat"])
     exempt = np.isin(kind, [KINDS.index(k) for k in ("seat_draw", "seat_request", "seat_fill", "button")])
-    seated = np.unique(seat_group[seat_group >= 0] * 1024 + seat[seat_group >= 0] + 128)
-    pair = event_group * 1024 + ev_seat + 128
-    stray = ev_has_seat & ~exempt & (event_group >= 0) & ~np.isin(pair, seated)
+    # the seats taken in each hand as bits (a seat outside 1..10 fails the schema first, its hand is refused)
+    taken = np.zeros(int(row_group.max()) + 1, np.int64)
+    listed = seat_group >= 0
+    np.bitwise_or.at(taken, seat_group[listed], np.int64(1) << np.clip(seat[listed], 0, 62))
+    in_hand = event_group >= 0
+    bit = np.int64(1) << np.clip(ev_seat, 0, 62)
+    sits = np.zeros(len(ev_seat), bool)
+    sits[in_hand] = (taken[event_group[in_hand]] & bit[in_hand]) != 0
+    stray = ev_has_seat & ~exempt & in_hand & ~sits
     if not stray.any():
         return
     where = np.flatnonzero(stray)

@@ -99,6 +99,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
+import os
 import re
 import stat
 import tomllib
@@ -258,44 +259,68 @@ def read_phh_files(paths: Sequence[Path], *, rule_pack: str = "tda-2024", root: 
     """
     if labels is not None and len(labels) != len(paths):
         raise ValueError("one label per path")
-    for first in range(0, len(paths), _BATCH_FILES):  # memory: the bytes of one batch of files
-        chunk = paths[first:first + _BATCH_FILES]
-        yield from _read_batch(chunk, rule_pack, root, labels[first:first + _BATCH_FILES] if labels else None,
-                               limits)
+    cap = min(limits.phh_max_line_bytes, limits.phh_max_hand_bytes, limits.max_file_bytes)
+    pending: list[tuple[Path, str | None, bytes | None]] = []
+    size = 0
+    for k, path in enumerate(paths):
+        raw = _plain_bytes(path, cap)
+        pending.append((path, labels[k] if labels is not None else None, raw))
+        size += len(raw) if raw is not None else 0
+        if size >= _BATCH_BYTES or len(pending) >= _BATCH_FILES:
+            yield from _read_batch(pending, rule_pack, root, limits)
+            pending, size = [], 0
+    yield from _read_batch(pending, rule_pack, root, limits)
 
 
-#: files per kernel call of `read_phh_files` (a few MB of PHH text; the call costs ~0.1 ms)
-_BATCH_FILES = 4096
+#: a kernel call of `read_phh_files` scans at most this many files or bytes (then the next): memory is one
+#: batch (the scanner's tables are bounded by a small multiple of the bytes), and the call's fixed cost,
+#: ~10 µs, is shared by hundreds of files
+_BATCH_FILES = 2048
+_BATCH_BYTES = 1 << 20
 
 
 def _plain_bytes(path: Path, cap: int) -> bytes | None:
     """The bytes of a plain `.phh` regular file shorter than `cap` - 1, else None (read_phh then reads it:
     gzip, a FIFO or device, a `.phhs`, an unreadable file, or one near a limit, where read_phh words which
-    one; a line or the hand counts at most the file's bytes and one newline)."""
+    one; a line or the hand counts at most the file's bytes and one newline). Opened without blocking, so
+    a FIFO is seen for what it is before anything waits on it."""
     if not path.name.lower().endswith(".phh"):
         return None
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        with path.open("rb") as stream:
-            raw = stream.read(cap)
+        chunks = []
+        size = 0
+        while size < cap:
+            chunk = os.read(fd, cap - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
     except OSError:
         return None
+    finally:
+        os.close(fd)
+    raw = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     return None if len(raw) + 1 >= cap or raw[:2] == GZIP_MAGIC else raw
 
 
-def _read_batch(paths: Sequence[Path], rule_pack: str, root: Path | None, labels: Sequence[str] | None,
+def _read_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pack: str, root: Path | None,
                 limits: Limits) -> Iterator[SourceHand | Quarantined]:
-    cap = min(limits.phh_max_line_bytes, limits.phh_max_hand_bytes, limits.max_file_bytes)
-    raws = [_plain_bytes(path, cap) for path in paths]
-    from auditor.ingest import phh_scan  # imports Numba: only when PHH files are read
-
+    """The items of (path, label, its bytes or None) in order: bytes scanned in one call, None by the
+    reference reader."""
+    raws = [raw for _path, _label, raw in pending]
     batch = [k for k, raw in enumerate(raws) if raw is not None]
     if not batch:
-        for k, path in enumerate(paths):
-            yield from _read_phh_reference(path, rule_pack=rule_pack, root=root,
-                                           label=labels[k] if labels is not None else None, limits=limits)
+        for path, label, _raw in pending:
+            yield from _read_phh_reference(path, rule_pack=rule_pack, root=root, label=label, limits=limits)
         return
+    from auditor.ingest import phh_scan  # imports Numba: only when there are PHH bytes to scan
+
     buf, starts, ends = phh_scan.join([raws[k] for k in batch])  # type: ignore[misc]
     try:
         buf.decode("utf-8")
@@ -309,8 +334,7 @@ def _read_batch(paths: Sequence[Path], rule_pack: str, root: Path | None, labels
         buf, starts, ends = phh_scan.join([raws[k] for k in batch])  # type: ignore[misc]
     docs = phh_scan.Documents(phh_scan.scan(buf, starts, ends, skip_bom=True))
     slot = dict(zip(batch, range(len(batch)), strict=True))
-    for k, path in enumerate(paths):
-        label = labels[k] if labels is not None else None
+    for k, (path, label, _raw) in enumerate(pending):
         d = slot.get(k)
         fields = docs.fields(d, without_actions=True) if d is not None else None
         if fields is None:

@@ -524,57 +524,59 @@ def _scan_actions(buf, doc_ok, doc_field_lo, doc_field_hi, f_key, f_kind, f_item
 # --------------------------------------------------------------------------- the Python face
 
 
+#: the rows of `Scan`'s four tables, each row one column named here (`scan.f_kind` is `field_rows[3]`)
+DOC_COLUMNS = ("doc_ok", "doc_field_lo", "doc_field_hi", "actions_ok", "doc_action_lo", "doc_action_hi")
+FIELD_COLUMNS = ("f_key", "f_kstart", "f_kend", "f_kind", "f_start", "f_end", "f_int", "f_item_lo", "f_item_hi")
+ITEM_COLUMNS = ("i_kind", "i_start", "i_end", "i_int")
+ACTION_COLUMNS = ("a_verb", "a_player", "a_amount_kind", "a_amount", "a_amount_start", "a_amount_end", "a_show",
+                  "a_card_lo", "a_card_hi")
+_COLUMN = {name: (table, row) for table, names in (("doc_rows", DOC_COLUMNS), ("field_rows", FIELD_COLUMNS),
+                                                   ("item_rows", ITEM_COLUMNS), ("action_rows", ACTION_COLUMNS))
+           for row, name in enumerate(names)}
+
+
 @dataclass(frozen=True)
 class Scan:
-    """What `scan` read: the arrays above, cut to what was written. `buf` is the scanned bytes."""
+    """What `scan` read: `buf` (the bytes scanned) and four int64 tables, one row per column above, cut to
+    the rows written (document flags are 0/1); `c_code` the card codes. Each column is also an attribute
+    (`s.doc_ok`, `s.f_kind`, ...). Kept as 2-D arrays so one `tolist()` per table serves a batch."""
 
     buf: bytes
-    doc_ok: np.ndarray
-    doc_field_lo: np.ndarray
-    doc_field_hi: np.ndarray
-    f_key: np.ndarray
-    f_kstart: np.ndarray
-    f_kend: np.ndarray
-    f_kind: np.ndarray
-    f_start: np.ndarray
-    f_end: np.ndarray
-    f_int: np.ndarray
-    f_item_lo: np.ndarray
-    f_item_hi: np.ndarray
-    i_kind: np.ndarray
-    i_start: np.ndarray
-    i_end: np.ndarray
-    i_int: np.ndarray
-    actions_ok: np.ndarray
-    doc_action_lo: np.ndarray
-    doc_action_hi: np.ndarray
-    a_verb: np.ndarray
-    a_player: np.ndarray
-    a_amount_kind: np.ndarray
-    a_amount: np.ndarray
-    a_amount_start: np.ndarray
-    a_amount_end: np.ndarray
-    a_show: np.ndarray
-    a_card_lo: np.ndarray
-    a_card_hi: np.ndarray
+    doc_rows: np.ndarray
+    field_rows: np.ndarray
+    item_rows: np.ndarray
+    action_rows: np.ndarray
     c_code: np.ndarray
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            table, row = _COLUMN[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        return getattr(self, table)[row]
 
 
 @njit(cache=True)
 def _count(buf):  # pragma: no cover - compiled
-    """(newlines, commas, opening brackets) in buf: what bounds the rows the kernels may write."""
+    """(newlines, '=', ',', '[', quotes) in buf: what bounds the rows the kernels may write."""
     newlines = 0
+    equals = 0
     commas = 0
     brackets = 0
+    quotes = 0
     for q in range(buf.shape[0]):
         b = buf[q]
         if b == 10:
             newlines += 1
+        elif b == 61:
+            equals += 1
         elif b == 44:
             commas += 1
         elif b == 91:
             brackets += 1
-    return newlines, commas, brackets
+        elif b == 39 or b == 34:
+            quotes += 1
+    return newlines, equals, commas, brackets, quotes
 
 
 @njit(cache=True)
@@ -594,13 +596,19 @@ def _scan_all(buf, starts, ends, skip_bom, key_bytes, key_offsets, rank_of, suit
     return nf, ni, na, nc
 
 
+#: below this many bytes `scan` bounds its tables by the length instead of counting (at most ~1 MB of tables)
+_COUNT_FROM = 4096
+
+
 def scan(buf: bytes, starts: np.ndarray, ends: np.ndarray, *, skip_bom: bool = False) -> Scan:
     """Scan the documents buf[starts[d]:ends[d]] (UTF-8 bytes). `skip_bom`: each document's leading
     byte-order mark is not part of it (the bytes of a file, read as `decode("utf-8-sig")` reads them);
     without it a mark is text, as in `tomllib.loads(text)`.
 
-    Capacities are counted before the kernel runs, so no write can pass an array whatever the bytes: a
-    field is a line, an array item follows a '[' or a ',', an action is an item, a card two bytes.
+    Capacities are counted before the kernel runs, so no write can pass an array whatever the bytes, and
+    memory stays a small multiple of the bytes (at most ~60 bytes of tables a byte, ~10 for PHH text): a
+    field is a line and has an '=', an array item follows a '[' or a ',', an action is a quoted item, a
+    card two bytes.
     """
     data = np.frombuffer(buf, dtype=np.uint8)
     starts = np.ascontiguousarray(starts, dtype=np.int64)
@@ -608,19 +616,21 @@ def scan(buf: bytes, starts: np.ndarray, ends: np.ndarray, *, skip_bom: bool = F
     docs = starts.shape[0]
     if ends.shape[0] != docs:
         raise ValueError("starts and ends differ in length")
-    newlines, commas, brackets = _count(data)
-    cap_f = newlines + docs + 1
-    cap_i = commas + brackets + 1
+    if data.shape[0] <= _COUNT_FROM:  # a file or two: the length bounds every count, and costs no call
+        cap_f = cap_i = cap_a = data.shape[0] + docs + 1
+    else:
+        newlines, equals, commas, brackets, quotes = _count(data)
+        cap_f = min(newlines + docs, equals) + 1
+        cap_i = commas + brackets + 1
+        cap_a = min(cap_i, quotes // 2 + 1)
     docs_ = np.zeros((6, docs), dtype=np.int64)
     fields_ = np.empty((9, cap_f), dtype=np.int64)
     items_ = np.empty((4, cap_i), dtype=np.int64)
-    acts_ = np.empty((9, cap_i), dtype=np.int64)
+    acts_ = np.empty((9, cap_a), dtype=np.int64)
     cards_ = np.empty(data.shape[0] // 2 + 1, dtype=np.int8)
     nf, ni, na, nc = _scan_all(data, starts, ends, skip_bom, _KEY_BYTES, _KEY_OFFSETS, _RANK_OF, _SUIT_OF,
                                KEY_ACTIONS, docs_, fields_, items_, acts_, cards_)
-    fields_, items_, acts_ = fields_[:, :nf], items_[:, :ni], acts_[:, :na]
-    return Scan(buf, docs_[0].astype(np.bool_), docs_[1], docs_[2], *fields_, *items_, docs_[3].astype(np.bool_),
-                docs_[4], docs_[5], *acts_, cards_[:nc])
+    return Scan(buf, docs_, fields_[:, :nf], items_[:, :ni], acts_[:, :na], cards_[:nc])
 
 
 def _item(buf: bytes, kind: int, start: int, end: int, value: int) -> Any:
@@ -665,17 +675,12 @@ class Documents:
 
     def __init__(self, s: Scan):
         self.scan = s
-        self._f = (s.f_key.tolist(), s.f_kstart.tolist(), s.f_kend.tolist(), s.f_kind.tolist(), s.f_start.tolist(),
-                   s.f_end.tolist(), s.f_int.tolist(), s.f_item_lo.tolist(), s.f_item_hi.tolist())
-        self._i = (s.i_kind.tolist(), s.i_start.tolist(), s.i_end.tolist(), s.i_int.tolist())
-        self._a = (s.a_verb.tolist(), s.a_player.tolist(), s.a_amount_kind.tolist(), s.a_amount.tolist(),
-                   s.a_amount_start.tolist(), s.a_amount_end.tolist(), s.a_show.tolist(), s.a_card_lo.tolist(),
-                   s.a_card_hi.tolist())
+        self._f = s.field_rows.tolist()
+        self._i = s.item_rows.tolist()
+        self._a = s.action_rows.tolist()
         self._cards = [_CARD_NAMES[c] for c in s.c_code.tolist()]
-        self.ok = s.doc_ok.tolist()
-        self.actions_ok = s.actions_ok.tolist()
-        self._field_lo, self._field_hi = s.doc_field_lo.tolist(), s.doc_field_hi.tolist()
-        self._action_lo, self._action_hi = s.doc_action_lo.tolist(), s.doc_action_hi.tolist()
+        self.ok, self._field_lo, self._field_hi, self.actions_ok, self._action_lo, self._action_hi = \
+            s.doc_rows.tolist()
 
     def fields(self, d: int, *, without_actions: bool = False) -> dict[str, Any] | None:
         """Document `d` as `tomllib.loads` reads it (None when the scanner left it to tomllib). With
@@ -747,6 +752,8 @@ class Documents:
 def join(texts: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray]:
     """Concatenated bytes of many documents and each one's (start, end), a newline between them (so a
     truncated UTF-8 sequence at one's end cannot pair with the next one's first byte)."""
+    if len(texts) == 1:
+        return texts[0], np.zeros(1, dtype=np.int64), np.full(1, len(texts[0]), dtype=np.int64)
     lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
     ends = np.cumsum(lengths) - 1
     starts = ends - (lengths - 1)

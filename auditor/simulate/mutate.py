@@ -19,8 +19,9 @@ the table's earlier hands and are given them as `history` (read, never edited).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from auditor.replay.house import HouseRules
@@ -234,7 +235,7 @@ def _resize_uncalled(hand: Hand, new_to: int) -> dict | None:
             if r is None:
                 return None
             delta = new_to - e["to"]
-            behind = _remaining(hand, e["seat"], i)  # before the bet: it must not become all-in
+            behind = next(a.stack_before for a in _betting(hand) if a.index == i)  # it must not become all-in
             if ev[r]["amount"] + delta <= 0 or delta == 0 or e["amount"] + delta >= behind:
                 return None
             e["to"] += delta
@@ -256,148 +257,180 @@ def _last_uncalled(hand: Hand, *structures: str) -> dict | None:
     return None
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _Act:
-    """The betting state at one action, as the rules see it (the replay engine's definitions)."""
+    """One action as the replay's facts describe it (`auditor.replay.facts`, table actions): mutators read
+    the one betting state machine's account of the hand instead of walking the events with their own."""
 
-    index: int
+    index: int  # seq: the event index
     street: int
     seat: int
     verb: str
     current_bet: int  # the bet it faced
-    owed: int  # chips needed to call
+    owed: int  # chips needed to call: amount_to_call_in_full
     pot_before: int  # every chip put in before it (posts, dead money, bets)
     made: int  # the player's round total after it
-    increment: int | None  # bets and raises: made - current_bet
-    largest: int  # largest full bet or raise increment of the round before it (first round: the blind)
-    full: bool | None  # bets and raises: large enough to reopen the betting
-    raise_allowed: bool  # no action by this player since the last full bet or raise
+    increment: int | None  # bets and raises: raise_increment
+    largest: int  # min_raise_increment: largest full bet or raise increment of the round before it
+    full: bool | None  # bets and raises: full_raise
+    #: the player may raise: not acted since the betting last reopened, as the turn order reads it
+    #: (open_after_full_raise in a fixed-limit round, open_after_cumulative_raise otherwise: the
+    #: replay sends the action round again after short all-ins adding up to a full raise only there)
+    raise_allowed: bool
     raises_before: int  # full raises of the round before it
-    able: int  # players neither folded nor all-in before it
+    able: int  # active_players: neither folded nor all-in, before it
     all_in: bool  # the player has no chips left after it
-    #: other players able to bet who still owed an action before it (not acted since the last full
-    #: bet or raise, or short of the bet): when there are none, the turn comes back to this player
-    waiting: int = 0
+    stack_before: int  # chips behind before it
+    #: nobody else still owed an action after it: it is the last action of its round and the replay
+    #: closed the round with nobody pending (what a log the turn order played legally says)
+    last_to_act: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _HandFacts:
+    """What mutators read of one hand's replay."""
+
+    acts: list[_Act]
+    #: the last betting round reached, 0 = first (hands.final_round - 1); None if the replay refused the hand
+    final_street: int | None
+    final_aggressor: int | None  # hands.final_aggressor
+    big_blind_seat: int | None  # blinds: the seat that posted the last compulsory blind first
+
+
+#: facts of the hands replayed lately, by hand id: (a copy of the hand as replayed, its facts). A mutator
+#: asks several times per hand, and verify primes a whole stretch of clean hands in one replay; a hand is
+#: found again only while it still equals the copy, so a mutated, copied or reused hand object is never
+#: given another hand's facts.
+_FACTS: OrderedDict[str, list[tuple[Hand, _HandFacts]]] = OrderedDict()
+_FACTS_KEPT = 8192  # hand ids: more than a stretch verify primes, with the history it reads
+
+
+def prime(hands: Sequence[Hand]) -> None:
+    """Replay `hands` in one call of the kernel engine and keep their facts for the mutators.
+
+    One replay per hand costs a whole batch's fixed overheads (tens of milliseconds); a caller that is about
+    to plant faults in many hands (verify) replays them here together. Each hand is replayed alone in
+    effect: mutators read only facts of the hand itself (no cross-hand state), under its pack's house.
+    """
+    if not hands:
+        return
+    import pickle
+
+    from auditor.ingest.tables import build_tables
+    from auditor.model.records import SourceHand
+    from auditor.replay.engine import TableState
+    from auditor.replay.kernel import replay
+
+    try:
+        tables = build_tables([SourceHand(h, "mutate", k + 1) for k, h in enumerate(hands)])
+        facts, failures = replay(tables, [_house(h["rule_pack"]) or HouseRules() for h in hands], TableState())
+    except (KeyError, TypeError, ValueError, IndexError):  # a hand no log could hold (the simulator's bug)
+        if len(hands) > 1:  # the others still get their facts; that one offers no place for a fault
+            for hand in hands:
+                prime([hand])
+            return
+        facts, failures = None, [(0, "not replayable")]
+    refused = {h for h, _ in failures}
+    per_hand = _split_facts(facts, len(hands)) if facts is not None else []
+    for k, hand in enumerate(hands):
+        got = _HandFacts([], None, None, None) if k in refused else per_hand[k]
+        entries = _FACTS.setdefault(hand["hand_id"], [])
+        entries.append((pickle.loads(pickle.dumps(hand, pickle.HIGHEST_PROTOCOL)), got))
+        del entries[:-4]  # (a hand id shared by a few hands: the table's duplicate-id mutation)
+        _FACTS.move_to_end(hand["hand_id"])
+    while len(_FACTS) > _FACTS_KEPT:
+        _FACTS.popitem(last=False)
+
+
+def primed(hands: Iterable[Hand], size: int = 1000) -> Iterator[Hand]:
+    """`hands` unchanged, each stretch of `size` replayed together (`prime`) before it is yielded: a stream
+    of hands to plant faults in (verify's) gets every hand's facts from a few large replays."""
+    stretch: list[Hand] = []
+    for hand in hands:
+        stretch.append(hand)
+        if len(stretch) == size:
+            prime(stretch)
+            yield from stretch
+            stretch = []
+    prime(stretch)
+    yield from stretch
+
+
+def _column(frame: Any, name: str) -> list:
+    """A facts column as a list, None for null."""
+    col = frame[name]
+    return [None if null else v for v, null in zip(col.astype(object).tolist(), col.isna().tolist(), strict=True)]
+
+
+def _split_facts(facts: Any, n: int) -> list[_HandFacts]:
+    """Per hand row of the batch, its actions, final round, final aggressor and big blind seat."""
+    a = facts["actions"].sort_values(["hand", "seq"], kind="stable")
+    cols = {name: _column(a, name) for name in (
+        "hand", "seq", "street", "seat", "action", "current_bet", "amount_to_call_in_full", "pot_before", "made",
+        "raise_increment", "min_raise_increment", "full_raise", "open_after_full_raise",
+        "open_after_cumulative_raise", "bet_unit", "raises_before", "active_players", "all_in", "stack_before")}
+    r = facts["rounds"]
+    pending = {(h, s) for h, s, p in zip(_column(r, "hand"), _column(r, "street"), _column(r, "pending_seat"),
+                                         strict=True) if p is not None}
+    acts: list[list[_Act]] = [[] for _ in range(n)]
+    rows = zip(*(cols[k] for k in cols), strict=True)
+    for (h, seq, street, seat, verb, bet, owed, pot, made, increment, largest, full, open_full, open_cumulative,
+         unit, raises, able, all_in, behind) in rows:
+        acts[h].append(_Act(seq, street, seat, verb, bet, owed, pot, made, increment, largest, full,
+                            bool(open_full if unit is not None else open_cumulative), raises, able, bool(all_in),
+                            behind))
+    for h, mine in enumerate(acts):
+        for k, act in enumerate(mine):
+            if (k + 1 == len(mine) or mine[k + 1].street != act.street) and (h, act.street) not in pending:
+                mine[k] = replace(act, last_to_act=True)
+    hands = facts["hands"]
+    final = dict(zip(_column(hands, "hand"), zip(_column(hands, "final_round"), _column(hands, "final_aggressor"),
+                                                  strict=True), strict=True))
+    b = facts["blinds"]
+    big: dict[int, int] = {}
+    for h, number, required, seat, posted in zip(_column(b, "hand"), _column(b, "blind"),
+                                                 _column(b, "blinds_required"), _column(b, "seat"),
+                                                 _column(b, "posted"), strict=True):
+        if posted and number == required and seat is not None:
+            big.setdefault(h, seat)
+    out = []
+    for h in range(n):
+        final_round, aggressor = final.get(h, (None, None))
+        out.append(_HandFacts(acts[h], None if final_round is None else final_round - 1, aggressor, big.get(h)))
+    return out
+
+
+def _facts(hand: Hand) -> _HandFacts:
+    """The replay's facts of `hand` as it is now (replayed alone if no primed copy equals it)."""
+    for _ in range(2):
+        for copy, got in reversed(_FACTS.get(hand["hand_id"], ())):
+            if copy == hand:
+                return got
+        prime([hand])
+    raise AssertionError("a hand replayed for its facts was not kept")  # (prime keeps what it replays)
 
 
 def _betting(hand: Hand) -> list[_Act]:
-    return _walk(hand)[0]
-
-
-def _walk(hand: Hand) -> tuple[list[_Act], int]:
-    """Walk the hand's posts and actions the way the replay engine does (rounds opened by board
-    deals and draws, blinds as the opening bet, full raises reopening the betting, short all-ins
-    adding up) and describe every action; mutators use it to size a fault so that it breaks one
-    rule and no other. Also returns the last betting round reached (the engine's final round)."""
-    v = VARIANTS[hand["variant"]]
-    stakes = hand["stakes"]
-    blinds = stakes.get("blinds") or []
-    units = stakes.get("bet_units") or []
-    fixed = hand["structure"] == "fixed-limit"
-    house = _house(hand["rule_pack"]) or HouseRules()
-    stack = {s["seat"]: s["stack"] for s in hand["seats"]}
-    dealt = {e["seat"] for e in _events(hand) if _is(e, "deal", to="hole")}
-    folded: set[int] = set()
-    all_in: set[int] = set()
-    pot = 0
-    street, board, actions = 0, 0, 0
-    rnd: dict[int, int] = {}
-    current = largest = reopen = raises = 0
-    acted: set[int] = set()
-    out: list[_Act] = []
-
-    def new_round() -> None:
-        nonlocal street, board, actions, rnd, current, largest, reopen, raises, acted
-        street, board, actions = street + 1, 0, 0
-        rnd, current, largest, reopen, raises, acted = {}, 0, 0, 0, 0, set()
-
-    for i, e in enumerate(_events(hand)):
-        kind = e["kind"]
-        if kind == "deal" and e["to"] == "board":
-            expected = v.board_schedule[street] if street < v.rounds else 0
-            if actions or board >= expected:
-                new_round()
-            board += len(e["cards"])
-        elif kind == "draw":
-            if street + 1 < v.rounds and v.draw_before[street + 1]:
-                new_round()
-        elif kind == "post":
-            amount = e["amount"]
-            pot += amount
-            stack[e["seat"]] -= amount
-            if stack[e["seat"]] <= 0:
-                all_in.add(e["seat"])
-            if e["post"] in ("blind", "straddle", "missed"):
-                rnd[e["seat"]] = rnd.get(e["seat"], 0) + amount
-                before = current
-                current = max(current, rnd[e["seat"]])
-                if e["post"] == "blind" and e.get("blind"):
-                    declared = blinds[e["blind"] - 1] if e["blind"] <= len(blinds) else amount
-                    largest = max(largest, declared)
-                    current = max(current, declared)
-                    reopen = current
-                elif e["post"] == "straddle":
-                    largest = max(largest, current - before)
-                    reopen = current
-        elif kind == "return":
-            stack[e["seat"]] += e["amount"]
-        elif kind == "action":
-            seat, verb, added = e["seat"], e["action"], e.get("amount") or 0
-            actions += 1
-            able = len(dealt - folded - all_in)
-            owed = max(0, current - rnd.get(seat, 0))
-            waiting = sum(1 for s in dealt - folded - all_in
-                          if s != seat and (s not in acted or rnd.get(s, 0) < current))
-            act = _Act(i, street, seat, verb, current, owed, pot, rnd.get(seat, 0), None, largest, None,
-                       seat not in acted, raises, able, False, waiting)
-            out.append(act)
-            if seat in folded or seat in all_in:
-                continue
-            if verb in ("call", "bet", "raise"):
-                stack[seat] -= added
-                rnd[seat] = rnd.get(seat, 0) + added
-                pot += added
-                act.made = rnd[seat]
-                if stack[seat] <= 0:
-                    all_in.add(seat)
-                    act.all_in = True
-            if verb in ("bet", "raise"):
-                act.increment = act.made - current
-                unit = units[street] if fixed and street < len(units) else None
-                act.full = act.increment >= (house.limit_reopen_fraction * unit if unit is not None else largest)
-                if act.full:
-                    if current > 0:
-                        raises += 1
-                    largest = max(largest, act.increment)
-                    acted, reopen = {seat}, act.made
-                elif unit is None and act.made - reopen >= largest:
-                    acted, reopen = {seat}, act.made
-                else:
-                    acted.add(seat)
-                current = max(current, act.made)
-            else:
-                acted.add(seat)
-                if verb == "fold":
-                    folded.add(seat)
-    return out, street
+    """Every action of the hand, described by the replay's facts; mutators size a fault from them so that
+    it breaks one rule and no other."""
+    return _facts(hand).acts
 
 
 def _final_aggressor(hand: Hand) -> int | None:
     """The last player to bet or raise in the final betting round reached (who must show first)."""
-    acts, final = _walk(hand)
-    return next((a.seat for a in reversed(acts) if a.street == final and a.increment is not None), None)
+    return _facts(hand).final_aggressor
 
 
-def _remaining(hand: Hand, seat: int, before: int | None = None) -> int:
-    """Chips the seat still has behind, at the end of the hand or before event `before`."""
-    events = _events(hand) if before is None else _events(hand)[:before]
-    spent = sum(e.get("amount") or 0 for e in events if e["kind"] in ("post", "action") and e["seat"] == seat)
-    back = sum(e["amount"] for e in events if e["kind"] == "return" and e["seat"] == seat)
-    return _stack(hand, seat) - spent + back
+def _remaining(hand: Hand, seat: int) -> int:
+    """Chips the seat still has behind at the end of the hand (before any award)."""
+    # local: the facts give a player's chips behind before each action (stack_before), not at the end of the
+    # hand; a seats fact "stack at the end of the betting" (or chips put in per seat) would replace this
+    return _stack(hand, seat) - _chips_in(hand).get(seat, 0)
 
 
 def _chips_in(hand: Hand) -> dict[int, int]:
     """Chips each seat put in over the hand (posts and actions, less returns)."""
+    # local: the facts give the hand's chips in (hands.chips_in), not each seat's; a seats fact would replace it
     total: dict[int, int] = {}
     for e in _events(hand):
         if e["kind"] in ("post", "action") and e.get("amount"):
@@ -430,8 +463,8 @@ def _players_dealt(hand: Hand) -> dict[int, str]:
 
 
 def _big_blind_seat(hand: Hand) -> int | None:
-    blinds = hand["stakes"].get("blinds") or []
-    return next((e["seat"] for e in _events(hand) if _is(e, "post", post="blind", blind=len(blinds))), None)
+    """The seat that posted the last compulsory blind (the replay's blinds facts)."""
+    return _facts(hand).big_blind_seat
 
 
 # -- seating, button and blinds -----------------------------------------------------------------
@@ -781,14 +814,14 @@ def short_draw(hand: Hand) -> Mark:
          rules=("NZ17-2-check", "ONL5CD-check", "TDA-55"))
 def check_facing_bet(hand: Hand) -> Mark:
     ev = _events(hand)
-    waiting = {a.index: a.waiting for a in _betting(hand)}
+    last = {a.index: a.last_to_act for a in _betting(hand)}
     for start, end in _rounds(hand):
         bet = False
         for i in range(start, end):
             e = ev[i]
             if e["kind"] == "action" and e["action"] in ("bet", "raise"):
                 bet = True
-            elif bet and _is(e, "action", action="fold") and not waiting[i]:
+            elif bet and _is(e, "action", action="fold") and last[i]:
                 # nobody else is still to act, so after the check the turn comes straight back for the fold
                 check = {"kind": "action", "seat": e["seat"], "action": "check"}
                 ev.insert(i, check)
@@ -925,15 +958,15 @@ def undercall(hand: Hand) -> Mark:
 
 # -- bet sizing --------------------------------------------------------------------------------
 
+def _act_at(hand: Hand, e: dict) -> _Act:
+    """The replay's description of action `e`."""
+    i = _index_of(hand, e)
+    return next(a for a in _betting(hand) if a.index == i)
+
+
 def _bet_faced(hand: Hand, e: dict) -> int:
     """The highest round total before action `e` in its betting round (the first round counts the blind)."""
-    ev = _events(hand)
-    i = _index_of(hand, e)
-    start = max((k for k, x in enumerate(ev[:i]) if _is(x, "deal", to="board") or x["kind"] == "draw"), default=-1)
-    round_tos = [x["to"] for x in ev[start + 1:i] if x["kind"] == "action" and x.get("to")]
-    blinds = hand["stakes"]["blinds"]
-    first_round = not any(x["kind"] == "action" for x in ev[:start + 1])
-    return max([*round_tos, blinds[-1] if first_round and blinds else 0])
+    return _act_at(hand, e).current_bet
 
 
 @mutator("min-raise", "an uncalled raise cut to one chip unit over the bet it faced, not all-in",
@@ -972,15 +1005,10 @@ def over_pot(hand: Hand) -> Mark:
     e = _last_uncalled(hand, "pot-limit")
     if e is None:
         return None
-    # the largest legal total is at most the whole pot plus the call plus the bet faced: exceed
-    # it by working out the pot from the chips in before this action
-    ev = _events(hand)
-    i = _index_of(hand, e)
-    pot = sum(x.get("amount", 0) for x in ev[:i] if x["kind"] in ("post", "action")) - \
-        sum(x["amount"] for x in ev[:i] if x["kind"] == "return")
-    resized = _resize_uncalled(hand, 3 * pot + e["to"] + _unit(hand))
+    # the largest legal total is at most the whole pot plus the call plus the bet faced: exceed it
+    act = _act_at(hand, e)
+    resized = _resize_uncalled(hand, 3 * act.pot_before + e["to"] + _unit(hand))
     if resized is None:  # the stack does not cover that: one chip unit over the limit
-        act = next(a for a in _betting(hand) if a.index == i)
         resized = _resize_uncalled(hand, act.current_bet + act.pot_before + act.owed + _unit(hand))
     return resized
 
@@ -990,14 +1018,7 @@ def off_unit(hand: Hand) -> Mark:
     e = _last_uncalled(hand, "fixed-limit")
     if e is None:
         return None
-    ev = _events(hand)
-    i = _index_of(hand, e)
-    if hand["variant"] == "five-card-draw":
-        street = int(any(x["kind"] == "draw" for x in ev[:i]))
-    else:
-        street = sum(1 for x in ev[:i] if _is(x, "deal", to="board"))
-        if hand["variant"] == "three-card-nz":  # its first community card comes with the hole cards
-            street -= 1
+    street = _act_at(hand, e).street
     units = hand["stakes"].get("bet_units") or []
     if not 0 <= street < len(units):
         return None
@@ -1211,10 +1232,8 @@ def misaward_side_pot(hand: Hand) -> Mark:
 def show_out_of_order(hand: Hand) -> Mark:
     ev = _events(hand)
     shows = [i for i, e in enumerate(ev) if e["kind"] == "show"]
-    last_round = _rounds(hand)[-1]
-    aggressors = [e["seat"] for e in ev[last_round[0]:last_round[1]] if e["kind"] == "action"
-                  and e["action"] in ("bet", "raise")]
-    if len(shows) < 2 or not aggressors or ev[shows[0]]["seat"] != aggressors[-1]:
+    aggressor = _final_aggressor(hand) if len(shows) >= 2 else None
+    if aggressor is None or ev[shows[0]]["seat"] != aggressor:
         return None
     ev[shows[0]], ev[shows[1]] = ev[shows[1]], ev[shows[0]]
     return WHOLE_HAND

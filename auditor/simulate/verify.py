@@ -58,7 +58,7 @@ from pathlib import Path
 import pandas as pd
 
 from auditor.check.packs import Pack, builtin_pack_paths, resolve_pack
-from auditor.check.run import check
+from auditor.engines.ledger import check_whole
 from auditor.export import SUFFIXES, writer
 from auditor.ingest.detect import read_file
 from auditor.ingest.jsonl import consistency_error
@@ -66,7 +66,7 @@ from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.replay.engine import TableState, replay
-from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, register_pack
+from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, primed, register_pack
 from auditor.simulate.play import STRUCTURES
 from auditor.simulate.tables import simulate_mixed
 
@@ -236,7 +236,7 @@ def _audit(sources: list[SourceHand], pack: Pack, state: TableState) -> tuple[pd
         rows = {h for h, _ in failures}
         failed = [(hands.at[h, "file"], int(hands.at[h, "line"]), reason) for h, reason in failures]
         hands = hands[~hands["hand"].isin(rows)]
-    findings, _ = check(facts, hands, {pack.name: pack})
+    findings, _ = check_whole(facts, hands, {pack.name: pack})  # scope: run rules too, over these hands
     return findings, failed
 
 
@@ -521,7 +521,7 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
                             seat_draws=True, sit_outs=True, rake=pack.house.rake, table_prefix=f"V{seed}-",
                             session_hands=SESSION_HANDS, chip_unit_mix=via.chip_unit_mix if via else None)
     history: list[Hand] = []
-    for n, hand in enumerate(stream, 1):
+    for n, hand in enumerate(primed(stream), 1):  # the mutators read facts of a stretch replayed at once
         bad = _invalid(hand)
         cannot = via.cannot([hand]) if via is not None and not bad else None
         if cannot:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from auditor.replay.kernel.pots import _any_per_hand, _as_i64, _offsets, _row_hands, _same_length
+from auditor.replay.kernel.pots import _any_per_hand, _as_i64, _clear, _offsets, _row_hands, _same_length
 
 #: highest seat and blind number a kernel accepts; a valid log has seats 1..10 and blinds 1..3
 MAX_SEAT = 63
@@ -181,12 +181,12 @@ def _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, 
                     n_owing += 1
                     if slot_seat[i] == button:
                         button_owing = True
-        first_post[:] = -1
+        _clear(first_post, -1)
         for p in range(p_lo, p_hi):
             if first_post[post_blind[p]] < 0:
                 first_post[post_blind[p]] = p
-        expected[:] = -1
-        after[:] = -1
+        _clear(expected, -1)
+        _clear(after, -1)
         heads_up = n_eligible == 2 and n_required == 2
         if button >= 0 and n_owing > 0 and n_required > 0:
             # clockwise from the button over the seats that can post

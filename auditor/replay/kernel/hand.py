@@ -78,52 +78,55 @@ def _next_to_act(can, ncan, pointer, button, acted, rnd, bet):
 
 
 @njit(cache=True)
-def replay_hands(order, n_events_total,
+def replay_hands(order, caps,
                  variant, structure, blinds_off, blinds, units_off, units, smin_off, smin, smax_off, smax,
                  seat_start, s_seat, s_player, s_stack, s_status,
                  event_start, e_kind, e_seat, e_verb, e_post, e_blind, e_amount, e_target, e_pot,
                  cards_off, cards, receive_off, receive,
                  v_hole, v_rounds, v_schedule, v_draw_before, v_max_draw, v_board_cards, h_fraction):
-    """Replay every hand of `order`; returns the row arrays (see the tuple at the end)."""
+    """Replay every hand of `order`; returns the row arrays (see the tuple at the end).
+
+    `caps` are the row capacities (actions, rounds, draws, blind posts, awards, rakes), each the count of the
+    events that write such a row (rounds: deals and draws, plus one per hand), so no counter can pass its
+    array and the batch allocates no more than it writes."""
     n = len(order)
-    ne = n_events_total
     # ---- actions rows
-    a_hand = np.empty(ne, np.int64)
-    a_event = np.empty(ne, np.int64)
-    a_street = np.empty(ne, np.int64)
-    a_seat = np.empty(ne, np.int64)
-    a_player = np.empty(ne, np.int64)
-    a_expected = np.empty(ne, np.int64)
-    a_added = np.empty(ne, np.int64)
-    a_made = np.empty(ne, np.int64)
-    a_all_in = np.empty(ne, np.bool_)
-    a_current_bet = np.empty(ne, np.int64)
-    a_owed = np.empty(ne, np.int64)
-    a_largest = np.empty(ne, np.int64)
-    a_increment = np.empty(ne, np.int64)
-    a_is_bet = np.empty(ne, np.bool_)
-    a_is_raise = np.empty(ne, np.bool_)
-    a_full = np.empty(ne, np.int8)
-    a_raises_before = np.empty(ne, np.int64)
-    a_raise_number = np.empty(ne, np.int64)
-    a_live = np.empty(ne, np.int64)
-    a_active = np.empty(ne, np.int64)
-    a_hu_start = np.empty(ne, np.bool_)
-    a_pot_before = np.empty(ne, np.int64)
-    a_pot_limit_max = np.empty(ne, np.int64)
-    a_bet_unit = np.empty(ne, np.int64)
-    a_smin = np.empty(ne, np.int64)
-    a_smax = np.empty(ne, np.int64)
-    a_stack_before = np.empty(ne, np.int64)
-    a_actor_folded = np.empty(ne, np.bool_)
-    a_actor_all_in = np.empty(ne, np.bool_)
-    a_open_full = np.empty(ne, np.bool_)
-    a_open_cumulative = np.empty(ne, np.bool_)
-    a_min_bet = np.empty(ne, np.int64)
-    a_owed_full = np.empty(ne, np.int64)
+    a_hand = np.empty(caps[0], np.int64)
+    a_event = np.empty(caps[0], np.int64)
+    a_street = np.empty(caps[0], np.int64)
+    a_seat = np.empty(caps[0], np.int64)
+    a_player = np.empty(caps[0], np.int64)
+    a_expected = np.empty(caps[0], np.int64)
+    a_added = np.empty(caps[0], np.int64)
+    a_made = np.empty(caps[0], np.int64)
+    a_all_in = np.empty(caps[0], np.bool_)
+    a_current_bet = np.empty(caps[0], np.int64)
+    a_owed = np.empty(caps[0], np.int64)
+    a_largest = np.empty(caps[0], np.int64)
+    a_increment = np.empty(caps[0], np.int64)
+    a_is_bet = np.empty(caps[0], np.bool_)
+    a_is_raise = np.empty(caps[0], np.bool_)
+    a_full = np.empty(caps[0], np.int8)
+    a_raises_before = np.empty(caps[0], np.int64)
+    a_raise_number = np.empty(caps[0], np.int64)
+    a_live = np.empty(caps[0], np.int64)
+    a_active = np.empty(caps[0], np.int64)
+    a_hu_start = np.empty(caps[0], np.bool_)
+    a_pot_before = np.empty(caps[0], np.int64)
+    a_pot_limit_max = np.empty(caps[0], np.int64)
+    a_bet_unit = np.empty(caps[0], np.int64)
+    a_smin = np.empty(caps[0], np.int64)
+    a_smax = np.empty(caps[0], np.int64)
+    a_stack_before = np.empty(caps[0], np.int64)
+    a_actor_folded = np.empty(caps[0], np.bool_)
+    a_actor_all_in = np.empty(caps[0], np.bool_)
+    a_open_full = np.empty(caps[0], np.bool_)
+    a_open_cumulative = np.empty(caps[0], np.bool_)
+    a_min_bet = np.empty(caps[0], np.int64)
+    a_owed_full = np.empty(caps[0], np.int64)
     na = 0
     # ---- rounds rows
-    nrmax = ne + n
+    nrmax = caps[1]
     r_hand = np.empty(nrmax, np.int64)
     r_seq = np.empty(nrmax, np.int64)
     r_close_seq = np.empty(nrmax, np.int64)
@@ -149,32 +152,32 @@ def replay_hands(order, n_events_total,
     r_balance = np.empty(nrmax, np.int64)
     nr = 0
     # ---- draws rows
-    d_hand = np.empty(ne, np.int64)
-    d_event = np.empty(ne, np.int64)
-    d_seat = np.empty(ne, np.int64)
-    d_player = np.empty(ne, np.int64)
-    d_expected = np.empty(ne, np.int64)
-    d_discards = np.empty(ne, np.int64)
-    d_receives = np.empty(ne, np.int64)
-    d_folded = np.empty(ne, np.bool_)
+    d_hand = np.empty(caps[2], np.int64)
+    d_event = np.empty(caps[2], np.int64)
+    d_seat = np.empty(caps[2], np.int64)
+    d_player = np.empty(caps[2], np.int64)
+    d_expected = np.empty(caps[2], np.int64)
+    d_discards = np.empty(caps[2], np.int64)
+    d_receives = np.empty(caps[2], np.int64)
+    d_folded = np.empty(caps[2], np.bool_)
     nd = 0
     # ---- flat posts, awards, rakes (event order) and known cards
-    bp_hand = np.empty(ne, np.int64)
-    bp_number = np.empty(ne, np.int64)
-    bp_seat = np.empty(ne, np.int64)
-    bp_seq = np.empty(ne, np.int64)
-    bp_amount = np.empty(ne, np.int64)
-    bp_all_in = np.empty(ne, np.bool_)
+    bp_hand = np.empty(caps[3], np.int64)
+    bp_number = np.empty(caps[3], np.int64)
+    bp_seat = np.empty(caps[3], np.int64)
+    bp_seq = np.empty(caps[3], np.int64)
+    bp_amount = np.empty(caps[3], np.int64)
+    bp_all_in = np.empty(caps[3], np.bool_)
     nbp = 0
-    aw_hand = np.empty(ne, np.int64)
-    aw_pot = np.empty(ne, np.int64)
-    aw_seat = np.empty(ne, np.int64)
-    aw_amount = np.empty(ne, np.int64)
-    aw_seq = np.empty(ne, np.int64)
+    aw_hand = np.empty(caps[4], np.int64)
+    aw_pot = np.empty(caps[4], np.int64)
+    aw_seat = np.empty(caps[4], np.int64)
+    aw_amount = np.empty(caps[4], np.int64)
+    aw_seq = np.empty(caps[4], np.int64)
     naw = 0
-    rk_hand = np.empty(ne, np.int64)
-    rk_pot = np.empty(ne, np.int64)
-    rk_amount = np.empty(ne, np.int64)
+    rk_hand = np.empty(caps[5], np.int64)
+    rk_pot = np.empty(caps[5], np.int64)
+    rk_amount = np.empty(caps[5], np.int64)
     nrk = 0
     nkmax = len(cards) + len(receive)
     kc_hand = np.empty(nkmax, np.int64)

@@ -274,6 +274,26 @@ def _any_per_hand(bad_rows: np.ndarray, row_hand: np.ndarray, n: int) -> np.ndar
 
 
 @njit(cache=True)
+def _isort(a, n):
+    """Sort a[:n] ascending in place: insertion sort, for the few seats or levels of one hand (cheaper to
+    compile than NumPy's sort, and as fast at this size)."""
+    for x in range(1, n):
+        v = a[x]
+        y = x - 1
+        while y >= 0 and a[y] > v:
+            a[y + 1] = a[y]
+            y -= 1
+        a[y + 1] = v
+
+
+@njit(cache=True)
+def _clear(a, value):
+    """a[:] = value, as one small compiled loop shared by every call site."""
+    for i in range(a.shape[0]):
+        a[i] = value
+
+
+@njit(cache=True)
 def _mul_div_ceil(a: int, b: int, t: int) -> int:
     """ceil(a * b / t) for 0 <= b <= t, 0 < t <= MAX_SUM, 0 <= a <= MAX_SUM, exactly, without overflow.
 
@@ -321,7 +341,7 @@ def _build(c, contender, k, dead, split, n_split, use_split, amount, thr, levels
             if 0 < split[j] < top:
                 levels[n_levels] = split[j]
                 n_levels += 1
-    levels[:n_levels].sort()
+    _isort(levels, n_levels)
     pots = 0
     previous = 0
     last_count = -1
@@ -435,6 +455,7 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
     is_contender = np.zeros(seats_n, dtype=np.bool_)
     order = np.zeros(seats_n, dtype=np.int64)
     keys = np.zeros(seats_n, dtype=np.int64)
+    chosen = np.zeros(seats_n, dtype=np.int64)
     row = 0
     n_mis = 0
     n_pots = 0
@@ -461,9 +482,9 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
             if slot_folded[lo + i] and slot_all_in[lo + i] and c[i] > 0:
                 split[n_split] = c[i]
                 n_split += 1
-        paid[:] = 0
-        has_award[:] = False
-        rake_by_pot[:] = 0
+        _clear(paid, 0)
+        _clear(has_award, False)
+        _clear(rake_by_pot, 0)
         awarded = 0
         for a in range(a_lo, a_hi):
             paid[award_pot[a]] += award_amount[a]
@@ -515,8 +536,8 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
         for pot in range(seats_n):
             if not has_award[pot]:
                 continue
-            share_of[:] = 0
-            paid_seat[:] = False
+            _clear(share_of, 0)
+            _clear(paid_seat, False)
             seq = award_seq[a_lo]
             first = True
             for a in range(a_lo, a_hi):
@@ -590,10 +611,12 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
                         y -= 1
                     order[y + 1] = sv
                     keys[y + 1] = kv
-                chosen = order[:min(odd, n_order)].copy()
-                chosen.sort()
-                for s in chosen:
-                    bp_v[b] = s
+                take = min(odd, n_order)
+                for x in range(take):
+                    chosen[x] = order[x]
+                _isort(chosen, take)
+                for x in range(take):
+                    bp_v[b] = chosen[x]
                     b += 1
                 r_position_null[row] = False
             else:
@@ -604,8 +627,8 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
             n_eligible = 0
             n_contenders = 0
             only = -1
-            evaluated[:] = False
-            is_contender[:] = False
+            _clear(evaluated, False)
+            _clear(is_contender, False)
             if pot < pots:
                 for i in range(k):
                     if contender[i] and c[i] >= thr[pot]:

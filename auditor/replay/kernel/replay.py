@@ -50,6 +50,11 @@ def _bool(values: np.ndarray) -> pd.arrays.BooleanArray:
 
 
 def _str(values: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray:
+    """An Arrow string column as the facts' "string" dtype: zero copy when pandas keeps strings in Arrow (as
+    pandas 3 does by default), else through Python objects."""
+    if pd.StringDtype().storage == "pyarrow":
+        chunked = values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values], values.type)
+        return pd.arrays.ArrowStringArray(chunked.cast(pa.large_string()))
     return pd.array(values.to_numpy(zero_copy_only=False), dtype=STR)
 
 
@@ -84,10 +89,16 @@ def _frame(name: str, columns: dict) -> pd.DataFrame:
 def run_kernel(tables: CanonicalTables, houses: Sequence[HouseRules], order: np.ndarray, enc: Encoded):
     """Run the per-hand kernel over the batch in `order`."""
     v_hole, v_rounds, v_schedule, v_draw_before, v_max_draw, v_board_cards = variant_table(enc.variant_names)
-    fraction = np.array([house.limit_reopen_fraction for house in houses], dtype=np.float64) if len(houses) \
-        else np.zeros(0, np.float64)
+    fraction = np.zeros(enc.n, np.float64)
+    for house, _, rows in house_groups(houses):
+        fraction[rows] = house.limit_reopen_fraction
+    from auditor.replay.kernel.encode import K_ACTION, K_AWARD, K_DEAL, K_DRAW, K_POST, K_RAKE
+
+    count = np.bincount(enc.e_kind[enc.e_kind >= 0].astype(np.int64), minlength=16)
+    caps = np.array([count[K_ACTION], count[K_DEAL] + count[K_DRAW] + enc.n, count[K_DRAW], count[K_POST],
+                     count[K_AWARD], count[K_RAKE]], np.int64)
     return replay_hands(
-        order, len(enc.e_kind),
+        order, caps,
         enc.variant, enc.structure, enc.blinds_off, enc.blinds, enc.units_off, enc.units, enc.smin_off, enc.smin,
         enc.smax_off, enc.smax,
         enc.seat_start, enc.s_seat, enc.s_player, enc.s_stack, enc.s_status,
@@ -239,14 +250,34 @@ def _forget_before(state: TableState, tables: CanonicalTables, order: np.ndarray
 _HEIRS = {"small-blind": 1, "big-blind": 2}
 
 
+def house_groups(houses: Sequence[HouseRules], key: np.ndarray | None = None
+                 ) -> list[tuple[HouseRules, int, np.ndarray]]:
+    """The hands grouped by HouseRules object (usually one or a few per batch), and by `key` too if given:
+    [(house, key value, hand rows)]. Objects are told apart by identity (a HouseRules is not hashable),
+    found with one `map(id)` over the batch, not a Python loop per hand."""
+    if not len(houses):
+        return []
+    ids = np.fromiter(map(id, houses), np.int64, len(houses))
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    sub = np.zeros(len(houses), np.int64) if key is None else np.asarray(key, np.int64)
+    combined = inverse * (int(sub.max(initial=0)) + 1) + sub
+    values, rows_of = np.unique(combined, return_inverse=True)
+    rows_of = rows_of.reshape(-1)
+    sort = np.argsort(rows_of, kind="stable")
+    bounds = np.searchsorted(rows_of[sort], np.arange(len(values) + 1))
+    out = []
+    for k in range(len(values)):
+        rows = sort[bounds[k]:bounds[k + 1]]
+        out.append((houses[int(first[inverse[rows[0]]])], int(sub[rows[0]]), rows))
+    return out
+
+
 def _heir_order(houses: Sequence[HouseRules], n: int) -> np.ndarray:
     """The pack's `button_heir` per hand as blind numbers (small-blind 1, big-blind 2, 0 unused), (n, 2);
     one assignment per distinct HouseRules object."""
     heir = np.zeros((n, 2), np.int64)
-    by_house: dict[int, list] = {}
-    for h, house in enumerate(houses):
-        by_house.setdefault(id(house), [house, []])[1].append(h)
-    for house, rows in by_house.values():
+    for house, _, rows in house_groups(houses):
         for k, which in enumerate(getattr(house, "button_heir", ())[:2]):
             heir[rows, k] = _HEIRS[which]
     return heir
@@ -421,14 +452,10 @@ def _rake_allowed(houses: Sequence[HouseRules], enc: Encoded, contested: np.ndar
                   v_schedule: np.ndarray, v_board_cards: np.ndarray) -> np.ndarray:
     """`RakeSchedule.allowed` per hand, grouped by HouseRules object (NULL where the pack sets no schedule)."""
     out = np.full(enc.n, NULL, np.int64)
-    by_house: dict[int, list] = {}
-    for h, house in enumerate(houses):
-        by_house.setdefault(id(house), [house, []])[1].append(h)
-    for house, rows in by_house.values():
+    for house, _, rows in house_groups(houses):
         rake = house.rake
         if rake is None:
             continue
-        rows = np.asarray(rows, np.int64)
         v = enc.variant[rows]
         flop_game = v_board_cards[v] > 0
         flop_seen = board_len[rows] > v_schedule[v, 0]
@@ -716,10 +743,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     hole_cards = np.zeros(n, np.int64)
     board_cards = np.zeros(n, np.int64)
     suit_rank = np.zeros((n, 4), np.int64)
-    by_key: dict[tuple[int, int], list] = {}
-    for h, house in enumerate(houses):  # grouped: one entry per (HouseRules object, variant)
-        by_key.setdefault((id(house), int(enc.variant[h])), [house, []])[1].append(h)
-    for (_, v), (house, hands) in by_key.items():
+    for house, v, hands in house_groups(houses, enc.variant):  # one entry per (HouseRules object, variant)
         variant = house.variant(enc.variant_names[v])
         rake_from[hands] = RAKE_FROM_CODES[house.hand_rake_from]
         hole_use[hands] = variant.hole_use
@@ -772,8 +796,9 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     top_hole = _join_text_lists(th_off, th_text, rows, ", ")
     best = np.full(len(rows), None, dtype=object)
     best_null = sd.nulls["best_value"][rows]
-    if (~best_null).any():
-        best[~best_null] = [describe(int(v)) for v in sd.rows["best_value"][rows][~best_null]]
+    if (~best_null).any():  # one description per distinct hand value
+        values, inverse = np.unique(sd.rows["best_value"][rows][~best_null], return_inverse=True)
+        best[~best_null] = np.array([describe(int(v)) for v in values], dtype=object)[inverse.reshape(-1)]
     frame = _frame("pots", {
         "hand": col("hand"), "seq": col("seq"), "pot": col("pot"), "seat": col("seat"),
         "player": _players(enc, player_code), "pot_amount": col("pot_amount"), "rake": col("rake"),

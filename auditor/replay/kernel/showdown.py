@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from auditor.replay.evaluate import best_hands
-from auditor.replay.kernel.pots import PotFacts
+from auditor.replay.kernel.pots import PotFacts, _clear, _isort
 
 
 @dataclass
@@ -198,12 +198,10 @@ def _sort_by_key_desc(seats, keys, n):
 
 
 @njit(cache=True)
-def _suit_order(seats_in, top_of, suit_rank, h, n_take, th_s, th_c, p_th, bs_v, p_bs):
+def _suit_order(seats_in, top_of, suit_rank, h, n_take, th_s, th_c, p_th, bs_v, p_bs, order, keys):
     """Odd chips by suit among `seats_in` (flags by seat): writes each seat's top hole card used (seat
     ascending) and the `n_take` seats holding the highest cards by the house suit order, ascending.
-    Returns the two list cursors after writing."""
-    order = np.zeros(64, dtype=np.int64)
-    keys = np.zeros(64, dtype=np.int64)
+    Returns the two list cursors after writing (`order`, `keys`: scratch of 64)."""
     n = 0
     for s in range(64):
         if seats_in[s]:
@@ -214,10 +212,10 @@ def _suit_order(seats_in, top_of, suit_rank, h, n_take, th_s, th_c, p_th, bs_v, 
             p_th += 1
             n += 1
     _sort_by_key_desc(order, keys, n)
-    chosen = order[:min(n_take, n)].copy()
-    chosen.sort()
-    for s in chosen:
-        bs_v[p_bs] = s
+    take = min(n_take, n)
+    _isort(order, take)
+    for x in range(take):
+        bs_v[p_bs] = order[x]
         p_bs += 1
     return p_th, p_bs
 
@@ -253,7 +251,7 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
             hi = ev_o[r + 1]
             odd_before = odd[r]
             n_paid = ws_o[r + 1] - ws_o[r]
-            paid[:] = False
+            _clear(paid, False)
             for j in range(ws_o[r], ws_o[r + 1]):
                 paid[ws_v[j]] = True
             n_contenders = 0
@@ -268,7 +266,7 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
                     elif value[j] > high:
                         high = value[j]
             if n_contenders > 0 and evaluable:
-                best[:] = False
+                _clear(best, False)
                 n_best = 0
                 for j in range(lo, hi):
                     if ev_contender[j] and value[j] == high:
@@ -296,7 +294,7 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
                 split_null[r] = False
                 if too_small and tops_known:
                     row_th, row_bs = _suit_order(best, top_of, suit_rank, h, units, o_th_s, o_th_c, p_th, o_bs_v,
-                                                 p_bs)
+                                                 p_bs, order, keys)
                     suit_null[r] = False
                     odd[r] = units
                     equal[r] = 0
@@ -317,10 +315,9 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
                                 keys[n_order] = -((((s - b - 1) % 1000) + 1000) % 1000)
                                 n_order += 1
                         _sort_by_key_desc(order, keys, n_order)
-                        chosen = order[:units].copy()
-                        chosen.sort()
-                        for s in chosen:
-                            o_bp_v[p_bp] = s
+                        _isort(order, units)
+                        for x in range(units):
+                            o_bp_v[p_bp] = order[x]
                             p_bp += 1
                         replaced_bp = True
                         bp_null[r] = False
@@ -331,7 +328,7 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
                     tops_paid = False
             if n_paid > 1 and odd_before > 0 and tops_paid:
                 row_th, row_bs = _suit_order(paid, top_of, suit_rank, h, odd_before, o_th_s, o_th_c, p_th, o_bs_v,
-                                             p_bs)
+                                             p_bs, order, keys)
                 suit_null[r] = False
             for j in range(lo, hi):
                 top_of[ev_seat[j]] = -1
