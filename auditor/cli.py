@@ -32,7 +32,7 @@ VERIFY_VIA = ("canonical", "pokerstars", "ohh", "phh")
 
 def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **options):
     """The audit behind `audit` and `explain`, with a progress bar on a terminal; exit 2 on a usage error."""
-    from auditor.pipeline import UsageError
+    from auditor.model.inputs import UsageError
     from auditor.pipeline import audit as run_audit
     from auditor.report.progress import progress_bar
 
@@ -259,13 +259,14 @@ def check_manifest(manifest: Path, root: Path | None) -> None:
     Exit status: 0 every file is as audited; 1 a file changed, is missing or was added;
     2 the manifest cannot be read; 3 nothing changed, but some input cannot be checked again.
     """
+    from auditor.pipeline import discover
     from auditor.report.manifest import ManifestError, read_manifest
     from auditor.report.manifest import check_manifest as run_check
     from auditor.report.text import clean
 
     try:
         doc = read_manifest(manifest)
-        checks = run_check(doc, root)
+        checks = run_check(doc, root, discover=discover)
     except ManifestError as exc:
         click.echo(f"auditor: {clean(str(exc))}", err=True)
         sys.exit(2)
@@ -344,9 +345,10 @@ def convert(paths: tuple[Path, ...], output: Path, overwrite: bool) -> None:
     An existing dataset is replaced only with --overwrite. `-` in PATHS is standard input.
     """
     from auditor.ingest.parquet import QUARANTINE_FILE, TABLE_FILES, write_parquet
-    from auditor.ingest.records import Quarantined, ReaderNote
     from auditor.ingest.tables import build_tables
-    from auditor.pipeline import UsageError, discover, read_inputs
+    from auditor.model.inputs import UsageError
+    from auditor.model.records import Quarantined, ReaderNote
+    from auditor.pipeline import discover, read_inputs
     from auditor.report.text import clean
 
     try:

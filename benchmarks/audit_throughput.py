@@ -18,8 +18,8 @@ from pathlib import Path
 from auditor.check.packs import resolve_pack
 from auditor.check.run import check
 from auditor.ingest.jsonl import read_jsonl
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.records import SourceHand
 from auditor.pipeline import audit
 from auditor.replay.engine import replay
 from auditor.simulate import simulate_mixed, write_jsonl

@@ -35,8 +35,8 @@ import auditor.simulate.verify as verify
 from auditor.check.packs import Pack, builtin_pack_paths, resolve_pack
 from auditor.check.run import check
 from auditor.engines.ledger import without_run_wide
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.records import SourceHand
 from auditor.paths import ROOT
 from auditor.pipeline import audit
 from auditor.replay.engine import replay

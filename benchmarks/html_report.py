@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from auditor.pipeline import AuditResult, audit
+from auditor.model.results import AuditResult
+from auditor.pipeline import audit
 from auditor.report.html import write_html
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -46,9 +46,9 @@ from auditor.ingest.ohh import read_ohh
 from auditor.ingest.parquet import read_parquet, write_parquet
 from auditor.ingest.phh import read_phh
 from auditor.ingest.pokerstars import read_pokerstars
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
+from auditor.model.records import SourceHand
 from auditor.pipeline import audit, discover
 from auditor.replay.engine import replay
 from auditor.simulate import write_jsonl

@@ -41,8 +41,9 @@ import pyarrow.parquet as pq
 from auditor.check.packs import resolve_pack
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.parquet import TABLE_FILES
-from auditor.ingest.records import SourceHand
-from auditor.ingest.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, build_tables
+from auditor.ingest.tables import build_tables
+from auditor.model.records import SourceHand
+from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA
 from auditor.simulate import simulate_mixed, write_jsonl
 
 MIX = [

@@ -23,8 +23,8 @@ import pandas as pd
 
 from auditor.check.packs import Pack, PackError, declared_pack, load_pack
 from auditor.ingest.detect import read_file
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import discover
 from auditor.replay import engine as reference
 from auditor.replay import kernel

@@ -68,8 +68,8 @@ from auditor.ingest import phh_scan, phh_toml  # noqa: E402
 from auditor.ingest.detect import read_file  # noqa: E402
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits  # noqa: E402
 from auditor.ingest.phh import _read_phh_reference, read_phh  # noqa: E402
-from auditor.ingest.records import Quarantined, ReaderNote, SourceHand  # noqa: E402
 from auditor.ingest.validate import schema_error  # noqa: E402
+from auditor.model.records import Quarantined, ReaderNote, SourceHand  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 READERS = ("jsonl", "parquet", "pokerstars", "ohh", "phh")
@@ -912,7 +912,8 @@ def check_phh_toml(text: str, label: str) -> None:
 def check_audit(directory: Path, fmt: str, limits: Limits) -> str:
     """audit() over a folder of fuzzed inputs: no exception, and every count reconciles, with what the
     readers yield for each input read on its own, too."""
-    from auditor.pipeline import UsageError, audit
+    from auditor.model.inputs import UsageError
+    from auditor.pipeline import audit
 
     expected_read = sum(len(list(read_file(p, fmt, None, limits))) for p in sorted(directory.iterdir()))
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from auditor.cli import main
-from auditor.ingest.records import QUARANTINE_CODES
+from auditor.model.records import QUARANTINE_CODES
 from auditor.pipeline import audit
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "rules" / "examples" / "nz-casino-1999"

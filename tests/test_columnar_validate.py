@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from auditor.ingest import parquet
 from auditor.ingest.columnar_validate import event_order, validate
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.records import SourceHand
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -17,7 +17,7 @@ from auditor.cli import main
 from auditor.engines import local
 from auditor.engines.parquet_ranges import plan_ranges, read_range
 from auditor.ingest.parquet import QUARANTINE_SCHEMA, TABLE_FILES, read_parquet
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"

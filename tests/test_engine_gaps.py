@@ -17,9 +17,9 @@ import pytest
 from test_real_export_engine import _act, _award, _hole  # one definition of these event builders
 
 from auditor.check.packs import house_rules
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
+from auditor.model.records import SourceHand
 from auditor.pipeline import audit
 from auditor.replay.engine import replay
 from auditor.replay.house import HouseRules

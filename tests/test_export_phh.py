@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from auditor.check.packs import resolve_pack
 from auditor.export import phh
 from auditor.ingest.detect import read_file
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 from auditor.simulate import simulate_hands, write_jsonl
 from auditor.simulate.verify import applicable_mutators

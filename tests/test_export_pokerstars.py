@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from auditor.check.packs import builtin_pack_paths, load_pack
 from auditor.export import pokerstars as ps
 from auditor.ingest.detect import read_file
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.model.records import Quarantined, SourceHand
 from auditor.replay.engine import TableState
 from auditor.simulate import simulate_hands
 from auditor.simulate.mutate import REGISTRY, register_pack

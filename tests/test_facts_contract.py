@@ -20,8 +20,8 @@ from test_facts_snapshots import ENGINES, EXAMPLE_PACKS, engine
 
 from auditor.check import docs
 from auditor.check.packs import resolve_pack
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.records import SourceHand
 from auditor.paths import ROOT
 from auditor.pipeline import discover, read_inputs
 from auditor.replay.facts import (

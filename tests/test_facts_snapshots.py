@@ -31,8 +31,8 @@ import pandas as pd
 import pytest
 
 from auditor.check.packs import builtin_pack_paths, load_pack, resolve_pack
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.records import SourceHand
 from auditor.paths import ROOT
 from auditor.pipeline import discover, read_inputs
 from auditor.replay.facts import FACT_TABLES, Facts

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from auditor.ingest import detect
 from auditor.ingest.detect import read_file
 from auditor.ingest.limits import Limits
-from auditor.ingest.records import Quarantined, SourceHand
+from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import main
-from auditor.ingest.records import Quarantined
+from auditor.model.records import Quarantined
 from auditor.pipeline import audit
 from auditor.report.text import clean, write_text
 

@@ -31,8 +31,8 @@ from auditor.ingest.files import spool_if_unseekable
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.limits import LimitExceeded, MiB
 from auditor.ingest.parquet import write_parquet
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -28,8 +28,10 @@ from click.testing import CliRunner
 
 from auditor import pipeline
 from auditor.cli import main
-from auditor.engines.partition import MAX_FINDINGS_PER_HAND_RULE, cap_findings, shown_text
-from auditor.pipeline import UsageError, audit, discover
+from auditor.engines.partition import cap_findings
+from auditor.model.inputs import UsageError, shown_text
+from auditor.model.results import MAX_FINDINGS_PER_HAND_RULE
+from auditor.pipeline import audit, discover
 from auditor.report.csv_report import neutralise
 from auditor.report.formats import FORMATS, Target, write
 

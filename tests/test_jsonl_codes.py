@@ -12,7 +12,7 @@ import pytest
 
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.limits import Limits
-from auditor.ingest.records import QUARANTINE_CODES, Quarantined, SourceHand
+from auditor.model.records import QUARANTINE_CODES, Quarantined, SourceHand
 
 HAND = {
     "hand_id": "h1", "table_id": "T1", "variant": "holdem", "structure": "no-limit",

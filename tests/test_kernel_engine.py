@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
+from auditor.model.records import SourceHand
 from auditor.replay import kernel
 from auditor.replay.engine import TableState
 from auditor.replay.house import HouseRules

@@ -24,8 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.pots import build_pots
+from auditor.model.records import SourceHand
 from auditor.replay import engine
 from auditor.replay.evaluate import card_text, describe
 from auditor.replay.facts import FactRows
@@ -33,7 +34,6 @@ from auditor.replay.house import HouseRules
 from auditor.replay.kernel.blinds import HEIR_NUMBERS, blind_facts
 from auditor.replay.kernel.pots import MAX_SUM, RAKE_FROM_CODES, _build, _mul_div_ceil, pot_facts
 from auditor.replay.kernel.showdown import showdown_facts
-from auditor.replay.pots import build_pots
 from auditor.replay.showdown import resolve, seat_list
 
 ROOT = Path(__file__).resolve().parents[1]

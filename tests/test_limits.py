@@ -27,8 +27,8 @@ from auditor.ingest.detect import read_file, unsafe_member_name
 from auditor.ingest.files import read_all
 from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits, parse_size
 from auditor.ingest.parquet import write_parquet
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 
 ROOT = Path(__file__).resolve().parents[1]

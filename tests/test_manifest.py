@@ -24,7 +24,8 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import main
-from auditor.engines.periods import Period, instant_text, merge, periods_of
+from auditor.engines.periods import merge, periods_of
+from auditor.model.periods import Period, instant_text
 from auditor.pipeline import audit
 from auditor.report.manifest import effective_pack, manifest_dict, without_times
 from auditor.resources import rules_dir

@@ -20,8 +20,9 @@ from auditor.check.money import COUNT_FACTS, MONEY_FACTS, MONEY_IN_TEXT, format_
 from auditor.check.packs import resolve_pack
 from auditor.check.run import check
 from auditor.cli import main
-from auditor.ingest.records import SourceHand
-from auditor.ingest.tables import HANDS_SCHEMA, build_tables
+from auditor.ingest.tables import build_tables
+from auditor.model.records import SourceHand
+from auditor.model.tables import HANDS_SCHEMA
 from auditor.pipeline import audit
 from auditor.replay.engine import replay
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, INT, STR

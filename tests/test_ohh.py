@@ -16,8 +16,8 @@ import pytest
 
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.ohh import convert_ohh, ohh_schema_error, read_ohh, sniff_ohh
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
+from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from auditor.ingest.detect import SNIFF_BYTES, detect, other_room, read_file, recognise_other
-from auditor.ingest.records import Quarantined
+from auditor.model.records import Quarantined
 
 OTHER_ROOMS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "other-rooms"
 needs_corpus = pytest.mark.skipif(not OTHER_ROOMS.is_dir(), reason=f"the shared corpus is not at {OTHER_ROOMS}")

@@ -16,9 +16,11 @@ from auditor.engines import local
 from auditor.engines.parquet_ranges import plan_ranges, read_range
 from auditor.engines.partition import plan
 from auditor.ingest.parquet import TABLE_FILES, read_parquet
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
-from auditor.pipeline import AuditResult, InputFile, audit, discover, read_inputs
+from auditor.model.inputs import InputFile
+from auditor.model.records import SourceHand
+from auditor.model.results import AuditResult
+from auditor.pipeline import audit, discover, read_inputs
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
 BATCH = 300  # below a sample file's size: each file is a partition of its own

@@ -72,7 +72,7 @@ def test_an_unknown_column_stored_twice_is_ignored_by_both_readers(dataset, tmp_
     twice was streamed (two hands audited) but refused whole by read_parquet, so audit() and the reader
     disagreed on how many hands the dataset held; with no rows the reader alone failed."""
     from auditor.ingest.parquet import read_parquet
-    from auditor.ingest.records import SourceHand
+    from auditor.model.records import SourceHand
 
     twice = _with_column_twice(dataset, tmp_path, "hands", "extra", rows)
     assert len(pq.read_schema(twice / "hands.parquet").get_all_field_indices("extra")) == 2
@@ -141,7 +141,7 @@ def test_a_hand_whose_own_row_is_missing_is_quarantined_not_lost(dataset, tmp_pa
     hand vanish: the range reader scanned past its rows unseen, read_parquet ignored them. Found by
     scripts/fuzz.py (seed 2026, input 158,621: every hands row cut, seats and events kept)."""
     from auditor.ingest.parquet import read_parquet
-    from auditor.ingest.records import Quarantined
+    from auditor.model.records import Quarantined
 
     copy, gone = _one_hand_row_removed(dataset, tmp_path)
     whole = audit([dataset], pack="tda-2024")

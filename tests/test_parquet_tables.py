@@ -21,8 +21,8 @@ import pytest
 from auditor.engines import parquet_ranges
 from auditor.engines.parquet_ranges import HandBatch, plan_ranges, read_range, read_range_tables
 from auditor.ingest import parquet
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables, concat_tables
+from auditor.model.records import Quarantined, SourceHand
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))

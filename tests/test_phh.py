@@ -20,10 +20,10 @@ import pytest
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.phh import read_phh, sniff_phh
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
+from auditor.model.pots import build_pots
+from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit, discover, read_inputs
-from auditor.replay.pots import build_pots
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 PHH = CORPUS / "phh"

@@ -55,7 +55,7 @@ from pokerkit.notation import parse_action
 
 from auditor.check.packs import resolve_pack
 from auditor.ingest.phh import read_phh
-from auditor.ingest.records import SourceHand
+from auditor.model.records import SourceHand
 from auditor.pipeline import audit
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -17,8 +17,8 @@ import pytest
 
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.pokerstars import read_pokerstars, sniff_pokerstars
-from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.validate import schema_error
+from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.pipeline import audit
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

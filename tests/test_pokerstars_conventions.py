@@ -18,8 +18,8 @@ import pytest
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import Limits
 from auditor.ingest.pokerstars import read_pokerstars, sniff_pokerstars
-from auditor.ingest.records import QUARANTINE_CODES, Quarantined, ReaderNote, SourceHand
 from auditor.ingest.validate import schema_error
+from auditor.model.records import QUARANTINE_CODES, Quarantined, ReaderNote, SourceHand
 from auditor.pipeline import audit
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pokerstars"

@@ -17,13 +17,13 @@ import pyarrow.parquet as pq
 
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.parquet import read_parquet, write_parquet
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
+from auditor.model.pots import build_pots
+from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 from auditor.replay.engine import TableState, replay
 from auditor.replay.house import HouseRules
-from auditor.replay.pots import build_pots
 
 
 def _hand(hand_id: str, seats: list[tuple[int, str, int]], events: list[dict], *, blinds=(50, 100),

@@ -24,7 +24,8 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import main
-from auditor.pipeline import AuditResult, audit
+from auditor.model.results import AuditResult
+from auditor.pipeline import audit
 from auditor.report.html import Names, column_chart, environment, render, time_buckets
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,7 +24,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from auditor.pipeline import AuditResult, audit
+from auditor.model.results import AuditResult
+from auditor.pipeline import audit
 from auditor.report.html import PAGE_ROWS, render
 
 ROOT = Path(__file__).resolve().parents[1]

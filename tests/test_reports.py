@@ -23,8 +23,9 @@ import xmlschema
 from click.testing import CliRunner
 
 from auditor.cli import REPORT_FORMATS, main
-from auditor.ingest.records import QUARANTINE_CODES
-from auditor.pipeline import AuditResult, Progress, audit
+from auditor.model.records import QUARANTINE_CODES
+from auditor.model.results import AuditResult, Progress
+from auditor.pipeline import audit
 from auditor.report.csv_report import neutralise, write_csv
 from auditor.report.formats import FORMATS, OutputError, plan
 from auditor.report.json_report import document as json_document

@@ -18,8 +18,9 @@ import pytest
 
 from auditor.engines import local, partition
 from auditor.ingest import detect
-from auditor.ingest.records import SourceHand
-from auditor.pipeline import AuditResult, audit, read_inputs
+from auditor.model.records import SourceHand
+from auditor.model.results import AuditResult
+from auditor.pipeline import audit, read_inputs
 from auditor.report import hands as hands_module
 from auditor.report.explain import explain
 from auditor.report.hands import HandView, KeptViews

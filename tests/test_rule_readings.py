@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from auditor.check.packs import RUN_FACTS, PackError, declared_pack, load_pack
-from auditor.ingest.records import SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.records import SourceHand
 from auditor.pipeline import audit
 from auditor.replay.engine import replay
 from auditor.replay.house import HouseRules, ReplayRules

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from jsonschema import Draft202012Validator
 
+from auditor.model.pots import build_pots
 from auditor.replay.evaluate import best_hands, parse_card
 from auditor.replay.house import HouseRules
-from auditor.replay.pots import build_pots
 from auditor.replay.variants import VARIANTS
 from auditor.simulate import simulate_hands, simulate_mixed, write_format, write_jsonl
 

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from auditor.cli import EXIT_UNAUDITED, main
 from auditor.engines import local, partition
 from auditor.ingest import detect
-from auditor.ingest.records import ReaderNote, SourceHand
+from auditor.model.records import ReaderNote, SourceHand
 from auditor.pipeline import audit
 from auditor.report.json_report import document as json_document
 from auditor.report.text import write_summary

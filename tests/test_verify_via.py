@@ -20,7 +20,7 @@ from auditor.check.packs import resolve_pack
 from auditor.cli import main
 from auditor.export import ohh, pokerstars, writer
 from auditor.ingest.detect import read_file
-from auditor.ingest.records import SourceHand
+from auditor.model.records import SourceHand
 from auditor.simulate import verify as verify_module
 from auditor.simulate.tables import simulate_mixed
 from auditor.simulate.verify import VIA, format_report, verify_pack

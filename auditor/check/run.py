@@ -37,8 +37,6 @@ FINDING_DTYPES = {c: ("Int64" if c in ("seat", "seq", "line") else "string") for
 COVERAGE_COLUMNS = ["pack", "rule_id", "category", "severity", "hands_in_scope", "hands_checked",
                     "hands_not_assessable", "hands_with_violations", "violations", "hands_overflow"]
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-#: a rule is *partly assessed* when more than this share of the hands it applies to lack a fact it needs
-PARTLY_ASSESSED_SHARE = 0.5
 
 
 def covered_games(pack: Pack) -> frozenset[tuple[str, str]]:
@@ -63,15 +61,6 @@ def not_covered(hands: pd.DataFrame, packs: Mapping[str, Pack]) -> np.ndarray:
             games = {f"{v}/{s}" for v, s in covered_games(pack)}
             mask |= in_pack & ~game.isin(games).to_numpy(dtype=bool)
     return mask
-
-
-def partly_assessed(coverage: pd.DataFrame) -> pd.DataFrame:
-    """Coverage rows of the rules not assessable on most of the hands they apply to (more than
-    PARTLY_ASSESSED_SHARE of them): reports show these as partly assessed, never as "no violation"."""
-    if not len(coverage):
-        return coverage
-    scope = coverage["hands_in_scope"]
-    return coverage[(scope > 0) & (coverage["hands_not_assessable"] > scope * PARTLY_ASSESSED_SHARE)]
 
 
 def with_hands(table: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:

@@ -51,11 +51,11 @@ from auditor.engines.partition import (
     RunOptions,
     lost_partition,
     run_partition,
-    shown_text,
 )
+from auditor.model.inputs import shown_text
 
 if TYPE_CHECKING:
-    from auditor.pipeline import InputFile
+    from auditor.model.inputs import InputFile
 
 #: how long a run waits for a scheduler that has no worker yet (one being started) before refusing
 WAIT_FOR_WORKERS_SECONDS = 30.0

@@ -45,8 +45,9 @@ from auditor.ingest.parquet import (
     rebuild_hand,
     validated_chunk,
 )
-from auditor.ingest.records import Quarantined, SourceHand
-from auditor.ingest.tables import CanonicalTables, build_tables, concat_tables
+from auditor.ingest.tables import build_tables, concat_tables
+from auditor.model.records import Quarantined, SourceHand
+from auditor.model.tables import CanonicalTables
 
 #: hands rebuilt per step of the stream (with their seats and events, a few MB)
 CHUNK_HANDS = 4096

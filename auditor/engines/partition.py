@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import math
-import re
 import time
 import uuid
 from collections import Counter
@@ -37,17 +36,20 @@ from auditor.check.packs import Pack, PackError, declared_pack, resolve_pack
 from auditor.check.run import check, not_covered
 from auditor.engines import ledger
 from auditor.engines.parquet_ranges import HandBatch, Layout, hand_count, plan_ranges, read_range_tables
-from auditor.engines.periods import Period, add_batch
+from auditor.engines.periods import add_batch
 from auditor.ingest.detect import contained, read_file
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.parquet import TableChunk
-from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.tables import build_tables
+from auditor.model.inputs import shown_text
+from auditor.model.periods import Period
+from auditor.model.records import Quarantined, ReaderNote, SourceHand
+from auditor.model.results import MAX_FINDINGS_PER_HAND_RULE, MAX_VIEWS
 from auditor.replay.engine import TableState, replay
-from auditor.report.hands import MAX_VIEWS, KeptViews, hand_views, wanted_rows
+from auditor.report.hands import KeptViews, hand_views, wanted_rows
 
 if TYPE_CHECKING:
-    from auditor.pipeline import InputFile
+    from auditor.model.inputs import InputFile
 
 #: rough size of one hand in a text log, to weigh files against each other when planning (only
 #: balance depends on it, never a result)
@@ -60,12 +62,6 @@ MIN_PARTITION_HANDS = 2_000
 #: runs smaller than this many batches are cut into about this many partitions, so that even a
 #: modest run keeps a few workers busy
 PARTITIONS_WANTED = 16
-
-#: findings of one rule in one hand kept and listed; the rest are counted per rule, not kept (issue #14
-#: item 5: a hand of 2,000 checks facing a bet gave 2,000 findings of one rule, and a 768 KB gzip of
-#: such hands 3.48 million findings held until the end, about 5 GB). A hundred say all a reviewer needs
-#: of one rule broken over and over in one hand; how many more there were is in the summary.
-MAX_FINDINGS_PER_HAND_RULE = 100
 
 #: a batch is also cut once its hands hold this many events, so a run of hands of thousands of events each
 #: (2,000 checks facing a bet, the schema's most) keeps memory flat too: replay facts and findings grow
@@ -274,22 +270,6 @@ def _estimate(item: InputFile) -> int:
     if item.path.name.lower().endswith((".gz", ".zip")):
         size *= COMPRESSION
     return max(1, size // BYTES_PER_HAND)
-
-
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-def shown_text(text: str) -> str:
-    """`text` safe for a table, a report and a terminal: a byte that was not UTF-8 in a file name (Python
-    holds it as a surrogate escape, e.g. `\\udcff` for byte 0xff) is written `\\xff`, any other lone
-    surrogate `\\udxxx`. Arrow, JSON and the terminal refuse surrogates, so one name delivered by a tar or
-    rsync from another system used to fail the whole run (issue #14 item 2)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub(lambda m: f"\\x{ord(m[0]) - 0xDC00:02x}" if 0xDC80 <= ord(m[0]) <= 0xDCFF
-                              else f"\\u{ord(m[0]):04x}", text)
-    return text
 
 
 def read_input(item: InputFile, limits: Any = None) -> Iterator[SourceHand | Quarantined | ReaderNote]:

@@ -16,32 +16,16 @@ is counted (`untimed`) and left out of the span; a file with no timed hand has n
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditor.model.periods import Period
+
 #: a trailing UTC designator or offset (`Z`, `+13:00`, `-0500`): an instant, not a wall-clock reading
 _OFFSET = r"(?:[zZ]|[+-]\d{2}(?::?\d{2})?)\s*$"
-
-
-@dataclass(frozen=True)
-class Period:
-    """Hands of one file: first and last start (nanoseconds since the epoch, UTC; None if no hand had a
-    usable time), hands whose time is missing or unparsable, hands whose time has no offset."""
-
-    first: int | None = None
-    last: int | None = None
-    untimed: int = 0
-    no_offset: int = 0
-
-    def __add__(self, other: Period) -> Period:
-        firsts = [t for t in (self.first, other.first) if t is not None]
-        lasts = [t for t in (self.last, other.last) if t is not None]
-        return Period(min(firsts) if firsts else None, max(lasts) if lasts else None,
-                      self.untimed + other.untimed, self.no_offset + other.no_offset)
 
 
 def periods_of(files: Sequence[str], started_at: Sequence[object]) -> dict[str, Period]:
@@ -82,12 +66,3 @@ def merge(into: dict[str, Period], other: dict[str, Period]) -> None:
     """Add `other`'s spans to `into`, file by file."""
     for file, period in other.items():
         into[file] = into[file] + period if file in into else period
-
-
-def instant_text(ticks: int | None) -> str | None:
-    """`2024-05-01T18:03:11Z` (fractional seconds where there are any) for nanoseconds since the epoch."""
-    if ticks is None:
-        return None
-    stamp = pd.Timestamp(ticks, unit="ns", tz="UTC")
-    text = stamp.isoformat()
-    return text.replace("+00:00", "Z")

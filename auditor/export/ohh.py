@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from auditor.ingest.jsonl import consistency_error
-from auditor.replay.pots import build_pots
+from auditor.model.pots import build_pots
 
 __all__ = ["HIDDEN_CATEGORIES", "burn_problem", "cannot_express", "cannot_express_together", "chip_unit_problem",
            "contributions", "event_index", "implied_return", "returns_problem", "to_ohh", "to_problem", "write_hands"]

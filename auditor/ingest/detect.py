@@ -51,7 +51,7 @@ from auditor.ingest.ohh import read_ohh, sniff_ohh
 from auditor.ingest.parquet import is_parquet_dataset, read_parquet
 from auditor.ingest.phh import read_phh, sniff_phh
 from auditor.ingest.pokerstars import read_pokerstars, sniff_pokerstars
-from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
+from auditor.model.records import Quarantined, ReaderNote, SourceHand
 
 SNIFF_BYTES = 4096
 #: the pack a room export is audited under when neither the file nor --pack names one

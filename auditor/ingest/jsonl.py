@@ -9,8 +9,8 @@ from typing import BinaryIO
 
 from auditor.ingest.files import open_binary, read_line
 from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import lone_surrogate_error, schema_error
+from auditor.model.records import Quarantined, SourceHand
 
 #: the default longest line (one line is one hand); `Limits.jsonl_max_line_bytes` sets it per run
 MAX_LINE_BYTES = DEFAULT_LIMITS.jsonl_max_line_bytes

@@ -101,8 +101,8 @@ import jsonschema_rs
 from auditor.ingest.files import open_binary, open_failure, read_line
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import first_error, load_json_schema, lone_surrogate_error, schema_error
+from auditor.model.records import Quarantined, SourceHand
 from auditor.resources import schema_path
 
 #: the default largest object; `Limits.ohh_max_hand_bytes` sets it per run

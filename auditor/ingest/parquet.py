@@ -34,9 +34,9 @@ from auditor.ingest import columnar_validate
 from auditor.ingest.files import bomb_message
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
-from auditor.ingest.records import QUARANTINE_CODES, Quarantined, SourceHand, printable
-from auditor.ingest.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 from auditor.ingest.validate import schema_error
+from auditor.model.records import QUARANTINE_CODES, Quarantined, SourceHand, printable
+from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
 TABLE_FILES = ("hands", "seats", "events")
 #: the hands `auditor convert` could not convert (issue #15), so auditing the dataset reports them again and
@@ -682,7 +682,7 @@ def _chunk(name: str, first_row: int, hands: pa.Table, seats: pa.Table, events: 
     """The canonical tables of the valid rows, as `build_tables` makes them from the rebuilt hands: taken
     rows, hand renumbered, the defaults a rebuilt hand leaves out filled in, and per event kind only the
     columns its rebuilt event keeps (`_event`)."""
-    from auditor.ingest.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA
+    from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA
 
     valid_rows = np.flatnonzero(verdicts.valid)
     wanted = verdicts.row_group[valid_rows]  # valid rows have a hand number (else they have no seats)

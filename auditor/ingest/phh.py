@@ -113,9 +113,9 @@ from auditor.ingest import phh_toml
 from auditor.ingest.files import GZIP_MAGIC, open_binary, open_failure, read_all, read_line
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
-from auditor.ingest.records import Quarantined, SourceHand
 from auditor.ingest.validate import schema_error
-from auditor.replay.pots import build_pots
+from auditor.model.pots import build_pots
+from auditor.model.records import Quarantined, SourceHand
 
 __all__ = ["PHH_SUFFIXES", "read_phh", "read_phh_files", "sniff_phh"]
 

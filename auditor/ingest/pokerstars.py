@@ -31,7 +31,7 @@ Room conventions it applies, each documented where it is read:
 The summary's `Total pot X Main pot Y. Side pot-1 Z.` is not compared with the awards here: the
 awards are what the log records, and the pot rules judge them.
 
-What it still refuses, each with its quarantine code (auditor/ingest/records.py), because the
+What it still refuses, each with its quarantine code (auditor/model/records.py), because the
 canonical log cannot hold what the text says:
 
 - `unsupported-game`: a game or betting structure the log does not have (hi/lo, stud, razz, triple
@@ -74,8 +74,8 @@ from zoneinfo import ZoneInfo
 from auditor.ingest.files import read_all
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
-from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.validate import schema_error
+from auditor.model.records import Quarantined, ReaderNote, SourceHand
 
 ROOM = "PokerStars"
 SNIFF_BYTES = 4096

@@ -1,4 +1,5 @@
-"""The canonical tables every reader produces: hands, seats, events (Arrow).
+"""The canonical tables every reader produces, built from reader records (the type and its schemas:
+`auditor.model.tables`).
 
 One row per hand, per seat per hand, per event; `hand` is the row number of the hand within the
 batch and links the three. Money is int64 in the table's smallest unit. These tables are what
@@ -8,48 +9,12 @@ batch and links the three. Money is int64 in the table's smallest unit. These ta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.ingest.records import SourceHand
-
-HANDS_SCHEMA = pa.schema([
-    ("hand", pa.int32()), ("hand_id", pa.string()), ("table_id", pa.string()), ("room", pa.string()),
-    ("started_at", pa.string()), ("variant", pa.string()), ("structure", pa.string()),
-    ("rule_pack", pa.string()), ("currency", pa.string()), ("max_seats", pa.int8()),
-    ("blinds", pa.list_(pa.int64())), ("ante", pa.int64()), ("bet_units", pa.list_(pa.int64())),
-    ("spread_min", pa.list_(pa.int64())), ("spread_max", pa.list_(pa.int64())),
-    ("table_min", pa.int64()), ("table_max", pa.int64()), ("chip_unit", pa.int64()),
-    ("file", pa.string()), ("line", pa.int64()),
-    # how many of the log's integer amounts make one unit of `currency` (1 when the log does not say)
-    ("money_scale", pa.int64()),
-])
-
-SEATS_SCHEMA = pa.schema([
-    ("hand", pa.int32()), ("seat", pa.int8()), ("player", pa.string()), ("stack", pa.int64()),
-    ("status", pa.string()),
-])
-
-EVENTS_SCHEMA = pa.schema([
-    ("hand", pa.int32()), ("seq", pa.int32()), ("kind", pa.string()), ("seat", pa.int8()),
-    ("player", pa.string()), ("action", pa.string()), ("post", pa.string()), ("blind", pa.int8()),
-    ("amount", pa.int64()), ("to", pa.int64()), ("all_in", pa.bool_()), ("target", pa.string()),
-    ("cards", pa.list_(pa.string())), ("receive", pa.list_(pa.string())),
-    ("draw_players", pa.list_(pa.string())), ("pot", pa.int8()), ("t", pa.string()), ("from_seat", pa.int8()),
-])
-
-
-@dataclass(frozen=True)
-class CanonicalTables:
-    hands: pa.Table
-    seats: pa.Table
-    events: pa.Table
-
-    @property
-    def num_hands(self) -> int:
-        return self.hands.num_rows
+from auditor.model.records import SourceHand
+from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
 
 def _columns(schema: pa.Schema) -> dict[str, list]:

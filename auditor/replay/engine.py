@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from auditor.ingest.tables import CanonicalTables
+from auditor.model.pots import build_pots
+from auditor.model.tables import CanonicalTables
 from auditor.replay.facts import FactRows, Facts
 from auditor.replay.house import ReplayRules
-from auditor.replay.pots import build_pots
 from auditor.replay.showdown import Showdown, code, resolve, seat_list
 
 AGGRESSIVE = frozenset({"bet", "raise"})

@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from auditor.check.packs import Rule
-from auditor.pipeline import AuditResult
+from auditor.model.results import AuditResult
 from auditor.report.jsonl import plain
 from auditor.resources import package_version
 

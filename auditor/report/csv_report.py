@@ -13,7 +13,7 @@ from typing import TextIO
 
 import pandas as pd
 
-from auditor.pipeline import AuditResult
+from auditor.model.results import AuditResult
 from auditor.report.text import strip_control
 
 #: first characters a spreadsheet reads as the start of a formula (tab and CR are read through); the

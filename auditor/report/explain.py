@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from auditor.pipeline import AuditResult
+from auditor.model.results import AuditResult
 from auditor.report.hands import HandView, quarantined_with_id, round_heading
 from auditor.report.text import clean
 

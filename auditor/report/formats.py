@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TextIO
 
-from auditor.pipeline import AuditResult
+from auditor.model.results import AuditResult
 from auditor.report.csv_report import write_csv
 from auditor.report.html import write_html
 from auditor.report.json_report import write_json

@@ -20,17 +20,11 @@ import pandas as pd
 
 from auditor.check import words
 from auditor.check.money import format_money, format_money_list
+from auditor.model.results import MAX_VIEWS, HandKey
 
 if TYPE_CHECKING:
-    from auditor.ingest.records import Quarantined, SourceHand
-    from auditor.pipeline import AuditResult
-
-#: hands with findings whose view a run keeps (the first, in the findings' order): the HTML page
-#: replays the findings of these hands, and `auditor explain` may ask for as many hands of one id
-MAX_VIEWS = 500
-
-#: where a hand is: (file as findings name it, line)
-HandKey = tuple[str, int]
+    from auditor.model.records import Quarantined, SourceHand
+    from auditor.model.results import AuditResult
 
 
 @dataclass(frozen=True)

@@ -45,13 +45,13 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from auditor.check.packs import Rule
-from auditor.ingest.records import QUARANTINE_CODES
-from auditor.pipeline import AuditResult
+from auditor.model.records import QUARANTINE_CODES
+from auditor.model.results import MAX_VIEWS, AuditResult, HandKey
 from auditor.report.common import records, rules_by_id, tool_version
-from auditor.report.hands import MAX_VIEWS, HandKey, HandView, round_heading
+from auditor.report.hands import HandView, round_heading
 from auditor.report.text import not_listed_line, strip_control, unaudited_lines
 
-#: findings replayed on the page: the audit keeps the views of as many hands (`report.hands.MAX_VIEWS`)
+#: findings replayed on the page: the audit keeps the views of as many hands (`model.results.MAX_VIEWS`)
 MAX_REPLAYS = MAX_VIEWS
 MAX_TABLE_ROWS = 50_000
 SEVERITIES = ("error", "warning", "info")

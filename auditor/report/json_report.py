@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from auditor.engines.partition import MAX_FINDINGS_PER_HAND_RULE, shown_text
-from auditor.pipeline import AuditResult
+from auditor.model.inputs import shown_text
+from auditor.model.results import MAX_FINDINGS_PER_HAND_RULE, AuditResult
 from auditor.report.common import records, rules_by_id, tool_version
 from auditor.report.manifest import manifest_dict
 

@@ -7,7 +7,7 @@ from typing import TextIO
 
 import pandas as pd
 
-from auditor.pipeline import AuditResult
+from auditor.model.results import AuditResult
 
 
 def plain(value: object) -> object:

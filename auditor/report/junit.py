@@ -23,8 +23,8 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from auditor.engines.partition import shown_text
-from auditor.pipeline import AuditResult
+from auditor.model.inputs import shown_text
+from auditor.model.results import AuditResult
 from auditor.report.common import records, rules_by_id
 from auditor.report.text import strip_control
 

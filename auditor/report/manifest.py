@@ -38,19 +38,20 @@ import os
 import shlex
 import stat
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from auditor.engines.partition import shown_text
-from auditor.engines.periods import Period, instant_text
+from auditor.model.inputs import shown_text
+from auditor.model.periods import Period, instant_text
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from auditor.check.packs import Pack
-    from auditor.pipeline import AuditResult, InputFile
+    from auditor.model.inputs import InputFile
+    from auditor.model.results import AuditResult
 
 #: the manifest's own format; raised when a field changes meaning
 MANIFEST_VERSION = 1
@@ -447,17 +448,25 @@ def _compare(expected_size: Any, expected_sha: Any, path: Path) -> tuple[str, st
     return "changed", f"size {expected_size} -> {size}, sha256 {str(expected_sha)[:12]} -> {digest[:12]}"
 
 
-def check_manifest(doc: dict[str, Any], root: Path | None = None) -> list[Check]:
+#: how a run finds its inputs under the paths it was given (`auditor.pipeline.discover`): the inputs and the
+#: files skipped; raises UsageError (or OSError) for a path it cannot search
+Discover = Callable[[list[Path]], tuple[list["InputFile"], list[Path]]]
+
+
+def check_manifest(doc: dict[str, Any], root: Path | None = None, *, discover: Discover) -> list[Check]:
     """Every input (and pack file) of a manifest hashed again, relative paths under `root` (default: the
     working directory): is each still the file that was audited? A manifest is data written by anyone who
-    had the file: what is not shaped like one is a ManifestError, never a crash."""
+    had the file: what is not shaped like one is a ManifestError, never a crash.
+
+    `discover` is how `audit` finds files in a folder; the caller (the CLI) passes the pipeline's, so that
+    a report module does not import the pipeline that runs it (layers one way)."""
     try:
-        return _check_manifest(doc, root)
+        return _check_manifest(doc, root, discover)
     except (AttributeError, TypeError, KeyError) as exc:
         raise ManifestError(f"malformed manifest ({type(exc).__name__}: {shown_text(str(exc))[:200]})") from exc
 
 
-def _check_manifest(doc: dict[str, Any], root: Path | None) -> list[Check]:
+def _check_manifest(doc: dict[str, Any], root: Path | None, discover: Discover) -> list[Check]:
     from auditor.resources import rules_dir
 
     root = Path.cwd() if root is None else root
@@ -493,13 +502,13 @@ def _check_manifest(doc: dict[str, Any], root: Path | None) -> list[Check]:
                 continue
             path = rules_dir() / file if part.get("builtin") else root / file  # an absolute file stays itself
             checks.append(Check("pack", label, *_compare(part.get("size"), part["sha256"], path)))
-    return checks + _added(doc, root)
+    return checks + _added(doc, root, discover)
 
 
-def _added(doc: dict[str, Any], root: Path) -> list[Check]:
+def _added(doc: dict[str, Any], root: Path, discover: Discover) -> list[Check]:
     """Files found again under the paths the run was given (`paths`, folders searched as `audit` searches
     them) that the manifest does not list: the same command would now audit more than was audited."""
-    from auditor.pipeline import UsageError, discover
+    from auditor.model.inputs import UsageError
 
     listed = {str(e.get("path")) for e in doc["inputs"] if isinstance(e, dict)}
     listed |= {os.fsdecode(bytes.fromhex(e["path_bytes_hex"])) for e in doc["inputs"]

@@ -15,7 +15,7 @@ from typing import BinaryIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from auditor.pipeline import AuditResult
+from auditor.model.results import AuditResult
 from auditor.report.json_report import summary
 from auditor.report.manifest import manifest_dict
 

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.progress_bar import ProgressBar as RichBar
 from rich.table import Table
 
-from auditor.pipeline import Progress
+from auditor.model.results import Progress
 
 
 class ProgressBar:

@@ -28,9 +28,9 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from auditor.check.packs import Pack, Rule
-from auditor.engines.partition import shown_text
-from auditor.ingest.records import QUARANTINE_CODES
-from auditor.pipeline import AuditResult
+from auditor.model.inputs import shown_text
+from auditor.model.records import QUARANTINE_CODES
+from auditor.model.results import AuditResult
 from auditor.report.common import records, tool_version
 from auditor.report.manifest import manifest_dict
 

@@ -19,9 +19,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from auditor.engines.partition import MAX_FINDINGS_PER_HAND_RULE, shown_text
-from auditor.ingest.records import printable
-from auditor.pipeline import AuditResult
+from auditor.model.inputs import shown_text
+from auditor.model.records import printable
+from auditor.model.results import MAX_FINDINGS_PER_HAND_RULE, AuditResult
 
 #: whole escape sequences first (CSI like colours, OSC like window titles), else their bodies would stay
 _CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -105,7 +105,7 @@ def unaudited_lines(result: AuditResult) -> list[str]:
 
 
 def not_listed_line(result: AuditResult) -> str:
-    """How many findings the per-hand cap left out, by rule (`engines.partition.MAX_FINDINGS_PER_HAND_RULE`)."""
+    """How many findings the per-hand cap left out, by rule (`model.results.MAX_FINDINGS_PER_HAND_RULE`)."""
     rules = ", ".join(f"{clean(rule)} ({clean(pack)}) {count}"
                       for (pack, rule), count in result.findings_not_listed.most_common(8))
     more = f" and {len(result.findings_not_listed) - 8} more rules" if len(result.findings_not_listed) > 8 else ""

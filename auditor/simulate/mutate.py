@@ -323,8 +323,8 @@ def prime(hands: Sequence[Hand]) -> None:
         return
     import pickle
 
-    from auditor.ingest.records import SourceHand
     from auditor.ingest.tables import build_tables
+    from auditor.model.records import SourceHand
     from auditor.replay.engine import TableState
     from auditor.replay.kernel import replay
 

@@ -3,7 +3,7 @@
 A hand is played in two phases so that showdowns of many tables can be evaluated in one batch:
 :meth:`Hand.play` runs everything up to the showdown (button, antes, blinds, deals, draws, betting,
 uncalled-bet returns) and :meth:`Hand.finish` builds the pots with
-:func:`auditor.replay.pots.build_pots`, takes the optional rake and writes the awards, given the
+:func:`auditor.model.pots.build_pots`, takes the optional rake and writes the awards, given the
 hand values from :func:`auditor.replay.evaluate.best_hands` (see :func:`evaluate_showdowns`).
 
 The betting rules the auditor checks are the ones followed here:
@@ -46,9 +46,9 @@ from typing import Any
 
 import numpy as np
 
+from auditor.model.pots import build_pots
 from auditor.replay.evaluate import best_hands, card_text
 from auditor.replay.house import HouseRules, RakeSchedule
-from auditor.replay.pots import build_pots
 from auditor.replay.variants import VARIANTS, Variant
 
 __all__ = [

@@ -62,9 +62,9 @@ from auditor.engines.ledger import check_whole
 from auditor.export import SUFFIXES, writer
 from auditor.ingest.detect import read_file
 from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.records import Quarantined, ReaderNote, SourceHand
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
+from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.replay.engine import TableState, replay
 from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, primed, register_pack
 from auditor.simulate.play import STRUCTURES

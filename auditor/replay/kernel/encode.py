@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.ingest.tables import CanonicalTables
+from auditor.model.tables import CanonicalTables
 from auditor.replay.evaluate import parse_card
 
 #: the null of an int64 column in the kernels' arrays

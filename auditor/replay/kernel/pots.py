@@ -1,7 +1,7 @@
 """End-of-hand pot facts for a whole batch of hands at once: pots, awards, equal shares, odd chips, rake.
 
 This is the columnar form of what `engine._HandReplay._pots_facts`, `_misawarded`, `_hand_rake_shares` and
-`replay.pots.build_pots` compute one hand at a time. The old engine is the specification: for the same end
+`model.pots.build_pots` compute one hand at a time. The old engine is the specification: for the same end
 state of a hand, `pot_facts` gives the same numbers (tests/test_kernel_pots.py holds them equal on replayed
 hands). The work is one Numba kernel over flat arrays, a loop per hand inside the kernel and none in
 Python, because a per-hand Python call would cost more than the rest of the replay.

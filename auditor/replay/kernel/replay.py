@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.ingest.tables import CanonicalTables
+from auditor.model.tables import CanonicalTables
 from auditor.replay import engine as reference
 from auditor.replay.engine import TableState, replay_order
 from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, STR, Facts

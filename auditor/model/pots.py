@@ -1,6 +1,7 @@
 """Main pot and side pots from what each seat put in.
 
-Shared by the replay engine and the simulator: pots are layers of contribution, and a player is
+Shared by the replay engine, the PHH reader, the exporters and the simulator (so it sits in the model, below
+all of them): pots are layers of contribution, and a player is
 eligible only for the layers they matched in full (catalogue POT-01).
 """
 

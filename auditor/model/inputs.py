@@ -1,0 +1,54 @@
+"""An input the run reads, how its name is shown, and the error a bad command line raises.
+
+Names are made once (issue #14): `InputFile.name` and `shown` are decided by the pipeline's `discover`
+and read by the engines (which open the file), the reports and the evidence manifest (which name it),
+so the type sits in the model below all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class UsageError(ValueError):
+    """Bad command-line input (missing path, unknown pack): exit status 2."""
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: Path
+    format: str  # a name from detect.INPUT_FORMATS, decided once by discover(); "auto" only for a zip
+    #: how the user knows the file: as named, or `<folder as named>/<path inside it>` (`_folder_names`),
+    #: never where the folder happens to be mounted, so ids built from it are the same on every machine;
+    #: always valid text (a byte that is not UTF-8 in a file name is written `\xff`)
+    name: str = ""
+    #: what findings and quarantines name the file by, in place of the path the reader opened: "" for that
+    #: path itself (escaped where it is not valid text), `<stdin>` for standard input spooled to a file
+    shown: str = ""
+    #: keeps a spooled stream's temporary copy alive as long as the input (not compared, not sent to workers)
+    spool: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        """The file as reports name it: readers label positions with `str(path)`, which
+        `engines.partition.read_input` replaces with this."""
+        return self.shown or shown_text(str(self.path))
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def shown_text(text: str) -> str:
+    """`text` safe for a table, a report and a terminal: a byte that was not UTF-8 in a file name (Python
+    holds it as a surrogate escape, e.g. `\\udcff` for byte 0xff) is written `\\xff`, any other lone
+    surrogate `\\udxxx`. Arrow, JSON and the terminal refuse surrogates, so one name delivered by a tar or
+    rsync from another system used to fail the whole run (issue #14 item 2)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda m: f"\\x{ord(m[0]) - 0xDC00:02x}" if 0xDC80 <= ord(m[0]) <= 0xDCFF
+                              else f"\\u{ord(m[0]):04x}", text)
+    return text
