@@ -36,6 +36,8 @@ def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **opt
     from auditor.pipeline import audit as run_audit
     from auditor.report.progress import progress_bar
 
+    if not quiet:
+        _say_if_compiling()
     bar = progress_bar(sys.stderr, quiet)
     try:
         return run_audit(paths, pack, progress=bar, **options)
@@ -45,6 +47,17 @@ def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **opt
     finally:
         if bar is not None:
             bar.close()
+
+
+def _say_if_compiling() -> None:
+    """The first run after an install compiles the replay kernels (Numba, cached on disk afterwards): say so
+    on standard error before the wait, so a pause of some seconds is not taken for a hang."""
+    from auditor.replay.kernel import uncached_kernels
+
+    missing = uncached_kernels()
+    if missing:
+        click.echo(f"auditor: compiling {len(missing)} replay kernels (first run after an install; "
+                   "cached on disk for later runs)...", err=True)
 
 
 def _exit_status(result, fail_on: str, allow_unaudited: bool = False) -> int:

@@ -21,7 +21,7 @@ from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.pipeline import audit
-from auditor.replay.engine import replay
+from auditor.replay.kernel import replay
 from auditor.simulate import simulate_mixed, write_jsonl
 
 MIX = [

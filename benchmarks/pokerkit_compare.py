@@ -50,7 +50,7 @@ from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.model.records import SourceHand
 from auditor.pipeline import audit, discover
-from auditor.replay.engine import replay
+from auditor.replay.kernel import replay
 from auditor.simulate import write_jsonl
 
 PACK = "tda-2024"

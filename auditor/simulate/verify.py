@@ -24,7 +24,7 @@ the pack can report with no planted hand is not measured, and counts as a failur
 below 100 %: the report proves nothing about it.
 
 Hands go through the same code as ``auditor audit`` from the canonical tables on (schema and
-consistency checks, :func:`~auditor.ingest.tables.build_tables`, :func:`~auditor.replay.engine.replay`,
+consistency checks, :func:`~auditor.ingest.tables.build_tables`, :func:`~auditor.replay.kernel.replay`,
 :func:`~auditor.check.run.check`), in memory and in large batches, without writing files. With a
 `repro_dir`, each miss and false finding (the first few of each kind) is written there as a JSON
 Lines file that ``auditor audit`` reproduces.
@@ -65,7 +65,8 @@ from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
-from auditor.replay.engine import TableState, replay
+from auditor.replay.engine import TableState
+from auditor.replay.kernel import replay
 from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, primed, register_pack
 from auditor.simulate.play import STRUCTURES
 from auditor.simulate.tables import simulate_mixed

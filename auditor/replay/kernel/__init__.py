@@ -1,10 +1,51 @@
 """The kernel replay engine (issue 16): Numba kernels over flat integer columns from Arrow.
 
-`replay` has exactly the contract of `auditor.replay.engine.replay` (the reference oracle until the two are
-shown identical by `scripts/compare_engines.py` and `tests/test_kernel_engine.py`). Not wired into the
-pipeline yet.
+`replay` has exactly the contract of `auditor.replay.engine.replay`, the Python reference engine it was
+ported from and shown identical to (every facts table and every failure, by `scripts/compare_engines.py`
+and `tests/test_kernel_engine.py`: sample_logs, the rule examples, the corpus, simulated and hostile
+hands). The pipeline replays with this one; the reference stays only as the oracle of those tests until
+its deletion (issue 16's last step).
+
+Kernels are compiled on first use and cached on disk (`cache=True`). `uncached_kernels` tells, before a
+run, whether that first compilation is still to come, so the command line can say why the first run
+after an install waits.
 """
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
 
 from auditor.replay.kernel.replay import replay
 
-__all__ = ["replay"]
+#: the modules holding the compiled kernels an audit runs (the PHH scanner is compiled only for PHH input)
+KERNEL_MODULES = ("auditor.replay.kernel.hand", "auditor.replay.kernel.table", "auditor.replay.kernel.pots",
+                  "auditor.replay.kernel.blinds", "auditor.replay.kernel.showdown",
+                  "auditor.ingest.columnar_validate")
+
+
+def uncached_kernels() -> list[str]:
+    """Kernels of `KERNEL_MODULES` with no entry in Numba's on-disk cache (they compile on first use).
+
+    A kernel is cached when its cache index file exists where Numba looks for it (beside the source,
+    a user-wide folder, or NUMBA_CACHE_DIR). Numba's cache object is internal API: if it changes shape,
+    the answer is "unknown", reported as nothing uncached, so a wrong guess only loses the notice.
+    """
+    from numba.core.registry import CPUDispatcher
+
+    missing = []
+    for name in KERNEL_MODULES:
+        module = importlib.import_module(name)
+        for attr, value in vars(module).items():
+            if not isinstance(value, CPUDispatcher) or value.__module__ != name:
+                continue
+            try:
+                index = Path(value._cache._cache_file._index_path)
+            except AttributeError:
+                continue
+            if not index.exists():
+                missing.append(f"{name}.{attr}")
+    return missing
+
+
+__all__ = ["KERNEL_MODULES", "replay", "uncached_kernels"]
