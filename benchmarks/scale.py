@@ -206,6 +206,9 @@ def main() -> None:
                   + " / ".join(f"{q / mb:,.0f}" for q in r["quarters"]), flush=True)
             last = [line for line in r["summary"].splitlines() if "hands read" in line or "findings" in line]
             print("    " + "; ".join(line.strip() for line in last[:2]), flush=True)
+            per_core = hands / r["cpu"] * 60
+            print(f"    issue 16's target, >= 2,000,000 hands/min per core (CPU time): "
+                  f"{'met' if per_core >= 2_000_000 else 'NOT met'} ({per_core / 2_000_000:.0%} of it)", flush=True)
 
 
 if __name__ == "__main__":
