@@ -46,10 +46,13 @@ def _house(name: str, local: Pack | None, cache: dict[str, HouseRules]) -> House
 
 
 def read_inputs(paths: list[Path]) -> Iterator[tuple[list[SourceHand], list[HouseRules], list[Quarantined]]]:
-    """Per input file: its hands, each hand's house (a pack file beside the log wins, as in the rule
+    """Batches of input files: their hands, each hand's house (a pack file beside the log wins, as in the rule
     examples), and its quarantined entries (which break the table chain as in the pipeline)."""
     inputs, _ = discover(paths)
     cache: dict[str, HouseRules] = {}
+    # files are gathered into batches of up to 20,000 hands, as the pipeline batches them (state is kept per
+    # file and table, so a batch of many files replays each file's tables as a batch of one would)
+    batch: tuple[list[SourceHand], list[HouseRules], list[Quarantined]] = ([], [], [])
     for item in inputs:
         path = Path(item.path)
         local = None
@@ -64,7 +67,14 @@ def read_inputs(paths: list[Path]) -> Iterator[tuple[list[SourceHand], list[Hous
                 hands.append(read)
             elif isinstance(read, Quarantined):
                 quarantined.append(read)
-        yield hands, [_house(h.hand["rule_pack"], local, cache) for h in hands], quarantined
+        batch[0].extend(hands)
+        batch[1].extend(_house(h.hand["rule_pack"], local, cache) for h in hands)
+        batch[2].extend(quarantined)
+        if len(batch[0]) >= 20_000:
+            yield batch
+            batch = ([], [], [])
+    if batch[0] or batch[2]:
+        yield batch
 
 
 def simulated(n: int, seed: int) -> Iterator[tuple[list[SourceHand], list[HouseRules], list[Quarantined]]]:
