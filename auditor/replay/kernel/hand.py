@@ -152,6 +152,47 @@ def _next_to_act(can, ncan, pointer, button, acted, rnd, bet):
 
 
 @njit(cache=True)
+def _pending_at_close(seated, dealt, folded, all_in, can, pointer, button, acted, rnd, current_bet, rins, rcount,
+                      dset, dst, live_order, dscratch, dst2):
+    """Who still owed an action when a round closes (-1: nobody), the seats able to bet (`can`, its count),
+    and the live players: the reference's `_close_round` reading, for a round closed by the next one or by
+    the end of the hand alike. The last player able to bet owes an action only if someone still in has
+    more in the round (facing only a blind posted all-in short, there is nothing to call). `rins` numbers
+    seats in the order the reference's round dictionary first met them (ties between equal contributions
+    follow it); the updated counter is returned."""
+    ncan = 0
+    for s in range(WIDTH):
+        if seated[s] and dealt[s] and not folded[s] and not all_in[s]:
+            can[ncan] = s
+            ncan += 1
+    live_now = 0
+    for s in range(WIDTH):
+        if dealt[s] and not folded[s]:
+            live_now += 1
+    pending = -1
+    if live_now >= 2:
+        if ncan >= 2:
+            pending = _next_to_act(can, ncan, pointer, button, acted, rnd, current_bet)
+        elif ncan == 1:
+            alone = can[0]
+            if rins[alone] < 0:
+                rins[alone] = rcount
+                rcount += 1
+            if rnd[alone] < current_bet:
+                nlo = _live_order(dset, dst, folded, live_order, dscratch, dst2)
+                for k in range(nlo):
+                    s = live_order[k]
+                    if s != alone:
+                        if rins[s] < 0:
+                            rins[s] = rcount
+                            rcount += 1
+                        if rnd[s] > rnd[alone]:
+                            pending = alone
+                            break
+    return pending, ncan, live_now, rcount
+
+
+@njit(cache=True)
 def replay_hands(order, caps,
                  variant, structure, blinds_off, blinds, units_off, units, smin_off, smin, smax_off, smax,
                  seat_start, s_seat, s_player, s_stack, s_status,
@@ -457,35 +498,9 @@ def replay_hands(order, caps,
                     opens = nxt
             if opens >= 0:
                 # ---- close the current round ("next round")
-                ncan = 0
-                for s in range(WIDTH):
-                    if seated[s] and dealt[s] and not folded[s] and not all_in[s]:
-                        can[ncan] = s
-                        ncan += 1
-                live_now = 0
-                for s in range(WIDTH):
-                    if dealt[s] and not folded[s]:
-                        live_now += 1
-                pending = -1
-                if live_now >= 2:
-                    if ncan >= 2:
-                        pending = _next_to_act(can, ncan, pointer, button, acted, rnd, current_bet)
-                    elif ncan == 1:
-                        alone = can[0]
-                        if rins[alone] < 0:
-                            rins[alone] = rcount
-                            rcount += 1
-                        if rnd[alone] < current_bet:
-                            nlo = _live_order(dset, dst, folded, live_order, dscratch, dst2)
-                            for k in range(nlo):
-                                s = live_order[k]
-                                if s != alone:
-                                    if rins[s] < 0:
-                                        rins[s] = rcount
-                                        rcount += 1
-                                    if rnd[s] > rnd[alone]:
-                                        pending = alone
-                                        break
+                pending, ncan, live_now, rcount = _pending_at_close(
+                    seated, dealt, folded, all_in, can, pointer, button, acted, rnd, current_bet, rins, rcount,
+                    dset, dst, live_order, dscratch, dst2)
                 _close_round(row, pending, ncan, False, seq, live_now, round_returned, round_actions,
                              rnd, rins, folded, all_in, round_returns, players,
                              r_pending, r_pending_player, r_able, r_end, r_close_seq, r_live, r_returned,
@@ -923,35 +938,9 @@ def replay_hands(order, caps,
                 hand_rake += e_amount[i]
 
         # ---- end of hand: close the last round
-        ncan = 0
-        for s in range(WIDTH):
-            if seated[s] and dealt[s] and not folded[s] and not all_in[s]:
-                can[ncan] = s
-                ncan += 1
-        live_now = 0
-        for s in range(WIDTH):
-            if dealt[s] and not folded[s]:
-                live_now += 1
-        pending = -1
-        if live_now >= 2:
-            if ncan >= 2:
-                pending = _next_to_act(can, ncan, pointer, button, acted, rnd, current_bet)
-            elif ncan == 1:
-                alone = can[0]
-                if rins[alone] < 0:
-                    rins[alone] = rcount
-                    rcount += 1
-                if rnd[alone] < current_bet:
-                    nlo = _live_order(dset, dst, folded, live_order, dscratch, dst2)
-                    for k in range(nlo):
-                        s = live_order[k]
-                        if s != alone:
-                            if rins[s] < 0:
-                                rins[s] = rcount
-                                rcount += 1
-                            if rnd[s] > rnd[alone]:
-                                pending = alone
-                                break
+        pending, ncan, live_now, rcount = _pending_at_close(
+            seated, dealt, folded, all_in, can, pointer, button, acted, rnd, current_bet, rins, rcount,
+            dset, dst, live_order, dscratch, dst2)
         _close_round(row, pending, ncan, True, -1, live_now, round_returned, round_actions,
                      rnd, rins, folded, all_in, round_returns, players,
                      r_pending, r_pending_player, r_able, r_end, r_close_seq, r_live, r_returned,
