@@ -152,6 +152,38 @@ def _next_to_act(can, ncan, pointer, button, acted, rnd, bet):
 
 
 @njit(cache=True)
+def _round_limits(st, street, h, units, units_off, smin, smin_off, smax, smax_off, blinds, blinds_off, nbl):
+    """What the structure says for betting round `street` of hand `h`, looked up once per round: the fixed-limit
+    unit, the spread minimum and maximum (NULL where the hand gives none for that round) and the smallest
+    opening bet (the unit, the spread minimum, else the last declared blind)."""
+    bet_unit = NULL
+    if st == ST_FIXED and street < units_off[h + 1] - units_off[h]:
+        bet_unit = units[units_off[h] + street]
+    smin_now = smin[smin_off[h] + street] if street < smin_off[h + 1] - smin_off[h] else NULL
+    smax_now = smax[smax_off[h] + street] if street < smax_off[h + 1] - smax_off[h] else NULL
+    if st == ST_FIXED:
+        min_bet = bet_unit
+    elif st == ST_SPREAD:
+        min_bet = smin_now
+    else:
+        min_bet = blinds[blinds_off[h + 1] - 1] if nbl > 0 else NULL
+    return bet_unit, smin_now, smax_now, min_bet
+
+
+@njit(cache=True)
+def _clear_round(rnd, rins, acted, acted_full, acted_cum, round_returns):
+    """Each seat's round state at the start of a betting round: nothing in, not met by the round's
+    dictionary order yet, not acted under either reopening reading, nothing returned."""
+    for s in range(WIDTH):
+        rnd[s] = 0
+        rins[s] = -1
+        acted[s] = False
+        acted_full[s] = False
+        acted_cum[s] = False
+        round_returns[s] = 0
+
+
+@njit(cache=True)
 def _pending_at_close(seated, dealt, folded, all_in, can, pointer, button, acted, rnd, current_bet, rins, rcount,
                       dset, dst, live_order, dscratch, dst2):
     """Who still owed an action when a round closes (-1: nobody), the seats able to bet (`can`, its count),
@@ -455,24 +487,9 @@ def replay_hands(order, caps,
                 live_now += 1
         r_live_at_deal[row] = live_now
         r_draw_round[row] = n_rounds > 0 and v_draw_before[v, 0]
-        bet_unit = NULL
-        if st == ST_FIXED and units_off[h + 1] - units_off[h] > 0:
-            bet_unit = units[units_off[h]]
-        smin_now = smin[smin_off[h]] if smin_off[h + 1] - smin_off[h] > 0 else NULL
-        smax_now = smax[smax_off[h]] if smax_off[h + 1] - smax_off[h] > 0 else NULL
-        if st == ST_FIXED:
-            min_bet = bet_unit
-        elif st == ST_SPREAD:
-            min_bet = smin_now
-        else:
-            min_bet = blinds[blinds_off[h + 1] - 1] if nbl > 0 else NULL
-        for s in range(WIDTH):
-            rnd[s] = 0
-            rins[s] = -1
-            acted[s] = False
-            acted_full[s] = False
-            acted_cum[s] = False
-            round_returns[s] = 0
+        bet_unit, smin_now, smax_now, min_bet = _round_limits(st, 0, h, units, units_off, smin, smin_off, smax,
+                                                              smax_off, blinds, blinds_off, nbl)
+        _clear_round(rnd, rins, acted, acted_full, acted_cum, round_returns)
         rcount = 0
         current_bet = 0
         largest = 0
@@ -519,24 +536,9 @@ def replay_hands(order, caps,
                 r_burns_expected[row] = 1 if (street > 0 and inside and v_schedule[v, street] > 0) else 0
                 r_live_at_deal[row] = live_now
                 r_draw_round[row] = inside and v_draw_before[v, street]
-                bet_unit = NULL
-                if st == ST_FIXED and street < units_off[h + 1] - units_off[h]:
-                    bet_unit = units[units_off[h] + street]
-                smin_now = smin[smin_off[h] + street] if street < smin_off[h + 1] - smin_off[h] else NULL
-                smax_now = smax[smax_off[h] + street] if street < smax_off[h + 1] - smax_off[h] else NULL
-                if st == ST_FIXED:
-                    min_bet = bet_unit
-                elif st == ST_SPREAD:
-                    min_bet = smin_now
-                else:
-                    min_bet = blinds[blinds_off[h + 1] - 1] if nbl > 0 else NULL
-                for s in range(WIDTH):
-                    rnd[s] = 0
-                    rins[s] = -1
-                    acted[s] = False
-                    acted_full[s] = False
-                    acted_cum[s] = False
-                    round_returns[s] = 0
+                bet_unit, smin_now, smax_now, min_bet = _round_limits(st, street, h, units, units_off, smin, smin_off,
+                                                                      smax, smax_off, blinds, blinds_off, nbl)
+                _clear_round(rnd, rins, acted, acted_full, acted_cum, round_returns)
                 rcount = 0
                 current_bet = 0
                 largest = 0
