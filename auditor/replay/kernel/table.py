@@ -54,6 +54,20 @@ class GroupState:
 
 
 @njit(cache=True)
+def _forget_players(est_mark, est_list, n_est, owed_sb, owed_bb, owed_in, owed_list, n_owed):
+    """Clear the working memory of established players and blinds owed (another table begins, the chain is
+    broken, or the hand failed): only the entries listed are cleared, so it costs the players remembered,
+    not the batch's vocabulary. Returns the emptied list lengths."""
+    for k in range(n_est):
+        est_mark[est_list[k]] = False
+    for k in range(n_owed):
+        owed_sb[owed_list[k]] = -1
+        owed_bb[owed_list[k]] = -1
+        owed_in[owed_list[k]] = False
+    return 0, 0
+
+
+@njit(cache=True)
 def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amount, heir_list, button,
                 sb_seat, b2_seat, bbl_seat, hs_seated, hs_player, hs_status, hs_dealt, dealt_order, hs_live_posts,
                 hs_dead_posts, n_groups, g_has_button, g_button, g_has_bb, g_bb, g_has_heir, g_heir, g_has_sb,
@@ -157,14 +171,7 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
             if w == n:
                 break
             # clear the previous table's working memory, load this one's
-            for k in range(n_est):
-                est_mark[est_list[k]] = False
-            n_est = 0
-            for k in range(n_owed):
-                owed_sb[owed_list[k]] = -1
-                owed_bb[owed_list[k]] = -1
-                owed_in[owed_list[k]] = False
-            n_owed = 0
+            n_est, n_owed = _forget_players(est_mark, est_list, n_est, owed_sb, owed_bb, owed_in, owed_list, n_owed)
             g = group[w]
             f_est_off[g] = nfe
             f_owed_off[g] = nfo
@@ -195,14 +202,7 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
             has_button = has_bb = has_heir = has_sb = has_est = has_last = False
             m_button = m_bb = m_heir = m_sb_player = m_last = -1
             m_sb_kind = 0
-            for k in range(n_est):
-                est_mark[est_list[k]] = False
-            n_est = 0
-            for k in range(n_owed):
-                owed_sb[owed_list[k]] = -1
-                owed_bb[owed_list[k]] = -1
-                owed_in[owed_list[k]] = False
-            n_owed = 0
+            n_est, n_owed = _forget_players(est_mark, est_list, n_est, owed_sb, owed_bb, owed_in, owed_list, n_owed)
         seated = hs_seated[h]
         players = hs_player[h]
         status = hs_status[h]
@@ -246,14 +246,7 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
             has_button = has_bb = has_heir = has_sb = has_est = has_last = False
             m_button = m_bb = m_heir = m_sb_player = m_last = -1
             m_sb_kind = 0
-            for k in range(n_est):
-                est_mark[est_list[k]] = False
-            n_est = 0
-            for k in range(n_owed):
-                owed_sb[owed_list[k]] = -1
-                owed_bb[owed_list[k]] = -1
-                owed_in[owed_list[k]] = False
-            n_owed = 0
+            n_est, n_owed = _forget_players(est_mark, est_list, n_est, owed_sb, owed_bb, owed_in, owed_list, n_owed)
             continue
         bbl = bbl_seat[h]
         btn = button[h]
