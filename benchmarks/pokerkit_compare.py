@@ -39,7 +39,7 @@ from pokerkit import HandHistory
 from auditor.check.packs import resolve_pack
 from auditor.check.run import check
 from auditor.engines import local
-from auditor.engines.parquet_ranges import plan_ranges, read_range
+from auditor.engines.parquet_ranges import plan_ranges, read_range_tables
 from auditor.ingest import phh_toml
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.ohh import read_ohh
@@ -159,7 +159,7 @@ def main() -> None:
     t_read_supported, _, _ = timed(lambda: [x for p in supported for x in read_phh(p)], args.repeat)
     t_read_jsonl, _, _ = timed(lambda: list(read_jsonl(jsonl)), args.repeat)
     t_read_parquet, _, _ = timed(lambda: list(read_parquet(dataset)), args.repeat)
-    t_read_ranges, _, _ = timed(lambda: [x for a, b in ranges for x in read_range(dataset, layout, a, b)],
+    t_read_ranges, _, _ = timed(lambda: [x for a, b in ranges for x in read_range_tables(dataset, layout, a, b)],
                                 args.repeat)
     others = []
     for label, folder, reader in (("PokerStars text", "pokerstars", read_pokerstars), ("OHH", "ohh", read_ohh)):
