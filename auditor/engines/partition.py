@@ -368,6 +368,15 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     packs: dict[str, Pack] = {forced.name: forced} if forced else {}
     local = {name: ledger.without_run_wide(p) for name, p in packs.items()}
     unknown_packs: dict[str, str] = {}
+
+    def load_pack(name: str) -> None:
+        """The pack a hand declares, loaded once per run and process (or remembered as unusable, with why)."""
+        if name not in packs and name not in unknown_packs:
+            try:
+                packs[name] = _pack_for_run(options, "declared", name)
+                local[name] = ledger.without_run_wide(packs[name])
+            except PackError as exc:
+                unknown_packs[name] = exc.message
     quarantined: list[Quarantined] = []
     findings: list[pd.DataFrame] = []
     coverage: list[pd.DataFrame] = []
@@ -419,12 +428,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                         state.break_chain(q.file, q.table_id, q.line)
                 declared = item.tables.hands["rule_pack"].to_pylist()
                 for name in [forced.name] if forced else dict.fromkeys(declared):  # loaded in the hands' order
-                    if name not in packs and name not in unknown_packs:
-                        try:
-                            packs[name] = _pack_for_run(options, "declared", name)
-                            local[name] = ledger.without_run_wide(packs[name])
-                        except PackError as exc:
-                            unknown_packs[name] = exc.message
+                    load_pack(name)
                 drop = np.array([not forced and name in unknown_packs for name in declared], dtype=bool)
                 if drop.any():  # as for a hand read alone that declares a pack that cannot be used
                     hands = item.tables.hands
@@ -462,12 +466,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                 quarantined.append(item)
                 continue
             name = forced.name if forced else item.hand["rule_pack"]
-            if name not in packs and name not in unknown_packs:
-                try:
-                    packs[name] = _pack_for_run(options, "declared", name)
-                    local[name] = ledger.without_run_wide(packs[name])
-                except PackError as exc:
-                    unknown_packs[name] = exc.message
+            load_pack(name)
             if name in unknown_packs:
                 # the record names a rule book that does not exist: the hand cannot be judged under it
                 table_id = item.hand.get("table_id")
