@@ -368,10 +368,12 @@ def test_build_equals_build_pots(contributed, data):
     c = np.array([contributed[s] for s in seats], dtype=np.int64)
     contender = np.array([s not in folded and contributed[s] > 0 for s in seats], dtype=np.bool_)
     split = np.array(sorted(split_at), dtype=np.int64)
-    amount = np.zeros(k + 2, dtype=np.int64)
-    thr = np.zeros(k + 2, dtype=np.int64)
+    # split_at here is drawn apart from the seats, so it may hold more levels than the replay ever passes
+    # (its levels are folded all-in seats): the buffers are sized by _build's contract, not the replay's.
+    amount = np.zeros(k + len(split) + 1, dtype=np.int64)
+    thr = np.zeros(k + len(split) + 1, dtype=np.int64)
     pots = _build(c, contender, k, dead, split, len(split), use_split, amount, thr,
-                  np.zeros(2 * k + 1, dtype=np.int64))
+                  np.zeros(k + len(split) + 1, dtype=np.int64))
     got = [(int(amount[p]), tuple(s for s, ci, ok in zip(seats, c, contender, strict=True) if ok and ci >= thr[p]))
            for p in range(pots)]
     assert got == [(p.amount, p.eligible) for p in want]

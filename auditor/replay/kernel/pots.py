@@ -325,7 +325,9 @@ def _build(c, contender, k, dead, split, n_split, use_split, amount, thr, levels
     """`build_pots` for one hand: fills amount[:P] and thr[:P] (eligible: contenders with c >= thr); returns P.
 
     `c` are the slots' contributions after returns, `split[:n_split]` the split_at levels (used only when
-    `use_split`), `levels` scratch of 2 * k + 1 entries. Eligible sets are nested (more chips, fewer seats), so
+    `use_split`), `levels` scratch of k + n_split entries; `amount` and `thr` need k + n_split + 1 entries (one
+    pot per distinct level, one more when nobody contends). The replay's split levels are folded all-in
+    seats, never contenders, so there k + 2 entries are enough. Eligible sets are nested (more chips, fewer seats), so
     two levels have the same eligible seats exactly when the same number of contenders reach them.
     """
     n_levels = 0
