@@ -22,7 +22,7 @@ from auditor.check.packs import builtin_pack_paths, load_pack
 from auditor.export import pokerstars as ps
 from auditor.ingest.detect import read_file
 from auditor.model.records import Quarantined, SourceHand
-from auditor.replay.engine import TableState
+from auditor.replay.state import TableState
 from auditor.simulate import simulate_hands
 from auditor.simulate.mutate import REGISTRY, register_pack
 from auditor.simulate.verify import _audit, applicable_mutators

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from auditor.pipeline import audit
-from auditor.replay.engine import replay_order
+from auditor.replay.state import replay_order
 
 ROOT = Path(__file__).resolve().parents[1]
 NZ_SAMPLE = ROOT / "sample_logs" / "nz-omaha.jsonl"

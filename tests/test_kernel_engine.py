@@ -19,8 +19,8 @@ from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.model.records import SourceHand
 from auditor.replay import kernel
-from auditor.replay.engine import TableState
 from auditor.replay.house import HouseRules
+from auditor.replay.state import TableState
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("compare_engines", ROOT / "scripts/compare_engines.py")

@@ -99,8 +99,8 @@ def _simulated(n: int = 60) -> list[dict]:
 def test_the_betting_mutators_read_is_the_kernel_replays_actions_facts():
     from auditor.ingest.tables import build_tables
     from auditor.model.records import SourceHand
-    from auditor.replay.engine import TableState
     from auditor.replay.kernel import replay
+    from auditor.replay.state import TableState
     from auditor.simulate import mutate
 
     hands = _simulated(30)

@@ -22,8 +22,9 @@ from auditor.ingest.validate import schema_error
 from auditor.model.pots import build_pots
 from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
-from auditor.replay.engine import TableState, replay
+from auditor.replay.engine import replay
 from auditor.replay.house import HouseRules
+from auditor.replay.state import TableState
 
 
 def _hand(hand_id: str, seats: list[tuple[int, str, int]], events: list[dict], *, blinds=(50, 100),

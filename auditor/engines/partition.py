@@ -45,8 +45,8 @@ from auditor.model.inputs import shown_text
 from auditor.model.periods import Period
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.model.results import MAX_FINDINGS_PER_HAND_RULE, MAX_VIEWS
-from auditor.replay.engine import TableState
 from auditor.replay.kernel import replay
+from auditor.replay.state import TableState
 from auditor.report.hands import KeptViews, hand_views, wanted_rows
 
 if TYPE_CHECKING:

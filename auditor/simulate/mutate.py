@@ -325,8 +325,8 @@ def prime(hands: Sequence[Hand]) -> None:
 
     from auditor.ingest.tables import build_tables
     from auditor.model.records import SourceHand
-    from auditor.replay.engine import TableState
     from auditor.replay.kernel import replay
+    from auditor.replay.state import TableState
 
     try:
         tables = build_tables([SourceHand(h, "mutate", k + 1) for k, h in enumerate(hands)])

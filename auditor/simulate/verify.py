@@ -65,8 +65,8 @@ from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
-from auditor.replay.engine import TableState
 from auditor.replay.kernel import replay
+from auditor.replay.state import TableState
 from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, primed, register_pack
 from auditor.simulate.play import STRUCTURES
 from auditor.simulate.tables import simulate_mixed

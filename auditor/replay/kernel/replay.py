@@ -27,13 +27,13 @@ import pyarrow.compute as pc
 
 from auditor.model.tables import CanonicalTables
 from auditor.replay import engine as reference
-from auditor.replay.engine import TableState, replay_order
 from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, STR, Facts
 from auditor.replay.house import HouseRules
 from auditor.replay.kernel.encode import NULL, Encoded, encode, variant_table
 from auditor.replay.kernel.hand import named, replay_hands
 from auditor.replay.kernel.table import cross_hands
 from auditor.replay.kernel.table import named as named_cross
+from auditor.replay.state import TableState, replay_order
 
 
 def _int(values: np.ndarray, null: int = NULL) -> pd.arrays.IntegerArray:
