@@ -9,10 +9,11 @@ offsets + values taken from the Arrow list buffers. Nothing here walks the event
 Null integers become sentinels (`NULL` for int64, -1 for small codes), with the few masks the replay needs
 to tell a null from a zero.
 
-What the kernels index with is checked here, before any kernel runs: seats outside 1..`MAX_SEAT`, a card
-text that is not a card, or a list longer than the kernel's scratch space mark the hand `unsupported`
-(the canonical schema admits none of these; the orchestration then replays the batch with the reference
-engine rather than guess).
+What the kernels index with is checked here, before any kernel runs: a variant the kernels do not know,
+seats outside 1..`MAX_SEAT`, an event kind not listed, a card text that is not a card, or an event
+without the seat, amount or pot its kind needs mark the hand `unsupported`, with the words of the first
+such input in `reasons` (the canonical schema admits none of these). Such a hand is never handed to a
+kernel: the orchestration reports it as a hand that could not be replayed and replays the rest.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def card_codes(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Card texts as evaluator codes (-1 for "??") and a flag per value that the text is not a card.
 
     The dictionary of distinct texts is parsed once (at most 53 in a valid log); a text `parse_card`
-    refuses is flagged, and its hand is left to the reference engine."""
+    refuses is flagged, and its hand is not replayed."""
     if len(values) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.bool_)
     encoded = pc.dictionary_encode(values)
@@ -107,6 +108,19 @@ def card_codes(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     table[-1], bad[-1] = -1, True  # a null card
     index = pc.fill_null(encoded.indices, len(dictionary)).to_numpy(zero_copy_only=False).astype(np.int64)
     return table[index], bad[index]
+
+
+def _quoted(text: object) -> str:
+    """Untrusted text for a failure's words: quoted (repr, so nothing in it reads as words of ours) and cut
+    to 40 characters; a null as "null"."""
+    if text is None:
+        return "null"
+    text = str(text)
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def _number(value: int, null: int) -> str:
+    return "null" if value == null else str(int(value))
 
 
 def starts(hand_col: np.ndarray, n: int) -> np.ndarray:
@@ -156,6 +170,8 @@ class Encoded:
     receive: np.ndarray
     #: hands the kernels must not replay (see the module docstring)
     unsupported: np.ndarray
+    #: hand row -> why it is unsupported (the first input found out of the kernels' range)
+    reasons: dict[int, str]
 
 
 def encode(tables: CanonicalTables) -> Encoded:
@@ -180,34 +196,56 @@ def encode(tables: CanonicalTables) -> Encoded:
     receive, receive_bad = card_codes(receive_values)
     kind = codes(E.column("kind"), KINDS)
 
-    unsupported = np.zeros(n, np.bool_)
     from auditor.replay.variants import VARIANTS
 
-    if set(variant_names) - set(VARIANTS):  # the reference fails such hands; leave them to it
-        unsupported[:] = True
-        variant_names = [name for name in variant_names if name in VARIANTS]
-    seat_bad = (s_seat < 1) | (s_seat > MAX_SEAT)
-    np.logical_or.at(unsupported, s_hand[seat_bad & (s_hand >= 0) & (s_hand < n)], True)
-    # seat draws keep their cards as player draws (strings), not as cards the kernels read
+    variant = codes(variant_col, tuple(name for name in variant_names if name in VARIANTS))
+    variant_text = variant_col.to_numpy(zero_copy_only=False) if (variant < 0).any() else None
+    variant_names = [name for name in variant_names if name in VARIANTS]
     e_blind = ints(E.column("blind"), -1)
-    e_seat_bad = ((e_seat != -1) & ((e_seat < 1) | (e_seat > MAX_SEAT))) | (kind == -1) | \
-        ((e_blind != -1) & (e_blind < 1))
-    needs_seat = np.isin(kind, (K_ACTION, K_POST, K_DRAW, K_BUTTON, K_SHOW, K_MUCK, K_KILL, K_RETURN, K_AWARD))
     e_amount = ints(E.column("amount"), NULL)
     e_pot = ints(E.column("pot"), -1)
+    needs_seat = np.isin(kind, (K_ACTION, K_POST, K_DRAW, K_BUTTON, K_SHOW, K_MUCK, K_KILL, K_RETURN, K_AWARD))
     needs_amount = np.isin(kind, (K_POST, K_RETURN, K_AWARD, K_RAKE))
-    e_seat_bad |= (needs_seat & (e_seat == -1)) | (needs_amount & (e_amount == NULL)) | \
-        ((kind == K_AWARD) & (e_pot == -1))
-    np.logical_or.at(unsupported, e_hand[e_seat_bad & (e_hand >= 0) & (e_hand < n)], True)
     card_event = np.repeat(np.arange(len(kind)), np.diff(cards_off))
-    bad_events = card_event[cards_bad & (kind[card_event] != K_SEAT_DRAW)]
-    np.logical_or.at(unsupported, e_hand[bad_events], True)
     recv_event = np.repeat(np.arange(len(kind)), np.diff(receive_off))
-    np.logical_or.at(unsupported, e_hand[recv_event[receive_bad]], True)
+    # seat draws keep their cards as player draws (strings), not as cards the kernels read
+    card_bad = cards_bad & (kind[card_event] != K_SEAT_DRAW)
+    kind_text = E.column("kind")
+
+    def kind_of(i: int) -> str:
+        return _quoted(kind_text[i].as_py())
+
+    # (rows out of range, the hand of each row, the words of row i): the first check a hand fails names it
+    checks = (
+        (variant < 0, np.arange(n), lambda i: f"variant {_quoted(variant_text[i])} is not one the kernels replay"),
+        ((s_seat < 1) | (s_seat > MAX_SEAT), s_hand,
+         lambda i: f"seat {_number(s_seat[i], -1)} is outside the kernel's 1-{MAX_SEAT}"),
+        (kind == -1, e_hand, lambda i: f"event kind {kind_of(i)} is not one the kernel replays"),
+        ((e_seat != -1) & ((e_seat < 1) | (e_seat > MAX_SEAT)), e_hand,
+         lambda i: f"seat {e_seat[i]} is outside the kernel's 1-{MAX_SEAT}"),
+        ((e_blind != -1) & (e_blind < 1), e_hand, lambda i: f"blind number {e_blind[i]} is below 1"),
+        (needs_seat & (e_seat == -1), e_hand, lambda i: f"a {kind_of(i)} event names no seat"),
+        (needs_amount & (e_amount == NULL), e_hand, lambda i: f"a {kind_of(i)} event states no amount"),
+        ((kind == K_AWARD) & (e_pot == -1), e_hand, lambda i: "an award names no pot"),
+        (card_bad, e_hand[card_event], lambda i: f"card {_quoted(cards_values[i].as_py())} is not a card"),
+        (receive_bad, e_hand[recv_event], lambda i: f"card {_quoted(receive_values[i].as_py())} is not a card"),
+    )
+    unsupported = np.zeros(n, np.bool_)
+    reasons: dict[int, str] = {}
+    for bad, hand_of, words in checks:
+        rows = np.flatnonzero(bad & (hand_of >= 0) & (hand_of < n))
+        if not len(rows):
+            continue
+        hands, first = np.unique(hand_of[rows], return_index=True)  # the first bad row of each hand
+        for h, i in zip(hands.tolist(), rows[first].tolist(), strict=True):  # refused hands only
+            reasons.setdefault(h, words(i))
+        unsupported[hands] = True
+    # a refused hand reads variant 0 (never an index past the variant table); no kernel replays it
+    variant = np.where(variant < 0, 0, variant).astype(np.int8)
 
     return Encoded(
         n=n,
-        variant=codes(variant_col, tuple(variant_names)),
+        variant=variant,
         variant_names=variant_names,
         structure=codes(H.column("structure"), STRUCTURES),
         chip_unit=ints(H.column("chip_unit"), 0),
@@ -231,6 +269,7 @@ def encode(tables: CanonicalTables) -> Encoded:
         e_pot=e_pot,
         cards_off=cards_off, cards=cards, receive_off=receive_off, receive=receive,
         unsupported=unsupported,
+        reasons=reasons,
     )
 
 

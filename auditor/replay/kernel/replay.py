@@ -1,7 +1,9 @@
 """Orchestration of the kernel engine: encode the batch, run the kernels, build the facts tables.
 
-`replay(tables, houses, state)` has the signature, inputs and outputs of `auditor.replay.engine.replay`
-(the reference, and the specification until the two are shown identical). Facts columns are built from
+`replay(tables, houses, state)` is the one replay engine (issue 16: the Python engine it was shown identical
+to on sample_logs, every rule example, the corpus and 1,000,000 simulated hands is deleted; the golden
+snapshots in tests/snapshots/facts and the independent simulator oracle `auditor.simulate.play`, through
+`auditor verify`, now hold it to what it was). Facts columns are built from
 the kernels' arrays with vectorised `take` on the Arrow columns (strings decoded from codes, nulls from
 sentinels), never a Python loop per row.
 
@@ -11,9 +13,13 @@ draws from the per-hand kernel (`hand.replay_hands`); hands and seats from it an
 from H5's end-of-hand kernels (`blinds.blind_facts`, `pots.pot_facts`, `showdown.showdown_facts`) fed with
 the per-hand end state. Python finishes only the hands that need words or events no kernel handles
 (duplicate cards, players in two seats or two players in a seat, seat requests/fills/draws: a mask, never
-a loop over every hand) and converts the state once per table of the batch. A batch the encoder or an
-end-of-hand kernel flags as outside what the kernels accept (nothing the canonical schema admits) is
-replayed by the reference engine whole, before any state is touched.
+a loop over every hand) and converts the state once per table of the batch.
+
+A hand the encoder, the per-hand kernel (`overflow`) or an end-of-hand kernel (`invalid`) finds outside
+what the kernels accept (a seat outside 1-10, a text that is not a card, more cards than the scratch space,
+...: mostly nothing the canonical schema admits) is not replayed: it comes back in the failures with words
+naming what is out of range, like the one schema-valid failure the cross-hand kernel finds, and breaks its
+table's chain the same way. The rest of the batch replays as if it were not there.
 """
 
 from __future__ import annotations
@@ -26,11 +32,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.model.tables import CanonicalTables
-from auditor.replay import engine as reference
 from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, STR, Facts
 from auditor.replay.house import HouseRules
 from auditor.replay.kernel.encode import NULL, Encoded, encode, variant_table
-from auditor.replay.kernel.hand import named, replay_hands
+from auditor.replay.kernel.hand import HOLE_CAP, named, replay_hands
 from auditor.replay.kernel.table import cross_hands
 from auditor.replay.kernel.table import named as named_cross
 from auditor.replay.state import TableState, replay_order
@@ -284,12 +289,19 @@ def _heir_order(houses: Sequence[HouseRules], n: int) -> np.ndarray:
 
 
 def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableState, enc: Encoded,
-                order: np.ndarray, hand_out: dict[str, np.ndarray], seat_out: dict[str, np.ndarray]):
-    """Run the cross-hand kernel with the state of the batch's tables as arrays; store the state back."""
+                order: np.ndarray, hand_out: dict[str, np.ndarray], seat_out: dict[str, np.ndarray],
+                failed: np.ndarray):
+    """Run the cross-hand kernel with the state of the batch's tables as arrays; store the state back.
+
+    `failed` hands (refused before this kernel) are left out of its walk; each breaks its table's chain as
+    a failure does (the table's next hand is judged like a first, and a table whose last hand of the batch
+    failed is forgotten)."""
     H = tables.hands
     n = enc.n
-    group, keys = _groups(tables, order)
-    forget = _forget_before(state, tables, order, group, keys)
+    full_group, keys = _groups(tables, order)
+    refused = failed[order]
+    broken = _forget_before(state, tables, order, full_group, keys) | refused
+    order, group, forget = _walk_without(order, full_group, broken, refused)
     players = _Vocab(enc.players.cast(pa.string()))
     ids_enc = pc.dictionary_encode(H.column("hand_id").combine_chunks())
     hand_ids = _Vocab(ids_enc.dictionary.cast(pa.string()))
@@ -366,14 +378,15 @@ def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: Ta
     first_walk = out["hand"]["first_walk"]
     failures = [(int(order[w]), f"replay failed: KeyError: {int(fail_seat[order[w]])}")
                 for w in np.flatnonzero(fail_seat[order] >= 0)]
+    walk_len = len(order)
     # duplicate_of: the first use the state knew, else the batch's first successful hand with the id
     dup_of = np.full(n, None, dtype=object)
     duplicate = out["hand"]["duplicate"]
     if duplicate.any():
         files = H.column("file").to_pylist()
         lines = H.column("line").to_pylist()
-        walk_of = np.empty(n, np.int64)
-        walk_of[order] = np.arange(n)
+        walk_of = np.full(n, -1, np.int64)
+        walk_of[order] = np.arange(walk_len)
         for h in np.flatnonzero(duplicate):
             hid = batch_ids[hand_code[h]]
             if hid in getattr(state, "first_use", {}):
@@ -384,7 +397,30 @@ def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: Ta
                     dup_of[h] = f"{files[order[w0]]}:{lines[order[w0]]}"
     _store_state(state, keys, out["final"], players, hand_ids, H, order, fail_seat, hand_code, batch_ids, remembers,
                  first_walk)
+    # a table whose last hand of the batch was refused before the kernel: forgotten, as after any failure
+    last = np.flatnonzero(np.r_[full_group[1:] != full_group[:-1], True])
+    for w in last[refused[last]]:
+        state.forget(keys[full_group[w]])
     return out, failures, dup_of, players, hand_ids
+
+
+def _walk_without(order: np.ndarray, group: np.ndarray, broken: np.ndarray, refused: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The walk `order` without its `refused` positions, the group of each kept position, and per kept
+    position whether the table's chain broke since the table's previous kept hand.
+
+    `broken` is per walk position: a pending quarantine break passed there, or the hand there is refused
+    (both forget the table). Tables are contiguous in the walk, so "broke since the previous kept hand of
+    the table" is a difference of running counts, no loop."""
+    m = len(order)
+    positions = np.arange(m)
+    table_start = np.maximum.accumulate(np.where(np.r_[True, group[1:] != group[:-1]], positions, 0)) \
+        if m else positions
+    kept = np.flatnonzero(~refused)
+    previous = np.r_[-1, kept[:-1]].astype(np.int64)
+    since = np.where(previous >= table_start[kept], previous, table_start[kept] - 1)  # exclusive lower bound
+    count = np.r_[0, np.cumsum(broken)]
+    return order[kept], group[kept], (count[kept + 1] - count[since + 1]) > 0
 
 
 def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray], players: _Vocab,
@@ -679,7 +715,9 @@ def _slots(enc: Encoded, so: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[st
     return np.arange(n + 1, dtype=np.int64) * MAX_SEAT, slots
 
 
-def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, keep: np.ndarray) -> pd.DataFrame:
+def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, keep: np.ndarray
+            ) -> tuple[pd.DataFrame, np.ndarray]:
+    """The blinds table of the `keep` hands, and the hands the kernel found out of its range (no rows)."""
     from auditor.replay.kernel.blinds import blind_facts
 
     so = out["seat"]
@@ -691,8 +729,6 @@ def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, 
                      declared_start=enc.blinds_off, declared_amount=enc.blinds, post_start=post_start,
                      post_blind=posts["number"], post_seat=posts["seat"], post_seq=posts["seq"],
                      post_amount=posts["amount"], post_all_in=posts["all_in"])
-    if bf.invalid.any():
-        raise _Unsupported("blinds")
     r, nulls = bf.rows, bf.nulls
     rows = _walk_sorted(r["hand"], order, keep)
     hand = r["hand"][rows]
@@ -713,22 +749,20 @@ def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, 
                         so["player"][hand, np.clip(seat, 0, so["player"].shape[1] - 1)])
         return _players(enc, code)
 
-    return _frame("blinds", {
+    frame = _frame("blinds", {
         "hand": col("hand"), "seq": col("seq"), "blind": col("blind"), "seat": col("seat"), "player": player("seat"),
         "expected_seat": col("expected_seat"), "expected_player": player("expected_seat"), "amount": col("amount"),
         "expected_amount": col("expected_amount"), "posted": flag("posted"), "in_order": flag("in_order"),
         "all_in": flag("all_in"), "button": col("button"), "players": col("players"),
         "blinds_required": col("blinds_required"), "seat_after_previous_blind": col("seat_after_previous_blind"),
     })
-
-
-class _Unsupported(Exception):
-    """An end-of-hand kernel refused an input the encoder let through: the batch goes to the reference."""
+    return frame, bf.invalid
 
 
 def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, keep: np.ndarray
-          ) -> tuple[pd.DataFrame, dict[int, str]]:
-    """The pots table (pots.pot_facts, then showdown.showdown_facts) and each hand's pots_misawarded words."""
+          ) -> tuple[pd.DataFrame, pa.Array, np.ndarray]:
+    """The pots table of the `keep` hands (pots.pot_facts, then showdown.showdown_facts), each hand's
+    pots_misawarded words, and the hands the pot kernel found out of its range (no rows)."""
     from auditor.replay.evaluate import card_text, describe
     from auditor.replay.kernel.pots import RAKE_FROM_CODES, pot_facts
     from auditor.replay.kernel.showdown import showdown_facts
@@ -745,6 +779,8 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     board_cards = np.zeros(n, np.int64)
     suit_rank = np.zeros((n, 4), np.int64)
     for house, v, hands in house_groups(houses, enc.variant):  # one entry per (HouseRules object, variant)
+        if v >= len(enc.variant_names):
+            continue  # only refused hands (encode: variant 0 of a batch that knows no variant): never read
         variant = house.variant(enc.variant_names[v])
         rake_from[hands] = RAKE_FROM_CODES[house.hand_rake_from]
         hole_use[hands] = variant.hole_use
@@ -759,8 +795,6 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
                    hand_max_seats=enc.max_seats, hand_rake_from=rake_from, award_start=award_start,
                    award_pot=awards["pot"], award_seat=awards["seat"], award_amount=awards["amount"],
                    award_seq=awards["seq"], rake_start=rake_start, rake_pot=rakes["pot"], rake_amount=rakes["amount"])
-    if pf.invalid.any():
-        raise _Unsupported("pots")
     sd = showdown_facts(pf, slot_hole=slots["final"], slot_hole_known=slots["final_known"], hand_board=ho["board"],
                         hand_board_known=ho["board_known"], hand_hole_cards=hole_cards,
                         hand_board_cards=board_cards, hand_hole_use=hole_use, hand_board_use=board_use,
@@ -832,7 +866,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
                  pa.array([", paid "] * len(mis_pot)), pc.cast(pa.array(mis_paid), pa.string())]
         words = pc.binary_join_element_wise(*parts, "")
     misawarded = _join_text_lists(mis_start, words, np.arange(n), "; ")
-    return frame, misawarded
+    return frame, misawarded, pf.invalid
 
 
 #: hand value -> its words (`evaluate.describe`), kept across batches: values recur
@@ -904,29 +938,50 @@ def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRu
     return facts["seat_draws"], facts["seat_fills"]
 
 
+#: why an end-of-hand kernel or the per-hand kernel's scratch refused a hand the encoder let through
+_KERNEL_REFUSALS = (
+    f"a seat's cards outrun the per-hand kernel's scratch (more than {HOLE_CAP} held or shown)",
+    "a button, blind number or blind count outside the blinds kernel's range",
+    "an amount, pot, seat or chip unit outside the pots kernel's range",
+)
+
+
 def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
            state: TableState | None = None) -> tuple[Facts, list[tuple[int, str]]]:
-    """Replay every hand; return the facts tables and the hands that could not be replayed (the contract of
-    `auditor.replay.engine.replay`, which see)."""
+    """Replay every hand; return the facts tables and the hands that could not be replayed.
+
+    `houses[i]` is the house settings for hand row i (from the pack that hand is audited under). Hands are
+    walked table by table in `replay_order` (parsed start times; the log's order where a table's times
+    cannot place its hands) so that cross-hand state (the previous button, blinds owed) is known; facts
+    keep the hand row so reports can go back to file and line. `state` carries that memory from one batch
+    to the next (updated in place). A failure is (hand row, "replay failed: <why>"), in walk order; a
+    failed hand has no facts and its table's next hand is judged like a first.
+    """
     state = state if state is not None else TableState()
     enc = encode(tables)
-    if enc.n == 0 or enc.unsupported.any():
-        return reference.replay(tables, houses, state)
+    if enc.n == 0:
+        return Facts.empty(), []
     H = tables.hands
     order = np.asarray(replay_order(H.column("file").to_pylist(), H.column("table_id").to_pylist(),
                                     H.column("started_at").to_pylist()), dtype=np.int64)
-    out = named(run_kernel(tables, houses, order, enc))
-    if out["hand"]["overflow"].any():  # beyond the kernel's scratch space (no valid log): the reference replays all
-        return reference.replay(tables, houses, state)
-    everyone = np.ones(enc.n, np.bool_)
-    try:  # before the state is touched: a refusal leaves the batch to the reference engine
-        blinds = _blinds(enc, houses, out, order, everyone)
-        pots, misawarded = _pots(enc, houses, out, order, everyone)
-    except _Unsupported:
-        return reference.replay(tables, houses, state)
+    refused = enc.unsupported.copy()
+    reasons = dict(enc.reasons)
+    out = named(run_kernel(tables, houses, order[~refused[order]], enc))  # refused hands never reach a kernel
+    overflow = out["hand"]["overflow"]
+    blinds, blinds_bad = _blinds(enc, houses, out, order, ~(refused | overflow))
+    pots, misawarded, pots_bad = _pots(enc, houses, out, order, ~(refused | overflow))
+    for words, bad in zip(_KERNEL_REFUSALS, (overflow, blinds_bad, pots_bad), strict=True):
+        new = bad & ~refused
+        reasons.update(dict.fromkeys(np.flatnonzero(new).tolist(), words))
+        refused |= new
     cross, failures, dup_of, players, hand_ids = _cross_hand(tables, houses, state, enc, order, out["hand"],
-                                                             out["seat"])
-    keep = cross["hand"]["fail_seat"] < 0
+                                                             out["seat"], refused)
+    if reasons:  # every failure in walk order, as one list
+        walk_of = np.empty(enc.n, np.int64)
+        walk_of[order] = np.arange(enc.n)
+        failures = sorted(failures + [(h, f"replay failed: {why}") for h, why in reasons.items()],
+                          key=lambda failure: walk_of[failure[0]])
+    keep = (cross["hand"]["fail_seat"] < 0) & ~refused
     max_draw = variant_table(enc.variant_names)[4]
     facts = {}
     for name, frame in (("blinds", blinds), ("pots", pots)):

@@ -1,12 +1,15 @@
-"""Run the reference replay engine and the kernel engine on the same hands and show every difference.
+"""Replay the same hands in one batch and in small batches and show every difference in facts or failures.
 
-Why: the kernel engine (`auditor.replay.kernel`) replaces the Python engine (`auditor.replay.engine`) only
-once it gives identical facts tables (same rows, order, dtypes, values) and the same failures, with the
-cross-hand state carried across batches. This script is how that is shown, and where a difference is found.
+Why: there is one replay engine (`auditor.replay.kernel`; issue 16 deleted the Python engine once the two
+were shown identical). What the golden snapshots (tests/snapshots/facts) and the simulator oracle
+(`auditor verify`) do not see is the cross-hand state carried from one batch to the next (`TableState`:
+previous button, blinds owed, quarantine breaks, failures breaking a table's chain): the pipeline and the
+workers cut a run into batches anywhere, so every cut must give the facts one batch gives. This script is
+how that is shown, and where a difference is found.
 
-    python3 scripts/compare_engines.py sample_logs rules/examples          # folders or files, via the readers
-    python3 scripts/compare_engines.py --simulate 2000 --seed 3 --batch 500 # simulated hands of every pack
-    python3 scripts/compare_engines.py --simulate 20000 --time             # also µs per hand of each engine
+    python3 scripts/compare_batches.py sample_logs rules/examples          # folders or files, via the readers
+    python3 scripts/compare_batches.py --simulate 2000 --seed 3 --batch 61  # simulated hands of every pack
+    python3 scripts/compare_batches.py --simulate 20000 --time             # also µs per hand of each run
 
 Prints, per facts table, the first differing rows and columns; exit 1 on any difference.
 """
@@ -26,10 +29,10 @@ from auditor.ingest.detect import read_file
 from auditor.ingest.tables import build_tables
 from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import discover
-from auditor.replay import engine as reference
 from auditor.replay import kernel
 from auditor.replay.facts import FACT_COLUMNS
 from auditor.replay.house import HouseRules
+from auditor.replay.state import TableState
 
 PACKS = ("tda-2024", "nz-casino-1999", "online-five-card-draw")
 
@@ -125,32 +128,44 @@ def diff_frames(name: str, ref: pd.DataFrame, new: pd.DataFrame, limit: int = 5)
 
 def compare(batches: Iterator[tuple[list[SourceHand], list[HouseRules], list[Quarantined]]], batch_size: int,
             timing: bool = False) -> tuple[list[str], dict[str, float], int]:
-    """Both engines over the batches with their own TableState; the differences, seconds per engine, hands."""
-    ref_state, new_state = reference.TableState(), reference.TableState()
+    """Each input batch replayed whole and in chunks of `batch_size` (each run with its own TableState); the
+    differences, seconds per run, hands. The chunks' facts are concatenated with their hand rows shifted
+    back to the whole batch's."""
+    whole_state, cut_state = TableState(), TableState()
     problems: list[str] = []
-    seconds = {"reference": 0.0, "kernel": 0.0}
+    seconds = {"one batch": 0.0, "batches": 0.0}
     total = 0
     for hands, houses, quarantined in batches:
         for q in quarantined:
             if q.table_id:
-                ref_state.break_chain(q.file, q.table_id, q.line)
-                new_state.break_chain(q.file, q.table_id, q.line)
+                whole_state.break_chain(q.file, q.table_id, q.line)
+                cut_state.break_chain(q.file, q.table_id, q.line)
+        t0 = time.perf_counter()
+        whole, whole_fail = kernel.replay(build_tables(hands), houses, whole_state)
+        t1 = time.perf_counter()
+        parts: dict[str, list[pd.DataFrame]] = {name: [] for name in FACT_COLUMNS}
+        cut_fail: list[tuple[int, str]] = []
         for lo in range(0, len(hands), batch_size):
-            chunk, chunk_houses = hands[lo:lo + batch_size], houses[lo:lo + batch_size]
-            tables = build_tables(chunk)
-            t0 = time.perf_counter()
-            ref_facts, ref_fail = reference.replay(tables, chunk_houses, ref_state)
-            t1 = time.perf_counter()
-            new_facts, new_fail = kernel.replay(tables, chunk_houses, new_state)
-            t2 = time.perf_counter()
-            seconds["reference"] += t1 - t0
-            seconds["kernel"] += t2 - t1
-            total += len(chunk)
-            where = chunk[0].file if chunk else "?"
-            if ref_fail != new_fail:
-                problems.append(f"{where}: failures differ: {ref_fail[:3]} vs {new_fail[:3]}")
+            facts, failures = kernel.replay(build_tables(hands[lo:lo + batch_size]), houses[lo:lo + batch_size],
+                                            cut_state)
+            cut_fail += [(h + lo, why) for h, why in failures]
             for name in FACT_COLUMNS:
-                problems.extend(f"{where}: {line}" for line in diff_frames(name, ref_facts[name], new_facts[name]))
+                frame = facts[name].copy()
+                frame["hand"] = frame["hand"] + lo
+                parts[name].append(frame)
+        seconds["one batch"] += t1 - t0
+        seconds["batches"] += time.perf_counter() - t1
+        total += len(hands)
+        where = hands[0].file if hands else "?"
+        if sorted(whole_fail) != sorted(cut_fail):
+            problems.append(f"{where}: failures differ: {whole_fail[:3]} vs {cut_fail[:3]}")
+        for name in FACT_COLUMNS:
+            cut = pd.concat(parts[name], ignore_index=True) if parts[name] else whole[name].iloc[:0]
+            # a batch walks its tables in replay order: put both in (hand, seq) order before comparing rows
+            keys = [k for k in ("hand", "seq", "pot", "seat") if k in cut.columns]
+            a = whole[name].sort_values(keys, kind="stable").reset_index(drop=True)
+            b = cut.sort_values(keys, kind="stable").reset_index(drop=True)
+            problems.extend(f"{where}: {line}" for line in diff_frames(name, a, b))
     return problems, seconds, total
 
 
@@ -159,11 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--simulate", type=int, default=0, help="simulated hands over the built-in packs")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--batch", type=int, default=10_000, help="hands per replay call (state carried across)")
-    parser.add_argument("--time", action="store_true", help="print seconds and µs per hand of each engine")
+    parser.add_argument("--batch", type=int, default=500, help="hands per replay call of the cut run (state "
+                        "carried across)")
+    parser.add_argument("--time", action="store_true", help="print seconds and µs per hand of each run")
     args = parser.parse_args(argv)
     problems: list[str] = []
-    seconds = {"reference": 0.0, "kernel": 0.0}
+    seconds = {"one batch": 0.0, "batches": 0.0}
     total = 0
     runs = []
     if args.paths:
