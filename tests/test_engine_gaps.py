@@ -5,7 +5,7 @@
    setting `hand_rake_from` now says which pots it may come from: any (default), main, pro-rata.
 2. A big blind posted all-in short of the declared blind: the bet the others face pre-flop.
 
-Hands are canonical dicts, replayed (`auditor.replay.engine.replay`) for their facts or audited end to end.
+Hands are canonical dicts, replayed (`auditor.replay.kernel.replay`) for their facts or audited end to end.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.model.records import SourceHand
 from auditor.pipeline import audit
-from auditor.replay.engine import replay
 from auditor.replay.house import HouseRules
+from auditor.replay.kernel import replay
 
 ROOT = Path(__file__).resolve().parents[1]
 HOUSE_RAKE_PACK = ROOT / "rules/examples/tda-2024/TDA-HOUSE-rake/house-pack.yaml"

@@ -24,8 +24,8 @@ from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.model.tables import HANDS_SCHEMA
 from auditor.pipeline import audit
-from auditor.replay.engine import replay
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, INT, STR
+from auditor.replay.kernel import replay
 from auditor.report.hands import HandMoney, describe, describe_stakes
 from auditor.report.html import render
 

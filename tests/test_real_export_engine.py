@@ -3,7 +3,7 @@ hands broken by a quarantined hand, evidence naming earlier hands, net results i
 all-in antes and blinds, all-in players who drop out, and two players listed in one seat.
 
 Hands are written here as canonical dicts; each test audits them end to end (`auditor.pipeline.audit`
-on a JSON Lines file) or replays them (`auditor.replay.engine.replay`) and looks at the facts.
+on a JSON Lines file) or replays them (`auditor.replay.kernel.replay`) and looks at the facts.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from auditor.ingest.validate import schema_error
 from auditor.model.pots import build_pots
 from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
-from auditor.replay.engine import replay
 from auditor.replay.house import HouseRules
+from auditor.replay.kernel import replay
 from auditor.replay.state import TableState
 
 
@@ -264,22 +264,15 @@ def test_the_missed_blind_rule_is_not_assessable_after_a_quarantined_hand(tmp_pa
     assert _coverage(result, "ONL5CD-missed")["hands_not_assessable"] == 2
 
 
-def test_a_replay_failure_breaks_the_chain_too(monkeypatch):
-    from auditor.replay import engine
-
-    original = engine._HandReplay.finish
-
-    def fail_on_h2(self, showdowns, hand_id, *args):
-        if hand_id == "h2":
-            raise ValueError("boom")
-        return original(self, showdowns, hand_id, *args)
-
-    monkeypatch.setattr(engine._HandReplay, "finish", fail_on_h2)
+def test_a_replay_failure_breaks_the_chain_too():
+    """h2 names seat 11, which the replay cannot represent (built straight from dicts: a reader would have
+    refused it): it fails, and h3 is not judged against h1."""
     hands = [_heads_up("h1", 1, "2024-01-01T00:00:00Z"), _heads_up("h2", 2, "2024-01-01T00:01:00Z"),
              _heads_up("h3", 1, "2024-01-01T00:02:00Z")]
+    hands[1]["seats"].append({"seat": 11, "player": "zed", "stack": 100})
     tables = build_tables([SourceHand(h, "f.jsonl", i + 1) for i, h in enumerate(hands)])
     facts, failures = replay(tables, [HouseRules()] * 3)
-    assert [h for h, _ in failures] == [1]
+    assert failures == [(1, "replay failed: seat 11 is outside the kernel's 1-10")]
     assert facts["hands"]["previous_hand"].isna().tolist() == [True, True]  # h3 is not judged against h1
 
 

@@ -17,8 +17,8 @@ from auditor.check.packs import RUN_FACTS, PackError, declared_pack, load_pack
 from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.pipeline import audit
-from auditor.replay.engine import replay
 from auditor.replay.house import HouseRules, ReplayRules
+from auditor.replay.kernel import replay
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "rules/examples"
