@@ -4,7 +4,7 @@ Complete: every column every engine writes is declared, in contract order and of
 on every rule example hand at once (all nine tables get rows there) and on an empty batch; and the
 docs generator (`auditor/check/docs.py`) has a meaning for every declared column and every table.
 Enforced: `facts_frame`, the one builder of facts tables, refuses a missing, undeclared or wrongly
-typed column, and the Python engine's tuple and dict rows go through it.
+typed column, and the rows Python writes (`FactRows`: the seat events' tuples and dicts) go through it.
 """
 
 from __future__ import annotations

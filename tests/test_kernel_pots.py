@@ -1,21 +1,16 @@
-"""The end-of-hand kernels (`auditor.replay.kernel.pots`, `.blinds`, `.showdown`) equal the Python engine.
+"""The end-of-hand kernels (`auditor.replay.kernel.pots`, `.blinds`, `.showdown`) on arbitrary end states.
 
-The old engine (`auditor.replay.engine`) is the specification until the kernels replace it. Two ways of
-holding them equal:
-
-- Hypothesis draws arbitrary end states of a hand (contributions, returns, folds, all-ins, awards, rakes,
-  blinds posted, cards) and the engine's own end-of-hand methods (`_pots_facts`, `_blinds_facts`,
-  `showdown.resolve`, `big_blind_player`, `button_heir`) are run on them beside the kernels;
-- whole hands (the rule examples of the pot, odd-chip, blind and winner rules, simulated tables) are
-  replayed by the engine with its end state captured at `finish`, and the kernels' rows rendered in the
-  engine's text forms must equal its `pots` and `blinds` facts tables row for row.
-
-Also `build_pots` itself against the kernel's `_build`, on arbitrary contributions and split levels.
+They were held equal to the Python engine's end-of-hand methods (`_pots_facts`, `_blinds_facts`,
+`showdown.resolve`) on Hypothesis end states and on whole hands until that engine was deleted (issue 16:
+one engine); the whole-hand identity is now the golden snapshots (tests/test_facts_snapshots.py, every
+rule example) and the simulator oracle of `auditor verify`. What stays here needs no second engine:
+`build_pots` against the kernel's `_build` on arbitrary contributions and split levels, a hostile hand
+refused alone (bounds checks on), exact pro-rata arithmetic beyond int64 products, offsets checked, and
+`kernel.end`'s frames equal to what the replay writes.
 """
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import numpy as np
@@ -27,47 +22,34 @@ from hypothesis import strategies as st
 from auditor.ingest.tables import build_tables
 from auditor.model.pots import build_pots
 from auditor.model.records import SourceHand
-from auditor.replay import engine
 from auditor.replay.evaluate import card_text, describe
-from auditor.replay.facts import FactRows
 from auditor.replay.house import HouseRules
 from auditor.replay.kernel.blinds import HEIR_NUMBERS, blind_facts
 from auditor.replay.kernel.pots import MAX_SUM, RAKE_FROM_CODES, _build, _mul_div_ceil, pot_facts
 from auditor.replay.kernel.showdown import showdown_facts
-from auditor.replay.showdown import resolve, seat_list
+from auditor.replay.showdown import code, seat_list
+from auditor.replay.state import replay_order
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "auditor/data/rules/examples"
-#: the attributes of a `_HandReplay` its end-of-hand methods read
-STATE = ("h", "player", "total", "returned", "folded", "all_in", "mucked", "shown", "dealt_in", "ante_all_in",
-         "dead", "chips_in", "button", "chip_unit", "max_seats", "house", "awards", "rake", "blind_posts",
-         "blinds_declared", "variant", "hole", "hole_unknown", "board")
 
 
-# -- the engine's end-of-hand methods on a state ------------------------------------------------------
-def _replay_object(state: dict) -> engine._HandReplay:
-    hand = object.__new__(engine._HandReplay)
-    for name in STATE:
-        setattr(hand, name, copy.deepcopy(state[name]) if name != "house" else state[name])
-    hand.rows = FactRows()
-    return hand
+# -- a hand's end state as the kernels' inputs -------------------------------------------------------
+def _final_hand(state: dict, seat: int) -> tuple[list[int], bool]:
+    """The seat's final cards as codes and whether all are known: the cards shown, else those dealt (after
+    draws), known only when the variant's count is there without a "??" (the replay's reading)."""
+    n = state["variant"].hole_cards
+    for cards, usable in ((state["shown"].get(seat) or [], True),
+                          (state["hole"].get(seat) or [], seat not in state["hole_unknown"])):
+        if usable and len(cards) >= n and "??" not in cards[:n]:
+            return [code(c) for c in cards[:n]], True
+    return [-1] * n, False
 
 
-def _engine_end(states: list[dict]) -> tuple[list[dict], list[tuple], list[dict]]:
-    """Pots rows, blinds rows and per-hand facts as the engine computes them from each end state."""
-    pots, blinds, hands = [], [], []
-    showdowns: list = []
-    for state in states:
-        hand = _replay_object(state)
-        hand._blinds_facts()
-        balance = hand._pots_facts(showdowns)
-        pots.extend(hand.rows.pots)
-        blinds.extend(hand.rows.blinds)
-        hands.append({"chip_balance": balance, "pots_misawarded": "; ".join(hand.misawarded),
-                      "big_blind_player": hand.big_blind_player(), "button_heir": hand.button_heir(),
-                      "small_blind": hand.small_blind()})
-    resolve(showdowns)
-    return pots, blinds, hands
+def _board_codes(state: dict) -> tuple[list[int], bool]:
+    """The board as codes padded with -1 to the variant's count, and whether no card is hidden."""
+    cards = state["board"][: state["variant"].board_cards]
+    return [code(c) for c in cards] + [-1] * (state["variant"].board_cards - len(cards)), "??" not in cards
 
 
 # -- kernel inputs from the same states --------------------------------------------------------------
@@ -88,7 +70,6 @@ def _kernels(states: list[dict]):
     post_start, p_blind, p_seat, p_seq, p_amount, p_all_in = [0], [], [], [], [], []
     boards, board_known, shapes, suit_rank = [], [], [], []
     for state in states:
-        hand = _replay_object(state)
         for s in _slots(state):
             seat.append(s)
             total.append(state["total"].get(s, 0))
@@ -99,7 +80,7 @@ def _kernels(states: list[dict]):
             shown.append(s in state["shown"])
             dealt.append(s in state["dealt_in"])
             ante.append(s in state["ante_all_in"])
-            cards, ok = hand._final_hand(s)
+            cards, ok = _final_hand(state, s)
             holes.append(cards + [-1] * (5 - len(cards)))
             known.append(ok)
         slot_start.append(len(seat))
@@ -122,10 +103,10 @@ def _kernels(states: list[dict]):
             p_amount.append(amount)
             p_all_in.append(flag)
         post_start.append(len(p_blind))
-        board, ok = hand._board_codes()
+        board, ok = _board_codes(state)
         boards.append(board + [-1] * (5 - len(board)))
         board_known.append(ok)
-        v = hand.variant
+        v = state["variant"]
         shapes.append((v.hole_cards, v.board_cards, *v.hole_use, *v.board_use))
         suit_rank.append([state["house"].suit_rank(x) for x in "cdhs"])
     button = np.array([-1 if s["button"] is None else s["button"] for s in states], dtype=np.int64)
@@ -162,7 +143,7 @@ def _kernels(states: list[dict]):
     return pots, shown_down, blinds
 
 
-# -- the kernels' columns in the engine's text forms ---------------------------------------------------
+# -- the kernels' columns in the facts tables' text forms --------------------------------------------
 def _seats(pair, r: int) -> list[int]:
     offsets, values = pair
     return values[offsets[r]:offsets[r + 1]].tolist()
@@ -248,18 +229,6 @@ def _render_hands(states: list[dict], pots, blinds) -> list[dict]:
     return out
 
 
-def _assert_same(states: list[dict]) -> None:
-    want_pots, want_blinds, want_hands = _engine_end(states)
-    pots, sd, blinds = _kernels(states)
-    assert not pots.invalid.any() and not blinds.invalid.any()
-    got = _render_pots(states, pots, sd)
-    assert len(got) == len(want_pots)
-    for g, w in zip(got, want_pots, strict=True):
-        assert g == {k: w[k] for k in g}, (g, w)
-    assert _render_blinds(states, blinds) == want_blinds
-    assert _render_hands(states, pots, blinds) == want_hands
-
-
 # -- arbitrary end states -----------------------------------------------------------------------------
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 HOUSES = [HouseRules(hand_rake_from=how, suit_order=order, button_heir=heir) for how in ("any", "main", "pro-rata")
@@ -318,43 +287,6 @@ def end_states(draw, h: int = 0) -> dict:
     } | {"ante_all_in": {s for s in seats if draw(st.integers(0, 6)) == 0}}
 
 
-def _awards_that_fit(state: dict, data) -> dict:
-    """Re-draw the awards from the pots the contributions form, so the engine's split-pot paths (ties, odd
-    chips, too-small pots, the split_at re-build) are reached often, not only the misawarded path."""
-    contributed = {s: c - state["returned"].get(s, 0) for s, c in state["total"].items()}
-    split_at = {contributed[s] for s in state["all_in"] & state["folded"] if contributed.get(s, 0) > 0}
-    pots = build_pots(contributed, state["folded"], state["dead"], split_at if data.draw(st.booleans()) else set())
-    awards, seq = [], 0
-    for pot_id, pot in enumerate(pots):
-        if not pot.eligible or data.draw(st.integers(0, 5)) == 0:
-            continue
-        take = pot.amount - (state["rake"].get(None, 0) if pot_id == 0 and data.draw(st.booleans()) else 0)
-        winners = data.draw(st.lists(st.sampled_from(pot.eligible), min_size=1, max_size=3, unique=True))
-        unit = state["chip_unit"]
-        units, odd = divmod(max(take, 0) // unit, len(winners))
-        for i, s in enumerate(winners):
-            awards.append((pot_id, s, (units + (1 if i < odd else 0)) * unit, seq))
-            seq += 1
-    return state | {"awards": awards}
-
-
-SLOW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                          HealthCheck.data_too_large])
-
-
-@SLOW
-@given(st.lists(end_states(), min_size=1, max_size=4))
-def test_end_states_equal_the_engine(states):
-    _assert_same([s | {"h": i} for i, s in enumerate(states)])
-
-
-@SLOW
-@given(st.data())
-def test_fitting_awards_equal_the_engine(data):
-    states = [_awards_that_fit(data.draw(end_states()), data) | {"h": i} for i in range(data.draw(st.integers(1, 3)))]
-    _assert_same(states)
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.integers(1, 10), st.integers(-5, 60), min_size=0, max_size=9), st.data())
 def test_build_equals_build_pots(contributed, data):
@@ -379,42 +311,9 @@ def test_build_equals_build_pots(contributed, data):
     assert got == [(p.amount, p.eligible) for p in want]
 
 
-# -- whole hands replayed by the engine, end states captured ------------------------------------------
-def _capture(tables, houses, monkeypatch) -> tuple[list[dict], object]:
-    states: list[dict] = []
-    finish = engine._HandReplay.finish
 
-    def spy(self, *args, **kwargs):
-        states.append({name: copy.deepcopy(getattr(self, name)) if name != "house" else self.house
-                       for name in STATE})
-        return finish(self, *args, **kwargs)
-
-    monkeypatch.setattr(engine._HandReplay, "finish", spy)
-    facts, failures = engine.replay(tables, houses)
-    monkeypatch.undo()
-    failed = {h for h, _ in failures}
-    return [s for s in states if s["h"] not in failed], facts
-
-
-def _assert_replayed(tables, houses, monkeypatch) -> int:
-    states, facts = _capture(tables, houses, monkeypatch)
-    states.sort(key=lambda s: s["h"])
-    pots, sd, blinds = _kernels(states)
-    want = facts["pots"].astype(object).where(facts["pots"].notna(), None)
-    want = want.sort_values("hand", kind="stable").to_dict("records")
-    got = _render_pots(states, pots, sd)
-    assert got == [{k: w[k] for k in g} for g, w in zip(got, want, strict=True)] and len(got) == len(want)
-    want_b = facts["blinds"].astype(object).where(facts["blinds"].notna(), None)
-    want_b = [tuple(r) for r in want_b.sort_values("hand", kind="stable").itertuples(index=False)]
-    assert _render_blinds(states, blinds) == want_b
-    hands = facts["hands"].astype(object).where(facts["hands"].notna(), None).set_index("hand")
-    rendered = _render_hands(states, pots, blinds)
-    for state, row in zip(states, rendered, strict=True):
-        want_h = hands.loc[state["h"]]
-        assert row["chip_balance"] == want_h["chip_balance"]
-        assert row["pots_misawarded"] == want_h["pots_misawarded"]
-        assert row["big_blind_player"] == want_h["big_blind_player"]
-    return len(got)
+GAMES = [("holdem", "no-limit"), ("holdem", "fixed-limit"), ("omaha", "pot-limit"), ("omaha-nz", "pot-limit"),
+         ("three-card-nz", "spread-limit"), ("five-card-draw", "fixed-limit")]
 
 
 def _example_files(*prefixes: str) -> list[Path]:
@@ -426,34 +325,6 @@ def _tables_of(paths: list[Path]):
     hands = [SourceHand(json.loads(line), str(path), i + 1) for path in paths
              for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if line.strip()]
     return build_tables(hands)
-
-
-POT_RULES = ("TDA-13A", "TDA-15B", "TDA-20", "TDA-20A", "TDA-HOUSE-rake", "TDA-INT-chips", "TDA-INT-total",
-             "NZ-INT-chips", "NZ-INT-total", "NZ17", "NZ15", "TDA-28", "TDA-32", "TDA-34B", "TDA-35A", "TDA-12")
-
-
-@pytest.mark.parametrize("prefixes", [POT_RULES, ("",)], ids=["pot-odd-chip-blind-winner-rules", "every-example"])
-def test_rule_examples_equal_the_engine(prefixes, monkeypatch):
-    paths = _example_files(*prefixes)
-    assert paths
-    tables = _tables_of(paths)
-    assert _assert_replayed(tables, [HouseRules()] * tables.hands.num_rows, monkeypatch) > 0
-
-
-GAMES = [("holdem", "no-limit"), ("holdem", "fixed-limit"), ("omaha", "pot-limit"), ("omaha-nz", "pot-limit"),
-         ("three-card-nz", "spread-limit"), ("five-card-draw", "fixed-limit")]
-
-
-@pytest.mark.parametrize(("how", "seed"), [("any", 1), ("main", 2), ("pro-rata", 3)])
-def test_simulated_tables_equal_the_engine(how, seed, monkeypatch):
-    from auditor.simulate import simulate_mixed
-
-    house = HouseRules(hand_rake_from=how)
-    hands = list(simulate_mixed(GAMES, 400, seed, house=house, rule_pack="tda-2024", rake=(0.05, 300),
-                                sit_outs=True, chip_unit_mix=(0.3, 25), session_hands=(5, 40)))
-    tables = build_tables([SourceHand(h, "sim.jsonl", i + 1) for i, h in enumerate(hands)])
-    rows = _assert_replayed(tables, [house] * len(hands), monkeypatch)
-    assert rows >= len(hands)
 
 
 CORRUPTIONS = {
@@ -510,77 +381,21 @@ def test_malformed_offsets_are_the_callers_bug():
                     post_amount=np.zeros(0, np.int64), post_all_in=np.zeros(0, bool))
 
 
-# -- fed by the hand kernel's end state (kernel.end): the whole end-of-hand path against the engine ----
-def _through_hand_kernel(tables, houses) -> int:
-    from auditor.replay.kernel.encode import encode
-    from auditor.replay.kernel.end import end_of_hand
-    from auditor.replay.kernel.hand import named
-    from auditor.replay.kernel.replay import run_kernel
-
-    H = tables.hands
-    enc = encode(tables)
-    assert not enc.unsupported.any()
-    order = np.asarray(engine.replay_order(H.column("file").to_pylist(), H.column("table_id").to_pylist(),
-                                           H.column("started_at").to_pylist()), dtype=np.int64)
-    pots, sd, blinds = end_of_hand(named(run_kernel(tables, houses, order, enc)), enc, houses)
-    facts, failures = engine.replay(tables, houses)
-    assert failures == []
-    S = tables.seats.to_pydict()
-    names: list[dict] = [{} for _ in range(H.num_rows)]
-    for h, s, p in zip(S["hand"], S["seat"], S["player"], strict=True):
-        names[h].setdefault(s, p)  # a seat listed twice plays as its first player
-    states = [{"h": h, "player": names[h], "button": None,
-               "blinds_declared": enc.blinds[enc.blinds_off[h]:enc.blinds_off[h + 1]].tolist()}
-              for h in range(H.num_rows)]
-    want = facts["pots"].astype(object).where(facts["pots"].notna(), None)
-    want = want.sort_values("hand", kind="stable").to_dict("records")
-    got = _render_pots(states, pots, sd)
-    assert len(got) == len(want)
-    assert got == [{k: w[k] for k in g} for g, w in zip(got, want, strict=True)]
-    want_b = facts["blinds"].astype(object).where(facts["blinds"].notna(), None)
-    assert _render_blinds(states, blinds) == [tuple(r) for r in want_b.sort_values("hand", kind="stable")
-                                              .itertuples(index=False)]
-    hands = facts["hands"].set_index("hand")
-    mis_start, mis_pot, mis_held, mis_paid = pots.misawarded
-    for h in range(H.num_rows):
-        lo, hi = mis_start[h], mis_start[h + 1]
-        assert "; ".join(f"pot {p}: held {x}, paid {y}" for p, x, y in
-                         zip(mis_pot[lo:hi], mis_held[lo:hi], mis_paid[lo:hi], strict=True)) == \
-            hands.loc[h, "pots_misawarded"]
-    return len(got)
-
-
-def test_through_the_hand_kernel_rule_examples():
-    tables = _tables_of(_example_files(""))
-    assert _through_hand_kernel(tables, [HouseRules()] * tables.hands.num_rows) > 0
-
-
-def test_through_the_hand_kernel_simulated_tables():
-    from auditor.simulate import simulate_mixed
-
-    houses = [HouseRules(hand_rake_from=how, button_heir=heir, suit_order=order)
-              for how, heir, order in (("pro-rata", ("small-blind", "big-blind"), ("c", "d", "h", "s")),
-                                       ("main", (), ("s", "h", "d", "c")))]
-    hands = list(simulate_mixed(GAMES, 600, 5, house=houses[0], rule_pack="tda-2024", rake=(0.05, 300),
-                                sit_outs=True, chip_unit_mix=(0.3, 25), session_hands=(5, 40)))
-    tables = build_tables([SourceHand(h, "sim.jsonl", i + 1) for i, h in enumerate(hands)])
-    assert _through_hand_kernel(tables, [houses[i % 2] for i in range(len(hands))]) >= len(hands)
-
-
 def _frames_through_hand_kernel(tables, houses) -> None:
-    """The facts frames `kernel.end` writes equal the reference engine's, dtypes and row order included."""
+    """The facts frames `kernel.end` writes equal the replay's (`auditor.replay.kernel.replay`), dtypes and row
+    order included: two ways of building the same tables from the same kernels' rows must not drift."""
     from auditor.replay.kernel.encode import encode
     from auditor.replay.kernel.end import blinds_frame, end_of_hand, hand_pot_columns, pots_frame
     from auditor.replay.kernel.hand import named
-    from auditor.replay.kernel.replay import run_kernel
+    from auditor.replay.kernel.replay import replay, run_kernel
 
     H = tables.hands
     enc = encode(tables)
-    order = np.asarray(engine.replay_order(H.column("file").to_pylist(), H.column("table_id").to_pylist(),
-                                           H.column("started_at").to_pylist()), dtype=np.int64)
+    order = np.asarray(replay_order(H.column("file").to_pylist(), H.column("table_id").to_pylist(),
+                                    H.column("started_at").to_pylist()), dtype=np.int64)
     out = named(run_kernel(tables, houses, order, enc))
     pots, sd, blinds = end_of_hand(out, enc, houses)
-    facts, failures = engine.replay(tables, houses)
+    facts, failures = replay(tables, houses)
     assert failures == []
     pd.testing.assert_frame_equal(pots_frame(pots, sd, out["seat"]["player"], enc.players, order), facts["pots"])
     pd.testing.assert_frame_equal(blinds_frame(blinds, out["seat"]["player"], enc.players, order), facts["blinds"])
@@ -615,7 +430,7 @@ def test_an_empty_batch_and_hands_without_awards_or_posts():
     pots, _, blinds = _kernels([empty, empty | {"h": 1, "blinds_declared": [5, 10], "button": 2}])
     assert pots.rows["hand"].size == 0 and pots.hand_nulls["chip_balance"].all()
     assert blinds.rows["blind"].tolist() == [1, 2] and not blinds.rows["posted"].any()
-    _assert_same([empty, empty | {"h": 1, "blinds_declared": [5, 10], "button": 2}])
+    assert not pots.invalid.any() and not blinds.invalid.any()
 
 
 @settings(max_examples=400, deadline=None)
@@ -625,19 +440,3 @@ def test_pro_rata_share_is_exact_beyond_int64_products(total, data):
     pot = data.draw(st.integers(0, total))
     rake = data.draw(st.integers(0, MAX_SUM))
     assert _mul_div_ceil(rake, pot, total) == -(-rake * pot // total)
-
-
-@SLOW
-@given(st.lists(end_states(), min_size=1, max_size=3), st.sampled_from([10**12, 999_999_999_989, 10**9 + 7]))
-def test_end_states_in_huge_amounts_equal_the_engine(states, scale):
-    """Every amount times a large factor (up to the schema's 10**15 an event): sums and the pro-rata rake stay
-    exact where a product of two amounts no longer fits in int64."""
-    def scaled(state: dict) -> dict:
-        return state | {
-            "total": {s: c * scale for s, c in state["total"].items()},
-            "returned": {s: c * scale for s, c in state["returned"].items()},
-            "dead": state["dead"] * scale, "chips_in": state["chips_in"] * scale,
-            "awards": [(p, s, a * scale, q) for p, s, a, q in state["awards"]],
-            "rake": {p: a * scale for p, a in state["rake"].items()},
-        }
-    _assert_same([scaled(s) | {"h": i} for i, s in enumerate(states)])
