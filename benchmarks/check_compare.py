@@ -39,7 +39,7 @@ from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.paths import ROOT
 from auditor.pipeline import audit
-from auditor.replay.engine import replay
+from auditor.replay.kernel import replay
 from auditor.simulate import simulate_mixed
 from auditor.simulate.verify import pack_games
 

@@ -50,7 +50,6 @@ from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.model.records import SourceHand
 from auditor.pipeline import audit, discover
-from auditor.replay.engine import replay as reference_replay
 from auditor.replay.kernel import replay
 from auditor.simulate import write_jsonl
 
@@ -178,7 +177,6 @@ def main() -> None:
     houses = [pack.house] * len(hands_df)
     t_replay, _, replayed = timed(lambda: replay(tables, houses), args.repeat)
     facts, failures = replayed
-    t_reference, _, _ = timed(lambda: reference_replay(tables, houses), args.repeat)
     t_check, _, _ = timed(lambda: check(facts, hands_df, {PACK: pack}), args.repeat)
     t_pk_parse, _, _ = timed(pokerkit_parse, args.repeat)
 
@@ -204,8 +202,7 @@ def main() -> None:
         ("ingest, other formats:", 0.0, 0),
         *others,
         ("canonical Arrow tables", t_tables, n),
-        ("replay (facts): the kernel engine, the audit's", t_replay, n),
-        ("  the Python reference engine it was ported from", t_reference, n),
+        ("replay (facts): the kernel engine", t_replay, n),
         ("checks (26 rules of tda-2024)", t_check, n),
         ("PokerKit: HandHistory.load + iterate states", t_pk, n),
         ("  HandHistory.load alone", t_pk_parse, n),

@@ -20,7 +20,7 @@ from auditor.pipeline import audit
 STAGES = {
     "read + validate (readers)": ("engines/partition.py", "read_piece"),
     "canonical tables": ("ingest/tables.py", "build_tables"),
-    "replay": ("replay/engine.py", "replay"),
+    "replay": ("replay/kernel/replay.py", "replay"),
     "checks": ("check/run.py", "check"),
     "run-wide ledger": ("engines/ledger.py", "resolve"),
 }

@@ -180,8 +180,8 @@ def test_type_only_exceptions_are_still_needed():
 
 @pytest.mark.parametrize(("module", "source", "expected"), [
     # a reader importing the replay at module level
-    ("auditor.ingest.phh", "from auditor.replay.engine import replay\n",
-     ["auditor.ingest.phh:1 (ingest) imports replay from auditor.replay.engine (replay): a higher layer"]),
+    ("auditor.ingest.phh", "from auditor.replay.kernel import replay\n",
+     ["auditor.ingest.phh:1 (ingest) imports replay from auditor.replay.kernel (replay): a higher layer"]),
     # an engine importing the pipeline inside a function, and under TYPE_CHECKING (not a TYPE_ONLY entry)
     ("auditor.engines.local",
      "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from auditor.pipeline import audit\n"
@@ -193,8 +193,8 @@ def test_type_only_exceptions_are_still_needed():
      ["auditor.check.run:1 (check) imports text from auditor.report (report): a higher layer",
       "auditor.check.run:3 (check) imports auditor.cli from auditor.cli (cli): a higher layer"]),
     # siblings of one layer
-    ("auditor.export.phh", "import auditor.replay.engine\n",
-     ["auditor.export.phh:1 (export) imports auditor.replay.engine from auditor.replay.engine (replay): "
+    ("auditor.export.phh", "import auditor.replay.kernel\n",
+     ["auditor.export.phh:1 (export) imports auditor.replay.kernel from auditor.replay.kernel (replay): "
       "the same layer"]),
     # TYPE_ONLY holds under TYPE_CHECKING only
     ("auditor.model.results", "from auditor.check.packs import Pack\n",
