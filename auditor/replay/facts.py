@@ -5,11 +5,11 @@ draw, a hand). Column names here are the vocabulary of rule predicates, so they 
 where they are defined; `auditor rules` and the pack schema use this registry to refuse a
 predicate that names a fact that does not exist.
 
-The declaration is the contract between whoever writes facts (the Python engine's rows, the
-compiled kernels' arrays) and whoever reads them (packs, docs, reports): each column is a typed
+The declaration is the contract between whoever writes facts (the compiled kernels' arrays, the
+rows the replay words in Python for rare events) and whoever reads them (packs, docs, reports): each column is a typed
 `Fact` record, and `facts_frame` builds a table from its columns by name, refusing a missing,
-undeclared or wrongly typed one (the Python engine's `FactRows` go through it; the kernel engine's
-orchestration should too). A writer that swaps two columns is caught by the contract test
+undeclared or wrongly typed one (`FactRows`, the seat events' rows, go through it; the kernel
+engine's orchestration should too). A writer that swaps two columns is caught by the contract test
 (`tests/test_facts_contract.py`) or by the golden facts snapshots (`tests/test_facts_snapshots.py`).
 """
 
@@ -354,7 +354,7 @@ def facts_frame(table: str, columns: Mapping[str, Any], nulls: Mapping[str, Any]
     """The facts table `table` from its columns by name, in contract order, each of its declared dtype.
 
     `columns` maps every declared column name to its values: a NumPy array (what a kernel writes), an
-    Arrow or pandas array, or a list of Python values (the Python engine's rows, None for null).
+    Arrow or pandas array, or a list of Python values (`FactRows`' rows, None for null).
     `nulls` optionally maps a column name to a boolean mask, True where the value is null (a kernel's
     array cannot hold a null). A missing or undeclared column, a mask for an unknown column, columns of
     different lengths, or an array of the wrong kind (a float array for an integer fact, numbers for a
@@ -481,7 +481,7 @@ def _from_arrow(where: str, dtype: str, values: pa.Array, null: Any) -> pd.api.e
 
 @dataclass
 class FactRows:
-    """The Python engine's rows (tuples in contract order, or dicts by column name) while it runs; one
+    """Rows written in Python (tuples in contract order, or dicts by column name: the replay's seat events); one
     conversion at the end, through the same named builder (`facts_frame`) the kernels use."""
 
     actions: list = field(default_factory=list)

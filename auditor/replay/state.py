@@ -27,9 +27,9 @@ class TableState:
     #: keyed by input file and table id (`table_key`)
     last_button: dict[str, int | None] = field(default_factory=dict)
     last_big_blind: dict[str, str | None] = field(default_factory=dict)
-    #: who the previous hand's blinds give the next button to by the pack's `button_heir`, see _HandReplay.button_heir
+    #: who the previous hand's blinds give the next button to by the pack's `button_heir` (`kernel.blinds`)
     button_heir: dict[str, str | None] = field(default_factory=dict)
-    #: the previous hand's small blind: (who posted it, missed, posted by the button), see _HandReplay.small_blind
+    #: the previous hand's small blind: (who posted it, missed, posted by the button) (`kernel.blinds`)
     last_small_blind: dict[str, tuple[str | None, bool, bool | None] | None] = field(default_factory=dict)
     #: per table, players dealt in at an earlier hand who have stayed seated since (not new players)
     established: dict[str, set[str]] = field(default_factory=dict)

@@ -1,10 +1,8 @@
 """The kernel replay engine (issue 16): Numba kernels over flat integer columns from Arrow.
 
-`replay` has exactly the contract of `auditor.replay.engine.replay`, the Python reference engine it was
-ported from and shown identical to (every facts table and every failure, by `scripts/compare_engines.py`
-and `tests/test_kernel_engine.py`: sample_logs, the rule examples, the corpus, simulated and hostile
-hands). The pipeline replays with this one; the reference stays only as the oracle of those tests until
-its deletion (issue 16's last step).
+`replay` is the one replay engine. It was ported from the Python engine and shown identical to it (every
+facts table and every failure: sample_logs, the rule examples, the corpus, 1,000,000 simulated and hostile
+hands), which was then deleted (issue 16); the golden facts snapshots and `auditor verify` hold it there.
 
 Kernels are compiled on first use and cached on disk (`cache=True`). `uncached_kernels` tells, before a
 run, whether that first compilation is still to come, so the command line can say why the first run

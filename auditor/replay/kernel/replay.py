@@ -225,7 +225,7 @@ class _Vocab:
 
 def _groups(tables: CanonicalTables, order: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """Per walk position the table it belongs to (tables are contiguous in `replay_order`), and each
-    table's key (`engine.table_key`)."""
+    table's key (`state.table_key`)."""
     H = tables.hands
     key = pc.binary_join_element_wise(pc.cast(H.column("file"), pa.string()),
                                       pc.cast(H.column("table_id"), pa.string()), "\x00")
@@ -510,7 +510,7 @@ def _rake_allowed(houses: Sequence[HouseRules], enc: Encoded, contested: np.ndar
 
 
 def _duplicate_cards(hands: np.ndarray, known_out) -> dict[int, str]:
-    """The duplicate-card words of the hands that have a card in two places (`_HandReplay._hand_facts`):
+    """The duplicate-card words of the hands that have a card in two places (as the Python engine wrote them):
     Python for those hands only."""
     from auditor.replay.evaluate import card_text
 
@@ -530,7 +530,7 @@ def _duplicate_cards(hands: np.ndarray, known_out) -> dict[int, str]:
 
 def _seating_words(tables: CanonicalTables, hands: np.ndarray) -> dict[int, tuple[str, str]]:
     """players_in_two_seats and seating_conflicts of the hands whose seat list names a player twice or a
-    seat twice: Python for those hands only, as `_HandReplay` words them."""
+    seat twice: Python for those hands only, worded as the Python engine worded them."""
     from collections import Counter
 
     from auditor.replay.showdown import seat_list
@@ -888,8 +888,7 @@ def _join_text_lists(offsets: np.ndarray, text: pa.Array, rows: np.ndarray, sep:
 def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRules], order: np.ndarray,
                  keep: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
     """seat_draws and seat_fills: Python only for the hands that have a seat_request, seat_fill or seat_draw
-    event (rare: a mask, never a loop over every hand), worded as `engine._seat_draw_facts` and
-    `_HandReplay.seat_fill` word them."""
+    event (rare: a mask, never a loop over every hand), worded as the Python engine worded them."""
     from auditor.replay.facts import FactRows
     from auditor.replay.kernel.encode import K_SEAT_DRAW, K_SEAT_FILL, K_SEAT_REQUEST
     from auditor.replay.showdown import code
