@@ -161,6 +161,13 @@ def _spoil_kind(h: dict) -> None:
     h["events"].append({"kind": "bogus", "seat": 1})
 
 
+def _spoil_seat_draw(h: dict) -> None:
+    """A seat draw's cards are ranked for the highest (`card_key`): one that is not a card cannot be."""
+    h["events"].append({"kind": "seat_draw", "seat": 3, "draws": [{"player": "cy", "card": "7s"},
+                                                                  {"player": "dee", "card": "X1"}],
+                        "awarded_to": "cy"})
+
+
 def _spoil_scratch(h: dict) -> None:
     """Schema-valid: five deals of 16 cards to one seat, more than the kernel's 64 a seat."""
     h["events"][3:3] = [{"kind": "deal", "to": "hole", "seat": 1, "cards": ["2c"] * 16}] * 5
@@ -170,6 +177,7 @@ SPOILED = {
     "seat": (_spoil_seat, "replay failed: seat 11 is outside the kernel's 1-10"),
     "card": (_spoil_card, "replay failed: card 'Zz' is not a card"),
     "event seat": (_spoil_event_seat, "replay failed: seat 12 is outside the kernel's 1-10"),
+    "seat draw card": (_spoil_seat_draw, "replay failed: card 'X1' is not a card"),
     "variant": (_spoil_variant, "replay failed: variant 'razz' is not one the kernels replay"),
     "event kind": (_spoil_kind, "replay failed: event kind 'bogus' is not one the kernel replays"),
     "scratch": (_spoil_scratch, "replay failed: a seat's cards outrun the per-hand kernel's scratch (more than 64 "

@@ -208,8 +208,6 @@ def encode(tables: CanonicalTables) -> Encoded:
     needs_amount = np.isin(kind, (K_POST, K_RETURN, K_AWARD, K_RAKE))
     card_event = np.repeat(np.arange(len(kind)), np.diff(cards_off))
     recv_event = np.repeat(np.arange(len(kind)), np.diff(receive_off))
-    # seat draws keep their cards as player draws (strings), not as cards the kernels read
-    card_bad = cards_bad & (kind[card_event] != K_SEAT_DRAW)
     kind_text = E.column("kind")
 
     def kind_of(i: int) -> str:
@@ -227,7 +225,8 @@ def encode(tables: CanonicalTables) -> Encoded:
         (needs_seat & (e_seat == -1), e_hand, lambda i: f"a {kind_of(i)} event names no seat"),
         (needs_amount & (e_amount == NULL), e_hand, lambda i: f"a {kind_of(i)} event states no amount"),
         ((kind == K_AWARD) & (e_pot == -1), e_hand, lambda i: "an award names no pot"),
-        (card_bad, e_hand[card_event], lambda i: f"card {_quoted(cards_values[i].as_py())} is not a card"),
+        # a seat draw's cards too: the replay ranks them (`HouseRules.card_key`) for the highest card
+        (cards_bad, e_hand[card_event], lambda i: f"card {_quoted(cards_values[i].as_py())} is not a card"),
         (receive_bad, e_hand[recv_event], lambda i: f"card {_quoted(receive_values[i].as_py())} is not a card"),
     )
     unsupported = np.zeros(n, np.bool_)
