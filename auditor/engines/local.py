@@ -59,7 +59,8 @@ def _heap_frozen() -> Generator[None, None, None]:
 
     A partition collects after each batch (`partition.collect_between_batches`), and each full collection
     walked all of those long-lived objects again although none of them can become garbage during the run:
-    on the PHH corpus (5,062 hands) about a sixth of `audit()`'s time (measured 5.25-6.49 s against 4.46-5.74 s, loaded machine).
+    on the PHH corpus (5,062 hands) about a sixth of `audit()`'s time (5.25-6.49 s against 4.46-5.74 s,
+    measured on a loaded machine).
     Frozen, a collection looks only at what the run itself made. Unfrozen afterwards, unless the caller
     had frozen objects already (their freeze is theirs to undo).
     """
