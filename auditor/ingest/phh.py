@@ -805,8 +805,9 @@ def _parse_actions(actions: Any, n: int) -> list[tuple]:
     return parsed
 
 
-def _scale(amounts: list[int | Fraction], smallest_chip: Fraction) -> int:
-    scale = smallest_chip.denominator
+def _scale(amounts: list[int | Fraction], chips_per_unit: int) -> int:
+    """The least common multiple of the amounts' denominators and `chips_per_unit` (the smallest chip's)."""
+    scale = chips_per_unit
     for amount in amounts:
         if amount.denominator == 1:
             continue
@@ -882,12 +883,12 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str,
     actions = actions_of(n) if actions_of is not None else _parse_actions(fields.get("actions"), n)
 
     currency = fields.get("currency") if isinstance(fields.get("currency"), str) else None
-    smallest_chip = Fraction(1) if currency is None or currency.upper() in ZERO_DECIMAL_CURRENCIES \
-        else Fraction(1, 100)
+    # the smallest real chip is 1/chips_per_unit of the currency's unit: one chip, or one cent
+    chips_per_unit = 1 if currency is None or currency.upper() in ZERO_DECIMAL_CURRENCIES else 100
     everything = [*starting, *antes, *forced, *bets, *(finishing or []), *(winnings or []),
                   *([rake] if rake is not None else []), *(a[2] for a in actions if a[0] == "cbr")]
-    scale = _scale(everything, smallest_chip)
-    chip_unit = int(smallest_chip * scale)
+    scale = _scale(everything, chips_per_unit)
+    chip_unit = scale // chips_per_unit  # scale is a multiple of it
 
     def units(amount: int | Fraction) -> int:
         value = int(amount * scale)
@@ -1156,6 +1157,11 @@ def _awards(pots: list, won: dict[int, int], seat_of: list[int], rake: int, hand
 
     Pots are settled from the last side pot to the main pot; see the module docstring.
     """
+    if len(pots) == 1:  # the common case, one pot and one winner of all of it: what the general path pays
+        winners = [(s, w) for s, w in won.items() if w != 0]
+        if (len(winners) == 1 and winners[0][1] > 0 and winners[0][1] == pots[0].amount - rake
+                and winners[0][0] in pots[0].eligible):
+            return [{"kind": "award", "pot": 0, "seat": winners[0][0], "amount": winners[0][1]}]
     position = {seat: p for p, seat in enumerate(seat_of)}  # 0 = first seat left of the button
     losers = {s: w for s, w in won.items() if w < 0}
     if losers:
