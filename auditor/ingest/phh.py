@@ -15,8 +15,10 @@ bytes, one compiled call reads their flat TOML fields and tokenizes their action
 the scanner does not read exactly as `tomllib` would (comments, tables, escapes, multi-line arrays...),
 or whose actions it does not tokenize exactly as `_parse_actions` would, takes the reference path
 (`_read_phh_reference`: `phh_toml`, `_parse_actions`), which also words every refusal. Either way the
-items are the same (`tests/test_phh_scan.py`). The conversion after that is still Python, its betting
-bookkeeping in one function (`_phh_betting`) until the replay kernel's state machine takes it over.
+items are the same (`tests/test_phh_scan.py`). An audit reads a folder's `.phh` inputs the same way, many
+per scanner call (`read_plain_phh_batch`, through `detect.read_plain_phh` and `partition.read_pieces`).
+The conversion after that is still Python, a dict per hand and event, its betting bookkeeping in one
+function (`_phh_betting`) until the replay kernel's state machine takes it over.
 
 How PHH maps onto the canonical log
 -----------------------------------
