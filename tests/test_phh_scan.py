@@ -235,3 +235,49 @@ def test_a_fifo_is_left_to_read_phh(tmp_path, monkeypatch):
     monkeypatch.setattr("auditor.ingest.phh._read_phh_reference", lambda path, **kw: seen.append(path) or iter(()))
     assert list(read_phh_files([fifo])) == []
     assert seen == [fifo]
+
+
+def test_a_partition_reads_a_run_of_phh_inputs_as_read_piece_reads_each(tmp_path, monkeypatch):
+    """`partition.read_pieces` reads consecutive `.phh` inputs with one scanner call (`detect.read_plain_phh`)
+    and must give, piece by piece, exactly `read_piece`'s items: odd files (not UTF-8, gzip, comments, a
+    folder, a missing file, a size limit) fall back to `read_piece`, an input shown under another name and
+    a file of another format break the run, and a run longer than a batch continues where the batch stopped."""
+    from auditor.engines import partition
+    from auditor.model.inputs import InputFile
+
+    seeds = fuzz.load_seeds("phh", phh_files=40)
+    rng = random.Random(11)
+    good = seeds.pieces[0][1]
+    odd = {"bom.phh": b"\xef\xbb\xbf" + good, "latin1.phh": good.replace(b"'NT'", b"'N\xe9'"),
+           "gz.phh": gzip.compress(good), "empty.phh": b"", "comment.phh": b"# c\n" + good,
+           "big.phh": good + b"#" * 5000, "other.jsonl": b"{}\n"}
+    inputs = [InputFile(tmp_path / "missing.phh", "phh", "missing.phh")]
+    for name, data in odd.items():
+        (tmp_path / name).write_bytes(data)
+        inputs.append(InputFile(tmp_path / name, "jsonl" if name.endswith(".jsonl") else "phh", name))
+    (tmp_path / "folder.phh").mkdir()
+    inputs.append(InputFile(tmp_path / "folder.phh", "phh", "folder.phh"))
+    for k in range(120):
+        _suffix, piece = rng.choice([p for p in seeds.pieces if p[0] == ".phh"])
+        data, _ = fuzz.mutate(piece, rng, seeds) if k % 3 else (piece, None)
+        path = tmp_path / f"m{k:03}.phh"
+        path.write_bytes(data)
+        inputs.append(InputFile(path, "phh", f"folder/m{k:03}.phh", shown="<shown>" if k == 60 else ""))
+    pieces = [partition.Piece(i, item) for i, item in enumerate(inputs)]
+    monkeypatch.setattr("auditor.ingest.phh._BATCH_FILES", 16)  # runs cut into batches
+    batches: list[list] = []
+
+    def recorded(*args, **kw):
+        batches.append(partition_read(*args, **kw))
+        return batches[-1]
+    partition_read = partition.read_plain_phh
+    monkeypatch.setattr(partition, "read_plain_phh", recorded)
+    small = dataclasses.replace(DEFAULT_LIMITS, phh_max_hand_bytes=700, phh_max_line_bytes=600)
+    for limits in (None, small):
+        expected = [(p.input_index, [repr(x) for x in partition.read_piece(p, limits)]) for p in pieces]
+        got = [(p.input_index, [repr(x) for x in items]) for p, items in partition.read_pieces(pieces, limits)]
+        assert got == expected
+        assert sum(len(items) for _i, items in got) >= len(pieces) - 2  # the folder and the jsonl may give none
+    scanned = [x for batch in batches for x in batch if x is not None]
+    assert len(batches) >= 8 and max(map(len, batches)) == 16 and len(scanned) >= 50, [len(b) for b in batches]
+    assert sum(x is None for batch in batches for x in batch) >= 4  # the odd files went the ordinary way

@@ -15,11 +15,13 @@ partition whose worker dies again comes back as `lost-worker` quarantine entries
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import queue as queue_module
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from multiprocessing.context import BaseContext
 
 from auditor.engines.partition import (
@@ -50,8 +52,30 @@ def _notify_queue(kind: str, partition: int, value: int) -> None:
         _progress_queue.put((kind, partition, value))
 
 
+@contextmanager
+def _heap_frozen() -> Generator[None, None, None]:
+    """What is alive before the partitions run (modules, Numba's dispatchers, pandas, the packs: about
+    160,000 objects) moved out of the garbage collector's sight while they run (`gc.freeze`).
+
+    A partition collects after each batch (`partition.collect_between_batches`), and each full collection
+    walked all of those long-lived objects again although none of them can become garbage during the run:
+    on the PHH corpus (5,062 hands) about a sixth of `audit()`'s time (5.25-6.49 s against 4.46-5.74 s,
+    measured on a loaded machine).
+    Frozen, a collection looks only at what the run itself made. Unfrozen afterwards, unless the caller
+    had frozen objects already (their freeze is theirs to undo).
+    """
+    already = gc.get_freeze_count() > 0
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if not already:
+            gc.unfreeze()
+
+
 def _work(partition: Partition, options: RunOptions) -> PartitionResult | PartitionFailure:
-    return run_partition(partition, options, _notify_queue)
+    with _heap_frozen():
+        return run_partition(partition, options, _notify_queue)
 
 
 def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
@@ -59,7 +83,8 @@ def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
     """Each partition's result as it finishes (a PackError in a partition comes back as a failure)."""
     if jobs <= 1 or len(partitions) <= 1 or sum(p.estimated_hands for p in partitions) < POOL_MIN_HANDS:
         for partition in partitions:
-            result = run_partition(partition, options, notify)
+            with _heap_frozen():  # not across the yield: the caller's objects are the caller's
+                result = run_partition(partition, options, notify)
             yield result
             if isinstance(result, PartitionFailure):
                 return

@@ -24,7 +24,7 @@ import math
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,7 +37,7 @@ from auditor.check.run import check, not_covered
 from auditor.engines import ledger
 from auditor.engines.parquet_ranges import HandBatch, Layout, hand_count, plan_ranges, read_range_tables
 from auditor.engines.periods import add_batch
-from auditor.ingest.detect import contained, read_file
+from auditor.ingest.detect import contained, read_file, read_plain_phh
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.tables import build_tables
@@ -324,6 +324,33 @@ def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quaran
         yield from read_input(item, limits)
 
 
+def read_pieces(pieces: Sequence[Piece], limits: Any = None) -> Iterator[tuple[Piece, Iterable[Any]]]:
+    """Each piece with its items (`read_piece`'s), runs of consecutive `.phh` inputs (a folder's files) read
+    together by one call of the PHH scanner (`detect.read_plain_phh`: the same items, without the per-file
+    cost of one read and one kernel call each); a file that call does not take goes through `read_piece`."""
+    k = 0
+    while k < len(pieces):
+        end = k
+        while end < len(pieces) and end - k < 4096 and _plain_phh(pieces[end]):
+            end += 1
+        if end - k < 2:
+            yield pieces[k], read_piece(pieces[k], limits)
+            k += 1
+            continue
+        run = pieces[k:end]
+        got = read_plain_phh([p.input.path for p in run], [p.input.name or None for p in run], limits)
+        for piece, item in zip(run, got, strict=False):  # the first len(got) of the run
+            yield piece, (item,) if item is not None else read_piece(piece, limits)
+        k += len(got)
+
+
+def _plain_phh(piece: Piece) -> bool:
+    """A `.phh` input read as PHH under its own path's name (no label for `read_input` to put in)."""
+    item = piece.input
+    return (piece.rows is None and item.format == "phh" and item.path.name.lower().endswith(".phh")
+            and item.label == str(item.path))
+
+
 def run_partition(partition: Partition, options: RunOptions,
                   notify: Notify | None = None) -> PartitionResult | PartitionFailure:
     """`audit_partition` for an engine: a PackError comes back as a value (it would not unpickle)."""
@@ -412,8 +439,8 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             batch.clear()
             gc.collect()
 
-    for piece in partition.pieces:
-        for item in read_piece(piece, options.limits):
+    for piece, items in read_pieces(partition.pieces, options.limits):
+        for item in items:
             if isinstance(item, ReaderNote):  # about the file, not a hand: said once per (file, code)
                 notes.setdefault((item.file, item.code), item)
                 continue

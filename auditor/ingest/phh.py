@@ -15,8 +15,10 @@ bytes, one compiled call reads their flat TOML fields and tokenizes their action
 the scanner does not read exactly as `tomllib` would (comments, tables, escapes, multi-line arrays...),
 or whose actions it does not tokenize exactly as `_parse_actions` would, takes the reference path
 (`_read_phh_reference`: `phh_toml`, `_parse_actions`), which also words every refusal. Either way the
-items are the same (`tests/test_phh_scan.py`). The conversion after that is still Python, its betting
-bookkeeping in one function (`_phh_betting`) until the replay kernel's state machine takes it over.
+items are the same (`tests/test_phh_scan.py`). An audit reads a folder's `.phh` inputs the same way, many
+per scanner call (`read_plain_phh_batch`, through `detect.read_plain_phh` and `partition.read_pieces`).
+The conversion after that is still Python, a dict per hand and event, its betting bookkeeping in one
+function (`_phh_betting`) until the replay kernel's state machine takes it over.
 
 How PHH maps onto the canonical log
 -----------------------------------
@@ -117,7 +119,7 @@ from auditor.ingest.validate import schema_error
 from auditor.model.pots import build_pots
 from auditor.model.records import Quarantined, SourceHand
 
-__all__ = ["PHH_SUFFIXES", "read_phh", "read_phh_files", "sniff_phh"]
+__all__ = ["PHH_SUFFIXES", "read_phh", "read_phh_files", "read_plain_phh_batch", "sniff_phh"]
 
 log = logging.getLogger(__name__)
 
@@ -313,12 +315,48 @@ def _read_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pack:
                 limits: Limits) -> Iterator[SourceHand | Quarantined]:
     """The items of (path, label, its bytes or None) in order: bytes scanned in one call, None by the
     reference reader."""
+    for (path, label, _raw), items in zip(pending, _scanned_batch(pending, rule_pack, root), strict=True):
+        if items is None:
+            yield from _read_phh_reference(path, rule_pack=rule_pack, root=root, label=label, limits=limits)
+        else:
+            yield items
+
+
+def read_plain_phh_batch(paths: Sequence[Path], labels: Sequence[str], *, rule_pack: str,
+                         limits: Limits = DEFAULT_LIMITS) -> list[SourceHand | Quarantined | None]:
+    """For many `.phh` files at once, the one item `read_phh(paths[k], label=labels[k])` gives for each file
+    the byte scanner reads (one kernel call over all their bytes), or None for a file it does not take
+    (not a plain regular `.phh` under the limits, not UTF-8, TOML beyond the scanner's flat subset): the
+    caller reads that one the ordinary way (`detect.read_file`), which also spools, refuses and words.
+    Only the first files up to `_BATCH_BYTES` or `_BATCH_FILES` are read (at least one): the list is theirs,
+    and the caller asks again for the rest, so memory is one batch whatever the files.
+
+    Why: a run reads a folder of PHH files one input at a time, and each `read_phh` of one file paid the
+    whole stack of per-file calls and a kernel dispatch, about as much as the hand's own conversion.
+    """
+    if len(labels) != len(paths):
+        raise ValueError("one label per path")
+    cap = min(limits.phh_max_line_bytes, limits.phh_max_hand_bytes, limits.max_file_bytes)
+    pending: list[tuple[Path, str | None, bytes | None]] = []
+    size = 0
+    for path, label in zip(paths, labels, strict=True):
+        raw = _plain_bytes(path, cap)
+        pending.append((path, label, raw))
+        size += len(raw) if raw is not None else 0
+        if size >= _BATCH_BYTES or len(pending) >= _BATCH_FILES:
+            break
+    return _scanned_batch(pending, rule_pack, None)
+
+
+def _scanned_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pack: str,
+                   root: Path | None) -> list[SourceHand | Quarantined | None]:
+    """Each of (path, label, its bytes or None) as the one item the scanner's path gives, or None where the
+    reference reader must read the file (no bytes, not UTF-8, or TOML the scanner leaves to tomllib)."""
     raws = [raw for _path, _label, raw in pending]
     batch = [k for k, raw in enumerate(raws) if raw is not None]
+    out: list[SourceHand | Quarantined | None] = [None] * len(pending)
     if not batch:
-        for path, label, _raw in pending:
-            yield from _read_phh_reference(path, rule_pack=rule_pack, root=root, label=label, limits=limits)
-        return
+        return out
     from auditor.ingest import phh_scan  # imports Numba: only when there are PHH bytes to scan
 
     buf, starts, ends = phh_scan.join([raws[k] for k in batch])  # type: ignore[misc]
@@ -331,17 +369,18 @@ def _read_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pack:
             except UnicodeDecodeError:
                 raws[k] = None
         batch = [k for k in batch if raws[k] is not None]
+        if not batch:
+            return out
         buf, starts, ends = phh_scan.join([raws[k] for k in batch])  # type: ignore[misc]
     docs = phh_scan.Documents(phh_scan.scan(buf, starts, ends, skip_bom=True))
-    slot = dict(zip(batch, range(len(batch)), strict=True))
-    for k, (path, label, _raw) in enumerate(pending):
-        d = slot.get(k)
-        fields = docs.fields(d, without_actions=True) if d is not None else None
+    for d, k in enumerate(batch):
+        fields = docs.fields(d, without_actions=True)
         if fields is None:
-            yield from _read_phh_reference(path, rule_pack=rule_pack, root=root, label=label, limits=limits)
             continue
-        yield _scanned_hand(str(path), label if label is not None else _label(path, root), fields, rule_pack,
-                            lambda n, d=d: _scanned_actions(docs, d, n))  # type: ignore[misc]
+        path, label, _raw = pending[k]
+        out[k] = _scanned_hand(str(path), label if label is not None else _label(path, root), fields, rule_pack,
+                               lambda n, d=d: _scanned_actions(docs, d, n))  # type: ignore[misc]
+    return out
 
 
 def _scanned_actions(docs: Any, d: int, n: int) -> list[tuple]:
@@ -768,8 +807,9 @@ def _parse_actions(actions: Any, n: int) -> list[tuple]:
     return parsed
 
 
-def _scale(amounts: list[int | Fraction], smallest_chip: Fraction) -> int:
-    scale = smallest_chip.denominator
+def _scale(amounts: list[int | Fraction], chips_per_unit: int) -> int:
+    """The least common multiple of the amounts' denominators and `chips_per_unit` (the smallest chip's)."""
+    scale = chips_per_unit
     for amount in amounts:
         if amount.denominator == 1:
             continue
@@ -845,12 +885,12 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str,
     actions = actions_of(n) if actions_of is not None else _parse_actions(fields.get("actions"), n)
 
     currency = fields.get("currency") if isinstance(fields.get("currency"), str) else None
-    smallest_chip = Fraction(1) if currency is None or currency.upper() in ZERO_DECIMAL_CURRENCIES \
-        else Fraction(1, 100)
+    # the smallest real chip is 1/chips_per_unit of the currency's unit: one chip, or one cent
+    chips_per_unit = 1 if currency is None or currency.upper() in ZERO_DECIMAL_CURRENCIES else 100
     everything = [*starting, *antes, *forced, *bets, *(finishing or []), *(winnings or []),
                   *([rake] if rake is not None else []), *(a[2] for a in actions if a[0] == "cbr")]
-    scale = _scale(everything, smallest_chip)
-    chip_unit = int(smallest_chip * scale)
+    scale = _scale(everything, chips_per_unit)
+    chip_unit = scale // chips_per_unit  # scale is a multiple of it
 
     def units(amount: int | Fraction) -> int:
         value = int(amount * scale)
@@ -957,39 +997,41 @@ def _phh_betting(n: int, seat_of: list[int], stack: list[int], ante_units: list[
     last betting event is (the return goes right after it). Raises _Reject for a `cbr` below what the
     player has in the round or above their chips.
     """
-    put_in = [0] * n  # every chip each player put in, dead money included
+    # Chips each player put in (dead money included) are never read: `stack` says what is behind, `live`
+    # what counts toward the pots. `current` is the bet faced in the round (the largest of `round_bet`),
+    # kept as the actions go rather than recomputed per action: this loop runs once per event of the corpus.
     live = [0] * n  # contribution toward pots (dead money excluded)
     dead = 0
     round_bet = [0] * n
+    current = 0
     folded: set[int] = set()
     events: list[dict] = [{"kind": "button", "seat": seat_of[n - 1]}]
-
-    def pay(i: int, amount: int) -> int:
-        amount = min(amount, stack[i])
-        stack[i] -= amount
-        put_in[i] += amount
-        return amount
+    append = events.append
 
     for i in payers:
-        amount = pay(i, ante_units[i])
+        amount = min(ante_units[i], stack[i])
+        stack[i] -= amount
         if len(payers) == 1:
             dead += amount
-            events.append(_post(seat_of[i], "dead", None, amount, stack[i] == 0))
+            append(_post(seat_of[i], "dead", None, amount, stack[i] == 0))
         else:
             live[i] += amount
-            events.append(_post(seat_of[i], "ante", None, amount, stack[i] == 0))
+            append(_post(seat_of[i], "ante", None, amount, stack[i] == 0))
     # blind k (1-based, posting order) is blinds_or_straddles[k-1]; heads-up the button posts blind 1
-    order = [n - 1, 0] if n == 2 else list(range(n))
+    order = [n - 1, 0] if n == 2 else range(n)
     for k, i in enumerate(order, 1):
         if blind_of[i] <= 0:
             continue
-        amount = pay(i, blind_of[i])
+        amount = min(blind_of[i], stack[i])
+        stack[i] -= amount
         live[i] += amount
         round_bet[i] += amount
+        if round_bet[i] > current:
+            current = round_bet[i]
         if k <= 2:
-            events.append(_post(seat_of[i], "blind", k, amount, stack[i] == 0))
+            append(_post(seat_of[i], "blind", k, amount, stack[i] == 0))
         else:
-            events.append(_post(seat_of[i], "straddle", None, amount, stack[i] == 0))
+            append(_post(seat_of[i], "straddle", None, amount, stack[i] == 0))
 
     # -- actions ------------------------------------------------------------------------------
     # Recorded as written, legal or not: more hole cards than the game deals, a card dealt twice, a
@@ -1003,78 +1045,86 @@ def _phh_betting(n: int, seat_of: list[int], stack: list[int], ante_units: list[
 
     for k, act in enumerate(actions, 1):
         verb = act[0]
-        if verb == "dh":
+        if verb == "cc":
+            i = act[1]
+            owed = current - round_bet[i]
+            if owed <= 0 or stack[i] == 0:
+                append({"kind": "action", "seat": seat_of[i], "action": "check"})
+            else:
+                amount = owed if owed < stack[i] else stack[i]
+                stack[i] -= amount
+                live[i] += amount
+                round_bet[i] += amount
+                append({"kind": "action", "seat": seat_of[i], "action": "call", "amount": amount,
+                        "to": round_bet[i], "all_in": stack[i] == 0})
+            last_bet_event = len(events)
+        elif verb == "f":
+            i = act[1]
+            folded.add(i)
+            append({"kind": "action", "seat": seat_of[i], "action": "fold"})
+            last_bet_event = len(events)
+        elif verb == "cbr":
+            i = act[1]
+            target = units(act[2])
+            amount = target - round_bet[i]
+            if amount < 0:
+                raise _Reject(f"action {k}: p{i + 1} bets or raises to {_show(target, scale)}, below the "
+                              f"{_show(round_bet[i], scale)} already in this round (chips cannot be taken "
+                              "back)", "inconsistent-amounts")
+            if amount > stack[i]:
+                raise _Reject(f"action {k}: p{i + 1} bets or raises to {_show(target, scale)} with only "
+                              f"{_show(stack[i], scale)} behind", "inconsistent-amounts")
+            stack[i] -= amount
+            live[i] += amount
+            round_bet[i] = target
+            # A `cbr` to no more than the player already has in is a raise of nothing (the min-raise
+            # and min-bet rules judge it); one that only reaches the bet faced is an all-in call.
+            if amount == 0:
+                name = "raise" if current > 0 else "bet"
+            else:
+                name = "call" if target <= current else "raise" if current > 0 else "bet"
+            if target > current:
+                current = target
+            append({"kind": "action", "seat": seat_of[i], "action": name, "amount": amount, "to": target,
+                    "all_in": stack[i] == 0})
+            last_bet_event = len(events)
+        elif verb == "dh":
             _, i, cards = act
             if i in drawing:  # phh-std: `pN sd cards` then `d dh pN replacements`
                 drawing.pop(i)["receive"].extend(cards)
                 continue
             hole.setdefault(i, []).extend(cards)
-            events.append({"kind": "deal", "to": "hole", "seat": seat_of[i], "cards": cards})
+            append({"kind": "deal", "to": "hole", "seat": seat_of[i], "cards": cards})
         elif verb == "db":
             round_bet = [0] * n
-            events.append({"kind": "deal", "to": "board", "cards": act[1]})
-        elif verb in ("f", "cc", "cbr"):
-            i = act[1]
-            current = max(round_bet)
-            if verb == "f":
-                folded.add(i)
-                events.append({"kind": "action", "seat": seat_of[i], "action": "fold"})
-            elif verb == "cc":
-                owed = max(0, current - round_bet[i])
-                if owed == 0 or stack[i] == 0:
-                    events.append({"kind": "action", "seat": seat_of[i], "action": "check"})
-                else:
-                    amount = pay(i, owed)
-                    live[i] += amount
-                    round_bet[i] += amount
-                    events.append(_act(seat_of[i], "call", amount, round_bet[i], stack[i] == 0))
-            else:
-                target = units(act[2])
-                amount = target - round_bet[i]
-                if amount < 0:
-                    raise _Reject(f"action {k}: p{i + 1} bets or raises to {_show(target, scale)}, below the "
-                                  f"{_show(round_bet[i], scale)} already in this round (chips cannot be taken "
-                                  "back)", "inconsistent-amounts")
-                if amount > stack[i]:
-                    raise _Reject(f"action {k}: p{i + 1} bets or raises to {_show(target, scale)} with only "
-                                  f"{_show(stack[i], scale)} behind", "inconsistent-amounts")
-                pay(i, amount)
-                live[i] += amount
-                round_bet[i] = target
-                # A `cbr` to no more than the player already has in is a raise of nothing (the min-raise
-                # and min-bet rules judge it); one that only reaches the bet faced is an all-in call.
-                if amount == 0:
-                    name = "raise" if current > 0 else "bet"
-                else:
-                    name = "call" if target <= current else "raise" if current > 0 else "bet"
-                events.append(_act(seat_of[i], name, amount, target, stack[i] == 0))
-            last_bet_event = len(events)
+            current = 0
+            append({"kind": "deal", "to": "board", "cards": act[1]})
         elif verb == "sm":
             _, i, cards = act
             showdown = True
             if cards is None:
-                events.append({"kind": "muck", "seat": seat_of[i]})
+                append({"kind": "muck", "seat": seat_of[i]})
                 continue
             if cards == "-":
                 # "shows the cards dealt": with no deal recorded, the faces are unknown to the log
                 cards = list(hole.get(i, [])) or ["??"] * hole_cards
-            events.append({"kind": "show", "seat": seat_of[i], "cards": cards})
+            append({"kind": "show", "seat": seat_of[i], "cards": cards})
         elif verb == "sd":
             _, i, cards = act
             draw = {"kind": "draw", "seat": seat_of[i], "discard": cards, "receive": []}
             drawing[i] = draw
-            events.append(draw)
+            append(draw)
         else:  # pb
             raise _Reject(f"action {k}: a bring-in (pb), which only stud games have; the canonical log has no "
                           "bring-in", "unsupported-feature")
 
     # -- the end: uncalled bet, awards ----------------------------------------------------------
-    over = paid_out or showdown or len(set(range(n)) - folded) <= 1
+    over = paid_out or showdown or n - len(folded) <= 1
     returned = [0] * n
     if over:
         in_hand = [i for i in range(n) if i not in folded]
         if in_hand:
-            top = max(in_hand, key=lambda i: live[i])
+            top = max(in_hand, key=live.__getitem__)
             second = max((live[i] for i in range(n) if i != top), default=0)
             if live[top] > second:
                 returned[top] = live[top] - second
@@ -1104,15 +1154,16 @@ def _post(seat: int, kind: str, blind: int | None, amount: int, all_in: bool) ->
     return event
 
 
-def _act(seat: int, action: str, amount: int, to: int, all_in: bool) -> dict:
-    return {"kind": "action", "seat": seat, "action": action, "amount": amount, "to": to, "all_in": all_in}
-
-
 def _awards(pots: list, won: dict[int, int], seat_of: list[int], rake: int, hand_id: str) -> list[dict]:
     """Award events that pay each player's winnings out of the pots they are eligible for.
 
     Pots are settled from the last side pot to the main pot; see the module docstring.
     """
+    if len(pots) == 1:  # the common case, one pot and one winner of all of it: what the general path pays
+        winners = [(s, w) for s, w in won.items() if w != 0]
+        if (len(winners) == 1 and winners[0][1] > 0 and winners[0][1] == pots[0].amount - rake
+                and winners[0][0] in pots[0].eligible):
+            return [{"kind": "award", "pot": 0, "seat": winners[0][0], "amount": winners[0][1]}]
     position = {seat: p for p, seat in enumerate(seat_of)}  # 0 = first seat left of the button
     losers = {s: w for s, w in won.items() if w < 0}
     if losers:
