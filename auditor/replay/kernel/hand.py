@@ -14,6 +14,12 @@ Hands are independent here: nothing crosses from one hand to the next (the cross
 Every index is a seat already checked to lie in 1..MAX_SEAT (`encode`), a card list bounded by the
 scratch space (a hand that would overflow it is flagged `overflow`, never written past), or a row counter
 bounded by the preallocated size (at most one row per event).
+
+Compile time (the first run after an install waits for it): the outputs are a few int64/bool tables written by
+column number (`A_*`, `R_*`, ...; `named` gives them back by name and dtype), not one array per column, and
+every scalar handed to a helper kernel starts as `np.int64(...)`/`np.bool_(...)`, never a bare literal:
+Numba compiles a callee once per distinct argument type, and `0` is typed `Literal[int](0)` until the loop's
+other assignments unify it, so a literal start compiled each helper two to eight times over.
 """
 
 from __future__ import annotations
