@@ -165,7 +165,7 @@ def _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, 
         p_lo = post_start[h]
         p_hi = post_start[h + 1]
         n_eligible = 0
-        n_owing = 0
+        n_owing = np.int64(0)
         button_eligible = False
         button_owing = False
         other_eligible = -1
@@ -181,12 +181,12 @@ def _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, 
                     n_owing += 1
                     if slot_seat[i] == button:
                         button_owing = True
-        _clear(first_post, -1)
+        _clear(first_post, np.int64(-1))
         for p in range(p_lo, p_hi):
             if first_post[post_blind[p]] < 0:
                 first_post[post_blind[p]] = p
-        _clear(expected, -1)
-        _clear(after, -1)
+        _clear(expected, np.int64(-1))
+        _clear(after, np.int64(-1))
         heads_up = n_eligible == 2 and n_required == 2
         if button >= 0 and n_owing > 0 and n_required > 0:
             # clockwise from the button over the seats that can post

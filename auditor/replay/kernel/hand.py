@@ -14,6 +14,12 @@ Hands are independent here: nothing crosses from one hand to the next (the cross
 Every index is a seat already checked to lie in 1..MAX_SEAT (`encode`), a card list bounded by the
 scratch space (a hand that would overflow it is flagged `overflow`, never written past), or a row counter
 bounded by the preallocated size (at most one row per event).
+
+Compile time (the first run after an install waits for it): the outputs are a few int64/bool tables written by
+column number (`A_*`, `R_*`, ...; `named` gives them back by name and dtype), not one array per column, and
+every scalar handed to a helper kernel starts as `np.int64(...)`/`np.bool_(...)`, never a bare literal:
+Numba compiles a callee once per distinct argument type, and `0` is typed `Literal[int](0)` until the loop's
+other assignments unify it, so a literal start compiled each helper two to eight times over.
 """
 
 from __future__ import annotations
@@ -58,6 +64,106 @@ HOLE_CAP = 64
 WHERE_SEAT, WHERE_BURN, WHERE_BOARD, WHERE_DRAW = 0, 1, 2, 3
 #: variant table columns (`variant_table`)
 BOARD_MAX = 8
+
+
+#: the names of `replay_hands`' outputs, group by group: the facts contract of the kernel, by name. The kernel
+#: writes each group into one int64 (or bool) table, a row per column (few arrays compile fast: one Numba array
+#: variable costs type inference and lowering, and ~150 separate ones cost ~20 s of the first run); `named`
+#: turns the tables back into {group: {name: array}} in each column's own dtype, so callers read outputs by name
+OUTPUTS = {
+    "actions": ("hand", "event", "street", "seat", "player", "expected", "added", "made", "all_in", "current_bet",
+                "owed", "largest", "increment", "is_bet", "is_raise", "full", "raises_before", "raise_number",
+                "live", "active", "hu_start", "pot_before", "pot_limit_max", "bet_unit", "smin", "smax",
+                "stack_before", "actor_folded", "actor_all_in", "open_full", "open_cumulative", "min_bet",
+                "owed_full"),
+    "rounds": ("hand", "seq", "close_seq", "street", "board_cards", "board_expected", "burns", "burns_expected",
+               "live_at_deal", "live", "able", "pending", "pending_player", "end", "uncalled", "uncalled_player",
+               "uncalled_expected", "returned", "returned_net", "actions", "draw_round", "balance"),
+    "draws": ("hand", "event", "seat", "player", "expected", "discards", "receives", "folded"),
+    "posts": ("hand", "number", "seat", "seq", "amount", "all_in"),
+    "awards": ("hand", "pot", "seat", "amount", "seq"),
+    "rakes": ("hand", "pot", "amount"),
+    "known_cards": ("hand", "card", "where", "seat"),
+    "hand": ("button", "burns_logged", "chips_in", "returned", "awarded", "rake", "balance", "lowest", "showdown",
+             "first_shown", "expected_first", "final_aggressor", "final_round", "board_len", "board", "board_known",
+             "dead", "hole_logged", "dup_cards", "overflow", "shared", "sb_seat", "b2_seat", "bbl_seat"),
+    "seat": ("seated", "player", "status", "dealt", "folded", "killed", "all_in", "mucked", "shown", "ante_all_in",
+             "total", "has_total", "returned", "live_posts", "dead_posts", "hole_dealt", "final", "final_known",
+             "dealt_order"),
+}
+#: output groups that are rows (their tables have a row count)
+ROW_GROUPS = ("actions", "rounds", "draws", "posts", "awards", "rakes", "known_cards")
+#: internal columns of a row table after its output columns (not returned by `named`)
+ROUND_INTERNAL = ("to_bettor",)
+#: the per-hand outputs held in the kernel's int64 hand table (`board`, a (hand, card) array, is apart)
+HAND_COLUMNS = tuple(name for name in OUTPUTS["hand"] if name != "board")
+#: the per-hand-and-seat outputs held in the bool seat table and in the int64 one (`final`, cards, is apart)
+SEAT_BOOL_COLUMNS = ("seated", "dealt", "folded", "killed", "all_in", "mucked", "shown", "ante_all_in", "has_total",
+                     "final_known")
+SEAT_INT_COLUMNS = tuple(name for name in OUTPUTS["seat"] if name not in SEAT_BOOL_COLUMNS and name != "final")
+#: columns whose dtype is not int64 (the kernel writes them into int64 tables; `named` casts them back)
+DTYPES = {
+    ("actions", "all_in"): np.bool_,
+    ("actions", "is_bet"): np.bool_,
+    ("actions", "is_raise"): np.bool_,
+    ("actions", "hu_start"): np.bool_,
+    ("actions", "actor_folded"): np.bool_,
+    ("actions", "actor_all_in"): np.bool_,
+    ("actions", "open_full"): np.bool_,
+    ("actions", "open_cumulative"): np.bool_,
+    ("actions", "full"): np.int8,
+    ("rounds", "end"): np.bool_,
+    ("rounds", "draw_round"): np.bool_,
+    ("draws", "folded"): np.bool_,
+    ("posts", "all_in"): np.bool_,
+    ("known_cards", "where"): np.int8,
+    ("hand", "burns_logged"): np.bool_,
+    ("hand", "showdown"): np.bool_,
+    ("hand", "board_known"): np.bool_,
+    ("hand", "hole_logged"): np.bool_,
+    ("hand", "dup_cards"): np.bool_,
+    ("hand", "overflow"): np.bool_,
+    ("hand", "shared"): np.bool_,
+    ("seat", "status"): np.int8,
+}
+
+# column numbers of the kernel's tables: the kernel reads and writes columns by these names only
+(A_HAND, A_EVENT, A_STREET, A_SEAT, A_PLAYER, A_EXPECTED, A_ADDED, A_MADE, A_ALL_IN, A_CURRENT_BET, A_OWED,
+    A_LARGEST, A_INCREMENT, A_IS_BET, A_IS_RAISE, A_FULL, A_RAISES_BEFORE, A_RAISE_NUMBER, A_LIVE, A_ACTIVE,
+    A_HU_START, A_POT_BEFORE, A_POT_LIMIT_MAX, A_BET_UNIT, A_SMIN, A_SMAX, A_STACK_BEFORE, A_ACTOR_FOLDED,
+    A_ACTOR_ALL_IN, A_OPEN_FULL, A_OPEN_CUMULATIVE, A_MIN_BET, A_OWED_FULL) = range(33)
+(R_HAND, R_SEQ, R_CLOSE_SEQ, R_STREET, R_BOARD_CARDS, R_BOARD_EXPECTED, R_BURNS, R_BURNS_EXPECTED, R_LIVE_AT_DEAL,
+    R_LIVE, R_ABLE, R_PENDING, R_PENDING_PLAYER, R_END, R_UNCALLED, R_UNCALLED_PLAYER, R_UNCALLED_EXPECTED,
+    R_RETURNED, R_RETURNED_NET, R_ACTIONS, R_DRAW_ROUND, R_BALANCE, R_TO_BETTOR) = range(23)
+(D_HAND, D_EVENT, D_SEAT, D_PLAYER, D_EXPECTED, D_DISCARDS, D_RECEIVES, D_FOLDED) = range(8)
+(BP_HAND, BP_NUMBER, BP_SEAT, BP_SEQ, BP_AMOUNT, BP_ALL_IN) = range(6)
+(AW_HAND, AW_POT, AW_SEAT, AW_AMOUNT, AW_SEQ) = range(5)
+(RK_HAND, RK_POT, RK_AMOUNT) = range(3)
+(KC_HAND, KC_CARD, KC_WHERE, KC_SEAT) = range(4)
+(H_BUTTON, H_BURNS_LOGGED, H_CHIPS_IN, H_RETURNED, H_AWARDED, H_RAKE, H_BALANCE, H_LOWEST, H_SHOWDOWN, H_FIRST_SHOWN,
+    H_EXPECTED_FIRST, H_FINAL_AGGRESSOR, H_FINAL_ROUND, H_BOARD_LEN, H_BOARD_KNOWN, H_DEAD, H_HOLE_LOGGED,
+    H_DUP_CARDS, H_OVERFLOW, H_SHARED, H_SB_SEAT, H_B2_SEAT, H_BBL_SEAT) = range(23)
+(SI_PLAYER, SI_STATUS, SI_TOTAL, SI_RETURNED, SI_LIVE_POSTS, SI_DEAD_POSTS, SI_HOLE_DEALT, SI_DEALT_ORDER) = range(8)
+(SB_SEATED, SB_DEALT, SB_FOLDED, SB_KILLED, SB_ALL_IN, SB_MUCKED, SB_SHOWN, SB_ANTE_ALL_IN, SB_HAS_TOTAL,
+    SB_FINAL_KNOWN) = range(10)
+#: each kernel table by its column-number prefix: its columns in order
+TABLES = {"A_": OUTPUTS["actions"], "R_": OUTPUTS["rounds"] + ROUND_INTERNAL, "D_": OUTPUTS["draws"],
+          "BP_": OUTPUTS["posts"], "AW_": OUTPUTS["awards"], "RK_": OUTPUTS["rakes"], "KC_": OUTPUTS["known_cards"],
+          "H_": HAND_COLUMNS, "SI_": SEAT_INT_COLUMNS, "SB_": SEAT_BOOL_COLUMNS}
+#: the number of columns of each table (frozen into the kernel as constants)
+N_A, N_R, N_D, N_BP, N_AW, N_RK, N_KC, N_H, N_SI, N_SB = (len(names) for names in TABLES.values())
+
+
+def _check_columns() -> None:
+    """The column numbers above are written out for the kernel (Numba reads module constants); fail at import
+    if one no longer matches its name's place in `TABLES`, rather than write a column under another's name."""
+    for prefix, names in TABLES.items():
+        for k, name in enumerate(names):
+            if globals()[prefix + name.upper()] != k:
+                raise ImportError(f"kernel column {prefix}{name.upper()} is not column {k} of its table")
+
+
+_check_columns()
 
 
 @njit(cache=True)
@@ -192,7 +298,7 @@ def _pending_at_close(seated, dealt, folded, all_in, can, pointer, button, acted
     more in the round (facing only a blind posted all-in short, there is nothing to call). `rins` numbers
     seats in the order the reference's round dictionary first met them (ties between equal contributions
     follow it); the updated counter is returned."""
-    ncan = 0
+    ncan = np.int64(0)
     for s in range(WIDTH):
         if seated[s] and dealt[s] and not folded[s] and not all_in[s]:
             can[ncan] = s
@@ -231,153 +337,49 @@ def replay_hands(order, caps,
                  event_start, e_kind, e_seat, e_verb, e_post, e_blind, e_amount, e_target, e_pot,
                  cards_off, cards, receive_off, receive,
                  v_hole, v_rounds, v_schedule, v_draw_before, v_max_draw, v_board_cards, h_fraction):
-    """Replay every hand of `order`; returns the row arrays (see the tuple at the end).
+    """Replay every hand of `order`; returns the kernel tables (`named` reads them by name).
 
     `caps` are the row capacities (actions, rounds, draws, blind posts, awards, rakes), each the count of the
     events that write such a row (rounds: deals and draws, plus one per hand), so no counter can pass its
     array and the batch allocates no more than it writes."""
     n = len(order)
-    # ---- actions rows
-    a_hand = np.empty(caps[0], np.int64)
-    a_event = np.empty(caps[0], np.int64)
-    a_street = np.empty(caps[0], np.int64)
-    a_seat = np.empty(caps[0], np.int64)
-    a_player = np.empty(caps[0], np.int64)
-    a_expected = np.empty(caps[0], np.int64)
-    a_added = np.empty(caps[0], np.int64)
-    a_made = np.empty(caps[0], np.int64)
-    a_all_in = np.empty(caps[0], np.bool_)
-    a_current_bet = np.empty(caps[0], np.int64)
-    a_owed = np.empty(caps[0], np.int64)
-    a_largest = np.empty(caps[0], np.int64)
-    a_increment = np.empty(caps[0], np.int64)
-    a_is_bet = np.empty(caps[0], np.bool_)
-    a_is_raise = np.empty(caps[0], np.bool_)
-    a_full = np.empty(caps[0], np.int8)
-    a_raises_before = np.empty(caps[0], np.int64)
-    a_raise_number = np.empty(caps[0], np.int64)
-    a_live = np.empty(caps[0], np.int64)
-    a_active = np.empty(caps[0], np.int64)
-    a_hu_start = np.empty(caps[0], np.bool_)
-    a_pot_before = np.empty(caps[0], np.int64)
-    a_pot_limit_max = np.empty(caps[0], np.int64)
-    a_bet_unit = np.empty(caps[0], np.int64)
-    a_smin = np.empty(caps[0], np.int64)
-    a_smax = np.empty(caps[0], np.int64)
-    a_stack_before = np.empty(caps[0], np.int64)
-    a_actor_folded = np.empty(caps[0], np.bool_)
-    a_actor_all_in = np.empty(caps[0], np.bool_)
-    a_open_full = np.empty(caps[0], np.bool_)
-    a_open_cumulative = np.empty(caps[0], np.bool_)
-    a_min_bet = np.empty(caps[0], np.int64)
-    a_owed_full = np.empty(caps[0], np.int64)
-    na = 0
-    # ---- rounds rows
-    nrmax = caps[1]
-    r_hand = np.empty(nrmax, np.int64)
-    r_seq = np.empty(nrmax, np.int64)
-    r_close_seq = np.empty(nrmax, np.int64)
-    r_street = np.empty(nrmax, np.int64)
-    r_board_cards = np.empty(nrmax, np.int64)
-    r_board_expected = np.empty(nrmax, np.int64)
-    r_burns = np.empty(nrmax, np.int64)
-    r_burns_expected = np.empty(nrmax, np.int64)
-    r_live_at_deal = np.empty(nrmax, np.int64)
-    r_live = np.empty(nrmax, np.int64)
-    r_able = np.empty(nrmax, np.int64)
-    r_pending = np.empty(nrmax, np.int64)
-    r_pending_player = np.empty(nrmax, np.int64)
-    r_end = np.empty(nrmax, np.bool_)
-    r_uncalled = np.empty(nrmax, np.int64)
-    r_uncalled_player = np.empty(nrmax, np.int64)
-    r_uncalled_expected = np.empty(nrmax, np.int64)
-    r_returned = np.empty(nrmax, np.int64)
-    r_returned_net = np.empty(nrmax, np.int64)
-    r_to_bettor = np.empty(nrmax, np.int64)
-    r_actions = np.empty(nrmax, np.int64)
-    r_draw_round = np.empty(nrmax, np.bool_)
-    r_balance = np.empty(nrmax, np.int64)
-    nr = 0
-    # ---- draws rows
-    d_hand = np.empty(caps[2], np.int64)
-    d_event = np.empty(caps[2], np.int64)
-    d_seat = np.empty(caps[2], np.int64)
-    d_player = np.empty(caps[2], np.int64)
-    d_expected = np.empty(caps[2], np.int64)
-    d_discards = np.empty(caps[2], np.int64)
-    d_receives = np.empty(caps[2], np.int64)
-    d_folded = np.empty(caps[2], np.bool_)
-    nd = 0
+    # ---- row tables, one row per event at most: one int64 table per group, columns by name (A_*, R_*, ...)
+    A = np.empty((N_A, caps[0]), np.int64)
+    na = np.int64(0)
+    R = np.empty((N_R, caps[1]), np.int64)
+    nr = np.int64(0)
+    D = np.empty((N_D, caps[2]), np.int64)
+    nd = np.int64(0)
     # ---- flat posts, awards, rakes (event order) and known cards
-    bp_hand = np.empty(caps[3], np.int64)
-    bp_number = np.empty(caps[3], np.int64)
-    bp_seat = np.empty(caps[3], np.int64)
-    bp_seq = np.empty(caps[3], np.int64)
-    bp_amount = np.empty(caps[3], np.int64)
-    bp_all_in = np.empty(caps[3], np.bool_)
-    nbp = 0
-    aw_hand = np.empty(caps[4], np.int64)
-    aw_pot = np.empty(caps[4], np.int64)
-    aw_seat = np.empty(caps[4], np.int64)
-    aw_amount = np.empty(caps[4], np.int64)
-    aw_seq = np.empty(caps[4], np.int64)
-    naw = 0
-    rk_hand = np.empty(caps[5], np.int64)
-    rk_pot = np.empty(caps[5], np.int64)
-    rk_amount = np.empty(caps[5], np.int64)
-    nrk = 0
-    nkmax = len(cards) + len(receive)
-    kc_hand = np.empty(nkmax, np.int64)
-    kc_card = np.empty(nkmax, np.int64)
-    kc_where = np.empty(nkmax, np.int8)
-    kc_seat = np.empty(nkmax, np.int64)
-    nkc = 0
-    # ---- per hand (indexed by hand row, not by walk position)
+    BP = np.empty((N_BP, caps[3]), np.int64)
+    nbp = np.int64(0)
+    AW = np.empty((N_AW, caps[4]), np.int64)
+    naw = np.int64(0)
+    RK = np.empty((N_RK, caps[5]), np.int64)
+    nrk = np.int64(0)
+    KC = np.empty((N_KC, len(cards) + len(receive)), np.int64)
+    nkc = np.int64(0)
+    # ---- per hand (indexed by hand row, not by walk position): H_* columns
     nh = len(variant)
-    h_button = np.full(nh, -1, np.int64)
-    h_burns_logged = np.zeros(nh, np.bool_)
-    h_chips_in = np.zeros(nh, np.int64)
-    h_returned = np.zeros(nh, np.int64)
-    h_awarded = np.zeros(nh, np.int64)
-    h_rake = np.zeros(nh, np.int64)
-    h_balance = np.full(nh, NULL, np.int64)
-    h_lowest = np.zeros(nh, np.int64)
-    h_showdown = np.zeros(nh, np.bool_)
-    h_first_shown = np.full(nh, -1, np.int64)
-    h_expected_first = np.full(nh, -1, np.int64)
-    h_final_aggressor = np.full(nh, -1, np.int64)
-    h_final_round = np.zeros(nh, np.int64)
-    h_board_len = np.zeros(nh, np.int64)
-    h_board = np.full((nh, BOARD_MAX), -1, np.int64)
-    h_board_known = np.zeros(nh, np.bool_)
-    h_dead = np.zeros(nh, np.int64)
-    h_hole_logged = np.zeros(nh, np.bool_)
-    h_dup_cards = np.zeros(nh, np.bool_)
-    h_overflow = np.zeros(nh, np.bool_)
-    h_shared = np.zeros(nh, np.bool_)
+    H = np.zeros((N_H, nh), np.int64)
+    H[H_BUTTON, :] = -1
+    H[H_BALANCE, :] = NULL
+    H[H_FIRST_SHOWN, :] = -1
+    H[H_EXPECTED_FIRST, :] = -1
+    H[H_FINAL_AGGRESSOR, :] = -1
     #: the first post of blind 1, of blind 2 and of the last declared blind (-1: none)
-    h_sb_seat = np.full(nh, -1, np.int64)
-    h_b2_seat = np.full(nh, -1, np.int64)
-    h_bbl_seat = np.full(nh, -1, np.int64)
-    # ---- per hand and seat
-    hs_seated = np.zeros((nh, WIDTH), np.bool_)
-    hs_player = np.full((nh, WIDTH), -1, np.int64)
-    hs_status = np.full((nh, WIDTH), -1, np.int8)
-    hs_dealt = np.zeros((nh, WIDTH), np.bool_)
-    hs_folded = np.zeros((nh, WIDTH), np.bool_)
-    hs_killed = np.zeros((nh, WIDTH), np.bool_)
-    hs_all_in = np.zeros((nh, WIDTH), np.bool_)
-    hs_mucked = np.zeros((nh, WIDTH), np.bool_)
-    hs_shown = np.zeros((nh, WIDTH), np.bool_)
-    hs_ante_all_in = np.zeros((nh, WIDTH), np.bool_)
-    hs_total = np.zeros((nh, WIDTH), np.int64)
-    hs_has_total = np.zeros((nh, WIDTH), np.bool_)
-    hs_returned = np.zeros((nh, WIDTH), np.int64)
-    hs_live_posts = np.zeros((nh, WIDTH), np.int64)
-    hs_dead_posts = np.zeros((nh, WIDTH), np.int64)
-    hs_hole_dealt = np.zeros((nh, WIDTH), np.int64)
+    H[H_SB_SEAT, :] = -1
+    H[H_B2_SEAT, :] = -1
+    H[H_BBL_SEAT, :] = -1
+    h_board = np.full((nh, BOARD_MAX), -1, np.int64)
+    # ---- per hand and seat: SI_* (int64) and SB_* (bool) columns, and the final cards
+    SI = np.zeros((N_SI, nh, WIDTH), np.int64)
+    SI[SI_PLAYER, :, :] = -1
+    SI[SI_STATUS, :, :] = -1
+    #: per hand, the seats dealt in in the reference's set order (the cross-hand kernel searches them so)
+    SI[SI_DEALT_ORDER, :, :] = -1
+    SB = np.zeros((N_SB, nh, WIDTH), np.bool_)
     hs_final = np.full((nh, WIDTH, 8), -1, np.int64)
-    hs_final_known = np.zeros((nh, WIDTH), np.bool_)
 
     # ---- scratch state of one hand
     stack = np.zeros(WIDTH, np.int64)
@@ -402,8 +404,6 @@ def replay_hands(order, caps,
     dscratch = np.full(32, -1, np.int64)
     dst2 = np.zeros(2, np.int64)
     live_order = np.zeros(WIDTH, np.int64)
-    #: per hand, the seats dealt in in the reference's set order (the cross-hand kernel searches them so)
-    hs_dealt_order = np.full((nh, WIDTH), -1, np.int64)
 
     for walk in range(n):
         h = order[walk]
@@ -427,19 +427,19 @@ def replay_hands(order, caps,
             dset[k] = -1
         dst[0] = 7
         dst[1] = 0
-        seated = hs_seated[h]
-        players = hs_player[h]
-        status = hs_status[h]
-        dealt = hs_dealt[h]
-        folded = hs_folded[h]
-        all_in = hs_all_in[h]
-        total = hs_total[h]
+        seated = SB[SB_SEATED, h]
+        players = SI[SI_PLAYER, h]
+        status = SI[SI_STATUS, h]
+        dealt = SB[SB_DEALT, h]
+        folded = SB[SB_FOLDED, h]
+        all_in = SB[SB_ALL_IN, h]
+        total = SI[SI_TOTAL, h]
         lowest = 0
         first_seat = True
         for r in range(lo_s, hi_s):
             s = s_seat[r]
             if seated[s]:
-                h_shared[h] = True
+                H[H_SHARED, h] = True
                 continue
             seated[s] = True
             players[s] = s_player[r]
@@ -453,7 +453,7 @@ def replay_hands(order, caps,
         for s in range(WIDTH):  # the set comprehension of the active seats, in seat order
             if dealt[s]:
                 _set_add(dset, dst, s)
-        button = -1
+        button = np.int64(-1)
         chips_in = 0
         dead = 0
         pot_in = 0
@@ -471,35 +471,35 @@ def replay_hands(order, caps,
         last_aggressor = -1
         # ---- begin round 0
         first_row = nr
-        street = 0
+        street = np.int64(0)
         row = nr
         nr += 1
-        r_hand[row] = h
-        r_seq[row] = -1
-        r_street[row] = 0
-        r_board_cards[row] = 0
-        r_board_expected[row] = v_schedule[v, 0] if n_rounds > 0 else 0
-        r_burns[row] = NULL
-        r_burns_expected[row] = 0
+        R[R_HAND, row] = h
+        R[R_SEQ, row] = -1
+        R[R_STREET, row] = 0
+        R[R_BOARD_CARDS, row] = 0
+        R[R_BOARD_EXPECTED, row] = v_schedule[v, 0] if n_rounds > 0 else 0
+        R[R_BURNS, row] = NULL
+        R[R_BURNS_EXPECTED, row] = 0
         live_now = 0
         for s in range(WIDTH):
             if dealt[s] and not folded[s]:
                 live_now += 1
-        r_live_at_deal[row] = live_now
-        r_draw_round[row] = n_rounds > 0 and v_draw_before[v, 0]
-        bet_unit, smin_now, smax_now, min_bet = _round_limits(st, 0, h, units, units_off, smin, smin_off, smax,
+        R[R_LIVE_AT_DEAL, row] = live_now
+        R[R_DRAW_ROUND, row] = n_rounds > 0 and v_draw_before[v, 0]
+        bet_unit, smin_now, smax_now, min_bet = _round_limits(st, street, h, units, units_off, smin, smin_off, smax,
                                                               smax_off, blinds, blinds_off, nbl)
         _clear_round(rnd, rins, acted, acted_full, acted_cum, round_returns)
-        rcount = 0
-        current_bet = 0
+        rcount = np.int64(0)
+        current_bet = np.int64(0)
         largest = 0
         reopen_base = 0
         short_base = 0
         raises = 0
         pointer = button
         round_start_active = -1
-        round_actions = 0
-        round_returned = 0
+        round_actions = np.int64(0)
+        round_returned = np.int64(0)
 
         for i in range(lo_e, hi_e):
             kind = e_kind[i]
@@ -507,7 +507,7 @@ def replay_hands(order, caps,
             seat = e_seat[i]
             opens = -1  # the street a new round opens at this event (-1: none)
             if kind == K_DEAL and e_target[i] == T_BOARD:
-                if round_actions > 0 or r_board_cards[row] >= r_board_expected[row]:
+                if round_actions > 0 or R[R_BOARD_CARDS, row] >= R[R_BOARD_EXPECTED, row]:
                     opens = street + 1
             elif kind == K_DRAW:
                 nxt = street + 1
@@ -518,37 +518,36 @@ def replay_hands(order, caps,
                 pending, ncan, live_now, rcount = _pending_at_close(
                     seated, dealt, folded, all_in, can, pointer, button, acted, rnd, current_bet, rins, rcount,
                     dset, dst, live_order, dscratch, dst2)
-                _close_round(row, pending, ncan, False, seq, live_now, round_returned, round_actions,
+                _close_round(row, pending, ncan, np.bool_(False), seq, live_now, round_returned, round_actions,
                              rnd, rins, folded, all_in, round_returns, players,
-                             r_pending, r_pending_player, r_able, r_end, r_close_seq, r_live, r_returned,
-                             r_actions, r_uncalled, r_uncalled_player, r_uncalled_expected, r_to_bettor, tmp)
+                             R, tmp)
                 # ---- begin the next round
                 street = opens
                 row = nr
                 nr += 1
-                r_hand[row] = h
-                r_seq[row] = seq
-                r_street[row] = street
-                r_board_cards[row] = 0
+                R[R_HAND, row] = h
+                R[R_SEQ, row] = seq
+                R[R_STREET, row] = street
+                R[R_BOARD_CARDS, row] = 0
                 inside = street < n_rounds
-                r_board_expected[row] = v_schedule[v, street] if inside else 0
-                r_burns[row] = NULL
-                r_burns_expected[row] = 1 if (street > 0 and inside and v_schedule[v, street] > 0) else 0
-                r_live_at_deal[row] = live_now
-                r_draw_round[row] = inside and v_draw_before[v, street]
+                R[R_BOARD_EXPECTED, row] = v_schedule[v, street] if inside else 0
+                R[R_BURNS, row] = NULL
+                R[R_BURNS_EXPECTED, row] = 1 if (street > 0 and inside and v_schedule[v, street] > 0) else 0
+                R[R_LIVE_AT_DEAL, row] = live_now
+                R[R_DRAW_ROUND, row] = inside and v_draw_before[v, street]
                 bet_unit, smin_now, smax_now, min_bet = _round_limits(st, street, h, units, units_off, smin, smin_off,
                                                                       smax, smax_off, blinds, blinds_off, nbl)
                 _clear_round(rnd, rins, acted, acted_full, acted_cum, round_returns)
-                rcount = 0
-                current_bet = 0
+                rcount = np.int64(0)
+                current_bet = np.int64(0)
                 largest = 0
                 reopen_base = 0
                 short_base = 0
                 raises = 0
                 pointer = button
                 round_start_active = -1
-                round_actions = 0
-                round_returned = 0
+                round_actions = np.int64(0)
+                round_returned = np.int64(0)
                 last_aggressor = -1
                 if kind == K_DRAW:
                     draw_pointer = button
@@ -559,7 +558,7 @@ def replay_hands(order, caps,
                 verb = e_verb[i]
                 amount = e_amount[i]
                 added = amount if amount != NULL else 0
-                ncan = 0
+                ncan = np.int64(0)
                 for s in range(WIDTH):
                     if seated[s] and dealt[s] and not folded[s] and not all_in[s]:
                         can[ncan] = s
@@ -609,40 +608,40 @@ def replay_hands(order, caps,
                 round_actions += 1
                 j = na
                 na += 1
-                a_hand[j] = h
-                a_event[j] = i
-                a_street[j] = street
-                a_seat[j] = seat
-                a_player[j] = players[seat]
-                a_expected[j] = expected
-                a_added[j] = added
-                a_current_bet[j] = bet_before
-                a_owed[j] = owed
-                a_largest[j] = largest_before
-                a_raises_before[j] = raises_before
-                a_live[j] = live_now
-                a_active[j] = ncan
-                a_pot_before[j] = pot_before
-                a_bet_unit[j] = bet_unit
-                a_smin[j] = smin_now
-                a_smax[j] = smax_now
-                a_stack_before[j] = stack_before
-                a_actor_folded[j] = actor_folded
-                a_actor_all_in[j] = actor_all_in
-                a_min_bet[j] = min_bet
-                a_owed_full[j] = owed_full
-                a_hu_start[j] = round_start_active == 2
-                a_pot_limit_max[j] = bet_before + pot_before + owed_full
+                A[A_HAND, j] = h
+                A[A_EVENT, j] = i
+                A[A_STREET, j] = street
+                A[A_SEAT, j] = seat
+                A[A_PLAYER, j] = players[seat]
+                A[A_EXPECTED, j] = expected
+                A[A_ADDED, j] = added
+                A[A_CURRENT_BET, j] = bet_before
+                A[A_OWED, j] = owed
+                A[A_LARGEST, j] = largest_before
+                A[A_RAISES_BEFORE, j] = raises_before
+                A[A_LIVE, j] = live_now
+                A[A_ACTIVE, j] = ncan
+                A[A_POT_BEFORE, j] = pot_before
+                A[A_BET_UNIT, j] = bet_unit
+                A[A_SMIN, j] = smin_now
+                A[A_SMAX, j] = smax_now
+                A[A_STACK_BEFORE, j] = stack_before
+                A[A_ACTOR_FOLDED, j] = actor_folded
+                A[A_ACTOR_ALL_IN, j] = actor_all_in
+                A[A_MIN_BET, j] = min_bet
+                A[A_OWED_FULL, j] = owed_full
+                A[A_HU_START, j] = round_start_active == 2
+                A[A_POT_LIMIT_MAX, j] = bet_before + pot_before + owed_full
                 if actor_folded or (actor_all_in and verb != V_FOLD):
-                    a_made[j] = rnd[seat]
-                    a_all_in[j] = False
-                    a_increment[j] = NULL
-                    a_is_bet[j] = False
-                    a_is_raise[j] = False
-                    a_full[j] = -1
-                    a_raise_number[j] = raises_before
-                    a_open_full[j] = False
-                    a_open_cumulative[j] = False
+                    A[A_MADE, j] = rnd[seat]
+                    A[A_ALL_IN, j] = False
+                    A[A_INCREMENT, j] = NULL
+                    A[A_IS_BET, j] = False
+                    A[A_IS_RAISE, j] = False
+                    A[A_FULL, j] = -1
+                    A[A_RAISE_NUMBER, j] = raises_before
+                    A[A_OPEN_FULL, j] = False
+                    A[A_OPEN_CUMULATIVE, j] = False
                     continue
                 chips = verb in (V_CALL, V_BET, V_RAISE)
                 aggressive = verb in (V_BET, V_RAISE)
@@ -650,7 +649,7 @@ def replay_hands(order, caps,
                     stack[seat] = stack_before - added
                     rnd[seat] += added
                     total[seat] += added
-                    hs_has_total[h, seat] = True
+                    SB[SB_HAS_TOTAL, h, seat] = True
                     pot_in += added
                     chips_in += added
                     if stack[seat] < lowest:
@@ -712,15 +711,15 @@ def replay_hands(order, caps,
                         folded[seat] = True
                 if expected < 0 or seat == expected:
                     pointer = seat
-                a_made[j] = made
-                a_all_in[j] = went_all_in
-                a_increment[j] = increment
-                a_is_bet[j] = is_bet
-                a_is_raise[j] = is_raise
-                a_full[j] = full
-                a_raise_number[j] = raises if is_raise else raises_before
-                a_open_full[j] = open_full
-                a_open_cumulative[j] = open_cumulative
+                A[A_MADE, j] = made
+                A[A_ALL_IN, j] = went_all_in
+                A[A_INCREMENT, j] = increment
+                A[A_IS_BET, j] = is_bet
+                A[A_IS_RAISE, j] = is_raise
+                A[A_FULL, j] = full
+                A[A_RAISE_NUMBER, j] = raises if is_raise else raises_before
+                A[A_OPEN_FULL, j] = open_full
+                A[A_OPEN_CUMULATIVE, j] = open_cumulative
             elif kind == K_POST:
                 amount = e_amount[i]
                 pk = e_post[i]
@@ -736,7 +735,7 @@ def replay_hands(order, caps,
                         rcount += 1
                     rnd[seat] += amount
                     total[seat] += amount
-                    hs_has_total[h, seat] = True
+                    SB[SB_HAS_TOTAL, h, seat] = True
                     pot_in += amount
                     before = current_bet
                     if rnd[seat] > current_bet:
@@ -752,19 +751,19 @@ def replay_hands(order, caps,
                         short_base = current_bet
                         b = nbp
                         nbp += 1
-                        bp_hand[b] = h
-                        bp_number[b] = blind
-                        bp_seat[b] = seat
-                        bp_seq[b] = seq
-                        bp_amount[b] = amount
-                        bp_all_in[b] = all_in[seat]
+                        BP[BP_HAND, b] = h
+                        BP[BP_NUMBER, b] = blind
+                        BP[BP_SEAT, b] = seat
+                        BP[BP_SEQ, b] = seq
+                        BP[BP_AMOUNT, b] = amount
+                        BP[BP_ALL_IN, b] = all_in[seat]
                         n_blind_posts += 1
-                        if blind == 1 and h_sb_seat[h] < 0:
-                            h_sb_seat[h] = seat
-                        if blind == 2 and h_b2_seat[h] < 0:
-                            h_b2_seat[h] = seat
-                        if blind == nbl and h_bbl_seat[h] < 0:
-                            h_bbl_seat[h] = seat
+                        if blind == 1 and H[H_SB_SEAT, h] < 0:
+                            H[H_SB_SEAT, h] = seat
+                        if blind == 2 and H[H_B2_SEAT, h] < 0:
+                            H[H_B2_SEAT, h] = seat
+                        if blind == nbl and H[H_BBL_SEAT, h] < 0:
+                            H[H_BBL_SEAT, h] = seat
                         if blind > max_blind_no:
                             max_blind_no = blind
                         if blind >= max_blind_no:
@@ -777,17 +776,17 @@ def replay_hands(order, caps,
                         pointer = seat
                 elif pk == P_ANTE:
                     total[seat] += amount
-                    hs_has_total[h, seat] = True
+                    SB[SB_HAS_TOTAL, h, seat] = True
                     pot_in += amount
                     if all_in[seat] and n_blind_posts == 0:
-                        hs_ante_all_in[h, seat] = True
+                        SB[SB_ANTE_ALL_IN, h, seat] = True
                 else:
                     dead += amount
                     pot_in += amount
                 if pk == P_MISSED:
-                    hs_live_posts[h, seat] += amount
+                    SI[SI_LIVE_POSTS, h, seat] += amount
                 elif pk == P_DEAD:
-                    hs_dead_posts[h, seat] += amount
+                    SI[SI_DEAD_POSTS, h, seat] += amount
             elif kind == K_DEAL:
                 target = e_target[i]
                 c0, c1 = cards_off[i], cards_off[i + 1]
@@ -798,11 +797,10 @@ def replay_hands(order, caps,
                             hole[seat, hole_len[seat]] = cards[k]
                             hole_len[seat] += 1
                         else:
-                            h_overflow[h] = True
+                            H[H_OVERFLOW, h] = True
                         if cards[k] >= 0:
-                            nkc = _known(h, cards[k], WHERE_SEAT, seat, seen_where, h_dup_cards,
-                                         kc_hand, kc_card, kc_where, kc_seat, nkc)
-                    hs_hole_dealt[h, seat] += c1 - c0
+                            nkc = _known(h, cards[k], np.int64(WHERE_SEAT), seat, seen_where, H, KC, nkc)
+                    SI[SI_HOLE_DEALT, h, seat] += c1 - c0
                     dealt[seat] = True
                     _set_add(dset, dst, seat)
                 elif target == T_BURN:
@@ -810,26 +808,24 @@ def replay_hands(order, caps,
                     burns_logged = True
                     for k in range(c0, c1):
                         if cards[k] >= 0:
-                            nkc = _known(h, cards[k], WHERE_BURN, 0, seen_where, h_dup_cards,
-                                         kc_hand, kc_card, kc_where, kc_seat, nkc)
+                            nkc = _known(h, cards[k], np.int64(WHERE_BURN), np.int64(0), seen_where, H, KC, nkc)
                 elif target == T_BOARD:
-                    if r_seq[row] == -1:
-                        r_seq[row] = seq
-                    r_board_cards[row] += c1 - c0
-                    r_burns[row] = (r_burns[row] if r_burns[row] != NULL else 0) + burns_pending
+                    if R[R_SEQ, row] == -1:
+                        R[R_SEQ, row] = seq
+                    R[R_BOARD_CARDS, row] += c1 - c0
+                    R[R_BURNS, row] = (R[R_BURNS, row] if R[R_BURNS, row] != NULL else 0) + burns_pending
                     live_now = 0
                     for s in range(WIDTH):
                         if dealt[s] and not folded[s]:
                             live_now += 1
-                    r_live_at_deal[row] = live_now
+                    R[R_LIVE_AT_DEAL, row] = live_now
                     burns_pending = 0
                     for k in range(c0, c1):
                         if board_len < BOARD_MAX:
                             board[board_len] = cards[k]
                         board_len += 1
                         if cards[k] >= 0:
-                            nkc = _known(h, cards[k], WHERE_BOARD, 0, seen_where, h_dup_cards,
-                                         kc_hand, kc_card, kc_where, kc_seat, nkc)
+                            nkc = _known(h, cards[k], np.int64(WHERE_BOARD), np.int64(0), seen_where, H, KC, nkc)
             elif kind == K_DRAW:
                 # who is due to draw: the live seats clockwise from the draw pointer, skipping those who drew
                 start = draw_pointer if draw_pointer >= 0 else (button if button > 0 else 0)
@@ -870,26 +866,25 @@ def replay_hands(order, caps,
                         hole[seat, hole_len[seat]] = receive[k]
                         hole_len[seat] += 1
                     else:
-                        h_overflow[h] = True
+                        H[H_OVERFLOW, h] = True
                     if receive[k] >= 0:
-                        nkc = _known(h, receive[k], WHERE_DRAW, seat, seen_where, h_dup_cards,
-                                     kc_hand, kc_card, kc_where, kc_seat, nkc)
+                        nkc = _known(h, receive[k], np.int64(WHERE_DRAW), seat, seen_where, H, KC, nkc)
                 j = nd
                 nd += 1
-                d_hand[j] = h
-                d_event[j] = i
-                d_seat[j] = seat
-                d_player[j] = players[seat]
-                d_expected[j] = expected
-                d_discards[j] = c1 - c0
-                d_receives[j] = g1 - g0
-                d_folded[j] = folded[seat]
+                D[D_HAND, j] = h
+                D[D_EVENT, j] = i
+                D[D_SEAT, j] = seat
+                D[D_PLAYER, j] = players[seat]
+                D[D_EXPECTED, j] = expected
+                D[D_DISCARDS, j] = c1 - c0
+                D[D_RECEIVES, j] = g1 - g0
+                D[D_FOLDED, j] = folded[seat]
             elif kind == K_BUTTON:
                 button = seat
                 pointer = seat
             elif kind == K_SHOW:
                 c0, c1 = cards_off[i], cards_off[i + 1]
-                hs_shown[h, seat] = True
+                SB[SB_SHOWN, h, seat] = True
                 if show_first < 0:
                     show_first = seat
                 for k in range(c0, c1):
@@ -901,63 +896,61 @@ def replay_hands(order, caps,
                                 held = True
                                 break
                         if not held:
-                            nkc = _known(h, card, WHERE_SEAT, seat, seen_where, h_dup_cards,
-                                         kc_hand, kc_card, kc_where, kc_seat, nkc)
+                            nkc = _known(h, card, np.int64(WHERE_SEAT), seat, seen_where, H, KC, nkc)
                 shown_len[seat] = 0
                 for k in range(c0, c1):
                     if shown_len[seat] < HOLE_CAP:
                         shown_cards[seat, shown_len[seat]] = cards[k]
                         shown_len[seat] += 1
                     else:
-                        h_overflow[h] = True
+                        H[H_OVERFLOW, h] = True
             elif kind == K_MUCK:
-                hs_mucked[h, seat] = True
+                SB[SB_MUCKED, h, seat] = True
             elif kind == K_KILL:
-                hs_killed[h, seat] = True
+                SB[SB_KILLED, h, seat] = True
                 folded[seat] = True
             elif kind == K_RETURN:
                 amount = e_amount[i]
-                hs_returned[h, seat] += amount
+                SI[SI_RETURNED, h, seat] += amount
                 round_returned += amount
                 round_returns[seat] += amount
                 stack[seat] = stack[seat] + amount
             elif kind == K_AWARD:
                 b = naw
                 naw += 1
-                aw_hand[b] = h
-                aw_pot[b] = e_pot[i]
-                aw_seat[b] = seat
-                aw_amount[b] = e_amount[i]
-                aw_seq[b] = seq
+                AW[AW_HAND, b] = h
+                AW[AW_POT, b] = e_pot[i]
+                AW[AW_SEAT, b] = seat
+                AW[AW_AMOUNT, b] = e_amount[i]
+                AW[AW_SEQ, b] = seq
                 hand_awarded += e_amount[i]
                 n_awards += 1
             elif kind == K_RAKE:
                 b = nrk
                 nrk += 1
-                rk_hand[b] = h
-                rk_pot[b] = e_pot[i]
-                rk_amount[b] = e_amount[i]
+                RK[RK_HAND, b] = h
+                RK[RK_POT, b] = e_pot[i]
+                RK[RK_AMOUNT, b] = e_amount[i]
                 hand_rake += e_amount[i]
 
         # ---- end of hand: close the last round
         pending, ncan, live_now, rcount = _pending_at_close(
             seated, dealt, folded, all_in, can, pointer, button, acted, rnd, current_bet, rins, rcount,
             dset, dst, live_order, dscratch, dst2)
-        _close_round(row, pending, ncan, True, -1, live_now, round_returned, round_actions,
+        _close_round(row, pending, ncan, np.bool_(True), np.int64(-1), live_now, round_returned, round_actions,
                      rnd, rins, folded, all_in, round_returns, players,
-                     r_pending, r_pending_player, r_able, r_end, r_close_seq, r_live, r_returned,
-                     r_actions, r_uncalled, r_uncalled_player, r_uncalled_expected, r_to_bettor, tmp)
+                     R, tmp)
         returned_total = 0
         for s in range(WIDTH):
-            returned_total += hs_returned[h, s]
+            returned_total += SI[SI_RETURNED, h, s]
         balance = NULL
         if n_awards > 0:
             balance = chips_in - returned_total - hand_awarded - hand_rake
         for k in range(first_row, nr):
             if not burns_logged:
-                r_burns[k] = NULL
-            r_balance[k] = balance
-            excess = r_to_bettor[k] - r_uncalled_expected[k]
+                R[R_BURNS, k] = NULL
+            R[R_BALANCE, k] = balance
+            excess = R[R_TO_BETTOR, k] - R[R_UNCALLED_EXPECTED, k]
             if excess < 0:
                 excess = 0
             sole = False
@@ -965,49 +958,49 @@ def replay_hands(order, caps,
                 # every award with chips went to the uncalled seat, and there was one
                 sole = False
                 for b in range(naw - n_awards, naw):
-                    if aw_amount[b] != 0:
-                        if aw_seat[b] == r_uncalled[k]:
+                    if AW[AW_AMOUNT, b] != 0:
+                        if AW[AW_SEAT, b] == R[R_UNCALLED, k]:
                             sole = True
                         else:
                             sole = False
                             break
-            r_returned_net[k] = r_returned[k] - excess if sole else r_returned[k]
+            R[R_RETURNED_NET, k] = R[R_RETURNED, k] - excess if sole else R[R_RETURNED, k]
         # ---- per hand facts
         m = 0
         for k in range(dst[0] + 1):
             if dset[k] >= 0:
-                hs_dealt_order[h, m] = dset[k]
+                SI[SI_DEALT_ORDER, h, m] = dset[k]
                 m += 1
-        h_button[h] = button
-        h_burns_logged[h] = burns_logged
-        h_chips_in[h] = chips_in
-        h_returned[h] = returned_total
-        h_awarded[h] = hand_awarded
-        h_rake[h] = hand_rake
-        h_balance[h] = balance
-        h_lowest[h] = lowest
-        h_first_shown[h] = show_first
-        h_final_aggressor[h] = last_aggressor
-        h_final_round[h] = street + 1
-        h_board_len[h] = board_len
-        h_dead[h] = dead
-        h_hole_logged[h] = hole_logged
+        H[H_BUTTON, h] = button
+        H[H_BURNS_LOGGED, h] = burns_logged
+        H[H_CHIPS_IN, h] = chips_in
+        H[H_RETURNED, h] = returned_total
+        H[H_AWARDED, h] = hand_awarded
+        H[H_RAKE, h] = hand_rake
+        H[H_BALANCE, h] = balance
+        H[H_LOWEST, h] = lowest
+        H[H_FIRST_SHOWN, h] = show_first
+        H[H_FINAL_AGGRESSOR, h] = last_aggressor
+        H[H_FINAL_ROUND, h] = street + 1
+        H[H_BOARD_LEN, h] = board_len
+        H[H_DEAD, h] = dead
+        H[H_HOLE_LOGGED, h] = hole_logged
         nlive = 0
         for s in range(WIDTH):
             if seated[s] and dealt[s] and not folded[s]:
                 tmp[nlive] = s
                 nlive += 1
-        h_showdown[h] = nlive >= 2
+        H[H_SHOWDOWN, h] = nlive >= 2
         if nlive >= 2:
             in_live = last_aggressor >= 0 and seated[last_aggressor] and dealt[last_aggressor] and \
                 not folded[last_aggressor]
             if in_live:
-                h_expected_first[h] = last_aggressor
+                H[H_EXPECTED_FIRST, h] = last_aggressor
             elif button >= 0:
                 first = 0
                 while first < nlive and tmp[first] <= button:
                     first += 1
-                h_expected_first[h] = tmp[first % nlive]
+                H[H_EXPECTED_FIRST, h] = tmp[first % nlive]
         nb = v_board_cards[v]
         known = True
         for k in range(nb):
@@ -1015,7 +1008,7 @@ def replay_hands(order, caps,
                 h_board[h, k] = board[k]
                 if board[k] < 0:
                     known = False
-        h_board_known[h] = known
+        H[H_BOARD_KNOWN, h] = known
         nhole = v_hole[v]
         for s in range(WIDTH):
             ok = False
@@ -1035,65 +1028,45 @@ def replay_hands(order, caps,
                 if ok:
                     for k in range(nhole):
                         hs_final[h, s, k] = hole[s, k]
-            hs_final_known[h, s] = ok
+            SB[SB_FINAL_KNOWN, h, s] = ok
             if not ok:
                 for k in range(nhole):
                     hs_final[h, s, k] = -1
-    return (
-        (na, a_hand, a_event, a_street, a_seat, a_player, a_expected, a_added, a_made, a_all_in, a_current_bet,
-         a_owed, a_largest, a_increment, a_is_bet, a_is_raise, a_full, a_raises_before, a_raise_number, a_live,
-         a_active, a_hu_start, a_pot_before, a_pot_limit_max, a_bet_unit, a_smin, a_smax, a_stack_before,
-         a_actor_folded, a_actor_all_in, a_open_full, a_open_cumulative, a_min_bet, a_owed_full),
-        (nr, r_hand, r_seq, r_close_seq, r_street, r_board_cards, r_board_expected, r_burns, r_burns_expected,
-         r_live_at_deal, r_live, r_able, r_pending, r_pending_player, r_end, r_uncalled, r_uncalled_player,
-         r_uncalled_expected, r_returned, r_returned_net, r_actions, r_draw_round, r_balance),
-        (nd, d_hand, d_event, d_seat, d_player, d_expected, d_discards, d_receives, d_folded),
-        (nbp, bp_hand, bp_number, bp_seat, bp_seq, bp_amount, bp_all_in),
-        (naw, aw_hand, aw_pot, aw_seat, aw_amount, aw_seq),
-        (nrk, rk_hand, rk_pot, rk_amount),
-        (nkc, kc_hand, kc_card, kc_where, kc_seat),
-        (h_button, h_burns_logged, h_chips_in, h_returned, h_awarded, h_rake, h_balance, h_lowest, h_showdown,
-         h_first_shown, h_expected_first, h_final_aggressor, h_final_round, h_board_len, h_board, h_board_known,
-         h_dead, h_hole_logged, h_dup_cards, h_overflow, h_shared, h_sb_seat, h_b2_seat, h_bbl_seat),
-        (hs_seated, hs_player, hs_status, hs_dealt, hs_folded, hs_killed, hs_all_in, hs_mucked, hs_shown,
-         hs_ante_all_in, hs_total, hs_has_total, hs_returned, hs_live_posts, hs_dead_posts, hs_hole_dealt,
-         hs_final, hs_final_known, hs_dealt_order),
-    )
+    return na, A, nr, R, nd, D, nbp, BP, naw, AW, nrk, RK, nkc, KC, H, h_board, SI, SB, hs_final
 
 
 @njit(cache=True)
-def _known(h, card, where, seat, seen_where, dup, kc_hand, kc_card, kc_where, kc_seat, nkc):
+def _known(h, card, where, seat, seen_where, H, KC, nkc):
     """Record a card the log shows (for the duplicate-card words); flag the hand if it was seen before."""
     if seen_where[card] >= 0:
-        dup[h] = True
+        H[H_DUP_CARDS, h] = 1
     else:
         seen_where[card] = where
-    kc_hand[nkc] = h
-    kc_card[nkc] = card
-    kc_where[nkc] = where
-    kc_seat[nkc] = seat
+    KC[KC_HAND, nkc] = h
+    KC[KC_CARD, nkc] = card
+    KC[KC_WHERE, nkc] = where
+    KC[KC_SEAT, nkc] = seat
     return nkc + 1
 
 
 @njit(cache=True)
 def _close_round(row, pending, ncan, at_end, seq, live_now, round_returned, round_actions, rnd, rins, folded,
-                 all_in, round_returns, players, r_pending, r_pending_player, r_able, r_end, r_close_seq, r_live,
-                 r_returned, r_actions, r_uncalled, r_uncalled_player, r_uncalled_expected, r_to_bettor, order):
+                 all_in, round_returns, players, R, order):
     """How the round ended: who still owed an action, and the bet left uncalled (`_close_round`).
 
     The round's contributions are ranked as the reference sorts its dictionary: by amount, ties in the
     order the seats entered it."""
-    r_pending[row] = pending
-    r_pending_player[row] = players[pending] if pending >= 0 else -1
-    r_able[row] = ncan
-    r_end[row] = at_end
-    r_close_seq[row] = seq
-    r_live[row] = live_now
-    r_returned[row] = round_returned
-    r_actions[row] = round_actions
-    r_uncalled[row] = -1
-    r_uncalled_player[row] = -1
-    r_uncalled_expected[row] = 0
+    R[R_PENDING, row] = pending
+    R[R_PENDING_PLAYER, row] = players[pending] if pending >= 0 else -1
+    R[R_ABLE, row] = ncan
+    R[R_END, row] = at_end
+    R[R_CLOSE_SEQ, row] = seq
+    R[R_LIVE, row] = live_now
+    R[R_RETURNED, row] = round_returned
+    R[R_ACTIONS, row] = round_actions
+    R[R_UNCALLED, row] = -1
+    R[R_UNCALLED_PLAYER, row] = -1
+    R[R_UNCALLED_EXPECTED, row] = 0
     # the two largest contributions, ties by insertion
     top = -1
     second = -1
@@ -1109,46 +1082,30 @@ def _close_round(row, pending, ncan, at_end, seq, live_now, round_returned, roun
         second_amount = rnd[second] if second >= 0 else 0
         undercall = second >= 0 and not folded[second] and not all_in[second]
         if rnd[top] > second_amount and not undercall:
-            r_uncalled[row] = top
-            r_uncalled_player[row] = players[top]
-            r_uncalled_expected[row] = rnd[top] - second_amount
-    r_to_bettor[row] = round_returns[r_uncalled[row]] if r_uncalled[row] >= 0 else 0
-
-
-#: the names of `replay_hands`' outputs, group by group, in the order it returns them (row groups start
-#: with their row count); `named` turns the tuple into dicts so callers read outputs by name
-OUTPUTS = {
-    "actions": ("hand", "event", "street", "seat", "player", "expected", "added", "made", "all_in", "current_bet",
-                "owed", "largest", "increment", "is_bet", "is_raise", "full", "raises_before", "raise_number",
-                "live", "active", "hu_start", "pot_before", "pot_limit_max", "bet_unit", "smin", "smax",
-                "stack_before", "actor_folded", "actor_all_in", "open_full", "open_cumulative", "min_bet",
-                "owed_full"),
-    "rounds": ("hand", "seq", "close_seq", "street", "board_cards", "board_expected", "burns", "burns_expected",
-               "live_at_deal", "live", "able", "pending", "pending_player", "end", "uncalled", "uncalled_player",
-               "uncalled_expected", "returned", "returned_net", "actions", "draw_round", "balance"),
-    "draws": ("hand", "event", "seat", "player", "expected", "discards", "receives", "folded"),
-    "posts": ("hand", "number", "seat", "seq", "amount", "all_in"),
-    "awards": ("hand", "pot", "seat", "amount", "seq"),
-    "rakes": ("hand", "pot", "amount"),
-    "known_cards": ("hand", "card", "where", "seat"),
-    "hand": ("button", "burns_logged", "chips_in", "returned", "awarded", "rake", "balance", "lowest", "showdown",
-             "first_shown", "expected_first", "final_aggressor", "final_round", "board_len", "board", "board_known",
-             "dead", "hole_logged", "dup_cards", "overflow", "shared", "sb_seat", "b2_seat", "bbl_seat"),
-    "seat": ("seated", "player", "status", "dealt", "folded", "killed", "all_in", "mucked", "shown", "ante_all_in",
-             "total", "has_total", "returned", "live_posts", "dead_posts", "hole_dealt", "final", "final_known",
-             "dealt_order"),
-}
-#: output groups that are rows (their first element is the row count)
-ROW_GROUPS = ("actions", "rounds", "draws", "posts", "awards", "rakes", "known_cards")
+            R[R_UNCALLED, row] = top
+            R[R_UNCALLED_PLAYER, row] = players[top]
+            R[R_UNCALLED_EXPECTED, row] = rnd[top] - second_amount
+    R[R_TO_BETTOR, row] = round_returns[R[R_UNCALLED, row]] if R[R_UNCALLED, row] >= 0 else 0
 
 
 def named(raw: tuple) -> dict[str, dict[str, np.ndarray]]:
-    """`replay_hands`' tuple as {group: {name: array}}, row arrays cut to their row counts."""
-    out = {}
-    for (group, names), values in zip(OUTPUTS.items(), raw, strict=True):
-        if group in ROW_GROUPS:
-            count, arrays = values[0], values[1:]
-            out[group] = {name: a[:count] for name, a in zip(names, arrays, strict=True)}
-        else:
-            out[group] = dict(zip(names, values, strict=True))
+    """`replay_hands`' tables as {group: {name: array}} in `OUTPUTS` order, row arrays cut to their row counts
+    and each column in its own dtype (`DTYPES`; the kernel's tables are int64 and bool)."""
+    na, A, nr, R, nd, D, nbp, BP, naw, AW, nrk, RK, nkc, KC, H, board, SI, SB, final = raw
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for group, table, count in (("actions", A, na), ("rounds", R, nr), ("draws", D, nd), ("posts", BP, nbp),
+                                ("awards", AW, naw), ("rakes", RK, nrk), ("known_cards", KC, nkc)):
+        out[group] = {name: _typed(group, name, table[k, :count]) for k, name in enumerate(OUTPUTS[group])}
+    columns = {name: _typed("hand", name, H[k]) for k, name in enumerate(HAND_COLUMNS)}
+    columns["board"] = board
+    out["hand"] = {name: columns[name] for name in OUTPUTS["hand"]}
+    columns = {name: _typed("seat", name, SI[k]) for k, name in enumerate(SEAT_INT_COLUMNS)}
+    columns.update({name: SB[k] for k, name in enumerate(SEAT_BOOL_COLUMNS)})
+    columns["final"] = final
+    out["seat"] = {name: columns[name] for name in OUTPUTS["seat"]}
     return out
+
+
+def _typed(group: str, name: str, values: np.ndarray) -> np.ndarray:
+    """A column of the kernel's int64 tables in its declared dtype (a view when that is int64)."""
+    return values.astype(DTYPES.get((group, name), np.int64), copy=False)

@@ -330,7 +330,7 @@ def _build(c, contender, k, dead, split, n_split, use_split, amount, thr, levels
     seats, never contenders, so there k + 2 entries are enough. Eligible sets are nested (more chips, fewer seats), so
     two levels have the same eligible seats exactly when the same number of contenders reach them.
     """
-    n_levels = 0
+    n_levels = np.int64(0)
     top = 0
     for i in range(k):
         if contender[i]:
@@ -394,7 +394,7 @@ def _misawards(amount, pots, paid, has_award, rake_by_pot, hand_rake, how, unit,
         if how == 1:
             shares[0] = hand_rake
         elif how == 2:
-            total = 0
+            total = np.int64(0)
             for p in range(pots):
                 total += amount[p]
             if total <= 0:
@@ -474,7 +474,7 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
         unit = hand_chip_unit[h]
         button = hand_button[h]
         # -- contributions, split levels, paid and rake per pot
-        n_split = 0
+        n_split = np.int64(0)
         returned = 0
         for i in range(k):
             c[i] = slot_total[lo + i] - slot_returned[lo + i]
@@ -484,15 +484,15 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
             if slot_folded[lo + i] and slot_all_in[lo + i] and c[i] > 0:
                 split[n_split] = c[i]
                 n_split += 1
-        _clear(paid, 0)
-        _clear(has_award, False)
-        _clear(rake_by_pot, 0)
+        _clear(paid, np.int64(0))
+        _clear(has_award, np.bool_(False))
+        _clear(rake_by_pot, np.int64(0))
         awarded = 0
         for a in range(a_lo, a_hi):
             paid[award_pot[a]] += award_amount[a]
             has_award[award_pot[a]] = True
             awarded += award_amount[a]
-        hand_rake = 0
+        hand_rake = np.int64(0)
         rake_total = 0
         for r in range(rake_start[h], rake_start[h + 1]):
             rake_total += rake_amount[r]
@@ -503,12 +503,12 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
         has_balance = a_hi > a_lo
         balance = hand_chips_in[h] - returned - awarded - rake_total
         # -- pots, and the split_at re-build when it alone fits the awards
-        pots = _build(c, contender, k, hand_dead[h], split, n_split, False, amount_a, thr_a, levels)
+        pots = _build(c, contender, k, hand_dead[h], split, n_split, np.bool_(False), amount_a, thr_a, levels)
         found = _misawards(amount_a, pots, paid, has_award, rake_by_pot, hand_rake, hand_rake_from[h], unit,
                            mis_a[0], mis_a[1], mis_a[2], shares)
         amount, thr = amount_a, thr_a
         if found > 0 and n_split > 0:
-            pots_b = _build(c, contender, k, hand_dead[h], split, n_split, True, amount_b, thr_b, levels)
+            pots_b = _build(c, contender, k, hand_dead[h], split, n_split, np.bool_(True), amount_b, thr_b, levels)
             found_b = _misawards(amount_b, pots_b, paid, has_award, rake_by_pot, hand_rake, hand_rake_from[h],
                                  unit, mis_b[0], mis_b[1], mis_b[2], shares)
             if found_b == 0:
@@ -538,8 +538,8 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
         for pot in range(seats_n):
             if not has_award[pot]:
                 continue
-            _clear(share_of, 0)
-            _clear(paid_seat, False)
+            _clear(share_of, np.int64(0))
+            _clear(paid_seat, np.bool_(False))
             seq = award_seq[a_lo]
             first = True
             for a in range(a_lo, a_hi):
@@ -629,8 +629,8 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
             n_eligible = 0
             n_contenders = 0
             only = -1
-            _clear(evaluated, False)
-            _clear(is_contender, False)
+            _clear(evaluated, np.bool_(False))
+            _clear(is_contender, np.bool_(False))
             if pot < pots:
                 for i in range(k):
                     if contender[i] and c[i] >= thr[pot]:

@@ -202,7 +202,7 @@ def _suit_order(seats_in, top_of, suit_rank, h, n_take, th_s, th_c, p_th, bs_v, 
     """Odd chips by suit among `seats_in` (flags by seat): writes each seat's top hole card used (seat
     ascending) and the `n_take` seats holding the highest cards by the house suit order, ascending.
     Returns the two list cursors after writing (`order`, `keys`: scratch of 64)."""
-    n = 0
+    n = np.int64(0)
     for s in range(64):
         if seats_in[s]:
             order[n] = s
@@ -237,8 +237,8 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
     p_we = 0
     p_oc = 0
     p_bp = 0
-    p_bs = 0
-    p_th = 0
+    p_bs = np.int64(0)
+    p_th = np.int64(0)
     for r in range(n_rows):
         row_bs = p_bs
         row_th = p_th
@@ -251,7 +251,7 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
             hi = ev_o[r + 1]
             odd_before = odd[r]
             n_paid = ws_o[r + 1] - ws_o[r]
-            _clear(paid, False)
+            _clear(paid, np.bool_(False))
             for j in range(ws_o[r], ws_o[r + 1]):
                 paid[ws_v[j]] = True
             n_contenders = 0
@@ -266,7 +266,7 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
                     elif value[j] > high:
                         high = value[j]
             if n_contenders > 0 and evaluable:
-                _clear(best, False)
+                _clear(best, np.bool_(False))
                 n_best = 0
                 for j in range(lo, hi):
                     if ev_contender[j] and value[j] == high:
@@ -308,7 +308,7 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
                     if not r_button_null[r]:
                         # clockwise from the button: ascending (seat - button - 1) mod 1000, seat order on ties
                         b = r_button[r]
-                        n_order = 0
+                        n_order = np.int64(0)
                         for s in range(seats_n):
                             if best[s]:
                                 order[n_order] = s

@@ -27,6 +27,16 @@ from auditor.replay.kernel.encode import S_NEW, WIDTH
 OWED_WORDS = ("", "bb", "sb", "bb,sb")
 
 
+# column numbers of the kernel's tables (`HAND_COLUMNS`, `SEATS_COLUMNS`, `FINAL_COLUMNS`, checked at import below)
+(TH_FAIL_SEAT, TH_PREV_BUTTON, TH_EXPECTED_BUTTON, TH_BUTTON_BY_BLINDS, TH_DUPLICATE, TH_PREV_BB, TH_PREV_HAND,
+    TH_PREV_SB_PLAYER, TH_PREV_SB_MISSED, TH_PREV_SB_ON_BUTTON, TH_BIG_BLIND_PLAYER) = range(11)
+(TS_HAND, TS_SEAT, TS_OWED, TS_IN_BB, TS_MADE_UP, TS_MISSED_NOW, TS_NEW, TS_BETWEEN, TS_LIVE_BB, TS_PREV_HAND,
+    TS_MISS_SB, TS_MISS_BB) = range(12)
+(TF_TOUCHED, TF_HAS, TF_BUTTON, TF_BB, TF_HEIR, TF_SB_KIND, TF_SB_PLAYER, TF_SB_MISSED, TF_SB_ON_BUTTON,
+    TF_LAST) = range(10)
+N_TH, N_TS, N_TF = 11, 12, 10
+
+
 @dataclass
 class GroupState:
     """The carried state of each table of the batch (index = group), as arrays."""
@@ -77,44 +87,21 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
     table the state after its last hand."""
     n = len(order)
     nh = len(hand_code)
-    fail_seat = np.full(nh, -1, np.int64)
-    prev_button = np.full(nh, -1, np.int64)
-    expected_button = np.full(nh, -1, np.int64)
-    button_by_blinds = np.full(nh, -1, np.int64)
-    duplicate = np.zeros(nh, np.bool_)
+    # per hand (TH_*), seats rows (TS_*) and per group (TF_*): one int64 table each, columns by name
+    TH = np.full((N_TH, nh), -1, np.int64)
+    TH[TH_DUPLICATE, :] = 0
     first_walk = np.full(len(seen), -1, np.int64)
-    prev_bb = np.full(nh, -1, np.int64)
-    prev_hand = np.full(nh, -1, np.int64)
-    prev_sb_player = np.full(nh, -1, np.int64)
-    prev_sb_missed = np.full(nh, -1, np.int8)
-    prev_sb_on_button = np.full(nh, -1, np.int8)
-    big_blind_player = np.full(nh, -1, np.int64)
     # seats rows
     nsmax = nh * WIDTH
-    sr_hand = np.empty(nsmax, np.int64)
-    sr_seat = np.empty(nsmax, np.int64)
-    sr_owed = np.empty(nsmax, np.int8)
-    sr_in_bb = np.empty(nsmax, np.bool_)
-    sr_made_up = np.empty(nsmax, np.int8)
-    sr_missed_now = np.empty(nsmax, np.int8)
-    sr_new = np.empty(nsmax, np.int8)
-    sr_between = np.empty(nsmax, np.int8)
-    sr_live_bb = np.empty(nsmax, np.bool_)
-    sr_prev_hand = np.empty(nsmax, np.int64)
-    sr_miss_sb = np.empty(nsmax, np.int64)
-    sr_miss_bb = np.empty(nsmax, np.int64)
+    TS = np.empty((N_TS, nsmax), np.int64)
     ns = 0
-    # final state per group
-    f_has = np.zeros(n_groups, np.bool_)  # the group's memory is set (else forgotten)
-    f_touched = np.zeros(n_groups, np.bool_)  # the batch replayed a hand of the group
-    f_button = np.full(n_groups, -1, np.int64)
-    f_bb = np.full(n_groups, -1, np.int64)
-    f_heir = np.full(n_groups, -1, np.int64)
-    f_sb_kind = np.zeros(n_groups, np.int8)
-    f_sb_player = np.full(n_groups, -1, np.int64)
-    f_sb_missed = np.zeros(n_groups, np.bool_)
-    f_sb_on_button = np.full(n_groups, -1, np.int8)
-    f_last = np.full(n_groups, -1, np.int64)
+    # final state per group: has (the group's memory is set, else forgotten), touched (the batch replayed a
+    # hand of the group)
+    TF = np.full((N_TF, n_groups), -1, np.int64)
+    TF[TF_HAS, :] = 0
+    TF[TF_TOUCHED, :] = 0
+    TF[TF_SB_KIND, :] = 0
+    TF[TF_SB_MISSED, :] = 0
     f_est_off = np.zeros(n_groups + 1, np.int64)
     f_est = np.empty(nh * WIDTH + len(est), np.int64)
     f_owed_off = np.zeros(n_groups + 1, np.int64)
@@ -126,12 +113,12 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
     # working memory of the current table
     est_mark = np.zeros(n_players, np.bool_)
     est_list = np.empty(nh * WIDTH + len(est) + 1, np.int64)
-    n_est = 0
+    n_est = np.int64(0)
     owed_sb = np.full(n_players, -1, np.int64)
     owed_bb = np.full(n_players, -1, np.int64)
     owed_list = np.empty(nh * WIDTH + len(owed_player) + 1, np.int64)
     owed_in = np.zeros(n_players, np.bool_)  # listed in owed_list
-    n_owed = 0
+    n_owed = np.int64(0)
     new_est = np.empty(WIDTH, np.int64)
     order_seats = np.empty(WIDTH, np.int64)
     before_bb = np.zeros(WIDTH, np.bool_)
@@ -146,16 +133,16 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
         if w == n or group[w] != g:
             if g >= 0:
                 # the table's state after its last hand of the batch
-                f_touched[g] = True
-                f_has[g] = has_last
-                f_button[g] = m_button if has_button else -1
-                f_bb[g] = m_bb
-                f_heir[g] = m_heir
-                f_sb_kind[g] = m_sb_kind
-                f_sb_player[g] = m_sb_player
-                f_sb_missed[g] = m_sb_missed
-                f_sb_on_button[g] = m_sb_on_button
-                f_last[g] = m_last
+                TF[TF_TOUCHED, g] = True
+                TF[TF_HAS, g] = has_last
+                TF[TF_BUTTON, g] = m_button if has_button else -1
+                TF[TF_BB, g] = m_bb
+                TF[TF_HEIR, g] = m_heir
+                TF[TF_SB_KIND, g] = m_sb_kind
+                TF[TF_SB_PLAYER, g] = m_sb_player
+                TF[TF_SB_MISSED, g] = m_sb_missed
+                TF[TF_SB_ON_BUTTON, g] = m_sb_on_button
+                TF[TF_LAST, g] = m_last
                 for k in range(n_est):
                     f_est[nfe] = est_list[k]
                     nfe += 1
@@ -208,17 +195,17 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
         status = hs_status[h]
         dealt = hs_dealt[h]
         code = hand_code[h]
-        duplicate[h] = seen[code]
+        TH[TH_DUPLICATE, h] = seen[code]
         pb = m_button if has_button else -1
-        prev_button[h] = pb
+        TH[TH_PREV_BUTTON, h] = pb
         if has_bb:
-            prev_bb[h] = m_bb
+            TH[TH_PREV_BB, h] = m_bb
         if has_last:
-            prev_hand[h] = m_last
+            TH[TH_PREV_HAND, h] = m_last
         if has_sb and m_sb_kind == 1:
-            prev_sb_player[h] = m_sb_player
-            prev_sb_missed[h] = 1 if m_sb_missed else 0
-            prev_sb_on_button[h] = m_sb_on_button
+            TH[TH_PREV_SB_PLAYER, h] = m_sb_player
+            TH[TH_PREV_SB_MISSED, h] = 1 if m_sb_missed else 0
+            TH[TH_PREV_SB_ON_BUTTON, h] = m_sb_on_button
         if pb >= 0:
             first = -1
             after = -1
@@ -228,7 +215,7 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
                         first = s
                     if s > pb and after < 0:
                         after = s
-            expected_button[h] = after if after >= 0 else first
+            TH[TH_EXPECTED_BUTTON, h] = after if after >= 0 else first
         heir = m_heir if has_heir else -1
         failed = False
         if pb >= 0 and heir >= 0:  # the dealt-in seats in the reference's set order (hand.py, _set_add)
@@ -236,11 +223,11 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
                 s = dealt_order[h, k]
                 if s >= 0:
                     if not seated[s]:
-                        fail_seat[h] = s
+                        TH[TH_FAIL_SEAT, h] = s
                         failed = True
                         break
                     if players[s] == heir:
-                        button_by_blinds[h] = s
+                        TH[TH_BUTTON_BY_BLINDS, h] = s
                         break
         if failed:
             has_button = has_bb = has_heir = has_sb = has_est = has_last = False
@@ -250,7 +237,7 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
             continue
         bbl = bbl_seat[h]
         btn = button[h]
-        big_blind_player[h] = players[bbl] if bbl >= 0 else -1
+        TH[TH_BIG_BLIND_PLAYER, h] = players[bbl] if bbl >= 0 else -1
         # ---- seats: blinds owed across hands, new players
         known = has_last
         for s in range(WIDTH):
@@ -293,18 +280,18 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
                 made_up = hs_dead_posts[h, s] >= sba
             r = ns
             ns += 1
-            sr_hand[r] = h
-            sr_seat[r] = s
-            sr_owed[r] = ((1 if b_bb >= 0 else 0) + (2 if b_sb >= 0 else 0)) if known else -1
-            sr_in_bb[r] = in_bb
-            sr_made_up[r] = (1 if made_up else 0) if nonempty else -1
-            sr_missed_now[r] = missed[s]
-            sr_new[r] = (0 if est_mark[p] else 1) if has_est else -1
-            sr_between[r] = (1 if before_bb[s] else 0) if between_known else -1
-            sr_live_bb[r] = hs_live_posts[h, s] >= bba and bba > 0
-            sr_prev_hand[r] = m_last if has_last else -1
-            sr_miss_sb[r] = b_sb if nonempty else -1
-            sr_miss_bb[r] = b_bb if nonempty else -1
+            TS[TS_HAND, r] = h
+            TS[TS_SEAT, r] = s
+            TS[TS_OWED, r] = ((1 if b_bb >= 0 else 0) + (2 if b_sb >= 0 else 0)) if known else -1
+            TS[TS_IN_BB, r] = in_bb
+            TS[TS_MADE_UP, r] = (1 if made_up else 0) if nonempty else -1
+            TS[TS_MISSED_NOW, r] = missed[s]
+            TS[TS_NEW, r] = (0 if est_mark[p] else 1) if has_est else -1
+            TS[TS_BETWEEN, r] = (1 if before_bb[s] else 0) if between_known else -1
+            TS[TS_LIVE_BB, r] = hs_live_posts[h, s] >= bba and bba > 0
+            TS[TS_PREV_HAND, r] = m_last if has_last else -1
+            TS[TS_MISS_SB, r] = b_sb if nonempty else -1
+            TS[TS_MISS_BB, r] = b_bb if nonempty else -1
             if dealt[s] and (in_bb or made_up):
                 owed_sb[p] = -1
                 owed_bb[p] = -1
@@ -319,7 +306,7 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
                     owed_bb[p] = code
         # ---- remember this hand for the table's next
         has_button, m_button = True, btn
-        has_bb, m_bb = True, big_blind_player[h]
+        has_bb, m_bb = True, TH[TH_BIG_BLIND_PLAYER, h]
         m_heir = -1
         if nbl[h] == 2:
             for k in range(heir_list.shape[1]):
@@ -346,7 +333,7 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
                     ne += 1
         for k in range(n_est):
             est_mark[est_list[k]] = False
-        n_est = 0
+        n_est = np.int64(0)
         for k in range(ne):
             p = new_est[k]
             if not est_mark[p]:
@@ -370,15 +357,12 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
             seen[code] = True
         if first_walk[code] < 0:
             first_walk[code] = w
-    return (fail_seat, prev_button, expected_button, button_by_blinds, duplicate, first_walk, prev_bb, prev_hand,
-            prev_sb_player, prev_sb_missed, prev_sb_on_button, big_blind_player,
-            (ns, sr_hand, sr_seat, sr_owed, sr_in_bb, sr_made_up, sr_missed_now, sr_new, sr_between, sr_live_bb,
-             sr_prev_hand, sr_miss_sb, sr_miss_bb),
-            (f_touched, f_has, f_button, f_bb, f_heir, f_sb_kind, f_sb_player, f_sb_missed, f_sb_on_button, f_last,
-             f_est_off, f_est[:nfe], f_owed_off, f_owed_player[:nfo], f_owed_sb[:nfo], f_owed_bb[:nfo]))
+    return (TH, first_walk, ns, TS, TF, f_est_off, f_est[:nfe], f_owed_off, f_owed_player[:nfo], f_owed_sb[:nfo],
+            f_owed_bb[:nfo])
 
 
-#: `cross_hands`' outputs by name, in the order it returns them (see `named`)
+#: `cross_hands`' outputs by name (see `named`): the kernel writes each group into one int64 table, a row per
+#: column, by the column numbers below (few arrays compile faster than one array per column)
 OUTPUTS = {
     "hand": ("fail_seat", "prev_button", "expected_button", "button_by_blinds", "duplicate", "first_walk", "prev_bb",
              "prev_hand", "prev_sb_player", "prev_sb_missed", "prev_sb_on_button", "big_blind_player"),
@@ -387,14 +371,50 @@ OUTPUTS = {
     "final": ("touched", "has", "button", "bb", "heir", "sb_kind", "sb_player", "sb_missed", "sb_on_button", "last",
               "est_off", "est", "owed_off", "owed_player", "owed_sb", "owed_bb"),
 }
+#: the columns of the kernel's per-hand table (`first_walk`, per hand id code, is apart), of its seats rows
+#: table and of its per-group table (the lists after them are apart)
+HAND_COLUMNS = tuple(name for name in OUTPUTS["hand"] if name != "first_walk")
+SEATS_COLUMNS = OUTPUTS["seats"]
+FINAL_COLUMNS = OUTPUTS["final"][:10]
+#: columns whose dtype is not int64 (`named` casts them back)
+DTYPES = {
+    ("hand", "duplicate"): np.bool_, ("hand", "prev_sb_missed"): np.int8, ("hand", "prev_sb_on_button"): np.int8,
+    ("seats", "owed"): np.int8, ("seats", "in_bb"): np.bool_, ("seats", "made_up"): np.int8,
+    ("seats", "missed_now"): np.int8, ("seats", "new"): np.int8, ("seats", "between"): np.int8,
+    ("seats", "live_bb"): np.bool_,
+    ("final", "touched"): np.bool_, ("final", "has"): np.bool_, ("final", "sb_kind"): np.int8,
+    ("final", "sb_missed"): np.bool_, ("final", "sb_on_button"): np.int8,
+}
 
 
 def named(raw: tuple) -> dict[str, dict[str, np.ndarray]]:
-    """`cross_hands`' tuple as {group: {name: array}} (the seats rows cut to their count)."""
-    n_hand = len(OUTPUTS["hand"])
-    seats, final = raw[n_hand], raw[n_hand + 1]
+    """`cross_hands`' tables as {group: {name: array}} in `OUTPUTS` order, each column in its own dtype (the
+    seats rows cut to their count)."""
+    TH, first_walk, ns, TS, TF, *lists = raw
+
+    def typed(group: str, name: str, values: np.ndarray) -> np.ndarray:
+        return values.astype(DTYPES.get((group, name), np.int64), copy=False)
+
+    hand = {name: typed("hand", name, TH[k]) for k, name in enumerate(HAND_COLUMNS)}
+    hand["first_walk"] = first_walk
+    final = {name: typed("final", name, TF[k]) for k, name in enumerate(FINAL_COLUMNS)}
+    final.update(zip(OUTPUTS["final"][10:], lists, strict=True))
     return {
-        "hand": dict(zip(OUTPUTS["hand"], raw[:n_hand], strict=True)),
-        "seats": {name: a[:seats[0]] for name, a in zip(OUTPUTS["seats"], seats[1:], strict=True)},
-        "final": dict(zip(OUTPUTS["final"], final, strict=True)),
+        "hand": {name: hand[name] for name in OUTPUTS["hand"]},
+        "seats": {name: typed("seats", name, TS[k, :ns]) for k, name in enumerate(SEATS_COLUMNS)},
+        "final": final,
     }
+
+
+def _check_columns() -> None:
+    """The column numbers are written out for the kernel (Numba reads module constants): fail at import if one
+    no longer matches its name's place, rather than write a column under another's name."""
+    for prefix, names in (("TH_", HAND_COLUMNS), ("TS_", SEATS_COLUMNS), ("TF_", FINAL_COLUMNS)):
+        if globals()[f"N_{prefix[:-1]}"] != len(names):
+            raise ImportError(f"kernel table {prefix[:-1]} has {len(names)} columns")
+        for k, name in enumerate(names):
+            if globals()[prefix + name.upper()] != k:
+                raise ImportError(f"kernel column {prefix}{name.upper()} is not column {k} of its table")
+
+
+_check_columns()
