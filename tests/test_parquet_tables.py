@@ -93,6 +93,43 @@ def test_ranges_give_the_same_tables_and_entries(tmp_path: Path, monkeypatch: py
     _assert_same(chunks, reference)
 
 
+def test_a_resumed_scan_gives_what_a_fresh_one_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ranges read in order resume the previous range's scan (`_cursor`); in any other order, or after the
+    file changed, a fresh scan starts. Each range gives the same items whichever happened."""
+    monkeypatch.setattr(parquet_ranges, "CHUNK_HANDS", 50)
+    monkeypatch.setattr(parquet_ranges, "_suspended", {})
+    directory = _hostile_dataset(tmp_path / "d", 400, 60)
+    layout, ranges = plan_ranges(directory, 40)  # tables of 50 hands: a range each
+    assert len(ranges) > 4
+
+    def fresh(a: int, b: int) -> list:
+        parquet_ranges._suspended.clear()
+        return list(read_range_tables(directory, layout, a, b))
+
+    want = {r: fresh(*r) for r in ranges}
+    resumed = 0
+    for order in (ranges, ranges[::-1], ranges[::2] + ranges[1::2]):
+        parquet_ranges._suspended.clear()
+        for r in order:
+            before = parquet_ranges._suspended.get(str(directory / "events.parquet"))
+            got = list(read_range_tables(directory, layout, *r))
+            resumed += before is not None and parquet_ranges._suspended.get(str(directory / "events.parquet")) is before
+            chunks, entries = _split(got)
+            want_chunks, want_entries = _split(want[r])
+            assert entries == want_entries
+            assert [list(c.sources()) for c in chunks] == [list(c.sources()) for c in want_chunks]
+            assert all(getattr(c.tables, t).equals(getattr(w.tables, t)) for c, w in zip(chunks, want_chunks,
+                       strict=True) for t in parquet.TABLE_FILES)
+    assert resumed >= len(ranges) - 1  # the in-order pass resumed each range after the first
+    # the same path rewritten: its suspended scan is not resumed
+    list(read_range_tables(directory, layout, *ranges[0]))
+    suspended = parquet_ranges._suspended[str(directory / "events.parquet")]
+    path = directory / "events.parquet"
+    pq.write_table(pq.read_table(path), path, row_group_size=97)
+    list(read_range_tables(directory, layout, *ranges[1]))
+    assert parquet_ranges._suspended.get(str(path)) is not suspended
+
+
 def test_split_without_and_batch_cut(tmp_path: Path) -> None:
     directory = _hostile_dataset(tmp_path / "d", 60, 0)
     (chunk,) = [i for i in parquet.read_parquet_tables(directory) if isinstance(i, parquet.TableChunk)]

@@ -275,8 +275,19 @@ def _dictionary_decoded(column: pa.ChunkedArray) -> int:
             continue
         lengths = pc.fill_null(pc.binary_length(chunk.dictionary), 0)
         if len(chunk.indices) and len(lengths):
-            total += int(pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0)
+            total += _indexed_length(lengths, chunk.indices)
     return total
+
+
+def _indexed_length(lengths: pa.Array, indices: pa.Array) -> int:
+    """The sum of `lengths[i]` over the (non-null) `indices`: how often each entry is used (a bincount over
+    the indices as they are in memory) times its length, instead of a gathered array as long as the column.
+    An index outside the dictionary is left to `pc.take`, which refuses it as before."""
+    used = indices.drop_null().to_numpy(zero_copy_only=False)
+    if len(used) and (int(used.min()) < 0 or int(used.max()) >= len(lengths)):
+        return int(pc.sum(pc.take(lengths, indices)).as_py() or 0)
+    counts = np.bincount(used.astype(np.intp, copy=False), minlength=len(lengths))
+    return int(counts @ lengths.to_numpy(zero_copy_only=False).astype(np.int64))
 
 
 #: the canonical schema of each table file, and the columns a dataset may lack (older `convert` output)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 
 def table_key(file: str, table_id: str) -> str:
@@ -107,12 +109,29 @@ def replay_order(files: Sequence[str], table_ids: Sequence[str], started_at: Seq
     # (file, table) groups numbered in sorted order, as the replay has always walked them
     file_code = pd.factorize(np.asarray(list(files), dtype=object), sort=True)[0].astype(np.int64)
     table_code, table_names = pd.factorize(np.asarray(list(table_ids), dtype=object), sort=True)
-    group = np.unique(file_code * (len(table_names) + 1) + table_code + 1, return_inverse=True)[1]
-    times = pd.DataFrame({"group": group, "untimed": instant.isna().to_numpy(),
-                          "aware": text.str.contains(_OFFSET, regex=True, na=False).to_numpy(dtype=bool)})
-    by_table = times.groupby("group")
-    mixed = by_table["aware"].transform("any") & ~by_table["aware"].transform("all")
-    usable = ~(by_table["untimed"].transform("any") | mixed).to_numpy(dtype=bool)
+    group = np.unique(file_code * (len(table_names) + 1) + table_code + 1, return_inverse=True)[1].astype(np.int64)
+    untimed = instant.isna().to_numpy(dtype=bool)
+    aware = _aware(text)
+    # per table: any time missing, or times with an offset mixed with times without one (NumPy, no groupby)
+    rows = np.bincount(group)
+    aware_n = np.bincount(group, weights=aware)
+    untimed_n = np.bincount(group, weights=untimed)
+    usable = ~((untimed_n > 0) | ((aware_n > 0) & (aware_n < rows)))[group]
     ticks = instant.dt.tz_localize(None).to_numpy(dtype="datetime64[us]").view(np.int64)
     ticks = np.where(usable, ticks, 0)
     return np.lexsort((np.arange(n), ticks, group)).tolist()
+
+
+#: `_OFFSET` as RE2 (Arrow) reads it, matching what Python's `re.search` matches: Python's `\d` is any
+#: Unicode decimal digit (RE2's only ASCII) and its `$` also matches before a final newline
+_OFFSET_RE2 = r"(?:[Zz]|[+-]\p{Nd}{2}(?::?\p{Nd}{2})?)\n?\z"
+
+
+def _aware(text: pd.Series) -> np.ndarray:
+    """Per row, whether the time names its offset (`_OFFSET`), for the whole column in Arrow's C (pandas'
+    `str.contains` on Python objects calls the regex once per row); False for null or non-text."""
+    try:
+        arrow = pa.array(text.to_numpy(), pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):  # not text (or not encodable): as pandas judges it
+        return text.str.contains(_OFFSET, regex=True, na=False).to_numpy(dtype=bool)
+    return pc.fill_null(pc.match_substring_regex(arrow, _OFFSET_RE2), False).to_numpy(zero_copy_only=False)

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.model.tables import CanonicalTables
-from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, STR, Facts
+from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, STR, Facts, frame_of
 from auditor.replay.house import HouseRules
 from auditor.replay.kernel.encode import NULL, Encoded, encode, variant_table
 from auditor.replay.kernel.hand import HOLE_CAP, named, replay_hands
@@ -83,12 +83,19 @@ def _arrow_bool(column: pa.ChunkedArray, rows: np.ndarray) -> pd.arrays.BooleanA
     return pd.arrays.BooleanArray(values.astype(np.bool_), mask)
 
 
+_DTYPE_NAMES = {INT: "Int64", BOOL: "boolean", STR: "string"}
+
+
 def _frame(name: str, columns: dict) -> pd.DataFrame:
-    """A facts table in `FACT_COLUMNS` order and dtypes (a missing column is a bug: KeyError)."""
-    frame = pd.DataFrame({col: columns[col] for col, _, _ in FACT_COLUMNS[name]})
+    """A facts table in `FACT_COLUMNS` order and dtypes (a missing column is a bug: KeyError). Dtypes are
+    checked on the arrays given (a frame keeps an extension array's dtype), not by making a Series of each
+    column; the frame takes the arrays without copying them (`facts.frame_of`)."""
+    ordered = {}
     for col, dtype, _ in FACT_COLUMNS[name]:
-        assert str(frame[col].dtype) == {INT: "Int64", BOOL: "boolean", STR: "string"}[dtype], (name, col)
-    return frame
+        array = columns[col]
+        assert str(getattr(array, "dtype", None)) == _DTYPE_NAMES[dtype], (name, col)
+        ordered[col] = array
+    return frame_of(ordered)
 
 
 def run_kernel(tables: CanonicalTables, houses: Sequence[HouseRules], order: np.ndarray, enc: Encoded):
