@@ -41,6 +41,7 @@ from auditor.engines.partition import (
     PartitionResult,
     RunOptions,
     empty_batch,
+    estimated_hands,
     plan,
     read_input,
     sum_coverage,
@@ -374,6 +375,25 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         # the copy of a stream is a file on this machine, which a remote cluster's workers cannot open
         raise UsageError("standard input or a FIFO cannot be audited on a remote cluster (--scheduler): "
                          "save it to a file the workers can read")
+    workers = default_jobs() if jobs is None else max(1, jobs)
+    # started now, so their imports overlap the hashing and planning below (`local.start`); the local
+    # engine closes them when the run ends, and the `finally` below if it never gets that far
+    pool = local.start(workers, estimated_hands(inputs)) if engine == "local" and (
+        len(inputs) > 1 or any(item.format == "parquet" for item in inputs)) else None
+    try:
+        return _audit(paths, pack, batch_size, limits, jobs=workers, engine=engine, scheduler=scheduler,
+                      command=command, keep_hands=keep_hands, max_views=max_views, started=started,
+                      started_at=started_at, inputs=inputs, skipped=skipped, progress=progress, pool=pool)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits | None, *, jobs: int, engine: str,
+           scheduler: Any, command: Sequence[str] | None, keep_hands: Iterable[str], max_views: int,
+           started: float, started_at: datetime, inputs: list[InputFile], skipped: list[Path],
+           progress: Callable[[Progress], None] | None, pool: local.Workers | None) -> AuditResult:
+    """`audit` once the inputs are found (and the local engine's workers started)."""
     forced = resolve_pack(pack) if pack else None
     from auditor.report.manifest import file_state, fingerprint_input, pack_entry, watched_files
 
@@ -383,13 +403,13 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     digests = [fingerprint_input(item) for item in inputs]
     partitions = plan(inputs, batch_size, limits)
     options = RunOptions(pack, batch_size, limits, keep_hand_ids=frozenset(keep_hands), max_views=max_views)
-    workers = default_jobs() if jobs is None else max(1, jobs)
+    workers = jobs
     tracker = _Tracker(progress, len(inputs), partitions, started)
     results: dict[int, PartitionResult] = {}
     views, asked, repeats = KeptViews(max_views), KeptViews(max_views), KeptViews(max_views)
     ledger = Ledger()
     try:
-        with closing(_run(engine, partitions, options, workers, scheduler, tracker.notify)) as finished:
+        with closing(_run(engine, partitions, options, workers, scheduler, tracker.notify, pool)) as finished:
             for result in finished:
                 if isinstance(result, PartitionFailure):
                     raise result.error()
@@ -495,7 +515,8 @@ ENGINES = ("local", "dask")
 
 
 def _run(engine: str, partitions: list[Partition], options: RunOptions, jobs: int, scheduler: Any,
-         notify: Callable[[str, int, int], None]) -> Iterator[PartitionResult | PartitionFailure]:
+         notify: Callable[[str, int, int], None],
+         pool: local.Workers | None = None) -> Iterator[PartitionResult | PartitionFailure]:
     if engine == "dask":
         from auditor.engines import dask_cluster
 
@@ -504,7 +525,7 @@ def _run(engine: str, partitions: list[Partition], options: RunOptions, jobs: in
         except dask_cluster.EngineUnavailable as exc:
             raise UsageError(str(exc)) from exc
         return
-    yield from local.run(partitions, options, jobs, notify)
+    yield from local.run(partitions, options, jobs, notify, pool)
 
 
 def _total_coverage(parts: list[pd.DataFrame], packs: dict[str, Pack]) -> pd.DataFrame:

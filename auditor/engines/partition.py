@@ -261,6 +261,11 @@ def plan(inputs: Sequence[InputFile], batch_size: int, limits: Any = None) -> li
     return partitions
 
 
+def estimated_hands(inputs: Sequence[InputFile]) -> int:
+    """Hands the inputs probably hold, before they are planned (whether a run is worth starting workers for)."""
+    return sum(_estimate(item) for item in inputs)
+
+
 def _estimate(item: InputFile) -> int:
     """Hands an input probably holds: exact for a Parquet dataset (its footer), from the size otherwise."""
     try:
