@@ -23,6 +23,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -400,14 +401,20 @@ def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits 
     # a --pack file is hashed as it was loaded, not after the run (it could be edited meanwhile)
     pack_records = {forced.name: pack_entry(forced)} if forced else {}
     states = [[file_state(p) for p in watched_files(item)] for item in inputs]
-    digests = [fingerprint_input(item) for item in inputs]
-    partitions = plan(inputs, batch_size, limits)
+    # hashing (hashlib and file reads let go of the GIL) and planning at once: both only read, before any
+    # hand is read, and together they are the run's serial start (1.6 s and 9 s at 1,000,000 hands)
+    with ThreadPoolExecutor(1, thread_name_prefix="auditor-hash") as hashing:
+        hashed = hashing.submit(lambda: [fingerprint_input(item) for item in inputs])
+        partitions = plan(inputs, batch_size, limits)
+        digests = hashed.result()
     options = RunOptions(pack, batch_size, limits, keep_hand_ids=frozenset(keep_hands), max_views=max_views)
     workers = jobs
     tracker = _Tracker(progress, len(inputs), partitions, started)
     results: dict[int, PartitionResult] = {}
     views, asked, repeats = KeptViews(max_views), KeptViews(max_views), KeptViews(max_views)
     ledger = Ledger()
+    pack_name = forced.name if forced else None
+    loaded: dict[str, Pack] = {}
     try:
         with closing(_run(engine, partitions, options, workers, scheduler, tracker.notify, pool)) as finished:
             for result in finished:
@@ -421,13 +428,16 @@ def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits 
                 repeats.merge(result.repeat_views)
                 result.views = result.asked_views = result.repeat_views = KeptViews(0)
                 results[result.index] = result
+                for name in result.pack_names:  # loaded while the workers work, not after them
+                    if name not in loaded and name != pack_name:
+                        loaded[name] = declared_pack(name)
                 tracker.finished(result)
         ordered = [results[i] for i in sorted(results)]
         packs: dict[str, Pack] = {forced.name: forced} if forced else {}
         for result in ordered:
             for name in result.pack_names:
                 if name not in packs:
-                    packs[name] = declared_pack(name)
+                    packs[name] = loaded[name]
         wide_findings, wide_coverage = ledger.resolve(packs)
         for name, used in packs.items():
             if name not in pack_records:
