@@ -407,12 +407,14 @@ def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits 
         hashed = hashing.submit(lambda: [fingerprint_input(item) for item in inputs])
         partitions = plan(inputs, batch_size, limits)
         digests = hashed.result()
-    options = RunOptions(pack, batch_size, limits, keep_hand_ids=frozenset(keep_hands), max_views=max_views)
+    ledger = Ledger()
+    # the pool's workers write their run-wide rows into the ledger's folder themselves (`ledger.spill`)
+    options = RunOptions(pack, batch_size, limits, keep_hand_ids=frozenset(keep_hands), max_views=max_views,
+                         ledger_folder=ledger.folder() if pool is not None else None)
     workers = jobs
     tracker = _Tracker(progress, len(inputs), partitions, started)
     results: dict[int, PartitionResult] = {}
     views, asked, repeats = KeptViews(max_views), KeptViews(max_views), KeptViews(max_views)
-    ledger = Ledger()
     pack_name = forced.name if forced else None
     loaded: dict[str, Pack] = {}
     try:

@@ -93,13 +93,24 @@ def rows(facts: Facts, hands: pd.DataFrame, packs: Iterable[Pack]) -> pd.DataFra
 class Rows:
     """One batch's run-wide rows as a worker hands them to the driver (`batch_rows`)."""
 
-    #: the rows (`rows`)
-    frame: pd.DataFrame
+    #: the rows (`rows`); None once the worker has written them to `path` (`spill`)
+    frame: pd.DataFrame | None
     #: a 64-bit hash of each row's hand id
     hashes: np.ndarray
     #: the run-wide rules' findings and coverage over these rows if no id repeats (the baseline)
     findings: pd.DataFrame
     coverage: pd.DataFrame
+    path: str | None = None
+
+
+def spill(part: Rows, folder: str, name: str) -> Rows:
+    """`part` with its rows written to `folder` by the worker itself (a folder of this machine the driver's
+    ledger owns: `Ledger.folder`), so the driver neither unpickles nor writes them; it reads back only the
+    rare batches holding a repeated id."""
+    path = Path(folder) / f"{name}.pickle"
+    with path.open("wb") as f:
+        pickle.dump(part.frame, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return dataclasses.replace(part, frame=None, path=str(path))
 
 
 def batch_rows(facts: Facts, hands: pd.DataFrame, packs: dict[str, Pack]) -> Rows | None:
@@ -160,19 +171,28 @@ class Ledger:
         self.in_memory = 0
         self._folder: tempfile.TemporaryDirectory | None = None
 
+    def folder(self) -> str:
+        """The temporary folder of this ledger's spilled rows (made on first use; removed by `close`), where
+        workers of this machine may write theirs (`spill`)."""
+        if self._folder is None:
+            self._folder = tempfile.TemporaryDirectory(prefix="auditor-ledger-")
+        return self._folder.name
+
     def add(self, partition: int, parts: Iterable[Rows]) -> None:
         """A partition's rows, batch by batch, in its order (that order breaks ties of file and line)."""
         position = 0
         for part in parts:
             frame = part.frame
-            start, position = position, position + len(frame)
+            start, position = position, position + len(part.hashes)
+            if frame is None:  # written by the worker already
+                self.chunks.append(_Chunk(partition, start, part.hashes, part.findings, part.coverage, None,
+                                          Path(part.path)))  # type: ignore[arg-type]
+                continue
             if self.in_memory + len(frame) <= self.spill_rows:
                 self.chunks.append(_Chunk(partition, start, part.hashes, part.findings, part.coverage, frame))
                 self.in_memory += len(frame)
                 continue
-            if self._folder is None:
-                self._folder = tempfile.TemporaryDirectory(prefix="auditor-ledger-")
-            path = Path(self._folder.name) / f"{len(self.chunks):08d}.pickle"
+            path = Path(self.folder()) / f"{len(self.chunks):08d}.pickle"
             with path.open("wb") as f:
                 pickle.dump(frame, f, protocol=pickle.HIGHEST_PROTOCOL)
             self.chunks.append(_Chunk(partition, start, part.hashes, part.findings, part.coverage, None, path))

@@ -112,6 +112,9 @@ class RunOptions:
     keep_hand_ids: frozenset[str] = frozenset()
     #: how many hands with findings keep their view (the first, in the findings' order)
     max_views: int = MAX_VIEWS
+    #: a folder of this machine where the workers write their run-wide rows (`ledger.spill`; the local
+    #: engine's pool), so results carry only the ids' hashes and the baseline; None: rows travel in results
+    ledger_folder: str | None = None
 
 
 #: the packs this process has loaded for the run it works on: (run id, {key: Pack or the PackError})
@@ -432,6 +435,8 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             uncovered.update(games)
             uncovered_per_file.update(files)
             if rows is not None:
+                if options.ledger_folder is not None:
+                    rows = ledger.spill(rows, options.ledger_folder, f"{partition.index:08d}-{len(ledger_rows):06d}")
                 ledger_rows.append(rows)
             batch.clear()
             collect_batch()
