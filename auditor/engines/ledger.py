@@ -11,6 +11,14 @@ the inputs were named or the workers finished in, and names the file and line of
 (`duplicate_of`, the evidence a reader can follow) — and checks the run-wide rules over all the rows,
 giving their findings and coverage exactly as if one process had seen every hand.
 
+Work: the driver is the one serial part of a run, so the workers do every per-hand step they can
+(`batch_rows`): they hash the ids, and judge the run-wide rules over their rows as if no id repeated (the
+*baseline*: findings and coverage of hands whose id is their own, which is nearly every hand). The driver
+only adds the baselines up, finds the repeated hashes, and judges again, the old way, just the batches
+holding a hand that repeats an id (at 1,000,000 hands: 6.3 s of the driver's time before, none now when
+no id repeats). The findings and coverage are the same as one judgment of every row: a batch is judged
+whole, by the same rules, either way.
+
 Memory: the rows are kept in memory up to `SPILL_ROWS` hands, then written to a temporary folder; what
 stays in memory for the whole run is a 64-bit hash of each hand id (8 bytes a hand, 80 MB for ten
 million hands), the only state of a run that grows with its size. Hash collisions cost nothing but a
@@ -82,10 +90,63 @@ def rows(facts: Facts, hands: pd.DataFrame, packs: Iterable[Pack]) -> pd.DataFra
 
 
 @dataclass
-class _Chunk:
-    """The run-wide rows of one batch, in memory or spilled to a file, and the hashes of their ids."""
+class Rows:
+    """One batch's run-wide rows as a worker hands them to the driver (`batch_rows`)."""
 
+    #: the rows (`rows`); None once the worker has written them to `path` (`spill`)
+    frame: pd.DataFrame | None
+    #: a 64-bit hash of each row's hand id
     hashes: np.ndarray
+    #: the run-wide rules' findings and coverage over these rows if no id repeats (the baseline)
+    findings: pd.DataFrame
+    coverage: pd.DataFrame
+    path: str | None = None
+
+
+def spill(part: Rows, folder: str, name: str) -> Rows:
+    """`part` with its rows written to `folder` by the worker itself (a folder of this machine the driver's
+    ledger owns: `Ledger.folder`), so the driver neither unpickles nor writes them; it reads back only the
+    rare batches holding a repeated id."""
+    path = Path(folder) / f"{name}.pickle"
+    with path.open("wb") as f:
+        pickle.dump(part.frame, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return dataclasses.replace(part, frame=None, path=str(path))
+
+
+def batch_rows(facts: Facts, hands: pd.DataFrame, packs: dict[str, Pack]) -> Rows | None:
+    """What a worker hands the ledger for one batch (None: no pack has a run-wide rule): the rows, their ids'
+    hashes and the baseline judgment, all made here, in parallel, so the driver does no per-hand work."""
+    frame = rows(facts, hands, packs.values())
+    if frame is None:
+        return None
+    hashes = pd.util.hash_array(frame["hand_id"].to_numpy(dtype=object), categorize=False)
+    wide = {name: only_run_wide(pack) for name, pack in packs.items()}
+    found, cov = _judge(frame, wide, np.zeros(len(frame), dtype=bool), {})
+    return Rows(frame, hashes, found, cov)
+
+
+def _judge(frame: pd.DataFrame, wide: dict[str, Pack], repeated: np.ndarray,
+           origin: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The run-wide rules of `wide` over one batch's rows, `repeated` marking the hands whose id an earlier
+    hand has and `origin` naming that earlier hand's place by id."""
+    table = frame[[c for c in frame.columns if c in _HANDS_FACTS]].copy()
+    table["duplicate_hand_id"] = pd.array(repeated, dtype="boolean")
+    of = frame["hand_id"].map(origin) if origin else pd.Series(None, index=frame.index, dtype=object)
+    table["duplicate_of"] = pd.array(of.where(repeated, None).tolist(), dtype="string")
+    hands = frame[list(HAND_COLUMNS)].set_axis(frame["hand"].to_numpy(dtype=np.int64))
+    return check(Facts({"hands": table}), hands, {name: p for name, p in wide.items() if p.rules})
+
+
+@dataclass
+class _Chunk:
+    """One batch's rows, in memory or spilled to a file, with their ids' hashes and the baseline judgment."""
+
+    partition: int
+    #: position in its partition of its first row (the ledger's keys: partition << 40 | position)
+    start: int
+    hashes: np.ndarray
+    findings: pd.DataFrame
+    coverage: pd.DataFrame
     frame: pd.DataFrame | None
     path: Path | None = None
 
@@ -94,6 +155,11 @@ class _Chunk:
             return self.frame
         with self.path.open("rb") as f:  # type: ignore[union-attr]
             return pickle.load(f)
+
+    def keys(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The keys of its rows (`rows`: positions in the chunk; None: every row)."""
+        at = np.arange(len(self.hashes), dtype=np.int64) if rows is None else rows.astype(np.int64)
+        return (np.int64(self.partition) << 40) | (self.start + at)
 
 
 class Ledger:
@@ -105,24 +171,31 @@ class Ledger:
         self.in_memory = 0
         self._folder: tempfile.TemporaryDirectory | None = None
 
-    def add(self, partition: int, frames: Iterable[pd.DataFrame]) -> None:
+    def folder(self) -> str:
+        """The temporary folder of this ledger's spilled rows (made on first use; removed by `close`), where
+        workers of this machine may write theirs (`spill`)."""
+        if self._folder is None:
+            self._folder = tempfile.TemporaryDirectory(prefix="auditor-ledger-")
+        return self._folder.name
+
+    def add(self, partition: int, parts: Iterable[Rows]) -> None:
         """A partition's rows, batch by batch, in its order (that order breaks ties of file and line)."""
         position = 0
-        for frame in frames:
-            frame = frame.assign(**{_PARTITION: partition,
-                                    _POSITION: np.arange(position, position + len(frame), dtype=np.int64)})
-            position += len(frame)
-            hashes = pd.util.hash_array(frame["hand_id"].to_numpy(dtype=object), categorize=False)
+        for part in parts:
+            frame = part.frame
+            start, position = position, position + len(part.hashes)
+            if frame is None:  # written by the worker already
+                self.chunks.append(_Chunk(partition, start, part.hashes, part.findings, part.coverage, None,
+                                          Path(part.path)))  # type: ignore[arg-type]
+                continue
             if self.in_memory + len(frame) <= self.spill_rows:
-                self.chunks.append(_Chunk(hashes, frame))
+                self.chunks.append(_Chunk(partition, start, part.hashes, part.findings, part.coverage, frame))
                 self.in_memory += len(frame)
                 continue
-            if self._folder is None:
-                self._folder = tempfile.TemporaryDirectory(prefix="auditor-ledger-")
-            path = Path(self._folder.name) / f"{len(self.chunks):08d}.pickle"
+            path = Path(self.folder()) / f"{len(self.chunks):08d}.pickle"
             with path.open("wb") as f:
                 pickle.dump(frame, f, protocol=pickle.HIGHEST_PROTOCOL)
-            self.chunks.append(_Chunk(hashes, None, path))
+            self.chunks.append(_Chunk(partition, start, part.hashes, part.findings, part.coverage, None, path))
 
     def close(self) -> None:
         if self._folder is not None:
@@ -146,7 +219,9 @@ class Ledger:
         for chunk in self.chunks:
             mask = np.isin(chunk.hashes, repeated)
             if mask.any():
-                candidates.append(chunk.load().loc[mask, ["hand_id", "file", "line", _PARTITION, _POSITION]])
+                rows = chunk.load().loc[mask, ["hand_id", "file", "line"]]
+                candidates.append(rows.assign(**{_PARTITION: chunk.partition,
+                                                 _POSITION: chunk.start + np.flatnonzero(mask)}))
         found = pd.concat(candidates, ignore_index=True).sort_values(["file", "line", _PARTITION, _POSITION],
                                                                       kind="stable")
         later_mask = found.duplicated("hand_id", keep="first")
@@ -156,20 +231,19 @@ class Ledger:
         return np.sort(_keys(found[later_mask])), origin
 
     def resolve(self, packs: dict[str, Pack]) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
-        """Findings and coverage of the run-wide rules over every audited hand, one part per batch."""
+        """Findings and coverage of the run-wide rules over every audited hand, one part per batch: the
+        workers' baseline for a batch where no hand repeats an id, a judgment of the whole batch again for
+        one where some do (so a batch is always judged whole, as one pass over every row would)."""
         wide = {name: only_run_wide(pack) for name, pack in packs.items()}
         duplicate_keys, origin = self.first_uses()
         findings, coverage = [], []
         for chunk in self.chunks:
-            frame = chunk.load()
-            repeated = np.isin(_keys(frame), duplicate_keys) if len(duplicate_keys) else np.zeros(len(frame), bool)
-            table = frame[[c for c in frame.columns if c in _HANDS_FACTS]].copy()
-            table["duplicate_hand_id"] = pd.array(repeated, dtype="boolean")
-            of = frame["hand_id"].map(origin) if origin else pd.Series(None, index=frame.index, dtype=object)
-            table["duplicate_of"] = pd.array(of.where(repeated, None).tolist(), dtype="string")
-            hands = frame[list(HAND_COLUMNS)].set_axis(frame["hand"].to_numpy(dtype=np.int64))
-            batch_packs = {name: p for name, p in wide.items() if p.rules}
-            found, cov = check(Facts({"hands": table}), hands, batch_packs)
+            repeated = np.isin(chunk.keys(), duplicate_keys) if len(duplicate_keys) else None
+            if repeated is None or not repeated.any():
+                findings.append(chunk.findings)
+                coverage.append(chunk.coverage)
+                continue
+            found, cov = _judge(chunk.load(), wide, repeated, origin)
             findings.append(found)
             coverage.append(cov)
         return findings, coverage
@@ -184,7 +258,7 @@ def check_whole(facts: Facts, hands: pd.DataFrame, packs: dict[str, Pack]) -> tu
     call): the batch's rules, then its `scope: run` rules by a ledger of this batch alone, findings and
     coverage together as the audit pipeline would give them for these hands."""
     found, cov = check(facts, hands, {name: without_run_wide(p) for name, p in packs.items()})
-    wide = rows(facts, hands, packs.values())
+    wide = batch_rows(facts, hands, packs)
     if wide is None:
         return found, cov
     ledger = Ledger()

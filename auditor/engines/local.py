@@ -11,17 +11,21 @@ partition not yet finished fails with it, most of them innocent. Those partition
 at a time in a pool of one process, so each death is pinned on the partition that caused it; a
 partition whose worker dies again comes back as `lost-worker` quarantine entries
 (`partition.lost_partition`), never as silence and never as a crash of the whole run.
+
+The pool is started before the run is planned (`start`, called by the pipeline as soon as the inputs are
+known): a spawn worker spends about two seconds of wall time (0.8 s CPU) importing NumPy, pandas, Arrow,
+Numba and the auditor, which then happens while the driver checks and cuts a Parquet dataset (9 s at
+1,000,000 hands) instead of after it. When the run is done the pool is let go without waiting for the
+workers to exit (their interpreters' teardown overlaps the ledger and the reports).
 """
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import queue as queue_module
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 from multiprocessing.context import BaseContext
 
 from auditor.engines.partition import (
@@ -52,68 +56,90 @@ def _notify_queue(kind: str, partition: int, value: int) -> None:
         _progress_queue.put((kind, partition, value))
 
 
-@contextmanager
-def _heap_frozen() -> Generator[None, None, None]:
-    """What is alive before the partitions run (modules, Numba's dispatchers, pandas, the packs: about
-    160,000 objects) moved out of the garbage collector's sight while they run (`gc.freeze`).
-
-    A partition collects after each batch (`partition.collect_between_batches`), and each full collection
-    walked all of those long-lived objects again although none of them can become garbage during the run:
-    on the PHH corpus (5,062 hands) about a sixth of `audit()`'s time (5.25-6.49 s against 4.46-5.74 s,
-    measured on a loaded machine).
-    Frozen, a collection looks only at what the run itself made. Unfrozen afterwards, unless the caller
-    had frozen objects already (their freeze is theirs to undo).
-    """
-    already = gc.get_freeze_count() > 0
-    gc.freeze()
-    try:
-        yield
-    finally:
-        if not already:
-            gc.unfreeze()
-
-
 def _work(partition: Partition, options: RunOptions) -> PartitionResult | PartitionFailure:
-    with _heap_frozen():
-        return run_partition(partition, options, _notify_queue)
+    return run_partition(partition, options, _notify_queue)
+
+
+def _ready() -> None:
+    """A worker's first task: nothing to do but exist (unpickling it imported this module, and with it the
+    auditor, NumPy, pandas, Arrow and Numba), so every worker is started while the run is still planned."""
+
+
+class Workers:
+    """A pool of `jobs` spawn workers, started at once (`start`) and used by `run`."""
+
+    def __init__(self, jobs: int) -> None:
+        self.context = multiprocessing.get_context("spawn")
+        self.progress = self.context.Queue()
+        self.jobs = jobs
+        self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=self.context, initializer=_start_worker,
+                                        initargs=(self.progress,))
+        for _ in range(jobs):  # each submit to an idle pool starts one more process
+            self.pool.submit(_ready)
+
+    def close(self) -> None:
+        """Let the workers go without waiting for them to exit (an interpreter's teardown takes a second or
+        two; the driver's ledger and reports need not wait for it). Python joins them at its own exit."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def start(jobs: int, estimated_hands: int) -> Workers | None:
+    """The workers a run of about `estimated_hands` hands with `jobs` jobs will use, started now; None when
+    it runs in this process (one job, or a run too small to pay for starting workers)."""
+    if jobs <= 1 or estimated_hands < POOL_MIN_HANDS:
+        return None
+    return Workers(jobs)
 
 
 def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,
-        notify: Notify | None = None) -> Iterator[PartitionResult | PartitionFailure]:
-    """Each partition's result as it finishes (a PackError in a partition comes back as a failure)."""
+        notify: Notify | None = None, workers: Workers | None = None) -> Iterator[PartitionResult | PartitionFailure]:
+    """Each partition's result as it finishes (a PackError in a partition comes back as a failure).
+
+    `workers`: a pool already started (`start`); it is closed when the run ends, used or not."""
+    try:
+        yield from _run(partitions, options, jobs, notify, workers)
+    finally:
+        if workers is not None:
+            workers.close()
+
+
+def _run(partitions: Sequence[Partition], options: RunOptions, jobs: int, notify: Notify | None,
+         workers: Workers | None) -> Iterator[PartitionResult | PartitionFailure]:
     if jobs <= 1 or len(partitions) <= 1 or sum(p.estimated_hands for p in partitions) < POOL_MIN_HANDS:
         for partition in partitions:
-            with _heap_frozen():  # not across the yield: the caller's objects are the caller's
-                result = run_partition(partition, options, notify)
+            result = run_partition(partition, options, notify)
             yield result
             if isinstance(result, PartitionFailure):
                 return
         return
-    context = multiprocessing.get_context("spawn")
-    progress = context.Queue()
-    workers = min(jobs, len(partitions))
-    broken: list[Partition] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
-                             initargs=(progress,)) as pool:
-        pending: dict[Future, Partition] = {pool.submit(_work, p, options): p for p in partitions}
+    if workers is None:
+        workers = Workers(min(jobs, len(partitions)))
         try:
-            while pending:
-                done, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                _drain(progress, notify)
-                for future in sorted(done, key=lambda f: pending[f].index):
-                    partition = pending.pop(future)
-                    try:
-                        result = future.result()
-                    except BrokenProcessPool:
-                        broken.append(partition)
-                        continue
-                    yield result
-                    if isinstance(result, PartitionFailure):
-                        return
+            yield from _run(partitions, options, jobs, notify, workers)
         finally:
-            for future in pending:
-                future.cancel()
+            workers.close()
+        return
+    context, progress, pool = workers.context, workers.progress, workers.pool
+    broken: list[Partition] = []
+    pending: dict[Future, Partition] = {pool.submit(_work, p, options): p for p in partitions}
+    try:
+        while pending:
+            done, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
             _drain(progress, notify)
+            for future in sorted(done, key=lambda f: pending[f].index):
+                partition = pending.pop(future)
+                try:
+                    result = future.result()
+                except BrokenProcessPool:
+                    broken.append(partition)
+                    continue
+                yield result
+                if isinstance(result, PartitionFailure):
+                    return
+    finally:
+        for future in pending:
+            future.cancel()
+        _drain(progress, notify)
     if broken:
         yield from _one_by_one(sorted(broken, key=lambda p: p.index), options, context, progress, notify)
 

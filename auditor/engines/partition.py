@@ -112,6 +112,9 @@ class RunOptions:
     keep_hand_ids: frozenset[str] = frozenset()
     #: how many hands with findings keep their view (the first, in the findings' order)
     max_views: int = MAX_VIEWS
+    #: a folder of this machine where the workers write their run-wide rows (`ledger.spill`; the local
+    #: engine's pool), so results carry only the ids' hashes and the baseline; None: rows travel in results
+    ledger_folder: str | None = None
 
 
 #: the packs this process has loaded for the run it works on: (run id, {key: Pack or the PackError})
@@ -152,8 +155,9 @@ class PartitionResult:
     read_per_file: Counter
     #: names of the packs its hands were audited under, in the order first met
     pack_names: list[str]
-    #: per batch, the rows the run-wide rules need (`ledger.rows`); empty if no pack has such a rule
-    ledger: list[pd.DataFrame] = field(default_factory=list)
+    #: per batch, the rows the run-wide rules need, their ids' hashes and the rules' baseline judgment
+    #: (`ledger.batch_rows`); empty if no pack has such a rule
+    ledger: list[ledger.Rows] = field(default_factory=list)
     seconds: float = 0.0
     #: hands read but not covered: their pack has no rule for their game, by (pack, variant, structure)
     not_covered: Counter = field(default_factory=Counter)
@@ -260,6 +264,11 @@ def plan(inputs: Sequence[InputFile], batch_size: int, limits: Any = None) -> li
     return partitions
 
 
+def estimated_hands(inputs: Sequence[InputFile]) -> int:
+    """Hands the inputs probably hold, before they are planned (whether a run is worth starting workers for)."""
+    return sum(_estimate(item) for item in inputs)
+
+
 def _estimate(item: InputFile) -> int:
     """Hands an input probably holds: exact for a Parquet dataset (its footer), from the size otherwise."""
     try:
@@ -362,40 +371,37 @@ def run_partition(partition: Partition, options: RunOptions,
 
 @contextmanager
 def collect_between_batches() -> Generator[None, None, None]:
-    """Automatic garbage collection off while a partition runs; `gc.collect()` after each batch instead.
+    """Automatic garbage collection off while a partition runs, a collection after each batch instead, and
+    everything alive before the partition out of the collector's sight meanwhile.
 
     A batch holds millions of live objects (hand dicts, column lists, fact rows), and every automatic
     collection of the oldest generation walks all of them again: a quarter to a third of the run time.
     Nearly all of a batch is freed by reference counting as soon as it is done; the few reference
-    cycles (pandas keeps some) are collected once per batch, so memory stays as flat as before.
+    cycles (pandas keeps some) are collected once per batch (`collect_batch`), so memory stays flat.
+    What was alive before the partition (modules, Numba's dispatchers, pandas, the packs: about 160,000
+    objects) cannot become a batch's garbage, yet each full collection walked it again: 90 ms a batch,
+    12 % of a worker's CPU on 20,000-hand batches, a sixth of `audit()` on the PHH corpus (measured).
+    `gc.freeze()` moves it aside for the partition (O(1)); it is moved back afterwards unless the caller
+    had frozen objects already (their freeze is theirs to undo). One place for every engine: the local
+    pool, one process and dask workers all run partitions through here.
     """
     was_enabled = gc.isenabled()
+    already_frozen = gc.get_freeze_count() > 0
     gc.disable()
+    gc.freeze()
     try:
         yield
     finally:
+        if not already_frozen:
+            gc.unfreeze()
         if was_enabled:
             gc.enable()
 
 
-#: a full collection every this many batches of the process; the others collect the young generations only
-FULL_COLLECTION_EVERY = 16
-_batches_collected = 0
-
-
 def collect_batch() -> None:
-    """The reference cycles a batch left, collected (see `collect_between_batches`).
-
-    With automatic collection off, what a batch made is young (generations 0 and 1) and what survived an
-    earlier batch is old; a full collection walks the old objects too (modules, compiled kernels, packs,
-    about 175,000 of them: 90 ms, 14 µs a hand in batches of 6,000), which hardly ever hold a batch's
-    garbage. So the young generations are collected after every batch and everything every
-    `FULL_COLLECTION_EVERY`th batch of the process (the count runs on across partitions: a partition is
-    often a single batch), for cycles that outlived their batch.
-    """
-    global _batches_collected
-    _batches_collected += 1
-    gc.collect() if _batches_collected % FULL_COLLECTION_EVERY == 0 else gc.collect(1)
+    """The reference cycles a batch left, collected (see `collect_between_batches`: only what the run made
+    is walked)."""
+    gc.collect()
 
 
 def audit_partition(partition: Partition, options: RunOptions, notify: Notify | None = None) -> PartitionResult:
@@ -427,7 +433,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     quarantined: list[Quarantined] = []
     findings: list[pd.DataFrame] = []
     coverage: list[pd.DataFrame] = []
-    ledger_rows: list[pd.DataFrame] = []
+    ledger_rows: list[ledger.Rows] = []
     # Hand ids are judged run-wide by the ledger (rules with scope: run), never by the replay.
     state = TableState()
     hands_read = 0
@@ -455,6 +461,8 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             uncovered.update(games)
             uncovered_per_file.update(files)
             if rows is not None:
+                if options.ledger_folder is not None:
+                    rows = ledger.spill(rows, options.ledger_folder, f"{partition.index:08d}-{len(ledger_rows):06d}")
                 ledger_rows.append(rows)
             batch.clear()
             collect_batch()
@@ -627,7 +635,7 @@ def cap_findings(findings: pd.DataFrame, cap: int = MAX_FINDINGS_PER_HAND_RULE) 
 
 def _audit_batch(batch: HandBatch, packs: dict[str, Pack], local: dict[str, Pack], forced: Pack | None,
                  state: TableState, kept: _ForReports | None = None
-                 ) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined], pd.DataFrame | None, Counter, Counter]:
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, list[Quarantined], ledger.Rows | None, Counter, Counter]:
     """Replay and check one batch: findings, coverage, hands the engine could not replay, run-wide rows,
     and the hands not covered by their pack, by (pack, variant, structure) and by file.
 
@@ -649,7 +657,7 @@ def _audit_batch(batch: HandBatch, packs: dict[str, Pack], local: dict[str, Pack
                         for h, reason in failures]
         hands = hands[~hands["hand"].isin(failed)]
     findings, coverage = check(facts, hands, local)
-    run_wide = ledger.rows(facts, hands, packs.values())
+    run_wide = ledger.batch_rows(facts, hands, packs)
     if kept is not None:
         kept.add(batch, hands, facts, findings, run_wide is not None)
     outside = hands[not_covered(hands, packs)]

@@ -1,0 +1,96 @@
+"""The run-wide ledger: workers judge their rows as if no id repeated (the baseline), the driver judges again
+only the batches holding a repeat. These tests hold that shortcut to one judgment of every row, including
+for a rule that fires on hands whose id does *not* repeat (so the baseline has findings to replace)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from auditor.engines import ledger, local
+from auditor.pipeline import audit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_PACK = """pack: house-unique
+version: 1.0.0
+title: House ids, told the other way round
+extends: tda-2024
+rules:
+  - id: HOUSE-id-own
+    title: A hand whose id no earlier hand used
+    category: record
+    severity: info
+    citation: house
+    text: Every hand has its own id.
+    why: The ledger must say which hands keep their id, not only which repeat one.
+    applies: {variants: [holdem], structures: [pot-limit, no-limit, fixed-limit]}
+    facts: hands
+    scope: run
+    violation: not duplicate_hand_id
+    message: "hand {hand_id} has its own id"
+    examples:
+      violating: [{file: once.jsonl, about: "one hand once", findings: 1}]
+      clean: [{file: twice.jsonl, about: "one hand twice"}]
+"""
+
+
+def _logs(tmp_path: Path) -> tuple[Path, list[Path]]:
+    lines = (ROOT / "sample_logs" / "holdem.jsonl").read_text(encoding="utf-8").splitlines()
+    hands = [json.loads(line) for line in lines if line.strip()]
+    own = []
+    for i in range(30):
+        hand = dict(hands[i % len(hands)])
+        hand["hand_id"] = f"H{i}"
+        own.append(json.dumps(hand))
+    (tmp_path / "a.jsonl").write_text("\n".join(own) + "\n", encoding="utf-8")
+    # b.jsonl: ten hands that repeat ids of a.jsonl (ids 5..14), then ten of their own
+    again = own[5:15] + [json.dumps({**json.loads(h), "hand_id": f"B{i}"}) for i, h in enumerate(own[:10])]
+    (tmp_path / "b.jsonl").write_text("\n".join(again) + "\n", encoding="utf-8")
+    (tmp_path / "once.jsonl").write_text(own[0] + "\n", encoding="utf-8")
+    (tmp_path / "twice.jsonl").write_text(own[0] + "\n" + own[0] + "\n", encoding="utf-8")
+    pack = tmp_path / "house.yaml"
+    pack.write_text(_PACK, encoding="utf-8")
+    return pack, [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+
+
+def test_the_baseline_and_the_judgment_again_give_one_pass_over_every_row(tmp_path, monkeypatch):
+    pack, logs = _logs(tmp_path)
+    whole = audit(logs, pack=str(pack), jobs=1)
+    own = whole.findings[whole.findings["rule_id"] == "HOUSE-id-own"]
+    repeats = whole.findings[whole.findings["rule_id"] == "TDA-INT-id"]
+    assert len(repeats) == 10 and set(repeats["line"]) == set(range(1, 11))  # b.jsonl's first ten
+    assert len(own) == 40  # every hand but the ten repeats: the baseline's findings, kept where no id repeats
+    assert not set(zip(own["file"], own["line"], strict=True)) & set(
+        zip(repeats["file"], repeats["line"], strict=True))
+    monkeypatch.setattr(local, "POOL_MIN_HANDS", 0)
+    monkeypatch.setattr(ledger, "SPILL_ROWS", 7)
+    # batches of 6: some hold repeats (judged again), most do not (their baseline stands); two workers
+    for jobs, batch in ((1, 6), (2, 6), (2, 20_000)):
+        again = audit(logs, pack=str(pack), jobs=jobs, batch_size=batch)
+        assert again.findings.equals(whole.findings), (jobs, batch)
+        assert again.coverage.equals(whole.coverage), (jobs, batch)
+
+
+def test_the_driver_keeps_eight_bytes_a_hand_once_rows_are_spilled(tmp_path):
+    """What of a run stays in the driver's memory grows by a 64-bit hash a hand; the rows go to disk."""
+    pack, logs = _logs(tmp_path)
+    result = audit(logs, pack=str(pack), jobs=1, batch_size=5)
+    from auditor.engines.partition import RunOptions, plan, run_partition
+    from auditor.pipeline import discover
+
+    inputs, _ = discover(logs)
+    book = ledger.Ledger(spill_rows=5)
+    try:
+        for partition in plan(inputs, 5):
+            done = run_partition(partition, RunOptions(str(pack), 5))
+            book.add(done.index, done.ledger)
+        hashes = sum(chunk.hashes.nbytes for chunk in book.chunks)
+        assert hashes == 8 * result.hands_audited
+        assert book.in_memory <= 5
+        assert all(chunk.frame is None for chunk in book.chunks[1:])
+        assert np.all(np.diff(book.duplicates()) > 0) and len(book.duplicates()) == 10
+    finally:
+        book.close()
