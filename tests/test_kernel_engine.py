@@ -302,3 +302,25 @@ def test_set_order_of_seats_dealt_in():
                                     TableState())
     assert failures == []
     assert facts["hands"].set_index("hand").loc[1, "button_by_blinds"] == 8
+
+
+def test_the_compiling_notice_is_silent_once_an_audit_has_run(tmp_path):
+    """After one audit of JSON Lines, no kernel the notice asks about is still uncached: a JSON Lines or PHH
+    run never compiles the columnar validator, so a notice that asked about it announced a compilation on
+    every run. The suite's kernel cache (tests/conftest.py) is copied without the validator's entries (as
+    a machine that never read Parquet has it), so this compiles nothing the suite has not compiled."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    log = ROOT / "sample_logs" / "holdem.jsonl"
+    run = [sys.executable, "-c", "from auditor.cli import main; main()", "audit", str(log),  # not --quiet
+           "--format", "jsonl", "--output", str(tmp_path / "out.jsonl")]
+    first = subprocess.run(run, capture_output=True, text=True, cwd=ROOT)  # fills the suite's cache if need be
+    cache = tmp_path / "cache"
+    shutil.copytree(os.environ["NUMBA_CACHE_DIR"], cache, ignore=shutil.ignore_patterns("columnar_validate.*"))
+    second = subprocess.run(run, capture_output=True, text=True, cwd=ROOT,
+                            env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    assert "compiling" not in second.stderr, second.stderr
+    assert second.returncode == first.returncode == 0  # holdem.jsonl is clean play: exit 0, no findings
