@@ -5,8 +5,9 @@ They were held equal to the Python engine's end-of-hand methods (`_pots_facts`, 
 one engine); the whole-hand identity is now the golden snapshots (tests/test_facts_snapshots.py, every
 rule example) and the simulator oracle of `auditor verify`. What stays here needs no second engine:
 `build_pots` against the kernel's `_build` on arbitrary contributions and split levels, a hostile hand
-refused alone (bounds checks on), exact pro-rata arithmetic beyond int64 products, offsets checked, and
-`kernel.end`'s frames equal to what the replay writes.
+refused alone (bounds checks on), exact pro-rata arithmetic beyond int64 products, offsets checked.
+(`kernel.end`, a second way of framing the same kernels' rows that only a test used, is deleted: the replay's
+`_blinds` and `_pots` are the one way.)
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,7 +28,6 @@ from auditor.replay.kernel.blinds import HEIR_NUMBERS, blind_facts
 from auditor.replay.kernel.pots import MAX_SUM, RAKE_FROM_CODES, _build, _mul_div_ceil, pot_facts
 from auditor.replay.kernel.showdown import showdown_facts
 from auditor.replay.showdown import code, seat_list
-from auditor.replay.state import replay_order
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "auditor/data/rules/examples"
@@ -379,45 +378,6 @@ def test_malformed_offsets_are_the_callers_bug():
                     declared_amount=np.zeros(0, np.int64), post_start=np.zeros(3, np.int64),
                     post_blind=np.zeros(0, np.int64), post_seat=np.zeros(0, np.int64), post_seq=np.zeros(0, np.int64),
                     post_amount=np.zeros(0, np.int64), post_all_in=np.zeros(0, bool))
-
-
-def _frames_through_hand_kernel(tables, houses) -> None:
-    """The facts frames `kernel.end` writes equal the replay's (`auditor.replay.kernel.replay`), dtypes and row
-    order included: two ways of building the same tables from the same kernels' rows must not drift."""
-    from auditor.replay.kernel.encode import encode
-    from auditor.replay.kernel.end import blinds_frame, end_of_hand, hand_pot_columns, pots_frame
-    from auditor.replay.kernel.hand import named
-    from auditor.replay.kernel.replay import replay, run_kernel
-
-    H = tables.hands
-    enc = encode(tables)
-    order = np.asarray(replay_order(H.column("file").to_pylist(), H.column("table_id").to_pylist(),
-                                    H.column("started_at").to_pylist()), dtype=np.int64)
-    out = named(run_kernel(tables, houses, order, enc))
-    pots, sd, blinds = end_of_hand(out, enc, houses)
-    facts, failures = replay(tables, houses)
-    assert failures == []
-    pd.testing.assert_frame_equal(pots_frame(pots, sd, out["seat"]["player"], enc.players, order), facts["pots"])
-    pd.testing.assert_frame_equal(blinds_frame(blinds, out["seat"]["player"], enc.players, order), facts["blinds"])
-    columns = hand_pot_columns(pots, blinds)
-    want = facts["hands"].set_index("hand").sort_index()
-    assert columns["pots_misawarded"].to_pylist() == want["pots_misawarded"].tolist()
-    balance = pd.array(columns["chip_balance"], dtype="Int64")
-    balance[columns["chip_balance_null"]] = pd.NA
-    assert balance.tolist() == want["chip_balance"].tolist()
-    assert not columns["invalid"].any()
-
-
-def test_frames_through_the_hand_kernel():
-    from auditor.simulate import simulate_mixed
-
-    tables = _tables_of(_example_files(""))
-    _frames_through_hand_kernel(tables, [HouseRules()] * tables.hands.num_rows)
-    house = HouseRules(hand_rake_from="pro-rata", button_heir=("small-blind", "big-blind"))
-    hands = list(simulate_mixed(GAMES, 400, 8, house=house, rule_pack="tda-2024", rake=(0.05, 300), sit_outs=True,
-                                chip_unit_mix=(0.3, 25), session_hands=(5, 40)))
-    tables = build_tables([SourceHand(h, "sim.jsonl", i + 1) for i, h in enumerate(hands)])
-    _frames_through_hand_kernel(tables, [house] * len(hands))
 
 
 def test_an_empty_batch_and_hands_without_awards_or_posts():
