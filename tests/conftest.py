@@ -15,6 +15,7 @@ one process, as `--pdb` needs.
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import tempfile
@@ -35,9 +36,15 @@ settings.register_profile("explore", print_blob=True)
 settings.load_profile("explore" if os.environ.get("AUDITOR_HYPOTHESIS") == "explore" else "suite")
 
 
-#: test files that take a minute or more: handed to the workers first, so no long file starts last and
-#: leaves one worker alone at the end while the other idles (measured with --durations; order only)
-SLOW_FIRST = ("test_installed_wheel.py", "test_corpus.py")
+#: test files that share a session fixture go to the same worker (`xdist_group`; every other file is a group
+#: of its own): the rule example audits are read by both of these
+GROUPS = {"test_rule_examples.py": "rule-examples", "test_messages.py": "rule-examples"}
+
+#: the slowest test files, slowest first (per-file times of a cold-cache run, 2026-12-01): handed to the workers
+#: first, so no long file starts last and leaves one worker alone at the end while the other idles
+SLOW_FIRST = ("test_installed_wheel.py", "test_rule_examples.py", "test_messages.py", "test_property_mutated.py",
+              "test_parquet_tables.py", "test_dask_real_cluster.py", "test_sample_logs.py", "test_manifest.py",
+              "test_hostile_packs.py", "test_unaudited.py", "test_reports.py", "test_phh.py")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
@@ -72,10 +79,31 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return None if spent is None else f"replay kernels compiled or loaded in {spent:.1f} s before the workers started"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which writes each item's group into its node id
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The slowest files first (a stable sort: every other test keeps its place; each worker sorts alike)."""
-    if hasattr(config, "workerinput"):  # only a worker collects; order matters only to the controller's schedule
-        items.sort(key=lambda item: item.path.name not in SLOW_FIRST)
+    """Each file a group of its own for `--dist loadgroup` (so a module's fixtures are computed once), files
+    that share a session fixture one group; the slowest files first (a stable sort: every other test keeps
+    its place; each worker sorts alike)."""
+    if not hasattr(config, "workerinput"):  # only a worker collects; order matters only to the schedule
+        return
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(GROUPS.get(item.path.name, item.path.name)))
+    rank = {name: n for n, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))
+
+
+@pytest.fixture(scope="session")
+def example_audit():
+    """`audit([path], pack=pack)` of one rule example hand, run once per test process and shared:
+    tests/test_rule_examples.py judges every example's findings and tests/test_messages.py their wording,
+    from the same audits. The results are only read."""
+    from auditor.pipeline import audit
+
+    @functools.cache
+    def run(path: Path, pack: str):
+        return audit([path], pack=pack)
+
+    return run
 
 
 @pytest.fixture(scope="module", autouse=True)
