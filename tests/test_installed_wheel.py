@@ -144,11 +144,13 @@ class Installed:
         self.python = str(self.venv / "bin" / "python")
 
 
-def run(args: list[str], cwd: Path, check: bool = True, isolated: bool = True) -> subprocess.CompletedProcess:
+def run(args: list[str], cwd: Path, check: bool = True, isolated: bool = True,
+        extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run a command; `isolated` drops the variables that would let the venv's Python import the checkout."""
     env = dict(os.environ)
     if isolated:
         env = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    env.update(extra or {})
     done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
     if check and done.returncode:
         raise AssertionError(f"{args} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -156,8 +158,12 @@ def run(args: list[str], cwd: Path, check: bool = True, isolated: bool = True) -
 
 
 def editable(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    """The same command under this interpreter's (editable) install, from the same directory."""
-    return run([sys.executable, "-m", "auditor.cli", *args], cwd, check=False, isolated=False)
+    """The same command under this interpreter, from the same directory, running this checkout's code: the
+    checkout first on the path, since the editable install may belong to another checkout (a git worktree
+    tested beside the main one compared the wheel with the main one's code)."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    return run([sys.executable, "-m", "auditor.cli", *args], cwd, check=False, isolated=False,
+               extra={"PYTHONPATH": path})
 
 
 @pytest.fixture(scope="module")

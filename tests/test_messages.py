@@ -19,7 +19,6 @@ import pytest
 
 from auditor.check import words
 from auditor.check.packs import builtin_pack_paths, load_pack
-from auditor.pipeline import audit
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "rule-example-messages.txt"
@@ -40,14 +39,15 @@ INTERNAL = {
 }
 
 
-def _example_texts() -> list[str]:
-    """`pack:rule:example #n` then the message, expected and actual of each finding, in a stable order."""
+def _example_texts(audit) -> list[str]:
+    """`pack:rule:example #n` then the message, expected and actual of each finding, in a stable order
+    (`audit(path, pack)`: the suite's shared audits of the rule examples, conftest.py's `example_audit`)."""
     lines: list[str] = []
     for pack_path in sorted(builtin_pack_paths().values()):
         pack = load_pack(pack_path)
         for rule in pack.rules:
             for example in rule.violating:
-                result = audit([example.path], pack=str(example.pack or pack.path))
+                result = audit(example.path, str(example.pack or pack.path))
                 found = result.findings.sort_values(["rule_id", "seq", "seat"], kind="stable", na_position="first")
                 for n, row in enumerate(found.itertuples(index=False), start=1):
                     lines.append(f"{pack.name}:{rule.id}:{example.path.name} #{n} ({row.rule_id})")
@@ -59,8 +59,8 @@ def _example_texts() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def texts() -> list[str]:
-    return _example_texts()
+def texts(example_audit) -> list[str]:
+    return _example_texts(example_audit)
 
 
 def test_rule_example_messages_match_the_snapshot(texts):
