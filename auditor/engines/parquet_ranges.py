@@ -10,6 +10,11 @@ gets no easier ride for being large. `read_range_tables`, what partitions read, 
 hands as a TableChunk (canonical tables taken from the rows, no dict per hand or event: issue 16), which a
 partition's `HandBatch` hands to the replay as they are; `read_range` still rebuilds one SourceHand each.
 
+The size limits follow the memory: a streamed dataset holds what one range reads, so the planner checks
+the footers only (`stream_refusal`) and each range's reader measures what its own row groups decode to
+before decoding them (`range_refusal`): a range past a limit is refused alone, the rest of the dataset
+audits, and a dataset far larger than `max_unpacked_bytes` as a whole can be audited at all.
+
 `plan_ranges` cuts a dataset into ranges of hand rows for the workers, only where no table
 continues across the cut (a table is a source file and table id, the engine's unit of cross-hand
 state), so each table's hands stay in one worker and in order. A dataset whose hand numbers are not
