@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from auditor.cli import main
+from auditor.model.records import Quarantined
 from auditor.pipeline import audit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,10 +188,120 @@ def test_a_footer_whose_row_counts_disagree_is_refused_by_both_readers():
     assert result.quarantined[0].code == alone[0].code == "damaged"
 
 
-def test_limits_apply_to_a_streamed_dataset_as_to_one_read_whole(dataset):
-    """The range reader used to skip the size and decompression checks read_parquet makes."""
+def test_a_streamed_dataset_is_held_to_the_limits_per_range_not_as_a_whole(dataset):
+    """A streamed dataset holds in memory what one range reads: `max_file_bytes` (a file held whole) does not
+    apply to it, while `read_parquet`, which does hold the files whole, stays as strict as before. The
+    decoded-size limit still applies, to what each range reads."""
     from auditor.ingest.limits import Limits
+    from auditor.ingest.parquet import read_parquet
 
-    result = audit([dataset], pack="tda-2024", limits=Limits(max_file_bytes=1000))
+    whole = audit([dataset], pack="tda-2024")
+    small_files = Limits(max_file_bytes=1000)
+    result = audit([dataset], pack="tda-2024", limits=small_files)
+    assert result.hands_audited == whole.hands_audited > 0 and not result.quarantined
+    (refused,) = list(read_parquet(dataset, small_files))
+    assert "limit max_file_bytes" in refused.reason and refused.code == "limit"
+    result = audit([dataset], pack="tda-2024", limits=Limits(max_unpacked_bytes=100_000))
     assert result.hands_audited == 0 and result.hands_read == result.hands_quarantined == 1
-    assert "limit max_file_bytes" in result.quarantined[0].reason and result.quarantined[0].code == "limit"
+    (entry,) = result.quarantined  # a row group's footer already says it unpacks past the limit: refused whole
+    assert entry.code == "limit" and "max_unpacked_bytes" in entry.reason and "hands.parquet" in entry.reason
+
+
+def _bomb_in_one_row_group(dataset: Path, tmp_path: Path, group: int, rows_per_group: int = 1000) -> Path:
+    """The dataset with events.parquet cut into row groups of `rows_per_group` rows, the `player` of every
+    event of row group `group` one shared 1 MiB dictionary value: a few KB that decode to a gigabyte."""
+    copy = tmp_path / "bomb"
+    copy.mkdir()
+    for name in ("hands", "seats"):
+        (copy / f"{name}.parquet").write_bytes((dataset / f"{name}.parquet").read_bytes())
+    events = pq.read_table(dataset / "events.parquet")
+    a, b = group * rows_per_group, min((group + 1) * rows_per_group, events.num_rows)
+    values = pa.array(["p" * (1 << 20)])
+    players = events.column("player").combine_chunks().dictionary_encode()
+    # one dictionary for the file: the original names and the big one; rows [a, b) point at the big one
+    dictionary = pa.concat_arrays([players.dictionary, values])
+    missing = players.indices.is_null().to_numpy(zero_copy_only=False).copy()
+    indices = players.indices.fill_null(0).to_numpy(zero_copy_only=False).copy()
+    indices[a:b], missing[a:b] = len(dictionary) - 1, False
+    player = pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32(), mask=missing), dictionary)
+    events = events.set_column(events.schema.get_field_index("player"), "player", player)
+    pq.write_table(events, copy / "events.parquet", row_group_size=rows_per_group, compression="zstd",
+                   dictionary_pagesize_limit=8 << 20, store_schema=False)
+    return copy
+
+
+def test_a_bomb_in_one_row_group_costs_only_the_ranges_that_read_it(dataset, tmp_path, monkeypatch):
+    """The decoded size is measured by the range reader over its own row groups (in the worker, not by the
+    planner over the whole dataset): a range reading the bomb's row group is refused with the code `limit`
+    and the file and row group named, before any of its rows is decoded, and the rest of the dataset audits.
+    Read whole, the same dataset is refused whole, as before."""
+    from auditor.engines import partition
+    from auditor.engines.parquet_ranges import plan_ranges, read_range_tables
+    from auditor.ingest.parquet import TableChunk, read_parquet
+
+    bomb = _bomb_in_one_row_group(dataset, tmp_path, group=4)
+    assert (bomb / "events.parquet").stat().st_size < 2 * (dataset / "events.parquet").stat().st_size + (1 << 20)
+    (whole,) = list(read_parquet(bomb))
+    assert whole.code == "limit" and "events.parquet (its columns decoded)" in whole.reason
+    planned = plan_ranges(bomb, 40)
+    assert planned is not None
+    layout, ranges = planned
+    refused, read = [], 0
+    for r in ranges:
+        items = list(read_range_tables(bomb, layout, *r))
+        entries = [i for i in items if isinstance(i, Quarantined) and i.line == 0]
+        if entries:
+            assert len(entries) == 1 and entries[0].code == "limit", entries
+            assert "events.parquet row group 4 (its columns decoded)" in entries[0].reason
+            assert "max_compression_ratio" in entries[0].reason
+            assert not any(isinstance(i, TableChunk) for i in items)
+            refused.append(r)
+        else:
+            read += sum(i.num_hands + len(i.quarantined) for i in items if isinstance(i, TableChunk))
+    assert 1 <= len(refused) < len(ranges)
+    assert read == 400 - sum(b - a for a, b in refused)
+    # through audit(): ranges small enough to cut this dataset, the counts reconciled
+    monkeypatch.setattr(partition, "MIN_PARTITION_HANDS", 40)
+    result = audit([bomb], pack="tda-2024", batch_size=40)
+    assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
+    limit = [q for q in result.quarantined if q.code == "limit"]
+    assert len(limit) == len(refused) and all("events.parquet row group 4" in q.reason for q in limit)
+    assert result.hands_audited > 0
+
+
+def test_a_resumed_scan_does_not_read_through_a_refused_range(dataset, tmp_path, monkeypatch):
+    """A worker reading the ranges either side of a refused one resumes its scan past it (`skip_to`) without
+    decoding the refused row group: the measure is what says so, asked for no row group it did not read."""
+    from auditor.engines import parquet_ranges
+    from auditor.engines.parquet_ranges import plan_ranges, read_range_tables
+
+    bomb = _bomb_in_one_row_group(dataset, tmp_path, group=4)
+    layout, ranges = plan_ranges(bomb, 40)
+    monkeypatch.setattr(parquet_ranges, "_suspended", {})
+    seen: list[list[int]] = []
+    real = parquet_ranges.groups_decoded
+
+    def spy(path, groups, columns, together=False):
+        if Path(path).name == "events.parquet":
+            seen.append(list(groups))
+        return real(path, groups, columns, together)
+
+    monkeypatch.setattr(parquet_ranges, "groups_decoded", spy)
+    started: set[int] = set()
+    next_batch = parquet_ranges._Cursor._next_batch
+
+    def watched(cursor, hi):
+        batch = next_batch(cursor, hi)
+        if cursor.path.name == "events.parquet" and cursor.batches is not None:
+            started.add(cursor.group)
+        return batch
+
+    monkeypatch.setattr(parquet_ranges._Cursor, "_next_batch", watched)
+    outcomes = []
+    for r in ranges:  # in order: each range resumes the scan of the one before it that was read
+        items = list(read_range_tables(bomb, layout, *r))
+        outcomes.append(any(isinstance(i, Quarantined) and i.code == "limit" for i in items))
+    assert any(outcomes) and not all(outcomes)
+    assert sorted(g for groups in seen for g in groups) == sorted({g for groups in seen for g in groups})  # once each
+    events = pq.ParquetFile(bomb / "events.parquet").num_row_groups
+    assert 4 not in started and started == set(range(events)) - {4}  # every other row group read, the bomb never

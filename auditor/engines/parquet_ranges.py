@@ -10,6 +10,11 @@ gets no easier ride for being large. `read_range_tables`, what partitions read, 
 hands as a TableChunk (canonical tables taken from the rows, no dict per hand or event: issue 16), which a
 partition's `HandBatch` hands to the replay as they are; `read_range` still rebuilds one SourceHand each.
 
+The size limits follow the memory: a streamed dataset holds what one range reads, so the planner checks
+the footers only (`stream_refusal`) and each range's reader measures what its own row groups decode to
+before decoding them (`range_refusal`): a range past a limit is refused alone, the rest of the dataset
+audits, and a dataset far larger than `max_unpacked_bytes` as a whole can be audited at all.
+
 `plan_ranges` cuts a dataset into ranges of hand rows for the workers, only where no table
 continues across the cut (a table is a source file and table id, the engine's unit of cross-hand
 state), so each table's hands stay in one worker and in order. A dataset whose hand numbers are not
@@ -31,18 +36,21 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from auditor.ingest.columnar_validate import event_order
+from auditor.ingest.files import bomb_message
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import (
     SCHEMAS,
     TABLE_FILES,
     UNJUDGED,
     TableChunk,
-    dataset_problem,
     failure_code,
+    group_footprint,
+    groups_decoded,
     judged,
     one_item,
     read_quarantined,
     rebuild_hand,
+    stream_refusal,
     validated_chunk,
 )
 from auditor.ingest.tables import build_tables, concat_tables
@@ -63,6 +71,8 @@ class Layout:
     #: (first, last) hand number of each row group of seats.parquet / events.parquet; None if empty
     seats_groups: tuple[tuple[int, int] | None, ...]
     events_groups: tuple[tuple[int, int] | None, ...]
+    #: the run's limits, which each range's reader holds its row groups to (`range_refusal`)
+    limits: Limits = DEFAULT_LIMITS
 
 
 def hand_count(directory: Path) -> int:
@@ -75,16 +85,23 @@ def plan_ranges(directory: Path, target: int,
     """The dataset's layout and its hand-row ranges of about `target` hands, cut only between tables.
 
     None if the dataset cannot be streamed (hand numbers out of order, a table that is not exactly the
-    canonical schema, a limit or damage `dataset_problem` finds, or unreadable): `read_parquet` then
-    reads it whole and, for a hostile or damaged dataset, quarantines it with the column or limit named
-    instead of failing half-way through a range.
+    canonical schema, a limit or damage `stream_refusal` finds in the footers, or unreadable):
+    `read_parquet` then reads it whole and, for a hostile or damaged dataset, quarantines it with the
+    column or limit named (its checks are the stricter: whatever passes them is safe to hold whole).
+
+    Only footers and the columns the cuts need (hand numbers; table ids, measured first) are read here:
+    what the columns decode to is judged per range, in the worker, by `range_refusal`, so planning costs
+    no serial work that grows with the data beyond those two columns, and a dataset larger than
+    `max_unpacked_bytes` as a whole audits when each range fits.
     """
     try:
-        if dataset_problem(directory, limits) is not None:
-            return None
         if not all(_canonical_schema(directory / f"{name}.parquet", name) for name in TABLE_FILES):
             return None
+        if stream_refusal(directory, limits) is not None:
+            return None
         hands_file = pq.ParquetFile(directory / "hands.parquet")
+        if not _table_ids_bounded(directory / "hands.parquet", limits):
+            return None
         groups = tuple(hands_file.metadata.row_group(i).num_rows for i in range(hands_file.num_row_groups))
         cuts = _table_cuts(hands_file, target)
         if cuts is None:
@@ -98,7 +115,25 @@ def plan_ranges(directory: Path, target: int,
         return None
     rows = sum(groups)
     starts = [0, *cuts]
-    return Layout(groups, seats, events), [(a, b) for a, b in zip(starts, [*cuts, rows], strict=True) if b > a]
+    return Layout(groups, seats, events, limits), [(a, b) for a, b in zip(starts, [*cuts, rows], strict=True) if b > a]
+
+
+def _table_ids_bounded(path: Path, limits: Limits) -> bool:
+    """Whether hands.parquet's `table_id` column, which `_table_cuts` decodes here in the driver, decodes within
+    the limits (size, and ratio to the file): a dictionary value shared by every row must not be expanded by
+    the planner. When it does not, `read_parquet`, whose measure of the whole file includes it, refuses."""
+    meta = pq.ParquetFile(path).metadata
+    footprints = [group_footprint(meta, i, {"table_id"}) for i in range(meta.num_row_groups)]
+    if any(isinstance(f, str) for f in footprints):
+        return False
+    groups = [i for i, f in enumerate(footprints) if "table_id" in f.dictionary_columns]  # type: ignore[union-attr]
+    total = sum(f.fixed + f.plain for f in footprints)  # type: ignore[union-attr]
+    size = path.stat().st_size
+    for at in range(0, len(groups), 64):  # a few row groups per read: a footer of thousands stays cheap
+        total += groups_decoded(path, groups[at:at + 64], ["table_id"], together=True)[groups[at]]
+        if bomb_message(total, size, limits):
+            return False
+    return not bomb_message(total, size, limits)
 
 
 def _canonical_schema(path: Path, name: str) -> bool:
@@ -192,41 +227,76 @@ def _table_cuts(file: pq.ParquetFile, target: int) -> list[int] | None:
 
 
 class _Cursor:
-    """Forward scan of seats.parquet or events.parquet, handing out the rows of a span of hands."""
+    """Forward scan of seats.parquet or events.parquet, handing out the rows of a span of hands.
+
+    The scan goes one row group at a time and starts a row group only when the span asked for reaches it,
+    so a range decodes only the row groups `range_refusal` measured for it (never the first batch of the
+    next range's, which may be one that range is refused for)."""
 
     def __init__(self, path: Path, groups: tuple[tuple[int, int] | None, ...]):
         self.path = path
         self.groups = groups
-        self.batches: Iterator[pa.RecordBatch] | None = None
+        self.file: pq.ParquetFile | None = None
+        self.pending: list[int] | None = None  # row groups not started yet, in order (None: scan not started)
+        self.batches: Iterator[pa.RecordBatch] | None = None  # of the row group being read
+        self.group = -1  # the row group being read
+        self.expected_rows = self.read_rows = 0  # of the row group being read
         self.buffer: pa.Table | None = None  # rows read ahead, of hands not handed out yet
-        self.done = False
         self.last = -1  # the highest hand number handed out (rows up to it are behind the scan)
         self.identity = _identity(path)
 
+    @property
+    def started(self) -> bool:
+        return self.pending is not None
+
+    @property
+    def done(self) -> bool:
+        """Every row group read to its end (a scan that cannot go on)."""
+        return self.pending is not None and not self.pending and self.batches is None
+
     def _start(self, first_hand: int) -> None:
-        wanted = [i for i, span in enumerate(self.groups) if span is not None and span[1] >= first_hand]
-        file = pq.ParquetFile(self.path)
-        self.expected_rows = sum(file.metadata.row_group(i).num_rows for i in wanted)
-        self.read_rows = 0
-        # only the canonical columns: any other column is never read (nor measured by dataset_problem)
-        columns = SCHEMAS[self.path.stem][0].names
-        self.batches = (iter(file.iter_batches(batch_size=_SCAN_ROWS, row_groups=wanted, columns=columns))
-                        if wanted else iter(()))
+        self.file = pq.ParquetFile(self.path)
+        self.pending = [i for i, span in enumerate(self.groups) if span is not None and span[1] >= first_hand]
+
+    def skip_to(self, first_hand: int) -> None:
+        """Drop, unread, the row groups that end before `first_hand` (a resumed scan jumps over the ranges
+        between: another worker read them, or they were refused)."""
+        assert self.pending is not None
+        while self.pending and self.groups[self.pending[0]][1] < first_hand:  # type: ignore[index]
+            self.pending.pop(0)
+        if self.batches is not None and self.groups[self.group][1] < first_hand:  # type: ignore[index]
+            self.batches = self.buffer = None  # the row group being read ends before first_hand: the rest too
+
+    def _next_batch(self, hi: int) -> pa.RecordBatch | None:
+        """The next batch of the scan, None when the next row group starts after hand `hi` (not needed yet)."""
+        assert self.pending is not None and self.file is not None
+        while True:
+            if self.batches is not None:
+                batch = next(self.batches, None)
+                if batch is not None:
+                    self.read_rows += batch.num_rows
+                    return batch
+                self.batches = None
+                if self.read_rows < self.expected_rows:  # ended early and quietly: see _hands_chunks
+                    raise ValueError(f"{self.path.name} ended after {self.read_rows} of the {self.expected_rows} "
+                                     f"rows its footer declares for a row group")
+            if not self.pending or self.groups[self.pending[0]][0] > hi:  # type: ignore[index]
+                return None
+            group = self.group = self.pending.pop(0)
+            self.expected_rows, self.read_rows = self.file.metadata.row_group(group).num_rows, 0
+            # only the canonical columns: any other column is never read (nor measured by range_refusal)
+            columns = SCHEMAS[self.path.stem][0].names
+            self.batches = iter(self.file.iter_batches(batch_size=_SCAN_ROWS, row_groups=[group], columns=columns))
 
     def take(self, lo: int, hi: int) -> pa.Table | None:
         """Rows whose hand number is in [lo, hi], in file order; rows before lo are skipped."""
-        if self.batches is None:
+        if self.pending is None:
             self._start(lo)
         parts = [self.buffer] if self.buffer is not None and self.buffer.num_rows else []
-        while not self.done and (not parts or parts[-1].column("hand")[-1].as_py() <= hi):
-            batch = next(self.batches, None)
+        while not parts or parts[-1].column("hand")[-1].as_py() <= hi:
+            batch = self._next_batch(hi)
             if batch is None:
-                self.done = True
-                if self.read_rows < self.expected_rows:  # ended early and quietly: see _hands_chunks
-                    raise ValueError(f"{self.path.name} ended after {self.read_rows} of the {self.expected_rows} "
-                                     f"rows its footer declares")
                 break
-            self.read_rows += batch.num_rows
             if batch.num_rows:
                 parts.append(pa.Table.from_batches([batch]))
         if not parts:
@@ -264,8 +334,9 @@ def _cursor(path: Path, groups: tuple[tuple[int, int] | None, ...], first_hand: 
     cleanly; it is taken out of `_suspended` while in use, so two reads never share one.
     """
     cursor = _suspended.pop(str(path), None)
-    if (cursor is not None and cursor.groups == groups and cursor.batches is not None and not cursor.done
+    if (cursor is not None and cursor.groups == groups and cursor.started and not cursor.done
             and cursor.last < first_hand and cursor.identity is not None and cursor.identity == _identity(path)):
+        cursor.skip_to(first_hand)
         return cursor
     return _Cursor(path, groups)
 
@@ -275,7 +346,7 @@ def _suspend(*cursors: _Cursor) -> None:
     older dataset's cursors are dropped, so a long-lived process keeps at most two files open."""
     _suspended.clear()
     for cursor in cursors:
-        if cursor.batches is not None and not cursor.done:
+        if cursor.started and not cursor.done:
             _suspended[str(cursor.path)] = cursor
 
 
@@ -300,13 +371,118 @@ def _hands_chunks(path: Path, groups: tuple[int, ...], start: int, stop: int) ->
                      f"its footer declares")
 
 
+#: per (file, its identity, row group): what its dictionary-encoded strings decode to, measured once per process
+#: (consecutive ranges share row groups: `convert` writes 20,000 hands a group, a range is a few thousand)
+_measured: dict[tuple[str, tuple[int, int, int, int] | None, int], int] = {}
+
+
+def _span_text(groups: list[int]) -> str:
+    if len(groups) == 1:
+        return f"row group {groups[0]}"
+    return f"row groups {groups[0]}-{groups[-1]}" if groups == list(range(groups[0], groups[-1] + 1)) else \
+        f"row groups {', '.join(map(str, groups))}"
+
+
+def _groups_cost(path: Path, table: str, groups: list[int], limits: Limits) -> tuple[int, int] | str:
+    """(decoded bytes, footer's unpacked bytes) of these row groups of one table file, or why they are refused:
+    the footer first (value counts, encodings, sizes), then the dictionary strings, measured only when the
+    footer bounds the indices to read."""
+    meta = pq.ParquetFile(path).metadata
+    wanted = set(SCHEMAS[table][0].names)
+    footprints = []
+    for i in groups:
+        footprint = group_footprint(meta, i, wanted)
+        if isinstance(footprint, str):
+            return f"{table}.parquet row group {i}: {footprint}"
+        footprints.append(footprint)
+    packed = sum(f.packed for f in footprints)
+    unpacked = sum(f.unpacked for f in footprints)
+    decoded = sum(f.fixed + f.plain for f in footprints)
+    problem = bomb_message(max(unpacked, decoded), packed, limits)
+    if problem:
+        return f"{table}.parquet {_span_text(groups)} {problem}"
+    identity = _identity(path)
+    unmeasured = [i for i, f in zip(groups, footprints, strict=True)
+                  if f.dictionary_columns and (str(path), identity, i) not in _measured]
+    if len(_measured) > 100_000:
+        _measured.clear()
+    for i in unmeasured:
+        columns = footprints[groups.index(i)].dictionary_columns
+        _measured[(str(path), identity, i)] = groups_decoded(path, [i], columns)[i]
+    each = [f.fixed + f.plain + _measured.get((str(path), identity, i), 0)
+            for i, f in zip(groups, footprints, strict=True)]
+    for i, f, size in zip(groups, footprints, each, strict=True):  # the row group to blame, when one is
+        problem = bomb_message(size, f.packed, limits)
+        if problem:
+            return f"{table}.parquet row group {i} (its columns decoded) {problem}"
+    decoded = sum(each)
+    problem = bomb_message(decoded, packed, limits)
+    if problem:
+        return f"{table}.parquet {_span_text(groups)} (its columns decoded) {problem}"
+    return decoded, unpacked
+
+
+def range_refusal(directory: Path, layout: Layout, start: int, stop: int) -> str | None:
+    """Why hand rows [start, stop) are refused before any of their rows is decoded, or None.
+
+    A streamed dataset holds in memory what one range reads, never the whole, so the limits `read_parquet`
+    puts on a whole dataset (`dataset_refusal`) are put here on the row groups this range reads of each
+    file: what their canonical columns decode to (`decoded_bytes`' measure: value counts from the footer,
+    dictionary strings from their indices) against the compression ratio, file by file, and their sum
+    against `max_unpacked_bytes`. The reason names the file and row groups. Measured in the worker, where
+    the range is read, so the planner does no work that grows with the dataset.
+    """
+    limits = layout.limits
+    offsets = np.concatenate([[0], np.cumsum(layout.hands_groups)]).astype(np.int64)
+    hands_groups = [i for i in range(len(layout.hands_groups)) if offsets[i] < stop and offsets[i + 1] > start]
+    if not hands_groups:
+        return None
+    total = 0
+    cost = _groups_cost(directory / "hands.parquet", "hands", hands_groups, limits)
+    if isinstance(cost, str):
+        return cost
+    total += max(cost)
+    # the range's first and last hand numbers (a column the footer just bounded), to find its other rows
+    numbers = pq.ParquetFile(directory / "hands.parquet").read_row_groups(hands_groups, columns=["hand"])
+    hands = numbers.column("hand").to_numpy()
+    first = int(offsets[hands_groups[0]])
+    if len(hands) < stop - first:
+        return None  # a damaged file: the reader says so
+    lo, hi = int(hands[start - first]), int(hands[stop - 1 - first])
+    read: list[str] = [f"hands.parquet {_span_text(hands_groups)}"]
+    for table, spans in (("seats", layout.seats_groups), ("events", layout.events_groups)):
+        groups = [i for i, span in enumerate(spans) if span is not None and span[1] >= lo and span[0] <= hi]
+        if not groups:
+            continue
+        cost = _groups_cost(directory / f"{table}.parquet", table, groups, limits)
+        if isinstance(cost, str):
+            return cost
+        total += max(cost)
+        read.append(f"{table}.parquet {_span_text(groups)}")
+    if total > limits.max_unpacked_bytes:
+        return (f"{', '.join(read)} decode to more than {limits.max_unpacked_bytes} bytes together (limit "
+                "max_unpacked_bytes; refused as a decompression bomb)")
+    return None
+
+
+def _refused(name: str, start: int, stop: int, reason: str) -> Quarantined:
+    """The one entry of a refused range (as one entry stands for a whole dataset `read_parquet` refuses)."""
+    _suspended.clear()  # a scan resumed later must not pass through what was refused
+    return Quarantined(name, 0, f"refused Parquet range (hand rows {start + 1}-{stop}): {reason}", code="limit")
+
+
 def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterator[SourceHand | Quarantined]:
     """Hand rows [start, stop) of the dataset, each rebuilt and validated as `read_parquet` does."""
     name = str(directory)
     seats = _Cursor(directory / "seats.parquet", layout.seats_groups)
     events = _Cursor(directory / "events.parquet", layout.events_groups)
     try:
-        for first_row, chunk in _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop):
+        refusal = range_refusal(directory, layout, start, stop)
+        if refusal is not None:
+            yield _refused(name, start, stop, refusal)
+        chunks = _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop) if refusal is None \
+            else iter(())
+        for first_row, chunk in chunks:
             lo, hi = chunk["hand"][0].as_py(), chunk["hand"][-1].as_py()
             seat_rows = _or_empty(seats.take(lo, hi), "seats")
             event_rows = _or_empty(events.take(lo, hi), "events")
@@ -332,7 +508,12 @@ def read_range_tables(directory: Path, layout: Layout, start: int, stop: int) ->
     name = str(directory)
     seats = events = None
     try:
-        for first_row, chunk in _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop):
+        refusal = range_refusal(directory, layout, start, stop)
+        if refusal is not None:
+            yield _refused(name, start, stop, refusal)
+        chunks = _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop) if refusal is None \
+            else iter(())
+        for first_row, chunk in chunks:
             lo, hi = chunk["hand"][0].as_py(), chunk["hand"][-1].as_py()
             if seats is None or events is None:
                 seats = _cursor(directory / "seats.parquet", layout.seats_groups, lo)

@@ -34,12 +34,16 @@ class Limits:
     """Input limits. Sizes are bytes of the (decompressed) input."""
 
     #: what one input may unpack to: a gzip file, all members of a zip archive together, a FIFO spooled
-    #: to a temporary file, or the decoded columns of a Parquet dataset
+    #: to a temporary file, or the decoded columns of a Parquet dataset read whole (`read_parquet`); a
+    #: dataset streamed in ranges (the pipeline's path for a sorted canonical dataset) holds only what one
+    #: range reads, so the limit applies to the row groups each range reads, not to the dataset: a range
+    #: past it is refused alone and the rest audits (10,000,000 hands decode to far more than 4 GiB)
     max_unpacked_bytes: int = 4 * GiB
     #: unpacked / compressed size above which a gzip stream, a zip member, a whole zip archive (its
     #: members together, gzip members unpacked) or a Parquet table (its columns as decoded, dictionaries
-    #: and run lengths expanded) is refused as a bomb (hand logs compress 5-30x, Parquet tables of real
-    #: hands decode to 3-11x their file; a deflate bomb reaches about 1,000x)
+    #: and run lengths expanded; streamed, each row group's footer sizes, then the row groups a range
+    #: reads, one by one and per file) is refused as a bomb (hand logs compress 5-30x, Parquet tables of
+    #: real hands decode to 3-11x their file; a deflate bomb reaches about 1,000x)
     max_compression_ratio: int = 200
     #: the ratio is judged only once this much has been unpacked (a tiny file may compress well); for an
     #: archive, once its members together have unpacked this much, not member by member
@@ -48,6 +52,8 @@ class Limits:
     max_archive_members: int = 10_000
     #: readers that take a whole file into memory (PokerStars text, a `.phh`, a `.phhs` with keys before
     #: its first table; a `.phhs` otherwise streams table by table), and each file of a Parquet dataset
+    #: read whole; not a table file of a dataset streamed in ranges, which is never held whole (a row
+    #: group too large to hold is refused by the per-range decoded-size check instead)
     max_file_bytes: int = 512 * MiB
     #: canonical JSON Lines: one line is one hand
     jsonl_max_line_bytes: int = 8 * MiB

@@ -137,7 +137,7 @@ def failure_code(exc: BaseException) -> str:
 
 def dataset_problem(directory: Path, limits: Limits) -> str | None:
     """Why a dataset is refused before its data is read (from the files' sizes and Parquet footers), or None.
-    Both ways of reading a dataset ask it first: `read_parquet`, and `plan_ranges` before streaming.
+    `read_parquet` asks it first; a streamed dataset is judged by `stream_refusal` and per range instead.
 
     Parquet columns are compressed, so the footer's uncompressed sizes are held to the same limits as
     gzip and zip input: a small file that would unpack to gigabytes is a decompression bomb.
@@ -160,16 +160,10 @@ def dataset_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
         size = path.stat().st_size
         if size > limits.max_file_bytes:
             return "limit", f"{table}.parquet is larger than {limits.max_file_bytes} bytes (limit max_file_bytes)"
-        footer = footer_bytes(path)
-        if footer is not None and footer > limits.parquet_max_footer_bytes:
-            return "limit", (f"{table}.parquet has a footer of {footer} bytes, over {limits.parquet_max_footer_bytes} "
-                             "(limit parquet_max_footer_bytes)")
+        problem = _footer_problem(path, table, limits)
+        if problem is not None:
+            return problem
         meta = pq.ParquetFile(path).metadata
-        in_groups = sum(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
-        if in_groups != meta.num_rows:
-            # a damaged footer: Arrow reads as many rows as one count says and drops the rest unsaid
-            return "damaged", (f"{table}.parquet is damaged: its footer counts {meta.num_rows} rows, its row "
-                               f"groups {in_groups}")
         unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
         problem = bomb_message(unpacked, size, limits)
         if problem:
@@ -184,6 +178,21 @@ def dataset_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
         if total > limits.max_unpacked_bytes:
             return "limit", (f"the dataset unpacks to more than {limits.max_unpacked_bytes} bytes (limit "
                              "max_unpacked_bytes)")
+    return None
+
+
+def _footer_problem(path: Path, table: str, limits: Limits) -> tuple[str, str] | None:
+    """A footer too large to parse, or one whose row counts disagree, as (code, reason): both readers ask."""
+    footer = footer_bytes(path)
+    if footer is not None and footer > limits.parquet_max_footer_bytes:
+        return "limit", (f"{table}.parquet has a footer of {footer} bytes, over {limits.parquet_max_footer_bytes} "
+                         "(limit parquet_max_footer_bytes)")
+    meta = pq.ParquetFile(path).metadata
+    in_groups = sum(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
+    if in_groups != meta.num_rows:
+        # a damaged footer: Arrow reads as many rows as one count says and drops the rest unsaid
+        return "damaged", (f"{table}.parquet is damaged: its footer counts {meta.num_rows} rows, its row "
+                           f"groups {in_groups}")
     return None
 
 
@@ -226,25 +235,13 @@ def decoded_bytes(path: Path, table: str, limits: Limits = DEFAULT_LIMITS) -> in
     plain_bytes = 0
     measured: dict[str, list[int]] = defaultdict(list)  # column path -> row groups to measure
     for i in range(meta.num_row_groups):
-        group = meta.row_group(i)
-        for j in range(group.num_columns):
-            chunk = group.column(j)
-            column_path = chunk.path_in_schema
-            if column_path.split(".", 1)[0] not in wanted:
-                continue  # never read (read_canonical_columns, the range reader's columns)
-            fixed += chunk.num_values * _WIDTH.get(chunk.physical_type, 8)
-            if chunk.physical_type not in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
-                continue
-            encodings = set(chunk.encodings)
-            strange = sorted(encodings - _BOUNDED_ENCODINGS)
-            if strange:
-                return (f"column {column_path} uses encoding {', '.join(strange)}, whose decoded size cannot be "
-                        "bounded before decoding (limit max_unpacked_bytes; refused; write it with plain or "
-                        "dictionary encoding)")
-            if encodings & _DICTIONARY_ENCODINGS:
-                measured[column_path].append(i)
-            else:
-                plain_bytes += chunk.total_uncompressed_size
+        footprint = group_footprint(meta, i, wanted)
+        if isinstance(footprint, str):
+            return footprint
+        fixed += footprint.fixed
+        plain_bytes += footprint.plain
+        for column_path in footprint.dictionary_columns:
+            measured[column_path].append(i)
     problem = bomb_message(fixed, path.stat().st_size, limits)
     if problem:
         return f"holds values that {problem.replace('unpacks', 'decode', 1)}"
@@ -262,6 +259,95 @@ def decoded_bytes(path: Path, table: str, limits: Limits = DEFAULT_LIMITS) -> in
                     return (f"column {top} decodes to more than {limits.max_unpacked_bytes} bytes (limit "
                             "max_unpacked_bytes; refused as a decompression bomb)")
     return fixed + plain_bytes + strings
+
+
+@dataclass(frozen=True)
+class GroupFootprint:
+    """What the footer says one row group's canonical columns cost decoded, before any page is read."""
+
+    #: Arrow bytes of every value (a string's offset included), from the footer's value counts
+    fixed: int
+    #: bytes of the strings written out in full (plain encodings): the footer's uncompressed size
+    plain: int
+    #: the dictionary-encoded string columns, whose decoded length only their indices tell
+    dictionary_columns: tuple[str, ...]
+    #: the row group's compressed bytes (all its columns), what the ratio is judged against
+    packed: int
+    #: the footer's uncompressed size of the row group's pages
+    unpacked: int
+
+
+def group_footprint(meta: pq.FileMetaData, i: int, wanted: set[str]) -> GroupFootprint | str:
+    """Row group `i`'s footprint (columns whose top-level name is in `wanted`), or why the decoded size of one
+    of its string columns cannot be bounded before decoding (a str). Footer only: nothing of the data is read."""
+    group = meta.row_group(i)
+    fixed = plain = packed = 0
+    dictionary: list[str] = []
+    for j in range(group.num_columns):
+        chunk = group.column(j)
+        packed += chunk.total_compressed_size
+        column_path = chunk.path_in_schema
+        if column_path.split(".", 1)[0] not in wanted:
+            continue  # never read (read_canonical_columns, the range reader's columns)
+        fixed += chunk.num_values * _WIDTH.get(chunk.physical_type, 8)
+        if chunk.physical_type not in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
+            continue
+        encodings = set(chunk.encodings)
+        strange = sorted(encodings - _BOUNDED_ENCODINGS)
+        if strange:
+            return (f"column {column_path} uses encoding {', '.join(strange)}, whose decoded size cannot be "
+                    "bounded before decoding (limit max_unpacked_bytes; refused; write it with plain or "
+                    "dictionary encoding)")
+        if encodings & _DICTIONARY_ENCODINGS:
+            dictionary.append(column_path)
+        else:
+            plain += chunk.total_uncompressed_size
+    return GroupFootprint(fixed, plain, tuple(dictionary), packed, group.total_byte_size)
+
+
+def stream_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
+    """What the driver of a streamed (ranged) read refuses a dataset for, from its footers only: (code, reason)
+    or None. `dataset_refusal` is for a dataset read whole; a streamed one holds in memory only what one
+    range reads, so the decoded sizes are judged per range by the range reader (`range_refusal` in
+    `auditor.engines.parquet_ranges`), in the worker, over just the row groups it reads. Here: each footer's
+    size, its row counts, every row group's string encodings (one that cannot be bounded), and every row
+    group's footer sizes against the size and ratio limits. Whole-file `max_file_bytes` does not apply: a
+    table file is never held whole on this path. Cost: the footers, nothing that grows with the data."""
+    for table in dataset_files(directory):
+        path = directory / f"{table}.parquet"
+        problem = _footer_problem(path, table, limits)
+        if problem is not None:
+            return problem
+        meta = pq.ParquetFile(path).metadata
+        wanted = set(SCHEMAS[table][0].names)
+        for i in range(meta.num_row_groups):
+            footprint = group_footprint(meta, i, wanted)
+            if isinstance(footprint, str):
+                return "limit", f"{table}.parquet row group {i}: {footprint}"
+            problem = bomb_message(max(footprint.unpacked, footprint.fixed + footprint.plain), footprint.packed, limits)
+            if problem:
+                return "limit", f"{table}.parquet row group {i} {problem}"
+    return None
+
+
+def groups_decoded(path: Path, groups: Sequence[int], columns: Sequence[str], together: bool = False) -> dict[int, int]:
+    """The decoded bytes of the dictionary-encoded string `columns` (paths in the schema) of each of `groups`,
+    read as dictionaries (indices and distinct values, never the strings): the measure of `decoded_bytes`,
+    over only the row groups a range reads. One row group at a time (Arrow reads a list of dictionaries
+    no other way), or with `together` (flat columns only) all in one read, the sum given under the first
+    group. Call it only on row groups whose footprint passed: their value counts bound the indices read."""
+    if not columns or not groups:
+        return dict.fromkeys(groups[:1] if together else groups, 0)
+    tops = list(dict.fromkeys(c.split(".", 1)[0] for c in columns))
+    reader = pq.ParquetFile(path, read_dictionary=list(columns))
+    if together:
+        table = reader.read_row_groups(list(groups), columns=tops)
+        return {groups[0]: sum(_dictionary_decoded(table.column(c)) for c in tops)}
+    out: dict[int, int] = {}
+    for i in groups:
+        table = reader.read_row_group(i, columns=tops)
+        out[i] = sum(_dictionary_decoded(table.column(c)) for c in tops)
+    return out
 
 
 def _dictionary_decoded(column: pa.ChunkedArray) -> int:
