@@ -393,6 +393,28 @@ def test_an_empty_batch_and_hands_without_awards_or_posts():
     assert not pots.invalid.any() and not blinds.invalid.any()
 
 
+def test_each_end_of_hand_kernel_compiles_once():
+    """The wrappers hand the kernels int64 tables only, so each kernel has one compiled signature whatever the
+    batch: a second one (a bool column, another dtype, a non-contiguous view) is seconds more of a cold start.
+    (Helpers called inside a kernel loaded from the disk cache record no signature, so only the three entry
+    kernels are counted.)"""
+    from auditor.replay.kernel import blinds, pots, showdown
+
+    kernels = (pots._pots_kernel, showdown._showdown_kernel, blinds._blinds_kernel)
+    if not all(hasattr(k, "signatures") for k in kernels):
+        pytest.skip("NUMBA_DISABLE_JIT: the kernels are plain Python")
+    one = {"h": 0, "player": {1: "a", 2: "b"}, "total": {1: 10, 2: 10}, "returned": {}, "folded": set(),
+           "all_in": set(), "mucked": set(), "shown": {}, "dealt_in": {1, 2}, "ante_all_in": set(), "dead": 0,
+           "chips_in": 20, "button": 1, "chip_unit": 1, "max_seats": 6, "house": HouseRules(),
+           "awards": [(0, 1, 10, 5), (0, 2, 10, 6)], "rake": {}, "blind_posts": [(1, 1, 3, 5, False)],
+           "blinds_declared": [5, 10], "variant": HouseRules().variant("holdem"), "hole": {}, "hole_unknown": set(),
+           "board": []}
+    _kernels([one])
+    _kernels([one, one | {"h": 1}])
+    counts = {k.py_func.__name__: len(k.signatures) for k in kernels}
+    assert counts == {"_pots_kernel": 1, "_showdown_kernel": 1, "_blinds_kernel": 1}, counts
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.integers(1, MAX_SUM), st.data())
 def test_pro_rata_share_is_exact_beyond_int64_products(total, data):

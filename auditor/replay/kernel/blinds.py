@@ -102,24 +102,70 @@ def blind_facts(*, slot_start: np.ndarray, slot_seat: np.ndarray, slot_dealt_in:
     bad |= _any_per_hand(post_bad, _row_hands(post_start), n)
 
     cap = len(declared_amount) + len(post_blind)
-    ints = {name: np.zeros(cap, dtype=np.int64) for name in _INT_COLUMNS}
-    bools = {name: np.zeros(cap, dtype=np.bool_) for name in ("posted", "in_order", "all_in")}
-    nulls = {name: np.zeros(cap, dtype=np.bool_) for name in _NULLABLE}
-    big_blind = np.full(n, -1, dtype=np.int64)
-    heir = np.full(n, -1, dtype=np.int64)
-    small = np.full(n, -1, dtype=np.int64)
+    # a few 2D int64 tables, one row per column (the _B?_... constants), instead of ~45 arrays: one array
+    # argument per column made the kernel's compile slower (issue 16, H-compile)
+    hands = np.zeros((2, n), dtype=np.int64)
+    hands[_BH_BAD], hands[_BH_BUTTON] = bad, hand_button
+    offs = np.stack([slot_start, declared_start, post_start])
+    slots = np.zeros((3, len(slot_seat)), dtype=np.int64)
+    slots[_BS_SEAT], slots[_BS_DEALT_IN], slots[_BS_ANTE_ALL_IN] = slot_seat, slot_dealt_in, slot_ante_all_in
+    posts = np.zeros((5, len(post_blind)), dtype=np.int64)
+    for i, col in ((_BP_BLIND, post_blind), (_BP_SEAT, post_seat), (_BP_SEQ, post_seq), (_BP_AMOUNT, post_amount),
+                   (_BP_ALL_IN, post_all_in)):
+        posts[i] = col
+    rows_out = np.zeros((len(_INT_COLUMNS) + 3 + len(_NULLABLE), cap), dtype=np.int64)
+    seats_out = np.full((3, n), -1, dtype=np.int64)
     count = np.zeros(1, dtype=np.int64)
-    _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, hand_button, heir_order,
-                   declared_start,
-                   declared_amount, post_start, post_blind, post_seat, post_seq, post_amount, post_all_in,
-                   *(ints[c] for c in _INT_COLUMNS), bools["posted"], bools["in_order"], bools["all_in"],
-                   *(nulls[c] for c in _NULLABLE), big_blind, heir, small, count)
+    _blinds_kernel(hands, offs, slots, heir_order, declared_amount, posts, rows_out, seats_out, count)
     rows = int(count[0])
-    out = {name: a[:rows] for name, a in ints.items()}
-    out.update({name: a[:rows] for name, a in bools.items()})
-    return BlindFacts(rows=out, nulls={name: a[:rows] for name, a in nulls.items()}, big_blind_seat=big_blind,
-                      button_heir_seat=heir, small_blind_seat=small, invalid=bad)
+    out = {name: rows_out[i, :rows] for i, name in enumerate(_INT_COLUMNS)}
+    out.update({name: rows_out[len(_INT_COLUMNS) + i, :rows].astype(np.bool_)
+                for i, name in enumerate(("posted", "in_order", "all_in"))})
+    nulls = {name: rows_out[len(_INT_COLUMNS) + 3 + i, :rows].astype(np.bool_) for i, name in enumerate(_NULLABLE)}
+    return BlindFacts(rows=out, nulls=nulls, big_blind_seat=seats_out[_BX_BIG_BLIND],
+                      button_heir_seat=seats_out[_BX_HEIR], small_blind_seat=seats_out[_BX_SMALL], invalid=bad)
 
+
+# rows of the kernel's tables (blind_facts packs and unpacks them)
+_BH_BAD = 0
+_BH_BUTTON = 1
+_BO_SLOT = 0
+_BO_DECLARED = 1
+_BO_POST = 2
+_BS_SEAT = 0
+_BS_DEALT_IN = 1
+_BS_ANTE_ALL_IN = 2
+_BP_BLIND = 0
+_BP_SEAT = 1
+_BP_SEQ = 2
+_BP_AMOUNT = 3
+_BP_ALL_IN = 4
+_BR_HAND = 0
+_BR_SEQ = 1
+_BR_BLIND = 2
+_BR_SEAT = 3
+_BR_EXPECTED = 4
+_BR_AMOUNT = 5
+_BR_EXPECTED_AMOUNT = 6
+_BR_BUTTON = 7
+_BR_PLAYERS = 8
+_BR_REQUIRED = 9
+_BR_AFTER = 10
+_BR_POSTED = 11
+_BR_IN_ORDER = 12
+_BR_ALL_IN = 13
+_BR_NULL_SEQ = 14
+_BR_NULL_SEAT = 15
+_BR_NULL_EXPECTED = 16
+_BR_NULL_AMOUNT = 17
+_BR_NULL_EXPECTED_AMOUNT = 18
+_BR_NULL_IN_ORDER = 19
+_BR_NULL_ALL_IN = 20
+_BR_NULL_BUTTON = 21
+_BR_NULL_AFTER = 22
+_BX_BIG_BLIND = 0
+_BX_HEIR = 1
+_BX_SMALL = 2
 
 _INT_COLUMNS = ("hand", "seq", "blind", "seat", "expected_seat", "amount", "expected_amount", "button", "players",
                 "blinds_required", "seat_after_previous_blind")
@@ -137,54 +183,48 @@ def _first_after(owing, n_owing, anchor):
 
 
 @njit(cache=True)
-def _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, hand_button, heir_order,
-                   declared_start,
-                   declared_amount, post_start, post_blind, post_seat, post_seq, post_amount, post_all_in,
-                   o_hand, o_seq, o_blind, o_seat, o_expected, o_amount, o_expected_amount, o_button, o_players,
-                   o_required, o_after, o_posted, o_in_order, o_all_in,
-                   n_seq, n_seat, n_expected, n_amount, n_expected_amount, n_in_order, n_all_in, n_button, n_after,
-                   big_blind, heir, small, count):
+def _blinds_kernel(hands, offs, slots, heir_order, declared_amount, posts, rows_out, seats_out, count):
     """`_blinds_facts`, `big_blind_player`, `button_heir` and `small_blind` for every hand (rows preallocated)."""
-    n = hand_button.shape[0]
+    n = hands.shape[1]
     k_max = 1
     for h in range(n):
-        k_max = max(k_max, slot_start[h + 1] - slot_start[h])
-    owing = np.zeros(k_max, dtype=np.int64)
+        k_max = max(k_max, offs[_BO_SLOT, h + 1] - offs[_BO_SLOT, h])
+    owing = np.zeros(k_max, np.int64)
     blinds_n = 9  # blind numbers 1..8
-    first_post = np.full(blinds_n, -1, dtype=np.int64)
-    expected = np.full(blinds_n + 64, -1, dtype=np.int64)
-    after = np.full(blinds_n + 64, -1, dtype=np.int64)
+    first_post = np.full(blinds_n, -1, np.int64)
+    expected = np.full(blinds_n + 64, -1, np.int64)
+    after = np.full(blinds_n + 64, -1, np.int64)
     row = 0
     for h in range(n):
-        if bad[h]:
+        if hands[_BH_BAD, h]:
             continue
-        lo = slot_start[h]
-        hi = slot_start[h + 1]
-        button = hand_button[h]
-        n_required = declared_start[h + 1] - declared_start[h]
-        p_lo = post_start[h]
-        p_hi = post_start[h + 1]
+        lo = offs[_BO_SLOT, h]
+        hi = offs[_BO_SLOT, h + 1]
+        button = hands[_BH_BUTTON, h]
+        n_required = offs[_BO_DECLARED, h + 1] - offs[_BO_DECLARED, h]
+        p_lo = offs[_BO_POST, h]
+        p_hi = offs[_BO_POST, h + 1]
         n_eligible = 0
         n_owing = np.int64(0)
         button_eligible = False
         button_owing = False
         other_eligible = -1
         for i in range(lo, hi):
-            if slot_dealt_in[i]:
+            if slots[_BS_DEALT_IN, i]:
                 n_eligible += 1
-                if slot_seat[i] == button:
+                if slots[_BS_SEAT, i] == button:
                     button_eligible = True
                 elif other_eligible < 0:
-                    other_eligible = slot_seat[i]
-                if not slot_ante_all_in[i]:
-                    owing[n_owing] = slot_seat[i]
+                    other_eligible = slots[_BS_SEAT, i]
+                if not slots[_BS_ANTE_ALL_IN, i]:
+                    owing[n_owing] = slots[_BS_SEAT, i]
                     n_owing += 1
-                    if slot_seat[i] == button:
+                    if slots[_BS_SEAT, i] == button:
                         button_owing = True
         _clear(first_post, np.int64(-1))
         for p in range(p_lo, p_hi):
-            if first_post[post_blind[p]] < 0:
-                first_post[post_blind[p]] = p
+            if first_post[posts[_BP_BLIND, p]] < 0:
+                first_post[posts[_BP_BLIND, p]] = p
         _clear(expected, np.int64(-1))
         _clear(after, np.int64(-1))
         heads_up = n_eligible == 2 and n_required == 2
@@ -209,73 +249,88 @@ def _blinds_kernel(bad, slot_start, slot_seat, slot_dealt_in, slot_ante_all_in, 
                 else:
                     after[b] = _first_after(owing, n_owing, anchor)
                 if b < blinds_n and first_post[b] >= 0:
-                    anchor = post_seat[first_post[b]]
+                    anchor = posts[_BP_SEAT, first_post[b]]
         top = max(n_required, blinds_n - 1)
         for b in range(1, top + 1):
             posted = b < blinds_n and first_post[b] >= 0
             if b > n_required and not posted:
                 continue
-            o_hand[row] = h
-            o_blind[row] = b
-            o_button[row] = button
-            n_button[row] = button < 0
-            o_players[row] = n_eligible
-            o_required[row] = n_required
-            o_expected[row] = expected[b]
-            n_expected[row] = expected[b] < 0
-            o_after[row] = after[b]
-            n_after[row] = after[b] < 0
-            o_expected_amount[row] = declared_amount[declared_start[h] + b - 1] if b <= n_required else 0
-            n_expected_amount[row] = b > n_required
-            o_posted[row] = posted
+            rows_out[_BR_HAND, row] = h
+            rows_out[_BR_BLIND, row] = b
+            rows_out[_BR_BUTTON, row] = button
+            rows_out[_BR_NULL_BUTTON, row] = button < 0
+            rows_out[_BR_PLAYERS, row] = n_eligible
+            rows_out[_BR_REQUIRED, row] = n_required
+            rows_out[_BR_EXPECTED, row] = expected[b]
+            rows_out[_BR_NULL_EXPECTED, row] = expected[b] < 0
+            rows_out[_BR_AFTER, row] = after[b]
+            rows_out[_BR_NULL_AFTER, row] = after[b] < 0
+            rows_out[_BR_EXPECTED_AMOUNT, row] = (declared_amount[offs[_BO_DECLARED, h] + b - 1]
+                                                     if b <= n_required else 0)
+            rows_out[_BR_NULL_EXPECTED_AMOUNT, row] = b > n_required
+            rows_out[_BR_POSTED, row] = posted
             if posted:
                 p = first_post[b]
-                o_seq[row] = post_seq[p]
-                o_seat[row] = post_seat[p]
-                o_amount[row] = post_amount[p]
-                o_all_in[row] = post_all_in[p]
+                rows_out[_BR_SEQ, row] = posts[_BP_SEQ, p]
+                rows_out[_BR_SEAT, row] = posts[_BP_SEAT, p]
+                rows_out[_BR_AMOUNT, row] = posts[_BP_AMOUNT, p]
+                rows_out[_BR_ALL_IN, row] = posts[_BP_ALL_IN, p]
                 in_order = True
                 for q in range(p_lo, p_hi):
-                    if post_blind[q] > b and post_seq[q] < post_seq[p]:
+                    if posts[_BP_BLIND, q] > b and posts[_BP_SEQ, q] < posts[_BP_SEQ, p]:
                         in_order = False
-                o_in_order[row] = in_order
-                n_seq[row] = n_seat[row] = n_amount[row] = n_in_order[row] = n_all_in[row] = False
+                rows_out[_BR_IN_ORDER, row] = in_order
+                rows_out[_BR_NULL_SEQ, row] = False
+                rows_out[_BR_NULL_SEAT, row] = False
+                rows_out[_BR_NULL_AMOUNT, row] = False
+                rows_out[_BR_NULL_IN_ORDER, row] = False
+                rows_out[_BR_NULL_ALL_IN, row] = False
             else:
-                o_seq[row] = o_seat[row] = o_amount[row] = 0
-                o_in_order[row] = o_all_in[row] = False
-                n_seq[row] = n_seat[row] = n_amount[row] = n_in_order[row] = n_all_in[row] = True
+                rows_out[_BR_SEQ, row] = rows_out[_BR_SEAT, row] = rows_out[_BR_AMOUNT, row] = 0
+                rows_out[_BR_IN_ORDER, row] = rows_out[_BR_ALL_IN, row] = False
+                rows_out[_BR_NULL_SEQ, row] = True
+                rows_out[_BR_NULL_SEAT, row] = True
+                rows_out[_BR_NULL_AMOUNT, row] = True
+                rows_out[_BR_NULL_IN_ORDER, row] = True
+                rows_out[_BR_NULL_ALL_IN, row] = True
             row += 1
         # extra posts of a blind already posted, in event order
         for p in range(p_lo, p_hi):
-            if first_post[post_blind[p]] == p:
+            if first_post[posts[_BP_BLIND, p]] == p:
                 continue
-            o_hand[row] = h
-            o_seq[row] = post_seq[p]
-            o_blind[row] = post_blind[p]
-            o_seat[row] = post_seat[p]
-            o_expected[row] = -1
-            o_amount[row] = post_amount[p]
-            o_expected_amount[row] = 0
-            o_posted[row] = True
-            o_in_order[row] = False
-            o_all_in[row] = post_all_in[p]
-            o_button[row] = button
-            o_players[row] = n_eligible
-            o_required[row] = n_required
-            o_after[row] = -1
-            n_seq[row] = n_seat[row] = n_amount[row] = n_in_order[row] = n_all_in[row] = False
-            n_expected[row] = n_expected_amount[row] = n_after[row] = True
-            n_button[row] = button < 0
+            rows_out[_BR_HAND, row] = h
+            rows_out[_BR_SEQ, row] = posts[_BP_SEQ, p]
+            rows_out[_BR_BLIND, row] = posts[_BP_BLIND, p]
+            rows_out[_BR_SEAT, row] = posts[_BP_SEAT, p]
+            rows_out[_BR_EXPECTED, row] = -1
+            rows_out[_BR_AMOUNT, row] = posts[_BP_AMOUNT, p]
+            rows_out[_BR_EXPECTED_AMOUNT, row] = 0
+            rows_out[_BR_POSTED, row] = True
+            rows_out[_BR_IN_ORDER, row] = False
+            rows_out[_BR_ALL_IN, row] = posts[_BP_ALL_IN, p]
+            rows_out[_BR_BUTTON, row] = button
+            rows_out[_BR_PLAYERS, row] = n_eligible
+            rows_out[_BR_REQUIRED, row] = n_required
+            rows_out[_BR_AFTER, row] = -1
+            rows_out[_BR_NULL_SEQ, row] = False
+            rows_out[_BR_NULL_SEAT, row] = False
+            rows_out[_BR_NULL_AMOUNT, row] = False
+            rows_out[_BR_NULL_IN_ORDER, row] = False
+            rows_out[_BR_NULL_ALL_IN, row] = False
+            rows_out[_BR_NULL_EXPECTED, row] = True
+            rows_out[_BR_NULL_EXPECTED_AMOUNT, row] = True
+            rows_out[_BR_NULL_AFTER, row] = True
+            rows_out[_BR_NULL_BUTTON, row] = button < 0
             row += 1
         # the last declared blind's first post, the small blind's, and who inherits the button (button_heir)
         if 0 < n_required < blinds_n and first_post[n_required] >= 0:
-            big_blind[h] = post_seat[first_post[n_required]]
+            seats_out[_BX_BIG_BLIND, h] = posts[_BP_SEAT, first_post[n_required]]
         if first_post[1] >= 0:
-            small[h] = post_seat[first_post[1]]
+            seats_out[_BX_SMALL, h] = posts[_BP_SEAT, first_post[1]]
         if n_required == 2:
             for j in range(2):
                 number = heir_order[h, j]
-                if number > 0 and first_post[number] >= 0 and post_seat[first_post[number]] != button:
-                    heir[h] = post_seat[first_post[number]]
+                if number > 0 and first_post[number] >= 0 and posts[_BP_SEAT, first_post[number]] != button:
+                    seats_out[_BX_HEIR, h] = posts[_BP_SEAT, first_post[number]]
                     break
     count[0] = row

@@ -176,66 +176,148 @@ def pot_facts(*, slot_start: np.ndarray, slot_seat: np.ndarray, slot_total: np.n
     mis_cap = n_slots + n + n_awards
 
     out = PotFacts(invalid=bad)
-    R = {name: np.zeros(row_cap, dtype=np.int64) for name in _ROW_INT}
-    B = {name: np.zeros(row_cap, dtype=np.bool_) for name in _ROW_BOOL}
-    L = {name: (np.zeros(row_cap + 1, dtype=np.int64), np.zeros(cap, dtype=np.int64))
-         for name, cap in (("eligible_seats", eligible_cap), ("winner_seats", n_awards),
-                           ("share_amounts", n_awards), ("odd_chip_seats", n_awards),
-                           ("odd_chip_seats_by_position", n_awards), ("paid_without_showing", n_awards),
-                           ("winner_seats_by_evaluation", row_cap), ("evaluated", eligible_cap + n_awards),
-                           ("evaluated_slot", eligible_cap + n_awards),
-                           ("evaluated_contender", eligible_cap + n_awards))}
-    hand_int = {name: np.zeros(n, dtype=np.int64) for name in ("chip_balance", "pots_formed", "awarded", "rake",
-                                                               "returned", "misawarded_count")}
-    balance_null = np.ones(n, dtype=np.bool_)
-    mis_start = np.zeros(n + 1, dtype=np.int64)
+    # the kernel reads and writes a few 2D int64 tables, one row per column (the _X_... constants): one array
+    # argument per column made its compile several times slower (issue 16, H-compile)
+    hands = np.stack([bad.astype(np.int64), hand_button, hand_dead, hand_chips_in, hand_chip_unit, hand_max_seats,
+                      hand_rake_from]) if n else np.zeros((7, 0), dtype=np.int64)
+    offs = np.stack([slot_start, award_start, rake_start])
+    slots = np.zeros((7, n_slots), dtype=np.int64)
+    for i, col in enumerate((slot_seat, slot_total, slot_returned, *flags)):
+        slots[i] = col
+    awards = np.zeros((4, n_awards), dtype=np.int64)
+    for i, col in enumerate((award_pot, award_seat, award_amount, award_seq)):
+        awards[i] = col
+    rakes = np.zeros((2, len(rake_pot)), dtype=np.int64)
+    rakes[0], rakes[1] = rake_pot, rake_amount
+    rows_t = np.zeros((len(_ROW_INT) + len(_ROW_BOOL), row_cap), dtype=np.int64)
+    list_o = np.zeros((len(_LIST_ORDER), row_cap + 1), dtype=np.int64)
+    list_v = np.zeros((6, n_awards), dtype=np.int64)
+    el_v = np.zeros(eligible_cap, dtype=np.int64)
+    eval_v = np.zeros((3, eligible_cap + n_awards), dtype=np.int64)
+    hand_out = np.zeros((7, n), dtype=np.int64)
+    starts = np.zeros((2, n + 1), dtype=np.int64)
     mis = np.zeros((3, mis_cap), dtype=np.int64)
-    pot_start = np.zeros(n + 1, dtype=np.int64)
-    pot_amount = np.zeros(pot_cap, dtype=np.int64)
-    pot_eligible_start = np.zeros(pot_cap + 1, dtype=np.int64)
-    pot_eligible = np.zeros(pot_eligible_cap, dtype=np.int64)
+    pot_cols = np.zeros((2, pot_cap + 1), dtype=np.int64)
+    pot_el = np.zeros(pot_eligible_cap, dtype=np.int64)
     counts = np.zeros(8, dtype=np.int64)
-    _pots_kernel(
-        bad, slot_start, slot_seat, slot_total, slot_returned, flags[0], flags[1], flags[2], flags[3],
-        hand_button, hand_dead, hand_chips_in, hand_chip_unit, hand_max_seats, hand_rake_from,
-        award_start, award_pot, award_seat, award_amount, award_seq, rake_start, rake_pot, rake_amount,
-        R["hand"], R["seq"], R["pot"], R["seat"], R["pot_amount"], R["rake"], R["awarded"], R["winners"],
-        R["equal_share"], R["odd_chips"], R["min_share"], R["max_share"], R["hand_chip_balance"],
-        R["pots_formed"], R["chip_unit"], R["button"],
-        B["share_ok"], B["winners_match"], B["split_without_tie"], B["needs_showdown"],
-        B["pot_amount_null"], B["by_position_null"], B["evaluation_null"],
-        *(part for name in _LIST_ORDER for part in L[name]),
-        hand_int["chip_balance"], balance_null, hand_int["pots_formed"], hand_int["awarded"], hand_int["rake"],
-        hand_int["returned"], hand_int["misawarded_count"], mis_start, mis[0], mis[1], mis[2],
-        pot_start, pot_amount, pot_eligible_start, pot_eligible, counts)
+    _pots_kernel(hands, offs, slots, awards, rakes, rows_t, list_o, list_v, el_v, eval_v, hand_out, starts, mis,
+                 pot_cols, pot_el, counts)
     rows = int(counts[0])
-    out.rows = {name: R[name][:rows] for name in _ROW_INT}
-    out.rows.update({name: B[name][:rows] for name in ("share_ok", "winners_match", "split_without_tie",
-                                                         "needs_showdown")})
-    button_null = out.rows["button"] < 0
-    balance_row_null = balance_null[out.rows["hand"]]
+    R = {name: rows_t[i, :rows] for i, name in enumerate(_ROW_INT)}
+    B = {name: rows_t[len(_ROW_INT) + i, :rows].astype(np.bool_) for i, name in enumerate(_ROW_BOOL)}
+    out.rows = dict(R)
+    out.rows.update({name: B[name] for name in ("share_ok", "winners_match", "split_without_tie",
+                                                "needs_showdown")})
+    balance_null = hand_out[_HO_BALANCE_NULL].astype(np.bool_)
     out.nulls = {
-        "pot_amount": B["pot_amount_null"][:rows], "hand_chip_balance": balance_row_null, "button": button_null,
-        "winners_match": B["evaluation_null"][:rows].copy(), "split_without_tie": B["evaluation_null"][:rows].copy(),
-        "winner_seats_by_evaluation": B["evaluation_null"][:rows].copy(),
-        "odd_chip_seats_by_position": B["by_position_null"][:rows],
+        "pot_amount": B["pot_amount_null"], "hand_chip_balance": balance_null[out.rows["hand"]],
+        "button": out.rows["button"] < 0,
+        "winners_match": B["evaluation_null"].copy(), "split_without_tie": B["evaluation_null"].copy(),
+        "winner_seats_by_evaluation": B["evaluation_null"].copy(),
+        "odd_chip_seats_by_position": B["by_position_null"],
     }
+    values = {"eligible_seats": el_v, "winner_seats": list_v[_LN_WS], "share_amounts": list_v[_LN_SA],
+              "odd_chip_seats": list_v[_LN_OC], "odd_chip_seats_by_position": list_v[_LN_BP],
+              "paid_without_showing": list_v[_LN_PW], "winner_seats_by_evaluation": list_v[_LN_WE],
+              "evaluated": eval_v[_LE_EV], "evaluated_slot": eval_v[_LE_ES], "evaluated_contender": eval_v[_LE_EC]}
     out.lists = {}
-    for name in _LIST_ORDER:
-        offsets, values = L[name]
-        offsets = offsets[:rows + 1]
-        out.lists[name] = (offsets, values[:int(offsets[-1])])
-    balance = hand_int["chip_balance"]
-    out.hands = dict(hand_int)
+    for i, name in enumerate(_LIST_ORDER):
+        offsets = list_o[i, :rows + 1]
+        out.lists[name] = (offsets, values[name][:int(offsets[-1])])
+    out.hands = {name: hand_out[i] for i, name in ((_HO_BALANCE, "chip_balance"), (_HO_FORMED, "pots_formed"),
+                                                   (_HO_AWARDED, "awarded"), (_HO_RAKE, "rake"),
+                                                   (_HO_RETURNED, "returned"), (_HO_MIS_COUNT, "misawarded_count"))}
     out.hand_nulls = {"chip_balance": balance_null}
-    out.hands["chip_balance"] = balance
+    mis_start = starts[_ST_MIS_START]
     n_mis = int(mis_start[-1])
     out.misawarded = (mis_start, mis[0][:n_mis], mis[1][:n_mis], mis[2][:n_mis])
+    pot_start = starts[_ST_POT_START]
     n_pots = int(pot_start[-1])
-    out.pots = (pot_start, pot_amount[:n_pots], pot_eligible_start[:n_pots + 1],
-                pot_eligible[:int(pot_eligible_start[n_pots])])
+    out.pots = (pot_start, pot_cols[_PA_POT_AMOUNT, :n_pots], pot_cols[_PA_POT_EL_START, :n_pots + 1],
+                pot_el[:int(pot_cols[_PA_POT_EL_START, n_pots])])
     return out
 
+
+# rows of the kernel's tables (pot_facts packs and unpacks them)
+_O_SLOT = 0
+_O_AWARD = 1
+_O_RAKE = 2
+_S_SEAT = 0
+_S_TOTAL = 1
+_S_RETURNED = 2
+_S_FOLDED = 3
+_S_ALL_IN = 4
+_S_MUCKED = 5
+_S_SHOWN = 6
+_H_BAD = 0
+_H_BUTTON = 1
+_H_DEAD = 2
+_H_CHIPS_IN = 3
+_H_CHIP_UNIT = 4
+_H_MAX_SEATS = 5
+_H_RAKE_FROM = 6
+_A_POT = 0
+_A_SEAT = 1
+_A_AMOUNT = 2
+_A_SEQ = 3
+_K_POT = 0
+_K_AMOUNT = 1
+_R_HAND = 0
+_R_SEQ = 1
+_R_POT = 2
+_R_SEAT = 3
+_R_POT_AMOUNT = 4
+_R_RAKE = 5
+_R_AWARDED = 6
+_R_WINNERS = 7
+_R_EQUAL = 8
+_R_ODD = 9
+_R_MIN = 10
+_R_MAX = 11
+_R_BALANCE = 12
+_R_FORMED = 13
+_R_UNIT = 14
+_R_BUTTON = 15
+_R_SHARE_OK = 16
+_R_MATCH = 17
+_R_SPLIT = 18
+_R_NEEDS = 19
+_R_POT_NULL = 20
+_R_POSITION_NULL = 21
+_R_EVAL_NULL = 22
+_LO_EL = 0
+_LO_WS = 1
+_LO_SA = 2
+_LO_OC = 3
+_LO_BP = 4
+_LO_PW = 5
+_LO_WE = 6
+_LO_EV = 7
+_LO_ES = 8
+_LO_EC = 9
+_LN_WS = 0
+_LN_SA = 1
+_LN_OC = 2
+_LN_BP = 3
+_LN_PW = 4
+_LN_WE = 5
+_LE_EV = 0
+_LE_ES = 1
+_LE_EC = 2
+_HO_BALANCE = 0
+_HO_BALANCE_NULL = 1
+_HO_FORMED = 2
+_HO_AWARDED = 3
+_HO_RAKE = 4
+_HO_RETURNED = 5
+_HO_MIS_COUNT = 6
+_ST_MIS_START = 0
+_ST_POT_START = 1
+_M_MIS_POT = 0
+_M_MIS_HELD = 1
+_M_MIS_PAID = 2
+_PA_POT_AMOUNT = 0
+_PA_POT_EL_START = 1
 
 _ROW_INT = ("hand", "seq", "pot", "seat", "pot_amount", "rake", "awarded", "winners", "equal_share", "odd_chips",
             "min_share", "max_share", "hand_chip_balance", "pots_formed", "chip_unit", "button")
@@ -420,134 +502,127 @@ def _misawards(amount, pots, paid, has_award, rake_by_pot, hand_rake, how, unit,
 
 
 @njit(cache=True)
-def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_folded, slot_all_in, slot_mucked,
-                 slot_shown, hand_button, hand_dead, hand_chips_in, hand_chip_unit, hand_max_seats, hand_rake_from,
-                 award_start, award_pot, award_seat, award_amount, award_seq, rake_start, rake_pot, rake_amount,
-                 r_hand, r_seq, r_pot, r_seat, r_pot_amount, r_rake, r_awarded, r_winners, r_equal, r_odd,
-                 r_min, r_max, r_balance, r_formed, r_unit, r_button,
-                 r_share_ok, r_match, r_split, r_needs, r_pot_null, r_position_null, r_eval_null,
-                 el_o, el_v, ws_o, ws_v, sa_o, sa_v, oc_o, oc_v, bp_o, bp_v, pw_o, pw_v, we_o, we_v,
-                 ev_o, ev_v, es_o, es_v, ec_o, ec_v,
-                 h_balance, h_balance_null, h_formed, h_awarded, h_rake, h_returned, h_mis_count,
-                 mis_start, mis_pot, mis_held, mis_paid, pot_start, pot_amount, pot_el_start, pot_el, counts):
+def _pots_kernel(hands, offs, slots, awards, rakes, rows, list_o, list_v, el_v, eval_v, hand_out,
+                 starts, mis, pot_cols, pot_el, counts):
     """Every hand's pots, misawards and pot rows (one pass; outputs preallocated to proven bounds)."""
-    n = hand_button.shape[0]
+    n = hands.shape[1]
     seats_n = 64
     k_max = 1
     for h in range(n):
-        k_max = max(k_max, slot_start[h + 1] - slot_start[h])
-    c = np.zeros(k_max, dtype=np.int64)
-    contender = np.zeros(k_max, dtype=np.bool_)
-    split = np.zeros(k_max, dtype=np.int64)
-    amount_a = np.zeros(k_max + 2, dtype=np.int64)
-    thr_a = np.zeros(k_max + 2, dtype=np.int64)
-    amount_b = np.zeros(k_max + 2, dtype=np.int64)
-    thr_b = np.zeros(k_max + 2, dtype=np.int64)
-    levels = np.zeros(2 * k_max + 1, dtype=np.int64)
-    shares = np.zeros(k_max + 2, dtype=np.int64)
-    mis_a = np.zeros((3, seats_n + k_max + 2), dtype=np.int64)
-    mis_b = np.zeros((3, seats_n + k_max + 2), dtype=np.int64)
-    paid = np.zeros(seats_n, dtype=np.int64)
-    has_award = np.zeros(seats_n, dtype=np.bool_)
-    rake_by_pot = np.zeros(seats_n, dtype=np.int64)
-    share_of = np.zeros(seats_n, dtype=np.int64)
-    paid_seat = np.zeros(seats_n, dtype=np.bool_)
-    slot_of = np.full(seats_n, -1, dtype=np.int64)
-    evaluated = np.zeros(seats_n, dtype=np.bool_)
-    is_contender = np.zeros(seats_n, dtype=np.bool_)
-    order = np.zeros(seats_n, dtype=np.int64)
-    keys = np.zeros(seats_n, dtype=np.int64)
-    chosen = np.zeros(seats_n, dtype=np.int64)
+        k_max = max(k_max, offs[_O_SLOT, h + 1] - offs[_O_SLOT, h])
+    c = np.zeros(k_max, np.int64)
+    contender = np.zeros(k_max, np.int64)
+    split = np.zeros(k_max, np.int64)
+    amount_a = np.zeros(k_max + 2, np.int64)
+    thr_a = np.zeros(k_max + 2, np.int64)
+    amount_b = np.zeros(k_max + 2, np.int64)
+    thr_b = np.zeros(k_max + 2, np.int64)
+    levels = np.zeros(2 * k_max + 1, np.int64)
+    shares = np.zeros(k_max + 2, np.int64)
+    mis_a = np.zeros((3, seats_n + k_max + 2), np.int64)
+    mis_b = np.zeros((3, seats_n + k_max + 2), np.int64)
+    paid = np.zeros(seats_n, np.int64)
+    has_award = np.zeros(seats_n, np.int64)
+    rake_by_pot = np.zeros(seats_n, np.int64)
+    share_of = np.zeros(seats_n, np.int64)
+    paid_seat = np.zeros(seats_n, np.int64)
+    slot_of = np.full(seats_n, -1, np.int64)
+    evaluated = np.zeros(seats_n, np.int64)
+    is_contender = np.zeros(seats_n, np.int64)
+    order = np.zeros(seats_n, np.int64)
+    keys = np.zeros(seats_n, np.int64)
+    chosen = np.zeros(seats_n, np.int64)
     row = 0
     n_mis = 0
     n_pots = 0
-    el_o[0] = ws_o[0] = sa_o[0] = oc_o[0] = bp_o[0] = pw_o[0] = we_o[0] = ev_o[0] = es_o[0] = ec_o[0] = 0
+    for j in range(list_o.shape[0]):
+        list_o[j, 0] = 0
     for h in range(n):
-        mis_start[h] = n_mis
-        pot_start[h] = n_pots
-        if bad[h]:
+        starts[_ST_MIS_START, h] = n_mis
+        starts[_ST_POT_START, h] = n_pots
+        if hands[_H_BAD, h]:
             continue
-        lo = slot_start[h]
-        k = slot_start[h + 1] - lo
-        a_lo = award_start[h]
-        a_hi = award_start[h + 1]
-        unit = hand_chip_unit[h]
-        button = hand_button[h]
+        lo = offs[_O_SLOT, h]
+        k = offs[_O_SLOT, h + 1] - lo
+        a_lo = offs[_O_AWARD, h]
+        a_hi = offs[_O_AWARD, h + 1]
+        unit = hands[_H_CHIP_UNIT, h]
+        button = hands[_H_BUTTON, h]
         # -- contributions, split levels, paid and rake per pot
         n_split = np.int64(0)
         returned = 0
         for i in range(k):
-            c[i] = slot_total[lo + i] - slot_returned[lo + i]
-            contender[i] = not slot_folded[lo + i] and c[i] > 0
-            returned += slot_returned[lo + i]
-            slot_of[slot_seat[lo + i]] = lo + i
-            if slot_folded[lo + i] and slot_all_in[lo + i] and c[i] > 0:
+            c[i] = slots[_S_TOTAL, lo + i] - slots[_S_RETURNED, lo + i]
+            contender[i] = not slots[_S_FOLDED, lo + i] and c[i] > 0
+            returned += slots[_S_RETURNED, lo + i]
+            slot_of[slots[_S_SEAT, lo + i]] = lo + i
+            if slots[_S_FOLDED, lo + i] and slots[_S_ALL_IN, lo + i] and c[i] > 0:
                 split[n_split] = c[i]
                 n_split += 1
         _clear(paid, np.int64(0))
-        _clear(has_award, np.bool_(False))
+        _clear(has_award, np.int64(0))
         _clear(rake_by_pot, np.int64(0))
         awarded = 0
         for a in range(a_lo, a_hi):
-            paid[award_pot[a]] += award_amount[a]
-            has_award[award_pot[a]] = True
-            awarded += award_amount[a]
+            paid[awards[_A_POT, a]] += awards[_A_AMOUNT, a]
+            has_award[awards[_A_POT, a]] = True
+            awarded += awards[_A_AMOUNT, a]
         hand_rake = np.int64(0)
         rake_total = 0
-        for r in range(rake_start[h], rake_start[h + 1]):
-            rake_total += rake_amount[r]
-            if rake_pot[r] < 0:
-                hand_rake += rake_amount[r]
+        for r in range(offs[_O_RAKE, h], offs[_O_RAKE, h + 1]):
+            rake_total += rakes[_K_AMOUNT, r]
+            if rakes[_K_POT, r] < 0:
+                hand_rake += rakes[_K_AMOUNT, r]
             else:
-                rake_by_pot[rake_pot[r]] += rake_amount[r]
+                rake_by_pot[rakes[_K_POT, r]] += rakes[_K_AMOUNT, r]
         has_balance = a_hi > a_lo
-        balance = hand_chips_in[h] - returned - awarded - rake_total
+        balance = hands[_H_CHIPS_IN, h] - returned - awarded - rake_total
         # -- pots, and the split_at re-build when it alone fits the awards
-        pots = _build(c, contender, k, hand_dead[h], split, n_split, np.bool_(False), amount_a, thr_a, levels)
-        found = _misawards(amount_a, pots, paid, has_award, rake_by_pot, hand_rake, hand_rake_from[h], unit,
+        pots = _build(c, contender, k, hands[_H_DEAD, h], split, n_split, np.bool_(False), amount_a, thr_a, levels)
+        found = _misawards(amount_a, pots, paid, has_award, rake_by_pot, hand_rake, hands[_H_RAKE_FROM, h], unit,
                            mis_a[0], mis_a[1], mis_a[2], shares)
         amount, thr = amount_a, thr_a
         if found > 0 and n_split > 0:
-            pots_b = _build(c, contender, k, hand_dead[h], split, n_split, np.bool_(True), amount_b, thr_b, levels)
-            found_b = _misawards(amount_b, pots_b, paid, has_award, rake_by_pot, hand_rake, hand_rake_from[h],
+            pots_b = _build(c, contender, k, hands[_H_DEAD, h], split, n_split, np.bool_(True), amount_b, thr_b, levels)
+            found_b = _misawards(amount_b, pots_b, paid, has_award, rake_by_pot, hand_rake, hands[_H_RAKE_FROM, h],
                                  unit, mis_b[0], mis_b[1], mis_b[2], shares)
             if found_b == 0:
                 pots, found, amount, thr = pots_b, 0, amount_b, thr_b
         for j in range(found):
-            mis_pot[n_mis] = mis_a[0, j]
-            mis_held[n_mis] = mis_a[1, j]
-            mis_paid[n_mis] = mis_a[2, j]
+            mis[_M_MIS_POT, n_mis] = mis_a[0, j]
+            mis[_M_MIS_HELD, n_mis] = mis_a[1, j]
+            mis[_M_MIS_PAID, n_mis] = mis_a[2, j]
             n_mis += 1
-        h_balance[h] = balance if has_balance else 0
-        h_balance_null[h] = not has_balance
-        h_formed[h] = pots
-        h_awarded[h] = awarded
-        h_rake[h] = rake_total
-        h_returned[h] = returned
-        h_mis_count[h] = found
+        hand_out[_HO_BALANCE, h] = balance if has_balance else 0
+        hand_out[_HO_BALANCE_NULL, h] = not has_balance
+        hand_out[_HO_FORMED, h] = pots
+        hand_out[_HO_AWARDED, h] = awarded
+        hand_out[_HO_RAKE, h] = rake_total
+        hand_out[_HO_RETURNED, h] = returned
+        hand_out[_HO_MIS_COUNT, h] = found
         for p in range(pots):
-            pot_amount[n_pots] = amount[p]
-            e = pot_el_start[n_pots]
+            pot_cols[_PA_POT_AMOUNT, n_pots] = amount[p]
+            e = pot_cols[_PA_POT_EL_START, n_pots]
             for i in range(k):
                 if contender[i] and c[i] >= thr[p]:
-                    pot_el[e] = slot_seat[lo + i]
+                    pot_el[e] = slots[_S_SEAT, lo + i]
                     e += 1
             n_pots += 1
-            pot_el_start[n_pots] = e
+            pot_cols[_PA_POT_EL_START, n_pots] = e
         # -- one row per pot the awards name, ascending
         for pot in range(seats_n):
             if not has_award[pot]:
                 continue
             _clear(share_of, np.int64(0))
-            _clear(paid_seat, np.bool_(False))
-            seq = award_seq[a_lo]
+            _clear(paid_seat, np.int64(0))
+            seq = awards[_A_SEQ, a_lo]
             first = True
             for a in range(a_lo, a_hi):
-                if award_pot[a] == pot:
-                    share_of[award_seat[a]] += award_amount[a]
-                    paid_seat[award_seat[a]] = True
-                    if first or award_seq[a] < seq:
-                        seq = award_seq[a]
+                if awards[_A_POT, a] == pot:
+                    share_of[awards[_A_SEAT, a]] += awards[_A_AMOUNT, a]
+                    paid_seat[awards[_A_SEAT, a]] = True
+                    if first or awards[_A_SEQ, a] < seq:
+                        seq = awards[_A_SEQ, a]
                         first = False
             total = 0
             winners = 0
@@ -562,12 +637,12 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
             extra = 0
             low = -1
             high = -1
-            w = ws_o[row]
+            w = list_o[_LO_WS, row]
             for s in range(seats_n):
                 if paid_seat[s]:
                     x = share_of[s]
-                    ws_v[w] = s
-                    sa_v[w] = x
+                    list_v[_LN_WS, w] = s
+                    list_v[_LN_SA, w] = x
                     w += 1
                     if x != equal and x != equal + unit:
                         ok = False
@@ -577,25 +652,25 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
                         low = x
                     if x > high:
                         high = x
-            ws_o[row + 1] = w
-            sa_o[row + 1] = w
+            list_o[_LO_WS, row + 1] = w
+            list_o[_LO_SA, row + 1] = w
             ok = ok and extra == odd
-            o = oc_o[row]
+            o = list_o[_LO_OC, row]
             focus = -1
             if odd > 0:
                 for s in range(seats_n):
                     if paid_seat[s] and share_of[s] == equal + unit:
-                        oc_v[o] = s
+                        list_v[_LN_OC, o] = s
                         o += 1
                         if focus < 0:
                             focus = s
-            oc_o[row + 1] = o
+            list_o[_LO_OC, row + 1] = o
             if focus < 0:
-                focus = ws_v[ws_o[row]]
+                focus = list_v[_LN_WS, list_o[_LO_WS, row]]
             # odd chips by position: the first winners clockwise from the button (seat order breaks ties)
-            b = bp_o[row]
+            b = list_o[_LO_BP, row]
             if odd > 0 and button >= 0:
-                m = hand_max_seats[h]
+                m = hands[_H_MAX_SEATS, h]
                 n_order = 0
                 for s in range(seats_n):
                     if paid_seat[s]:
@@ -618,87 +693,90 @@ def _pots_kernel(bad, slot_start, slot_seat, slot_total, slot_returned, slot_fol
                     chosen[x] = order[x]
                 _isort(chosen, take)
                 for x in range(take):
-                    bp_v[b] = chosen[x]
+                    list_v[_LN_BP, b] = chosen[x]
                     b += 1
-                r_position_null[row] = False
+                rows[_R_POSITION_NULL, row] = False
             else:
-                r_position_null[row] = True
-            bp_o[row + 1] = b
+                rows[_R_POSITION_NULL, row] = True
+            list_o[_LO_BP, row + 1] = b
             # eligible seats and contenders (eligible, not mucked)
-            e = el_o[row]
+            e = list_o[_LO_EL, row]
             n_eligible = 0
             n_contenders = 0
             only = -1
-            _clear(evaluated, np.bool_(False))
-            _clear(is_contender, np.bool_(False))
+            _clear(evaluated, np.int64(0))
+            _clear(is_contender, np.int64(0))
             if pot < pots:
                 for i in range(k):
                     if contender[i] and c[i] >= thr[pot]:
-                        s = slot_seat[lo + i]
+                        s = slots[_S_SEAT, lo + i]
                         el_v[e] = s
                         e += 1
                         n_eligible += 1
                         only = s
-                        if not slot_mucked[lo + i]:
+                        if not slots[_S_MUCKED, lo + i]:
                             n_contenders += 1
                             is_contender[s] = True
                             evaluated[s] = True
-            el_o[row + 1] = e
-            pw = pw_o[row]
+            list_o[_LO_EL, row + 1] = e
+            pw = list_o[_LO_PW, row]
             if n_contenders > 1:
                 for s in range(seats_n):
                     if paid_seat[s]:
                         i = slot_of[s]
-                        if i < 0 or not slot_shown[i]:
-                            pw_v[pw] = s
+                        if i < 0 or not slots[_S_SHOWN, i]:
+                            list_v[_LN_PW, pw] = s
                             pw += 1
-            pw_o[row + 1] = pw
-            we = we_o[row]
+            list_o[_LO_PW, row + 1] = pw
+            we = list_o[_LO_WE, row]
             if n_eligible == 1:
-                we_v[we] = only
+                list_v[_LN_WE, we] = only
                 we += 1
-                r_match[row] = winners == 1 and paid_seat[only]
-                r_split[row] = winners > 1 and paid_seat[only]
-                r_eval_null[row] = False
+                rows[_R_MATCH, row] = winners == 1 and paid_seat[only]
+                rows[_R_SPLIT, row] = winners > 1 and paid_seat[only]
+                rows[_R_EVAL_NULL, row] = False
             else:
-                r_match[row] = False
-                r_split[row] = False
-                r_eval_null[row] = True
-            we_o[row + 1] = we
+                rows[_R_MATCH, row] = False
+                rows[_R_SPLIT, row] = False
+                rows[_R_EVAL_NULL, row] = True
+            list_o[_LO_WE, row + 1] = we
             needs = n_eligible > 1 or (winners > 1 and odd > 0)
-            ev = ev_o[row]
+            ev = list_o[_LO_EV, row]
             if needs:
                 for s in range(seats_n):
                     if evaluated[s] or paid_seat[s]:
-                        ev_v[ev] = s
-                        es_v[ev] = slot_of[s]
-                        ec_v[ev] = 1 if is_contender[s] else 0
+                        eval_v[_LE_EV, ev] = s
+                        eval_v[_LE_ES, ev] = slot_of[s]
+                        eval_v[_LE_EC, ev] = 1 if is_contender[s] else 0
                         ev += 1
-            ev_o[row + 1] = ev
-            es_o[row + 1] = ev
-            ec_o[row + 1] = ev
-            r_hand[row] = h
-            r_seq[row] = seq
-            r_pot[row] = pot
-            r_seat[row] = focus
-            r_pot_amount[row] = amount[pot] if pot < pots else 0
-            r_pot_null[row] = pot >= pots
-            r_rake[row] = rake_by_pot[pot] + (hand_rake if pot == 0 else 0)
-            r_awarded[row] = total
-            r_winners[row] = winners
-            r_equal[row] = equal
-            r_odd[row] = odd
-            r_min[row] = low
-            r_max[row] = high
-            r_share_ok[row] = ok
-            r_balance[row] = balance if has_balance else 0
-            r_formed[row] = pots
-            r_unit[row] = unit
-            r_button[row] = button
-            r_needs[row] = needs
+            list_o[_LO_EV, row + 1] = ev
+            list_o[_LO_ES, row + 1] = ev
+            list_o[_LO_EC, row + 1] = ev
+            rows[_R_HAND, row] = h
+            rows[_R_SEQ, row] = seq
+            rows[_R_POT, row] = pot
+            rows[_R_SEAT, row] = focus
+            rows[_R_POT_AMOUNT, row] = amount[pot] if pot < pots else 0
+            rows[_R_POT_NULL, row] = pot >= pots
+            rows[_R_RAKE, row] = rake_by_pot[pot] + (hand_rake if pot == 0 else 0)
+            rows[_R_AWARDED, row] = total
+            rows[_R_WINNERS, row] = winners
+            rows[_R_EQUAL, row] = equal
+            rows[_R_ODD, row] = odd
+            rows[_R_MIN, row] = low
+            rows[_R_MAX, row] = high
+            rows[_R_SHARE_OK, row] = ok
+            rows[_R_BALANCE, row] = balance if has_balance else 0
+            rows[_R_FORMED, row] = pots
+            rows[_R_UNIT, row] = unit
+            rows[_R_BUTTON, row] = button
+            rows[_R_NEEDS, row] = needs
             row += 1
         for i in range(k):
-            slot_of[slot_seat[lo + i]] = -1
-    mis_start[n] = n_mis
-    pot_start[n] = n_pots
+            slot_of[slots[_S_SEAT, lo + i]] = -1
+    starts[_ST_MIS_START, n] = n_mis
+    starts[_ST_POT_START, n] = n_pots
     counts[0] = row
+
+
+

@@ -128,46 +128,103 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
     bp_offsets, bp_values = lists["odd_chip_seats_by_position"]
     cap_eval = n_ev + n_rows
     cap_odd = len(ws_values) + n_ev
-    out_we = (np.zeros(n_rows + 1, dtype=np.int64), np.zeros(cap_eval, dtype=np.int64))
-    out_oc = (np.zeros(n_rows + 1, dtype=np.int64), np.zeros(cap_odd, dtype=np.int64))
-    out_bp = (np.zeros(n_rows + 1, dtype=np.int64), np.zeros(cap_odd, dtype=np.int64))
-    out_bs = (np.zeros(n_rows + 1, dtype=np.int64), np.zeros(n_ev, dtype=np.int64))
-    out_th = (np.zeros(n_rows + 1, dtype=np.int64), np.zeros(n_ev, dtype=np.int64), np.zeros(n_ev, dtype=np.int64))
-    best_value = np.full(n_rows, -1, dtype=np.int64)
-    best_null = np.ones(n_rows, dtype=np.bool_)
-    match = rows["winners_match"].copy()
-    match_null = pots.nulls["winners_match"].copy()
-    split = rows["split_without_tie"].copy()
-    split_null = pots.nulls["split_without_tie"].copy()
-    we_null = pots.nulls["winner_seats_by_evaluation"].copy()
-    bp_null = pots.nulls["odd_chip_seats_by_position"].copy()
-    suit_null = np.ones(n_rows, dtype=np.bool_)
-    odd = rows["odd_chips"].copy()
-    equal = rows["equal_share"].copy()
-    winners = rows["winners"].copy()
-    share_ok = rows["share_ok"].copy()
-    _showdown_kernel(
-        rows["needs_showdown"], rows["hand"], rows["awarded"], rows["chip_unit"], rows["min_share"],
-        rows["max_share"], rows["button"], pots.nulls["button"], suit_rank,
-        ev_offsets, ev_seat, ev_contender, value, top, ws_offsets, ws_values, we_offsets, we_values,
-        oc_offsets, oc_values, bp_offsets, bp_values,
-        out_we[0], out_we[1], out_oc[0], out_oc[1], out_bp[0], out_bp[1], out_bs[0], out_bs[1],
-        out_th[0], out_th[1], out_th[2], best_value, best_null, match, match_null, split, split_null, we_null,
-        bp_null, suit_null, odd, equal, winners, share_ok)
+    # a few 2D int64 tables, one row per column (the _X_... constants), instead of ~45 arrays: one array
+    # argument per column made the kernel's compile several times slower (issue 16, H-compile)
+    i64 = np.int64
+    rows_in = np.zeros((8, n_rows), dtype=i64)
+    for i, col in ((_RI_NEEDS, rows["needs_showdown"]), (_RI_HAND, rows["hand"]), (_RI_AWARDED, rows["awarded"]),
+                   (_RI_UNIT, rows["chip_unit"]), (_RI_MIN, rows["min_share"]), (_RI_MAX, rows["max_share"]),
+                   (_RI_BUTTON, rows["button"]), (_RI_BUTTON_NULL, pots.nulls["button"])):
+        rows_in[i] = col
+    ev = np.zeros((4, n_ev), dtype=i64)
+    ev[_EV_SEAT], ev[_EV_CONTENDER], ev[_EV_VALUE], ev[_EV_TOP] = ev_seat, ev_contender, value, top
+    in_o = np.zeros((5, n_rows + 1), dtype=i64)
+    for i, offsets in ((_IO_EV, ev_offsets), (_IO_WS, ws_offsets), (_IO_WE, we_offsets), (_IO_OC, oc_offsets),
+                       (_IO_BP, bp_offsets)):
+        in_o[i] = offsets
+    out_o = np.zeros((5, n_rows + 1), dtype=i64)
+    o_we_v = np.zeros(cap_eval, dtype=i64)
+    out_odd = np.zeros((2, cap_odd), dtype=i64)
+    out_ev = np.zeros((3, n_ev), dtype=i64)
+    rows_out = np.zeros((13, n_rows), dtype=i64)
+    rows_out[_RO_BEST_VALUE] = -1
+    for i in (_RO_BEST_NULL, _RO_SUIT_NULL):
+        rows_out[i] = 1
+    for i, col in ((_RO_MATCH, rows["winners_match"]), (_RO_MATCH_NULL, pots.nulls["winners_match"]),
+                   (_RO_SPLIT, rows["split_without_tie"]), (_RO_SPLIT_NULL, pots.nulls["split_without_tie"]),
+                   (_RO_WE_NULL, pots.nulls["winner_seats_by_evaluation"]),
+                   (_RO_BP_NULL, pots.nulls["odd_chip_seats_by_position"]), (_RO_ODD, rows["odd_chips"]),
+                   (_RO_EQUAL, rows["equal_share"]), (_RO_WINNERS, rows["winners"]), (_RO_SHARE_OK, rows["share_ok"])):
+        rows_out[i] = col
+    ws_values, we_values, oc_values, bp_values = (np.ascontiguousarray(v, dtype=i64) for v in
+                                                  (ws_values, we_values, oc_values, bp_values))
+    _showdown_kernel(rows_in, suit_rank, ev, in_o, ws_values, we_values, oc_values, bp_values, out_o, o_we_v,
+                     out_odd, out_ev, rows_out)
 
-    def cut(pair):
-        return pair[0], pair[1][:int(pair[0][-1])]
+    def cut(offsets, values):
+        return offsets, values[:int(offsets[-1])]
 
+    def flag(i):
+        return rows_out[i].astype(np.bool_)
+
+    suit_null = flag(_RO_SUIT_NULL)
     return ShowdownFacts(
-        rows={"best_value": best_value, "winners_match": match, "split_without_tie": split, "odd_chips": odd,
-              "equal_share": equal, "winners": winners, "share_ok": share_ok},
-        nulls={"best_value": best_null, "winners_match": match_null, "split_without_tie": split_null},
-        lists={"winner_seats_by_evaluation": cut(out_we), "odd_chip_seats": cut(out_oc),
-               "odd_chip_seats_by_position": cut(out_bp), "odd_chip_seats_by_suit": cut(out_bs),
-               "top_hole_cards_used": cut(out_th[:2])},
-        list_nulls={"winner_seats_by_evaluation": we_null, "odd_chip_seats_by_position": bp_null,
+        rows={"best_value": rows_out[_RO_BEST_VALUE], "winners_match": flag(_RO_MATCH),
+              "split_without_tie": flag(_RO_SPLIT), "odd_chips": rows_out[_RO_ODD],
+              "equal_share": rows_out[_RO_EQUAL], "winners": rows_out[_RO_WINNERS], "share_ok": flag(_RO_SHARE_OK)},
+        nulls={"best_value": flag(_RO_BEST_NULL), "winners_match": flag(_RO_MATCH_NULL),
+               "split_without_tie": flag(_RO_SPLIT_NULL)},
+        lists={"winner_seats_by_evaluation": cut(out_o[_OO_WE], o_we_v),
+               "odd_chip_seats": cut(out_o[_OO_OC], out_odd[_OD_OC]),
+               "odd_chip_seats_by_position": cut(out_o[_OO_BP], out_odd[_OD_BP]),
+               "odd_chip_seats_by_suit": cut(out_o[_OO_BS], out_ev[_OE_BS]),
+               "top_hole_cards_used": cut(out_o[_OO_TH], out_ev[_OE_TH_S])},
+        list_nulls={"winner_seats_by_evaluation": flag(_RO_WE_NULL), "odd_chip_seats_by_position": flag(_RO_BP_NULL),
                     "odd_chip_seats_by_suit": suit_null, "top_hole_cards_used": suit_null.copy()},
-        top_hole_codes=out_th[2][:int(out_th[0][-1])])
+        top_hole_codes=out_ev[_OE_TH_C][:int(out_o[_OO_TH, -1])])
+
+
+# rows of the kernel's tables (showdown_facts packs and unpacks them)
+_RI_NEEDS = 0
+_RI_HAND = 1
+_RI_AWARDED = 2
+_RI_UNIT = 3
+_RI_MIN = 4
+_RI_MAX = 5
+_RI_BUTTON = 6
+_RI_BUTTON_NULL = 7
+_EV_SEAT = 0
+_EV_CONTENDER = 1
+_EV_VALUE = 2
+_EV_TOP = 3
+_IO_EV = 0
+_IO_WS = 1
+_IO_WE = 2
+_IO_OC = 3
+_IO_BP = 4
+_OO_WE = 0
+_OO_OC = 1
+_OO_BP = 2
+_OO_BS = 3
+_OO_TH = 4
+_OD_OC = 0
+_OD_BP = 1
+_OE_BS = 0
+_OE_TH_S = 1
+_OE_TH_C = 2
+_RO_BEST_VALUE = 0
+_RO_BEST_NULL = 1
+_RO_MATCH = 2
+_RO_MATCH_NULL = 3
+_RO_SPLIT = 4
+_RO_SPLIT_NULL = 5
+_RO_WE_NULL = 6
+_RO_BP_NULL = 7
+_RO_SUIT_NULL = 8
+_RO_ODD = 9
+_RO_EQUAL = 10
+_RO_WINNERS = 11
+_RO_SHARE_OK = 12
 
 
 def _shape_key(hole_cards: np.ndarray, board_cards: np.ndarray, hole_use: np.ndarray,
@@ -221,19 +278,16 @@ def _suit_order(seats_in, top_of, suit_rank, h, n_take, th_s, th_c, p_th, bs_v, 
 
 
 @njit(cache=True)
-def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r_button_null, suit_rank,
-                     ev_o, ev_seat, ev_contender, value, top, ws_o, ws_v, we_o, we_v, oc_o, oc_v, bp_o, bp_v,
-                     o_we_o, o_we_v, o_oc_o, o_oc_v, o_bp_o, o_bp_v, o_bs_o, o_bs_v, o_th_o, o_th_s, o_th_c,
-                     best_value, best_null, match, match_null, split, split_null, we_null, bp_null, suit_null,
-                     odd, equal, winners, share_ok):
+def _showdown_kernel(rows_in, suit_rank, ev, in_o, ws_v, we_v, oc_v, bp_v, out_o, o_we_v, out_odd,
+                     out_ev, rows_out):
     """`_fill` and `_odd_chips_among` for every row; rows without a showdown keep their lists (copied)."""
-    n_rows = needs.shape[0]
+    n_rows = rows_in.shape[1]
     seats_n = 64
-    paid = np.zeros(seats_n, dtype=np.bool_)
-    best = np.zeros(seats_n, dtype=np.bool_)
-    top_of = np.full(seats_n, -1, dtype=np.int64)
-    order = np.zeros(seats_n, dtype=np.int64)
-    keys = np.zeros(seats_n, dtype=np.int64)
+    paid = np.zeros(seats_n, np.int64)
+    best = np.zeros(seats_n, np.int64)
+    top_of = np.full(seats_n, -1, np.int64)
+    order = np.zeros(seats_n, np.int64)
+    keys = np.zeros(seats_n, np.int64)
     p_we = 0
     p_oc = 0
     p_bp = 0
@@ -245,39 +299,39 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
         replaced_we = False
         replaced_oc = False
         replaced_bp = False
-        if needs[r]:
-            h = r_hand[r]
-            lo = ev_o[r]
-            hi = ev_o[r + 1]
-            odd_before = odd[r]
-            n_paid = ws_o[r + 1] - ws_o[r]
-            _clear(paid, np.bool_(False))
-            for j in range(ws_o[r], ws_o[r + 1]):
+        if rows_in[_RI_NEEDS, r]:
+            h = rows_in[_RI_HAND, r]
+            lo = in_o[_IO_EV, r]
+            hi = in_o[_IO_EV, r + 1]
+            odd_before = rows_out[_RO_ODD, r]
+            n_paid = in_o[_IO_WS, r + 1] - in_o[_IO_WS, r]
+            _clear(paid, np.int64(0))
+            for j in range(in_o[_IO_WS, r], in_o[_IO_WS, r + 1]):
                 paid[ws_v[j]] = True
             n_contenders = 0
             evaluable = True
             high = -1
             for j in range(lo, hi):
-                top_of[ev_seat[j]] = top[j]
-                if ev_contender[j]:
+                top_of[ev[_EV_SEAT, j]] = ev[_EV_TOP, j]
+                if ev[_EV_CONTENDER, j]:
                     n_contenders += 1
-                    if value[j] < 0:
+                    if ev[_EV_VALUE, j] < 0:
                         evaluable = False
-                    elif value[j] > high:
-                        high = value[j]
+                    elif ev[_EV_VALUE, j] > high:
+                        high = ev[_EV_VALUE, j]
             if n_contenders > 0 and evaluable:
-                _clear(best, np.bool_(False))
+                _clear(best, np.int64(0))
                 n_best = 0
                 for j in range(lo, hi):
-                    if ev_contender[j] and value[j] == high:
-                        best[ev_seat[j]] = True
-                        o_we_v[p_we] = ev_seat[j]
+                    if ev[_EV_CONTENDER, j] and ev[_EV_VALUE, j] == high:
+                        best[ev[_EV_SEAT, j]] = True
+                        o_we_v[p_we] = ev[_EV_SEAT, j]
                         p_we += 1
                         n_best += 1
                 replaced_we = True
-                we_null[r] = False
-                best_value[r] = high
-                best_null[r] = False
+                rows_out[_RO_WE_NULL, r] = False
+                rows_out[_RO_BEST_VALUE, r] = high
+                rows_out[_RO_BEST_NULL, r] = False
                 paid_in_best = 0
                 tops_known = True
                 for s in range(seats_n):
@@ -286,28 +340,31 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
                     if best[s] and top_of[s] < 0:
                         tops_known = False
                 # a tied pot of fewer chip units than winners: a tied winner may legally get nothing (TDA 20)
-                units = r_awarded[r] // r_unit[r]
+                units = rows_in[_RI_AWARDED, r] // rows_in[_RI_UNIT, r]
                 too_small = 0 < units < n_best and paid_in_best == n_paid and n_paid < n_best and n_paid == units
-                match[r] = (n_paid == n_best and paid_in_best == n_paid) or too_small
-                match_null[r] = False
-                split[r] = paid_in_best == n_best and n_paid > n_best
-                split_null[r] = False
+                rows_out[_RO_MATCH, r] = (n_paid == n_best and paid_in_best == n_paid) or too_small
+                rows_out[_RO_MATCH_NULL, r] = False
+                rows_out[_RO_SPLIT, r] = paid_in_best == n_best and n_paid > n_best
+                rows_out[_RO_SPLIT_NULL, r] = False
                 if too_small and tops_known:
-                    row_th, row_bs = _suit_order(best, top_of, suit_rank, h, units, o_th_s, o_th_c, p_th, o_bs_v,
+                    row_th, row_bs = _suit_order(best, top_of, suit_rank, h, units,
+                                                 out_ev[_OE_TH_S], out_ev[_OE_TH_C], p_th,
+                                                 out_ev[_OE_BS],
                                                  p_bs, order, keys)
-                    suit_null[r] = False
-                    odd[r] = units
-                    equal[r] = 0
-                    winners[r] = n_best
-                    share_ok[r] = r_min[r] == r_max[r] and r_max[r] == r_unit[r]
+                    rows_out[_RO_SUIT_NULL, r] = False
+                    rows_out[_RO_ODD, r] = units
+                    rows_out[_RO_EQUAL, r] = 0
+                    rows_out[_RO_WINNERS, r] = n_best
+                    low, high_share = rows_in[_RI_MIN, r], rows_in[_RI_MAX, r]
+                    rows_out[_RO_SHARE_OK, r] = low == high_share and high_share == rows_in[_RI_UNIT, r]
                     replaced_oc = True
                     for s in range(seats_n):
                         if paid[s]:
-                            o_oc_v[p_oc] = s
+                            out_odd[_OD_OC, p_oc] = s
                             p_oc += 1
-                    if not r_button_null[r]:
+                    if not rows_in[_RI_BUTTON_NULL, r]:
                         # clockwise from the button: ascending (seat - button - 1) mod 1000, seat order on ties
-                        b = r_button[r]
+                        b = rows_in[_RI_BUTTON, r]
                         n_order = np.int64(0)
                         for s in range(seats_n):
                             if best[s]:
@@ -317,37 +374,42 @@ def _showdown_kernel(needs, r_hand, r_awarded, r_unit, r_min, r_max, r_button, r
                         _sort_by_key_desc(order, keys, n_order)
                         _isort(order, units)
                         for x in range(units):
-                            o_bp_v[p_bp] = order[x]
+                            out_odd[_OD_BP, p_bp] = order[x]
                             p_bp += 1
                         replaced_bp = True
-                        bp_null[r] = False
+                        rows_out[_RO_BP_NULL, r] = False
             # odd chips by suit among the seats paid, for the pot's own odd chips (before any re-reading above)
             tops_paid = True
             for s in range(seats_n):
                 if paid[s] and top_of[s] < 0:
                     tops_paid = False
             if n_paid > 1 and odd_before > 0 and tops_paid:
-                row_th, row_bs = _suit_order(paid, top_of, suit_rank, h, odd_before, o_th_s, o_th_c, p_th, o_bs_v,
+                row_th, row_bs = _suit_order(paid, top_of, suit_rank, h, odd_before,
+                                             out_ev[_OE_TH_S], out_ev[_OE_TH_C], p_th,
+                                             out_ev[_OE_BS],
                                              p_bs, order, keys)
-                suit_null[r] = False
+                rows_out[_RO_SUIT_NULL, r] = False
             for j in range(lo, hi):
-                top_of[ev_seat[j]] = -1
+                top_of[ev[_EV_SEAT, j]] = -1
         p_bs = row_bs
         p_th = row_th
         if not replaced_we:
-            for j in range(we_o[r], we_o[r + 1]):
+            for j in range(in_o[_IO_WE, r], in_o[_IO_WE, r + 1]):
                 o_we_v[p_we] = we_v[j]
                 p_we += 1
         if not replaced_oc:
-            for j in range(oc_o[r], oc_o[r + 1]):
-                o_oc_v[p_oc] = oc_v[j]
+            for j in range(in_o[_IO_OC, r], in_o[_IO_OC, r + 1]):
+                out_odd[_OD_OC, p_oc] = oc_v[j]
                 p_oc += 1
         if not replaced_bp:
-            for j in range(bp_o[r], bp_o[r + 1]):
-                o_bp_v[p_bp] = bp_v[j]
+            for j in range(in_o[_IO_BP, r], in_o[_IO_BP, r + 1]):
+                out_odd[_OD_BP, p_bp] = bp_v[j]
                 p_bp += 1
-        o_we_o[r + 1] = p_we
-        o_oc_o[r + 1] = p_oc
-        o_bp_o[r + 1] = p_bp
-        o_bs_o[r + 1] = p_bs
-        o_th_o[r + 1] = p_th
+        out_o[_OO_WE, r + 1] = p_we
+        out_o[_OO_OC, r + 1] = p_oc
+        out_o[_OO_BP, r + 1] = p_bp
+        out_o[_OO_BS, r + 1] = p_bs
+        out_o[_OO_TH, r + 1] = p_th
+
+
+

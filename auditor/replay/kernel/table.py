@@ -111,17 +111,17 @@ def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amoun
     nfe = 0
     nfo = 0
     # working memory of the current table
-    est_mark = np.zeros(n_players, np.bool_)
+    est_mark = np.zeros(n_players, np.int64)
     est_list = np.empty(nh * WIDTH + len(est) + 1, np.int64)
     n_est = np.int64(0)
     owed_sb = np.full(n_players, -1, np.int64)
     owed_bb = np.full(n_players, -1, np.int64)
     owed_list = np.empty(nh * WIDTH + len(owed_player) + 1, np.int64)
-    owed_in = np.zeros(n_players, np.bool_)  # listed in owed_list
+    owed_in = np.zeros(n_players, np.int64)  # listed in owed_list
     n_owed = np.int64(0)
     new_est = np.empty(WIDTH, np.int64)
     order_seats = np.empty(WIDTH, np.int64)
-    before_bb = np.zeros(WIDTH, np.bool_)
+    before_bb = np.zeros(WIDTH, np.int64)
     missed = np.full(WIDTH, -1, np.int8)
     has_button = has_bb = has_heir = has_sb = has_est = has_last = False
     m_button = m_bb = m_heir = m_sb_player = m_last = -1
