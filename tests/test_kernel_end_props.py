@@ -73,9 +73,9 @@ def _clockwise(seats, button: int) -> list[int]:
 
 
 @st.composite
-def hands(draw, fit: bool | None = None, unit: int | None = None) -> Drawn:
+def hands(draw, fit: bool | None = None, unit: int | None = None, split: bool | None = None) -> Drawn:
     """A whole no-limit hold'em hand. `fit`: awards drawn from the oracle's pots (True), arbitrary (False),
-    either (None)."""
+    either (None); `split`: fitted to the pots split at folded all-in levels (True), not (False), either."""
     unit = unit or draw(st.sampled_from([1, 5, 25]))
     house = draw(st.sampled_from(HOUSES))
     seats = sorted(draw(st.sets(st.integers(1, MAX_SEATS), min_size=2, max_size=MAX_SEATS)))
@@ -117,7 +117,7 @@ def hands(draw, fit: bool | None = None, unit: int | None = None) -> Drawn:
         else:
             d.pot_rake[pot] = amount
     if fit if fit is not None else draw(st.booleans()):
-        d.awards = _fitting_awards(d, draw, unit)
+        d.awards = _fitting_awards(d, draw, unit, draw(st.booleans()) if split is None else split)
     else:
         extra_seat = st.sampled_from(seats) | st.integers(1, MAX_SEATS)
         d.awards = [(draw(st.integers(0, 3)), draw(extra_seat), draw(chips)) for _ in range(draw(st.integers(0, 5)))]
@@ -134,13 +134,13 @@ def hands(draw, fit: bool | None = None, unit: int | None = None) -> Drawn:
     return d
 
 
-def _fitting_awards(d: Drawn, draw, unit: int) -> list[tuple[int, int, int]]:
+def _fitting_awards(d: Drawn, draw, unit: int, split: bool) -> list[tuple[int, int, int]]:
     """Awards from the oracle's own pots: every pot (or most) split equally among 1-3 eligible winners, the odd
     units to winners the log picks (by position, or any), so ties, odd chips and too-small pots come up often."""
-    pots = build_pots(d.contributed, d.folded, 0, d.split_at if draw(st.booleans()) else set())
+    pots = build_pots(d.contributed, d.folded, 0, d.split_at if split else set())
     awards = []
     for pot_id, pot in enumerate(pots):
-        if not pot.eligible or draw(st.integers(0, 6)) == 0:
+        if not pot.eligible or draw(st.integers(0, 9)) == 0:
             continue
         take = max(pot.amount - d.pot_rake.get(pot_id, 0) - (d.hand_rake if pot_id == 0 else 0), 0)
         winners = draw(st.lists(st.sampled_from(pot.eligible), min_size=1, max_size=3, unique=True))
@@ -242,6 +242,24 @@ def test_pots_balance_and_misawards_follow_the_rule_books(drawn):
             assert r["eligible_seats"] == (_seats_text(pots[p].eligible) if p < len(pots) else "")
             assert r["rake"] == d.pot_rake.get(p, 0) + (d.hand_rake if p == 0 else 0)
             assert r["hand_chip_balance"] == balance
+
+
+@PROPS
+@given(st.lists(hands(fit=True, split=True), min_size=1, max_size=4))
+def test_folded_all_in_levels_split_the_pots_only_where_that_fits(drawn):
+    """A player all-in who then folds (or is killed) closes a side pot at their level (build_pots' split_at):
+    the replay reads the pots that way only when the plain layering leaves a pot misawarded and the split
+    one does not. Awards here are fitted to the split pots, so that reading is reached often."""
+    facts = _replay(drawn)
+    hands_rows = {r["hand"]: r for r in _records(facts["hands"])}
+    formed: dict[int, int] = {}
+    for r in _records(facts["pots"]):
+        formed[r["hand"]] = r["pots_formed"]
+    for h, d in enumerate(drawn):
+        pots, wrong = _oracle_pots(d, _unit(d))
+        assert hands_rows[h]["pots_misawarded"] == "; ".join(f"pot {p}: held {x}, paid {y}" for p, x, y in wrong)
+        if h in formed:
+            assert formed[h] == len(pots)
 
 
 def _shares(d: Drawn, pot: int) -> dict[int, int]:
