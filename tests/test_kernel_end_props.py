@@ -8,7 +8,8 @@ returns, awards that fit the pots or not, rake by pot or by hand) and replays th
 
 Oracles, each from the facts' documented meaning (auditor/replay/facts.py):
 
-- pots: `auditor.model.pots.build_pots` (the model's layer rule, POT-01) on the contributions after returns;
+- pots: `auditor.model.pots.build_pots` (the model's layer rule, POT-01) on the contributions after returns,
+  dead posts in the main pot;
   the folded all-in levels re-split the pots only when that alone makes the awards fit;
 - chip balance: chips in − returned − awarded − rake;
 - misawarded pots: paid more than held, or less than held minus its rake (rake for the whole hand shared as
@@ -56,6 +57,7 @@ class Drawn:
     awards: list[tuple[int, int, int]] = field(default_factory=list)  # (pot, seat, amount) in event order
     pot_rake: dict[int, int] = field(default_factory=dict)
     hand_rake: int = 0
+    dead: dict[int, int] = field(default_factory=dict)  # seat -> a dead post (main pot money, nobody's stake)
 
     @property
     def contributed(self) -> dict[int, int]:
@@ -94,6 +96,8 @@ def hands(draw, fit: bool | None = None, unit: int | None = None, split: bool | 
     events: list[dict] = [{"kind": "button", "seat": button}]
     events += [{"kind": "post", "seat": order[b], "post": "blind", "blind": b + 1, "amount": (sb, bb)[b]}
                for b in range(2)]
+    dead = {s: draw(st.integers(1, 4)) * unit for s in seats if draw(st.integers(0, 7)) == 0}
+    events += [{"kind": "post", "seat": s, "post": "dead", "amount": a} for s, a in dead.items()]
     hole = {s: list(deck[2 * i:2 * i + 2]) for i, s in enumerate(seats)}
     events += [{"kind": "deal", "to": "hole", "seat": s, "cards": hole[s]} for s in seats]
     high = bb
@@ -108,7 +112,7 @@ def hands(draw, fit: bool | None = None, unit: int | None = None, split: bool | 
     events += [{"kind": "deal", "to": "board", "cards": list(deck[40:45])}]
     events += [{"kind": "return", "seat": s, "amount": a} for s, a in returned.items()]
     events += [{"kind": "show", "seat": s, "cards": hole[s]} for s in seats if s not in folded and draw(st.booleans())]
-    d = Drawn(hand={}, house=house, put_in=put_in, returned=returned, folded=folded, all_in=all_in)
+    d = Drawn(hand={}, house=house, put_in=put_in, returned=returned, folded=folded, all_in=all_in, dead=dead)
     if draw(st.integers(0, 2)) == 0:
         pot = draw(st.sampled_from([None, None, 0, 1]))
         amount = draw(st.integers(1, 20)) * unit
@@ -126,7 +130,7 @@ def hands(draw, fit: bool | None = None, unit: int | None = None, split: bool | 
     if d.hand_rake:
         events.append({"kind": "rake", "amount": d.hand_rake})
     events += [{"kind": "award", "pot": p, "seat": s, "amount": a} for p, s, a in d.awards]
-    stacks = {s: put_in[s] + (0 if s in all_in else draw(st.integers(1, 500)) * unit) for s in seats}
+    stacks = {s: put_in[s] + dead.get(s, 0) + (0 if s in all_in else draw(st.integers(1, 500)) * unit) for s in seats}
     d.hand = {"hand_id": "P-1", "table_id": "PROP", "room": "Property room", "started_at": "2026-01-05T20:00:00Z",
               "variant": "holdem", "structure": "no-limit", "stakes": {"blinds": [sb, bb], "chip_unit": unit},
               "max_seats": MAX_SEATS, "rule_pack": "tda-2024",
@@ -137,7 +141,7 @@ def hands(draw, fit: bool | None = None, unit: int | None = None, split: bool | 
 def _fitting_awards(d: Drawn, draw, unit: int, split: bool) -> list[tuple[int, int, int]]:
     """Awards from the oracle's own pots: every pot (or most) split equally among 1-3 eligible winners, the odd
     units to winners the log picks (by position, or any), so ties, odd chips and too-small pots come up often."""
-    pots = build_pots(d.contributed, d.folded, 0, d.split_at if split else set())
+    pots = build_pots(d.contributed, d.folded, sum(d.dead.values()), d.split_at if split else set())
     awards = []
     for pot_id, pot in enumerate(pots):
         if not pot.eligible or draw(st.integers(0, 9)) == 0:
@@ -201,10 +205,11 @@ def _misawarded(d: Drawn, pots, unit: int) -> list[tuple[int, int, int]]:
 def _oracle_pots(d: Drawn, unit: int):
     """The pots the rule books form, and the pots paid wrongly: the split at folded all-in levels is the
     reading only where it alone makes the awards fit."""
-    pots = build_pots(d.contributed, d.folded, 0)
+    dead = sum(d.dead.values())
+    pots = build_pots(d.contributed, d.folded, dead)
     wrong = _misawarded(d, pots, unit)
     if wrong and d.split_at:
-        split = build_pots(d.contributed, d.folded, 0, d.split_at)
+        split = build_pots(d.contributed, d.folded, dead, d.split_at)
         if not _misawarded(d, split, unit):
             return split, []
     return pots, wrong
@@ -227,10 +232,11 @@ def test_pots_balance_and_misawards_follow_the_rule_books(drawn):
         row = hands_rows[h]
         awarded = sum(a for _, _, a in d.awards)
         rake = d.hand_rake + sum(d.pot_rake.values())
-        assert row["chips_in"] == sum(d.put_in.values())
+        chips_in = sum(d.put_in.values()) + sum(d.dead.values())
+        assert row["chips_in"] == chips_in
         assert row["returned"] == sum(d.returned.values())
         assert row["awarded"] == awarded and row["rake"] == rake
-        balance = sum(d.put_in.values()) - sum(d.returned.values()) - awarded - rake
+        balance = chips_in - sum(d.returned.values()) - awarded - rake
         assert row["chip_balance"] == (balance if d.awards else None)
         assert row["pots_misawarded"] == "; ".join(f"pot {p}: held {x}, paid {y}" for p, x, y in wrong)
         mine = [r for r in pots_rows if r["hand"] == h]
