@@ -391,6 +391,8 @@ def seatings(draw) -> tuple[Drawn, int, list[int]]:
     for blind, amount in ((1, 50), (2, 100)):
         if draw(st.integers(0, 4)) > 0:
             posts.append((blind, draw(st.sampled_from(seats)), amount))
+    if draw(st.integers(0, 3)) == 0:
+        posts.reverse()  # the big blind logged before the small one
     events = [{"kind": "button", "seat": button}]
     events += [{"kind": "post", "seat": s, "post": "blind", "blind": b, "amount": a} for b, s, a in posts]
     hand = {"hand_id": "B-1", "table_id": "BLIND", "room": "Property room", "started_at": "2026-01-05T20:00:00Z",
@@ -418,11 +420,15 @@ def _blind_order(active: list[int], button: int) -> list[int]:
 def test_blinds_owed_by_position(drawn):
     facts = _replay([d for d, _, _ in drawn])
     rows = _records(facts["blinds"])
+    hands_rows = {r["hand"]: r for r in _records(facts["hands"])}
     for h, (d, button, active) in enumerate(drawn):
         mine = sorted((r for r in rows if r["hand"] == h), key=lambda r: r["blind"])
         assert [r["blind"] for r in mine] == [1, 2]
         order = _blind_order(active, button)
-        posted = {e["blind"]: e for e in d.hand["events"] if e["kind"] == "post"}
+        logged = [e for e in d.hand["events"] if e["kind"] == "post"]
+        posted = {e["blind"]: e for e in logged}
+        # the big blind player is whoever posted the last compulsory blind (the table's second)
+        assert hands_rows[h]["big_blind_player"] == (f"p{posted[2]['seat']}" if 2 in posted else None)
         for r in mine:
             b = r["blind"]
             assert r["players"] == len(active) and r["button"] == button and r["blinds_required"] == 2
@@ -432,3 +438,5 @@ def test_blinds_owed_by_position(drawn):
             assert r["posted"] == (b in posted)
             assert r["seat"] == (posted[b]["seat"] if b in posted else None)
             assert r["amount"] == (posted[b]["amount"] if b in posted else None)
+            later_first = any(e["blind"] > b for e in logged[:logged.index(posted[b])]) if b in posted else None
+            assert r["in_order"] == (None if later_first is None else not later_first)
