@@ -38,7 +38,7 @@ from auditor.replay.kernel import replay
 MAX_SEATS = 9
 HOUSES = [HouseRules(hand_rake_from=how, suit_order=order) for how in ("any", "main", "pro-rata")
           for order in (("s", "h", "d", "c"), ("c", "d", "h", "s"))]
-#: cards no generated hole or board card can collide with are drawn from this deck
+#: the deck hole and board cards are dealt from (drawn as a permutation: no card appears twice)
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                          HealthCheck.data_too_large])
