@@ -3,7 +3,9 @@
 They were held equal to the Python engine's end-of-hand methods (`_pots_facts`, `_blinds_facts`,
 `showdown.resolve`) on Hypothesis end states and on whole hands until that engine was deleted (issue 16:
 one engine); the whole-hand identity is now the golden snapshots (tests/test_facts_snapshots.py, every
-rule example) and the simulator oracle of `auditor verify`. What stays here needs no second engine:
+rule example) and the simulator oracle of `auditor verify`, and whole random hands against rule-book oracles
+(tests/test_kernel_end_props.py: pots by `build_pots`, balance, misawards, odd chips, scale, blinds by
+position). What stays here needs no second engine:
 `build_pots` against the kernel's `_build` on arbitrary contributions and split levels, a hostile hand
 refused alone (bounds checks on), exact pro-rata arithmetic beyond int64 products, offsets checked.
 (`kernel.end`, a second way of framing the same kernels' rows that only a test used, is deleted: the replay's
