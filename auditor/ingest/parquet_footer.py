@@ -195,15 +195,19 @@ class _Leaf:
     path: str
     max_definition: int
     max_repetition: int
+    #: the schema's physical type (Thrift enum; -1 when it gives none), what Arrow decodes the pages as
+    physical_type: int
 
 
 def _schema_leaves(r: _Reader, count: int) -> list[_Leaf]:
     """The leaf columns of the schema (depth first, as Arrow numbers the column chunks)."""
-    elements: list[tuple[str, int, int]] = []
+    elements: list[tuple[str, int, int, int]] = []
     for _ in range(count):
-        name, children, repetition = "", 0, 0
+        name, children, repetition, physical = "", 0, 0, -1
         for field, kind in r.fields(2):
-            if field == 3:
+            if field == 1:
+                physical = r.int_field(kind)
+            elif field == 3:
                 repetition = r.int_field(kind)
             elif field == 4 and kind == _BINARY:
                 name = r.binary().decode("utf-8", "replace")
@@ -215,13 +219,13 @@ def _schema_leaves(r: _Reader, count: int) -> list[_Leaf]:
             raise FooterError(f"the footer's schema element {name!r} has {children} children")
         if not 0 <= repetition <= 2:
             raise FooterError(f"the footer's schema element {name!r} has unknown repetition {repetition}")
-        elements.append((name, children, repetition))
+        elements.append((name, children, repetition, physical))
     if not elements:
         raise FooterError("the footer has no schema")
     leaves: list[_Leaf] = []
     # per open group below the root: [children left, name, definition level, repetition level]
     stack: list[list] = [[elements[0][1], "", 0, 0]]
-    for name, children, repetition in elements[1:]:
+    for name, children, repetition, physical in elements[1:]:
         while stack and stack[-1][0] == 0:
             stack.pop()
         if not stack:
@@ -234,7 +238,7 @@ def _schema_leaves(r: _Reader, count: int) -> list[_Leaf]:
         if children:
             stack.append([children, path, definition, repeated])
         else:
-            leaves.append(_Leaf(path, definition, repeated))
+            leaves.append(_Leaf(path, definition, repeated, physical))
     while stack and stack[-1][0] == 0:
         stack.pop()
     if stack:
@@ -242,18 +246,23 @@ def _schema_leaves(r: _Reader, count: int) -> list[_Leaf]:
     return leaves
 
 
-def _histogram_lengths(r: _Reader) -> tuple[int, int]:
-    """The lengths of a SizeStatistics' repetition and definition level histograms (0 when absent)."""
+def _size_statistics(r: _Reader) -> tuple[int, int, bool]:
+    """The lengths of a SizeStatistics' repetition and definition level histograms (0 when absent), and
+    whether it gives unencoded_byte_array_data_bytes."""
     lengths = [0, 0]
+    unencoded = False
     for field, kind in r.fields(5):
-        if field in (2, 3) and kind == _LIST:
+        if field == 1:
+            unencoded = True
+            r.skip(kind, 6)
+        elif field in (2, 3) and kind == _LIST:
             size, element = r.list_header()
             for _ in range(size):
                 r.skip(element, 6)
             lengths[field - 2] = size
         else:
             r.skip(kind, 6)
-    return lengths[0], lengths[1]
+    return lengths[0], lengths[1], unencoded
 
 
 def _column_metadata(r: _Reader) -> dict:
@@ -274,7 +283,7 @@ def _column_metadata(r: _Reader) -> dict:
         elif field in (5, 6, 7):
             out[field] = r.int_field(kind)
         elif field == 16 and kind == _STRUCT:
-            out["histograms"] = _histogram_lengths(r)
+            out["sizes"] = _size_statistics(r)
         else:
             r.skip(kind, 5)
     return out
@@ -290,6 +299,8 @@ def _row_group(r: _Reader, g: int, leaves: list[_Leaf]) -> GroupInfo:
                 for chunk_field, chunk_kind in r.fields(3):
                     if chunk_field == 3 and chunk_kind == _STRUCT:
                         meta = _column_metadata(r)
+                    elif chunk_field in (8, 9):  # crypto_metadata, encrypted_column_metadata
+                        raise FooterError(f"row group {g} column {j} is encrypted (not read)")
                     else:
                         r.skip(chunk_kind, 4)
                 chunks.append(_chunk(meta, g, j, leaves))
@@ -320,12 +331,18 @@ def _chunk(meta: dict | None, g: int, j: int, leaves: list[_Leaf]) -> ChunkInfo:
     if meta["path"] != leaf.path:
         raise FooterError(f"{where} says it is column {meta['path']!r}, the schema says {leaf.path!r}")
     # Arrow's SizeStatistics::Validate throws on these from a constructor pyarrow cannot catch (the abort)
-    repetitions, definitions = meta.get("histograms", (0, 0))
+    repetitions, definitions, unencoded = meta.get("sizes", (0, 0, False))
     for what, size, level in (("repetition", repetitions, leaf.max_repetition),
                               ("definition", definitions, leaf.max_definition)):
         if size and size != level + 1:
             raise FooterError(f"{where} has a {what} level histogram of {size} entries, its column "
                               f"{leaf.path!r} has {level + 1} levels")
+    if meta["type"] != leaf.physical_type:
+        raise FooterError(f"{where} says its values are {PHYSICAL_TYPES[meta['type']]}, the schema says "
+                          f"type {leaf.physical_type}")
+    if unencoded and leaf.physical_type != 6:  # Arrow's same check, again one that would abort
+        raise FooterError(f"{where} gives unencoded byte array sizes for a column of type "
+                          f"{PHYSICAL_TYPES[meta['type']]}")
     if meta[5] < 0 or meta[6] < 0 or meta[7] < 0:
         raise FooterError(f"{where} has a negative value count or size")
     encodings = tuple(dict.fromkeys(ENCODINGS.get(e, "UNKNOWN") for e in meta["encodings"]))
