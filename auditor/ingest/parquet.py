@@ -5,10 +5,14 @@ by someone else gets no easier ride than a log.
 
 Readers record; rules judge (auditor/ingest/__init__.py): a canonical hand is taken as stored, and
 only what cannot be a canonical hand is refused, each with its quarantine code: a dataset whose files
-pass an input limit (size, decompression ratio: `limit`); a damaged dataset (a footer whose row counts
-disagree, data Arrow cannot read: `damaged`); tables without a canonical column, with one of another
-type or stored twice (`invalid-record`, for the whole dataset); and, hand by hand, a hand that breaks
-the hand-log schema or its consistency, or whose own row in hands.parquet is missing (`invalid-record`).
+pass an input limit (size, decompression ratio: `limit`); a damaged dataset (a footer our own parse
+cannot read or whose row counts disagree, data Arrow cannot read: `damaged`); tables without a canonical
+column, with one of another type or stored twice (`invalid-record`, for the whole dataset); and, hand by
+hand, a hand that breaks the hand-log schema or its consistency, or whose own row in hands.parquet is
+missing (`invalid-record`).
+
+Footers are read by `auditor.ingest.parquet_footer`, never through pyarrow's `row_group(i)` / `column(j)`:
+Arrow's C++ errors there cannot become Python ones, so a damaged footer would abort the whole process.
 
 Hands are judged by the columnar validator (`auditor.ingest.columnar_validate`), which gives each hand row
 the reason jsonschema-rs and `consistency_error` give the hand rebuilt from it, for the whole table at once.
