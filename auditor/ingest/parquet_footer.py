@@ -82,22 +82,29 @@ class _Reader:
         self.pos = 0
 
     def byte(self) -> int:
-        if self.pos >= len(self.data):
-            raise FooterError("the footer ends in the middle of a value")
-        value = self.data[self.pos]
+        try:
+            value = self.data[self.pos]
+        except IndexError:
+            raise FooterError("the footer ends in the middle of a value") from None
         self.pos += 1
         return value
 
     def varint(self) -> int:
+        data, pos = self.data, self.pos
         result = shift = 0
-        while True:
-            b = self.byte()
-            result |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return result
-            shift += 7
-            if shift > 63:
-                raise FooterError("the footer holds a varint longer than 64 bits")
+        try:
+            while True:
+                b = data[pos]
+                pos += 1
+                result |= (b & 0x7F) << shift
+                if not b & 0x80:
+                    self.pos = pos
+                    return result
+                shift += 7
+                if shift > 63:
+                    raise FooterError("the footer holds a varint longer than 64 bits")
+        except IndexError:
+            raise FooterError("the footer ends in the middle of a value") from None
 
     def zigzag(self) -> int:
         n = self.varint()
