@@ -18,6 +18,7 @@ schema (what Arrow reads), and a chunk whose own `path_in_schema` or count disag
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -127,7 +128,7 @@ class _Reader:
             raise FooterError(f"the footer declares a list of {size} elements, more than it holds")
         return size, kind
 
-    def fields(self, depth: int):
+    def fields(self, depth: int) -> Iterator[tuple[int, int]]:
         """(field id, wire type) of each field of a struct, up to its STOP (the caller reads or skips each)."""
         if depth > _MAX_DEPTH:
             raise FooterError(f"the footer nests deeper than {_MAX_DEPTH} structs")
