@@ -156,8 +156,10 @@ def test_a_hand_whose_own_row_is_missing_is_quarantined_not_lost(dataset, tmp_pa
 
 
 @pytest.mark.parametrize(("fixture", "reason"), [
-    # Arrow's iter_batches gave no batch at all for this damaged hands.parquet, where read() raises
-    ("batches-end-quietly", "unreadable Parquet dataset: "),
+    # Arrow's iter_batches gave no batch at all for this damaged hands.parquet, where read() raises; our own
+    # footer parse (auditor.ingest.parquet_footer) now refuses it first: a column chunk of negative size
+    ("batches-end-quietly", "refused Parquet dataset: hands.parquet is damaged: row group 0 column 6 has a "
+                            "negative value count or size"),
     # no hands rows, and seats rows that cannot be decoded
     ("orphan-rows-damaged", "unreadable Parquet dataset: "),
 ])

@@ -48,11 +48,13 @@ from auditor.ingest.parquet import (
     groups_decoded,
     judged,
     one_item,
+    parsed_footer,
     read_quarantined,
     rebuild_hand,
     stream_refusal,
     validated_chunk,
 )
+from auditor.ingest.parquet_footer import read_footer
 from auditor.ingest.tables import build_tables, concat_tables
 from auditor.model.records import Quarantined, SourceHand
 from auditor.model.tables import CanonicalTables
@@ -102,7 +104,7 @@ def plan_ranges(directory: Path, target: int,
         hands_file = pq.ParquetFile(directory / "hands.parquet")
         if not _table_ids_bounded(directory / "hands.parquet", limits):
             return None
-        groups = tuple(hands_file.metadata.row_group(i).num_rows for i in range(hands_file.num_row_groups))
+        groups = tuple(group.num_rows for group in parsed_footer(directory / "hands.parquet", limits).row_groups)
         cuts = _table_cuts(hands_file, target)
         if cuts is None:
             return None
@@ -122,7 +124,7 @@ def _table_ids_bounded(path: Path, limits: Limits) -> bool:
     """Whether hands.parquet's `table_id` column, which `_table_cuts` decodes here in the driver, decodes within
     the limits (size, and ratio to the file): a dictionary value shared by every row must not be expanded by
     the planner. When it does not, `read_parquet`, whose measure of the whole file includes it, refuses."""
-    meta = pq.ParquetFile(path).metadata
+    meta = parsed_footer(path, limits)
     footprints = [group_footprint(meta, i, {"table_id"}) for i in range(meta.num_row_groups)]
     if any(isinstance(f, str) for f in footprints):
         return False
@@ -283,7 +285,10 @@ class _Cursor:
             if not self.pending or self.groups[self.pending[0]][0] > hi:  # type: ignore[index]
                 return None
             group = self.group = self.pending.pop(0)
-            self.expected_rows, self.read_rows = self.file.metadata.row_group(group).num_rows, 0
+            # our footer parse, not pyarrow's row_group(i) (which aborts on a damaged footer); the planner and
+            # range_refusal already held this footer to parquet_max_footer_bytes (and Arrow, opening the file,
+            # reads all of it anyway), so no second cap here
+            self.expected_rows, self.read_rows = read_footer(self.path, 1 << 62).row_groups[group].num_rows, 0
             # only the canonical columns: any other column is never read (nor measured by range_refusal)
             columns = SCHEMAS[self.path.stem][0].names
             self.batches = iter(self.file.iter_batches(batch_size=_SCAN_ROWS, row_groups=[group], columns=columns))
@@ -387,7 +392,7 @@ def _groups_cost(path: Path, table: str, groups: list[int], limits: Limits) -> t
     """(decoded bytes, footer's unpacked bytes) of these row groups of one table file, or why they are refused:
     the footer first (value counts, encodings, sizes), then the dictionary strings, measured only when the
     footer bounds the indices to read."""
-    meta = pq.ParquetFile(path).metadata
+    meta = parsed_footer(path, limits)
     wanted = set(SCHEMAS[table][0].names)
     footprints = []
     for i in groups:

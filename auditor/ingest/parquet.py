@@ -5,10 +5,14 @@ by someone else gets no easier ride than a log.
 
 Readers record; rules judge (auditor/ingest/__init__.py): a canonical hand is taken as stored, and
 only what cannot be a canonical hand is refused, each with its quarantine code: a dataset whose files
-pass an input limit (size, decompression ratio: `limit`); a damaged dataset (a footer whose row counts
-disagree, data Arrow cannot read: `damaged`); tables without a canonical column, with one of another
-type or stored twice (`invalid-record`, for the whole dataset); and, hand by hand, a hand that breaks
-the hand-log schema or its consistency, or whose own row in hands.parquet is missing (`invalid-record`).
+pass an input limit (size, decompression ratio: `limit`); a damaged dataset (a footer our own parse
+cannot read or whose row counts disagree, data Arrow cannot read: `damaged`); tables without a canonical
+column, with one of another type or stored twice (`invalid-record`, for the whole dataset); and, hand by
+hand, a hand that breaks the hand-log schema or its consistency, or whose own row in hands.parquet is
+missing (`invalid-record`).
+
+Footers are read by `auditor.ingest.parquet_footer`, never through pyarrow's `row_group(i)` / `column(j)`:
+Arrow's C++ errors there cannot become Python ones, so a damaged footer would abort the whole process.
 
 Hands are judged by the columnar validator (`auditor.ingest.columnar_validate`), which gives each hand row
 the reason jsonschema-rs and `consistency_error` give the hand rebuilt from it, for the whole table at once.
@@ -34,6 +38,7 @@ from auditor.ingest import columnar_validate
 from auditor.ingest.files import bomb_message
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
+from auditor.ingest.parquet_footer import FooterError, FooterInfo, read_footer
 from auditor.ingest.validate import schema_error
 from auditor.model.records import QUARANTINE_CODES, Quarantined, SourceHand, printable
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
@@ -163,8 +168,7 @@ def dataset_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
         problem = _footer_problem(path, table, limits)
         if problem is not None:
             return problem
-        meta = pq.ParquetFile(path).metadata
-        unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        unpacked = sum(group.total_byte_size for group in parsed_footer(path, limits).row_groups)
         problem = bomb_message(unpacked, size, limits)
         if problem:
             return "limit", f"{table}.parquet {problem}"
@@ -187,13 +191,23 @@ def _footer_problem(path: Path, table: str, limits: Limits) -> tuple[str, str] |
     if footer is not None and footer > limits.parquet_max_footer_bytes:
         return "limit", (f"{table}.parquet has a footer of {footer} bytes, over {limits.parquet_max_footer_bytes} "
                          "(limit parquet_max_footer_bytes)")
-    meta = pq.ParquetFile(path).metadata
-    in_groups = sum(meta.row_group(i).num_rows for i in range(meta.num_row_groups))
+    try:
+        meta = parsed_footer(path, limits)
+    except FooterError as exc:
+        return "damaged", f"{table}.parquet is damaged: {exc}"
+    in_groups = sum(group.num_rows for group in meta.row_groups)
     if in_groups != meta.num_rows:
         # a damaged footer: Arrow reads as many rows as one count says and drops the rest unsaid
         return "damaged", (f"{table}.parquet is damaged: its footer counts {meta.num_rows} rows, its row "
                            f"groups {in_groups}")
     return None
+
+
+def parsed_footer(path: Path, limits: Limits) -> FooterInfo:
+    """The file's footer as our own parse reads it (`auditor.ingest.parquet_footer`), never pyarrow's
+    `row_group(i)` / `column(j)`: those build C++ metadata whose errors on a damaged footer abort the
+    process (SIGABRT) instead of raising. FooterError (a ValueError: `damaged`) when it cannot be read."""
+    return read_footer(path, limits.parquet_max_footer_bytes)
 
 
 def footer_bytes(path: Path) -> int | None:
@@ -228,8 +242,7 @@ def decoded_bytes(path: Path, table: str, limits: Limits = DEFAULT_LIMITS) -> in
     The numbers are checked first, so the indices read to measure the strings are bounded too.
     """
     schema, _ = SCHEMAS[table]
-    file = pq.ParquetFile(path)
-    meta = file.metadata
+    meta = parsed_footer(path, limits)
     wanted = set(schema.names)
     fixed = 0
     plain_bytes = 0
@@ -277,14 +290,13 @@ class GroupFootprint:
     unpacked: int
 
 
-def group_footprint(meta: pq.FileMetaData, i: int, wanted: set[str]) -> GroupFootprint | str:
+def group_footprint(meta: FooterInfo, i: int, wanted: set[str]) -> GroupFootprint | str:
     """Row group `i`'s footprint (columns whose top-level name is in `wanted`), or why the decoded size of one
     of its string columns cannot be bounded before decoding (a str). Footer only: nothing of the data is read."""
-    group = meta.row_group(i)
+    group = meta.row_groups[i]
     fixed = plain = packed = 0
     dictionary: list[str] = []
-    for j in range(group.num_columns):
-        chunk = group.column(j)
+    for chunk in group.columns:
         packed += chunk.total_compressed_size
         column_path = chunk.path_in_schema
         if column_path.split(".", 1)[0] not in wanted:
@@ -318,7 +330,7 @@ def stream_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
         problem = _footer_problem(path, table, limits)
         if problem is not None:
             return problem
-        meta = pq.ParquetFile(path).metadata
+        meta = parsed_footer(path, limits)
         wanted = set(SCHEMAS[table][0].names)
         for i in range(meta.num_row_groups):
             footprint = group_footprint(meta, i, wanted)
