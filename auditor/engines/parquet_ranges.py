@@ -476,17 +476,25 @@ def _refused(name: str, start: int, stop: int, reason: str) -> Quarantined:
     return Quarantined(name, 0, f"refused Parquet range (hand rows {start + 1}-{stop}): {reason}", code="limit")
 
 
+def _range_chunks(directory: Path, layout: Layout, start: int, stop: int
+                  ) -> tuple[Quarantined | None, Iterator[tuple[int, pa.Table]]]:
+    """The chunks of hand rows [start, stop), or, when the range's row groups decode past the limits
+    (`range_refusal`, judged before any page is decoded), its one quarantine entry and no chunks."""
+    refusal = range_refusal(directory, layout, start, stop)
+    if refusal is not None:
+        return _refused(str(directory), start, stop, refusal), iter(())
+    return None, _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop)
+
+
 def read_range(directory: Path, layout: Layout, start: int, stop: int) -> Iterator[SourceHand | Quarantined]:
     """Hand rows [start, stop) of the dataset, each rebuilt and validated as `read_parquet` does."""
     name = str(directory)
     seats = _Cursor(directory / "seats.parquet", layout.seats_groups)
     events = _Cursor(directory / "events.parquet", layout.events_groups)
     try:
-        refusal = range_refusal(directory, layout, start, stop)
-        if refusal is not None:
-            yield _refused(name, start, stop, refusal)
-        chunks = _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop) if refusal is None \
-            else iter(())
+        refused, chunks = _range_chunks(directory, layout, start, stop)
+        if refused is not None:
+            yield refused
         for first_row, chunk in chunks:
             lo, hi = chunk["hand"][0].as_py(), chunk["hand"][-1].as_py()
             seat_rows = _or_empty(seats.take(lo, hi), "seats")
@@ -513,11 +521,9 @@ def read_range_tables(directory: Path, layout: Layout, start: int, stop: int) ->
     name = str(directory)
     seats = events = None
     try:
-        refusal = range_refusal(directory, layout, start, stop)
-        if refusal is not None:
-            yield _refused(name, start, stop, refusal)
-        chunks = _hands_chunks(directory / "hands.parquet", layout.hands_groups, start, stop) if refusal is None \
-            else iter(())
+        refused, chunks = _range_chunks(directory, layout, start, stop)
+        if refused is not None:
+            yield refused
         for first_row, chunk in chunks:
             lo, hi = chunk["hand"][0].as_py(), chunk["hand"][-1].as_py()
             if seats is None or events is None:
