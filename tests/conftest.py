@@ -16,7 +16,6 @@ one process, as `--pdb` needs.
 from __future__ import annotations
 
 import functools
-import gc
 import os
 import tempfile
 import time
@@ -104,18 +103,3 @@ def example_audit():
         return audit([path], pack=pack)
 
     return run
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _settled_objects_out_of_the_collector():
-    """What is alive when a test file starts (the imported libraries, the collected tests, fixtures still
-    held) is frozen out of the cyclic collector, so the `gc.collect()` an audit runs after each batch walks
-    only the objects of the run, not the whole test process: that walk was a third of a one-hand audit in a
-    fresh process and more in the grown one of the suite (hundreds of example audits). The previous freeze is
-    undone and collected first, so cyclic garbage of earlier files is still freed; reference counting frees
-    the rest as ever. `gc.get_objects()` leaves frozen objects out: tests that count live objects compare
-    counts taken after the freeze."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-    yield
