@@ -49,6 +49,7 @@ from auditor.export.ohh import burn_problem, chip_unit_problem, contributions, r
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.phh import share_winnings
 from auditor.model.pots import build_pots
+from auditor.model.seats import clockwise_after
 
 __all__ = ["HIDDEN_CATEGORIES", "cannot_express", "cannot_express_together", "event_index", "to_phh", "write_hands"]
 
@@ -190,13 +191,8 @@ def _positions(hand: dict) -> list[int]:
     if button in (first, second) or button in straddlers or set(straddlers) & {first, second}:
         raise _Cannot("PHH's positions: the button or a blind also posts another blind or straddle")
     fixed = [first, second, *straddlers]
-    rest = [s for s in _clockwise_after(sorted(seats), button) if s not in fixed and s != button]
+    rest = [s for s in clockwise_after(sorted(seats), button) if s not in fixed and s != button]
     return [*fixed, *rest, button]
-
-
-def _clockwise_after(seats: list[int], start: int) -> list[int]:
-    after = [s for s in seats if s > start]
-    return after + [s for s in seats if s <= start]
 
 
 def _posts_problem(hand: dict, order: list[int]) -> str | None:
@@ -530,7 +526,7 @@ def _fallback_order(hand: dict) -> list[int]:
     button = next((ev["seat"] for ev in hand["events"] if ev["kind"] == "button"), None)
     if button not in seats:
         return seats
-    return [s for s in _clockwise_after(seats, button) if s != button] + [button]
+    return [s for s in clockwise_after(seats, button) if s != button] + [button]
 
 
 def _utc(text: str | None) -> datetime | None:

@@ -103,6 +103,7 @@ from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
 from auditor.ingest.validate import first_error, load_json_schema, lone_surrogate_error, schema_error
 from auditor.model.records import Quarantined, SourceHand
+from auditor.model.seats import clockwise_after
 from auditor.resources import schema_path
 
 #: the default largest object; `Limits.ohh_max_hand_bytes` sets it per run
@@ -654,7 +655,7 @@ class _Hand:
             nonlocal holes_pending
             if holes_pending:
                 holes_pending = False
-                for seat in _clockwise_after(dealt, self.button):
+                for seat in clockwise_after(dealt, self.button):
                     events.append({"kind": "deal", "to": "hole", "seat": seat,
                                    "cards": self.holes.get(seat, ["??"] * self.hole_cards)})
 
@@ -762,9 +763,3 @@ class _Hand:
                     events.append({"kind": "award", "pot": pot["number"], "seat": self.seat_of[w["player_id"]],
                                    "amount": amount})
         return _Built(events, chips_in, returned, overdrawn, impossible)
-
-
-def _clockwise_after(seats: list[int], start: int) -> list[int]:
-    """`seats` (ascending) clockwise from the first seat after `start`."""
-    after = [s for s in seats if s > start]
-    return after + [s for s in seats if s <= start]

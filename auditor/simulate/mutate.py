@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from auditor.model.seats import clockwise_after
 from auditor.replay.house import HouseRules
 from auditor.replay.variants import VARIANTS
 
@@ -449,11 +450,6 @@ def _chips_in(hand: Hand) -> dict[int, int]:
 
 def _stack(hand: Hand, seat: int) -> int:
     return next(s["stack"] for s in hand["seats"] if s["seat"] == seat)
-
-
-def _clockwise_after(seats: Sequence[int], start: int) -> list[int]:
-    seats = sorted(seats)
-    return [s for s in seats if s > start] + [s for s in seats if s <= start]
 
 
 def _button(hand: Hand) -> int | None:
@@ -1075,7 +1071,7 @@ def raise_past_cap(hand: Hand) -> Mark:
             continue
         increment = max(a.increment for a in mine if a.increment is not None)
         folded = {e["seat"] for e in ev[:closing.index] if _is(e, "action", action="fold")}
-        callers = [s for s in _clockwise_after(_dealt_in(hand), closing.seat) if s not in folded and s != closing.seat]
+        callers = [s for s in clockwise_after(_dealt_in(hand), closing.seat) if s not in folded and s != closing.seat]
         if any(_stack(hand, s) - chips.get(s, 0) <= increment for s in [closing.seat, *callers]):
             continue
         e = ev[closing.index]

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from auditor.model.seats import clockwise_after
 from auditor.replay.house import HouseRules, RakeSchedule
 from auditor.simulate.play import CARD_TEXT, STRUCTURES, Game, Hand, evaluate_showdowns
 
@@ -289,8 +290,8 @@ class _Table:
                 out.add(s)
         while True:
             dealt = [s for s in self.seats if s not in out or s in back]
-            button = _clockwise_after(dealt, self.button)[0]
-            order = _clockwise_after(dealt, button)  # first blind first, button last
+            button = clockwise_after(dealt, self.button)[0]
+            order = clockwise_after(dealt, button)  # first blind first, button last
             make_up = {}
             late = []
             for s in sorted(back):
@@ -318,7 +319,7 @@ class _Table:
         for s in order:
             if s == big_blind or s in self.make_up:
                 self.owed.pop(s, None)
-        for position, s in enumerate(_clockwise_after(self.seats, self.button)):
+        for position, s in enumerate(clockwise_after(self.seats, self.button)):
             if s == big_blind:
                 break
             if s in self.out:
@@ -352,12 +353,6 @@ class _Table:
             ],
             "events": hand.events,
         }
-
-
-def _clockwise_after(seats: Sequence[int], start: int) -> list[int]:
-    """`seats` (ascending) in clockwise order beginning with the first seat after `start`."""
-    later = [s for s in seats if s > start]
-    return later + [s for s in seats if s <= start]
 
 
 def benchmark(hands: int = 10_000, seed: int = 1) -> dict[str, float]:
