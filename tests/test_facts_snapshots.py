@@ -5,9 +5,9 @@ For each example hand under `rules/examples/<pack>/<rule>/` (found from the pack
 `tests/snapshots/facts/<pack>/<rule>/<example>.txt`: one line per value, `table[row].column = value`,
 tables and columns in contract order (`auditor/replay/facts.py`), nulls written `null`, text quoted
 (so "" and null differ), tables without rows left out. A list column is written as the text messages show
-it (`facts.list_text`, its declared separator: `"1,3"`, `""` for an empty list), so the snapshots read as
-they did when the engine wrote joined strings. A swapped, renamed or changed column then fails
-here with a unified diff whose lines name the table, the row and the column.
+it (`money.lists_as_text`, `facts.list_text`: its items joined by its declared separator, `"1,3"`, `""` for an
+empty list), so the snapshots read as they did when the engine wrote joined strings. A swapped, renamed or
+changed column then fails here with a unified diff whose lines name the table, the row and the column.
 
 Regenerate after an intended change of the facts, and read the diff before committing it:
 
@@ -32,12 +32,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from auditor.check.money import lists_as_text
 from auditor.check.packs import builtin_pack_paths, load_pack, resolve_pack
 from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.paths import ROOT
 from auditor.pipeline import discover, read_inputs
-from auditor.replay.facts import FACT_TABLES, LIST_SEPARATORS, Facts, is_list, list_text
+from auditor.replay.facts import FACT_TABLES, Facts
 
 EXAMPLES = ROOT / "rules" / "examples"
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "facts"
@@ -113,8 +114,7 @@ def render(facts: Facts, failures: list[tuple[int, str]]) -> str:
         extra = [c for c in frame.columns if c not in table.names]
         lines.append(f"## {name}: {len(frame)} rows")
         lines += [f"{name}.{c} MISSING (declared, not written)" for c in table.names if c not in frame.columns]
-        frame = frame.assign(**{c: pd.array(list_text(frame[c], LIST_SEPARATORS.get(c, ",")), dtype="string")
-                                for c in frame.columns if is_list(frame[c])})
+        frame = lists_as_text(frame, frame.columns)
         values = frame[declared + extra].astype(object).to_numpy()
         for i, row in enumerate(values):
             lines += [f"{name}[{i}].{c}{' (undeclared)' if c in extra else ''} = {_value(v)}"

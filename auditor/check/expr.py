@@ -29,14 +29,45 @@ Expression language
 * ``and``, ``or``, ``not`` (elementwise);
 * ``+ - * / // %`` and unary ``-``/``+`` on numbers (booleans count as 0/1);
 * ``== != < <= > >=`` (chains such as ``0 < x <= y`` are allowed), and
-  ``in`` / ``not in`` whose right operand is a list literal of constants or a
-  list-valued pack parameter;
+  ``in`` / ``not in`` whose right operand is a list literal of constants, a
+  list-valued pack parameter or a list column (below);
 * literals: integers (``|v| <= 10**18``), floats, strings, ``True``, ``False``,
   ``None``;
 * functions: ``abs(x)``, ``min(a, b, ...)``, ``max(a, b, ...)`` (elementwise),
-  ``isnull(x)``, ``notnull(x)``, ``startswith(x, "literal")``.
+  ``isnull(x)``, ``notnull(x)``, ``startswith(x, "literal")``, ``len(x)`` (the
+  number of items of a list column).
 
 Names resolve to a column of the facts table first, then to a pack parameter.
+
+List columns
+------------
+Some facts hold a list per row (``odd_chip_seats``, ``winner_seats``,
+``killed_seats``, ``owed``, ``pots_misawarded``, ...: the ``LIST_INT`` /
+``LIST_STR`` columns of ``auditor/replay/facts.py``). A row's list is either
+missing (the fact is not known) or a list, possibly empty (known: none). With
+a list column:
+
+* ``a == b`` / ``a != b`` of two list columns compare item by item, in order
+  (``odd_chip_seats != odd_chip_seats_by_suit``); a list of numbers equals a
+  list of text only when both are empty;
+* a list compared with text (``==``, ``!=``, ``in [...]``, ``startswith``) is
+  compared as the text a message shows for it: its items joined by the fact's
+  separator (``"1,3"``, ``"pot 0: held 300, paid 250; pot 1: ..."``), and
+  ``""`` for an empty list, so ``paid_without_showing != ""`` means "paid to
+  someone" and ``owed != "" or isnull(owed)`` "owes something, or not known";
+* ``x in a`` / ``x not in a`` ask whether row by row the list ``a`` holds ``x``
+  (a number or text, a literal or a column: ``seat in killed_seats``); a number
+  is never in a list of text;
+* ``len(a)`` is the number of items; a list used as a condition is true when it
+  holds any (as text is when not ``""``);
+* a list is never compared with a number nor ordered (``<``): refused when the
+  rule is evaluated, with the way to say it instead.
+
+Missing works as everywhere: a comparison, ``in`` or ``len`` with a missing list
+is missing (so ``odd_chip_seats != odd_chip_seats_by_suit`` is *not assessable*
+where the suit reading is not known, whatever ``needs:`` lists), and
+``isnull(a)`` is how a rule says what to do with it. Lists are flat NumPy
+arrays (offsets and items) inside: no Python object per row.
 
 Missing values: three-valued logic
 ----------------------------------
