@@ -11,6 +11,16 @@ rows the replay words in Python for rare events) and whoever reads them (packs, 
 undeclared or wrongly typed one (`FactRows`, the seat events' rows, go through it; the kernel
 engine's orchestration should too). A writer that swaps two columns is caught by the contract test
 (`tests/test_facts_contract.py`) or by the golden facts snapshots (`tests/test_facts_snapshots.py`).
+
+List-valued facts (seats paid, odd-chip seats, blinds owed, the pots paid wrongly, ...) are real list
+columns (`LIST_INT`, `LIST_STR`: Arrow lists in pandas), built by the driver straight from a kernel's
+offsets and values (`list_column`), null where not known and an empty list where known to be none. Rules
+compare them as lists (`auditor/check/expr.py`). People see them as text, always through `list_text`
+with the separator the column declares, which is the text the engine wrote when these were joined
+strings: messages, expected/actual, every report built from findings, and the snapshots read the same.
+No report writes a facts table (the CSV, Parquet and JSON formats are findings, their texts already
+rendered), so there is no other rendering of a list to keep stable; a tool that wants the lists as data
+reads the facts tables, whose list columns survive Arrow, Parquet and pickle as lists.
 """
 
 from __future__ import annotations
