@@ -595,8 +595,11 @@ def list_column(offsets: np.ndarray, values: pa.Array | np.ndarray, null: np.nda
     items = values if isinstance(values, pa.Array) else pa.array(np.asarray(values, dtype=np.int64))
     if pa.types.is_large_string(items.type) or pa.types.is_string_view(items.type):
         items = items.cast(pa.string())
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if len(offsets) and offsets[-1] > np.iinfo(np.int32).max:  # a batch is far smaller: never wrap silently
+        raise FactContractError(f"a list column of {offsets[-1]} items (more than 32-bit offsets hold)")
     mask = None if null is None or not np.any(null) else pa.array(np.asarray(null, dtype=np.bool_))
-    array = pa.ListArray.from_arrays(pa.array(np.asarray(offsets, dtype=np.int32)), items, mask=mask)
+    array = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), items, mask=mask)
     return pd.arrays.ArrowExtensionArray(array)
 
 

@@ -595,7 +595,8 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
     if len(flagged):
         words = _duplicate_cards(flagged, out["known_cards"])
         if words:
-            dup_text = _rare_lists(len(rows), {i: words[h] for i, h in enumerate(rows.tolist()) if h in words})
+            at = np.flatnonzero(np.isin(rows, np.fromiter(words, np.int64, len(words))))
+            dup_text = _rare_lists(len(rows), {int(i): words[int(rows[i])] for i in at})
     two_seats: dict[int, list[str]] = {}
     conflicts: dict[int, list[str]] = {}
     seated_players = np.where(hs_seated, hs_player, -1)
