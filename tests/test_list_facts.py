@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor.check import money
 from auditor.check.expr import ExpressionError, compile_expression, compile_template, prepare_column
@@ -117,3 +119,33 @@ def test_list_text_of_an_empty_and_an_all_null_column() -> None:
     frame = pd.DataFrame({"killed_seats": _list([None, None], LIST_INT)})
     assert judge("3 in killed_seats", frame) == [N, N]
     assert judge("killed_seats == killed_seats", frame) == [N, N]
+
+
+_seats = st.lists(st.integers(1, 10), max_size=4)
+_rows = st.lists(st.tuples(st.none() | _seats, st.none() | _seats, st.none() | st.integers(0, 11)), min_size=1,
+                 max_size=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=_rows, picks=st.lists(st.integers(0, 29), max_size=12))
+def test_list_predicates_agree_with_python_lists(rows: list, picks: list) -> None:
+    """On random lists with nulls, the vectorised list operations say what Python's lists say, row by row, on
+    the whole frame and on rows taken by position (a check's gathered view)."""
+    a, b, x = (list(c) for c in zip(*rows, strict=True))
+    frame = pd.DataFrame({"a": _list(a, LIST_INT), "b": _list(b, LIST_INT), "x": pd.array(x, dtype="Int64")})
+    reference = {
+        "a == b": lambda i: None if a[i] is None or b[i] is None else a[i] == b[i],
+        "a != b": lambda i: None if a[i] is None or b[i] is None else a[i] != b[i],
+        "x in a": lambda i: None if a[i] is None or x[i] is None else x[i] in a[i],
+        "len(a) >= 2": lambda i: None if a[i] is None else len(a[i]) >= 2,
+        'a != ""': lambda i: None if a[i] is None else bool(a[i]),
+        'a == "1,2"': lambda i: None if a[i] is None else a[i] == [1, 2],
+        "isnull(a) or a == b": lambda i: True if a[i] is None else (None if b[i] is None else a[i] == b[i]),
+    }
+    positions = np.array([p for p in picks if p < len(rows)], dtype=np.int64)
+    columns = {name: prepare_column(name, frame[name], len(frame)).take(positions) for name in frame.columns}
+    for text, want in reference.items():
+        assert judge(text, frame) == [want(i) for i in range(len(rows))], text
+        holds, missing, _ = compile_expression(text).judge(columns, {}, len(positions))
+        assert [None if m else bool(h) for h, m in zip(holds, missing, strict=True)] == \
+            [want(int(p)) for p in positions], text
