@@ -30,7 +30,7 @@ from auditor.ingest.tables import build_tables
 from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import discover
 from auditor.replay import kernel
-from auditor.replay.facts import FACT_COLUMNS
+from auditor.replay.facts import FACT_COLUMNS, is_list, list_text
 from auditor.replay.house import HouseRules
 from auditor.replay.state import TableState
 
@@ -114,6 +114,8 @@ def diff_frames(name: str, ref: pd.DataFrame, new: pd.DataFrame, limit: int = 5)
     for col in ref.columns:
         a = ref[col].iloc[:n].astype(object).reset_index(drop=True)
         b = new[col].iloc[:n].astype(object).reset_index(drop=True)
+        if is_list(ref[col]) and is_list(new[col]):  # list facts compared as their items (unit separator)
+            a, b = (pd.Series(list_text(f[col].iloc[:n], "\x1f").to_pylist(), dtype=object) for f in (ref, new))
         a_na, b_na = a.isna(), b.isna()
         same = (a_na & b_na) | (~a_na & ~b_na & (a.where(~a_na, 0) == b.where(~b_na, 0)))
         for row in same.index[~same.to_numpy(dtype=bool)][:limit]:

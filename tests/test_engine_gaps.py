@@ -89,29 +89,30 @@ SEPARATE_PRO_RATA = [_award(1, 2860, 0), _award(2, 190, 1)]  # 3000:200 -> 140.6
 SIDE_INTO_MAIN = [_award(1, 3050, 0)]
 
 
-def _misawarded(hand: dict, how: str) -> str:
-    return _facts([hand], HouseRules(hand_rake_from=how))["hands"]["pots_misawarded"].iloc[0]
+def _misawarded(hand: dict, how: str) -> list[str]:
+    """The hand's pots_misawarded items (a list fact: one item per pot)."""
+    return list(_facts([hand], HouseRules(hand_rake_from=how))["hands"]["pots_misawarded"].iloc[0])
 
 
 def test_a_side_pot_paid_into_the_main_pot_within_the_hand_rake_is_seen_when_the_house_rakes_the_main_pot():
     hand = _side_pot_hand(SIDE_INTO_MAIN)
     # the main pot paid more than it held (3050 > 3000): every allocation sees that
-    assert _misawarded(hand, "any") == "pot 0: held 3000, paid 3050; pot 1: held 200, paid 0"
+    assert _misawarded(hand, "any") == ["pot 0: held 3000, paid 3050", "pot 1: held 200, paid 0"]
     # the brief's case: the side pot short by no more than the rake, the main pot within it
     hand = _side_pot_hand([_award(1, 2850 + 150, 0)], rake=200, hand_id="r2")  # 3000 paid, 200 rake
-    assert _misawarded(hand, "any") == ""  # each pot may be short by all 200: nothing is seen
-    assert _misawarded(hand, "main") == "pot 1: held 200, paid 0"
-    assert _misawarded(hand, "pro-rata") == "pot 1: held 200, paid 0"  # its share: 13 of the 200
+    assert _misawarded(hand, "any") == []  # each pot may be short by all 200: nothing is seen
+    assert _misawarded(hand, "main") == ["pot 1: held 200, paid 0"]
+    assert _misawarded(hand, "pro-rata") == ["pot 1: held 200, paid 0"]  # its share: 13 of the 200
 
 
 def test_correct_payouts_stay_clean_under_the_allocations_they_follow():
     main = _side_pot_hand(SEPARATE_NET_MAIN)
-    assert _misawarded(main, "any") == "" and _misawarded(main, "main") == ""
+    assert _misawarded(main, "any") == [] and _misawarded(main, "main") == []
     # a house raking pro rata takes at most 141 (150 * 3000 / 3200, rounded up) from the main pot
-    assert _misawarded(main, "pro-rata") == "pot 0: held 3000, paid 2850"
+    assert _misawarded(main, "pro-rata") == ["pot 0: held 3000, paid 2850"]
     pro = _side_pot_hand(SEPARATE_PRO_RATA, hand_id="r3")
-    assert _misawarded(pro, "any") == "" and _misawarded(pro, "pro-rata") == ""
-    assert _misawarded(pro, "main") == "pot 1: held 200, paid 190"
+    assert _misawarded(pro, "any") == [] and _misawarded(pro, "pro-rata") == []
+    assert _misawarded(pro, "main") == ["pot 1: held 200, paid 190"]
 
 
 def test_a_rake_the_log_puts_on_a_pot_is_that_pots_whatever_the_setting():
@@ -120,7 +121,7 @@ def test_a_rake_the_log_puts_on_a_pot_is_that_pots_whatever_the_setting():
         if ev["kind"] == "rake":
             ev["pot"] = 0
     for how in ("any", "main", "pro-rata"):
-        assert _misawarded(hand, how) == ""
+        assert _misawarded(hand, how) == []
 
 
 def test_the_pack_parameter_sets_the_house_allocation_and_refuses_unknown_values():

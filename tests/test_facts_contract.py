@@ -30,16 +30,24 @@ from auditor.replay.facts import (
     FACT_TABLES,
     HAND_COLUMNS,
     INT,
+    LIST_INT,
+    LIST_SEPARATORS,
+    LIST_STR,
+    LIST_TYPES,
     STR,
     Fact,
     FactContractError,
     FactRows,
     Facts,
+    _typed,
     allocate,
     facts_frame,
+    list_column,
+    list_text,
 )
 
-DTYPE_OF = {INT: pd.Int64Dtype(), BOOL: pd.BooleanDtype(), STR: pd.StringDtype()}
+DTYPE_OF = {INT: pd.Int64Dtype(), BOOL: pd.BooleanDtype(), STR: pd.StringDtype(),
+            LIST_INT: pd.ArrowDtype(LIST_TYPES[LIST_INT]), LIST_STR: pd.ArrowDtype(LIST_TYPES[LIST_STR])}
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +191,7 @@ def test_allocate_gives_named_arrays_all_null_until_written():
 
 def test_fact_rows_go_through_the_named_builder():
     names = FACT_TABLES["seat_fills"].names
-    row = (0, 3, 2, "p", True, "")
+    row = (0, 3, 2, "p", True, [])
     rows = FactRows(seat_fills=[row])
     assert rows.to_facts()["seat_fills"].iloc[0].tolist() == list(row)
     as_dicts = FactRows(seat_fills=[dict(zip(names, row, strict=True))])
@@ -196,3 +204,56 @@ def test_fact_rows_go_through_the_named_builder():
     del short["from_seated"]
     with pytest.raises(FactContractError, match="without the key 'from_seated'"):
         FactRows(seat_fills=[short]).to_facts()
+
+
+def test_list_facts_are_list_columns_not_joined_text():
+    """Issue 16: a list-valued fact is a typed list column (null: not known; []: known to be none), declared
+    with the separator messages write it with; the seat lists are integers."""
+    lists = {c.name: c.dtype for t in FACT_TABLES.values() for c in t.columns if c.dtype in LIST_TYPES}
+    assert set(lists) == set(LIST_SEPARATORS) and len(lists) >= 19
+    assert lists["odd_chip_seats"] == lists["killed_seats"] == lists["wrong_hole_counts"] == LIST_INT
+    assert lists["shares"] == lists["pots_misawarded"] == lists["owed"] == LIST_STR
+    assert FACT_TABLES["pots"].fact("best_hand").dtype == STR  # words, not a list
+    assert LIST_SEPARATORS["pots_misawarded"] == "; " and LIST_SEPARATORS["winner_seats"] == ","
+
+
+def test_list_column_from_offsets_and_its_text():
+    column = list_column(np.array([0, 2, 2, 3, 4]), np.array([1, 3, 5, 9]), null=np.array([0, 0, 0, 1], bool))
+    assert str(column.dtype) == LIST_INT
+    assert column.isna().tolist() == [False, False, False, True]
+    assert list(pd.Series(column).iloc[0]) == [1, 3] and len(pd.Series(column).iloc[1]) == 0
+    assert list_text(column, ",").to_pylist() == ["1,3", "", "5", None]
+    words = list_column(np.array([0, 2, 2]), pa.array(["pot 0: held 3, paid 2", "pot 1: held 1, paid 0"]))
+    assert str(words.dtype) == LIST_STR
+    assert list_text(words, "; ").to_pylist() == ["pot 0: held 3, paid 2; pot 1: held 1, paid 0", ""]
+
+
+def test_facts_frame_builds_and_refuses_list_columns():
+    names = FACT_TABLES["seat_fills"].names
+    base = dict(zip(names, ([0, 1], [3, 4], [2, 2], ["p", "q"], [True, None]), strict=False))
+    frame = facts_frame("seat_fills", {**base, "seated_requests_passed_over": [["Ann (seat 1)"], None]})
+    assert str(frame["seated_requests_passed_over"].dtype) == LIST_STR
+    assert frame["seated_requests_passed_over"].isna().tolist() == [False, True]
+    masked = facts_frame("seat_fills", {**base, "seated_requests_passed_over": [[], []]},
+                         nulls={"seated_requests_passed_over": np.array([True, False])})
+    assert masked["seated_requests_passed_over"].isna().tolist() == [True, False]
+    # text where a list belongs is refused (Arrow would split it into characters), and so are wrong items
+    for bad, message in ((["Ann (seat 1)", None], "str value"), ([[1], None], "list of str"),
+                         (np.array([1, 2]), "int64 array"), (pa.array(["a", "b"]), "Arrow string array"),
+                         (pd.array(["a", "b"], dtype="string"), "a string column")):
+        with pytest.raises(FactContractError, match=message):
+            facts_frame("seat_fills", {**base, "seated_requests_passed_over": bad})
+    pots = {c.name: [None, None] for c in FACT_TABLES["pots"].columns}
+    for bad in ([[1.5], None], [[True], None], ["1,3", None]):
+        with pytest.raises(FactContractError, match=r"pots\.winner_seats"):
+            facts_frame("pots", {**pots, "winner_seats": bad})
+    assert facts_frame("pots", {**pots, "winner_seats": [[1, np.int64(3)], []]})["winner_seats"].isna().sum() == 0
+
+
+def test_a_list_column_declares_its_separator_and_only_it():
+    with pytest.raises(FactContractError, match="only a list column, declares the separator"):
+        _typed({"draws": [("hand", LIST_INT, "rows")]}, {})
+    with pytest.raises(FactContractError, match="only a list column, declares the separator"):
+        _typed({"draws": [("hand", INT, "rows", ",")]}, {})
+    with pytest.raises(FactContractError, match="separator"):
+        _typed({"draws": [("a", LIST_INT, "x", ",")], "pots": [("a", LIST_INT, "x", ";")]}, {})

@@ -4,8 +4,10 @@ For each example hand under `rules/examples/<pack>/<rule>/` (found from the pack
 `tests/test_rule_examples.py`), the facts tables the replay writes are kept as text in
 `tests/snapshots/facts/<pack>/<rule>/<example>.txt`: one line per value, `table[row].column = value`,
 tables and columns in contract order (`auditor/replay/facts.py`), nulls written `null`, text quoted
-(so "" and null differ), tables without rows left out. A swapped, renamed or changed column then fails
-here with a unified diff whose lines name the table, the row and the column.
+(so "" and null differ), tables without rows left out. A list column is written as the text messages show
+it (`money.lists_as_text`, `facts.list_text`: its items joined by its declared separator, `"1,3"`, `""` for an
+empty list), so the snapshots read as they did when the engine wrote joined strings. A swapped, renamed or
+changed column then fails here with a unified diff whose lines name the table, the row and the column.
 
 Regenerate after an intended change of the facts, and read the diff before committing it:
 
@@ -30,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from auditor.check.money import lists_as_text
 from auditor.check.packs import builtin_pack_paths, load_pack, resolve_pack
 from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
@@ -111,6 +114,7 @@ def render(facts: Facts, failures: list[tuple[int, str]]) -> str:
         extra = [c for c in frame.columns if c not in table.names]
         lines.append(f"## {name}: {len(frame)} rows")
         lines += [f"{name}.{c} MISSING (declared, not written)" for c in table.names if c not in frame.columns]
+        frame = lists_as_text(frame, frame.columns)
         values = frame[declared + extra].astype(object).to_numpy()
         for i, row in enumerate(values):
             lines += [f"{name}[{i}].{c}{' (undeclared)' if c in extra else ''} = {_value(v)}"

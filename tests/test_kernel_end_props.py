@@ -29,6 +29,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from auditor.check.money import lists_as_text
 from auditor.ingest.tables import build_tables
 from auditor.model.pots import build_pots
 from auditor.model.records import SourceHand
@@ -164,6 +165,8 @@ def _replay(drawn: list[Drawn]):
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
+    """Rows as dicts, list facts as the text messages show them (`money.lists_as_text`: "1,3")."""
+    frame = lists_as_text(frame, frame.columns)
     return frame.astype(object).where(frame.notna(), None).to_dict("records")
 
 

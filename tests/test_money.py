@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
-from auditor.check import money
+from auditor.check import money, words
 from auditor.check.money import COUNT_FACTS, MONEY_FACTS, MONEY_IN_TEXT, format_money, format_money_list
 from auditor.check.packs import resolve_pack
 from auditor.check.run import check
@@ -24,7 +24,7 @@ from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.model.tables import HANDS_SCHEMA
 from auditor.pipeline import audit
-from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, INT, STR
+from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, INT, LIST_INT, LIST_STR, STR
 from auditor.replay.kernel import replay
 from auditor.report.hands import HandMoney, describe, describe_stakes
 from auditor.report.html import render
@@ -77,8 +77,11 @@ def test_every_integer_fact_is_declared_money_or_not():
         assert name in MONEY_FACTS | COUNT_FACTS, f"hand column {name}: money or not?"
     known = {n for cols in FACT_COLUMNS.values() for n, _, _ in cols} | set(HAND_COLUMNS) | {"money_scale"}
     assert not (MONEY_FACTS | COUNT_FACTS) - known, "a declared name that is no fact"
-    text_facts = {n for cols in FACT_COLUMNS.values() for n, t, _ in cols if t == STR}
+    text_facts = {n for cols in FACT_COLUMNS.values() for n, t, _ in cols if t in (STR, LIST_STR)}
     assert set(MONEY_IN_TEXT) <= text_facts
+    # a list of integers is a list of seats, written in floor words (`seats 1 and 3`), never money
+    int_lists = {n for cols in FACT_COLUMNS.values() for n, t, _ in cols if t == LIST_INT}
+    assert int_lists and int_lists == words.SEAT_LIST_FACTS
 
 
 def test_amounts_inside_engine_text_are_formatted():

@@ -29,14 +29,45 @@ Expression language
 * ``and``, ``or``, ``not`` (elementwise);
 * ``+ - * / // %`` and unary ``-``/``+`` on numbers (booleans count as 0/1);
 * ``== != < <= > >=`` (chains such as ``0 < x <= y`` are allowed), and
-  ``in`` / ``not in`` whose right operand is a list literal of constants or a
-  list-valued pack parameter;
+  ``in`` / ``not in`` whose right operand is a list literal of constants, a
+  list-valued pack parameter or a list column (below);
 * literals: integers (``|v| <= 10**18``), floats, strings, ``True``, ``False``,
   ``None``;
 * functions: ``abs(x)``, ``min(a, b, ...)``, ``max(a, b, ...)`` (elementwise),
-  ``isnull(x)``, ``notnull(x)``, ``startswith(x, "literal")``.
+  ``isnull(x)``, ``notnull(x)``, ``startswith(x, "literal")``, ``len(x)`` (the
+  number of items of a list column).
 
 Names resolve to a column of the facts table first, then to a pack parameter.
+
+List columns
+------------
+Some facts hold a list per row (``odd_chip_seats``, ``winner_seats``,
+``killed_seats``, ``owed``, ``pots_misawarded``, ...: the ``LIST_INT`` /
+``LIST_STR`` columns of ``auditor/replay/facts.py``). A row's list is either
+missing (the fact is not known) or a list, possibly empty (known: none). With
+a list column:
+
+* ``a == b`` / ``a != b`` of two list columns compare item by item, in order
+  (``odd_chip_seats != odd_chip_seats_by_suit``); a list of numbers equals a
+  list of text only when both are empty;
+* a list compared with text (``==``, ``!=``, ``in [...]``, ``startswith``) is
+  compared as the text a message shows for it: its items joined by the fact's
+  separator (``"1,3"``, ``"pot 0: held 300, paid 250; pot 1: ..."``), and
+  ``""`` for an empty list, so ``paid_without_showing != ""`` means "paid to
+  someone" and ``owed != "" or isnull(owed)`` "owes something, or not known";
+* ``x in a`` / ``x not in a`` ask whether row by row the list ``a`` holds ``x``
+  (a number or text, a literal or a column: ``seat in killed_seats``); a number
+  is never in a list of text;
+* ``len(a)`` is the number of items; a list used as a condition is true when it
+  holds any (as text is when not ``""``);
+* a list is never compared with a number nor ordered (``<``): refused when the
+  rule is evaluated, with the way to say it instead.
+
+Missing works as everywhere: a comparison, ``in`` or ``len`` with a missing list
+is missing (so ``odd_chip_seats != odd_chip_seats_by_suit`` is *not assessable*
+where the suit reading is not known, whatever ``needs:`` lists), and
+``isnull(a)`` is how a rule says what to do with it. Lists are flat NumPy
+arrays (offsets and items) inside: no Python object per row.
 
 Missing values: three-valued logic
 ----------------------------------
@@ -101,6 +132,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.replay.facts import LIST_SEPARATORS, is_list, list_text
 
 __all__ = [
     "FUNCTIONS",
@@ -163,6 +198,8 @@ _TEXT = "text"
 _OTHER = "other"
 _NULL = "null"
 _LIST = "list"
+#: a list column (a list fact per row, `auditor.replay.facts.LIST_INT` / `LIST_STR`); ``data`` is an `_Items`
+_ITEMS = "list column"
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +228,69 @@ class _Val:
 
 
 _NULL_VAL = _Val(_NULL, None, True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Items:
+    """A list column as flat arrays: row i's items are ``values[offsets[i]:offsets[i + 1]]`` (int64 numbers or
+    text objects, per ``text``); a missing row holds no items (a harmless filler, as everywhere here).
+    ``separator`` is the one its items are written with (`facts.LIST_SEPARATORS`): comparing a list with text
+    compares the text a message shows ("1,3", "" for an empty list)."""
+
+    offsets: np.ndarray
+    values: np.ndarray
+    text: bool
+    separator: str
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def rows(self) -> np.ndarray:
+        """The row of each item."""
+        return np.repeat(np.arange(len(self.offsets) - 1, dtype=np.int64), self.lengths)
+
+    def take(self, positions: np.ndarray) -> _Items:
+        lo, lengths = self.offsets[positions], self.lengths[positions]
+        offsets = np.zeros(len(positions) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        starts = np.repeat(lo - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+        return _Items(offsets, self.values[starts], self.text, self.separator)
+
+    def joined(self) -> np.ndarray:
+        """Each row's items as the text messages show (object array; a missing row's filler is "")."""
+        items = pa.array(self.values, pa.string() if self.text else pa.int64())
+        lists = pa.ListArray.from_arrays(pa.array(self.offsets.astype(np.int32)), items)
+        return np.asarray(list_text(lists, self.separator).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _items_value(series: pd.Series, name: str | None) -> _Val:
+    """A pandas list column (Arrow lists) as `_Items` and a missing mask: offsets and values straight from
+    Arrow (no Python per row); null items inside a list (never written by the engine) read as 0 or ""."""
+    array = pa.array(series.array)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    missing = array.is_null().to_numpy(zero_copy_only=False)
+    lengths = pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    flat = pc.list_flatten(array)
+    item = array.type.value_type
+    text = pa.types.is_string(item) or pa.types.is_large_string(item)
+    if pa.types.is_integer(item) or pa.types.is_null(item):  # list<null>: lists that are all empty
+        values = pc.fill_null(flat.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    elif text:
+        values = np.asarray(pc.fill_null(flat.cast(pa.string()), "").to_numpy(zero_copy_only=False), dtype=object)
+    else:
+        raise ExpressionError(f"column {_show(name or '?')} is a list of {flat.type}: only lists of integers or "
+                              f"text can be compared")
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    separator = LIST_SEPARATORS.get(name or "", ",")
+    return _Val(_ITEMS, _Items(offsets, values, text, separator), _mask(missing))
+
+
+def _items_text(value: _Val) -> _Val:
+    """A list value as the text a message shows for it: how a list compares with text (``owed != ""``)."""
+    return _Val(_TEXT, value.data.joined(), value.missing)
 
 
 def _mask(arr: Any) -> Any:
@@ -280,8 +380,10 @@ def _as_series(name: str, obj: Any, length: int) -> pd.Series:
     return series
 
 
-def _series_value(series: pd.Series) -> _Val:
+def _series_value(series: pd.Series, name: str | None = None) -> _Val:
     dtype = series.dtype
+    if is_list(series):
+        return _items_value(series, name)
     if isinstance(dtype, pd.CategoricalDtype):
         series = series.astype(object)
         dtype = series.dtype
@@ -415,7 +517,7 @@ class _Env:
                         raise ExpressionError(f"column {_show(name)} has {column.length} rows, expected {self.length}")
                     value = column._value
                 else:
-                    value = _series_value(_as_series(name, column, self.length))
+                    value = _series_value(_as_series(name, column, self.length), name)
             elif name in self.parameters:
                 value = _parameter_value(name, self.parameters[name])
             else:
@@ -451,6 +553,8 @@ def _truth(value: _Val) -> _Val:
         raw = value.data != 0
     elif kind == _TEXT:
         raw = value.data != ""
+    elif kind == _ITEMS:  # a list is true when it holds something, as its text is when not ""
+        raw = value.data.lengths > 0
     else:
         raise ExpressionError("a value of this type cannot be used as a condition")
     unknown = _and_not(value.unknown, value.missing)
@@ -610,6 +714,8 @@ def _compare(op: type, left: _Val, right: _Val) -> _Val:
     if left.kind == _NULL or right.kind == _NULL:
         return _Val(_BOOL, False, True)
     symbol, func = _COMPARE[op]
+    if _ITEMS in (left.kind, right.kind):
+        return _compare_items(op, symbol, left, right)
     families = {_family(left.kind), _family(right.kind)}
     if families == {_NUM, _TEXT}:
         if op is ast.Eq:
@@ -629,6 +735,65 @@ def _compare(op: type, left: _Val, right: _Val) -> _Val:
     return _decided(raw, _or_mask(left.missing, right.missing), _or_mask(left.unknown, right.unknown))
 
 
+def _compare_items(op: type, symbol: str, left: _Val, right: _Val) -> _Val:
+    """``==`` / ``!=`` with a list column: two lists are equal when they hold the same items in the same order
+    (a list of numbers never equals a list of text unless both are empty); a list and text compare the list's
+    text as a message writes it (``paid_without_showing != ""`` is "paid to someone"). A list is never
+    compared with a number (ask ``3 in killed_seats``) nor ordered."""
+    if op not in (ast.Eq, ast.NotEq):
+        raise ExpressionError(f"a list can only be compared with '==' or '!=', not '{symbol}'")
+    if left.kind == _ITEMS and right.kind == _ITEMS:
+        raw: Any = _items_equal(left.data, right.data)
+    else:
+        items, other = (left, right) if left.kind == _ITEMS else (right, left)
+        if other.kind not in (_TEXT, _OTHER):
+            raise ExpressionError(f"cannot compare a list with a {other.kind}; write 'x in list' to ask whether a "
+                                  f"list holds x, or len(list) for its length")
+        text = _items_text(items)
+        return _compare(op, text, other) if items is left else _compare(op, other, text)
+    if op is ast.NotEq:
+        raw = np.logical_not(raw)
+    return _decided(raw, _or_mask(left.missing, right.missing), _or_mask(left.unknown, right.unknown))
+
+
+def _items_equal(a: _Items, b: _Items) -> np.ndarray:
+    """Row by row, whether two list columns hold the same items in the same order (vectorised: lengths first,
+    then the items of the rows whose lengths agree, compared in one pass)."""
+    la, lb = a.lengths, b.lengths
+    if len(la) != len(lb):
+        raise ExpressionError(f"list columns of {len(la)} and {len(lb)} rows")
+    same = la == lb
+    if a.text != b.text:
+        return same & (la == 0)
+    rows = np.flatnonzero(same & (la > 0))
+    if not len(rows):
+        return same
+    left, right = a.take(rows), b.take(rows)
+    differ = np.asarray(left.values != right.values, dtype=bool)
+    bad = np.zeros(len(la), dtype=bool)
+    bad[rows[left.rows()[differ]]] = True
+    return same & ~bad
+
+
+def _in_items(left: _Val, right: _Val) -> Any:
+    """Row by row, whether the list column ``right`` holds ``left`` (a value or a column of values): one pass
+    over the items. A number is never found in a list of text, nor text in a list of numbers."""
+    items = right.data
+    family = _family(left.kind)
+    if family not in (_NUM, _TEXT) or (family == _TEXT) != items.text:
+        if family not in (_NUM, _TEXT):
+            raise ExpressionError(f"'in' a list needs a number or text on the left, not {left.kind}")
+        return np.zeros(len(items.lengths), dtype=bool)
+    rows = items.rows()
+    wanted = left.data if np.ndim(left.data) == 0 else np.asarray(left.data)[rows]
+    if family == _NUM and np.asarray(wanted).dtype.kind == "b":
+        wanted = np.asarray(wanted, dtype=np.int64)
+    hit = np.asarray(items.values == wanted, dtype=bool)
+    found = np.zeros(len(items.lengths), dtype=bool)
+    found[rows[hit]] = True
+    return found
+
+
 def _coded_against_literal(left: _Val, right: _Val) -> bool:
     """One side a coded text column, the other one text value (a literal or a text parameter)."""
     for coded, other in ((left, right), (right, left)):
@@ -640,10 +805,20 @@ def _coded_against_literal(left: _Val, right: _Val) -> bool:
 def _isin(left: _Val, right: _Val, negate: bool) -> _Val:
     """``in`` / ``not in``, a boolean value: missing where the left operand is (``None`` never matches)."""
     _reject_list(left)
+    if right.kind == _ITEMS:
+        if left.kind == _NULL:
+            return _Val(_BOOL, False, True)
+        if left.kind == _ITEMS:
+            raise ExpressionError("a list in a list column: compare two lists with '==' or '!='")
+        raw_items = _in_items(left, right)
+        return _decided(np.logical_not(raw_items) if negate else raw_items, _or_mask(left.missing, right.missing),
+                        _or_mask(left.unknown, right.unknown))
     if right.kind != _LIST:
         raise ExpressionError("the right operand of 'in' / 'not in' must be a list")
     if left.kind == _NULL:
         return _Val(_BOOL, False, True)
+    if left.kind == _ITEMS:  # a list column among literal values: its text, as in a comparison with text
+        left = _items_text(left)
     items = [v for v in right.data if v is not None and not (isinstance(v, float) and math.isnan(v))]
     data = left.data
     if np.ndim(data) == 0:
@@ -705,6 +880,8 @@ def _fn_startswith(x: _Val, prefix: _Val) -> _Val:
         raise ExpressionError("the second argument of startswith() must be a text literal")
     if x.kind == _NULL:
         return _Val(_BOOL, False, True)
+    if x.kind == _ITEMS:
+        x = _items_text(x)
     if x.kind not in (_TEXT, _OTHER):
         raise ExpressionError(f"startswith() needs text, not {x.kind}")
     # text is never unknown (only numbers overflow), so there is no unknown mask to carry
@@ -718,6 +895,14 @@ def _fn_startswith(x: _Val, prefix: _Val) -> _Val:
     return _decided(raw, x.missing, False)
 
 
+def _fn_len(x: _Val) -> _Val:
+    if x.kind == _NULL:
+        return _NULL_VAL
+    if x.kind != _ITEMS:
+        raise ExpressionError(f"len() needs a list column, not {x.kind}")
+    return _Val(_NUM, x.data.lengths, x.missing)
+
+
 #: name -> (implementation, minimum number of arguments, maximum or None)
 FUNCTIONS: dict[str, tuple[Callable[..., _Val], int, int | None]] = {
     "abs": (_fn_abs, 1, 1),
@@ -726,6 +911,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., _Val], int, int | None]] = {
     "isnull": (_fn_isnull, 1, 1),
     "notnull": (_fn_notnull, 1, 1),
     "startswith": (_fn_startswith, 2, 2),
+    "len": (_fn_len, 1, 1),
 }
 
 
@@ -949,7 +1135,8 @@ class _Compiler:
                 f"attribute access ('.{_one_line(func.attr, 40)}') is not allowed; methods cannot be called"
             )
         if not isinstance(func, ast.Name):
-            raise ExpressionError("only the functions abs, min, max, isnull, notnull and startswith can be called")
+            raise ExpressionError("only the functions abs, min, max, isnull, notnull, startswith and len can be "
+                                  "called")
         name = func.id
         if name not in FUNCTIONS:
             raise ExpressionError(f"call of {_show(name)} is not allowed")
@@ -1076,7 +1263,8 @@ class Column:
         """The rows at ``positions`` (an int64 array of valid positions, checked by the caller)."""
         value = self._value
         codes = None if value.codes is None else (value.codes[0][positions], value.codes[1])
-        return Column(_Val(value.kind, _rows(value.data, positions), _take_mask(value.missing, positions),
+        data = value.data.take(positions) if value.kind == _ITEMS else _rows(value.data, positions)
+        return Column(_Val(value.kind, data, _take_mask(value.missing, positions),
                            _take_mask(value.unknown, positions), codes), len(positions))
 
     def missing(self) -> np.ndarray:
@@ -1094,7 +1282,7 @@ def _take_mask(mask: Any, positions: np.ndarray) -> Any:
 
 def prepare_column(name: str, obj: pd.Series | np.ndarray, length: int) -> Column:
     """Convert one facts column (a Series or 1-D array of ``length``) for repeated evaluation."""
-    return Column(_series_value(_as_series(name, obj, length)), length)
+    return Column(_series_value(_as_series(name, obj, length), name), length)
 
 
 def _where(mask: Any, length: int) -> np.ndarray:
@@ -1226,7 +1414,7 @@ class Template:
 
 def _text_of(name: str, columns: Mapping[str, Any], parameters: Mapping[str, Any], length: int) -> str | np.ndarray:
     if name in columns:
-        return _column_text(_as_series(name, columns[name], length))
+        return _column_text(_as_series(name, columns[name], length), name)
     if name in parameters:
         return _parameter_text(name, parameters[name])
     raise ExpressionError(f"unknown name {_show(name)}")
@@ -1242,10 +1430,13 @@ def _float_text(data: np.ndarray) -> np.ndarray:
     return out
 
 
-def _column_text(series: pd.Series) -> np.ndarray:
+def _column_text(series: pd.Series, name: str | None = None) -> np.ndarray:
     missing = series.isna().to_numpy(dtype=bool)
     dtype = series.dtype
-    if pd.api.types.is_float_dtype(dtype):
+    if is_list(series):  # a list as messages write it: its items joined by the fact's separator ("1,3")
+        joined = list_text(series, LIST_SEPARATORS.get(name or "", ","))
+        out = np.asarray(joined.to_numpy(zero_copy_only=False), dtype=object)
+    elif pd.api.types.is_float_dtype(dtype):
         out = _float_text(series.to_numpy(dtype=np.float64, na_value=np.nan))
     elif isinstance(dtype, np.dtype) and dtype.kind == "b":
         out = np.where(series.to_numpy(), "True", "False").astype(object)

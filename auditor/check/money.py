@@ -27,6 +27,7 @@ import pandas as pd
 
 from auditor.check import words
 from auditor.check.expr import MISSING_TEXT, Template
+from auditor.replay.facts import LIST_SEPARATORS, is_list, list_text
 
 #: integer facts (and hand columns joined onto every facts table) that are amounts of money
 MONEY_FACTS = frozenset({
@@ -254,12 +255,24 @@ def money_columns(template: Template) -> frozenset[str]:
     return template.names & (MONEY_FACTS | MONEY_IN_TEXT.keys())
 
 
+def lists_as_text(rows: pd.DataFrame, names: Iterable[str]) -> pd.DataFrame:
+    """`rows` with each list column among `names` as the text a person reads, its items joined by the fact's
+    declared separator (`facts.list_text`: `[1, 3]` -> "1,3", as the engine once wrote them): the one place a
+    list fact becomes message text, before money and floor words rewrite it (so `{odd_chip_seats}` still
+    reads "seats 1 and 3"). Only the findings' rows reach here; a frame without list columns is returned as is."""
+    joined = {name: pd.array(list_text(rows[name], LIST_SEPARATORS.get(name, ",")), dtype="string")
+              for name in names if name in rows.columns and is_list(rows[name])}
+    return rows.assign(**joined) if joined else rows
+
+
 def render(template: Template, rows: pd.DataFrame, parameters: Mapping[str, Any], length: int,
            units: MoneyUnits | None) -> list[str]:
     """A rule's message, expected or actual text for each row, with its money in the hands' units.
 
-    Only facts columns are formatted; a pack parameter named in a template is the pack's own text.
+    Only facts columns are formatted; a pack parameter named in a template is the pack's own text. List
+    facts are written as text first (`lists_as_text`).
     """
+    rows = lists_as_text(rows, template.names)
     names = [n for n in money_columns(template) if n in rows.columns] if units is not None else []
     formatted: dict[str, np.ndarray] = {}
     for name in names:

@@ -26,6 +26,9 @@ whole column at once (never per row in Python where a lookup over distinct value
 - a boolean: the phrases of `PHRASES` for the columns that have them, else `yes` / `no`;
 - any of these missing: `unknown` (seats `none`, players `nobody`), never the code `n/a`.
 
+List facts (`[3, 5]`) arrive here as their text, the items joined by the fact's declared separator
+(`money.lists_as_text`, `facts.list_text`), and are rewritten from that text as above.
+
 Templates therefore write `on the {round}`-free text: `raised {round}` reads "raised on the flop".
 The module only changes how a column is shown; it never changes what a rule selects.
 """
@@ -70,7 +73,8 @@ PLAYER_FACTS = frozenset({
     "big_blind_player", "previous_big_blind_player",
 })
 
-#: placeholders holding a comma-separated list of seats, as the engine writes them (`3,5`)
+#: placeholders holding a list of seats (list columns of integers), which reach these words as the text
+#: `money.lists_as_text` makes of them (`3,5`)
 SEAT_LIST_FACTS = frozenset({
     "eligible_seats", "winner_seats", "odd_chip_seats", "odd_chip_seats_by_suit", "odd_chip_seats_by_position",
     "winner_seats_by_evaluation", "paid_without_showing", "wrong_hole_counts", "killed_seats",

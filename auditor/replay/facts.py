@@ -11,6 +11,16 @@ rows the replay words in Python for rare events) and whoever reads them (packs, 
 undeclared or wrongly typed one (`FactRows`, the seat events' rows, go through it; the kernel
 engine's orchestration should too). A writer that swaps two columns is caught by the contract test
 (`tests/test_facts_contract.py`) or by the golden facts snapshots (`tests/test_facts_snapshots.py`).
+
+List-valued facts (seats paid, odd-chip seats, blinds owed, the pots paid wrongly, ...) are real list
+columns (`LIST_INT`, `LIST_STR`: Arrow lists in pandas), built by the driver straight from a kernel's
+offsets and values (`list_column`), null where not known and an empty list where known to be none. Rules
+compare them as lists (`auditor/check/expr.py`). People see them as text, always through `list_text`
+with the separator the column declares, which is the text the engine wrote when these were joined
+strings: messages, expected/actual, every report built from findings, and the snapshots read the same.
+No report writes a facts table (the CSV, Parquet and JSON formats are findings, their texts already
+rendered), so there is no other rendering of a list to keep stable; a tool that wants the lists as data
+reads the facts tables, whose list columns survive Arrow, Parquet and pickle as lists.
 """
 
 from __future__ import annotations
@@ -26,11 +36,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 INT, BOOL, STR = "Int64", "boolean", "string"
+#: list-valued facts (issue 16: "real list columns, not joined strings"): Arrow lists in pandas, so a row is
+#: null (not known) or a list (empty: known to be none), and a column is offsets and values, never a Python
+#: object per row. The names are what pandas calls the dtypes, like the three above.
+LIST_INT, LIST_STR = "list<item: int64>[pyarrow]", "list<item: string>[pyarrow]"
+#: the Arrow type of each list dtype
+LIST_TYPES: dict[str, pa.DataType] = {LIST_INT: pa.list_(pa.int64()), LIST_STR: pa.list_(pa.string())}
 
 #: table -> [(column, dtype, meaning)], in contract order: the one place a fact is declared. Typed into
 #: `Fact` records below (`FACT_COLUMNS`, `FACT_TABLES`); the literal stays plain tuples so that adding a
-#: fact is one line.
-_DECLARED: dict[str, list[tuple[str, str, str]]] = {
+#: fact is one line. A list column has a fourth item: the separator its items are written with in messages
+#: and reports (`list_text`: "1,3", "pot 0: held 300, paid 250; pot 1: ..."), as the engine wrote the joined
+#: text before the lists were typed, so every finding reads the same.
+_DECLARED: dict[str, list[tuple[str, ...]]] = {
     "actions": [
         ("hand", INT, "hand row number in the batch"),
         ("seq", INT, "event index within the hand"),
@@ -146,24 +164,24 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("pot_amount", INT, "pot built from contributions (null if the log names a pot that never formed)"),
         ("rake", INT, "rake taken from this pot"),
         ("awarded", INT, "chips the log paid out of this pot"),
-        ("eligible_seats", STR, "seats eligible for the pot"),
+        ("eligible_seats", LIST_INT, "seats eligible for the pot", ","),
         ("winners", INT, "number of seats paid from the pot"),
-        ("winner_seats", STR, "seats paid"),
-        ("shares", STR, "seat:amount paid"),
+        ("winner_seats", LIST_INT, "seats paid", ","),
+        ("shares", LIST_STR, "seat:amount paid, one item per seat paid (in the order of winner_seats)", ", "),
         ("equal_share", INT, "an equal share down to the chip unit"),
         ("odd_chips", INT, "chips left after equal shares, in chip units"),
         ("min_share", INT, "smallest share paid"),
         ("max_share", INT, "largest share paid"),
         ("share_ok", BOOL, "every share is the equal share or one unit more, and the extras are the odd chips"),
-        ("odd_chip_seats", STR, "seats that received an odd chip"),
-        ("odd_chip_seats_by_suit", STR, "seats owed the odd chips by the highest card by suit among hole cards used "
-                                    "(null if a winner's cards are unknown)"),
-        ("odd_chip_seats_by_position", STR,
-         "seats owed the odd chips by position: first winners clockwise from the button"),
-        ("top_hole_cards_used", STR, "per winner, the highest hole card used in the winning hand (null if a winner's "
-                                 "cards are unknown)"),
-        ("winner_seats_by_evaluation", STR,
-         "eligible seats holding the best hand (null if a contender's cards are unknown)"),
+        ("odd_chip_seats", LIST_INT, "seats that received an odd chip", ","),
+        ("odd_chip_seats_by_suit", LIST_INT, "seats owed the odd chips by the highest card by suit among hole cards "
+                                         "used (null if a winner's cards are unknown)", ","),
+        ("odd_chip_seats_by_position", LIST_INT,
+         "seats owed the odd chips by position: first winners clockwise from the button", ","),
+        ("top_hole_cards_used", LIST_STR, "per winner, seat:card of the highest hole card used in the winning hand "
+                                      "(null if a winner's cards are unknown)", ", "),
+        ("winner_seats_by_evaluation", LIST_INT,
+         "eligible seats holding the best hand (null if a contender's cards are unknown)", ","),
         ("best_hand", STR, "the winning hand by evaluation, in words (null if a contender's cards are unknown: a "
                        "hand with a card the log hides is never rated on the cards it shows)"),
         ("winners_match", BOOL, "the seats paid are exactly the winners by evaluation (null if not evaluable)"),
@@ -171,7 +189,8 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
                                "(null if not evaluable)"),
         ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake (0 when nothing leaked)"),
         ("pots_formed", INT, "pots the contributions form"),
-        ("paid_without_showing", STR, "seats paid from a pot two or more contested, without showing their cards"),
+        ("paid_without_showing", LIST_INT, "seats paid from a pot two or more contested, without showing their cards",
+         ","),
         ("chip_unit", INT, "the table's smallest chip"),
         ("button", INT, "button seat"),
     ],
@@ -184,7 +203,7 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("highest_card_holder", STR,
          "player who drew the highest card (rank, then suit order); null if a card is unknown"),
         ("contenders", INT, "players who drew"),
-        ("draws", STR, "player and card drawn"),
+        ("draws", LIST_STR, "player and card drawn, one item per player who drew", ", "),
     ],
     "seats": [
         ("hand", INT, "hand row number"),
@@ -193,8 +212,9 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("player", STR, "player in it"),
         ("status", STR, "status in the log: active, sitting_out, new, away"),
         ("dealt_in", BOOL, "the player was dealt in"),
-        ("owed", STR, "blinds the player missed in earlier hands of the table and still owed: sb, bb (null when the "
-                      "table's previous hand is not known: its first hand, or the hand after a quarantined one)"),
+        ("owed", LIST_STR, "blinds the player missed in earlier hands of the table and still owed: sb, bb (null when "
+                           "the table's previous hand is not known: its first hand, or the hand after a quarantined "
+                           "one)", ","),
         ("in_big_blind", BOOL, "the player posted the big blind in position this hand"),
         ("made_up", BOOL, "posted what was owed: the big blind live and the small blind dead (null if nothing owed)"),
         ("missed_now", STR, "the blind this player missed this hand by sitting out: sb or bb"),
@@ -203,7 +223,8 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("posted_live_big_blind", BOOL, "posted a big blind's worth live out of the blind order (post kind missed)"),
         ("previous_hand", STR, "id of the table's previous hand, which owed blinds and new players are judged from "
                                "(null for its first hand, or after a quarantined hand)"),
-        ("missed_in", STR, "ids of the hands in which the owed blinds were missed"),
+        ("missed_in", LIST_STR, "ids of the hands in which the owed blinds were missed, in text order (null when "
+                                "nothing was missed)", ", "),
     ],
     "seat_fills": [
         ("hand", INT, "hand row number"),
@@ -211,7 +232,8 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("seat", INT, "the seat filled"),
         ("player", STR, "who got it"),
         ("from_seated", BOOL, "the player got it on a seated player's request to move (null: no requests logged)"),
-        ("seated_requests_passed_over", STR, "seated players whose earlier request for the seat was passed over"),
+        ("seated_requests_passed_over", LIST_STR, "seated players whose earlier request for the seat was passed "
+                                                  "over, each as player (seat N) (null: no requests logged)", ", "),
     ],
     "hands": [
         ("hand", INT, "hand row number"),
@@ -225,16 +247,18 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("players", INT, "players dealt in"),
         ("duplicate_hand_id", BOOL, "an earlier hand in this run had the same hand id (written by the run-wide "
                                     "ledger for rules with scope: run; null in a batch's facts)"),
-        ("wrong_hole_counts", STR, "seats dealt other than the variant's hole cards (null: no deals logged)"),
-        ("duplicate_cards", STR, "cards that appear in two places, with where"),
+        ("wrong_hole_counts", LIST_INT, "seats dealt other than the variant's hole cards (null: no deals logged)",
+         ","),
+        ("duplicate_cards", LIST_STR, "cards that appear in two places, with where: one item per repeat", ", "),
         ("burns_logged", BOOL, "the log records burn cards"),
         ("chips_in", INT, "chips put in by posts and actions"),
         ("returned", INT, "uncalled chips given back"),
         ("awarded", INT, "chips paid out"),
         ("rake", INT, "rake taken"),
         ("chip_balance", INT, "chips_in − returned − awarded − rake (null if the log pays nothing out)"),
-        ("pots_misawarded", STR, "pots that paid out more than they held, or less than they held minus the rake "
-                                 "(rake stated for the whole hand allocated as the pack's hand_rake_from says)"),
+        ("pots_misawarded", LIST_STR, "pots that paid out more than they held, or less than they held minus the "
+                                      "rake (rake stated for the whole hand allocated as the pack's hand_rake_from "
+                                      "says), one item per pot: pot N: held X, paid Y", "; "),
         ("lowest_stack", INT, "the lowest any stack went during the hand"),
         ("showdown", BOOL, "two or more players were still in at the end"),
         ("first_shown_seat", INT, "the first seat to show its cards"),
@@ -243,7 +267,7 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
         ("final_round", INT, "the last betting round reached, 1 = first"),
         ("big_blind_player", STR, "who posted the last compulsory blind"),
         ("previous_big_blind_player", STR, "who posted it in the table's previous hand (null for its first hand)"),
-        ("players_in_two_seats", STR, "players listed in more than one seat of the hand"),
+        ("players_in_two_seats", LIST_STR, "players listed in more than one seat of the hand", ", "),
         ("contested", INT, "the pot actually contested: chips put in less uncalled chips returned"),
         ("rake_allowed", INT, "the most the pack's rake_schedule lets the house take from this hand "
                               "(null when the pack sets no schedule)"),
@@ -251,8 +275,9 @@ _DECLARED: dict[str, list[tuple[str, str, str]]] = {
                                "from (null for its first hand, or after a quarantined hand: not assessable)"),
         ("duplicate_of", STR, "file:line of the first hand in the run with this hand id (null unless a duplicate; "
                               "written by the run-wide ledger, like duplicate_hand_id)"),
-        ("killed_seats", STR, "seats whose hand the house declared dead (kill events)"),
-        ("seating_conflicts", STR, "players listed in two seats, and seats listed for two players"),
+        ("killed_seats", LIST_INT, "seats whose hand the house declared dead (kill events)", ","),
+        ("seating_conflicts", LIST_STR, "players listed in two seats, and seats listed for two players: one item "
+                                        "per conflict", "; "),
         ("previous_small_blind_player", STR, "who posted the small blind in the table's previous hand (null: missed, "
                                              "not a two-blind table, or its first hand)"),
         ("previous_small_blind_missed", BOOL, "nobody posted the small blind in the table's previous hand (null: not "
@@ -274,7 +299,7 @@ TABLE_ROWS: dict[str, str] = {
     "seat_fills": "one row per seat filled", "hands": "one row per hand",
 }
 
-DTYPES = (INT, BOOL, STR)
+DTYPES = (INT, BOOL, STR, LIST_INT, LIST_STR)
 
 
 class FactContractError(ValueError):
@@ -316,20 +341,28 @@ class FactTable:
         return facts_frame(self.name, columns, nulls)
 
 
-def _typed(declared: Mapping[str, list[tuple[str, str, str]]]) -> dict[str, FactTable]:
+def _typed(declared: Mapping[str, list[tuple[str, ...]]], separators: dict[str, str]) -> dict[str, FactTable]:
     """The declaration checked once at import: a duplicate name, an unknown dtype or an undocumented
-    column is refused here, before any engine writes a row."""
+    column is refused here, before any engine writes a row; so is a list column without its separator (or
+    a separator on a column that is no list), and one name written with two separators in two tables
+    (a placeholder is rendered by its name). `separators` is filled with each list column's."""
     tables: dict[str, FactTable] = {}
     for table, columns in declared.items():
-        facts = tuple(Fact(*column) for column in columns)
+        facts = tuple(Fact(*column[:3]) for column in columns)
         seen: set[str] = set()
-        for fact in facts:
+        for fact, column in zip(facts, columns, strict=True):
             if fact.name in seen:
                 raise FactContractError(f"facts table {table!r} declares {fact.name!r} twice")
             if fact.dtype not in DTYPES:
                 raise FactContractError(f"{table}.{fact.name}: dtype {fact.dtype!r} is none of {DTYPES}")
             if not fact.meaning.strip():
                 raise FactContractError(f"{table}.{fact.name}: a fact without a meaning cannot be documented")
+            if (len(column) == 4) != (fact.dtype in LIST_TYPES) or len(column) > 4:
+                raise FactContractError(f"{table}.{fact.name}: a list column, and only a list column, declares "
+                                        f"the separator its items are written with")
+            if len(column) == 4 and separators.setdefault(fact.name, column[3]) != column[3]:
+                raise FactContractError(f"{table}.{fact.name}: separator {column[3]!r}, elsewhere "
+                                        f"{separators[fact.name]!r}")
             seen.add(fact.name)
         if table not in TABLE_ROWS:
             raise FactContractError(f"facts table {table!r} does not say what its rows are (TABLE_ROWS)")
@@ -337,8 +370,10 @@ def _typed(declared: Mapping[str, list[tuple[str, str, str]]]) -> dict[str, Fact
     return tables
 
 
+#: list column name -> the separator its items are written with (`list_text`), from the declaration
+LIST_SEPARATORS: dict[str, str] = {}
 #: table name -> its declaration
-FACT_TABLES: dict[str, FactTable] = _typed(_DECLARED)
+FACT_TABLES: dict[str, FactTable] = _typed(_DECLARED, LIST_SEPARATORS)
 #: table -> (Fact(column, dtype, meaning), ...): the same declaration, as every reader has always used it
 FACT_COLUMNS: dict[str, tuple[Fact, ...]] = {name: table.columns for name, table in FACT_TABLES.items()}
 
@@ -408,12 +443,13 @@ def frame_of(columns: dict[str, Any]) -> pd.DataFrame:
 def allocate(table: str, n: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Preallocated output arrays for the integer and boolean columns of `table`, by name: values
     (int64 zeros, False) and null masks (all True: a value is null until a kernel writes it and clears
-    its mask). Text columns are not allocated: a kernel writes codes the caller turns into text."""
+    its mask). Text and list columns are not allocated: a kernel writes codes the caller turns into text, and
+    offsets and values the caller makes a list column of (`list_column`)."""
     n = max(0, int(n))
     values: dict[str, np.ndarray] = {}
     masks: dict[str, np.ndarray] = {}
     for fact in fact_table(table).columns:
-        if fact.dtype == STR:
+        if fact.dtype == STR or fact.dtype in LIST_TYPES:
             continue
         values[fact.name] = np.zeros(n, dtype=np.int64 if fact.dtype == INT else np.bool_)
         masks[fact.name] = np.ones(n, dtype=np.bool_)
@@ -422,6 +458,8 @@ def allocate(table: str, n: int) -> tuple[dict[str, np.ndarray], dict[str, np.nd
 
 def _column(table: str, fact: Fact, values: Any, null: Any) -> pd.api.extensions.ExtensionArray:
     where = f"{table}.{fact.name}"
+    if fact.dtype in LIST_TYPES:
+        return _list_values(where, fact.dtype, values, null)
     if isinstance(values, list | tuple):
         if null is not None:
             values = [None if n else v for v, n in zip(values, _mask(where, null, len(values)), strict=True)]
@@ -499,6 +537,94 @@ def _from_arrow(where: str, dtype: str, values: pa.Array, null: Any) -> pd.api.e
     if dtype == BOOL:
         return pd.arrays.BooleanArray(pc.fill_null(values, False).to_numpy(zero_copy_only=False), mask)
     return pd.array(values, dtype=STR)
+
+
+def _list_values(where: str, dtype: str, values: Any, null: Any) -> pd.api.extensions.ExtensionArray:
+    """A list column from an Arrow list array (what `list_column` builds from a kernel's offsets and values),
+    a pandas column of the same dtype, or Python rows (`FactRows`: a list or tuple of items per row, None for
+    null). Text where a list belongs is refused, never split into characters as Arrow would, and so are
+    items of the wrong kind (a float or a bool among seats, a number among words)."""
+    target = LIST_TYPES[dtype]
+    if isinstance(values, pd.Series):
+        values = values.array
+    if isinstance(values, pd.api.extensions.ExtensionArray):
+        if str(values.dtype) != dtype:
+            raise FactContractError(f"{where}: a {values.dtype} column where the contract declares {dtype}")
+        values = pa.array(values)
+    elif isinstance(values, np.ndarray):
+        if values.ndim != 1 or values.dtype != np.dtype(object):
+            raise FactContractError(f"{where}: a {values.dtype} array where the contract declares {dtype} "
+                                    f"(give one list per row)")
+        values = values.tolist()
+    if isinstance(values, list | tuple):
+        item = int if dtype == LIST_INT else str
+        for row in values:
+            if row is not None and (not isinstance(row, list | tuple)
+                                    or not all(type(v) is item or (item is int and isinstance(v, np.integer))
+                                               for v in row)):
+                raise FactContractError(f"{where}: {type(row).__name__} value {str(row)[:40]!r} where the contract "
+                                        f"declares {dtype} (a list of {item.__name__} per row, or None)")
+        try:
+            values = pa.array(values, target)
+        except (TypeError, ValueError, pa.ArrowException) as exc:
+            raise FactContractError(f"{where} ({dtype}): {exc}") from exc
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        raise FactContractError(f"{where}: values of type {type(values).__name__} (give an array or a list)")
+    t = values.type
+    fits = pa.types.is_null(t) or ((pa.types.is_list(t) or pa.types.is_large_list(t)) and (
+        pa.types.is_integer(t.value_type) if dtype == LIST_INT else
+        pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type) or pa.types.is_null(t.value_type)))
+    if not fits:
+        raise FactContractError(f"{where}: an Arrow {t} array where the contract declares {dtype}")
+    try:
+        values = values.cast(target)
+    except pa.ArrowInvalid as exc:
+        raise FactContractError(f"{where}: {exc}") from exc
+    if null is not None:
+        values = pc.if_else(pa.array(~_mask(where, null, len(values))), values, pa.nulls(len(values), target))
+    return pd.arrays.ArrowExtensionArray(values)
+
+
+def list_column(offsets: np.ndarray, values: pa.Array | np.ndarray, null: np.ndarray | None = None,
+                ) -> pd.api.extensions.ExtensionArray:
+    """A list column straight from offsets (n + 1, int, starting at 0, never decreasing: the caller's own) and
+    the items in row order (int64 NumPy values or an Arrow string array): no Python per row. `null` marks the
+    rows that are not known (their items, if any, are dropped); an empty row is a known empty list."""
+    items = values if isinstance(values, pa.Array) else pa.array(np.asarray(values, dtype=np.int64))
+    if pa.types.is_large_string(items.type) or pa.types.is_string_view(items.type):
+        items = items.cast(pa.string())
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if len(offsets) and offsets[-1] > np.iinfo(np.int32).max:  # a batch is far smaller: never wrap silently
+        raise FactContractError(f"a list column of {offsets[-1]} items (more than 32-bit offsets hold)")
+    mask = None if null is None or not np.any(null) else pa.array(np.asarray(null, dtype=np.bool_))
+    array = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), items, mask=mask)
+    return pd.arrays.ArrowExtensionArray(array)
+
+
+def list_text(values: Any, separator: str = ",") -> pa.Array:
+    """A list column as text, each row's items joined by `separator` ("1,3"; a null row stays null, an empty
+    list is ""): the one place a list fact becomes the text messages, reports and snapshots show, so a
+    finding reads exactly as it did when the engine wrote joined strings. `values` is a pandas list
+    column or an Arrow list array; the separator of a fact is `LIST_SEPARATORS[name]`."""
+    if isinstance(values, pd.Series):
+        values = values.array
+    array = pa.array(values) if not isinstance(values, pa.Array | pa.ChunkedArray) else values
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if not (pa.types.is_list(array.type) or pa.types.is_large_list(array.type)):
+        raise FactContractError(f"list_text of a {array.type} array (a list column is needed)")
+    if not pa.types.is_string(array.type.value_type):
+        array = array.cast(pa.list_(pa.string()))
+    return pc.binary_join(array, separator)
+
+
+def is_list(values: Any) -> bool:
+    """Whether a pandas column (or array) is a list column."""
+    dtype = getattr(values, "dtype", None)
+    return isinstance(dtype, pd.ArrowDtype) and (pa.types.is_list(dtype.pyarrow_dtype)
+                                                 or pa.types.is_large_list(dtype.pyarrow_dtype))
 
 
 @dataclass

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.model.tables import CanonicalTables
-from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, STR, Facts, frame_of
+from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, LIST_INT, LIST_STR, STR, Facts, frame_of, list_column
 from auditor.replay.house import HouseRules
 from auditor.replay.kernel.encode import NULL, Encoded, encode, variant_table
 from auditor.replay.kernel.hand import HOLE_CAP, named, replay_hands
@@ -83,7 +83,7 @@ def _arrow_bool(column: pa.ChunkedArray, rows: np.ndarray) -> pd.arrays.BooleanA
     return pd.arrays.BooleanArray(values.astype(np.bool_), mask)
 
 
-_DTYPE_NAMES = {INT: "Int64", BOOL: "boolean", STR: "string"}
+_DTYPE_NAMES = {INT: "Int64", BOOL: "boolean", STR: "string", LIST_INT: LIST_INT, LIST_STR: LIST_STR}
 
 
 def _frame(name: str, columns: dict) -> pd.DataFrame:
@@ -186,14 +186,15 @@ def _draws(enc: Encoded, d: dict[str, np.ndarray], keep: np.ndarray, max_draw: n
     })
 
 
-def _seat_lists(mask: np.ndarray, rows: np.ndarray) -> pa.Array:
-    """Per row of `rows`, the seats (columns) set in `mask` as "1,3" (Arrow list join, no Python per row)."""
+def _seat_lists(mask: np.ndarray, rows: np.ndarray, null: np.ndarray | None = None
+                ) -> pd.api.extensions.ExtensionArray:
+    """Per row of `rows`, the seats (columns) set in `mask`, in seat order, as a list column ([1, 3]; `null`
+    marks rows not known): offsets and values from `np.nonzero`, no Python per row."""
     sub = mask[rows]
     _, hit_seat = np.nonzero(sub)
-    offsets = np.zeros(len(rows) + 1, np.int32)
+    offsets = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(sub.sum(axis=1), out=offsets[1:])
-    values = pc.cast(pa.array(hit_seat.astype(np.int64)), pa.string())
-    return pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), values), ",")
+    return list_column(offsets, hit_seat.astype(np.int64), null)
 
 
 def _codes_text(vocab: pa.Array, code: np.ndarray) -> pa.Array:
@@ -516,7 +517,7 @@ def _rake_allowed(houses: Sequence[HouseRules], enc: Encoded, contested: np.ndar
     return out
 
 
-def _duplicate_cards(hands: np.ndarray, known_out) -> dict[int, str]:
+def _duplicate_cards(hands: np.ndarray, known_out) -> dict[int, list[str]]:
     """The duplicate-card words of the hands that have a card in two places (as the Python engine wrote them):
     Python for those hands only."""
     from auditor.replay.evaluate import card_text
@@ -532,10 +533,10 @@ def _duplicate_cards(hands: np.ndarray, known_out) -> dict[int, str]:
         if card in first:
             words.setdefault(h, []).append(f"{card_text(card)} ({first[card]}, {text})")
         first.setdefault(card, text)
-    return {h: ", ".join(w) for h, w in words.items()}
+    return words
 
 
-def _seating_words(tables: CanonicalTables, hands: np.ndarray) -> dict[int, tuple[str, str]]:
+def _seating_words(tables: CanonicalTables, hands: np.ndarray) -> dict[int, tuple[list[str], list[str]]]:
     """players_in_two_seats and seating_conflicts of the hands whose seat list names a player twice or a
     seat twice: Python for those hands only, worded as the Python engine worded them."""
     from collections import Counter
@@ -562,7 +563,7 @@ def _seating_words(tables: CanonicalTables, hands: np.ndarray) -> dict[int, tupl
         twice = sorted(p for p, k in Counter(names).items() if k > 1)
         parts = [f"{name} in seats {seat_list(sorted(s for s, p in player.items() if p == name))}" for name in twice]
         parts += [f"seat {seat} listed for {', '.join(shared[seat])}" for seat in sorted(shared)]
-        out[h] = (", ".join(twice), "; ".join(parts))
+        out[h] = (twice, parts)
     return out
 
 
@@ -588,15 +589,16 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
     rows = order[keep[order]]
     contested = h_chips_in - h_returned
     wrong = hs_dealt & (hs_hole_dealt != v_hole[enc.variant][:, None])
-    wrong_text = _seat_lists(wrong, rows)
-    wrong_text = pc.if_else(pa.array(h_hole_logged[rows]), wrong_text, pa.nulls(len(rows), pa.string()))
-    dup_text = np.full(len(rows), "", dtype=object)
+    wrong_seats = _seat_lists(wrong, rows, ~h_hole_logged[rows])
+    dup_text = _rare_lists(len(rows))
     flagged = rows[h_dup_cards[rows]]
     if len(flagged):
         words = _duplicate_cards(flagged, out["known_cards"])
-        dup_text = np.array([words.get(h, "") for h in rows], dtype=object) if words else dup_text
-    two_seats = np.full(len(rows), "", dtype=object)
-    conflicts = np.full(len(rows), "", dtype=object)
+        if words:
+            at = np.flatnonzero(np.isin(rows, np.fromiter(words, np.int64, len(words))))
+            dup_text = _rare_lists(len(rows), {int(i): words[int(rows[i])] for i in at})
+    two_seats: dict[int, list[str]] = {}
+    conflicts: dict[int, list[str]] = {}
     seated_players = np.where(hs_seated, hs_player, -1)
     sorted_players = np.sort(seated_players, axis=1)
     repeated = ((sorted_players[:, 1:] == sorted_players[:, :-1]) & (sorted_players[:, 1:] >= 0)).any(axis=1)
@@ -606,7 +608,7 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
         position = {h: i for i, h in enumerate(rows.tolist())}
         for h, (a, b) in words2.items():
             two_seats[position[h]], conflicts[position[h]] = a, b
-    mis = _str(pc.take(misawarded, pa.array(rows, pa.int64())))
+    mis = pd.arrays.ArrowExtensionArray(pc.take(misawarded, pa.array(rows, pa.int64())))
     ids = hand_ids.all()
     ids_known = getattr(state, "seen_hand_ids", None) is not None
     return _frame("hands", {
@@ -614,7 +616,7 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
         "expected_button": _int(expected_button[rows], -1), "button_by_blinds": _int(button_by_blinds[rows], -1),
         "players": _int(hs_dealt[rows].sum(axis=1)),
         "duplicate_hand_id": _bool(duplicate[rows]) if ids_known else _bool(np.full(len(rows), -1, np.int8)),
-        "wrong_hole_counts": _str(wrong_text), "duplicate_cards": pd.array(dup_text, dtype=STR),
+        "wrong_hole_counts": wrong_seats, "duplicate_cards": dup_text,
         "burns_logged": _bool(h_burns_logged[rows]), "chips_in": _int(h_chips_in[rows]),
         "returned": _int(h_returned[rows]), "awarded": _int(h_awarded[rows]), "rake": _int(h_rake[rows]),
         "chip_balance": _int(h_balance[rows]), "pots_misawarded": mis, "lowest_stack": _int(h_lowest[rows]),
@@ -623,12 +625,12 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
         "final_aggressor": _int(h_final_aggressor[rows], -1), "final_round": _int(h_final_round[rows]),
         "big_blind_player": _str(_codes_text(players.all(), big_blind_player[rows])),
         "previous_big_blind_player": _str(_codes_text(players.all(), prev_bb[rows])),
-        "players_in_two_seats": pd.array(two_seats, dtype=STR), "contested": _int(contested[rows]),
+        "players_in_two_seats": _rare_lists(len(rows), two_seats), "contested": _int(contested[rows]),
         "rake_allowed": _int(_rake_allowed(houses, enc, contested, h_board_len, v_schedule, v_board_cards)[rows]),
         "previous_hand": _str(_codes_text(ids, prev_hand[rows])),
         "duplicate_of": pd.array(dup_of[rows], dtype=STR),
-        "killed_seats": _str(_seat_lists(hs_killed, rows)),
-        "seating_conflicts": pd.array(conflicts, dtype=STR),
+        "killed_seats": _seat_lists(hs_killed, rows),
+        "seating_conflicts": _rare_lists(len(rows), conflicts),
         "previous_small_blind_player": _str(_codes_text(players.all(), prev_sb_player[rows])),
         "previous_small_blind_missed": _bool(prev_sb_missed[rows]),
         "previous_small_blind_on_button": _bool(prev_sb_on_button[rows]),
@@ -648,29 +650,20 @@ def _seats(enc: Encoded, out, cross, players: _Vocab, hand_ids: _Vocab) -> pd.Da
     hand, seat = sr_hand[:ns], sr_seat[:ns]
     ids = hand_ids.all()
     owed_code = sr_owed[:ns].astype(np.int64)
-    owed = pc.take(pa.array(OWED_WORDS, pa.string()), pa.array(owed_code, pa.int64(), mask=owed_code < 0))
+    owed_lists = pa.array([[w for w in word.split(",") if w] for word in OWED_WORDS], pa.list_(pa.string()))
+    owed = pd.arrays.ArrowExtensionArray(pc.take(owed_lists, pa.array(owed_code, pa.int64(), mask=owed_code < 0)))
     missed_code = sr_missed_now[:ns].astype(np.int64)
     missed = pc.take(pa.array(["sb", "bb"], pa.string()), pa.array(missed_code, pa.int64(), mask=missed_code < 0))
     status_code = hs_status[hand, seat].astype(np.int64)
     status = pc.take(pa.array(STATUSES, pa.string()), pa.array(status_code, pa.int64(), mask=status_code < 0))
-    a = _codes_text(ids, sr_miss_sb[:ns]).to_numpy(zero_copy_only=False)
-    b = _codes_text(ids, sr_miss_bb[:ns]).to_numpy(zero_copy_only=False)
-    missed_in = np.full(ns, None, dtype=object)
-    both = (sr_miss_sb[:ns] >= 0) & (sr_miss_bb[:ns] >= 0)
-    only_a = (sr_miss_sb[:ns] >= 0) & ~both
-    only_b = (sr_miss_bb[:ns] >= 0) & ~both
-    missed_in[only_a] = a[only_a]
-    missed_in[only_b] = b[only_b]
-    if both.any():
-        pairs = [", ".join(sorted({x, y})) for x, y in zip(a[both], b[both], strict=True)]
-        missed_in[both] = np.array(pairs, dtype=object)
+    missed_in = _missed_in(ids, sr_miss_sb[:ns], sr_miss_bb[:ns])
     return _frame("seats", {
         "hand": _int(hand), "seq": _int(np.full(ns, NULL, np.int64)), "seat": _int(seat),
         "player": _str(_codes_text(players.all(), hs_player[hand, seat])), "status": _str(status),
-        "dealt_in": _bool(hs_dealt[hand, seat]), "owed": _str(owed), "in_big_blind": _bool(sr_in_bb[:ns]),
+        "dealt_in": _bool(hs_dealt[hand, seat]), "owed": owed, "in_big_blind": _bool(sr_in_bb[:ns]),
         "made_up": _bool(sr_made_up[:ns]), "missed_now": _str(missed), "new_player": _bool(sr_new[:ns]),
         "between_button_and_big_blind": _bool(sr_between[:ns]), "posted_live_big_blind": _bool(sr_live_bb[:ns]),
-        "previous_hand": _str(_codes_text(ids, sr_prev_hand[:ns])), "missed_in": pd.array(missed_in, dtype=STR),
+        "previous_hand": _str(_codes_text(ids, sr_prev_hand[:ns])), "missed_in": missed_in,
     })
 
 
@@ -691,23 +684,25 @@ def _walk_sorted(hand: np.ndarray, order: np.ndarray, keep: np.ndarray) -> np.nd
     return rows[keep[hand[rows]]]
 
 
-def _list_text(pair: tuple[np.ndarray, np.ndarray], rows: np.ndarray, sep: str = ",") -> pa.Array:
-    """List column (offsets, int values) rows `rows` as joined text, e.g. "1,3"."""
-    offsets, values = pair
+def _list_rows(offsets: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows `rows` of a list given by `offsets` (n + 1): their new offsets, and the positions of their items
+    in the old values, in row order (vectorised: no Python per row)."""
     lo, hi = offsets[rows], offsets[rows + 1]
     lengths = hi - lo
     take = np.repeat(lo - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(lengths.sum()) \
         if len(rows) else np.zeros(0, np.int64)
-    new_offsets = np.zeros(len(rows) + 1, np.int32)
+    new_offsets = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(lengths, out=new_offsets[1:])
-    text = pc.cast(pa.array(values[take].astype(np.int64)), pa.string())
-    return pc.binary_join(pa.ListArray.from_arrays(pa.array(new_offsets), text), sep)
+    return new_offsets, take.astype(np.int64, copy=False)
 
 
-def _masked(text: pa.Array, null: np.ndarray | None) -> pd.api.extensions.ExtensionArray:
-    if null is not None and null.any():
-        text = pc.if_else(pa.array(~null), text, pa.nulls(len(text), pa.string()))
-    return _str(text)
+def _list_text(pair: tuple[np.ndarray, np.ndarray], rows: np.ndarray, null: np.ndarray | None = None
+               ) -> pd.api.extensions.ExtensionArray:
+    """Rows `rows` of a kernel's list (offsets, int values) as a list column of integers ([1, 3]); `null`
+    (over `rows`) marks the rows not known."""
+    offsets, values = pair
+    new_offsets, take = _list_rows(offsets, rows)
+    return list_column(new_offsets, values[take].astype(np.int64), null)
 
 
 def _slots(enc: Encoded, so: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -769,7 +764,8 @@ def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, 
 def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, keep: np.ndarray
           ) -> tuple[pd.DataFrame, pa.Array, np.ndarray]:
     """The pots table of the `keep` hands (pots.pot_facts, then showdown.showdown_facts), each hand's
-    pots_misawarded words, and the hands the pot kernel found out of its range (no rows)."""
+    pots_misawarded items (an Arrow list array by hand row), and the hands the pot kernel found out of its
+    range (no rows)."""
     from auditor.replay.evaluate import card_text, describe
     from auditor.replay.kernel.pots import RAKE_FROM_CODES, pot_facts
     from auditor.replay.kernel.showdown import showdown_facts
@@ -829,13 +825,13 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     amounts = pf.lists["share_amounts"][1]
     pair_text = pc.binary_join_element_wise(pc.cast(pa.array(ws), pa.string()), pc.cast(pa.array(amounts),
                                                                                         pa.string()), ":")
-    shares = _join_text_lists(ws_off, pair_text, rows, ", ")
+    shares = _join_text_lists(ws_off, pair_text, rows)
     th_off, th_seat = sd.lists["top_hole_cards_used"]
     codes = sd.top_hole_codes
     card_words = pc.take(pa.array([card_text(c) for c in range(-1, 52)], pa.string()),
                          pa.array(np.clip(codes, -1, 51) + 1, pa.int64()))
     th_text = pc.binary_join_element_wise(pc.cast(pa.array(th_seat), pa.string()), card_words, ":")
-    top_hole = _join_text_lists(th_off, th_text, rows, ", ")
+    top_hole = _join_text_lists(th_off, th_text, rows, sd.list_nulls["top_hole_cards_used"][rows])
     best = np.full(len(rows), None, dtype=object)
     best_null = sd.nulls["best_value"][rows]
     if (~best_null).any():  # one description per distinct hand value
@@ -845,24 +841,24 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     frame = _frame("pots", {
         "hand": col("hand"), "seq": col("seq"), "pot": col("pot"), "seat": col("seat"),
         "player": _players(enc, player_code), "pot_amount": col("pot_amount"), "rake": col("rake"),
-        "awarded": col("awarded"), "eligible_seats": _str(_list_text(pf.lists["eligible_seats"], rows)),
-        "winners": col("winners", sd.rows["winners"]), "winner_seats": _str(_list_text(pf.lists["winner_seats"], rows)),
-        "shares": _str(shares), "equal_share": col("equal_share", sd.rows["equal_share"]),
+        "awarded": col("awarded"), "eligible_seats": _list_text(pf.lists["eligible_seats"], rows),
+        "winners": col("winners", sd.rows["winners"]), "winner_seats": _list_text(pf.lists["winner_seats"], rows),
+        "shares": shares, "equal_share": col("equal_share", sd.rows["equal_share"]),
         "odd_chips": col("odd_chips", sd.rows["odd_chips"]), "min_share": col("min_share"),
         "max_share": col("max_share"), "share_ok": flag(sd.rows["share_ok"], None),
-        "odd_chip_seats": _str(_list_text(sd.lists["odd_chip_seats"], rows)),
-        "odd_chip_seats_by_suit": _masked(_list_text(sd.lists["odd_chip_seats_by_suit"], rows),
-                                          sd.list_nulls["odd_chip_seats_by_suit"][rows]),
-        "odd_chip_seats_by_position": _masked(_list_text(sd.lists["odd_chip_seats_by_position"], rows),
-                                              sd.list_nulls["odd_chip_seats_by_position"][rows]),
-        "top_hole_cards_used": _masked(top_hole, sd.list_nulls["top_hole_cards_used"][rows]),
-        "winner_seats_by_evaluation": _masked(_list_text(sd.lists["winner_seats_by_evaluation"], rows),
-                                              sd.list_nulls["winner_seats_by_evaluation"][rows]),
+        "odd_chip_seats": _list_text(sd.lists["odd_chip_seats"], rows),
+        "odd_chip_seats_by_suit": _list_text(sd.lists["odd_chip_seats_by_suit"], rows,
+                                             sd.list_nulls["odd_chip_seats_by_suit"][rows]),
+        "odd_chip_seats_by_position": _list_text(sd.lists["odd_chip_seats_by_position"], rows,
+                                                 sd.list_nulls["odd_chip_seats_by_position"][rows]),
+        "top_hole_cards_used": top_hole,
+        "winner_seats_by_evaluation": _list_text(sd.lists["winner_seats_by_evaluation"], rows,
+                                                 sd.list_nulls["winner_seats_by_evaluation"][rows]),
         "best_hand": pd.array(best, dtype=STR),
         "winners_match": flag(sd.rows["winners_match"], sd.nulls["winners_match"]),
         "split_without_tie": flag(sd.rows["split_without_tie"], sd.nulls["split_without_tie"]),
         "hand_chip_balance": col("hand_chip_balance"), "pots_formed": col("pots_formed"),
-        "paid_without_showing": _str(_list_text(pf.lists["paid_without_showing"], rows)),
+        "paid_without_showing": _list_text(pf.lists["paid_without_showing"], rows),
         "chip_unit": col("chip_unit"), "button": col("button"),
     })
     mis_start, mis_pot, mis_held, mis_paid = pf.misawarded
@@ -872,7 +868,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
                  pa.array([": held "] * len(mis_pot)), pc.cast(pa.array(mis_held), pa.string()),
                  pa.array([", paid "] * len(mis_pot)), pc.cast(pa.array(mis_paid), pa.string())]
         words = pc.binary_join_element_wise(*parts, "")
-    misawarded = _join_text_lists(mis_start, words, np.arange(n), "; ")
+    misawarded = pa.array(_join_text_lists(mis_start, words, np.arange(n)))
     return frame, misawarded, pf.invalid
 
 
@@ -880,16 +876,47 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
 _DESCRIBED: dict[int, str] = {}
 
 
-def _join_text_lists(offsets: np.ndarray, text: pa.Array, rows: np.ndarray, sep: str) -> pa.Array:
-    """Rows `rows` of a list of strings (offsets into `text`) joined by `sep`."""
-    lo, hi = offsets[rows], offsets[rows + 1]
-    lengths = hi - lo
-    take = np.repeat(lo - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(lengths.sum()) \
-        if len(rows) else np.zeros(0, np.int64)
-    new_offsets = np.zeros(len(rows) + 1, np.int32)
-    np.cumsum(lengths, out=new_offsets[1:])
-    values = pc.take(text, pa.array(take.astype(np.int64))) if len(text) else pa.array([], pa.string())
-    return pc.binary_join(pa.ListArray.from_arrays(pa.array(new_offsets), values), sep)
+def _join_text_lists(offsets: np.ndarray, text: pa.Array, rows: np.ndarray, null: np.ndarray | None = None
+                     ) -> pd.api.extensions.ExtensionArray:
+    """Rows `rows` of a list of strings (offsets into `text`) as a list column of text; `null` (over `rows`)
+    marks the rows not known."""
+    new_offsets, take = _list_rows(offsets, rows)
+    values = pc.take(text, pa.array(take)) if len(text) else pa.array([], pa.string())
+    return list_column(new_offsets, values, null)
+
+
+def _rare_lists(n: int, rows: dict[int, list[str]] | None = None) -> pd.api.extensions.ExtensionArray:
+    """A list column of text of `n` rows, empty but for the few `rows` (position -> items) Python worded."""
+    lengths = np.zeros(n, np.int64)
+    items: list[str] = []
+    for i in sorted(rows or ()):
+        lengths[i] = len(rows[i])
+        items += rows[i]
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return list_column(offsets, pa.array(items, pa.string()))
+
+
+def _missed_in(ids: pa.Array, miss_sb: np.ndarray, miss_bb: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """seats.missed_in from the hand-id codes of the missed small and big blind (-1: not missed): the ids in
+    text order without repeats, null where neither was missed. Vectorised; only rows with both compare text."""
+    a, b = miss_sb >= 0, miss_bb >= 0
+    first = np.where(a, miss_sb, miss_bb).astype(np.int64)
+    second = np.where(a & b, miss_bb, -1).astype(np.int64)
+    both = np.flatnonzero(a & b)
+    if len(both):  # rare: both blinds missed; order the two ids as text, one if they are the same hand
+        x = _codes_text(ids, first[both]).to_pylist()
+        y = _codes_text(ids, second[both]).to_pylist()
+        swap = both[np.array([q < p for p, q in zip(x, y, strict=True)], dtype=bool)]
+        same = both[np.array([p == q for p, q in zip(x, y, strict=True)], dtype=bool)]
+        first[swap], second[swap] = second[swap], first[swap].copy()
+        second[same] = -1
+    lengths = (first >= 0).astype(np.int64) + (second >= 0)
+    codes = np.stack([first, second], axis=1).reshape(-1)
+    codes = codes[codes >= 0]
+    offsets = np.zeros(len(first) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return list_column(offsets, _codes_text(ids, codes), lengths == 0)
 
 
 def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRules], order: np.ndarray,
@@ -926,7 +953,7 @@ def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRu
                 logged = bool(requests)
                 rows.seat_fills.append((h, seq, seat, player, (own is not None and own[2] is not None)
                                         if logged else None,
-                                        ", ".join(f"{r[0]} (seat {r[2]})" for r in passed_over)
+                                        [f"{r[0]} (seat {r[2]})" for r in passed_over]
                                         if logged else None))
                 requests = [r for r in requests if r[0] != player]
             else:  # seat_draw
@@ -938,7 +965,7 @@ def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRu
                         break
                     keys.append(houses[h].card_key(code(card)))
                 highest = drawers[keys.index(max(keys))] if keys and len(keys) == len(drawers) else None
-                words = ", ".join(f"{p} {c}" for p, c in zip(drawers, cards, strict=False))
+                words = [f"{p} {c}" for p, c in zip(drawers, cards, strict=False)]
                 rows.seat_draws.append((h, seq, seat, player, player, highest, len(drawers), words))
     facts = rows.to_facts()
     return facts["seat_draws"], facts["seat_fills"]
