@@ -12,7 +12,7 @@ The scanner reads exactly a strict subset of JSON, stricter than `json.loads`, n
 read (`ok`) only if it is one object whose every key is one the schema defines at that place (hand,
 stakes, spread item, seat, event for its kind, draw), met once, with a value of the JSON type the schema
 gives that key (string, integer of at most 18 digits, boolean, array of those, the nested objects), no
-`null`, no number with a fraction or exponent, no escaped UTF-16 surrogate, no key spelled with an escape,
+`null`, no number with a fraction or exponent, no lone escaped UTF-16 surrogate, no key spelled with an escape,
 then only white space. Everything else (a type JSON allows that a column would coerce, duplicate keys,
 unknown keys, a value of another type, huge integers...) is left to the reference path (`json.loads` +
 jsonschema-rs + `consistency_error`) for that line, which also words every refusal. What the scanner
@@ -78,6 +78,31 @@ def _key_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 _KEY_BYTES, _KEY_OFFSETS, _KEY_SLOT = _key_table()
+
+
+def _hash_table() -> tuple[int, np.ndarray]:
+    """A perfect hash of the keys by (length, first, middle and last byte): the multiplier and the table of
+    key numbers (-1: no key), so a key is found with one look and one comparison (a search through the ~40
+    names was a third of the scan)."""
+    for mult in range(3, 1000):
+        table = np.full(1024, -1, dtype=np.int64)
+        for k, key in enumerate(_ALL_KEYS):
+            h = _hash(len(key), ord(key[0]), ord(key[len(key) >> 1]), ord(key[-1]), mult)
+            if table[h] >= 0:
+                break
+            table[h] = k
+        else:
+            return mult, table
+    raise AssertionError("no perfect hash for the keys")
+
+
+def _hash(length: int, first: int, middle: int, last: int, mult: int) -> int:
+    return (((length * mult + first) * mult + middle) * mult + last) & 1023
+
+
+_KEY_MULT, _KEY_HASH = _hash_table()
+#: what the kernels look keys up in (one argument): names, their offsets, slot per context, hash table, multiplier
+_KEYS = (_KEY_BYTES, _KEY_OFFSETS, _KEY_SLOT, _KEY_HASH, np.int64(_KEY_MULT))
 _HAND, _STAKES, _SEAT, _EVENT, _PAIR = range(5)
 
 
@@ -121,8 +146,9 @@ def _hex(b):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _string(buf, p, e, n, s_lo, s_hi, out):  # pragma: no cover - compiled
-    """The string at buf[p] (a quote), decoded into `out` as string number n[_STRINGS]; the position after it,
-    or -1 (not a string the scanner reads: a control byte, a bad or surrogate escape, no end, no room)."""
+    """The string at buf[p] (a quote), decoded into `out` as string number n[_STRINGS] (escapes as `json.loads`
+    decodes them, a surrogate pair as its one character); the position after it, or -1 (not a string the
+    scanner reads: a control byte, a bad escape or a lone surrogate, no end, no room)."""
     if p >= e or buf[p] != 34 or n[_STRINGS] >= s_lo.shape[0]:
         return -1
     w = n[_BYTES]
@@ -152,9 +178,27 @@ def _string(buf, p, e, n, s_lo, s_hi, out):  # pragma: no cover - compiled
                     if h < 0:
                         return -1
                     code = code * 16 + h
-                if 0xD800 <= code <= 0xDFFF:
-                    return -1
-                if w + 3 > cap:
+                q += 6
+                if 0xD800 <= code <= 0xDBFF:  # half of a pair: the other half must follow (a lone one is no text)
+                    if q + 6 > e or buf[q] != 92 or buf[q + 1] != 117:
+                        return -1
+                    low = 0
+                    for k in range(2, 6):
+                        h = _hex(buf[q + k])
+                        if h < 0:
+                            return -1
+                        low = low * 16 + h
+                    if not 0xDC00 <= low <= 0xDFFF or w + 4 > cap:
+                        return -1
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    out[w] = 0xF0 | (code >> 18)
+                    out[w + 1] = 0x80 | ((code >> 12) & 0x3F)
+                    out[w + 2] = 0x80 | ((code >> 6) & 0x3F)
+                    out[w + 3] = 0x80 | (code & 0x3F)
+                    w += 4
+                    q += 6
+                    continue
+                if 0xDC00 <= code <= 0xDFFF or w + 3 > cap:
                     return -1
                 if code < 0x80:
                     out[w] = code
@@ -168,7 +212,6 @@ def _string(buf, p, e, n, s_lo, s_hi, out):  # pragma: no cover - compiled
                     out[w + 1] = 0x80 | ((code >> 6) & 0x3F)
                     out[w + 2] = 0x80 | (code & 0x3F)
                     w += 3
-                q += 6
                 continue
             if c == 34 or c == 92 or c == 47:
                 v = c
@@ -237,9 +280,10 @@ def _bool(buf, p, e):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _key(buf, p, e, context, key_bytes, key_offsets, key_slot):  # pragma: no cover - compiled
+def _key(buf, p, e, context, keys):  # pragma: no cover - compiled
     """(position after the key's colon, its slot in `context`) for the key at buf[p]; position -1 for a key
-    the context does not define, one spelled with an escape, or no colon."""
+    the context does not define, one spelled with an escape, or no colon. `keys`: `_KEYS`."""
+    key_bytes, key_offsets, key_slot, key_hash, mult = keys
     if p >= e or buf[p] != 34:
         return -1, -1
     q = p + 1
@@ -250,21 +294,18 @@ def _key(buf, p, e, context, key_bytes, key_offsets, key_slot):  # pragma: no co
     if q >= e:
         return -1, -1
     length = q - p - 1
-    found = -1
-    for k in range(key_offsets.shape[0] - 1):
-        lo = key_offsets[k]
-        if key_offsets[k + 1] - lo != length:
-            continue
-        same = True
-        for j in range(length):
-            if key_bytes[lo + j] != buf[p + 1 + j]:
-                same = False
-                break
-        if same:
-            found = k
-            break
+    if length < 1:
+        return -1, -1
+    found = key_hash[(((length * mult + np.int64(buf[p + 1])) * mult + np.int64(buf[p + 1 + (length >> 1)])) * mult
+                      + np.int64(buf[q - 1])) & 1023]
     if found < 0:
         return -1, -1
+    lo = key_offsets[found]
+    if key_offsets[found + 1] - lo != length:
+        return -1, -1
+    for j in range(length):
+        if key_bytes[lo + j] != buf[p + 1 + j]:
+            return -1, -1
     slot = key_slot[context, found]
     if slot < 0:
         return -1, -1
@@ -337,7 +378,7 @@ def _str_list(buf, p, e, n, strs, s_lo, s_hi, out):  # pragma: no cover - compil
 
 
 @njit(cache=True)
-def _pair_list(buf, p, e, n, pairs, want, s_lo, s_hi, out, key_bytes, key_offsets, key_slot):  # pragma: no cover
+def _pair_list(buf, p, e, n, pairs, want, s_lo, s_hi, out, keys):  # pragma: no cover
     """An array of two-key objects at buf[p] into `pairs` (both keys required): spread items (`want` 0: min
     and max, integers) or seat draws (`want` 2: player and card, string numbers). (position after, first,
     end); position -1 otherwise."""
@@ -354,7 +395,7 @@ def _pair_list(buf, p, e, n, pairs, want, s_lo, s_hi, out, key_bytes, key_offset
         seen = 0
         p = _ws(buf, p + 1, e)
         while True:
-            p, slot = _key(buf, p, e, _PAIR, key_bytes, key_offsets, key_slot)
+            p, slot = _key(buf, p, e, _PAIR, keys)
             if p < 0 or slot < want or slot > want + 1 or (seen >> slot) & 1:
                 return -1, 0, 0
             seen |= 1 << slot
@@ -382,15 +423,14 @@ def _pair_list(buf, p, e, n, pairs, want, s_lo, s_hi, out, key_bytes, key_offset
 
 
 @njit(cache=True)
-def _stakes(buf, p, e, line, n, h_int, h_lo, h_hi, h_has, ints, pairs, s_lo, s_hi, out, key_bytes, key_offsets,
-            key_slot):  # pragma: no cover - compiled
+def _stakes(buf, p, e, line, n, h_int, h_lo, h_hi, h_has, ints, pairs, s_lo, s_hi, out, keys):  # pragma: no cover
     if p >= e or buf[p] != 123:
         return -1
     p = _ws(buf, p + 1, e)
     if p < e and buf[p] == 125:
         return p + 1
     while True:
-        p, slot = _key(buf, p, e, _STAKES, key_bytes, key_offsets, key_slot)
+        p, slot = _key(buf, p, e, _STAKES, keys)
         bit = np.int64(1) << (13 + slot)
         if p < 0 or h_has[line] & bit:
             return -1
@@ -401,7 +441,7 @@ def _stakes(buf, p, e, line, n, h_int, h_lo, h_hi, h_has, ints, pairs, s_lo, s_h
             h_lo[line, which] = lo
             h_hi[line, which] = hi
         elif slot == 3:  # spread
-            q, lo, hi = _pair_list(buf, p, e, n, pairs, 0, s_lo, s_hi, out, key_bytes, key_offsets, key_slot)
+            q, lo, hi = _pair_list(buf, p, e, n, pairs, 0, s_lo, s_hi, out, keys)
             h_lo[line, 2] = lo
             h_hi[line, 2] = hi
         else:  # ante, table_min, table_max, chip_unit
@@ -417,8 +457,7 @@ def _stakes(buf, p, e, line, n, h_int, h_lo, h_hi, h_has, ints, pairs, s_lo, s_h
 
 
 @njit(cache=True)
-def _seats(buf, p, e, line, n, seat_line, seat_int, seat_str, seat_has, s_lo, s_hi, out, key_bytes, key_offsets,
-           key_slot):  # pragma: no cover - compiled
+def _seats(buf, p, e, line, n, seat_line, seat_int, seat_str, seat_has, s_lo, s_hi, out, keys):  # pragma: no cover
     if p >= e or buf[p] != 91:
         return -1
     p = _ws(buf, p + 1, e)
@@ -437,7 +476,7 @@ def _seats(buf, p, e, line, n, seat_line, seat_int, seat_str, seat_has, s_lo, s_
         after = p + 1
         if not (p < e and buf[p] == 125):
             while True:
-                p, slot = _key(buf, p, e, _SEAT, key_bytes, key_offsets, key_slot)
+                p, slot = _key(buf, p, e, _SEAT, keys)
                 if p < 0 or (seat_has[row] >> slot) & 1:
                     return -1
                 seat_has[row] |= 1 << slot
@@ -464,7 +503,7 @@ def _seats(buf, p, e, line, n, seat_line, seat_int, seat_str, seat_has, s_lo, s_
 
 @njit(cache=True)
 def _events(buf, p, e, line, n, ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, strs, pairs, s_lo, s_hi, out,
-            key_bytes, key_offsets, key_slot):  # pragma: no cover - compiled
+            keys):  # pragma: no cover - compiled
     if p >= e or buf[p] != 91:
         return -1
     p = _ws(buf, p + 1, e)
@@ -483,7 +522,7 @@ def _events(buf, p, e, line, n, ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, 
         after = p + 1
         if not (p < e and buf[p] == 125):
             while True:
-                p, slot = _key(buf, p, e, _EVENT, key_bytes, key_offsets, key_slot)
+                p, slot = _key(buf, p, e, _EVENT, keys)
                 if p < 0 or (e_has[row] >> slot) & 1:
                     return -1
                 e_has[row] |= np.int64(1) << slot
@@ -507,7 +546,7 @@ def _events(buf, p, e, line, n, ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, 
                     e_lo[row, slot - 12] = lo
                     e_hi[row, slot - 12] = hi
                 elif slot == 16:  # draws
-                    q, lo, hi = _pair_list(buf, p, e, n, pairs, 2, s_lo, s_hi, out, key_bytes, key_offsets, key_slot)
+                    q, lo, hi = _pair_list(buf, p, e, n, pairs, 2, s_lo, s_hi, out, keys)
                     e_lo[row, 3] = lo
                     e_hi[row, 3] = hi
                 else:  # seat, blind, amount, to, pot, from_seat
@@ -531,8 +570,7 @@ def _events(buf, p, e, line, n, ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, 
 
 @njit(cache=True)
 def _hand(buf, p, e, line, n, h_str, h_int, h_lo, h_hi, h_has, seat_line, seat_int, seat_str, seat_has, ev_line,
-          e_int, e_str, e_lo, e_hi, e_has, ints, strs, pairs, s_lo, s_hi, out, key_bytes, key_offsets,
-          key_slot):  # pragma: no cover - compiled
+          e_int, e_str, e_lo, e_hi, e_has, ints, strs, pairs, s_lo, s_hi, out, keys):  # pragma: no cover
     """One line's hand; whether the scanner read it (the line's writes are the caller's to undo if not)."""
     p = _ws(buf, p, e)
     if p >= e or buf[p] != 123:
@@ -541,7 +579,7 @@ def _hand(buf, p, e, line, n, h_str, h_int, h_lo, h_hi, h_has, seat_line, seat_i
     if p < e and buf[p] == 125:
         return False  # no stakes, seats or events
     while True:
-        p, slot = _key(buf, p, e, _HAND, key_bytes, key_offsets, key_slot)
+        p, slot = _key(buf, p, e, _HAND, keys)
         if p < 0 or (h_has[line] >> slot) & 1:
             return False
         h_has[line] |= np.int64(1) << slot
@@ -553,14 +591,12 @@ def _hand(buf, p, e, line, n, h_str, h_int, h_lo, h_hi, h_has, seat_line, seat_i
             q, v = _int(buf, p, e)
             h_int[line, slot - 8] = v
         elif slot == 10:
-            q = _stakes(buf, p, e, line, n, h_int, h_lo, h_hi, h_has, ints, pairs, s_lo, s_hi, out, key_bytes,
-                        key_offsets, key_slot)
+            q = _stakes(buf, p, e, line, n, h_int, h_lo, h_hi, h_has, ints, pairs, s_lo, s_hi, out, keys)
         elif slot == 11:
-            q = _seats(buf, p, e, line, n, seat_line, seat_int, seat_str, seat_has, s_lo, s_hi, out, key_bytes,
-                       key_offsets, key_slot)
+            q = _seats(buf, p, e, line, n, seat_line, seat_int, seat_str, seat_has, s_lo, s_hi, out, keys)
         else:
             q = _events(buf, p, e, line, n, ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, strs, pairs, s_lo,
-                        s_hi, out, key_bytes, key_offsets, key_slot)
+                        s_hi, out, keys)
         if q < 0:
             return False
         p, after = _next(buf, q, e, 125)
@@ -576,8 +612,7 @@ def _hand(buf, p, e, line, n, h_str, h_int, h_lo, h_hi, h_has, seat_line, seat_i
 
 @njit(cache=True)
 def _scan_lines(buf, starts, ends, n, ok, h_str, h_int, h_lo, h_hi, h_has, seat_line, seat_int, seat_str, seat_has,
-                ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, strs, pairs, s_lo, s_hi, out, key_bytes,
-                key_offsets, key_slot):  # pragma: no cover - compiled
+                ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, strs, pairs, s_lo, s_hi, out, keys):  # pragma: no cover
     saved = np.zeros(7, dtype=np.int64)
     for line in range(starts.shape[0]):
         for k in range(7):
@@ -592,7 +627,7 @@ def _scan_lines(buf, starts, ends, n, ok, h_str, h_int, h_lo, h_hi, h_has, seat_
         e = max(s, min(ends[line], buf.shape[0]))
         ok[line] = _hand(buf, s, e, line, n, h_str, h_int, h_lo, h_hi, h_has, seat_line, seat_int, seat_str,
                          seat_has, ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, strs, pairs, s_lo, s_hi, out,
-                         key_bytes, key_offsets, key_slot)
+                         keys)
         if not ok[line]:
             for k in range(7):
                 n[k] = saved[k]
@@ -674,8 +709,7 @@ def scan(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> Scan:
     s_lo, s_hi = np.empty(strings, np.int64), np.empty(strings, np.int64)
     out = np.empty(data.shape[0] + 1, np.uint8)
     _scan_lines(data, starts, ends, n, ok, h_str, h_int, h_lo, h_hi, h_has, seat_line, seat_int, seat_str, seat_has,
-                ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, strs, pairs, s_lo, s_hi, out, _KEY_BYTES,
-                _KEY_OFFSETS, _KEY_SLOT)
+                ev_line, e_int, e_str, e_lo, e_hi, e_has, ints, strs, pairs, s_lo, s_hi, out, _KEYS)
     ns, ne, ni, nt, npair, nstr, nbytes = (int(x) for x in n)
     offsets = np.empty(nstr + 1, np.int32)
     offsets[0] = 0
