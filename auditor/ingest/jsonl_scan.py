@@ -135,6 +135,7 @@ def _ws(buf, p, e):  # pragma: no cover - compiled (runs as Python under NUMBA_D
 
 @njit(cache=True)
 def _hex(b):  # pragma: no cover - compiled
+    b = np.int64(b)  # a uint8 would wrap as plain Python (NUMBA_DISABLE_JIT=1) where Numba widens it
     if 48 <= b <= 57:
         return b - 48
     if 97 <= b <= 102:
@@ -691,7 +692,14 @@ def scan(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> Scan:
     if ends.shape[0] != lines:
         raise ValueError("starts and ends differ in length")
     braces, items, quotes = _count(data)
-    objects, strings = braces + 1, quotes // 2 + 1
+    # A seat or event the schema accepts takes 24 bytes or more (`{"kind":"kill","seat":1}`), a string 2, a
+    # list item 2 (`0,`): rows past those bounds can only belong to lines that are refused anyway, which then
+    # take the reference path (their writes undone), so a batch of `{}` or `[0,0,...]` cannot make the
+    # arrays (~240 bytes an object) dozens of times larger than its bytes.
+    size = data.shape[0]
+    objects = min(braces, size // 24 + lines) + 1
+    strings = min(quotes // 2, size // 2) + 1
+    items = min(items, size // 2)
     n = np.zeros(7, dtype=np.int64)
     ok = np.zeros(lines, dtype=np.bool_)
     h_str = np.empty((lines, 8), np.int64)

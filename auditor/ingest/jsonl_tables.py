@@ -41,11 +41,13 @@ from auditor.ingest.parquet import TableChunk
 from auditor.model.records import Quarantined, SourceHand
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
-__all__ = ["BATCH_BYTES", "CHUNK_HANDS", "SCAN_FAILURES", "read_jsonl_tables", "takes_tables"]
+__all__ = ["BATCH_BYTES", "BATCH_LINES", "CHUNK_HANDS", "SCAN_FAILURES", "read_jsonl_tables", "takes_tables"]
 
-#: bytes of lines scanned and validated together (a few thousand hands: the validator's fixed cost per call
-#: is spread over them, and the batch's arrays stay a few tens of MB)
-BATCH_BYTES = 4 << 20
+#: bytes of lines scanned and validated together (about a thousand hands: the validator's fixed cost per call
+#: is spread over them, and the scanner's arrays stay a few tens of MB whatever the bytes)
+BATCH_BYTES = 2 << 20
+#: at most this many lines in a batch (short lines, or lines refused for their length, add few bytes)
+BATCH_LINES = 4096
 #: at most this many hands per TableChunk: a chunk cut at a batch of the audit rebuilds the dicts of what
 #: it keeps (`TableChunk.without`), so a small chunk bounds that cost
 CHUNK_HANDS = 1000
@@ -108,9 +110,9 @@ def _judged(lines: Iterator[tuple[int, bytes] | Quarantined], name: str,
         pending.append(item)
         if not isinstance(item, Quarantined):
             size += len(item[1]) + 1
-            if size >= batch_bytes:
-                yield from _batch(pending, name)
-                pending, size = [], 0
+        if size >= batch_bytes or len(pending) >= BATCH_LINES:
+            yield from _batch(pending, name)
+            pending, size = [], 0
     if pending:
         yield from _batch(pending, name)
 
