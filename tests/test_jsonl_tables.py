@@ -319,3 +319,64 @@ def test_scanner_reads_the_samples_whole() -> None:
     np.cumsum(lengths[:-1] + 1, out=starts[1:])
     sc = jsonl_scan.scan(buf, starts, starts + lengths)
     assert jsonl_scan.readable_lines(sc).all()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.binary(max_size=300) | st.sampled_from([b"{", b"[", b'{"', b'{"events":[{', b"\\u",
+                                                                 b'{"hand_id":"\\ud800"}']), max_size=8))
+def test_arbitrary_bytes_same_as_reference(tmp_path: Path, lines: list[bytes]) -> None:
+    """Bytes of any kind (the scanner must neither crash, read past a line, nor take what is not a hand)."""
+    assert_same(write(tmp_path, [*lines, _line(SMALL[0])], "b.jsonl"), batch_bytes=64)
+
+
+def test_rows_past_the_capacity_take_the_reference_path(tmp_path: Path) -> None:
+    """A line of a hundred thousand empty events fills the scanner's rows: it and the hands after it in the
+    batch are judged as the reference judges them (the hands are read, the line refused)."""
+    hand = copy.deepcopy(SMALL[0])
+    flood = _line(hand).replace(b'"events":[', b'"events":[' + b"{}," * 100_000, 1)
+    path = write(tmp_path, [flood, *(_line(h) for h in SMALL[:5]), b"[" * 50_000, b"{" * 50_000, _line(SMALL[5])])
+    assert_same(path)
+
+
+def test_deeply_nested_and_long_values(tmp_path: Path) -> None:
+    hand = copy.deepcopy(SMALL[0])
+    lines = [_line({**hand, "room": "x" * 100_000}), _line({**hand, "max_seats": int("9" * 40)}),
+             _line(hand).replace(b'"max_seats":', b'"max_seats":' + b"0" * 3 + b"6,\"y\":", 1),
+             _line({**hand, "events": [[[[[[]]]]]]}), _line({**hand, "seats": [{"seat": [1]}]})]
+    assert_same(write(tmp_path, lines))
+
+
+def test_a_scanner_that_fails_costs_speed_not_a_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_args: object) -> None:
+        raise RuntimeError("a scanner bug")
+
+    monkeypatch.setattr(jsonl_scan, "scan", broken)
+    before = len(SCAN_FAILURES)
+    path = write(tmp_path, [_line(h) for h in SMALL[:4]])
+    items = list(read_jsonl_tables(path))
+    assert items == list(read_jsonl(path))  # every line took the reference path
+    assert len(SCAN_FAILURES) == before + 1 and "a scanner bug" in SCAN_FAILURES[-1]
+
+
+def test_a_reader_that_fails_is_contained_in_an_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit's columnar path has the same last line of defence as every reader (`detect.contained`)."""
+    from auditor.ingest import jsonl_tables
+    from auditor.pipeline import audit
+
+    real = jsonl_tables._chunk
+    calls = []
+
+    def failing(*args: object) -> TableChunk:
+        calls.append(1)
+        if len(calls) > 1:
+            raise RuntimeError("a reader bug")
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jsonl_tables, "_chunk", failing)
+    monkeypatch.setattr(jsonl_tables, "CHUNK_HANDS", 2)
+    for name in ("a.jsonl", "b.jsonl"):
+        write(tmp_path, [_line(h) for h in SMALL[:4]], name)
+    result = audit([tmp_path], jobs=1)
+    internal = [q for q in result.quarantined if q.code == "internal-error"]
+    assert len(internal) == 2 and all("a reader bug" in q.reason for q in internal)
+    assert result.hands_read == result.hands_audited + result.hands_quarantined

@@ -1,4 +1,10 @@
-"""Reader for the canonical hand log as JSON Lines (plain or gzip): one hand per line."""
+"""Reader for the canonical hand log as JSON Lines (plain or gzip): one hand per line.
+
+`read_jsonl` is the reference: each line parsed by `json.loads` and judged by jsonschema-rs and
+`consistency_error`. An audit reads a plain file column-wise instead (`auditor.ingest.jsonl_tables`: the
+same lines, hands and quarantine entries, batches scanned into canonical tables), which falls back on this
+module's `_one_line` for every line it does not take.
+"""
 
 from __future__ import annotations
 

@@ -63,10 +63,13 @@ def takes_tables(path: Path, fmt: str, label: str) -> bool:
             and unseekable_kind(path) is None)
 
 
-def read_jsonl_tables(path: Path, limits: Limits = DEFAULT_LIMITS, batch_bytes: int = BATCH_BYTES,
-                      chunk_hands: int = CHUNK_HANDS) -> Iterator[TableChunk | SourceHand | Quarantined]:
-    """`read_jsonl`'s hands and quarantine entries, the hands the columnar path takes as TableChunks."""
+def read_jsonl_tables(path: Path, limits: Limits = DEFAULT_LIMITS, batch_bytes: int | None = None,
+                      chunk_hands: int | None = None) -> Iterator[TableChunk | SourceHand | Quarantined]:
+    """`read_jsonl`'s hands and quarantine entries, the hands the columnar path takes as TableChunks (batches
+    of `batch_bytes`, chunks of `chunk_hands`: BATCH_BYTES and CHUNK_HANDS unless given)."""
     name = str(path)
+    batch_bytes = BATCH_BYTES if batch_bytes is None else batch_bytes
+    chunk_hands = CHUNK_HANDS if chunk_hands is None else chunk_hands
     try:
         stream = open_binary(path, limits)
     except OSError as exc:
