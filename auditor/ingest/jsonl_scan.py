@@ -38,7 +38,7 @@ from numba import njit
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 from auditor.resources import schema_path
 
-__all__ = ["EVENT_KEYS", "KINDS", "Scan", "scan", "tables"]
+__all__ = ["EVENT_KEYS", "KINDS", "Scan", "allowed_event_keys", "readable_lines", "scan", "tables"]
 
 HAND_KEYS = ("hand_id", "table_id", "room", "started_at", "variant", "structure", "rule_pack", "currency",
              "money_scale", "max_seats", "stakes", "seats", "events")
@@ -750,7 +750,7 @@ def _lists(lo: np.ndarray, hi: np.ndarray, present: np.ndarray, values: np.ndarr
 def _small(values: np.ndarray, present: np.ndarray) -> pa.Array:
     """An int8 column, values clamped into its range (every bound the schema sets on such a field lies inside
     it, so a clamped value still fails where the value did), null where absent."""
-    return pa.array(np.clip(values, -128, 127).astype(np.int8), pa.int8(), mask=~present)
+    return pa.array(np.minimum(np.maximum(values, -128), 127).astype(np.int8), pa.int8(), mask=~present)
 
 
 def _ints(values: np.ndarray, present: np.ndarray, default: int | None = None) -> pa.Array:
@@ -791,13 +791,19 @@ def tables(sc: Scan, ok: np.ndarray, file: str, line_numbers: np.ndarray) -> Can
     rows = np.flatnonzero(ok)
     number = np.cumsum(ok, dtype=np.int64) - 1
     strings = sc.strings
-    has = sc.h_has[rows]
-    h_int = sc.h_int[rows]
-    lo, hi = sc.h_lo[rows], sc.h_hi[rows]
+    every = bool(ok.all())  # the usual case: every line taken, the columns used as they are (no copies)
+
+    def pick(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return values if every else values[mask]
+
+    has = pick(sc.h_has, rows)
+    h_int = pick(sc.h_int, rows)
+    h_str = pick(sc.h_str, rows)
+    lo, hi = pick(sc.h_lo, rows), pick(sc.h_hi, rows)
     stakes = len(HAND_KEYS)
     h = {
         "hand": pa.array(np.arange(len(rows), dtype=np.int32)),
-        **{name: _text(strings, sc.h_str[rows, k]) for k, name in enumerate(HAND_KEYS[:8])},
+        **{name: _text(strings, h_str[:, k]) for k, name in enumerate(HAND_KEYS[:8])},
         "max_seats": _small(h_int[:, 1], _bit(has, 9)),
         "blinds": _lists(lo[:, 0], hi[:, 0], _bit(has, stakes + 0), sc.ints),
         "ante": _ints(h_int[:, 2], _bit(has, stakes + 1), 0),
@@ -813,12 +819,10 @@ def tables(sc: Scan, ok: np.ndarray, file: str, line_numbers: np.ndarray) -> Can
     }
     hands = pa.table([h[f.name] for f in HANDS_SCHEMA], schema=HANDS_SCHEMA)
 
-    keep = ok[sc.seat_line] if len(sc.seat_line) else np.zeros(0, bool)
-    s_has = sc.seat_has[keep]
-    s_int = sc.seat_int[keep]
-    s_str = sc.seat_str[keep]
+    keep = ok[sc.seat_line] if len(sc.seat_line) and not every else np.zeros(0, bool)
+    s_has, s_int, s_str = pick(sc.seat_has, keep), pick(sc.seat_int, keep), pick(sc.seat_str, keep)
     s = {
-        "hand": pa.array(number[sc.seat_line[keep]].astype(np.int32)),
+        "hand": pa.array(number[pick(sc.seat_line, keep)].astype(np.int32)),
         "seat": _small(s_int[:, 0], _bit(s_has, 0)),
         "player": _text(strings, s_str[:, 0]),
         "stack": _ints(s_int[:, 1], _bit(s_has, 2)),
@@ -826,10 +830,10 @@ def tables(sc: Scan, ok: np.ndarray, file: str, line_numbers: np.ndarray) -> Can
     }
     seats = pa.table([s[f.name] for f in SEATS_SCHEMA], schema=SEATS_SCHEMA)
 
-    keep = ok[sc.ev_line] if len(sc.ev_line) else np.zeros(0, bool)
-    e_has, e_int, e_str = sc.e_has[keep], sc.e_int[keep], sc.e_str[keep]
-    e_lo, e_hi = sc.e_lo[keep], sc.e_hi[keep]
-    hand = number[sc.ev_line[keep]]
+    keep = ok[sc.ev_line] if len(sc.ev_line) and not every else np.zeros(0, bool)
+    e_has, e_int, e_str = pick(sc.e_has, keep), pick(sc.e_int, keep), pick(sc.e_str, keep)
+    e_lo, e_hi = pick(sc.e_lo, keep), pick(sc.e_hi, keep)
+    hand = number[pick(sc.ev_line, keep)]
     first = np.searchsorted(hand, hand, side="left") if len(hand) else hand
     kind = _text(strings, e_str[:, 0])
     seat_draw = pc.fill_null(pc.equal(kind, "seat_draw"), False).to_numpy(zero_copy_only=False)
