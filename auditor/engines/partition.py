@@ -38,6 +38,7 @@ from auditor.engines import ledger
 from auditor.engines.parquet_ranges import HandBatch, Layout, hand_count, plan_ranges, read_range_tables
 from auditor.engines.periods import add_batch
 from auditor.ingest.detect import contained, read_file, read_plain_phh
+from auditor.ingest.jsonl_tables import read_jsonl_tables, takes_tables
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.tables import build_tables
@@ -329,6 +330,8 @@ def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quaran
         # the same last line of defence as every other reader (read_file wraps them all); the range's hands
         # come as TableChunks, canonical tables already (issue 16)
         yield from contained(read_range_tables(item.path, piece.layout, *piece.rows), item.label)  # type: ignore[arg-type]
+    elif takes_tables(item.path, item.format, item.label):  # JSON Lines scanned and validated column-wise
+        yield from contained(read_jsonl_tables(item.path, limits or DEFAULT_LIMITS), item.label)  # type: ignore[arg-type]
     else:
         yield from read_input(item, limits)
 

@@ -1,11 +1,17 @@
-"""Reader for the canonical hand log as JSON Lines (plain or gzip): one hand per line."""
+"""Reader for the canonical hand log as JSON Lines (plain or gzip): one hand per line.
+
+`read_jsonl` is the reference: each line parsed by `json.loads` and judged by jsonschema-rs and
+`consistency_error`. An audit reads a plain file column-wise instead (`auditor.ingest.jsonl_tables`: the
+same lines, hands and quarantine entries, batches scanned into canonical tables), which falls back on this
+module's `_one_line` for every line it does not take.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from auditor.ingest.files import open_binary, read_line
 from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
@@ -14,6 +20,8 @@ from auditor.model.records import Quarantined, SourceHand
 
 #: the default longest line (one line is one hand); `Limits.jsonl_max_line_bytes` sets it per run
 MAX_LINE_BYTES = DEFAULT_LIMITS.jsonl_max_line_bytes
+
+_T = TypeVar("_T")
 
 
 def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
@@ -34,20 +42,25 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}",
                           code="limit" if isinstance(exc, LimitExceeded) else "damaged")
         return
-    cap = limits.jsonl_max_line_bytes
-    # Per-line quarantines are held back until a line parses as JSON or looks like it (`_json_like`: a hand
-    # cut short), or another entry comes: a file named like a log in which no line is JSON or looks like
-    # it (binary, a text file misnamed) is one `unsupported-format` entry, not one quarantine per line
-    # (issue #15). At most HOLD_BACK are held; past that the file keeps its per-line entries.
+    watch = _Watch()
+    yield from _held_back(_read_lines(stream, name, limits.jsonl_max_line_bytes, watch), name, watch)
+
+
+def _held_back(items: Iterable[_T], name: str, watch: _Watch) -> Iterator[_T | Quarantined]:
+    """The items of a file with its per-line quarantines held back until a line parses as JSON or looks like
+    it (`_json_like`: a hand cut short), or another entry comes: a file named like a log in which no line is
+    JSON or looks like it (binary, a text file misnamed) is one `unsupported-format` entry, not one
+    quarantine per line (issue #15). At most HOLD_BACK are held; past that the file keeps its per-line
+    entries. Any item that is not such a quarantine (a hand, a line the columnar path took) ends the wait."""
     held: list[Quarantined] | None = []
     bad_lines = 0
-    watch = _Watch()
-    for item in _read_lines(stream, name, cap, watch):
+    for item in items:
         if held is None:
             yield item
             continue
         not_json = isinstance(item, Quarantined) and item.code == "damaged" and item.line in watch.strangers
         if not_json:
+            assert isinstance(item, Quarantined)
             bad_lines += 1
             held.append(item)
             watch.strangers.discard(item.line)
@@ -94,9 +107,21 @@ _CONTROLS = bytes(c for c in range(32) if c != 9) + b"\x7f"
 
 
 def _read_lines(stream: BinaryIO, name: str, cap: int, watch: _Watch) -> Iterator[SourceHand | Quarantined]:
-    """Every non-blank line of an open stream as a hand or a quarantine entry. While `watch` is active,
-    the number of each line that does not look like JSON is added to its strangers before the line's
-    entry is yielded."""
+    """Every non-blank line of an open stream as a hand or a quarantine entry (`_lines`, each judged by
+    `_one_line`)."""
+    for item in _lines(stream, name, cap, watch):
+        if isinstance(item, Quarantined):
+            yield item
+            continue
+        judged = _one_line(item[1], name, item[0])
+        if judged is not None:
+            yield judged
+
+
+def _lines(stream: BinaryIO, name: str, cap: int, watch: _Watch) -> Iterator[tuple[int, bytes] | Quarantined]:
+    """Every line of an open stream that is not a bare newline, as (line number, bytes), or the quarantine
+    entry of a line that cannot be read (too long, or the stream failed). While `watch` is active, the
+    number of each line that does not look like JSON is added to its strangers before the line is given."""
     with stream:
         line_no = 0
         while True:
@@ -125,18 +150,14 @@ def _read_lines(stream: BinaryIO, name: str, cap: int, watch: _Watch) -> Iterato
             if b"\r" not in raw:
                 if watch.active and not _json_like(raw):
                     watch.strangers.add(line_no)
-                item = _one_line(raw, name, line_no)
-                if item is not None:
-                    yield item
+                yield line_no, raw
                 continue
             # a lone CR ends a line too (as in universal-newline text mode), so old Mac files keep their lines
             for k, part in enumerate(raw.replace(b"\r\n", b"\n").split(b"\r")):
                 line_no += 1 if k else 0
                 if watch.active and not _json_like(part):
                     watch.strangers.add(line_no)
-                item = _one_line(part, name, line_no)
-                if item is not None:
-                    yield item
+                yield line_no, part
 
 
 def _skip_newlines(stream: BinaryIO) -> int:
