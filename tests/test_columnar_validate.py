@@ -204,3 +204,34 @@ def test_a_refused_list_is_shown_from_its_first_items_only(listed: str) -> None:
     got = validate(*tables).reasons
     assert got == reference(*tables)
     assert all(r is not None and r.startswith(f"schema: at {listed}: ") for r in got)
+
+
+def _doubted(tables: list[pa.Table]) -> list[bool]:
+    """The screen's doubt per hands row (`columnar_validate._screen`), on the tables as `validate` sees them."""
+    from auditor.ingest import columnar_validate as cv
+
+    try:
+        hands = cv._Columns(tables[0])
+        return cv._screen(hands, tables[1], cv._layout(hands, cv._Columns(tables[1]), tables[2])).tolist()
+    finally:
+        cv._memo.clear()
+
+
+def test_the_screen_passes_valid_hands_and_never_a_refused_one() -> None:
+    """The screen (`_screen`) lets through only hands the reference finds valid (a looser screen would pass a
+    refused hand unworded; the property above would then fail too, this says why), and it doubts no valid
+    grammar hand of any kind, so the compiled path is the one valid datasets take, not the wording one."""
+    passed = doubted_valid = 0
+    for seed in range(200):
+        rng = random.Random(seed)
+        hands = [fuzz.grammar_hand(rng, j, rng.choice(("T1", "T2"))) for j in range(rng.randrange(1, 5))]
+        built = build_tables([SourceHand(h, "g.jsonl", i) for i, h in enumerate(hands, start=1)])
+        clean = [parquet.conform_table(t, name) for t, name in
+                 zip([built.hands, built.seats, built.events], parquet.TABLE_FILES, strict=True)]
+        for tables in (clean, _batch(seed)):
+            expected = reference(*tables)
+            for doubt, reason in zip(_doubted(tables), expected, strict=True):
+                assert doubt or reason is None, (seed, reason)
+                passed += not doubt
+                doubted_valid += doubt and reason is None and tables is clean
+    assert passed > 300 and doubted_valid == 0
