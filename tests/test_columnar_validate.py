@@ -212,7 +212,7 @@ def _doubted(tables: list[pa.Table]) -> list[bool]:
 
     try:
         hands = cv._Columns(tables[0])
-        return cv._screen(hands, tables[1], cv._layout(hands, cv._Columns(tables[1]), tables[2])).tolist()
+        return cv._screen(hands, tables[1], cv._layout(hands, cv._Columns(tables[1]), tables[2]))[0].tolist()
     finally:
         cv._memo.clear()
 

@@ -69,9 +69,9 @@ def ints(column: pa.ChunkedArray | pa.Array, fill: bool = False) -> Ints:
 
 @dataclass(frozen=True)
 class Strings:
-    """A string column's own buffers: value i is data[offsets[i]:offsets[i + 1]] (offsets rebased to 0)."""
+    """A string column's own buffers: value i is data[offsets[i]:offsets[i + 1]]."""
 
-    offsets: np.ndarray  # int64, one more than the values
+    offsets: np.ndarray  # int32 (Arrow's own, not copied), one more than the values
     data: np.ndarray  # uint8
     present: np.ndarray
 
@@ -79,7 +79,7 @@ class Strings:
     def byte_lengths(self) -> np.ndarray:
         """Bytes of each string, -1 for null. Never fewer than its code points, and 0 only when it has none:
         what the screen holds to a schema length (a doubt when the bytes pass a maximum, never a miss)."""
-        return np.where(self.present, np.diff(self.offsets), -1)
+        return np.where(self.present, np.diff(self.offsets).astype(np.int64), -1)
 
 
 def strings(column: pa.ChunkedArray | pa.Array) -> Strings:
@@ -90,8 +90,8 @@ def strings(column: pa.ChunkedArray | pa.Array) -> Strings:
     n = len(array)
     _, offsets_buffer, data_buffer = array.buffers()
     if offsets_buffer is None or not n:
-        return Strings(np.zeros(n + 1, np.int64), np.zeros(0, np.uint8), present)
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=array.offset + n + 1)[array.offset:].astype(np.int64)
+        return Strings(np.zeros(n + 1, np.int32), np.zeros(0, np.uint8), present)
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=array.offset + n + 1)[array.offset:]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     return Strings(offsets, data, present)
 
@@ -100,7 +100,7 @@ def strings(column: pa.ChunkedArray | pa.Array) -> Strings:
 class StringLists:
     """A list-of-strings column: list i holds items offsets[i]..offsets[i + 1] of `items`."""
 
-    offsets: np.ndarray  # int64, one more than the lists
+    offsets: np.ndarray  # int32 (Arrow's own, not copied), one more than the lists
     present: np.ndarray
     items: Strings
 
@@ -116,32 +116,61 @@ def string_lists(column: pa.ChunkedArray | pa.Array) -> StringLists:
     n = len(array)
     offsets_buffer = array.buffers()[1]
     if offsets_buffer is None or not n:
-        return StringLists(np.zeros(n + 1, np.int64), present, strings(pa.array([], pa.string())))
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=array.offset + n + 1)[array.offset:].astype(np.int64)
+        return StringLists(np.zeros(n + 1, np.int32), present, strings(pa.array([], pa.string())))
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=array.offset + n + 1)[array.offset:]
     return StringLists(offsets, present, strings(array.values))
 
 
-def _vocabulary(words: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    encoded = [w.encode() for w in words]
-    offsets = np.zeros(len(encoded) + 1, np.int64)
-    offsets[1:] = np.cumsum([len(w) for w in encoded])
-    return offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
+#: how many (length, first byte, last byte) slots a vocabulary's lookup table has: its words' keys
+_LOOKUP = 16 * 256 * 256
+
+
+def _lookup_key(n: int, first: int, last: int) -> int:
+    return ((n & 15) << 16) | (first << 8) | last
+
+
+_vocabularies: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _vocabulary(words: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The words' bytes (offsets, data) and a lookup table from a string's (length, first byte, last byte) to
+    the one word with that key + 1 (0: none; -1: several, compared one by one): each string costs one lookup
+    and one comparison instead of one per word (a kind column is 14 words, a million strings a second)."""
+    if words not in _vocabularies:
+        encoded = [w.encode() for w in words]
+        offsets = np.zeros(len(encoded) + 1, np.int64)
+        offsets[1:] = np.cumsum([len(w) for w in encoded])
+        table = np.zeros(_LOOKUP, np.int8)
+        for i, word in enumerate(encoded):
+            if word:
+                key = _lookup_key(len(word), word[0], word[-1])
+                table[key] = i + 1 if table[key] == 0 else -1
+        _vocabularies[words] = (offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), table)
+    return _vocabularies[words]
 
 
 @njit(cache=True)
-def _codes_kernel(offsets, data, present, word_offsets, word_data, out):  # type: ignore[no-untyped-def]
+def _codes_kernel(offsets, data, present, word_offsets, word_data, table, out):  # type: ignore[no-untyped-def]
     """Per string, the index of the word it equals byte for byte (-1: none, -2: null)."""
     size = len(data)
+    words = len(word_offsets) - 1
     for i in range(len(out)):
         if not present[i]:
             out[i] = -2
             continue
-        start, stop = offsets[i], offsets[i + 1]
+        start, stop = np.int64(offsets[i]), np.int64(offsets[i + 1])  # int32 offsets: no overflow below
         out[i] = -1
         if start < 0 or stop > size or stop < start:
             continue
         n = stop - start
-        for w in range(len(word_offsets) - 1):
+        first, last = 0, words
+        if n > 0:
+            hit = table[((n & 15) << 16) | (np.int64(data[start]) << 8) | np.int64(data[stop - 1])]
+            if hit == 0:
+                continue
+            if hit > 0:
+                first, last = hit - 1, hit
+        for w in range(first, last):
             a, b = word_offsets[w], word_offsets[w + 1]
             if b - a != n:
                 continue
@@ -162,6 +191,46 @@ def codes(column: Strings, words: tuple[str, ...]) -> np.ndarray:
     return out
 
 
+@njit(cache=True)
+def _sorted_groups_kernel(numbers, present, known, out_group, out_index):  # type: ignore[no-untyped-def]
+    """Per row, the position of its number in `known` (sorted, distinct; -1: null or not there) and its place
+    among the rows of that group in row order, in one merge pass, when the present numbers never decrease
+    (True); False, with the outputs unfinished, as soon as one does."""
+    k = 0
+    current, count, others = -2, 0, 0
+    started = False
+    previous = numbers[0] if len(numbers) else 0
+    for i in range(len(numbers)):
+        g = -1
+        if present[i]:
+            x = numbers[i]
+            if started and x < previous:
+                return False
+            started, previous = True, x
+            while k < len(known) and known[k] < x:
+                k += 1
+            if k < len(known) and known[k] == x:
+                g = k
+        if g < 0:
+            out_group[i], out_index[i] = -1, others
+            others += 1
+            continue
+        if g != current:
+            current, count = g, 0
+        out_group[i], out_index[i] = g, count
+        count += 1
+    return True
+
+
+def sorted_groups(numbers: np.ndarray, present: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(group, place within the group) of each row, or None when the rows are not in number order."""
+    group = np.empty(len(numbers), np.int64)
+    index = np.empty(len(numbers), np.int64)
+    if not _sorted_groups_kernel(numbers, present, known, group, index):
+        return None
+    return group, index
+
+
 #: per first and second byte, whether the two make a card of the schema's pattern
 CARD_BYTES = np.zeros((256, 256), dtype=np.bool_)
 for _card in [r + s for r in "23456789TJQKA" for s in "cdhs"] + ["??"]:
@@ -176,11 +245,11 @@ def _lists_kernel(list_offsets, item_offsets, item_data, item_present, cards, lo
     items = len(item_present)
     size = len(item_data)
     for i in range(len(out_ok)):
-        first, last = list_offsets[i], list_offsets[i + 1]
+        first, last = np.int64(list_offsets[i]), np.int64(list_offsets[i + 1])
         ok = 0 <= first <= last <= items
         j = first
         while ok and j < last:
-            start, stop = item_offsets[j], item_offsets[j + 1]
+            start, stop = np.int64(item_offsets[j]), np.int64(item_offsets[j + 1])
             if not item_present[j] or start < 0 or stop > size or stop < start:
                 ok = False
             elif cards:
@@ -231,3 +300,99 @@ def seated(groups: int, seat_group: np.ndarray, seat: np.ndarray, event_group: n
     stray = np.empty(groups, np.bool_)
     _seated_kernel(groups, seat_group, seat, event_group, event_seat, event_has_seat, event_exempt, max_seat, stray)
     return max_seat, stray
+
+
+@dataclass(frozen=True)
+class IntLists:
+    """A list-of-integers column: list i holds items offsets[i]..offsets[i + 1] of `items`."""
+
+    offsets: np.ndarray
+    present: np.ndarray
+    items: Ints
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Items of each list, -1 for a null list."""
+        return np.where(self.present, np.diff(self.offsets), -1)
+
+
+def int_lists(column: pa.ChunkedArray | pa.Array) -> IntLists:
+    array = _combined(column)
+    present = _validity(array)
+    n = len(array)
+    offsets_buffer = array.buffers()[1]
+    if offsets_buffer is None or not n:
+        return IntLists(np.zeros(n + 1, np.int32), present, ints(pa.array([], pa.int64())))
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=array.offset + n + 1)[array.offset:]
+    return IntLists(offsets, present, ints(array.values))
+
+
+@njit(cache=True)
+def _int_lists_kernel(list_offsets, values, item_present, low, high, out_ok):  # type: ignore[no-untyped-def]
+    """Per list, whether every item is present and in low..high (a list whose offsets leave its items: not)."""
+    items = len(item_present)
+    for i in range(len(out_ok)):
+        first, last = np.int64(list_offsets[i]), np.int64(list_offsets[i + 1])
+        ok = 0 <= first <= last <= items
+        j = first
+        while ok and j < last:
+            ok = item_present[j] and low <= values[j] <= high
+            j += 1
+        out_ok[i] = ok
+
+
+def int_lists_ok(column: IntLists, low: int, high: int) -> np.ndarray:
+    """Per list, whether all its items are present and in low..high; a null list is ok (no items)."""
+    out = np.empty(len(column.present), np.bool_)
+    _int_lists_kernel(column.offsets, column.items.values, column.items.present, low, high, out)
+    return out
+
+
+#: days of each month (1-based) in a year that is not a leap year
+_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
+
+
+@njit(cache=True)
+def _utc_times_kernel(offsets, data, present, month_days, out_ok):  # type: ignore[no-untyped-def]
+    """Per string, whether it is an RFC 3339 date-time of the usual form `YYYY-MM-DDTHH:MM:SSZ` (20 bytes, `T`
+    or `t`, `Z` or `z`) on a real calendar day, with a second up to 59. Null is ok (the key is absent); any
+    other form, a leap second included, is not ok here: the screen then leaves the hand to the full checks."""
+    size = len(data)
+    for i in range(len(out_ok)):
+        if not present[i]:
+            out_ok[i] = True
+            continue
+        s = np.int64(offsets[i])
+        ok = np.int64(offsets[i + 1]) - s == 20 and s >= 0 and s + 20 <= size
+        if ok:
+            for k in (4, 7):
+                ok = ok and data[s + k] == 45  # '-'
+            for k in (13, 16):
+                ok = ok and data[s + k] == 58  # ':'
+            ok = ok and (data[s + 10] == 84 or data[s + 10] == 116) and (data[s + 19] == 90 or data[s + 19] == 122)
+        digits = np.zeros(14, np.int64)
+        if ok:
+            places = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18)
+            for j in range(14):
+                d = np.int64(data[s + places[j]]) - 48
+                if d < 0 or d > 9:
+                    ok = False
+                digits[j] = d
+        if ok:
+            year = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3]
+            month, day = digits[4] * 10 + digits[5], digits[6] * 10 + digits[7]
+            hour, minute = digits[8] * 10 + digits[9], digits[10] * 10 + digits[11]
+            second = digits[12] * 10 + digits[13]
+            leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+            ok = 1 <= month <= 12 and hour <= 23 and minute <= 59 and second <= 59
+            if ok:
+                days = month_days[month] + (1 if leap and month == 2 else 0)
+                ok = 1 <= day <= days
+        out_ok[i] = ok
+
+
+def utc_times_ok(column: Strings) -> np.ndarray:
+    """`_utc_times_kernel` over a string column."""
+    out = np.empty(len(column.present), np.bool_)
+    _utc_times_kernel(column.offsets, column.data, column.present, _MONTH_DAYS, out)
+    return out

@@ -641,8 +641,8 @@ def _draws_checks(out: _Candidates, events: pa.Table, mask: np.ndarray, group: n
 def event_order(events: pa.Table) -> np.ndarray:
     """Row order of the events as the reader rebuilds each hand: by hand, then seq, nulls first, stable."""
     low = np.int64(-(1 << 62))
-    hand, has_hand = _ints(events["hand"])
-    seq, has_seq = _ints(events["seq"])
+    hand, has_hand = column_ints(events["hand"])
+    seq, has_seq = column_ints(events["seq"])
     if has_hand.all() and has_seq.all() and len(hand) > 1:
         step, next_seq = np.diff(hand), np.diff(seq)
         if ((step > 0) | ((step == 0) & (next_seq >= 0))).all():
@@ -652,7 +652,10 @@ def event_order(events: pa.Table) -> np.ndarray:
 
 def _groups(numbers: np.ndarray, present: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(group of each row: the position of its hand number in `known`, or -1; its place within the group,
-    rows taken in their order)."""
+    rows taken in their order). Rows in number order (a dataset's) in one compiled pass."""
+    merged = columnar_kernels.sorted_groups(numbers, present, known)
+    if merged is not None:
+        return merged
     at = np.searchsorted(known, numbers) if len(known) else np.zeros(len(numbers), np.int64)
     at = np.minimum(at, max(len(known) - 1, 0))
     group = np.where(present & (len(known) > 0) & (known[at] == numbers if len(known) else False), at, -1)
@@ -682,6 +685,9 @@ class Verdicts:
     seat_index: np.ndarray
     event_group: np.ndarray
     event_index: np.ndarray
+    #: per event (rebuild order), its kind's index in KINDS (-1: another kind or none; valid hands' events have
+    #: a kind), as the screen found it, so the tables are built without finding it again; None: not at hand
+    event_kind: np.ndarray | None = None
 
 
 def validate(hands: pa.Table, seats: pa.Table, events: pa.Table) -> Verdicts:
@@ -730,14 +736,16 @@ def _layout(hands: _Columns, seats: _Columns, events_table: pa.Table) -> _Layout
     order = event_order(_Columns(events_table))
     if events_table.num_rows and (np.diff(order) != 1).any():
         events_table = events_table.take(order)  # a dataset `convert` wrote is in order already: no copy
-    numbers, has_number = _ints(hands["hand"])
-    known = np.unique(numbers[has_number])
+    numbers, has_number = column_ints(hands["hand"])
+    increasing = bool(has_number.all()) and (len(numbers) < 2 or bool((np.diff(numbers) > 0).all()))
+    known = numbers if increasing else np.unique(numbers[has_number])  # a dataset's rows: numbers in order
     seat_numbers, seat_has = column_ints(seats["hand"])
     event_column = events_table["hand"]
     event_numbers, event_has = column_ints(event_column)
     seat_group, seat_index = _groups(seat_numbers, seat_has, known)
     event_group, event_index = _groups(event_numbers, event_has, known)
-    row_group = np.where(has_number, np.searchsorted(known, numbers), -1)
+    row_group = np.arange(len(numbers), dtype=np.int64) if increasing else \
+        np.where(has_number, np.searchsorted(known, numbers), -1)
     groups = len(known)
     seat_count = np.bincount(seat_group[seat_group >= 0], minlength=groups)
     event_count = np.bincount(event_group[event_group >= 0], minlength=groups)
@@ -760,7 +768,7 @@ def _validate(hands_table: pa.Table, seats_table: pa.Table, events_table: pa.Tab
     gives it the same reason."""
     hands, seats = _Columns(hands_table), _Columns(seats_table)
     layout = _layout(hands, seats, events_table)
-    doubt = _screen(hands, seats_table, layout)
+    doubt, kind = _screen(hands, seats_table, layout)
     reasons: list[str | None] = [None] * hands.num_rows
     rows = np.flatnonzero(doubt)
     if len(rows):
@@ -777,24 +785,21 @@ def _validate(hands_table: pa.Table, seats_table: pa.Table, events_table: pa.Tab
     if len(rows):
         valid[rows] = np.array([reason is None for reason in reasons], dtype=bool)[rows]
     return Verdicts(reasons, valid, layout.order, layout.row_group, layout.seat_group, layout.seat_index,
-                    layout.event_group, layout.event_index)
+                    layout.event_group, layout.event_index, kind)
 
 
-def _screen(hands: _Columns, seats_table: pa.Table, layout: _Layout) -> np.ndarray:
-    """Per hands row, whether it is in doubt: False only for a hand every check of the schema and of
-    consistency_error passes, found in a few passes over the columns' buffers (`columnar_kernels`) instead of
-    the wording machinery's hundred Arrow passes. Stricter than the schema where that is simpler (a string
-    held to a maximum by its bytes, which are never fewer than its characters; every item of a seat draw's
-    lists, kept or cut): a doubt only sends the hand to `_judge`. The hands rows' own checks are `_judge`'s
-    (`_hand_checks`: a few thousand rows a chunk, cheap); the seats and events, many more, are screened here."""
+def _screen(hands: _Columns, seats_table: pa.Table, layout: _Layout) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per hands row, whether it is in doubt (and the events' kind codes, when there are events): False only for a hand
+    every check of the schema and of consistency_error passes, found in a few passes over the columns' buffers
+    (`columnar_kernels`) instead of the wording machinery's hundred Arrow passes. Stricter than the schema where
+    that is simpler (a string held to a maximum by its bytes, which are never fewer than its characters; every item
+    of a seat draw's lists, kept or cut): a doubt only sends the hand to `_judge`. The hands rows' own checks are
+    `_judge`'s (`_hand_checks`: a few thousand rows a chunk, cheap); the seats and events, many more, are screened
+    here."""
     groups = layout.groups
-    row_checks = _new()
-    _hand_checks(row_checks, hands, layout.per_row_seats, layout.per_row_events)
-    doubt = layout.row_group < 0
-    if row_checks.owner:
-        doubt[np.concatenate(row_checks.owner)] = True
+    doubt = _hands_doubt(hands, layout) | (layout.row_group < 0)
     if not groups:
-        return doubt
+        return doubt, None
     bad_group = np.zeros(groups, dtype=bool)
     # seats: seat 1..10, player 1..128 (bytes), stack 0..MONEY_MAX, a known status or none
     ck = columnar_kernels
@@ -842,7 +847,37 @@ def _screen(hands: _Columns, seats_table: pa.Table, layout: _Layout) -> np.ndarr
     max_seats = ck.ints(hands["max_seats"]).values
     g = np.maximum(layout.row_group, 0)
     doubt |= bad_group[g] | stray[g] | (max_seat[g] > max_seats)
-    return doubt | (layout.row_group < 0)
+    return doubt | (layout.row_group < 0), np.where(kind >= 0, kind, -1)
+
+
+def _hands_doubt(hands: _Columns, layout: _Layout) -> np.ndarray:
+    """Per hands row, whether one of its own checks (`_hand_checks`') may fail: strings held to their limits by
+    their bytes, every item of a spread's two lists (kept or cut)."""
+    ck = columnar_kernels
+    doubt = (layout.per_row_seats < 1) | (layout.per_row_seats > 10) | (layout.per_row_events > 2000)
+    for name, low, high, required in (("hand_id", 1, 128, True), ("table_id", 1, 128, True), ("room", 0, 256, False),
+                                      ("rule_pack", 1, 128, True), ("currency", 0, 16, False)):
+        length = ck.strings(hands[name]).byte_lengths
+        doubt |= ((length < 0) & required) | ((length >= 0) & ((length < low) | (length > high)))
+    started = ck.strings(hands["started_at"])
+    timed = ck.utc_times_ok(started)
+    other = np.flatnonzero(~timed)  # another form than the usual one (an offset, a fraction): checked as `_judge`
+    if len(other):
+        timed[other] = _date_time_ok(hands["started_at"].take(pa.array(other)))
+    doubt |= (started.byte_lengths > 64) | ~timed
+    for name, values in (("variant", VARIANTS), ("structure", STRUCTURES)):
+        doubt |= ck.codes(ck.strings(hands[name]), values) < 0
+    for name, low, high, required in (("money_scale", 1, 10**6, False), ("max_seats", 2, 10, True),
+                                      ("chip_unit", 1, 10**9, True), ("table_min", 0, MONEY_MAX, False),
+                                      ("table_max", 0, MONEY_MAX, False), ("ante", 0, MONEY_MAX, False)):
+        value = ck.ints(hands[name])
+        doubt |= (~value.present & required) | (value.present & ((value.values < low) | (value.values > high)))
+    for name, most, required in (("blinds", 3, True), ("bet_units", 8, False), ("spread_min", 8, False),
+                                 ("spread_max", 8, False)):
+        items = ck.int_lists(hands[name])
+        lengths = items.lengths
+        doubt |= ((lengths < 0) & required) | (lengths > most) | ~ck.int_lists_ok(items, 0, MONEY_MAX)
+    return doubt
 
 
 def _judge(hands_table: pa.Table, seats_table: pa.Table, events_table: pa.Table) -> list[str | None]:
