@@ -272,25 +272,22 @@ def lists_ok(column: StringLists, cards: bool, low: int = 0, high: int = 0) -> n
 def _seated_kernel(groups, seat_group, seat, event_group, event_seat, event_has_seat, event_exempt,
                    out_max_seat, out_stray):  # type: ignore[no-untyped-def]
     """Per hand group, its highest listed seat, and whether an event names a seat nobody in it sits in
-    (the button and the seating events excepted): `consistency_error`'s two faults, for the screen."""
+    (the button and the seating events excepted): `consistency_error`'s two faults, for the screen. The seats
+    taken are bits of `out_stray`'s scratch: a seat outside 0..62 is never taken (its hand is refused anyway)."""
     taken = np.zeros(groups, np.int64)
-    for g in range(groups):
-        out_max_seat[g] = -(1 << 62)
-        out_stray[g] = False
+    out_max_seat[:] = -(1 << 62)
+    out_stray[:] = False
     for r in range(len(seat_group)):
-        g = seat_group[r]
+        g, s = seat_group[r], seat[r]
         if 0 <= g < groups:
-            s = seat[r]
-            if s > out_max_seat[g]:
-                out_max_seat[g] = s
+            out_max_seat[g] = max(out_max_seat[g], s)
             if 0 <= s < 63:
                 taken[g] |= np.int64(1) << s
     for e in range(len(event_group)):
-        g = event_group[e]
-        if 0 <= g < groups and event_has_seat[e] and not event_exempt[e]:
-            s = event_seat[e]
-            if s < 0 or s >= 63 or (taken[g] >> s) & 1 == 0:
-                out_stray[g] = True
+        g, s = event_group[e], event_seat[e]
+        if 0 <= g < groups and event_has_seat[e] and not event_exempt[e] and (
+                s < 0 or s >= 63 or (taken[g] >> s) & 1 == 0):
+            out_stray[g] = True
 
 
 def seated(groups: int, seat_group: np.ndarray, seat: np.ndarray, event_group: np.ndarray, event_seat: np.ndarray,
@@ -353,6 +350,18 @@ _MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtyp
 
 
 @njit(cache=True)
+def _digits(data, at, n):  # type: ignore[no-untyped-def]
+    """The number written by the `n` bytes at `at`, or -1 if one of them is not a digit."""
+    value = 0
+    for k in range(at, at + n):
+        d = np.int64(data[k]) - 48
+        if d < 0 or d > 9:
+            return -1
+        value = value * 10 + d
+    return value
+
+
+@njit(cache=True)
 def _utc_times_kernel(offsets, data, present, month_days, out_ok):  # type: ignore[no-untyped-def]
     """Per string, whether it is an RFC 3339 date-time of the usual form `YYYY-MM-DDTHH:MM:SSZ` (20 bytes, `T`
     or `t`, `Z` or `z`) on a real calendar day, with a second up to 59. Null is ok (the key is absent); any
@@ -365,29 +374,15 @@ def _utc_times_kernel(offsets, data, present, month_days, out_ok):  # type: igno
         s = np.int64(offsets[i])
         ok = np.int64(offsets[i + 1]) - s == 20 and s >= 0 and s + 20 <= size
         if ok:
-            for k in (4, 7):
-                ok = ok and data[s + k] == 45  # '-'
-            for k in (13, 16):
-                ok = ok and data[s + k] == 58  # ':'
-            ok = ok and (data[s + 10] == 84 or data[s + 10] == 116) and (data[s + 19] == 90 or data[s + 19] == 122)
-        digits = np.zeros(14, np.int64)
+            ok = (data[s + 4] == 45 and data[s + 7] == 45 and data[s + 13] == 58 and data[s + 16] == 58
+                  and (data[s + 10] == 84 or data[s + 10] == 116) and (data[s + 19] == 90 or data[s + 19] == 122))
         if ok:
-            places = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18)
-            for j in range(14):
-                d = np.int64(data[s + places[j]]) - 48
-                if d < 0 or d > 9:
-                    ok = False
-                digits[j] = d
-        if ok:
-            year = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3]
-            month, day = digits[4] * 10 + digits[5], digits[6] * 10 + digits[7]
-            hour, minute = digits[8] * 10 + digits[9], digits[10] * 10 + digits[11]
-            second = digits[12] * 10 + digits[13]
-            leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-            ok = 1 <= month <= 12 and hour <= 23 and minute <= 59 and second <= 59
+            year, month, day = _digits(data, s, 4), _digits(data, s + 5, 2), _digits(data, s + 8, 2)
+            hour, minute, second = _digits(data, s + 11, 2), _digits(data, s + 14, 2), _digits(data, s + 17, 2)
+            ok = year >= 0 and 1 <= month <= 12 and 0 <= hour <= 23 and 0 <= minute <= 59 and 0 <= second <= 59
             if ok:
-                days = month_days[month] + (1 if leap and month == 2 else 0)
-                ok = 1 <= day <= days
+                leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+                ok = 1 <= day <= month_days[month] + (1 if leap and month == 2 else 0)
         out_ok[i] = ok
 
 
