@@ -814,7 +814,7 @@ def _chunk(name: str, first_row: int, hands: pa.Table, seats: pa.Table, events: 
     # hands: as build_tables fills what a rebuilt hand leaves out
     spread_min, spread_max = _spread(kept)
     columns = {
-        "hand": new_hand, "file": pa.array([name] * count, pa.string()),
+        "hand": new_hand, "file": pa.repeat(pa.scalar(name, pa.string()), count),
         "line": pa.array(valid_rows.astype(np.int64) + first_row + 1),
         "ante": pc.fill_null(kept["ante"], 0), "money_scale": pc.fill_null(kept["money_scale"], 1),
         "bet_units": pc.fill_null(kept["bet_units"], pa.scalar([], pa.list_(pa.int64()))),
