@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.ingest import parquet
+from auditor.ingest import columnar_kernels, parquet
 from auditor.ingest.columnar_validate import event_order, validate
 from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
@@ -184,6 +184,33 @@ def test_date_time_equals_jsonschema_rs() -> None:
     got = _date_time_ok(pa.chunked_array([pa.array(cases)])).tolist()
     assert got == [reference.is_valid(c) for c in cases]
     assert 200 < sum(got) < len(cases) - 200
+    # the screen's compiled check of the usual form passes only what jsonschema-rs passes, and every valid
+    # string of that form (the others, an offset, a fraction or a leap second, it leaves to _date_time_ok)
+    usual = columnar_kernels.utc_times_ok(columnar_kernels.strings(pa.array(cases))).tolist()
+    for text, fast, valid in zip(cases, usual, got, strict=True):
+        assert valid or not fast, text
+        plain = len(text) == 20 and text[19] in "Zz" and text[17:19] != "60"
+        assert fast == (valid and plain), text
+
+
+def test_string_codes_equal_index_in() -> None:
+    """`columnar_kernels.codes` (a byte lookup by length, first and last byte) gives what Arrow's index_in
+    gives, on words, their prefixes, extensions and one-byte changes, multi-byte text, empty strings and nulls,
+    in sliced and chunked columns."""
+    import pyarrow.compute as pc
+
+    from auditor.ingest.columnar_validate import ACTIONS, KINDS, STATUSES
+
+    rng = random.Random(5)
+    for words in (KINDS, ACTIONS, STATUSES, ("a", "ab", "ba", "")):
+        pool = [*words, "", "\u00e9", "seat_draw\u00e9", None]
+        for w in words:
+            pool += [w[:-1], w + "s", w.upper(), w[:1] + "x" * max(len(w) - 2, 0) + w[-1:]]
+        values = [rng.choice(pool) for _ in range(3000)]
+        column = pa.chunked_array([pa.array(values[:1000]), pa.array(values[1000:]).slice(7)])
+        index = pc.fill_null(pc.index_in(column, value_set=pa.array(words)), -1).to_numpy(zero_copy_only=False)
+        expected = [-2 if v is None else int(i) for v, i in zip(values[:1000] + values[1007:], index, strict=True)]
+        assert columnar_kernels.codes(columnar_kernels.strings(column), words).tolist() == expected
 
 
 @pytest.mark.parametrize("listed", ["seats", "events"])
@@ -204,3 +231,34 @@ def test_a_refused_list_is_shown_from_its_first_items_only(listed: str) -> None:
     got = validate(*tables).reasons
     assert got == reference(*tables)
     assert all(r is not None and r.startswith(f"schema: at {listed}: ") for r in got)
+
+
+def _doubted(tables: list[pa.Table]) -> list[bool]:
+    """The screen's doubt per hands row (`columnar_validate._screen`), on the tables as `validate` sees them."""
+    from auditor.ingest import columnar_validate as cv
+
+    try:
+        hands = cv._Columns(tables[0])
+        return cv._screen(hands, tables[1], cv._layout(hands, cv._Columns(tables[1]), tables[2]))[0].tolist()
+    finally:
+        cv._memo.clear()
+
+
+def test_the_screen_passes_valid_hands_and_never_a_refused_one() -> None:
+    """The screen (`_screen`) lets through only hands the reference finds valid (a looser screen would pass a
+    refused hand unworded; the property above would then fail too, this says why), and it doubts no valid
+    grammar hand of any kind, so the compiled path is the one valid datasets take, not the wording one."""
+    passed = doubted_valid = 0
+    for seed in range(200):
+        rng = random.Random(seed)
+        hands = [fuzz.grammar_hand(rng, j, rng.choice(("T1", "T2"))) for j in range(rng.randrange(1, 5))]
+        built = build_tables([SourceHand(h, "g.jsonl", i) for i, h in enumerate(hands, start=1)])
+        clean = [parquet.conform_table(t, name) for t, name in
+                 zip([built.hands, built.seats, built.events], parquet.TABLE_FILES, strict=True)]
+        for tables in (clean, _batch(seed)):
+            expected = reference(*tables)
+            for doubt, reason in zip(_doubted(tables), expected, strict=True):
+                assert doubt or reason is None, (seed, reason)
+                passed += not doubt
+                doubted_valid += doubt and reason is None and tables is clean
+    assert passed > 300 and doubted_valid == 0
