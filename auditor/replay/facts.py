@@ -388,21 +388,39 @@ def frame_of(columns: dict[str, Any]) -> pd.DataFrame:
 
     pandas copies every column of a dict by default, a quarter of the facts' building time; the builders'
     arrays are new, so the frame can take them (`copy=False`), except an array that is read-only (a NumPy
-    view of an Arrow buffer: the frame's columns must stay writable, as a copy's are) or that shares its
-    values or null mask with a column before it (one array given twice: writing into one column must never
-    change another). Those few are copied."""
-    seen: set[int] = set()
+    view of an Arrow buffer: the frame's columns must stay writable, as a copy's are) or whose values or
+    null mask overlap in memory those of a column before it (one array given twice: writing into one
+    column must never change another). Those few are copied. Overlap is judged on the bytes each buffer
+    spans, not on a shared base array: the kernels write a table's columns as the rows of one 2-D array,
+    and rows of it side by side are distinct columns that may be taken without a copy."""
+    spans: list[tuple[int, int]] = []
     out: dict[str, Any] = {}
     for name, array in columns.items():
-        parts = [b for b in (getattr(array, "_data", None), getattr(array, "_mask", None)) if isinstance(b, np.ndarray)]
-        if id(array) in seen or any(id(b) in seen or (b.base is not None and id(b.base) in seen)
-                                    or not b.flags.writeable for b in parts):
+        parts = _buffers(array)
+        if any(not b.flags.writeable or _overlaps(b, spans) for b in parts):
             array = array.copy()
-            parts = [b for b in (getattr(array, "_data", None), getattr(array, "_mask", None))
-                     if isinstance(b, np.ndarray)]
-        seen.update([id(array), *(id(b) for b in parts), *(id(b.base) for b in parts if b.base is not None)])
+            parts = _buffers(array)
+        spans.extend(_span(b) for b in parts if b.size)
         out[name] = array
     return pd.DataFrame(out, copy=False)
+
+
+def _buffers(array: Any) -> list[np.ndarray]:
+    """The NumPy buffers of a pandas masked array (values and null mask); none for an Arrow-backed one."""
+    return [b for b in (getattr(array, "_data", None), getattr(array, "_mask", None)) if isinstance(b, np.ndarray)]
+
+
+def _span(buffer: np.ndarray) -> tuple[int, int]:
+    return np.lib.array_utils.byte_bounds(buffer)
+
+
+def _overlaps(buffer: np.ndarray, spans: list[tuple[int, int]]) -> bool:
+    """Whether the bytes `buffer` spans meet any of `spans` (an empty buffer meets nothing). A strided view
+    is judged by its whole span: conservative (a copy where none was needed), never a missed overlap."""
+    if not buffer.size:
+        return False
+    lo, hi = _span(buffer)
+    return any(lo < b_hi and b_lo < hi for b_lo, b_hi in spans)
 
 
 def allocate(table: str, n: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -520,8 +538,10 @@ class FactRows:
         for name in FACT_COLUMNS:
             getattr(self, name).extend(getattr(other, name))
 
-    def to_facts(self) -> Facts:
-        return Facts({name: _frame(name, getattr(self, name)) for name in FACT_COLUMNS})
+    def to_facts(self, names: tuple[str, ...] | None = None) -> Facts:
+        """The tables `names` (None: every table) as frames; a writer that fills only some of them asks for
+        those, and pays nothing for the others."""
+        return Facts({name: _frame(name, getattr(self, name)) for name in (names or FACT_COLUMNS)})
 
 
 def _frame(table: str, rows: list) -> pd.DataFrame:

@@ -42,15 +42,19 @@ from auditor.replay.state import TableState, replay_order
 
 
 def _int(values: np.ndarray, null: int = NULL) -> pd.arrays.IntegerArray:
+    """A kernel's int column as a nullable column, `null` marking nulls. The values are taken as they are when
+    none is null (usually none is: a copy would be a pass over the column for nothing); `facts.frame_of` copies
+    any that overlap another column or cannot be written."""
     values = np.asarray(values, dtype=np.int64)
     mask = values == null
-    return pd.arrays.IntegerArray(np.where(mask, 0, values), mask)
+    return pd.arrays.IntegerArray(np.where(mask, 0, values) if mask.any() else values, mask)
 
 
 def _bool(values: np.ndarray) -> pd.arrays.BooleanArray:
+    """A kernel's bool column (taken as it is, like `_int`), or an int8 one with -1 for null."""
     values = np.asarray(values)
     if values.dtype == np.bool_:
-        return pd.arrays.BooleanArray(values.copy(), np.zeros(len(values), np.bool_))
+        return pd.arrays.BooleanArray(values, np.zeros(len(values), np.bool_))
     return pd.arrays.BooleanArray(values == 1, values < 0)
 
 
@@ -119,11 +123,18 @@ def run_kernel(tables: CanonicalTables, houses: Sequence[HouseRules], order: np.
         v_hole, v_rounds, v_schedule, v_draw_before, v_max_draw, v_board_cards, fraction)
 
 
+def _kept(hand: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
+    """The rows of `keep` hands, or None when that is every row (a clean batch: columns are then taken as the
+    kernel wrote them, without a gather)."""
+    kept = keep[hand]
+    return None if kept.all() else np.flatnonzero(kept)
+
+
 def _actions(tables: CanonicalTables, enc: Encoded, a: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
-    rows = np.flatnonzero(keep[a["hand"]])
+    rows = _kept(a["hand"], keep)
 
     def col(name: str) -> np.ndarray:
-        return a[name][rows]
+        return a[name] if rows is None else a[name][rows]
 
     events = tables.events
     event = col("event")
@@ -150,10 +161,10 @@ def _actions(tables: CanonicalTables, enc: Encoded, a: dict[str, np.ndarray], ke
 
 
 def _rounds(enc: Encoded, r: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
-    rows = np.flatnonzero(keep[r["hand"]])
+    rows = _kept(r["hand"], keep)
 
     def col(name: str) -> np.ndarray:
-        return r[name][rows]
+        return r[name] if rows is None else r[name][rows]
 
     closed = np.where(col("end"), "end of hand", "next round")
     return _frame("rounds", {
@@ -172,10 +183,10 @@ def _rounds(enc: Encoded, r: dict[str, np.ndarray], keep: np.ndarray) -> pd.Data
 
 
 def _draws(enc: Encoded, d: dict[str, np.ndarray], keep: np.ndarray, max_draw: np.ndarray) -> pd.DataFrame:
-    rows = np.flatnonzero(keep[d["hand"]])
+    rows = _kept(d["hand"], keep)
 
     def col(name: str) -> np.ndarray:
-        return d[name][rows]
+        return d[name] if rows is None else d[name][rows]
 
     hand = col("hand")
     return _frame("draws", {
@@ -710,14 +721,14 @@ def _masked(text: pa.Array, null: np.ndarray | None) -> pd.api.extensions.Extens
     return _str(text)
 
 
-def _slots(enc: Encoded, so: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _slots(enc: Encoded, so: dict[str, np.ndarray], names: tuple[str, ...]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Every hand's seats 1..MAX_SEAT as slots (rows hand * MAX_SEAT + seat - 1): a seat nobody sits in and no
-    event names has nothing in, so it changes no pot and no blind."""
+    event names has nothing in, so it changes no pot and no blind. Only the seat columns `names` (each a copy:
+    the kernel's (hand, seat) arrays have a seat 0 the slots leave out)."""
     from auditor.replay.kernel.encode import MAX_SEAT
 
     n = enc.n
-    slots = {name: so[name][:, 1:].reshape(n * MAX_SEAT, *so[name].shape[2:]) for name in so
-             if name != "dealt_order"}
+    slots = {name: so[name][:, 1:].reshape(n * MAX_SEAT, *so[name].shape[2:]) for name in names}
     slots["seat"] = np.tile(np.arange(1, MAX_SEAT + 1, dtype=np.int64), n)
     return np.arange(n + 1, dtype=np.int64) * MAX_SEAT, slots
 
@@ -728,7 +739,7 @@ def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, 
     from auditor.replay.kernel.blinds import blind_facts
 
     so = out["seat"]
-    slot_start, slots = _slots(enc, so)
+    slot_start, slots = _slots(enc, so, ("dealt", "ante_all_in"))
     post_start, posts = _by_hand(out["posts"], enc.n)
     bf = blind_facts(slot_start=slot_start, slot_seat=slots["seat"], slot_dealt_in=slots["dealt"],
                      slot_ante_all_in=slots["ante_all_in"], hand_button=out["hand"]["button"],
@@ -776,7 +787,8 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
 
     n = enc.n
     so, ho = out["seat"], out["hand"]
-    slot_start, slots = _slots(enc, so)
+    slot_start, slots = _slots(enc, so, ("total", "returned", "folded", "all_in", "mucked", "shown", "final",
+                                         "final_known"))
     award_start, awards = _by_hand(out["awards"], n)
     rake_start, rakes = _by_hand(out["rakes"], n)
     rake_from = np.zeros(n, np.int64)
@@ -940,7 +952,7 @@ def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRu
                 highest = drawers[keys.index(max(keys))] if keys and len(keys) == len(drawers) else None
                 words = ", ".join(f"{p} {c}" for p, c in zip(drawers, cards, strict=False))
                 rows.seat_draws.append((h, seq, seat, player, player, highest, len(drawers), words))
-    facts = rows.to_facts()
+    facts = rows.to_facts(("seat_draws", "seat_fills"))
     return facts["seat_draws"], facts["seat_fills"]
 
 
