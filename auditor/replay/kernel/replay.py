@@ -38,7 +38,7 @@ from auditor.replay.kernel.encode import NULL, Encoded, encode, variant_table
 from auditor.replay.kernel.hand import HOLE_CAP, named, replay_hands
 from auditor.replay.kernel.table import cross_hands
 from auditor.replay.kernel.table import named as named_cross
-from auditor.replay.state import TableState, replay_order
+from auditor.replay.state import TableState, walk
 
 
 def _int(values: np.ndarray, null: int = NULL) -> pd.arrays.IntegerArray:
@@ -65,6 +65,16 @@ def _str(values: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray
         chunked = values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values], values.type)
         return pd.arrays.ArrowStringArray(chunked.cast(pa.large_string()))
     return pd.array(values.to_numpy(zero_copy_only=False), dtype=STR)
+
+
+def _texts(values: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """Python strings or None (an object array) as the facts' "string" dtype; a column that is all null or all
+    empty (the usual words of a clean batch: no duplicate, no conflict) is made in Arrow without reading each."""
+    if not len(values) or (values[0] is None and (values == None).all()):  # noqa: E711 - elementwise
+        return _str(pa.nulls(len(values), pa.string()))
+    if values[0] == "" and (values == "").all():
+        return _str(pa.repeat(pa.scalar("", pa.string()), len(values)))
+    return pd.array(values, dtype=STR)
 
 
 def _players(enc: Encoded, code: np.ndarray) -> pd.api.extensions.ExtensionArray:
@@ -241,10 +251,21 @@ class _Vocab:
         return pa.concat_arrays([self.base.cast(pa.string()), pa.array(list(self.extra), pa.string())])
 
 
-def _groups(tables: CanonicalTables, order: np.ndarray) -> tuple[np.ndarray, list[str]]:
+def _groups(tables: CanonicalTables, order: np.ndarray, table_of: np.ndarray | None = None
+            ) -> tuple[np.ndarray, list[str]]:
     """Per walk position the table it belongs to (tables are contiguous in `replay_order`), and each
-    table's key (`state.table_key`)."""
+    table's key (`state.table_key`). With `table_of` (`state.walk`'s table numbers, which the walk takes in
+    order), only each table's first row is keyed: the same numbering as keying every row (two tables whose
+    keys coincide share a number either way)."""
     H = tables.hands
+    if table_of is not None:
+        along = table_of[order]
+        starts = np.flatnonzero(np.r_[True, along[1:] != along[:-1]]) if len(order) else np.zeros(0, np.int64)
+        index = pa.array(order[starts], pa.int64())
+        key = pc.binary_join_element_wise(pc.cast(pc.take(H.column("file"), index), pa.string()),
+                                          pc.cast(pc.take(H.column("table_id"), index), pa.string()), "\x00")
+        codes_, uniques = pd.factorize(np.asarray(key.to_numpy(zero_copy_only=False), dtype=object))
+        return codes_.astype(np.int64)[np.cumsum(np.r_[False, along[1:] != along[:-1]])], list(uniques)
     key = pc.binary_join_element_wise(pc.cast(H.column("file"), pa.string()),
                                       pc.cast(H.column("table_id"), pa.string()), "\x00")
     codes_, uniques = pd.factorize(np.asarray(key.to_numpy(zero_copy_only=False), dtype=object)[order])
@@ -280,9 +301,7 @@ def house_groups(houses: Sequence[HouseRules], key: np.ndarray | None = None
     found with one `map(id)` over the batch, not a Python loop per hand."""
     if not len(houses):
         return []
-    ids = np.fromiter(map(id, houses), np.int64, len(houses))
-    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1).astype(np.int64)
+    first, inverse = _house_index(houses)
     sub = np.zeros(len(houses), np.int64) if key is None else np.asarray(key, np.int64)
     combined = inverse * (int(sub.max(initial=0)) + 1) + sub
     values, rows_of = np.unique(combined, return_inverse=True)
@@ -294,6 +313,23 @@ def house_groups(houses: Sequence[HouseRules], key: np.ndarray | None = None
         rows = sort[bounds[k]:bounds[k + 1]]
         out.append((houses[int(first[inverse[rows[0]]])], int(sub[rows[0]]), rows))
     return out
+
+
+#: (houses, first, inverse) of the batch being replayed (`_house_index`); emptied when its replay ends
+_HOUSE_INDEX: list = []
+
+
+def _house_index(houses: Sequence[HouseRules]) -> tuple[np.ndarray, np.ndarray]:
+    """Per hand, the number of its HouseRules object (by identity) and each number's first hand. Worked out
+    once per replay (several stages group by house); the sequence is held while cached, so its id cannot be
+    another's, and the cache is emptied when the replay ends."""
+    if _HOUSE_INDEX and _HOUSE_INDEX[0] is houses and len(_HOUSE_INDEX[2]) == len(houses):
+        return _HOUSE_INDEX[1], _HOUSE_INDEX[2]
+    ids = np.fromiter(map(id, houses), np.int64, len(houses))
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    _HOUSE_INDEX[:] = [houses, first, inverse]
+    return first, inverse
 
 
 def _heir_order(houses: Sequence[HouseRules], n: int) -> np.ndarray:
@@ -308,15 +344,15 @@ def _heir_order(houses: Sequence[HouseRules], n: int) -> np.ndarray:
 
 def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableState, enc: Encoded,
                 order: np.ndarray, hand_out: dict[str, np.ndarray], seat_out: dict[str, np.ndarray],
-                failed: np.ndarray):
+                failed: np.ndarray, table_of: np.ndarray | None = None):
     """Run the cross-hand kernel with the state of the batch's tables as arrays; store the state back.
 
     `failed` hands (refused before this kernel) are left out of its walk; each breaks its table's chain as
     a failure does (the table's next hand is judged like a first, and a table whose last hand of the batch
-    failed is forgotten)."""
+    failed is forgotten). `table_of`: each row's table number from `state.walk`, if the caller has it."""
     H = tables.hands
     n = enc.n
-    full_group, keys = _groups(tables, order)
+    full_group, keys = _groups(tables, order, table_of)
     refused = failed[order]
     broken = _forget_before(state, tables, order, full_group, keys) | refused
     order, group, forget = _walk_without(order, full_group, broken, refused)
@@ -625,7 +661,7 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
         "expected_button": _int(expected_button[rows], -1), "button_by_blinds": _int(button_by_blinds[rows], -1),
         "players": _int(hs_dealt[rows].sum(axis=1)),
         "duplicate_hand_id": _bool(duplicate[rows]) if ids_known else _bool(np.full(len(rows), -1, np.int8)),
-        "wrong_hole_counts": _str(wrong_text), "duplicate_cards": pd.array(dup_text, dtype=STR),
+        "wrong_hole_counts": _str(wrong_text), "duplicate_cards": _texts(dup_text),
         "burns_logged": _bool(h_burns_logged[rows]), "chips_in": _int(h_chips_in[rows]),
         "returned": _int(h_returned[rows]), "awarded": _int(h_awarded[rows]), "rake": _int(h_rake[rows]),
         "chip_balance": _int(h_balance[rows]), "pots_misawarded": mis, "lowest_stack": _int(h_lowest[rows]),
@@ -634,12 +670,12 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
         "final_aggressor": _int(h_final_aggressor[rows], -1), "final_round": _int(h_final_round[rows]),
         "big_blind_player": _str(_codes_text(players.all(), big_blind_player[rows])),
         "previous_big_blind_player": _str(_codes_text(players.all(), prev_bb[rows])),
-        "players_in_two_seats": pd.array(two_seats, dtype=STR), "contested": _int(contested[rows]),
+        "players_in_two_seats": _texts(two_seats), "contested": _int(contested[rows]),
         "rake_allowed": _int(_rake_allowed(houses, enc, contested, h_board_len, v_schedule, v_board_cards)[rows]),
         "previous_hand": _str(_codes_text(ids, prev_hand[rows])),
-        "duplicate_of": pd.array(dup_of[rows], dtype=STR),
+        "duplicate_of": _texts(dup_of[rows]),
         "killed_seats": _str(_seat_lists(hs_killed, rows)),
-        "seating_conflicts": pd.array(conflicts, dtype=STR),
+        "seating_conflicts": _texts(conflicts),
         "previous_small_blind_player": _str(_codes_text(players.all(), prev_sb_player[rows])),
         "previous_small_blind_missed": _bool(prev_sb_missed[rows]),
         "previous_small_blind_on_button": _bool(prev_sb_on_button[rows]),
@@ -848,12 +884,14 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
                          pa.array(np.clip(codes, -1, 51) + 1, pa.int64()))
     th_text = pc.binary_join_element_wise(pc.cast(pa.array(th_seat), pa.string()), card_words, ":")
     top_hole = _join_text_lists(th_off, th_text, rows, ", ")
-    best = np.full(len(rows), None, dtype=object)
     best_null = sd.nulls["best_value"][rows]
+    best_word = np.full(len(rows), -1, np.int64)  # per row, its hand value's place in `words` (-1: null)
+    words: list[str] = []
     if (~best_null).any():  # one description per distinct hand value
         values, inverse = np.unique(sd.rows["best_value"][rows][~best_null], return_inverse=True)
         words = [_DESCRIBED.get(v) or _DESCRIBED.setdefault(v, describe(v)) for v in values.tolist()]
-        best[~best_null] = np.array(words, dtype=object)[inverse.reshape(-1)]
+        best_word[~best_null] = inverse.reshape(-1)
+    best = pc.take(pa.array(words, pa.string()), pa.array(best_word, pa.int64(), mask=best_word < 0))
     frame = _frame("pots", {
         "hand": col("hand"), "seq": col("seq"), "pot": col("pot"), "seat": col("seat"),
         "player": _players(enc, player_code), "pot_amount": col("pot_amount"), "rake": col("rake"),
@@ -870,7 +908,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
         "top_hole_cards_used": _masked(top_hole, sd.list_nulls["top_hole_cards_used"][rows]),
         "winner_seats_by_evaluation": _masked(_list_text(sd.lists["winner_seats_by_evaluation"], rows),
                                               sd.list_nulls["winner_seats_by_evaluation"][rows]),
-        "best_hand": pd.array(best, dtype=STR),
+        "best_hand": _str(best),
         "winners_match": flag(sd.rows["winners_match"], sd.nulls["winners_match"]),
         "split_without_tie": flag(sd.rows["split_without_tie"], sd.nulls["split_without_tie"]),
         "hand_chip_balance": col("hand_chip_balance"), "pots_formed": col("pots_formed"),
@@ -975,13 +1013,20 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
     to the next (updated in place). A failure is (hand row, "replay failed: <why>"), in walk order; a
     failed hand has no facts and its table's next hand is judged like a first.
     """
-    state = state if state is not None else TableState()
+    try:
+        return _replay(tables, houses, state if state is not None else TableState())
+    finally:
+        _HOUSE_INDEX.clear()
+
+
+def _replay(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableState
+            ) -> tuple[Facts, list[tuple[int, str]]]:
+    """`replay`, the batch's house index cached meanwhile."""
     enc = encode(tables)
     if enc.n == 0:
         return Facts.empty(), []
     H = tables.hands
-    order = np.asarray(replay_order(H.column("file").to_pylist(), H.column("table_id").to_pylist(),
-                                    H.column("started_at").to_pylist()), dtype=np.int64)
+    order, table_of = walk(H.column("file"), H.column("table_id"), H.column("started_at"))
     refused = enc.unsupported.copy()
     reasons = dict(enc.reasons)
     out = named(run_kernel(tables, houses, order[~refused[order]], enc))  # refused hands never reach a kernel
@@ -993,7 +1038,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         reasons.update(dict.fromkeys(np.flatnonzero(new).tolist(), words))
         refused |= new
     cross, failures, dup_of, players, hand_ids = _cross_hand(tables, houses, state, enc, order, out["hand"],
-                                                             out["seat"], refused)
+                                                             out["seat"], refused, table_of)
     if reasons:  # every failure in walk order, as one list
         walk_of = np.empty(enc.n, np.int64)
         walk_of[order] = np.arange(enc.n)
