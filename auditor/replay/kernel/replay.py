@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from auditor.model.tables import CanonicalTables
 from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, STR, Facts, frame_of
 from auditor.replay.house import HouseRules
-from auditor.replay.kernel.encode import NULL, Encoded, encode, variant_table
+from auditor.replay.kernel.encode import NULL, VERBS, Encoded, encode, variant_table
 from auditor.replay.kernel.hand import HOLE_CAP, named, replay_hands
 from auditor.replay.kernel.table import cross_hands
 from auditor.replay.kernel.table import named as named_cross
@@ -140,6 +140,19 @@ def _kept(hand: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
     return None if kept.all() else np.flatnonzero(kept)
 
 
+#: the verbs as `encode.VERBS` numbers them
+_VERB_TEXT = pa.array(VERBS, pa.string())
+
+
+def _verbs(events: pa.Table, enc: Encoded, event: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """The log's verb of each action event: from its code when every one is a verb the encoder knows (the
+    same text, without a take over the event column's chunks), else the text itself."""
+    verb = enc.e_verb[event].astype(np.int64)
+    if len(verb) and verb.min() >= 0:
+        return _str(pc.take(_VERB_TEXT, pa.array(verb)))
+    return _str(pc.take(events.column("action"), event))
+
+
 def _actions(tables: CanonicalTables, enc: Encoded, a: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
     rows = _kept(a["hand"], keep)
 
@@ -152,7 +165,7 @@ def _actions(tables: CanonicalTables, enc: Encoded, a: dict[str, np.ndarray], ke
     return _frame("actions", {
         "hand": _int(hand), "seq": _int(event - enc.event_start[hand]), "street": _int(col("street")),
         "round": _int(col("street") + 1), "seat": _int(col("seat")), "player": _players(enc, col("player")),
-        "expected_seat": _int(col("expected"), -1), "action": _str(pc.take(events.column("action"), event)),
+        "expected_seat": _int(col("expected"), -1), "action": _verbs(events, enc, event),
         "amount": _int(col("added")), "to": _arrow_int(events.column("to"), event), "made": _int(col("made")),
         "all_in": _bool(col("all_in")), "all_in_declared": _arrow_bool(events.column("all_in"), event),
         "current_bet": _int(col("current_bet")), "amount_to_call": _int(col("owed")),
@@ -170,13 +183,17 @@ def _actions(tables: CanonicalTables, enc: Encoded, a: dict[str, np.ndarray], ke
     })
 
 
+#: a round's closed_by by its kernel flag `end` (0, 1)
+_CLOSED_BY = pa.array(["next round", "end of hand"], pa.string())
+
+
 def _rounds(enc: Encoded, r: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
     rows = _kept(r["hand"], keep)
 
     def col(name: str) -> np.ndarray:
         return r[name] if rows is None else r[name][rows]
 
-    closed = np.where(col("end"), "end of hand", "next round")
+    closed = pc.take(_CLOSED_BY, pa.array(col("end").astype(np.int64)))
     return _frame("rounds", {
         "hand": _int(col("hand")), "seq": _int(col("seq"), -1), "close_seq": _int(col("close_seq"), -1),
         "street": _int(col("street")), "round": _int(col("street") + 1), "board_cards": _int(col("board_cards")),
@@ -184,7 +201,7 @@ def _rounds(enc: Encoded, r: dict[str, np.ndarray], keep: np.ndarray) -> pd.Data
         "burns_expected": _int(col("burns_expected")), "live_at_deal": _int(col("live_at_deal")),
         "live_players": _int(col("live")), "able_players": _int(col("able")),
         "pending_seat": _int(col("pending"), -1), "pending_player": _players(enc, col("pending_player")),
-        "closed_by": pd.array(closed.astype(object), dtype=STR),
+        "closed_by": _str(closed),
         "uncalled_seat": _int(col("uncalled"), -1), "uncalled_player": _players(enc, col("uncalled_player")),
         "uncalled_expected": _int(col("uncalled_expected")), "returned": _int(col("returned")),
         "returned_net": _int(col("returned_net")), "actions": _int(col("actions")),
