@@ -392,36 +392,60 @@ def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: Ta
     g_has_est = np.zeros(G, np.bool_)
     g_has_last = np.zeros(G, np.bool_)
     g_last = np.full(G, -1, np.int64)
-    est_off, est_codes, owed_off, owed_p, owed_sb, owed_bb = [0], [], [0], [], [], []
+    est_off, est_at, owed_off, owed_at, owed_sb_at, owed_bb_at = [0], [], [0], [], [], []
+    # names are coded in two calls, one per vocabulary, in the order the tables list them (the order a name
+    # the batch does not know gets its code in); a call per name hashed the whole vocabulary each time
+    p_names: list = []
+    i_names: list = []
+    bb_at, heir_at, sb_at, last_at = (np.full(G, -1, np.int64) for _ in range(4))
+
+    def player_at(name: str | None) -> int:
+        p_names.append(name)
+        return len(p_names) - 1
+
+    def id_at(name: str | None) -> int:
+        i_names.append(name)
+        return len(i_names) - 1
+
     last_small = getattr(state, "last_small_blind", {})
     for g, key in enumerate(keys):  # once per table of the batch
         if key in state.last_button:
             g_has_button[g] = True
             g_button[g] = -1 if state.last_button[key] is None else state.last_button[key]
         if key in state.last_big_blind:
-            g_has_bb[g], g_bb[g] = True, players.codes([state.last_big_blind[key]])[0]
+            g_has_bb[g], bb_at[g] = True, player_at(state.last_big_blind[key])
         if key in state.button_heir:
-            g_has_heir[g], g_heir[g] = True, players.codes([state.button_heir[key]])[0]
+            g_has_heir[g], heir_at[g] = True, player_at(state.button_heir[key])
         if key in last_small:
             g_has_sb[g] = True
             value = last_small[key]
             if value is not None:
                 g_sb_kind[g] = 1
-                g_sb_player[g] = players.codes([value[0]])[0]
+                sb_at[g] = player_at(value[0])
                 g_sb_missed[g] = bool(value[1])
                 g_sb_on_button[g] = -1 if value[2] is None else int(bool(value[2]))
         if key in state.established:
             g_has_est[g] = True
-            est_codes += players.codes(sorted(state.established[key]))
-        est_off.append(len(est_codes))
+            est_at += [player_at(name) for name in sorted(state.established[key])]
+        est_off.append(len(est_at))
         if key in state.last_hand:
-            g_has_last[g], g_last[g] = True, hand_ids.codes([state.last_hand[key]])[0]
+            g_has_last[g], last_at[g] = True, id_at(state.last_hand[key])
             for name, missed in (state.owed.get(key) or {}).items():
                 if missed:
-                    owed_p.append(players.codes([name])[0])
-                    owed_sb.append(hand_ids.codes([missed["sb"]])[0] if "sb" in missed else -1)
-                    owed_bb.append(hand_ids.codes([missed["bb"]])[0] if "bb" in missed else -1)
-        owed_off.append(len(owed_p))
+                    owed_at.append(player_at(name))
+                    owed_sb_at.append(id_at(missed["sb"]) if "sb" in missed else -1)
+                    owed_bb_at.append(id_at(missed["bb"]) if "bb" in missed else -1)
+        owed_off.append(len(owed_at))
+    p_code = np.array([*players.codes(p_names), -1], np.int64)  # position -1 (nothing asked): code -1
+    i_code = np.array([*hand_ids.codes(i_names), -1], np.int64)
+    g_bb[g_has_bb] = p_code[bb_at[g_has_bb]]
+    g_heir[g_has_heir] = p_code[heir_at[g_has_heir]]
+    g_sb_player[:] = np.where(sb_at >= 0, p_code[sb_at], g_sb_player)
+    g_last[g_has_last] = i_code[last_at[g_has_last]]
+    est_codes = p_code[np.array(est_at, np.int64)].tolist()
+    owed_p = p_code[np.array(owed_at, np.int64)].tolist()
+    owed_sb = i_code[np.array(owed_sb_at, np.int64)].tolist()
+    owed_bb = i_code[np.array(owed_bb_at, np.int64)].tolist()
     # hand ids seen: a TableState that no longer remembers them (the run-wide ledger judges ids) has none
     seen_ids = getattr(state, "seen_hand_ids", None)
     remembers = seen_ids is not None and type(seen_ids).add is set.add
