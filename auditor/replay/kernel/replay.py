@@ -244,6 +244,7 @@ class _Vocab:
     def __init__(self, base: pa.Array):
         self.base = base
         self.extra: dict[str, int] = {}
+        self._all: tuple[int, pa.Array] | None = None
 
     def codes(self, names: list) -> list[int]:
         """Codes of `names` (None -> -1), extending the vocabulary with names the batch does not have."""
@@ -265,7 +266,11 @@ class _Vocab:
         return len(self.base) + len(self.extra)
 
     def all(self) -> pa.Array:
-        return pa.concat_arrays([self.base.cast(pa.string()), pa.array(list(self.extra), pa.string())])
+        """Every name, by code (made once for as long as no name is added: several tables read it)."""
+        if self._all is None or self._all[0] != len(self.extra):
+            self._all = (len(self.extra), pa.concat_arrays([self.base.cast(pa.string()),
+                                                            pa.array(list(self.extra), pa.string())]))
+        return self._all[1]
 
 
 def _groups(tables: CanonicalTables, order: np.ndarray, table_of: np.ndarray | None = None
@@ -449,7 +454,8 @@ def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: Ta
     # hand ids seen: a TableState that no longer remembers them (the run-wide ledger judges ids) has none
     seen_ids = getattr(state, "seen_hand_ids", None)
     remembers = seen_ids is not None and type(seen_ids).add is set.add
-    batch_ids = ids_enc.dictionary.to_pylist()
+    # the batch's ids as Python text only where an id is looked up: a state that remembers ids, a duplicate
+    batch_ids = ids_enc.dictionary.to_pylist() if seen_ids is not None else None
     seen = np.zeros(hand_ids.size, np.bool_)
     if seen_ids is not None:
         seen[:len(batch_ids)] = np.fromiter((x in seen_ids for x in batch_ids), np.bool_, len(batch_ids))
@@ -478,6 +484,7 @@ def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: Ta
     dup_of = np.full(n, None, dtype=object)
     duplicate = out["hand"]["duplicate"]
     if duplicate.any():
+        batch_ids = ids_enc.dictionary.to_pylist() if batch_ids is None else batch_ids
         files = H.column("file").to_pylist()
         lines = H.column("line").to_pylist()
         walk_of = np.full(n, -1, np.int64)
@@ -520,7 +527,7 @@ def _walk_without(order: np.ndarray, group: np.ndarray, broken: np.ndarray, refu
 
 def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray], players: _Vocab,
                  hand_ids: _Vocab, H: pa.Table,
-                 order: np.ndarray, fail_seat: np.ndarray, hand_code: np.ndarray, batch_ids: list,
+                 order: np.ndarray, fail_seat: np.ndarray, hand_code: np.ndarray, batch_ids: list | None,
                  remembers: bool, first_walk: np.ndarray) -> None:
     """The state after the batch, back into `TableState`'s dicts: once per table and per distinct hand id."""
     f = final
@@ -530,7 +537,7 @@ def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray
     f_last, f_est_off, f_est, f_owed_off = f["last"], f["est_off"], f["est"], f["owed_off"]
     f_owed_player, f_owed_sb, f_owed_bb = f["owed_player"], f["owed_sb"], f["owed_bb"]
     names = players.all().to_pylist()
-    ids = hand_ids.all().to_pylist()
+    ids = _ids_of(hand_ids, np.concatenate([f_last[(f_touched != 0) & (f_has != 0)], f_owed_sb, f_owed_bb]))
 
     def name(code: int) -> str | None:
         return None if code < 0 else names[code]
@@ -560,6 +567,7 @@ def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray
         state.last_hand[key] = ids[f_last[g]]
     if getattr(state, "seen_hand_ids", None) is None:
         return
+    batch_ids = hand_ids.base.to_pylist() if batch_ids is None else batch_ids
     ok = fail_seat[order] < 0
     files = H.column("file").to_pylist()
     lines = H.column("line").to_pylist()
@@ -577,6 +585,17 @@ def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray
             seen.add(hid)
             if hid in seen:
                 state.first_use.setdefault(hid, f"{files[h]}:{lines[h]}")
+
+
+def _ids_of(hand_ids: _Vocab, codes: np.ndarray) -> dict[int, str]:
+    """The ids of these codes (the state's last hands and owed blinds), code -> text, read from the vocabulary
+    for those codes only (not the batch's every id as Python text); a negative code reads as a list index."""
+    size = hand_ids.size
+    wanted = np.unique(np.asarray(codes, np.int64))
+    wanted = wanted[(wanted >= -size) & (wanted < size)]
+    texts = pc.take(hand_ids.all(), pa.array(np.where(wanted < 0, wanted + size, wanted))).to_pylist() \
+        if len(wanted) else []
+    return dict(zip(wanted.tolist(), texts, strict=True))
 
 
 def _rake_allowed(houses: Sequence[HouseRules], enc: Encoded, contested: np.ndarray, board_len: np.ndarray,
@@ -741,25 +760,27 @@ def _seats(enc: Encoded, out, cross, players: _Vocab, hand_ids: _Vocab) -> pd.Da
     missed = pc.take(pa.array(["sb", "bb"], pa.string()), pa.array(missed_code, pa.int64(), mask=missed_code < 0))
     status_code = hs_status[hand, seat].astype(np.int64)
     status = pc.take(pa.array(STATUSES, pa.string()), pa.array(status_code, pa.int64(), mask=status_code < 0))
-    a = _codes_text(ids, sr_miss_sb[:ns]).to_numpy(zero_copy_only=False)
-    b = _codes_text(ids, sr_miss_bb[:ns]).to_numpy(zero_copy_only=False)
-    missed_in = np.full(ns, None, dtype=object)
+    a_text, b_text = _codes_text(ids, sr_miss_sb[:ns]), _codes_text(ids, sr_miss_bb[:ns])
     both = (sr_miss_sb[:ns] >= 0) & (sr_miss_bb[:ns] >= 0)
-    only_a = (sr_miss_sb[:ns] >= 0) & ~both
-    only_b = (sr_miss_bb[:ns] >= 0) & ~both
-    missed_in[only_a] = a[only_a]
-    missed_in[only_b] = b[only_b]
-    if both.any():
-        pairs = [", ".join(sorted({x, y})) for x, y in zip(a[both], b[both], strict=True)]
-        missed_in[both] = np.array(pairs, dtype=object)
+    missed_in = pc.coalesce(a_text, b_text)  # one id, or none: in Arrow (the usual case)
+    if both.any():  # two ids, in Python for those seats only: the rest as the one-id case gives them
+        missed_in = _missed_in_both(a_text, b_text, missed_in, both)
     return _frame("seats", {
         "hand": _int(hand), "seq": _int(np.full(ns, NULL, np.int64)), "seat": _int(seat),
         "player": _str(_codes_text(players.all(), hs_player[hand, seat])), "status": _str(status),
         "dealt_in": _bool(hs_dealt[hand, seat]), "owed": _str(owed), "in_big_blind": _bool(sr_in_bb[:ns]),
         "made_up": _bool(sr_made_up[:ns]), "missed_now": _str(missed), "new_player": _bool(sr_new[:ns]),
         "between_button_and_big_blind": _bool(sr_between[:ns]), "posted_live_big_blind": _bool(sr_live_bb[:ns]),
-        "previous_hand": _str(_codes_text(ids, sr_prev_hand[:ns])), "missed_in": pd.array(missed_in, dtype=STR),
+        "previous_hand": _str(_codes_text(ids, sr_prev_hand[:ns])), "missed_in": _str(missed_in),
     })
+
+
+def _missed_in_both(a_text: pa.Array, b_text: pa.Array, missed_in: pa.Array, both: np.ndarray) -> pa.Array:
+    """missed_in where a seat owes blinds missed in two hands: both ids, sorted, once each."""
+    text = missed_in.to_numpy(zero_copy_only=False).astype(object)
+    a, b = a_text.to_numpy(zero_copy_only=False), b_text.to_numpy(zero_copy_only=False)
+    text[both] = np.array([", ".join(sorted({x, y})) for x, y in zip(a[both], b[both], strict=True)], dtype=object)
+    return pa.array(text, pa.string())
 
 
 def _by_hand(group: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
