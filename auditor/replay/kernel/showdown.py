@@ -2,8 +2,9 @@
 
 The columnar form of `replay.showdown.resolve`, `_fill` and `_odd_chips_among`, fed by the pot rows of
 `pots.pot_facts` (those with ``needs_showdown``) and per-slot final hands instead of `Showdown` objects. The
-evaluator is `auditor.replay.evaluate.best_hands`, called once per variant shape (hole cards, board cards,
-hole use, board use) for every evaluated seat of the batch; the per-pot decisions are one Numba kernel.
+evaluator is `_rate_kernel`: `auditor.replay.evaluate.best_hands` compiled (the same values and tie-break,
+held to it by tests/test_kernel_rate.py), called once per variant shape (hole cards, board cards, hole use,
+board use) for every evaluated seat of the batch; the per-pot decisions are one Numba kernel.
 
 A hand is rated only when the log shows all of it: an unknown hole card or board card makes the seat's value
 -1 and every fact depending on it stays null (see `replay.showdown`).
@@ -72,7 +73,7 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
                    hand_suit_rank: np.ndarray) -> ShowdownFacts:
     """Evaluate every pot row that needs a showdown and return the pot columns it decides.
 
-    Every evaluated seat of the batch is rated in one `best_hands` call per variant shape; the decisions
+    Every evaluated seat of the batch is rated in one `_best` call per variant shape; the decisions
     per pot (`replay.showdown._fill`, `_odd_chips_among`) are one kernel pass over the rows.
     """
     rows, lists = pots.rows, pots.lists
