@@ -26,6 +26,7 @@ reads the facts tables, whose list columns survive Arrow, Parquet and pickle as 
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -423,21 +424,57 @@ def frame_of(columns: dict[str, Any]) -> pd.DataFrame:
 
     pandas copies every column of a dict by default, a quarter of the facts' building time; the builders'
     arrays are new, so the frame can take them (`copy=False`), except an array that is read-only (a NumPy
-    view of an Arrow buffer: the frame's columns must stay writable, as a copy's are) or that shares its
-    values or null mask with a column before it (one array given twice: writing into one column must never
-    change another). Those few are copied."""
+    view of an Arrow buffer: the frame's columns must stay writable, as a copy's are), that is given twice, or
+    whose values or null mask overlap in memory those of a column before it (writing into one column must
+    never change another). Those few are copied. Overlap is judged on the bytes each buffer spans, not on a
+    shared base array: the kernels write a table's columns as the rows of one 2-D array, and rows of it side
+    by side are distinct columns that may be taken without a copy. Every span is checked at once first (sorted
+    by start), so a frame with nothing to copy costs no Python per pair of columns."""
+    buffers = [_buffers(array) for array in columns.values()]
+    flat = [b for parts in buffers for b in parts if b.size]
+    if len({id(array) for array in columns.values()}) == len(columns) and all(b.flags.writeable for b in flat):
+        roots = [_root(b) for b in flat]  # buffers can overlap only if they are views of one owner
+        shared = {r for r, k in Counter(map(id, roots)).items() if k > 1}
+        spans = np.array([_span(b) for b, r in zip(flat, roots, strict=True) if id(r) in shared], np.int64)
+        spans = spans.reshape(-1, 2)[np.argsort(spans.reshape(-1, 2)[:, 0], kind="stable")]
+        if not (spans[1:, 0] < np.maximum.accumulate(spans[:-1, 1])).any():  # the usual case: nothing to copy
+            return pd.DataFrame(dict(columns), copy=False)
     seen: set[int] = set()
+    taken: list[tuple[int, int]] = []
     out: dict[str, Any] = {}
-    for name, array in columns.items():
-        parts = [b for b in (getattr(array, "_data", None), getattr(array, "_mask", None)) if isinstance(b, np.ndarray)]
-        if id(array) in seen or any(id(b) in seen or (b.base is not None and id(b.base) in seen)
-                                    or not b.flags.writeable for b in parts):
+    for (name, array), parts in zip(columns.items(), buffers, strict=True):
+        if id(array) in seen or any(not b.flags.writeable or _overlaps(b, taken) for b in parts):
             array = array.copy()
-            parts = [b for b in (getattr(array, "_data", None), getattr(array, "_mask", None))
-                     if isinstance(b, np.ndarray)]
-        seen.update([id(array), *(id(b) for b in parts), *(id(b.base) for b in parts if b.base is not None)])
+            parts = _buffers(array)
+        seen.add(id(array))
+        taken.extend(_span(b) for b in parts if b.size)
         out[name] = array
     return pd.DataFrame(out, copy=False)
+
+
+def _buffers(array: Any) -> list[np.ndarray]:
+    """The NumPy buffers of a pandas masked array (values and null mask); none for an Arrow-backed one."""
+    return [b for b in (getattr(array, "_data", None), getattr(array, "_mask", None)) if isinstance(b, np.ndarray)]
+
+
+def _root(buffer: np.ndarray) -> Any:
+    """The object that owns a buffer's memory (the end of its chain of bases)."""
+    while isinstance(buffer, np.ndarray) and buffer.base is not None:
+        buffer = buffer.base
+    return buffer
+
+
+def _span(buffer: np.ndarray) -> tuple[int, int]:
+    return np.lib.array_utils.byte_bounds(buffer)
+
+
+def _overlaps(buffer: np.ndarray, spans: list[tuple[int, int]]) -> bool:
+    """Whether the bytes `buffer` spans meet any of `spans` (an empty buffer meets nothing). A strided view
+    is judged by its whole span: conservative (a copy where none was needed), never a missed overlap."""
+    if not buffer.size:
+        return False
+    lo, hi = _span(buffer)
+    return any(lo < b_hi and b_lo < hi for b_lo, b_hi in spans)
 
 
 def allocate(table: str, n: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
@@ -646,8 +683,10 @@ class FactRows:
         for name in FACT_COLUMNS:
             getattr(self, name).extend(getattr(other, name))
 
-    def to_facts(self) -> Facts:
-        return Facts({name: _frame(name, getattr(self, name)) for name in FACT_COLUMNS})
+    def to_facts(self, names: tuple[str, ...] | None = None) -> Facts:
+        """The tables `names` (None: every table) as frames; a writer that fills only some of them asks for
+        those, and pays nothing for the others."""
+        return Facts({name: _frame(name, getattr(self, name)) for name in (names or FACT_COLUMNS)})
 
 
 def _frame(table: str, rows: list) -> pd.DataFrame:

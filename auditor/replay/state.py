@@ -83,6 +83,12 @@ _OFFSET = r"(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$"
 
 
 def replay_order(files: Sequence[str], table_ids: Sequence[str], started_at: Sequence[str | None]) -> list[int]:
+    """Hand rows in the order the replay walks them (`walk`, which says how)."""
+    return walk(files, table_ids, started_at)[0].tolist()
+
+
+def walk(files: Sequence[str] | pa.ChunkedArray, table_ids: Sequence[str] | pa.ChunkedArray,
+         started_at: Sequence[str | None] | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """Hand rows in the order the replay walks them: by input file, then table, then the instant each hand
     started; hands of a table that cannot all be placed in time keep the log's order.
 
@@ -97,21 +103,28 @@ def replay_order(files: Sequence[str], table_ids: Sequence[str], started_at: Seq
     times without one (a wall-clock reading whose instant is unknown), its times cannot order its hands,
     and the log's order stands for the whole table: the row order, which is file position. Equal
     instants keep file position too (the sort is stable).
+
+    Returns the walk (hand rows, int64) and each row's table as a number (0, 1, ... in sorted (file, table)
+    order: the walk takes the tables in that order). The columns may be Arrow string columns (the canonical
+    hands' own), read without a Python list of their values where that gives the same numbers.
     """
     n = len(files)
     if n == 0:
-        return []
-    text = pd.Series(list(started_at), dtype=object)
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    arrow_text = started_at if isinstance(started_at, pa.ChunkedArray | pa.Array) else None
+    text = pd.Series(arrow_text.to_numpy(zero_copy_only=False) if arrow_text is not None else list(started_at),
+                     dtype=object)
     try:
         instant = pd.to_datetime(text, utc=True, errors="coerce", format="ISO8601")
     except (ValueError, TypeError, OverflowError):  # text pandas cannot even coerce: no time is usable
         instant = pd.Series(pd.NaT, index=text.index, dtype="datetime64[us, UTC]")
     # (file, table) groups numbered in sorted order, as the replay has always walked them
-    file_code = pd.factorize(np.asarray(list(files), dtype=object), sort=True)[0].astype(np.int64)
-    table_code, table_names = pd.factorize(np.asarray(list(table_ids), dtype=object), sort=True)
-    group = np.unique(file_code * (len(table_names) + 1) + table_code + 1, return_inverse=True)[1].astype(np.int64)
+    file_code = _sorted_codes(files)
+    table_code = _sorted_codes(table_ids)
+    group = np.unique(file_code * (int(table_code.max(initial=-1)) + 2) + table_code + 1,
+                      return_inverse=True)[1].reshape(-1).astype(np.int64)
     untimed = instant.isna().to_numpy(dtype=bool)
-    aware = _aware(text)
+    aware = _aware(text, arrow_text)
     # per table: any time missing, or times with an offset mixed with times without one (NumPy, no groupby)
     rows = np.bincount(group)
     aware_n = np.bincount(group, weights=aware)
@@ -119,7 +132,18 @@ def replay_order(files: Sequence[str], table_ids: Sequence[str], started_at: Seq
     usable = ~((untimed_n > 0) | ((aware_n > 0) & (aware_n < rows)))[group]
     ticks = instant.dt.tz_localize(None).to_numpy(dtype="datetime64[us]").view(np.int64)
     ticks = np.where(usable, ticks, 0)
-    return np.lexsort((np.arange(n), ticks, group)).tolist()
+    return np.lexsort((np.arange(n), ticks, group)).astype(np.int64), group
+
+
+def _sorted_codes(values: Sequence[str] | pa.ChunkedArray) -> np.ndarray:
+    """`pd.factorize(values, sort=True)` codes (-1 for null): an Arrow string column without nulls by its dense
+    rank in Arrow (byte order of UTF-8 is code point order, as Python sorts str), anything else by pandas."""
+    if isinstance(values, pa.ChunkedArray | pa.Array) and not values.null_count and pa.types.is_string(values.type):
+        rank = pc.rank(values, sort_keys="ascending", tiebreaker="dense")
+        return rank.to_numpy(zero_copy_only=False).astype(np.int64) - 1
+    if isinstance(values, pa.ChunkedArray | pa.Array):
+        values = values.to_pylist()
+    return pd.factorize(np.asarray(list(values), dtype=object), sort=True)[0].astype(np.int64)
 
 
 #: `_OFFSET` as RE2 (Arrow) reads it, matching what Python's `re.search` matches: Python's `\d` is any
@@ -127,9 +151,12 @@ def replay_order(files: Sequence[str], table_ids: Sequence[str], started_at: Seq
 _OFFSET_RE2 = r"(?:[Zz]|[+-]\p{Nd}{2}(?::?\p{Nd}{2})?)\n?\z"
 
 
-def _aware(text: pd.Series) -> np.ndarray:
+def _aware(text: pd.Series, arrow: pa.ChunkedArray | pa.Array | None = None) -> np.ndarray:
     """Per row, whether the time names its offset (`_OFFSET`), for the whole column in Arrow's C (pandas'
-    `str.contains` on Python objects calls the regex once per row); False for null or non-text."""
+    `str.contains` on Python objects calls the regex once per row); False for null or non-text. `arrow`: the
+    same column as Arrow text, if the caller has it (no conversion back)."""
+    if arrow is not None and pa.types.is_string(arrow.type):
+        return pc.fill_null(pc.match_substring_regex(arrow, _OFFSET_RE2), False).to_numpy(zero_copy_only=False)
     try:
         arrow = pa.array(text.to_numpy(), pa.string(), from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):  # not text (or not encodable): as pandas judges it

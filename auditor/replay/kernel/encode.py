@@ -56,8 +56,22 @@ def codes(column: pa.ChunkedArray | pa.Array, values: tuple[str, ...], dtype=np.
 
 
 def ints(column: pa.ChunkedArray | pa.Array, null: int = NULL, dtype=np.int64) -> np.ndarray:
-    """An integer column as a NumPy array, nulls as `null`."""
-    return pc.fill_null(pc.cast(column, pa.int64()), null).to_numpy(zero_copy_only=False).astype(dtype)
+    """An integer column as a writable NumPy array (the kernels are compiled for writable arrays), nulls as
+    `null`: copied once, not again when Arrow's conversion already made a new array of that dtype. A narrow
+    column whose type holds `null` is filled and joined in its own type and widened once at the end (three
+    int64 copies of an int8 column of every event were a fifth of the encoding)."""
+    kind = column.type
+    if pa.types.is_integer(kind) and kind.bit_width < 64 and _fits(null, kind):
+        narrow = column if not column.null_count else pc.fill_null(column, pa.scalar(null, kind))
+        return narrow.to_numpy(zero_copy_only=False).astype(dtype)
+    array = pc.fill_null(pc.cast(column, pa.int64()), null).to_numpy(zero_copy_only=False)
+    return array if array.dtype == dtype and array.flags.writeable else array.astype(dtype)
+
+
+def _fits(value: int, kind: pa.DataType) -> bool:
+    """Whether the integer type `kind` can hold `value`."""
+    info = np.iinfo(kind.to_pandas_dtype())
+    return info.min <= value <= info.max
 
 
 def bools(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
@@ -67,8 +81,16 @@ def bools(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
 
 
 def lists(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """Offsets (n + 1, int64) and the flattened values of a list column (a null list is empty)."""
+    """Offsets (n + 1, int64) and the flattened values of a list column (a null list is empty).
+
+    Read from the list's own offsets when no null list spans values (what Arrow and Parquet write: the format
+    allows a null list to span some, which `list_flatten` leaves out, so such a column takes that path)."""
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if isinstance(array, pa.ListArray | pa.LargeListArray) and len(array):
+        own = array.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+        null = array.is_null().to_numpy(zero_copy_only=False) if array.null_count else None
+        if null is None or not np.diff(own)[null].any():
+            return own - own[0], array.values.slice(int(own[0]), int(own[-1] - own[0]))
     lengths = pc.fill_null(pc.list_value_length(array), 0).to_numpy(zero_copy_only=False).astype(np.int64)
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
@@ -83,13 +105,45 @@ def int_lists(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarra
 _CARD_CODES: dict[str, int] = {"??": -1}
 
 
+def _two_byte_codes() -> np.ndarray:
+    """Card code by the two bytes of a card text ((first << 8) | second): -1 for "??", -2 for any other pair,
+    which is not a card."""
+    table = np.full(1 << 16, -2, np.int64)
+    for rank in "23456789TJQKA":
+        for suit in "cdhs":
+            table[(ord(rank) << 8) | ord(suit)] = parse_card(rank + suit)
+    table[(ord("?") << 8) | ord("?")] = -1
+    return table
+
+
+_TWO_BYTE_CODES = _two_byte_codes()
+
+
+def _card_codes_fast(values: pa.Array) -> np.ndarray | None:
+    """Codes of a column of two-byte texts without nulls, read from its bytes at once (`_TWO_BYTE_CODES`; -2 not a
+    card); None for any other column, which the dictionary path handles."""
+    if not pa.types.is_string(values.type) or values.null_count:
+        return None
+    _, offsets_buffer, data = values.buffers()
+    offsets = np.frombuffer(offsets_buffer, np.int32, len(values) + 1, values.offset * 4)
+    if data is None or offsets[-1] - offsets[0] != 2 * len(values) or (np.diff(offsets) != 2).any():
+        return None
+    pairs = np.frombuffer(data, np.uint8, 2 * len(values), int(offsets[0])).reshape(-1, 2).astype(np.int64)
+    return _TWO_BYTE_CODES[(pairs[:, 0] << 8) | pairs[:, 1]]
+
+
 def card_codes(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Card texts as evaluator codes (-1 for "??") and a flag per value that the text is not a card.
 
-    The dictionary of distinct texts is parsed once (at most 53 in a valid log); a text `parse_card`
-    refuses is flagged, and its hand is not replayed."""
+    Two-byte texts are read from the column's bytes (the usual case: every card of a valid log); otherwise the
+    dictionary of distinct texts is parsed once (at most 53 in a valid log). A text `parse_card` refuses is
+    flagged, and its hand is not replayed."""
     if len(values) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.bool_)
+    fast = _card_codes_fast(values)
+    if fast is not None:
+        bad = fast == -2
+        return np.where(bad, -1, fast), bad
     encoded = pc.dictionary_encode(values)
     dictionary = encoded.dictionary.to_pylist()
     table = np.empty(len(dictionary) + 1, np.int64)
@@ -121,6 +175,18 @@ def _quoted(text: object) -> str:
 
 def _number(value: int, null: int) -> str:
     return "null" if value == null else str(int(value))
+
+
+def _kinds_in(kind: np.ndarray, wanted: tuple[int, ...]) -> np.ndarray:
+    """Per event, whether its kind code is one of `wanted` (a table look-up: `np.isin` sorts for a handful)."""
+    bits = sum(1 << k for k in wanted)
+    # one bit per kind in an int32 (14 kinds), shifted by the code; code -1 (not listed) is never wanted
+    return ((np.right_shift(np.int32(bits), np.maximum(kind, 0).astype(np.int32)) & 1) == 1) & (kind >= 0)
+
+
+def _value_rows(offsets: np.ndarray) -> np.ndarray:
+    """The row of each value of a list column given by its offsets."""
+    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
 
 
 def starts(hand_col: np.ndarray, n: int) -> np.ndarray:
@@ -204,10 +270,8 @@ def encode(tables: CanonicalTables) -> Encoded:
     e_blind = ints(E.column("blind"), -1)
     e_amount = ints(E.column("amount"), NULL)
     e_pot = ints(E.column("pot"), -1)
-    needs_seat = np.isin(kind, (K_ACTION, K_POST, K_DRAW, K_BUTTON, K_SHOW, K_MUCK, K_KILL, K_RETURN, K_AWARD))
-    needs_amount = np.isin(kind, (K_POST, K_RETURN, K_AWARD, K_RAKE))
-    card_event = np.repeat(np.arange(len(kind)), np.diff(cards_off))
-    recv_event = np.repeat(np.arange(len(kind)), np.diff(receive_off))
+    needs_seat = _kinds_in(kind, (K_ACTION, K_POST, K_DRAW, K_BUTTON, K_SHOW, K_MUCK, K_KILL, K_RETURN, K_AWARD))
+    needs_amount = _kinds_in(kind, (K_POST, K_RETURN, K_AWARD, K_RAKE))
     kind_text = E.column("kind")
 
     def kind_of(i: int) -> str:
@@ -226,12 +290,17 @@ def encode(tables: CanonicalTables) -> Encoded:
         (needs_amount & (e_amount == NULL), e_hand, lambda i: f"a {kind_of(i)} event states no amount"),
         ((kind == K_AWARD) & (e_pot == -1), e_hand, lambda i: "an award names no pot"),
         # a seat draw's cards too: the replay ranks them (`HouseRules.card_key`) for the highest card
-        (cards_bad, e_hand[card_event], lambda i: f"card {_quoted(cards_values[i].as_py())} is not a card"),
-        (receive_bad, e_hand[recv_event], lambda i: f"card {_quoted(receive_values[i].as_py())} is not a card"),
+        (cards_bad, lambda: e_hand[_value_rows(cards_off)],
+         lambda i: f"card {_quoted(cards_values[i].as_py())} is not a card"),
+        (receive_bad, lambda: e_hand[_value_rows(receive_off)],
+         lambda i: f"card {_quoted(receive_values[i].as_py())} is not a card"),
     )
     unsupported = np.zeros(n, np.bool_)
     reasons: dict[int, str] = {}
     for bad, hand_of, words in checks:
+        if not bad.any():  # the usual case: no row of the batch fails this check
+            continue
+        hand_of = hand_of() if callable(hand_of) else hand_of
         rows = np.flatnonzero(bad & (hand_of >= 0) & (hand_of < n))
         if not len(rows):
             continue

@@ -34,23 +34,27 @@ import pyarrow.compute as pc
 from auditor.model.tables import CanonicalTables
 from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, LIST_INT, LIST_STR, STR, Facts, frame_of, list_column
 from auditor.replay.house import HouseRules
-from auditor.replay.kernel.encode import NULL, Encoded, encode, variant_table
+from auditor.replay.kernel.encode import NULL, VERBS, Encoded, encode, variant_table
 from auditor.replay.kernel.hand import HOLE_CAP, named, replay_hands
 from auditor.replay.kernel.table import cross_hands
 from auditor.replay.kernel.table import named as named_cross
-from auditor.replay.state import TableState, replay_order
+from auditor.replay.state import TableState, walk
 
 
 def _int(values: np.ndarray, null: int = NULL) -> pd.arrays.IntegerArray:
+    """A kernel's int column as a nullable column, `null` marking nulls. The values are taken as they are when
+    none is null (usually none is: a copy would be a pass over the column for nothing); `facts.frame_of` copies
+    any that overlap another column or cannot be written."""
     values = np.asarray(values, dtype=np.int64)
     mask = values == null
-    return pd.arrays.IntegerArray(np.where(mask, 0, values), mask)
+    return pd.arrays.IntegerArray(np.where(mask, 0, values) if mask.any() else values, mask)
 
 
 def _bool(values: np.ndarray) -> pd.arrays.BooleanArray:
+    """A kernel's bool column (taken as it is, like `_int`), or an int8 one with -1 for null."""
     values = np.asarray(values)
     if values.dtype == np.bool_:
-        return pd.arrays.BooleanArray(values.copy(), np.zeros(len(values), np.bool_))
+        return pd.arrays.BooleanArray(values, np.zeros(len(values), np.bool_))
     return pd.arrays.BooleanArray(values == 1, values < 0)
 
 
@@ -61,6 +65,16 @@ def _str(values: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray
         chunked = values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values], values.type)
         return pd.arrays.ArrowStringArray(chunked.cast(pa.large_string()))
     return pd.array(values.to_numpy(zero_copy_only=False), dtype=STR)
+
+
+def _texts(values: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """Python strings or None (an object array) as the facts' "string" dtype; a column that is all null or all
+    empty (the usual words of a clean batch: no duplicate, no conflict) is made in Arrow without reading each."""
+    if not len(values) or (values[0] is None and (values == None).all()):  # noqa: E711 - elementwise
+        return _str(pa.nulls(len(values), pa.string()))
+    if values[0] == "" and (values == "").all():
+        return _str(pa.repeat(pa.scalar("", pa.string()), len(values)))
+    return pd.array(values, dtype=STR)
 
 
 def _players(enc: Encoded, code: np.ndarray) -> pd.api.extensions.ExtensionArray:
@@ -119,11 +133,31 @@ def run_kernel(tables: CanonicalTables, houses: Sequence[HouseRules], order: np.
         v_hole, v_rounds, v_schedule, v_draw_before, v_max_draw, v_board_cards, fraction)
 
 
+def _kept(hand: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
+    """The rows of `keep` hands, or None when that is every row (a clean batch: columns are then taken as the
+    kernel wrote them, without a gather)."""
+    kept = keep[hand]
+    return None if kept.all() else np.flatnonzero(kept)
+
+
+#: the verbs as `encode.VERBS` numbers them
+_VERB_TEXT = pa.array(VERBS, pa.string())
+
+
+def _verbs(events: pa.Table, enc: Encoded, event: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """The log's verb of each action event: from its code when every one is a verb the encoder knows (the
+    same text, without a take over the event column's chunks), else the text itself."""
+    verb = enc.e_verb[event].astype(np.int64)
+    if len(verb) and verb.min() >= 0:
+        return _str(pc.take(_VERB_TEXT, pa.array(verb)))
+    return _str(pc.take(events.column("action"), event))
+
+
 def _actions(tables: CanonicalTables, enc: Encoded, a: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
-    rows = np.flatnonzero(keep[a["hand"]])
+    rows = _kept(a["hand"], keep)
 
     def col(name: str) -> np.ndarray:
-        return a[name][rows]
+        return a[name] if rows is None else a[name][rows]
 
     events = tables.events
     event = col("event")
@@ -131,7 +165,7 @@ def _actions(tables: CanonicalTables, enc: Encoded, a: dict[str, np.ndarray], ke
     return _frame("actions", {
         "hand": _int(hand), "seq": _int(event - enc.event_start[hand]), "street": _int(col("street")),
         "round": _int(col("street") + 1), "seat": _int(col("seat")), "player": _players(enc, col("player")),
-        "expected_seat": _int(col("expected"), -1), "action": _str(pc.take(events.column("action"), event)),
+        "expected_seat": _int(col("expected"), -1), "action": _verbs(events, enc, event),
         "amount": _int(col("added")), "to": _arrow_int(events.column("to"), event), "made": _int(col("made")),
         "all_in": _bool(col("all_in")), "all_in_declared": _arrow_bool(events.column("all_in"), event),
         "current_bet": _int(col("current_bet")), "amount_to_call": _int(col("owed")),
@@ -149,13 +183,17 @@ def _actions(tables: CanonicalTables, enc: Encoded, a: dict[str, np.ndarray], ke
     })
 
 
+#: a round's closed_by by its kernel flag `end` (0, 1)
+_CLOSED_BY = pa.array(["next round", "end of hand"], pa.string())
+
+
 def _rounds(enc: Encoded, r: dict[str, np.ndarray], keep: np.ndarray) -> pd.DataFrame:
-    rows = np.flatnonzero(keep[r["hand"]])
+    rows = _kept(r["hand"], keep)
 
     def col(name: str) -> np.ndarray:
-        return r[name][rows]
+        return r[name] if rows is None else r[name][rows]
 
-    closed = np.where(col("end"), "end of hand", "next round")
+    closed = pc.take(_CLOSED_BY, pa.array(col("end").astype(np.int64)))
     return _frame("rounds", {
         "hand": _int(col("hand")), "seq": _int(col("seq"), -1), "close_seq": _int(col("close_seq"), -1),
         "street": _int(col("street")), "round": _int(col("street") + 1), "board_cards": _int(col("board_cards")),
@@ -163,7 +201,7 @@ def _rounds(enc: Encoded, r: dict[str, np.ndarray], keep: np.ndarray) -> pd.Data
         "burns_expected": _int(col("burns_expected")), "live_at_deal": _int(col("live_at_deal")),
         "live_players": _int(col("live")), "able_players": _int(col("able")),
         "pending_seat": _int(col("pending"), -1), "pending_player": _players(enc, col("pending_player")),
-        "closed_by": pd.array(closed.astype(object), dtype=STR),
+        "closed_by": _str(closed),
         "uncalled_seat": _int(col("uncalled"), -1), "uncalled_player": _players(enc, col("uncalled_player")),
         "uncalled_expected": _int(col("uncalled_expected")), "returned": _int(col("returned")),
         "returned_net": _int(col("returned_net")), "actions": _int(col("actions")),
@@ -172,10 +210,10 @@ def _rounds(enc: Encoded, r: dict[str, np.ndarray], keep: np.ndarray) -> pd.Data
 
 
 def _draws(enc: Encoded, d: dict[str, np.ndarray], keep: np.ndarray, max_draw: np.ndarray) -> pd.DataFrame:
-    rows = np.flatnonzero(keep[d["hand"]])
+    rows = _kept(d["hand"], keep)
 
     def col(name: str) -> np.ndarray:
-        return d[name][rows]
+        return d[name] if rows is None else d[name][rows]
 
     hand = col("hand")
     return _frame("draws", {
@@ -207,6 +245,7 @@ class _Vocab:
     def __init__(self, base: pa.Array):
         self.base = base
         self.extra: dict[str, int] = {}
+        self._all: tuple[int, pa.Array] | None = None
 
     def codes(self, names: list) -> list[int]:
         """Codes of `names` (None -> -1), extending the vocabulary with names the batch does not have."""
@@ -228,13 +267,28 @@ class _Vocab:
         return len(self.base) + len(self.extra)
 
     def all(self) -> pa.Array:
-        return pa.concat_arrays([self.base.cast(pa.string()), pa.array(list(self.extra), pa.string())])
+        """Every name, by code (made once for as long as no name is added: several tables read it)."""
+        if self._all is None or self._all[0] != len(self.extra):
+            self._all = (len(self.extra), pa.concat_arrays([self.base.cast(pa.string()),
+                                                            pa.array(list(self.extra), pa.string())]))
+        return self._all[1]
 
 
-def _groups(tables: CanonicalTables, order: np.ndarray) -> tuple[np.ndarray, list[str]]:
+def _groups(tables: CanonicalTables, order: np.ndarray, table_of: np.ndarray | None = None
+            ) -> tuple[np.ndarray, list[str]]:
     """Per walk position the table it belongs to (tables are contiguous in `replay_order`), and each
-    table's key (`state.table_key`)."""
+    table's key (`state.table_key`). With `table_of` (`state.walk`'s table numbers, which the walk takes in
+    order), only each table's first row is keyed: the same numbering as keying every row (two tables whose
+    keys coincide share a number either way)."""
     H = tables.hands
+    if table_of is not None:
+        along = table_of[order]
+        starts = np.flatnonzero(np.r_[True, along[1:] != along[:-1]]) if len(order) else np.zeros(0, np.int64)
+        index = pa.array(order[starts], pa.int64())
+        key = pc.binary_join_element_wise(pc.cast(pc.take(H.column("file"), index), pa.string()),
+                                          pc.cast(pc.take(H.column("table_id"), index), pa.string()), "\x00")
+        codes_, uniques = pd.factorize(np.asarray(key.to_numpy(zero_copy_only=False), dtype=object))
+        return codes_.astype(np.int64)[np.cumsum(np.r_[False, along[1:] != along[:-1]])], list(uniques)
     key = pc.binary_join_element_wise(pc.cast(H.column("file"), pa.string()),
                                       pc.cast(H.column("table_id"), pa.string()), "\x00")
     codes_, uniques = pd.factorize(np.asarray(key.to_numpy(zero_copy_only=False), dtype=object)[order])
@@ -270,9 +324,7 @@ def house_groups(houses: Sequence[HouseRules], key: np.ndarray | None = None
     found with one `map(id)` over the batch, not a Python loop per hand."""
     if not len(houses):
         return []
-    ids = np.fromiter(map(id, houses), np.int64, len(houses))
-    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1).astype(np.int64)
+    first, inverse = _house_index(houses)
     sub = np.zeros(len(houses), np.int64) if key is None else np.asarray(key, np.int64)
     combined = inverse * (int(sub.max(initial=0)) + 1) + sub
     values, rows_of = np.unique(combined, return_inverse=True)
@@ -284,6 +336,23 @@ def house_groups(houses: Sequence[HouseRules], key: np.ndarray | None = None
         rows = sort[bounds[k]:bounds[k + 1]]
         out.append((houses[int(first[inverse[rows[0]]])], int(sub[rows[0]]), rows))
     return out
+
+
+#: (houses, first, inverse) of the batch being replayed (`_house_index`); emptied when its replay ends
+_HOUSE_INDEX: list = []
+
+
+def _house_index(houses: Sequence[HouseRules]) -> tuple[np.ndarray, np.ndarray]:
+    """Per hand, the number of its HouseRules object (by identity) and each number's first hand. Worked out
+    once per replay (several stages group by house); the sequence is held while cached, so its id cannot be
+    another's, and the cache is emptied when the replay ends."""
+    if _HOUSE_INDEX and _HOUSE_INDEX[0] is houses and len(_HOUSE_INDEX[2]) == len(houses):
+        return _HOUSE_INDEX[1], _HOUSE_INDEX[2]
+    ids = np.fromiter(map(id, houses), np.int64, len(houses))
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    _HOUSE_INDEX[:] = [houses, first, inverse]
+    return first, inverse
 
 
 def _heir_order(houses: Sequence[HouseRules], n: int) -> np.ndarray:
@@ -298,15 +367,15 @@ def _heir_order(houses: Sequence[HouseRules], n: int) -> np.ndarray:
 
 def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableState, enc: Encoded,
                 order: np.ndarray, hand_out: dict[str, np.ndarray], seat_out: dict[str, np.ndarray],
-                failed: np.ndarray):
+                failed: np.ndarray, table_of: np.ndarray | None = None):
     """Run the cross-hand kernel with the state of the batch's tables as arrays; store the state back.
 
     `failed` hands (refused before this kernel) are left out of its walk; each breaks its table's chain as
     a failure does (the table's next hand is judged like a first, and a table whose last hand of the batch
-    failed is forgotten)."""
+    failed is forgotten). `table_of`: each row's table number from `state.walk`, if the caller has it."""
     H = tables.hands
     n = enc.n
-    full_group, keys = _groups(tables, order)
+    full_group, keys = _groups(tables, order, table_of)
     refused = failed[order]
     broken = _forget_before(state, tables, order, full_group, keys) | refused
     order, group, forget = _walk_without(order, full_group, broken, refused)
@@ -329,40 +398,65 @@ def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: Ta
     g_has_est = np.zeros(G, np.bool_)
     g_has_last = np.zeros(G, np.bool_)
     g_last = np.full(G, -1, np.int64)
-    est_off, est_codes, owed_off, owed_p, owed_sb, owed_bb = [0], [], [0], [], [], []
+    est_off, est_at, owed_off, owed_at, owed_sb_at, owed_bb_at = [0], [], [0], [], [], []
+    # names are coded in two calls, one per vocabulary, in the order the tables list them (the order a name
+    # the batch does not know gets its code in); a call per name hashed the whole vocabulary each time
+    p_names: list = []
+    i_names: list = []
+    bb_at, heir_at, sb_at, last_at = (np.full(G, -1, np.int64) for _ in range(4))
+
+    def player_at(name: str | None) -> int:
+        p_names.append(name)
+        return len(p_names) - 1
+
+    def id_at(name: str | None) -> int:
+        i_names.append(name)
+        return len(i_names) - 1
+
     last_small = getattr(state, "last_small_blind", {})
     for g, key in enumerate(keys):  # once per table of the batch
         if key in state.last_button:
             g_has_button[g] = True
             g_button[g] = -1 if state.last_button[key] is None else state.last_button[key]
         if key in state.last_big_blind:
-            g_has_bb[g], g_bb[g] = True, players.codes([state.last_big_blind[key]])[0]
+            g_has_bb[g], bb_at[g] = True, player_at(state.last_big_blind[key])
         if key in state.button_heir:
-            g_has_heir[g], g_heir[g] = True, players.codes([state.button_heir[key]])[0]
+            g_has_heir[g], heir_at[g] = True, player_at(state.button_heir[key])
         if key in last_small:
             g_has_sb[g] = True
             value = last_small[key]
             if value is not None:
                 g_sb_kind[g] = 1
-                g_sb_player[g] = players.codes([value[0]])[0]
+                sb_at[g] = player_at(value[0])
                 g_sb_missed[g] = bool(value[1])
                 g_sb_on_button[g] = -1 if value[2] is None else int(bool(value[2]))
         if key in state.established:
             g_has_est[g] = True
-            est_codes += players.codes(sorted(state.established[key]))
-        est_off.append(len(est_codes))
+            est_at += [player_at(name) for name in sorted(state.established[key])]
+        est_off.append(len(est_at))
         if key in state.last_hand:
-            g_has_last[g], g_last[g] = True, hand_ids.codes([state.last_hand[key]])[0]
+            g_has_last[g], last_at[g] = True, id_at(state.last_hand[key])
             for name, missed in (state.owed.get(key) or {}).items():
                 if missed:
-                    owed_p.append(players.codes([name])[0])
-                    owed_sb.append(hand_ids.codes([missed["sb"]])[0] if "sb" in missed else -1)
-                    owed_bb.append(hand_ids.codes([missed["bb"]])[0] if "bb" in missed else -1)
-        owed_off.append(len(owed_p))
+                    owed_at.append(player_at(name))
+                    owed_sb_at.append(id_at(missed["sb"]) if "sb" in missed else -1)
+                    owed_bb_at.append(id_at(missed["bb"]) if "bb" in missed else -1)
+        owed_off.append(len(owed_at))
+    p_code = np.array([*players.codes(p_names), -1], np.int64)  # position -1 (nothing asked): code -1
+    i_code = np.array([*hand_ids.codes(i_names), -1], np.int64)
+    g_bb[g_has_bb] = p_code[bb_at[g_has_bb]]
+    g_heir[g_has_heir] = p_code[heir_at[g_has_heir]]
+    g_sb_player[:] = np.where(sb_at >= 0, p_code[sb_at], g_sb_player)
+    g_last[g_has_last] = i_code[last_at[g_has_last]]
+    est_codes = p_code[np.array(est_at, np.int64)].tolist()
+    owed_p = p_code[np.array(owed_at, np.int64)].tolist()
+    owed_sb = i_code[np.array(owed_sb_at, np.int64)].tolist()
+    owed_bb = i_code[np.array(owed_bb_at, np.int64)].tolist()
     # hand ids seen: a TableState that no longer remembers them (the run-wide ledger judges ids) has none
     seen_ids = getattr(state, "seen_hand_ids", None)
     remembers = seen_ids is not None and type(seen_ids).add is set.add
-    batch_ids = ids_enc.dictionary.to_pylist()
+    # the batch's ids as Python text only where an id is looked up: a state that remembers ids, a duplicate
+    batch_ids = ids_enc.dictionary.to_pylist() if seen_ids is not None else None
     seen = np.zeros(hand_ids.size, np.bool_)
     if seen_ids is not None:
         seen[:len(batch_ids)] = np.fromiter((x in seen_ids for x in batch_ids), np.bool_, len(batch_ids))
@@ -391,6 +485,7 @@ def _cross_hand(tables: CanonicalTables, houses: Sequence[HouseRules], state: Ta
     dup_of = np.full(n, None, dtype=object)
     duplicate = out["hand"]["duplicate"]
     if duplicate.any():
+        batch_ids = ids_enc.dictionary.to_pylist() if batch_ids is None else batch_ids
         files = H.column("file").to_pylist()
         lines = H.column("line").to_pylist()
         walk_of = np.full(n, -1, np.int64)
@@ -433,7 +528,7 @@ def _walk_without(order: np.ndarray, group: np.ndarray, broken: np.ndarray, refu
 
 def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray], players: _Vocab,
                  hand_ids: _Vocab, H: pa.Table,
-                 order: np.ndarray, fail_seat: np.ndarray, hand_code: np.ndarray, batch_ids: list,
+                 order: np.ndarray, fail_seat: np.ndarray, hand_code: np.ndarray, batch_ids: list | None,
                  remembers: bool, first_walk: np.ndarray) -> None:
     """The state after the batch, back into `TableState`'s dicts: once per table and per distinct hand id."""
     f = final
@@ -443,7 +538,7 @@ def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray
     f_last, f_est_off, f_est, f_owed_off = f["last"], f["est_off"], f["est"], f["owed_off"]
     f_owed_player, f_owed_sb, f_owed_bb = f["owed_player"], f["owed_sb"], f["owed_bb"]
     names = players.all().to_pylist()
-    ids = hand_ids.all().to_pylist()
+    ids = _ids_of(hand_ids, np.concatenate([f_last[(f_touched != 0) & (f_has != 0)], f_owed_sb, f_owed_bb]))
 
     def name(code: int) -> str | None:
         return None if code < 0 else names[code]
@@ -473,6 +568,7 @@ def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray
         state.last_hand[key] = ids[f_last[g]]
     if getattr(state, "seen_hand_ids", None) is None:
         return
+    batch_ids = hand_ids.base.to_pylist() if batch_ids is None else batch_ids
     ok = fail_seat[order] < 0
     files = H.column("file").to_pylist()
     lines = H.column("line").to_pylist()
@@ -490,6 +586,17 @@ def _store_state(state: TableState, keys: list[str], final: dict[str, np.ndarray
             seen.add(hid)
             if hid in seen:
                 state.first_use.setdefault(hid, f"{files[h]}:{lines[h]}")
+
+
+def _ids_of(hand_ids: _Vocab, codes: np.ndarray) -> dict[int, str]:
+    """The ids of these codes (the state's last hands and owed blinds), code -> text, read from the vocabulary
+    for those codes only (not the batch's every id as Python text); a negative code reads as a list index."""
+    size = hand_ids.size
+    wanted = np.unique(np.asarray(codes, np.int64))
+    wanted = wanted[(wanted >= -size) & (wanted < size)]
+    texts = pc.take(hand_ids.all(), pa.array(np.where(wanted < 0, wanted + size, wanted))).to_pylist() \
+        if len(wanted) else []
+    return dict(zip(wanted.tolist(), texts, strict=True))
 
 
 def _rake_allowed(houses: Sequence[HouseRules], enc: Encoded, contested: np.ndarray, board_len: np.ndarray,
@@ -628,7 +735,7 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
         "players_in_two_seats": _rare_lists(len(rows), two_seats), "contested": _int(contested[rows]),
         "rake_allowed": _int(_rake_allowed(houses, enc, contested, h_board_len, v_schedule, v_board_cards)[rows]),
         "previous_hand": _str(_codes_text(ids, prev_hand[rows])),
-        "duplicate_of": pd.array(dup_of[rows], dtype=STR),
+        "duplicate_of": _texts(dup_of[rows]),
         "killed_seats": _seat_lists(hs_killed, rows),
         "seating_conflicts": _rare_lists(len(rows), conflicts),
         "previous_small_blind_player": _str(_codes_text(players.all(), prev_sb_player[rows])),
@@ -705,14 +812,14 @@ def _list_text(pair: tuple[np.ndarray, np.ndarray], rows: np.ndarray, null: np.n
     return list_column(new_offsets, values[take].astype(np.int64), null)
 
 
-def _slots(enc: Encoded, so: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _slots(enc: Encoded, so: dict[str, np.ndarray], names: tuple[str, ...]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Every hand's seats 1..MAX_SEAT as slots (rows hand * MAX_SEAT + seat - 1): a seat nobody sits in and no
-    event names has nothing in, so it changes no pot and no blind."""
+    event names has nothing in, so it changes no pot and no blind. Only the seat columns `names` (each a copy:
+    the kernel's (hand, seat) arrays have a seat 0 the slots leave out)."""
     from auditor.replay.kernel.encode import MAX_SEAT
 
     n = enc.n
-    slots = {name: so[name][:, 1:].reshape(n * MAX_SEAT, *so[name].shape[2:]) for name in so
-             if name != "dealt_order"}
+    slots = {name: so[name][:, 1:].reshape(n * MAX_SEAT, *so[name].shape[2:]) for name in names}
     slots["seat"] = np.tile(np.arange(1, MAX_SEAT + 1, dtype=np.int64), n)
     return np.arange(n + 1, dtype=np.int64) * MAX_SEAT, slots
 
@@ -723,7 +830,7 @@ def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, 
     from auditor.replay.kernel.blinds import blind_facts
 
     so = out["seat"]
-    slot_start, slots = _slots(enc, so)
+    slot_start, slots = _slots(enc, so, ("dealt", "ante_all_in"))
     post_start, posts = _by_hand(out["posts"], enc.n)
     bf = blind_facts(slot_start=slot_start, slot_seat=slots["seat"], slot_dealt_in=slots["dealt"],
                      slot_ante_all_in=slots["ante_all_in"], hand_button=out["hand"]["button"],
@@ -772,7 +879,8 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
 
     n = enc.n
     so, ho = out["seat"], out["hand"]
-    slot_start, slots = _slots(enc, so)
+    slot_start, slots = _slots(enc, so, ("total", "returned", "folded", "all_in", "mucked", "shown", "final",
+                                         "final_known"))
     award_start, awards = _by_hand(out["awards"], n)
     rake_start, rakes = _by_hand(out["rakes"], n)
     rake_from = np.zeros(n, np.int64)
@@ -832,12 +940,14 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
                          pa.array(np.clip(codes, -1, 51) + 1, pa.int64()))
     th_text = pc.binary_join_element_wise(pc.cast(pa.array(th_seat), pa.string()), card_words, ":")
     top_hole = _join_text_lists(th_off, th_text, rows, sd.list_nulls["top_hole_cards_used"][rows])
-    best = np.full(len(rows), None, dtype=object)
     best_null = sd.nulls["best_value"][rows]
+    best_word = np.full(len(rows), -1, np.int64)  # per row, its hand value's place in `words` (-1: null)
+    words: list[str] = []
     if (~best_null).any():  # one description per distinct hand value
         values, inverse = np.unique(sd.rows["best_value"][rows][~best_null], return_inverse=True)
         words = [_DESCRIBED.get(v) or _DESCRIBED.setdefault(v, describe(v)) for v in values.tolist()]
-        best[~best_null] = np.array(words, dtype=object)[inverse.reshape(-1)]
+        best_word[~best_null] = inverse.reshape(-1)
+    best = pc.take(pa.array(words, pa.string()), pa.array(best_word, pa.int64(), mask=best_word < 0))
     frame = _frame("pots", {
         "hand": col("hand"), "seq": col("seq"), "pot": col("pot"), "seat": col("seat"),
         "player": _players(enc, player_code), "pot_amount": col("pot_amount"), "rake": col("rake"),
@@ -854,7 +964,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
         "top_hole_cards_used": top_hole,
         "winner_seats_by_evaluation": _list_text(sd.lists["winner_seats_by_evaluation"], rows,
                                                  sd.list_nulls["winner_seats_by_evaluation"][rows]),
-        "best_hand": pd.array(best, dtype=STR),
+        "best_hand": _str(best),
         "winners_match": flag(sd.rows["winners_match"], sd.nulls["winners_match"]),
         "split_without_tie": flag(sd.rows["split_without_tie"], sd.nulls["split_without_tie"]),
         "hand_chip_balance": col("hand_chip_balance"), "pots_formed": col("pots_formed"),
@@ -967,7 +1077,7 @@ def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRu
                 highest = drawers[keys.index(max(keys))] if keys and len(keys) == len(drawers) else None
                 words = [f"{p} {c}" for p, c in zip(drawers, cards, strict=False)]
                 rows.seat_draws.append((h, seq, seat, player, player, highest, len(drawers), words))
-    facts = rows.to_facts()
+    facts = rows.to_facts(("seat_draws", "seat_fills"))
     return facts["seat_draws"], facts["seat_fills"]
 
 
@@ -990,13 +1100,20 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
     to the next (updated in place). A failure is (hand row, "replay failed: <why>"), in walk order; a
     failed hand has no facts and its table's next hand is judged like a first.
     """
-    state = state if state is not None else TableState()
+    try:
+        return _replay(tables, houses, state if state is not None else TableState())
+    finally:
+        _HOUSE_INDEX.clear()
+
+
+def _replay(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableState
+            ) -> tuple[Facts, list[tuple[int, str]]]:
+    """`replay`, the batch's house index cached meanwhile."""
     enc = encode(tables)
     if enc.n == 0:
         return Facts.empty(), []
     H = tables.hands
-    order = np.asarray(replay_order(H.column("file").to_pylist(), H.column("table_id").to_pylist(),
-                                    H.column("started_at").to_pylist()), dtype=np.int64)
+    order, table_of = walk(H.column("file"), H.column("table_id"), H.column("started_at"))
     refused = enc.unsupported.copy()
     reasons = dict(enc.reasons)
     out = named(run_kernel(tables, houses, order[~refused[order]], enc))  # refused hands never reach a kernel
@@ -1008,7 +1125,7 @@ def replay(tables: CanonicalTables, houses: Sequence[HouseRules],
         reasons.update(dict.fromkeys(np.flatnonzero(new).tolist(), words))
         refused |= new
     cross, failures, dup_of, players, hand_ids = _cross_hand(tables, houses, state, enc, order, out["hand"],
-                                                             out["seat"], refused)
+                                                             out["seat"], refused, table_of)
     if reasons:  # every failure in walk order, as one list
         walk_of = np.empty(enc.n, np.int64)
         walk_of[order] = np.arange(enc.n)

@@ -2,8 +2,9 @@
 
 The columnar form of `replay.showdown.resolve`, `_fill` and `_odd_chips_among`, fed by the pot rows of
 `pots.pot_facts` (those with ``needs_showdown``) and per-slot final hands instead of `Showdown` objects. The
-evaluator is `auditor.replay.evaluate.best_hands`, called once per variant shape (hole cards, board cards,
-hole use, board use) for every evaluated seat of the batch; the per-pot decisions are one Numba kernel.
+evaluator is `_rate_kernel`: `auditor.replay.evaluate.best_hands` compiled (the same values and tie-break,
+held to it by tests/test_kernel_rate.py), called once per variant shape (hole cards, board cards, hole use,
+board use) for every evaluated seat of the batch; the per-pot decisions are one Numba kernel.
 
 A hand is rated only when the log shows all of it: an unknown hole card or board card makes the seat's value
 -1 and every fact depending on it stays null (see `replay.showdown`).
@@ -37,7 +38,19 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from auditor.replay.evaluate import best_hands
+from auditor.replay.evaluate import (
+    _ACE,
+    _PATTERN_BASE,
+    _PATTERN_WEIGHTS,
+    _WEIGHTS,
+    _WHEEL_HIGH,
+    CATEGORY_BASE,
+    FLUSH,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    _as_codes,
+    _combos,
+)
 from auditor.replay.kernel.pots import PotFacts, _clear, _isort
 
 
@@ -60,7 +73,7 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
                    hand_suit_rank: np.ndarray) -> ShowdownFacts:
     """Evaluate every pot row that needs a showdown and return the pot columns it decides.
 
-    Every evaluated seat of the batch is rated in one `best_hands` call per variant shape; the decisions
+    Every evaluated seat of the batch is rated in one `_best` call per variant shape; the decisions
     per pot (`replay.showdown._fill`, `_odd_chips_among`) are one kernel pass over the rows.
     """
     rows, lists = pots.rows, pots.lists
@@ -113,9 +126,8 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
             hc, bc = int(hand_hole_cards[h0]), int(hand_board_cards[h0])
             hole = slot_hole[slots[idx], :hc].astype(np.int64)
             board = hand_board[hands[idx], :bc].astype(np.int64)
-            best = best_hands(hole, board, tuple(hand_hole_use[h0].tolist()), tuple(hand_board_use[h0].tolist()))
-            slot_value[idx] = best.value
-            slot_top[idx] = best.top_hole_used
+            slot_value[idx], slot_top[idx] = _best(hole, board, tuple(hand_hole_use[h0].tolist()),
+                                                   tuple(hand_board_use[h0].tolist()))
         offset = int(np.count_nonzero(~rated))  # the -1 group sorts first
         has = inverse >= offset
         value[has] = slot_value[inverse[has] - offset]
@@ -237,6 +249,93 @@ def _shape_key(hole_cards: np.ndarray, board_cards: np.ndarray, hole_use: np.nda
             raise ValueError("card counts and uses must be 0..63")
         key = key * 64 + part
     return key
+
+
+def _best(hole: np.ndarray, board: np.ndarray, hole_use: tuple[int, int], board_use: tuple[int, int]
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """`evaluate.best_hands(...)`'s value and top_hole_used, from one kernel pass (`_rate_kernel`) instead of
+    NumPy passes over every (row, combination): the evaluation was most of the showdown's time. Inputs are
+    checked as `best_hands` checks them (its ValueErrors), so every index the kernel forms is a combination
+    column (`evaluate._combos`) and every code is -1..51."""
+    n_rows, n_hole = hole.shape
+    combos = _combos(n_hole, board.shape[1], hole_use, board_use).astype(np.int64)
+    cards = np.ascontiguousarray(np.concatenate([_as_codes(hole), _as_codes(board)], axis=1), dtype=np.int64)
+    value = np.empty(n_rows, np.int64)
+    top = np.empty(n_rows, np.int64)
+    _rate_kernel(cards, combos, n_hole, _RATE_TABLE, value, top)
+    return value, top
+
+
+#: `evaluate`'s per-pattern tables for `_rate_kernel`: column 0 the base value, 1..5 the rank weights; row 16 the
+#: constants (CATEGORY_BASE, FLUSH, STRAIGHT, STRAIGHT_FLUSH, ace, wheel high card) and row 17 col 0 the top weight
+_RATE_TABLE = np.zeros((18, 6), np.int64)
+_RATE_TABLE[:16, 0] = _PATTERN_BASE
+_RATE_TABLE[:16, 1:] = _PATTERN_WEIGHTS
+_RATE_TABLE[16] = (CATEGORY_BASE, FLUSH, STRAIGHT, STRAIGHT_FLUSH, _ACE, _WHEEL_HIGH)
+_RATE_TABLE[17, 0] = _WEIGHTS[0]
+
+
+@njit(cache=True)
+def _rate_kernel(cards, combos, n_hole, table, value_out, top_out):  # pragma: no cover - compiled
+    """Per row of `cards` (codes, -1 unknown), the best of the 5-card `combos` (column indexes) as
+    `evaluate.best_hands` rates it: `_rank_columns`' value (sorted ranks, the neighbour-equality pattern's
+    tables, flush, straight, wheel; -1 when a card is unknown), ties broken by the highest hole code used, the
+    key value * 64 + top + 1 kept when it is the largest and not negative."""
+    n_combos = combos.shape[0]
+    base, flush_cat, straight_cat, sf_cat, ace, wheel_high = table[16, 0], table[16, 1], table[16, 2], \
+        table[16, 3], table[16, 4], table[16, 5]
+    w0 = table[17, 0]
+    for row in range(cards.shape[0]):
+        best = np.int64(-1)
+        for k in range(n_combos):
+            i0, i1, i2, i3, i4 = combos[k, 0], combos[k, 1], combos[k, 2], combos[k, 3], combos[k, 4]
+            c0, c1, c2, c3, c4 = cards[row, i0], cards[row, i1], cards[row, i2], cards[row, i3], cards[row, i4]
+            top = np.int64(-1)
+            if i0 < n_hole:
+                top = max(top, c0)
+            if i1 < n_hole:
+                top = max(top, c1)
+            if i2 < n_hole:
+                top = max(top, c2)
+            if i3 < n_hole:
+                top = max(top, c3)
+            if i4 < n_hole:
+                top = max(top, c4)
+            # evaluate's sorting network, descending: (0,1) (3,4) (2,4) (2,3) (0,3) (0,2) (1,4) (1,3) (1,2)
+            c0, c1 = max(c0, c1), min(c0, c1)
+            c3, c4 = max(c3, c4), min(c3, c4)
+            c2, c4 = max(c2, c4), min(c2, c4)
+            c2, c3 = max(c2, c3), min(c2, c3)
+            c0, c3 = max(c0, c3), min(c0, c3)
+            c0, c2 = max(c0, c2), min(c0, c2)
+            c1, c4 = max(c1, c4), min(c1, c4)
+            c1, c3 = max(c1, c3), min(c1, c3)
+            c1, c2 = max(c1, c2), min(c1, c2)
+            if c4 < 0:
+                v = np.int64(-1)
+            else:
+                r0, r1, r2, r3, r4 = c0 >> 2, c1 >> 2, c2 >> 2, c3 >> 2, c4 >> 2
+                pattern = np.int64(r0 == r1) | (np.int64(r1 == r2) << 1) | (np.int64(r2 == r3) << 2) \
+                    | (np.int64(r3 == r4) << 3)
+                v = table[pattern, 0] + r0 * table[pattern, 1] + r1 * table[pattern, 2] + r2 * table[pattern, 3] \
+                    + r3 * table[pattern, 4] + r4 * table[pattern, 5]
+                if pattern == 0:
+                    s0 = c0 & 3
+                    flush = (c1 & 3) == s0 and (c2 & 3) == s0 and (c3 & 3) == s0 and (c4 & 3) == s0
+                    wheel = r0 == ace and r1 == wheel_high
+                    if flush:
+                        v += flush_cat * base
+                    if r0 - r4 == 4 or wheel:
+                        v = (sf_cat if flush else straight_cat) * base + (wheel_high if wheel else r0) * w0
+            key = v * 64 + top + 1
+            if key > best:
+                best = key
+        if best >= 0:
+            value_out[row] = best >> 6
+            top_out[row] = (best & 63) - 1
+        else:
+            value_out[row] = -1
+            top_out[row] = -1
 
 
 @njit(cache=True)
