@@ -915,7 +915,9 @@ def check_audit(directory: Path, fmt: str, limits: Limits) -> str:
     from auditor.model.inputs import UsageError
     from auditor.pipeline import audit
 
-    expected_read = sum(len(list(read_file(p, fmt, None, limits))) for p in sorted(directory.iterdir()))
+    # hands and quarantine entries only: a ReaderNote (a room's convention applied) is neither
+    expected_read = sum(sum(isinstance(x, SourceHand | Quarantined) for x in read_file(p, fmt, None, limits))
+                        for p in sorted(directory.iterdir()))
     try:
         result = audit([directory], pack="tda-2024", input_format=fmt, limits=limits)
     except UsageError as exc:  # every readable hand is a game tda-2024 has no rule for: the run stops, by design
@@ -1166,8 +1168,10 @@ def replay(path: Path, reader: str) -> int:
         print(item.one_line() if isinstance(item, Quarantined) else f"hand {item.hand['hand_id']} at line {item.line}")
     folder = Path(tempfile.mkdtemp(prefix="auditor-replay-"))
     try:
-        target = folder / path.name
-        shutil.copytree(path, target) if path.is_dir() else shutil.copyfile(path, target)
+        if path.is_dir():  # a saved audit batch: its files, as the fuzzer audited them (not one folder inside)
+            shutil.copytree(path, folder, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(path, folder / path.name)
         print("audit:", check_audit(folder, reader, DEFAULT_LIMITS))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
