@@ -103,7 +103,7 @@ def test_each_process_compiles_its_part_into_the_cache(suite_cache, tmp_path):
     """This process compiles the blinds kernels, the helper the showdown kernels: afterwards nothing is missing,
     the helper exited cleanly, and this process never compiled the helper's part (the cache has it)."""
     cache = _cache_without(suite_cache, tmp_path, BLINDS, SHOWDOWN)
-    got = _warm(cache, BLINDS, SHOWDOWN)
+    got = _warm(cache, BLINDS, SHOWDOWN, BUSY_LOAD_PER_CORE=1e9)  # a helper however busy the machine
     assert {k.rsplit(".", 1)[0] for k in got["before"]} == {BLINDS, SHOWDOWN}
     assert got["after"] == [] and got["helper"] == 0
     assert got["compiled_here"] == ["blinds"]
@@ -113,6 +113,14 @@ def test_a_helper_that_hangs_is_stopped_and_its_part_left_to_the_audit(suite_cac
     """A helper given no time is taken for hung and killed (its exit status then unknown): what it did not
     write stays uncached, and the audit compiles it on first use, as without the warm-up."""
     cache = _cache_without(suite_cache, tmp_path, SHOWDOWN)  # this process's part is cached: no wait before
-    got = _warm(cache, BLINDS, SHOWDOWN, MIN_WAIT_S=0.0, WAIT_FACTOR=0.0)
+    got = _warm(cache, BLINDS, SHOWDOWN, MIN_WAIT_S=0.0, WAIT_FACTOR=0.0, BUSY_LOAD_PER_CORE=1e9)
     assert got["helper"] is None and got["compiled_here"] == []
     assert got["after"] and all(k.startswith(SHOWDOWN) for k in got["after"])
+
+
+def test_on_a_busy_machine_this_process_compiles_both_parts(suite_cache, tmp_path):
+    """With no idle core a helper would only add its start-up: none is started, and both parts compile here."""
+    cache = _cache_without(suite_cache, tmp_path, BLINDS, SHOWDOWN)
+    got = _warm(cache, BLINDS, SHOWDOWN, BUSY_LOAD_PER_CORE=0.0)
+    assert got["helper"] is None and got["after"] == []
+    assert got["compiled_here"] == ["blinds", "showdown"]

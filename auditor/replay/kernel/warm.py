@@ -41,6 +41,10 @@ HELPER = ("auditor.replay.kernel.table", "auditor.replay.kernel.pots", "auditor.
 #: times as long, before it is taken for hung (killed; the audit then compiles the rest itself)
 MIN_WAIT_S = 60.0
 WAIT_FACTOR = 3.0
+#: no helper when the machine is this busy (the 1-minute load average per usable core): a second process gains
+#: nothing without an idle core (measured at load 11 on 2 cores: 16 % slower, 25 % more CPU, from its own
+#: start-up and the few internal routines both processes compile), so the audit then compiles in process
+BUSY_LOAD_PER_CORE = 0.75
 
 #: a small hold'em hand that runs every kernel: blinds, a raise, a fold, a board, a showdown of two hands,
 #: an award and a rake. Built in (not read from a file) so an installed package warms up as a checkout does.
@@ -162,6 +166,15 @@ def _start_helper(modules: Sequence[str]) -> subprocess.Popen | None:
         return None
 
 
+def _busy() -> bool:
+    """Whether no core is idle (`BUSY_LOAD_PER_CORE`); unknown counts as idle."""
+    try:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return os.getloadavg()[0] >= BUSY_LOAD_PER_CORE * cores
+    except OSError:
+        return False
+
+
 def compile_kernels(missing: Sequence[str] | None = None) -> dict[str, object]:
     """Compile the replay kernels that have no cache entry, on two processes; what happened, for reporting.
 
@@ -181,7 +194,7 @@ def compile_kernels(missing: Sequence[str] | None = None) -> dict[str, object]:
         return report
     helper_part = [name for name in HELPER if any(kernel.startswith(name + ".") for kernel in missing)]
     own_part = [name for name in HERE if any(kernel.startswith(name + ".") for kernel in missing)]
-    helper = _start_helper(helper_part) if helper_part else None
+    helper = _start_helper(helper_part) if helper_part and not _busy() else None
     try:
         if own_part:
             with contextlib.suppress(Exception):
