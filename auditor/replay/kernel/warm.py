@@ -148,9 +148,7 @@ def compile_part(modules: Sequence[str]) -> None:
 def _package_root() -> str:
     """The folder this `auditor` package is imported from (the helper must compile these very sources: the
     cache is keyed by the source file)."""
-    import auditor
-
-    return str(Path(auditor.__file__).resolve().parent.parent)
+    return str(Path(__file__).resolve().parents[3])  # .../auditor/replay/kernel/warm.py
 
 
 def _start_helper(modules: Sequence[str]) -> subprocess.Popen | None:
