@@ -160,7 +160,7 @@ def _start_helper(modules: Sequence[str]) -> subprocess.Popen | None:
         return subprocess.Popen([sys.executable, "-m", "auditor.replay.kernel.warm", "--root", root, *modules],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 env=env, cwd=root)
-    except OSError:
+    except (OSError, ValueError, subprocess.SubprocessError):
         return None
 
 
@@ -169,7 +169,7 @@ def _busy() -> bool:
     try:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         return os.getloadavg()[0] >= BUSY_LOAD_PER_CORE * cores
-    except OSError:
+    except (AttributeError, OSError):  # no load average (Windows) or none readable
         return False
 
 
