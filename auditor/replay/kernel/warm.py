@@ -41,12 +41,13 @@ HELPER = ("auditor.replay.kernel.table", "auditor.replay.kernel.pots", "auditor.
 #: times as long, before it is taken for hung (killed; the audit then compiles the rest itself)
 MIN_WAIT_S = 60.0
 WAIT_FACTOR = 3.0
-#: no helper when the machine is this busy (the 1-minute load average per usable core). A second process gains
-#: only from an idle core: Linux shares the CPU between sessions before processes (autogroup scheduling), so
-#: while other work keeps the cores busy two processes of one session get no more CPU than one, and the helper
-#: then only adds its cost. Measured on the 2-core machine at load ~5 with the helper forced: the first run
-#: took 38 s instead of 24, with 28 s of CPU instead of 22. Then the audit compiles in process, as before.
-BUSY_LOAD_PER_CORE = 0.5
+#: no helper when the machine is this busy (the 1-minute load average per usable core): then it only adds its
+#: cost (its start-up and the few internal routines both processes compile, about 1.5 s of CPU). Linux shares
+#: the CPU between sessions before processes (autogroup scheduling), so the helper runs in a session of its
+#: own (`_start_helper`): in one session it gained nothing under others' load (measured on the 2-core machine at
+#: load ~5: 38 s instead of 24); in its own it did, at load 3-4 (13.0, 16.2, 18.0 s against 21.4-21.8 s
+#: compiling in one process), and at load ~5 it no longer did (25.3 s against 23.8)
+BUSY_LOAD_PER_CORE = 2.0
 
 #: a small hold'em hand that runs every kernel: blinds, a raise, a fold, a board, a showdown of two hands,
 #: an award and a rake. Built in (not read from a file) so an installed package warms up as a checkout does.
@@ -154,14 +155,17 @@ def _package_root() -> str:
 
 
 def _start_helper(modules: Sequence[str]) -> subprocess.Popen | None:
-    """Start `python -m auditor.replay.kernel.warm MODULES...` on this package; None if it cannot start."""
+    """Start `python -m auditor.replay.kernel.warm MODULES...` on this package; None if it cannot start.
+
+    In a session of its own: scheduled as a job of its own (see `BUSY_LOAD_PER_CORE`), and a terminal's Ctrl-C
+    reaches only this process, whose `compile_kernels` then stops the helper on the way out."""
     env = dict(os.environ)
     root = _package_root()
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
         return subprocess.Popen([sys.executable, "-m", "auditor.replay.kernel.warm", "--root", root, *modules],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env=env, cwd=root)
+                                env=env, cwd=root, start_new_session=True)
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
 
