@@ -51,7 +51,7 @@ def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **opt
 def _say_if_compiling(quiet: bool = False) -> None:
     """The first run after an install compiles the replay kernels (Numba, cached on disk afterwards): say so
     on standard error before the wait, so a pause of some seconds is not taken for a hang, and compile them
-    on two processes at once (`kernel.warm`: about half the wait; whatever it leaves, the audit compiles).
+    on two processes at once where a core is free (`kernel.warm`; whatever it leaves, the audit compiles).
     `quiet` silences the notice only: a quiet run waits for the same compilation."""
     from auditor.replay.kernel import uncached_kernels, warm
 
