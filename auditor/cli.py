@@ -36,8 +36,7 @@ def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **opt
     from auditor.pipeline import audit as run_audit
     from auditor.report.progress import progress_bar
 
-    if not quiet:
-        _say_if_compiling()
+    _say_if_compiling(quiet)
     bar = progress_bar(sys.stderr, quiet)
     try:
         return run_audit(paths, pack, progress=bar, **options)
@@ -49,15 +48,19 @@ def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **opt
             bar.close()
 
 
-def _say_if_compiling() -> None:
+def _say_if_compiling(quiet: bool = False) -> None:
     """The first run after an install compiles the replay kernels (Numba, cached on disk afterwards): say so
-    on standard error before the wait, so a pause of some seconds is not taken for a hang."""
-    from auditor.replay.kernel import uncached_kernels
+    on standard error before the wait, so a pause of some seconds is not taken for a hang, and compile them
+    on two processes at once where a core is free (`kernel.warm`; whatever it leaves, the audit compiles).
+    `quiet` silences the notice only: a quiet run waits for the same compilation."""
+    from auditor.replay.kernel import uncached_kernels, warm
 
     missing = uncached_kernels()
     if missing:
-        click.echo(f"auditor: compiling {len(missing)} replay kernels (first run after an install; "
-                   "cached on disk for later runs)...", err=True)
+        if not quiet:
+            click.echo(f"auditor: compiling {len(missing)} replay kernels (first run after an install; "
+                       "cached on disk for later runs)...", err=True)
+        warm.compile_kernels(missing)
 
 
 def _exit_status(result, fail_on: str, allow_unaudited: bool = False) -> int:

@@ -50,15 +50,20 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
 
 
 def _compile_kernels() -> float:
-    """Compile the kernels every worker's audits run (into the suite's Numba cache), once, in this process.
+    """Compile the kernels every worker's audits run (into the suite's Numba cache), once, before the workers.
 
-    An audit of the sample logs and of one PHH, PokerStars and OHH file each runs every kernel an audit
-    compiles (the PHH scanner only for PHH). A failure here is not the suite's to report: the tests that
-    hit it will, with their own names, so it is swallowed and the workers compile as they would have.
+    The replay kernels first, on two processes as the command line's first run does (`kernel.warm`); then an
+    audit of the sample logs and of one PHH, PokerStars and OHH file each runs every kernel an audit
+    compiles (the PHH scanner only for PHH), loading the replay's from the cache. A failure here is not the
+    suite's to report: the tests that hit it will, with their own names, so it is swallowed and the workers
+    compile as they would have.
     """
     start = time.perf_counter()
     try:
         from auditor.pipeline import audit
+        from auditor.replay.kernel import warm
+
+        warm.compile_kernels()
 
         audit([SAMPLES, FIXTURES / "phh" / "side-pots.phhs", FIXTURES / "pokerstars" / "sitting_out.txt",
                FIXTURES / "ohh" / "side-pot.ohh"])

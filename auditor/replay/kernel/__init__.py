@@ -6,7 +6,8 @@ hands), which was then deleted (issue 16); the golden facts snapshots and `audit
 
 Kernels are compiled on first use and cached on disk (`cache=True`). `uncached_kernels` tells, before a
 run, whether that first compilation is still to come, so the command line can say why the first run
-after an install waits.
+after an install waits; `warm.compile_kernels` then compiles them on two processes at once (the command
+line and the suite's warm-up both use it).
 """
 
 from __future__ import annotations
