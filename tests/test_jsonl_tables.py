@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jsonschema
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -231,8 +232,12 @@ def test_kinds_with_keys_of_other_kinds(tmp_path: Path) -> None:
     assert_same(write(tmp_path, lines))
 
 
-def test_takes_tables_only_plain_files(tmp_path: Path) -> None:
+def test_takes_tables_only_plain_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write(tmp_path, [_line(SMALL[0])])
+    from auditor.ingest import jsonl_tables
+
+    assert not takes_tables(path, "jsonl", str(path))  # a small file: loading the kernels costs more than they save
+    monkeypatch.setattr(jsonl_tables, "MIN_FILE_BYTES", 0)
     assert takes_tables(path, "jsonl", str(path))
     assert not takes_tables(path, "jsonl", "<stdin>")
     assert not takes_tables(path, "phh", str(path))
@@ -375,6 +380,7 @@ def test_a_reader_that_fails_is_contained_in_an_audit(tmp_path: Path, monkeypatc
     monkeypatch.setattr(jsonl_tables, "_chunk", failing)
     monkeypatch.setattr(jsonl_tables, "CHUNK_HANDS", 2)
     monkeypatch.setattr(jsonl_tables, "MIN_LINES", 1)
+    monkeypatch.setattr(jsonl_tables, "MIN_FILE_BYTES", 0)
     for name in ("a.jsonl", "b.jsonl"):
         write(tmp_path, [_line(h) for h in SMALL[:4]], name)
     result = audit([tmp_path], jobs=1)
@@ -387,3 +393,24 @@ def test_small_files_take_the_reference_path(tmp_path: Path) -> None:
     """Under MIN_LINES lines a batch costs more column-wise than hand by hand: the same items, as read_jsonl's."""
     path = write(tmp_path, [_line(h) for h in SMALL[:5]])
     assert list(read_jsonl_tables(path)) == list(read_jsonl(path))
+
+
+def test_an_audit_is_the_same_through_either_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small files take the reference path (MIN_FILE_BYTES); forced through the columnar path, the audit of
+    sample_logs (clean, planted and damaged hands) gives the same findings, coverage, quarantine and counts."""
+    from auditor.ingest import jsonl_tables
+    from auditor.pipeline import audit
+
+    logs = Path(__file__).resolve().parents[1] / "sample_logs"
+    reference = audit([logs], jobs=1)
+    monkeypatch.setattr(jsonl_tables, "MIN_FILE_BYTES", 0)
+    real, chunks = jsonl_tables._chunk, []
+    monkeypatch.setattr(jsonl_tables, "_chunk", lambda *a: chunks.append(1) or real(*a))
+    columnar = audit([logs], jobs=1)
+    assert chunks  # the hands did come through the columnar path
+    pd.testing.assert_frame_equal(columnar.findings, reference.findings)
+    pd.testing.assert_frame_equal(columnar.coverage, reference.coverage)
+    assert [q.one_line() for q in columnar.quarantined] == [q.one_line() for q in reference.quarantined]
+    assert (columnar.hands_read, columnar.hands_audited, columnar.read_per_file) == \
+        (reference.hands_read, reference.hands_audited, reference.read_per_file)
+    assert reference.hands_read > 1000 and len(reference.findings) > 0
