@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 COVERAGE_KEYS = ["pack", "rule_id", "category", "severity"]
+#: every (pack, rule, category, severity) key met, shared by the totals (as many as there are rules)
+_KEYS: dict[tuple, tuple] = {}
 
 
 class CoverageTotal:
@@ -42,8 +44,8 @@ class CoverageTotal:
         keys = zip(*(frame[k].tolist() for k in COVERAGE_KEYS), strict=True)
         for key, row in zip(keys, counts, strict=True):  # one iteration a rule, not a hand
             have = self._rows.get(key)
-            if have is None:
-                self._rows[key] = row.copy()
+            if have is None:  # one tuple a rule for every total (the ledger keeps one total a batch)
+                self._rows[_KEYS.setdefault(key, key)] = row.copy()
             else:
                 have += row
 
