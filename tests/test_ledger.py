@@ -129,3 +129,51 @@ def test_repeated_hashes_are_found_in_every_bucket():
         assert all(np.array_equal(book.hashes(c), stream[i * 250:(i + 1) * 250]) for i, c in enumerate(book.chunks))
     finally:
         book.close()
+
+
+def test_a_one_file_partition_in_this_process_writes_its_rows_past_the_limit(tmp_path, monkeypatch):
+    """One file is one partition however many hands it holds: in this process it keeps `SPILL_ROWS` hands of
+    run-wide rows in memory and writes the rest to the ledger's folder as it goes, not all at its end."""
+    pack, logs = _logs(tmp_path)
+    from auditor.engines.partition import RunOptions, plan, run_partition
+    from auditor.pipeline import discover
+
+    monkeypatch.setattr(ledger, "SPILL_ROWS", 12)
+    inputs, _ = discover(logs[:1])  # a.jsonl: 30 hands, one partition
+    (partition,) = plan(inputs, 20_000)
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    done = run_partition(partition, RunOptions(str(pack), 5, ledger_folder=str(folder), spill_all_rows=False))
+    kept = [part for part in done.ledger if part.frame is not None]
+    assert sum(len(part.hashes) for part in kept) <= 12 and len(kept) < len(done.ledger)
+    assert all(part.path is not None and Path(part.path).is_file() for part in done.ledger if part.frame is None)
+    whole = audit(logs, pack=str(pack), jobs=1)
+    again = audit(logs, pack=str(pack), jobs=1, batch_size=5)
+    assert again.findings.equals(whole.findings) and again.coverage.equals(whole.coverage)
+
+
+def test_coverage_added_up_as_it_comes_is_the_sum_of_every_table():
+    """`CoverageTotal` gives what adding every batch's coverage table at the end gave: counts by rule, rows in
+    the order the rules first appear, and a batch's counts taken away again leave the others'."""
+    import pandas as pd
+
+    from auditor.check.run import COVERAGE_COLUMNS
+    from auditor.engines.coverage import COVERAGE_KEYS, CoverageTotal
+
+    rng = np.random.default_rng(3)
+    rules = [("p", f"R{i}", "c", "error") for i in range(6)]
+    parts = []
+    for _ in range(20):
+        picked = [rules[i] for i in rng.permutation(6)[:rng.integers(1, 7)]]
+        counts = rng.integers(0, 1000, (len(picked), len(COVERAGE_COLUMNS) - 4))
+        parts.append(pd.DataFrame([[*k, *c] for k, c in zip(picked, counts.tolist(), strict=True)],
+                                  columns=COVERAGE_COLUMNS))
+    combined = pd.concat(parts, ignore_index=True)
+    order = combined[COVERAGE_KEYS].drop_duplicates()
+    want = order.merge(combined.groupby(COVERAGE_KEYS, sort=False, as_index=False).sum(), on=COVERAGE_KEYS,
+                       how="left")
+    total = CoverageTotal(parts)
+    assert total.frame().equals(want)
+    total.add(parts[4], -1)
+    assert total.frame().equals(CoverageTotal(parts[:4] + parts[5:]).frame().set_index(COVERAGE_KEYS)
+                                .reindex(pd.MultiIndex.from_frame(want[COVERAGE_KEYS])).reset_index())

@@ -66,7 +66,7 @@ class CoverageTotal:
         """The total as a coverage table (None if no table was ever added)."""
         if self._counts is None:
             return None
-        keys = pd.DataFrame(list(self._rows), columns=COVERAGE_KEYS, dtype=object)
+        keys = pd.DataFrame(list(self._rows), columns=COVERAGE_KEYS)  # text dtype inferred, as pandas does
         values = np.stack(list(self._rows.values())) if self._rows else np.zeros((0, len(self._counts)), np.int64)
         counts = pd.DataFrame(values, columns=self._counts, dtype=np.int64)
         return pd.concat([keys, counts], axis=1)
