@@ -19,17 +19,18 @@ holding a hand that repeats an id (at 1,000,000 hands: 6.3 s of the driver's tim
 no id repeats). The findings and coverage are the same as one judgment of every row: a batch is judged
 whole, by the same rules, either way.
 
-Memory: nothing the ledger keeps in memory grows with the run. The rows are kept in memory up to
-`SPILL_ROWS` hands, then written to a temporary folder (about 190 bytes a hand on disk); the 64-bit hash
-of each hand id (8 bytes a hand: 80 MB at ten million hands) is kept in memory up to `HASHES_IN_MEMORY`
-hands, then written there too, once in arrival order (to find a batch's hashes again) and once split by
-their top bits into `HASH_BUCKETS` files, so that finding the repeated hashes (`first_uses`) sorts one
-bucket at a time: a few MB whatever the run, where sorting every hash at once (`np.unique` over the
-concatenation) held about 39 bytes a hand at the end of the run, 390 MB at ten million hands, the rise
-of the last quarter session 7 measured. The baselines' findings are kept only when there are some, and
-their coverage is added up as it comes (`partition.CoverageTotal`), a batch's own counts kept as a few
-integers so that a batch judged again can replace them. Hash collisions cost nothing but a look at the
-rows: ids are compared as text before a hand is called a duplicate.
+Memory: what the ledger keeps in memory grows with the run by one small record a batch (a few hundred
+bytes: where its rows and hashes are, its baseline's coverage counts), nothing a hand. The rows are kept
+in memory up to `SPILL_ROWS` hands, then written to a temporary folder (about 190 bytes a hand on disk);
+the 64-bit hash of each hand id (8 bytes a hand: 80 MB at ten million hands) is kept in memory up to
+`HASHES_IN_MEMORY` hands, then written there too, once in arrival order (to find a batch's hashes again)
+and once split by their top bits into `HASH_BUCKETS` files, so that finding the repeated hashes
+(`first_uses`) sorts one bucket at a time: a few MB whatever the run, where sorting every hash at once
+(`np.unique` over the concatenation) held about 39 bytes a hand at the end of the run, 390 MB at ten
+million hands: the rise of the last quarter session 7 measured. The baselines' findings are kept only
+when there are some, and their coverage is added up as it comes (`coverage.CoverageTotal`), a batch's
+own counts kept as a few integers so that a batch judged again can replace them. Hash collisions cost
+nothing but a look at the rows: ids are compared as text before a hand is called a duplicate.
 """
 
 from __future__ import annotations
