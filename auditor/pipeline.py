@@ -34,9 +34,9 @@ import pandas as pd
 from auditor.check.packs import Pack, declared_pack, resolve_pack
 from auditor.check.run import check, covered_games
 from auditor.engines import local
+from auditor.engines.coverage import COVERAGE_KEYS, CoverageTotal
 from auditor.engines.ledger import Ledger
 from auditor.engines.partition import (
-    COVERAGE_KEYS,
     Partition,
     PartitionFailure,
     PartitionResult,
@@ -45,7 +45,6 @@ from auditor.engines.partition import (
     estimated_hands,
     plan,
     read_input,
-    sum_coverage,
 )
 from auditor.engines.periods import merge
 from auditor.ingest.detect import detect, looks_like_log
@@ -408,15 +407,18 @@ def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits 
         partitions = plan(inputs, batch_size, limits)
         digests = hashed.result()
     ledger = Ledger()
-    # the pool's workers write their run-wide rows into the ledger's folder themselves (`ledger.spill`)
+    # the local engine's partitions write their run-wide rows into the ledger's folder themselves
+    # (`ledger.spill`): a pool's workers every batch's, this process those past `ledger.SPILL_ROWS` hands of
+    # a partition (a one-file partition of millions of hands would otherwise hold them all to its end)
     options = RunOptions(pack, batch_size, limits, keep_hand_ids=frozenset(keep_hands), max_views=max_views,
-                         ledger_folder=ledger.folder() if pool is not None else None)
+                         ledger_folder=ledger.folder() if engine == "local" else None,
+                         spill_all_rows=pool is not None)
     workers = jobs
     tracker = _Tracker(progress, len(inputs), partitions, started)
-    results: dict[int, PartitionResult] = {}
     views, asked, repeats = KeptViews(max_views), KeptViews(max_views), KeptViews(max_views)
     pack_name = forced.name if forced else None
     loaded: dict[str, Pack] = {}
+    run = _RunTotals()
     try:
         with closing(_run(engine, partitions, options, workers, scheduler, tracker.notify, pool)) as finished:
             for result in finished:
@@ -429,24 +431,22 @@ def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits 
                 asked.merge(result.asked_views)
                 repeats.merge(result.repeat_views)
                 result.views = result.asked_views = result.repeat_views = KeptViews(0)
-                results[result.index] = result
                 for name in result.pack_names:  # loaded while the workers work, not after them
                     if name not in loaded and name != pack_name:
                         loaded[name] = declared_pack(name)
                 tracker.finished(result)
-        ordered = [results[i] for i in sorted(results)]
+                run.add(result)
         packs: dict[str, Pack] = {forced.name: forced} if forced else {}
-        for result in ordered:
-            for name in result.pack_names:
-                if name not in packs:
-                    packs[name] = loaded[name]
+        for name in run.pack_names:
+            if name not in packs:
+                packs[name] = loaded[name]
         wide_findings, wide_coverage = ledger.resolve(packs)
         for name, used in packs.items():
             if name not in pack_records:
                 pack_records[name] = pack_entry(used)
     finally:
         ledger.close()
-    findings = [r.findings for r in ordered] + wide_findings
+    findings = run.findings + wide_findings
     all_findings = pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(packs))[0]
     all_findings = all_findings.sort_values(["file", "line", "seq", "rule_id"], kind="stable", ignore_index=True)
     if repeats.kept and wide_findings:  # the repeats the ledger flagged have findings now: their views count too
@@ -454,47 +454,84 @@ def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits 
         for key, (order, view) in repeats.kept.items():
             if key in flagged:
                 views.offer(key, order, view)
-    coverage = [r.coverage for r in ordered if r.coverage is not None] + wide_coverage
-    quarantined = [q for r in ordered for q in r.quarantined]
-    read_per_file: Counter = Counter()
-    not_covered: Counter = Counter()
-    not_covered_per_file: Counter = Counter()
-    notes: dict[tuple[str, str], ReaderNote] = {}
-    not_listed: Counter = Counter()
-    periods: dict[str, Period] = {}
-    table_hands: Counter = Counter()
-    for result in ordered:
-        table_hands.update(result.table_hands)
-        merge(periods, result.hand_periods)
-        not_listed.update(result.findings_not_listed)
-        read_per_file.update(result.read_per_file)
-        not_covered.update(result.not_covered)
-        not_covered_per_file.update(result.not_covered_per_file)
-        for note in result.notes:
-            notes.setdefault((note.file, note.code), note)
-    hands_read = sum(r.hands_read for r in ordered)
+    run.coverage.add(wide_coverage)
+    quarantined = run.quarantined
+    read_per_file, not_covered, not_covered_per_file = run.read_per_file, run.not_covered, run.not_covered_per_file
+    notes, not_listed, periods, table_hands = run.notes, run.not_listed, run.periods, run.table_hands
+    hands_read = run.hands_read
     tracker.end(hands_read)
     outside = sum(not_covered.values())
     if forced is not None and outside and hands_read - len(quarantined) - outside == 0:
         raise UsageError(pack_covers_none(forced, not_covered))
     # an input whose metadata moved since it was hashed may not be the bytes the readers read
     changed = [i for i, item in enumerate(inputs) if [file_state(p) for p in watched_files(item)] != states[i]]
-    return AuditResult(all_findings, _total_coverage(coverage, packs), quarantined, hands_read,
+    return AuditResult(all_findings, _total_coverage(run.coverage, packs), quarantined, hands_read,
                        hands_read - len(quarantined) - outside, inputs, packs, time.perf_counter() - started,
                        skipped, read_per_file, not_covered, not_covered_per_file, list(notes.values()),
                        recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p, True))},
                        not_listed, started_at, datetime.now(UTC), None if command is None else tuple(command),
                        _working_directory(), digests, periods, changed, pack_records,
-                       [shown_text(Path(p).as_posix()) for p in paths], table_hands, _finding_hands(ordered),
+                       [shown_text(Path(p).as_posix()) for p in paths], table_hands, run.finding_hands(),
                        views.views(), asked.views(), max_views)
 
 
-def _finding_hands(ordered: list[PartitionResult]) -> pd.DataFrame | None:
-    """File, line and start of every hand with findings, the first copy of a (file, line) kept."""
-    parts = [r.finding_hands for r in ordered if r.finding_hands is not None]
-    if not parts:
-        return None
-    return pd.concat(parts, ignore_index=True).drop_duplicates(["file", "line"], ignore_index=True)
+class _RunTotals:
+    """What the run keeps of its partitions' results, folded in partition order as soon as every earlier
+    partition is in (the workers finish out of order; a result is held only until its predecessors come).
+
+    A result is dropped once folded: the run keeps its findings when it has some, its quarantines, notes
+    and the hands with findings (all in proportion to what the reports show), one coverage row a rule
+    (`CoverageTotal`), and counts by file and by table; never a table per partition (the driver used to
+    hold each partition's findings, coverage and counters to the end: about 5 bytes a hand, 50 MB at ten
+    million, besides the ledger's 8 bytes a hand of id hashes, now on disk). Folding in partition order
+    keeps every list and counter in the order one process would have made them."""
+
+    def __init__(self) -> None:
+        self.next = 0
+        self.waiting: dict[int, PartitionResult] = {}
+        self.findings: list[pd.DataFrame] = []
+        self.coverage = CoverageTotal()
+        self.quarantined: list[Quarantined] = []
+        self.read_per_file: Counter = Counter()
+        self.not_covered: Counter = Counter()
+        self.not_covered_per_file: Counter = Counter()
+        self.notes: dict[tuple[str, str], ReaderNote] = {}
+        self.not_listed: Counter = Counter()
+        self.periods: dict[str, Period] = {}
+        self.table_hands: Counter = Counter()
+        self.pack_names: dict[str, None] = {}
+        self.hands_read = 0
+        self._finding_hands: list[pd.DataFrame] = []
+
+    def add(self, result: PartitionResult) -> None:
+        self.waiting[result.index] = result
+        while self.next in self.waiting:
+            self._fold(self.waiting.pop(self.next))
+            self.next += 1
+
+    def _fold(self, result: PartitionResult) -> None:
+        if len(result.findings) or not self.findings:  # the first kept whatever it holds: the columns
+            self.findings.append(result.findings)
+        self.coverage.add(result.coverage)
+        self.quarantined.extend(result.quarantined)
+        self.pack_names.update(dict.fromkeys(result.pack_names))
+        self.table_hands.update(result.table_hands)
+        merge(self.periods, result.hand_periods)
+        self.not_listed.update(result.findings_not_listed)
+        self.read_per_file.update(result.read_per_file)
+        self.not_covered.update(result.not_covered)
+        self.not_covered_per_file.update(result.not_covered_per_file)
+        for note in result.notes:
+            self.notes.setdefault((note.file, note.code), note)
+        self.hands_read += result.hands_read
+        if result.finding_hands is not None:
+            self._finding_hands.append(result.finding_hands)
+
+    def finding_hands(self) -> pd.DataFrame | None:
+        """File, line and start of every hand with findings, the first copy of a (file, line) kept."""
+        if not self._finding_hands:
+            return None
+        return pd.concat(self._finding_hands, ignore_index=True).drop_duplicates(["file", "line"], ignore_index=True)
 
 
 def _working_directory() -> str | None:
@@ -540,11 +577,11 @@ def _run(engine: str, partitions: list[Partition], options: RunOptions, jobs: in
     yield from local.run(partitions, options, jobs, notify, pool)
 
 
-def _total_coverage(parts: list[pd.DataFrame], packs: dict[str, Pack]) -> pd.DataFrame:
+def _total_coverage(total: CoverageTotal, packs: dict[str, Pack]) -> pd.DataFrame:
     """Coverage summed over every batch, one row per rule of every pack used, in pack and rule order."""
-    if not parts:
+    summed = total.frame()
+    if summed is None:
         return check(*empty_batch(packs))[1]
-    summed = sum_coverage(parts)
     order = pd.DataFrame([(p.name, r.id, r.category, r.severity) for p in packs.values() for r in p.rules],
                          columns=COVERAGE_KEYS)
     counts = [c for c in summed.columns if c not in COVERAGE_KEYS]

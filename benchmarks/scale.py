@@ -17,7 +17,8 @@ from). Then, for each --jobs, runs
 as a child process, sampling every 0.2 s the resident memory of it and its worker processes, and
 prints wall time, hands/s, the CPU time of the audit and its workers and hands per minute per
 core from it (what one fully used core does: on a shared machine wall time also counts waiting for
-a core), peak memory of the whole process tree and of the largest process, and the tree's memory at
+a core), that CPU time by process (the driver, each worker: where `--jobs N` loses against N times
+`--jobs 1`), peak memory of the whole process tree and of the largest process, and the tree's memory at
 each quarter of the run (flat memory: the later quarters are no higher than the first), and the
 machine's load before and after (CPU time still rises on a busy machine). Audits of legal simulated play
 have no findings. The audit runs from the checkout this file is in, whichever `auditor` is installed.
@@ -136,12 +137,17 @@ def copied_dataset(hands: int, source: Path, root: Path) -> Path:
     return dataset
 
 
-def tree_rss(process: psutil.Process) -> tuple[int, int]:
-    """(resident bytes of the process and all its descendants, of the largest one)."""
+def tree_rss(process: psutil.Process, cpu: dict[int, float] | None = None) -> tuple[int, int]:
+    """(resident bytes of the process and all its descendants, of the largest one); `cpu`, if given, gets
+    each process's CPU seconds so far by pid (the last sample of a process is its CPU time, give or take
+    the 0.2 s between samples)."""
     total = largest = 0
     for p in [process, *process.children(recursive=True)]:
         try:
             rss = p.memory_info().rss
+            if cpu is not None:
+                times = p.cpu_times()
+                cpu[p.pid] = times.user + times.system
         except psutil.Error:
             continue
         total += rss
@@ -164,8 +170,9 @@ def run_audit(dataset: Path, jobs: int) -> dict:
     process = psutil.Process(child.pid)
     samples: list[tuple[float, int]] = []
     peak_largest = 0
+    by_process: dict[int, float] = {}
     while child.poll() is None:
-        total, largest = tree_rss(process)
+        total, largest = tree_rss(process, by_process)
         samples.append((time.perf_counter() - t0, total))
         peak_largest = max(peak_largest, largest)
         time.sleep(0.2)
@@ -178,8 +185,10 @@ def run_audit(dataset: Path, jobs: int) -> dict:
     for q in (0.25, 0.5, 0.75, 1.0):
         window = [rss for t, rss in samples if (q - 0.25) * seconds <= t < q * seconds + 0.2]
         quarters.append(max(window, default=0))
+    driver = by_process.pop(child.pid, 0.0)
     return {"seconds": seconds, "cpu": cpu, "peak": max((s for _, s in samples), default=0), "largest": peak_largest,
-            "quarters": quarters, "summary": stderr, "load": (load, os.getloadavg()[0])}
+            "quarters": quarters, "summary": stderr, "load": (load, os.getloadavg()[0]),
+            "driver_cpu": driver, "worker_cpu": sorted(by_process.values(), reverse=True)}
 
 
 def main() -> None:
@@ -212,6 +221,11 @@ def main() -> None:
                   + " / ".join(f"{q / mb:,.0f}" for q in r["quarters"]), flush=True)
             last = [line for line in r["summary"].splitlines() if "hands read" in line or "findings" in line]
             print("    " + "; ".join(line.strip() for line in last[:2]), flush=True)
+            # where the CPU went: the driver (planning, hashing, the ledger, reports) and each worker; the
+            # parts do not add up exactly to the total (last samples, 0.2 s apart)
+            workers = r["worker_cpu"]
+            shown = f", {len(workers)} worker(s) " + " / ".join(f"{w:.1f}" for w in workers) + " s" if workers else ""
+            print(f"    CPU by process (last sample): driver {r['driver_cpu']:.1f} s{shown}", flush=True)
             # CPU time is not wall time, but a busy machine still slows a core (shared caches, hyperthreads)
             print(f"    machine load (1-minute average) before / after: {r['load'][0]:.1f} / {r['load'][1]:.1f} "
                   f"on {os.cpu_count()} CPU(s)", flush=True)

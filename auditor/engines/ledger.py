@@ -19,10 +19,18 @@ holding a hand that repeats an id (at 1,000,000 hands: 6.3 s of the driver's tim
 no id repeats). The findings and coverage are the same as one judgment of every row: a batch is judged
 whole, by the same rules, either way.
 
-Memory: the rows are kept in memory up to `SPILL_ROWS` hands, then written to a temporary folder; what
-stays in memory for the whole run is a 64-bit hash of each hand id (8 bytes a hand, 80 MB for ten
-million hands), the only state of a run that grows with its size. Hash collisions cost nothing but a
-look at the rows: ids are compared as text before a hand is called a duplicate.
+Memory: what the ledger keeps in memory grows with the run by one small record a batch (a few hundred
+bytes: where its rows and hashes are, its baseline's coverage counts), nothing a hand. The rows are kept
+in memory up to `SPILL_ROWS` hands, then written to a temporary folder (about 190 bytes a hand on disk);
+the 64-bit hash of each hand id (8 bytes a hand: 80 MB at ten million hands) is kept in memory up to
+`HASHES_IN_MEMORY` hands, then written there too, once in arrival order (to find a batch's hashes again)
+and once split by their top bits into `HASH_BUCKETS` files, so that finding the repeated hashes
+(`first_uses`) sorts one bucket at a time: a few MB whatever the run, where sorting every hash at once
+(`np.unique` over the concatenation) held about 39 bytes a hand at the end of the run, 390 MB at ten
+million hands: the rise of the last quarter session 7 measured. The baselines' findings are kept only
+when there are some, and their coverage is added up as it comes (`coverage.CoverageTotal`), a batch's
+own counts kept as a few integers so that a batch judged again can replace them. Hash collisions cost
+nothing but a look at the rows: ids are compared as text before a hand is called a duplicate.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ import pandas as pd
 
 from auditor.check.packs import RUN_FACTS, Pack, Rule
 from auditor.check.run import check, with_hands
+from auditor.engines.coverage import CoverageTotal
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, Facts
 
 #: facts a hand has only by comparison with every other hand of the run: the ledger writes them
@@ -139,14 +148,20 @@ def _judge(frame: pd.DataFrame, wide: dict[str, Pack], repeated: np.ndarray,
 
 @dataclass
 class _Chunk:
-    """One batch's rows, in memory or spilled to a file, with their ids' hashes and the baseline judgment."""
+    """One batch's rows, in memory or spilled to a file, where its ids' hashes are, and what its baseline
+    judgment left: its findings if it had any, and its own coverage counts (to take away if judged again)."""
 
     partition: int
     #: position in its partition of its first row (the ledger's keys: partition << 40 | position)
     start: int
-    hashes: np.ndarray
-    findings: pd.DataFrame
-    coverage: pd.DataFrame
+    #: its rows (= hashes); its hashes are the run's hashes [offset, offset + count) in arrival order
+    count: int
+    offset: int
+    #: its hashes while they are still in memory (None once written to the ledger's hash file)
+    hashes: np.ndarray | None
+    findings: pd.DataFrame | None
+    #: its baseline's coverage counts, one row of integers a run-wide rule
+    coverage: CoverageTotal
     frame: pd.DataFrame | None
     path: Path | None = None
 
@@ -158,17 +173,34 @@ class _Chunk:
 
     def keys(self, rows: np.ndarray | None = None) -> np.ndarray:
         """The keys of its rows (`rows`: positions in the chunk; None: every row)."""
-        at = np.arange(len(self.hashes), dtype=np.int64) if rows is None else rows.astype(np.int64)
+        at = np.arange(self.count, dtype=np.int64) if rows is None else rows.astype(np.int64)
         return (np.int64(self.partition) << 40) | (self.start + at)
+
+
+#: hands whose id hashes the ledger keeps in memory (8 MB) before writing them all to its folder
+HASHES_IN_MEMORY = 1_000_000
+#: files the hashes on disk are split into by their top bits, so finding repeats sorts one at a time
+#: (1.25 MB each at ten million hands)
+_BUCKET_BITS = 6
+HASH_BUCKETS = 1 << _BUCKET_BITS
+_BUCKET_SHIFT = np.uint64(64 - _BUCKET_BITS)
+_HASH = np.dtype(np.uint64)
 
 
 class Ledger:
     """Every audited hand's run-wide rows, gathered from the partitions (see the module docstring)."""
 
-    def __init__(self, spill_rows: int | None = None):
+    def __init__(self, spill_rows: int | None = None, hashes_in_memory: int | None = None):
         self.spill_rows = SPILL_ROWS if spill_rows is None else spill_rows
+        self.hashes_in_memory = HASHES_IN_MEMORY if hashes_in_memory is None else hashes_in_memory
         self.chunks: list[_Chunk] = []
         self.in_memory = 0
+        #: hashes of the run so far, and how many of them are on disk (the first `on_disk`, in arrival order)
+        self.hashed = 0
+        self.on_disk = 0
+        #: the baselines' coverage added up (batches judged again are corrected in `resolve`)
+        self.coverage = CoverageTotal()
+        self._waiting: list[_Chunk] = []  # chunks whose hashes are still in memory
         self._folder: tempfile.TemporaryDirectory | None = None
 
     def folder(self) -> str:
@@ -183,19 +215,53 @@ class Ledger:
         position = 0
         for part in parts:
             frame = part.frame
-            start, position = position, position + len(part.hashes)
+            count = len(part.hashes)
+            start, position = position, position + count
+            self.coverage.add(part.coverage)
+            findings = part.findings if len(part.findings) else None
+            chunk = _Chunk(partition, start, count, self.hashed, part.hashes, findings, CoverageTotal([part.coverage]),
+                           None, None)
+            self.hashed += count
+            self._waiting.append(chunk)
             if frame is None:  # written by the worker already
-                self.chunks.append(_Chunk(partition, start, part.hashes, part.findings, part.coverage, None,
-                                          Path(part.path)))  # type: ignore[arg-type]
-                continue
-            if self.in_memory + len(frame) <= self.spill_rows:
-                self.chunks.append(_Chunk(partition, start, part.hashes, part.findings, part.coverage, frame))
+                chunk.path = Path(part.path)  # type: ignore[arg-type]
+            elif self.in_memory + len(frame) <= self.spill_rows:
+                chunk.frame = frame
                 self.in_memory += len(frame)
-                continue
-            path = Path(self.folder()) / f"{len(self.chunks):08d}.pickle"
-            with path.open("wb") as f:
-                pickle.dump(frame, f, protocol=pickle.HIGHEST_PROTOCOL)
-            self.chunks.append(_Chunk(partition, start, part.hashes, part.findings, part.coverage, None, path))
+            else:
+                path = Path(self.folder()) / f"{len(self.chunks):08d}.pickle"
+                with path.open("wb") as f:
+                    pickle.dump(frame, f, protocol=pickle.HIGHEST_PROTOCOL)
+                chunk.path = path
+            self.chunks.append(chunk)
+            if self.hashed - self.on_disk > self.hashes_in_memory:
+                self._write_hashes()
+
+    def _write_hashes(self) -> None:
+        """The hashes still in memory, appended to the hash file (arrival order) and to their buckets."""
+        waiting, self._waiting = self._waiting, []
+        if not waiting:
+            return
+        hashes = np.concatenate([c.hashes for c in waiting]).astype(_HASH, copy=False)  # type: ignore[misc]
+        folder = Path(self.folder())
+        with (folder / "hashes.u64").open("ab") as f:
+            hashes.tofile(f)
+        ordered = np.sort(hashes)  # one batch's worth of hashes at most HASHES_IN_MEMORY: a few MB
+        bounds = np.searchsorted(ordered >> _BUCKET_SHIFT, np.arange(HASH_BUCKETS + 1, dtype=np.uint64))
+        for bucket in range(HASH_BUCKETS):
+            if bounds[bucket + 1] > bounds[bucket]:
+                with (folder / f"bucket-{bucket:03d}.u64").open("ab") as f:
+                    ordered[bounds[bucket]:bounds[bucket + 1]].tofile(f)
+        for chunk in waiting:
+            chunk.hashes = None
+        self.on_disk = self.hashed
+
+    def hashes(self, chunk: _Chunk) -> np.ndarray:
+        """A chunk's hashes, from memory or from the hash file."""
+        if chunk.hashes is not None:
+            return chunk.hashes
+        return np.fromfile(Path(self.folder()) / "hashes.u64", dtype=_HASH, count=chunk.count,
+                           offset=chunk.offset * _HASH.itemsize)
 
     def close(self) -> None:
         if self._folder is not None:
@@ -206,18 +272,29 @@ class Ledger:
         """Keys (partition << 40 | position) of the hands whose id an earlier hand in (file, line) order has."""
         return self.first_uses()[0]
 
+    def repeated_hashes(self) -> np.ndarray:
+        """The hashes that more than one hand has, sorted: found in memory while the run's hashes fit there,
+        otherwise one bucket file at a time (memory of one bucket, not of the run)."""
+        if self.on_disk:
+            self._write_hashes()
+            folder = Path(self.folder())
+            found = [_repeats(np.fromfile(path, dtype=_HASH)) for bucket in range(HASH_BUCKETS)
+                     if (path := folder / f"bucket-{bucket:03d}.u64").exists()]
+            return np.concatenate(found) if found else np.empty(0, dtype=_HASH)
+        held = [c.hashes for c in self._waiting if len(c.hashes)]  # type: ignore[arg-type]
+        return _repeats(np.concatenate(held).astype(_HASH, copy=False)) if held else np.empty(0, dtype=_HASH)
+
     def first_uses(self) -> tuple[np.ndarray, dict[str, str]]:
         """`duplicates()`, and for each repeated id the "file:line" of the hand that used it first."""
         none = np.empty(0, dtype=np.int64), {}
         if not self.chunks:
             return none
-        values, counts = np.unique(np.concatenate([c.hashes for c in self.chunks]), return_counts=True)
-        repeated = values[counts > 1]
+        repeated = self.repeated_hashes()
         if not len(repeated):
             return none
         candidates = []
         for chunk in self.chunks:
-            mask = np.isin(chunk.hashes, repeated)
+            mask = np.isin(self.hashes(chunk).astype(_HASH, copy=False), repeated)
             if mask.any():
                 rows = chunk.load().loc[mask, ["hand_id", "file", "line"]]
                 candidates.append(rows.assign(**{_PARTITION: chunk.partition,
@@ -230,23 +307,32 @@ class Ledger:
                   for i, f, n in zip(first["hand_id"], first["file"], first["line"], strict=True)}
         return np.sort(_keys(found[later_mask])), origin
 
-    def resolve(self, packs: dict[str, Pack]) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
-        """Findings and coverage of the run-wide rules over every audited hand, one part per batch: the
-        workers' baseline for a batch where no hand repeats an id, a judgment of the whole batch again for
-        one where some do (so a batch is always judged whole, as one pass over every row would)."""
+    def resolve(self, packs: dict[str, Pack]) -> tuple[list[pd.DataFrame], pd.DataFrame | None]:
+        """Findings of the run-wide rules over every audited hand, one part per batch that has some, and
+        their coverage added up (None: no batch): the workers' baseline for a batch where no hand repeats
+        an id, a judgment of the whole batch again for one where some do (so a batch is always judged
+        whole, as one pass over every row would)."""
         wide = {name: only_run_wide(pack) for name, pack in packs.items()}
         duplicate_keys, origin = self.first_uses()
-        findings, coverage = [], []
+        findings = []
         for chunk in self.chunks:
             repeated = np.isin(chunk.keys(), duplicate_keys) if len(duplicate_keys) else None
             if repeated is None or not repeated.any():
-                findings.append(chunk.findings)
-                coverage.append(chunk.coverage)
+                if chunk.findings is not None:
+                    findings.append(chunk.findings)
                 continue
             found, cov = _judge(chunk.load(), wide, repeated, origin)
+            self.coverage.add_total(chunk.coverage, -1)
+            self.coverage.add(cov)
             findings.append(found)
-            coverage.append(cov)
-        return findings, coverage
+        return findings, self.coverage.frame()
+
+
+def _repeats(hashes: np.ndarray) -> np.ndarray:
+    """The values that occur more than once in `hashes`, sorted (sorts `hashes` in place)."""
+    hashes.sort()
+    again = hashes[1:][hashes[1:] == hashes[:-1]]
+    return np.unique(again)
 
 
 def _keys(frame: pd.DataFrame) -> np.ndarray:
@@ -267,4 +353,4 @@ def check_whole(facts: Facts, hands: pd.DataFrame, packs: dict[str, Pack]) -> tu
         wide_found, wide_cov = ledger.resolve(packs)
     finally:
         ledger.close()
-    return pd.concat([found, *wide_found], ignore_index=True), pd.concat([cov, *wide_cov], ignore_index=True)
+    return pd.concat([found, *wide_found], ignore_index=True), pd.concat([cov, wide_cov], ignore_index=True)

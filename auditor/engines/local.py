@@ -14,8 +14,14 @@ partition whose worker dies again comes back as `lost-worker` quarantine entries
 
 The pool is started before the run is planned (`start`, called by the pipeline as soon as the inputs are
 known): a spawn worker spends about two seconds of wall time (0.8 s CPU) importing NumPy, pandas, Arrow,
-Numba and the auditor, which then happens while the driver checks and cuts a Parquet dataset (9 s at
-1,000,000 hands) instead of after it. When the run is done the pool is let go without waiting for the
+Numba and the auditor, which then happens while the driver checks and cuts a Parquet dataset instead of
+after it. Its first partition then costs 1.1-1.35 s of CPU more than the others (measured, session 8):
+Numba's first load of a cached kernel imports and registers its lowering modules once per process
+(`load_additional_registries`). So each worker's start is about 2 s of CPU that `--jobs 1` pays once,
+the main fixed cost `--jobs N` has on top of N times the work: a fork server preloaded and warmed once
+would let every worker start warm (not built: see the session 8 report).
+
+When the run is done the pool is let go without waiting for the
 workers to exit (their interpreters' teardown overlaps the ledger and the reports).
 """
 

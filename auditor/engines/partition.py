@@ -35,6 +35,7 @@ import pandas as pd
 from auditor.check.packs import Pack, PackError, declared_pack, resolve_pack
 from auditor.check.run import check, not_covered
 from auditor.engines import ledger
+from auditor.engines.coverage import CoverageTotal
 from auditor.engines.parquet_ranges import HandBatch, Layout, hand_count, plan_ranges, read_range_tables
 from auditor.engines.periods import add_batch
 from auditor.ingest.detect import contained, read_file, read_plain_phh
@@ -113,9 +114,13 @@ class RunOptions:
     keep_hand_ids: frozenset[str] = frozenset()
     #: how many hands with findings keep their view (the first, in the findings' order)
     max_views: int = MAX_VIEWS
-    #: a folder of this machine where the workers write their run-wide rows (`ledger.spill`; the local
-    #: engine's pool), so results carry only the ids' hashes and the baseline; None: rows travel in results
+    #: a folder of this machine where the partitions write their run-wide rows (`ledger.spill`; the local
+    #: engine), so results carry only the ids' hashes and the baseline; None: rows travel in results (dask)
     ledger_folder: str | None = None
+    #: write every batch's rows there (a pool's workers: nothing to pickle back), not only those past
+    #: `ledger.SPILL_ROWS` hands of one partition (this process: a one-file partition of millions of hands
+    #: would otherwise hold all its rows, about 190 bytes a hand, until it ends)
+    spill_all_rows: bool = True
 
 
 #: the packs this process has loaded for the run it works on: (run id, {key: Pack or the PackError})
@@ -434,9 +439,13 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             except PackError as exc:
                 unknown_packs[name] = exc.message
     quarantined: list[Quarantined] = []
+    # what a partition keeps of its batches does not grow with them: findings only where there are some (the
+    # first batch's table kept for its columns), coverage added up as it comes (`CoverageTotal`), and the
+    # run-wide rows written to the ledger's folder past `ledger.SPILL_ROWS` hands (`_keep_rows`)
     findings: list[pd.DataFrame] = []
-    coverage: list[pd.DataFrame] = []
+    coverage = CoverageTotal()
     ledger_rows: list[ledger.Rows] = []
+    rows_in_memory = 0
     # Hand ids are judged run-wide by the ledger (rules with scope: run), never by the replay.
     state = TableState()
     hands_read = 0
@@ -453,19 +462,24 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     kept = _ForReports(partition.index, options)
 
     def flush() -> None:
+        nonlocal rows_in_memory
         if batch:
             add_batch(hand_periods, batch.files(), batch.started_at())
             found, cov, failed, rows, games, files = _audit_batch(batch, packs, local, forced, state, kept)
             found, dropped = cap_findings(found)
             not_listed.update(dropped)
-            findings.append(found)  # Arrow-backed text columns (pandas' default string dtype): compact
-            coverage.append(cov)
+            if len(found) or not findings:
+                findings.append(found)  # Arrow-backed text columns (pandas' default string dtype): compact
+            coverage.add(cov)
             quarantined.extend(failed)
             uncovered.update(games)
             uncovered_per_file.update(files)
             if rows is not None:
-                if options.ledger_folder is not None:
+                if options.ledger_folder is not None and (options.spill_all_rows or
+                                                          rows_in_memory + len(rows.hashes) > ledger.SPILL_ROWS):
                     rows = ledger.spill(rows, options.ledger_folder, f"{partition.index:08d}-{len(ledger_rows):06d}")
+                else:
+                    rows_in_memory += len(rows.hashes)
                 ledger_rows.append(rows)
             batch.clear()
             collect_batch()
@@ -546,8 +560,8 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             unreported = 0
     flush()
     return PartitionResult(
-        partition.index, pd.concat(findings, ignore_index=True) if findings else check(*empty_batch(local))[0],
-        sum_coverage(coverage) if coverage else None, quarantined, hands_read, read_per_file, list(packs),
+        partition.index, _concat(findings) if findings else check(*empty_batch(local))[0],
+        coverage.frame(), quarantined, hands_read, read_per_file, list(packs),
         ledger_rows, time.perf_counter() - started, uncovered, uncovered_per_file, list(notes.values()), not_listed,
         hand_periods, kept.table_hands, kept.finding_hands(), kept.views, kept.asked, kept.repeats)
 
@@ -684,12 +698,12 @@ def empty_batch(packs: dict[str, Pack]) -> tuple:
     return facts, tables.hands.to_pandas(), packs
 
 
-COVERAGE_KEYS = ["pack", "rule_id", "category", "severity"]
 
 
 def sum_coverage(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """Coverage rows added up by rule, in the order the rules first appear."""
-    combined = pd.concat(parts, ignore_index=True)
-    order = combined[COVERAGE_KEYS].drop_duplicates()
-    return order.merge(combined.groupby(COVERAGE_KEYS, sort=False, as_index=False).sum(), on=COVERAGE_KEYS,
-                       how="left")
+    return CoverageTotal(parts).frame()  # type: ignore[return-value]
+
+
+def _concat(findings: list[pd.DataFrame]) -> pd.DataFrame:
+    return findings[0] if len(findings) == 1 else pd.concat(findings, ignore_index=True)
