@@ -36,14 +36,22 @@ def read_jsonl(path: Path, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHa
     looks like it).
     """
     name = str(path)
-    try:
-        stream = open_binary(path, limits)
-    except OSError as exc:
-        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}",
-                          code="limit" if isinstance(exc, LimitExceeded) else "damaged")
+    stream = open_lines(path, name, limits)
+    if isinstance(stream, Quarantined):
+        yield stream
         return
     watch = _Watch()
     yield from _held_back(_read_lines(stream, name, limits.jsonl_max_line_bytes, watch), name, watch)
+
+
+def open_lines(path: Path, name: str, limits: Limits) -> BinaryIO | Quarantined:
+    """The file's byte stream (plain or gzip), or the one quarantine entry of a file that cannot be opened
+    (`limit` when an input limit refused it, else `damaged`): both JSON Lines paths open a file this way."""
+    try:
+        return open_binary(path, limits)
+    except OSError as exc:
+        return Quarantined(name, 0, f"cannot open: {exc.strerror or exc}",
+                           code="limit" if isinstance(exc, LimitExceeded) else "damaged")
 
 
 def _held_back(items: Iterable[_T], name: str, watch: _Watch) -> Iterator[_T | Quarantined]:

@@ -34,9 +34,9 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.ingest import columnar_validate, jsonl_scan
-from auditor.ingest.files import open_binary, unseekable_kind
-from auditor.ingest.jsonl import _held_back, _lines, _one_line, _Watch
-from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
+from auditor.ingest.files import unseekable_kind
+from auditor.ingest.jsonl import _held_back, _lines, _one_line, _Watch, open_lines
+from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.model.records import Quarantined, SourceHand
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
@@ -88,11 +88,9 @@ def read_jsonl_tables(path: Path, limits: Limits = DEFAULT_LIMITS, batch_bytes: 
     batch_bytes = BATCH_BYTES if batch_bytes is None else batch_bytes
     chunk_hands = CHUNK_HANDS if chunk_hands is None else chunk_hands
     min_lines = MIN_LINES if min_lines is None else min_lines
-    try:
-        stream = open_binary(path, limits)
-    except OSError as exc:
-        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}",
-                          code="limit" if isinstance(exc, LimitExceeded) else "damaged")
+    stream = open_lines(path, name, limits)
+    if isinstance(stream, Quarantined):
+        yield stream
         return
     watch = _Watch()
     items = _judged(_lines(stream, name, limits.jsonl_max_line_bytes, watch), name, max(1, batch_bytes), min_lines)
