@@ -102,19 +102,24 @@ def discover(paths: Iterable[Path], input_format: str = "auto",
             found.append(InputFile(path, fmt, shown_text(path.as_posix())))
             continue
         entries = sorted(path.rglob("*"))
-        datasets = [p for p in entries if is_parquet_dataset(p)]
+        # one lstat per entry (and a stat for a link) answers every question below: what is a directory, a
+        # dataset's folder, a file to read or something never opened (a folder holds thousands of files)
+        kinds = [_kind(p, inside_folder=True) for p in entries]
+        datasets = [p for p, (_why, mode) in zip(entries, kinds, strict=True)
+                    if mode is not None and stat.S_ISDIR(mode) and is_parquet_dataset(p)]
         top = tops[path]
-        for p in entries:
+        for p, (why, mode) in zip(entries, kinds, strict=True):
             if datasets and any(d == p or d in p.parents for d in datasets):
                 if p in datasets:
                     found.append(InputFile(p, "parquet", _name_inside(top, path, p)))
                 continue
-            if not_regular(p, inside_folder=True):
+            if why:
                 skipped.append(p)
                 continue
-            if p.is_dir():
+            if mode is None or not stat.S_ISREG(mode):  # a directory (or a link to one named on its own)
                 continue
-            fmt = _format_of(p, input_format) if input_format != "auto" or looks_like_log(p) else None
+            fmt = (_format_of(p, input_format, regular=True) if input_format != "auto" or looks_like_log(p)
+                   else None)
             (found.append(InputFile(p, fmt, _name_inside(top, path, p))) if fmt else skipped.append(p))
     # One order whatever order the paths were given in: partitions, batches and therefore findings,
     # quarantines and which of two hands with one id is the duplicate do not depend on it.
@@ -129,22 +134,34 @@ def not_regular(path: Path, inside_folder: bool = False) -> str | None:
 
     `inside_folder`: the path was found in a folder, whose links to directories are not followed (a link
     may loop, or lead out of what the user named), so such a link is named too, never passed over."""
+    return _kind(path, inside_folder)[0]
+
+
+def _kind(path: Path, inside_folder: bool = False) -> tuple[str | None, int | None]:
+    """(`not_regular`'s answer, the mode of what `path` leads to or None when that is not known).
+
+    One `lstat`, and a `stat` only for a link: a path that is not a link is what its `lstat` says, so
+    discovery asks the file system once per entry rather than once per question (is it special, a
+    directory, a FIFO to detect by name)."""
     try:
         own = os.lstat(path)
     except OSError as exc:
-        return f"not readable ({exc.strerror or exc})"
+        return f"not readable ({exc.strerror or exc})", None
     link = stat.S_ISLNK(own.st_mode)
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        return "a link to nothing" if link else f"not readable ({exc.strerror or exc})"
+    if link:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            return "a link to nothing", None
+    else:
+        mode = own.st_mode
     if stat.S_ISDIR(mode) and link and inside_folder:
-        return "a link to a directory (not followed: name the directory itself to audit it)"
+        return "a link to a directory (not followed: name the directory itself to audit it)", mode
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return None
+        return None, mode
     kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
             else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
-    return f"a link to {kind}" if link else kind
+    return (f"a link to {kind}" if link else kind), mode
 
 
 def _is_stream(path: Path) -> bool:
@@ -307,15 +324,18 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-def _format_of(path: Path, input_format: str) -> str | None:
-    """The format to read `path` as, decided once here (detection reads the file's opening bytes)."""
+def _format_of(path: Path, input_format: str, regular: bool = False) -> str | None:
+    """The format to read `path` as, decided once here (detection reads the file's opening bytes).
+
+    `regular`: discovery has just seen a regular file there (`_kind`), so it is neither a dataset's folder
+    nor a FIFO and neither is asked again."""
     if input_format != "auto":
         return input_format
-    if is_parquet_dataset(path):
+    if not regular and is_parquet_dataset(path):
         return "parquet"
     if path.name.lower().endswith(".zip"):
         return "auto"  # members are detected one by one
-    fmt = detect(path)
+    fmt = detect(path, regular=regular)
     return fmt.name if fmt else None
 
 
