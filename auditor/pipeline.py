@@ -285,7 +285,12 @@ def recognise_skipped(paths: Iterable[Path]) -> dict[Path, str]:
 
 
 def _name_inside(top: str, folder: Path, path: Path) -> str:
-    return shown_text(f"{top}/{path.relative_to(folder).as_posix()}")
+    """`top/` and `path` below `folder`: the parts after the folder's, as `relative_to` gives them (which costs
+    as much as the rest of a file's discovery), falling back to it should `path` not start with them."""
+    n = len(folder.parts)
+    parts = path.parts
+    rel = "/".join(parts[n:]) if parts[:n] == folder.parts else path.relative_to(folder).as_posix()
+    return shown_text(f"{top}/{rel}")
 
 
 def _folder_names(paths: list[Path]) -> dict[Path, str]:
