@@ -403,7 +403,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     workers = default_jobs() if jobs is None else max(1, jobs)
     # started now, so their imports overlap the hashing and planning below (`local.start`); the local
     # engine closes them when the run ends, and the `finally` below if it never gets that far
-    pool = local.start(workers, estimated_hands(inputs)) if engine == "local" and (
+    # (one job never starts workers: `local.start` would return None, so its estimate, a stat per input, is not made)
+    pool = local.start(workers, estimated_hands(inputs)) if engine == "local" and workers > 1 and (
         len(inputs) > 1 or any(item.format == "parquet" for item in inputs)) else None
     try:
         return _audit(paths, pack, batch_size, limits, jobs=workers, engine=engine, scheduler=scheduler,
