@@ -112,9 +112,11 @@ def _head(path: Path) -> bytes:
         fd = -1  # open_binary says why
     if fd >= 0:
         try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode):
                 head = os.read(fd, SNIFF_BYTES)
-                while 0 < len(head) < SNIFF_BYTES:  # as a buffered read: short only at the end
+                # as a buffered read: short only at the end (the whole file as opened needs no read more)
+                while 0 < len(head) < SNIFF_BYTES and len(head) != st.st_size:
                     more = os.read(fd, SNIFF_BYTES - len(head))
                     if not more:
                         break
