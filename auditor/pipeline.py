@@ -101,7 +101,7 @@ def discover(paths: Iterable[Path], input_format: str = "auto",
                                  "to force one)")
             found.append(InputFile(path, fmt, shown_text(path.as_posix())))
             continue
-        entries = sorted(path.rglob("*"))
+        entries = sorted(path.rglob("*"), key=_PATH_ORDER)
         # one lstat per entry (and a stat for a link) answers every question below: what is a directory, a
         # dataset's folder, a file to read or something never opened (a folder holds thousands of files)
         kinds = [_kind(p, inside_folder=True) for p in entries]
@@ -126,6 +126,12 @@ def discover(paths: Iterable[Path], input_format: str = "auto",
     found.sort(key=lambda item: (item.path.as_posix(), item.name))
     skipped.sort(key=lambda p: p.as_posix())
     return found, skipped
+
+
+#: the order of `sorted(paths)`, as a key: on POSIX a path compares by its parts (case kept), and a tuple
+#: of strings compares in C where `Path.__lt__` is a Python call per comparison (a folder of 5,000 files
+#: makes 35,000 of them); elsewhere (case folded) the paths' own order
+_PATH_ORDER: Callable[[Path], Any] | None = (lambda p: p.parts) if os.name == "posix" else None
 
 
 def not_regular(path: Path, inside_folder: bool = False) -> str | None:
