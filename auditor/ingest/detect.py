@@ -112,9 +112,11 @@ def _head(path: Path) -> bytes:
         fd = -1  # open_binary says why
     if fd >= 0:
         try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode):
                 head = os.read(fd, SNIFF_BYTES)
-                while 0 < len(head) < SNIFF_BYTES:  # as a buffered read: short only at the end
+                # as a buffered read: short only at the end (the whole file as opened needs no read more)
+                while 0 < len(head) < SNIFF_BYTES and len(head) != st.st_size:
                     more = os.read(fd, SNIFF_BYTES - len(head))
                     if not more:
                         break
@@ -132,12 +134,14 @@ def _head(path: Path) -> bytes:
         return b""
 
 
-def detect(path: Path) -> Format | None:
+def detect(path: Path, *, regular: bool = False) -> Format | None:
     """The format of one file: the sniffer that recognises its content; failing that, its suffix.
 
     A FIFO or device is never read here (what detection read of a pipe would be lost to its reader):
-    it is judged by its suffix alone; `read_file` spools a FIFO before it looks."""
-    if unseekable_kind(path) is not None:
+    it is judged by its suffix alone; `read_file` spools a FIFO before it looks. `regular`: the caller
+    has just seen a regular file at `path` (discovery's one `lstat` per entry), so that is not asked again;
+    `_head` still opens it without blocking and reads it directly only when its descriptor is a regular file."""
+    if not regular and unseekable_kind(path) is not None:
         name = _base_name(path)
         return next((f for f in FORMATS if name.endswith(tuple(x for x in f.suffixes if x in DEFINITE_SUFFIXES))),
                     None)

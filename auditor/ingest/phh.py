@@ -293,7 +293,8 @@ def _plain_bytes(path: Path, cap: int) -> bytes | None:
     except (OSError, ValueError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             return None
         chunks = []
         size = 0
@@ -303,6 +304,8 @@ def _plain_bytes(path: Path, cap: int) -> bytes | None:
                 break
             chunks.append(chunk)
             size += len(chunk)
+            if size == st.st_size:  # the whole file as it was opened: one read more would only find its end
+                break
     except OSError:
         return None
     finally:
@@ -734,6 +737,9 @@ def _money(value: Any, what: str) -> int | Fraction:
     return amount
 
 
+_INT_ONLY = {int}
+
+
 def _money_list(fields: dict, key: str, n: int) -> list[int | Fraction]:
     values = fields.get(key)
     if values is None:
@@ -742,7 +748,8 @@ def _money_list(fields: dict, key: str, n: int) -> list[int | Fraction]:
         raise _Reject(f"{key} is not an array", "invalid-record")
     if len(values) != n:
         raise _Reject(f"{key} has {len(values)} entries for {n} players", "invalid-record")
-    if all(type(v) is int and v >= 0 for v in values):  # the common case: what _money returns for each
+    # the common case, what _money returns for each: only ints (a bool is not), none negative
+    if values and set(map(type, values)) == _INT_ONLY and min(values) >= 0:
         return list(values)
     return [_money(v, f"{key}[{i}]") for i, v in enumerate(values)]
 

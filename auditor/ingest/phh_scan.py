@@ -693,15 +693,22 @@ class Documents:
         skip = KEY_ACTIONS if without_actions and self.actions_ok[d] else -2
         out: dict[str, Any] = {}
         for g in range(self._field_lo[d], self._field_hi[d]):
-            if keys[g] == skip:
+            key_id = keys[g]
+            if key_id == skip:
                 continue
-            key = buf[kstarts[g]:kends[g]].decode("ascii")
+            # a key with an id is exactly that `KEYS` text (the scanner compares every byte), so it is not
+            # decoded again per field; an array of integers (stacks, blinds, antes) is a slice of the column
+            key = KEYS[key_id] if key_id >= 0 else buf[kstarts[g]:kends[g]].decode("ascii")
             kind = kinds[g]
             if kind == INT:
                 out[key] = ints[g]
             elif kind == ARRAY:
-                out[key] = [i_int[j] if i_kind[j] == INT else _item(buf, i_kind[j], i_start[j], i_end[j], 0)
-                            for j in range(item_lo[g], item_hi[g])]
+                lo, hi = item_lo[g], item_hi[g]
+                if i_kind[lo:hi].count(INT) == hi - lo:
+                    out[key] = i_int[lo:hi]
+                else:
+                    out[key] = [i_int[j] if i_kind[j] == INT else _item(buf, i_kind[j], i_start[j], i_end[j], 0)
+                                for j in range(lo, hi)]
             else:
                 out[key] = _item(buf, kind, starts[g], ends[g], ints[g])
         return out
