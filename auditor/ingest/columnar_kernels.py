@@ -97,12 +97,11 @@ def strings(column: pa.ChunkedArray | pa.Array) -> Strings:
 
 
 @dataclass(frozen=True)
-class StringLists:
-    """A list-of-strings column: list i holds items offsets[i]..offsets[i + 1] of `items`."""
+class _Lists:
+    """A list column's offsets and validity: list i holds items offsets[i]..offsets[i + 1] of its items."""
 
     offsets: np.ndarray  # int32 (Arrow's own, not copied), one more than the lists
     present: np.ndarray
-    items: Strings
 
     @property
     def lengths(self) -> np.ndarray:
@@ -110,15 +109,28 @@ class StringLists:
         return np.where(self.present, np.diff(self.offsets), -1)
 
 
-def string_lists(column: pa.ChunkedArray | pa.Array) -> StringLists:
+def _list_parts(column: pa.ChunkedArray | pa.Array, empty: pa.Array) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """A list column's offsets (from its buffer, not copied), validity and item array (`empty` when it has none)."""
     array = _combined(column)
     present = _validity(array)
     n = len(array)
     offsets_buffer = array.buffers()[1]
     if offsets_buffer is None or not n:
-        return StringLists(np.zeros(n + 1, np.int32), present, strings(pa.array([], pa.string())))
+        return np.zeros(n + 1, np.int32), present, empty
     offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=array.offset + n + 1)[array.offset:]
-    return StringLists(offsets, present, strings(array.values))
+    return offsets, present, array.values
+
+
+@dataclass(frozen=True)
+class StringLists(_Lists):
+    """A list-of-strings column."""
+
+    items: Strings
+
+
+def string_lists(column: pa.ChunkedArray | pa.Array) -> StringLists:
+    offsets, present, values = _list_parts(column, pa.array([], pa.string()))
+    return StringLists(offsets, present, strings(values))
 
 
 #: how many (length, first byte, last byte) slots a vocabulary's lookup table has: its words' keys
@@ -300,28 +312,15 @@ def seated(groups: int, seat_group: np.ndarray, seat: np.ndarray, event_group: n
 
 
 @dataclass(frozen=True)
-class IntLists:
-    """A list-of-integers column: list i holds items offsets[i]..offsets[i + 1] of `items`."""
+class IntLists(_Lists):
+    """A list-of-integers column."""
 
-    offsets: np.ndarray
-    present: np.ndarray
     items: Ints
-
-    @property
-    def lengths(self) -> np.ndarray:
-        """Items of each list, -1 for a null list."""
-        return np.where(self.present, np.diff(self.offsets), -1)
 
 
 def int_lists(column: pa.ChunkedArray | pa.Array) -> IntLists:
-    array = _combined(column)
-    present = _validity(array)
-    n = len(array)
-    offsets_buffer = array.buffers()[1]
-    if offsets_buffer is None or not n:
-        return IntLists(np.zeros(n + 1, np.int32), present, ints(pa.array([], pa.int64())))
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=array.offset + n + 1)[array.offset:]
-    return IntLists(offsets, present, ints(array.values))
+    offsets, present, values = _list_parts(column, pa.array([], pa.int64()))
+    return IntLists(offsets, present, ints(values))
 
 
 @njit(cache=True)
