@@ -119,9 +119,11 @@ _DECLARED: dict[str, list[tuple[str, ...]]] = {
         ("uncalled_player", STR, "that player"),
         ("uncalled_expected", INT, "the uncalled part of that bet, which goes back to the bettor"),
         ("returned", INT, "chips the log returned during this round"),
-        ("returned_net", INT, "the return on the bettor's net result: what was returned, less any part beyond the "
-                              "uncalled bet given back to the bettor who then won every pot (a room's booking of "
-                              "the whole blind returned and the rest of the pot won: the same chips either way)"),
+        ("returned_net", INT, "the return on the bettor's net result: what was returned, counted as the uncalled "
+                              "bet when the bettor won every pot and was given back more (a room's booking of the "
+                              "whole blind returned and the rest of the pot won) or, with no rake, less (a "
+                              "converter's booking: no return, the uncalled chips paid with the pot): the same "
+                              "chips either way"),
         ("actions", INT, "actions taken in the round"),
         ("draw_round", BOOL, "a draw preceded this round"),
         ("hand_chip_balance", INT, "the hand's chips in − returned − awarded − rake (null if nothing was paid out)"),

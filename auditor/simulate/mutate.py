@@ -1206,8 +1206,11 @@ def rake_over_schedule(hand: Hand) -> Mark:
     return WHOLE_HAND
 
 
-@mutator("pot-award", "an uncalled bet kept in the pot and paid to its bettor as winnings", rules=("TDA-15B",))
+@mutator("pot-award", "an uncalled bet kept in the pot, the pot raked, the rest paid to its bettor",
+         rules=("TDA-15B",))
 def keep_uncalled(hand: Hand) -> Mark:
+    """Why raked: kept chips paid back to a bettor who won the pot alone, unraked, are the bettor's own chips either
+    way (a converter's booking, no finding); raked with the pot, part of them went to the house."""
     ev = _events(hand)
     winner = _single_winner(hand)
     returns = [e for e in ev if e["kind"] == "return"]
@@ -1215,11 +1218,19 @@ def keep_uncalled(hand: Hand) -> Mark:
         return None
     if _showdown(hand) or any(e.get("all_in") for e in ev):
         return None  # an all-in player still in would make the kept chips a side pot paid from the main one
+    raked = any(e["kind"] == "rake" for e in ev)
+    house = _house(hand["rule_pack"])
+    if not raked and house is not None and house.rake is not None:
+        return None  # the unit of rake this adds could break the house's schedule: a second finding
     at = _index_of(hand, returns[0])
     start, end = next(r for r in _rounds(hand) if r[0] <= at < r[1])
     opener = _round_seq(hand, start, end)
     winner["amount"] += returns[0]["amount"]
     del ev[_index_of(hand, returns[0])]
+    if not raked:
+        unit = _unit(hand)
+        ev.insert(_index_of(hand, winner), {"kind": "rake", "pot": 0, "amount": unit})
+        winner["amount"] -= unit
     return ev[opener] if opener is not None else WHOLE_HAND
 
 

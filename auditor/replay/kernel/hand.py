@@ -950,13 +950,14 @@ def replay_hands(order, caps,
             if not burns_logged:
                 R[R_BURNS, k] = NULL
             R[R_BALANCE, k] = balance
-            excess = R[R_TO_BETTOR, k] - R[R_UNCALLED_EXPECTED, k]
-            if excess < 0:
-                excess = 0
+            # The return judged on the bettor's net result (TDA-15B): when every award with chips went to the
+            # uncalled seat, a return beyond the uncalled part (the whole blind back, then the rest of the pot won)
+            # and, in an unraked hand, a return short of it (no return line, the uncalled chips paid with the pot:
+            # converters' booking) paid the bettor what the right return would have; in a raked hand the kept
+            # chips were raked with the pot, so a short return stays short.
+            gap = R[R_TO_BETTOR, k] - R[R_UNCALLED_EXPECTED, k]
             sole = False
-            if excess > 0:
-                # every award with chips went to the uncalled seat, and there was one
-                sole = False
+            if R[R_UNCALLED, k] >= 0 and (gap > 0 or (gap < 0 and hand_rake == 0)):
                 for b in range(naw - n_awards, naw):
                     if AW[AW_AMOUNT, b] != 0:
                         if AW[AW_SEAT, b] == R[R_UNCALLED, k]:
@@ -964,7 +965,7 @@ def replay_hands(order, caps,
                         else:
                             sole = False
                             break
-            R[R_RETURNED_NET, k] = R[R_RETURNED, k] - excess if sole else R[R_RETURNED, k]
+            R[R_RETURNED_NET, k] = R[R_RETURNED, k] - gap if sole else R[R_RETURNED, k]
         # ---- per hand facts
         m = 0
         for k in range(dst[0] + 1):
