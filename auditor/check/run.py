@@ -54,12 +54,21 @@ def not_covered(hands: pd.DataFrame, packs: Mapping[str, Pack]) -> np.ndarray:
     mask = np.zeros(len(hands), dtype=bool)
     if not len(hands):
         return mask
-    game = hands["variant"].astype(str) + "/" + hands["structure"].astype(str)
-    for name, pack in packs.items():
-        in_pack = (hands["rule_pack"] == name).to_numpy(dtype=bool)
-        if in_pack.any():
-            games = {f"{v}/{s}" for v, s in covered_games(pack)}
-            mask |= in_pack & ~game.isin(games).to_numpy(dtype=bool)
+    # through the distinct values: a game is (variant code, structure code); code -1 (missing) covers nothing
+    variant, variants = pd.factorize(hands["variant"], use_na_sentinel=True)
+    structure, structures = pd.factorize(hands["structure"], use_na_sentinel=True)
+    pack_code, names = pd.factorize(hands["rule_pack"], use_na_sentinel=True)
+    for k, name in enumerate(names):
+        pack = packs.get(name)
+        if pack is None:
+            continue
+        games = covered_games(pack)
+        covered = np.zeros((len(variants) + 1, len(structures) + 1), dtype=bool)
+        for i, v in enumerate(variants):
+            for j, s in enumerate(structures):
+                covered[i, j] = (v, s) in games
+        in_pack = pack_code == k
+        mask |= in_pack & ~covered[variant, structure]
     return mask
 
 
@@ -96,10 +105,24 @@ def check(facts: Facts, hands: pd.DataFrame, packs: Mapping[str, Pack]) -> tuple
             if found is not None:
                 findings.append(found)
             coverage.append(cov)
-    result = pd.concat(findings, ignore_index=True) if findings else pd.DataFrame(columns=FINDING_COLUMNS)
+    if not findings:  # nearly every batch of legal play
+        return no_findings(), pd.DataFrame(coverage, columns=COVERAGE_COLUMNS)
+    result = pd.concat(findings, ignore_index=True)
     if len(result):
         result = result.sort_values(["file", "line", "seq", "rule_id"], kind="stable", ignore_index=True)
     return result[FINDING_COLUMNS].astype(FINDING_DTYPES), pd.DataFrame(coverage, columns=COVERAGE_COLUMNS)
+
+
+_NO_FINDINGS: list[pd.DataFrame] = []
+
+
+def no_findings() -> pd.DataFrame:
+    """An empty findings table with the findings' columns and dtypes, a fresh copy each call (a caller may add
+    to it). Made once: converting the empty frame's 17 columns costs 2-5 ms, twice a batch (its checks and
+    the run-wide baseline), against ~0.04 ms for a copy."""
+    if not _NO_FINDINGS:
+        _NO_FINDINGS.append(pd.DataFrame(columns=FINDING_COLUMNS).astype(FINDING_DTYPES))
+    return _NO_FINDINGS[0].copy()
 
 
 class _Batch:
