@@ -39,7 +39,7 @@ from auditor.check.run import check, not_covered
 from auditor.engines import ledger
 from auditor.engines.coverage import CoverageTotal
 from auditor.engines.parquet_ranges import HandBatch, Layout, hand_count, plan_ranges, read_range_tables
-from auditor.engines.periods import add_batch
+from auditor.engines.periods import add_batch, add_columns
 from auditor.ingest.detect import contained, read_file, read_plain_phh
 from auditor.ingest.jsonl_tables import read_jsonl_tables, takes_tables
 from auditor.ingest.limits import DEFAULT_LIMITS
@@ -510,7 +510,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     def flush() -> None:
         nonlocal rows_in_memory
         if batch:
-            add_batch(hand_periods, batch.files(), batch.started_at())
+            _add_periods(hand_periods, batch)
             found, cov, failed, rows, games, files = _audit_batch(batch, packs, local, forced, state, kept)
             found, dropped = cap_findings(found)
             not_listed.update(dropped)
@@ -731,6 +731,15 @@ def _audit_batch(batch: HandBatch, packs: dict[str, Pack], local: dict[str, Pack
                       outside.groupby(["rule_pack", "variant", "structure"], sort=False, dropna=False).size().items()})
         files.update({key: int(n) for key, n in outside["file"].value_counts(sort=False, dropna=False).items()})
     return findings, coverage, failed_hands, run_wide, games, files
+
+
+def _add_periods(into: dict[str, Period], batch: HandBatch) -> None:
+    """The batch's hand periods (`engines.periods`): from the Arrow columns when the batch is Parquet chunks."""
+    parts = batch.parts
+    if parts and all(isinstance(part, TableChunk) for part in parts):
+        add_columns(into, [part.file for part in parts], [part.tables.hands["started_at"] for part in parts])
+    else:
+        add_batch(into, batch.files(), batch.started_at())
 
 
 def _houses(names: pd.Series, packs: dict[str, Pack]) -> list:
