@@ -281,11 +281,12 @@ def _range_target(directory: Path, target: int) -> int:
     """Hands per range of a Parquet dataset: `target`, or fewer when the dataset's hands average so many events
     that `target` of them would pass `MAX_BATCH_EVENTS` (its footers say: events rows / hands rows).
 
-    A partition whose hands hold more events than that is cut in two batches, the second a remainder (the
-    simulated hands average 31 events: 16,200 of 20,000 hands, then 3,800), and every batch pays the same
-    fixed costs (the checks' ~26 rules a pack, the run-wide rows, a collection), so ranges planned to fit
-    one batch (`_FILL` of the cap, for the spread of events between ranges) are audited in about 30 % fewer
-    batches, at the same memory. Depends only on the dataset, never on the workers (see the module docstring)."""
+    A partition whose hands hold more events than that is cut in two batches, the second a remainder (hands
+    of 40 events: 16,250 of 20,000 hands, then 3,750), and every batch pays the same fixed costs (the checks'
+    ~26 rules a pack, the run-wide rows, a collection), so ranges are planned to fit one batch (`_FILL` of
+    the cap, for the spread of events between ranges): fewer batches at the same memory. Hands of up to ~27
+    events (the simulated million: 25 on average) keep `target`. Depends only on the dataset, never on the
+    workers (see the module docstring)."""
     try:
         hands = pq.ParquetFile(directory / "hands.parquet").metadata.num_rows
         events = pq.ParquetFile(directory / "events.parquet").metadata.num_rows
