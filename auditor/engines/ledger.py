@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from auditor.check.packs import RUN_FACTS, Pack, Rule
 from auditor.check.run import check, with_hands
@@ -94,8 +95,22 @@ def rows(facts: Facts, hands: pd.DataFrame, packs: Iterable[Pack]) -> pd.DataFra
     wanted = columns(packs)
     if wanted is None:
         return None
-    joined = with_hands(facts["hands"], hands)
-    return joined[[c for c in wanted if c in joined.columns]].reset_index(drop=True)
+    table = facts["hands"]
+    labels = table["hand"].to_numpy(dtype=np.int64, na_value=-1)
+    if not _in_order(hands.index, labels):  # hands the engine gave up on, or a caller's own tables
+        joined = with_hands(table, hands)
+        return joined[[c for c in wanted if c in joined.columns]].reset_index(drop=True)
+    # one facts row per hand, in the hands' order (the engine's usual output): the columns side by side,
+    # what `with_hands` + the selection give, without pandas' label lookup and concatenation (~10 ms a batch)
+    own = set(table.columns)
+    picked = {c: (table[c] if c in own else hands[c]).array for c in wanted if c in own or c in hands.columns}
+    return pd.DataFrame(picked, index=pd.RangeIndex(len(labels)))
+
+
+def _in_order(index: pd.Index, labels: np.ndarray) -> bool:
+    """Whether `labels` (the facts rows' hands) are exactly the 0..n-1 RangeIndex `index`, row for row."""
+    return (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1 and len(index) == len(labels)
+            and bool(np.array_equal(labels, np.arange(len(labels), dtype=np.int64))))
 
 
 @dataclass
@@ -140,8 +155,11 @@ def _judge(frame: pd.DataFrame, wide: dict[str, Pack], repeated: np.ndarray,
     hand has and `origin` naming that earlier hand's place by id."""
     table = frame[[c for c in frame.columns if c in _HANDS_FACTS]].copy()
     table["duplicate_hand_id"] = pd.array(repeated, dtype="boolean")
-    of = frame["hand_id"].map(origin) if origin else pd.Series(None, index=frame.index, dtype=object)
-    table["duplicate_of"] = pd.array(of.where(repeated, None).tolist(), dtype="string")
+    if origin and repeated.any():
+        of = frame["hand_id"].map(origin)
+        table["duplicate_of"] = pd.array(of.where(repeated, None).tolist(), dtype="string")
+    else:  # the baseline, every batch: no hand repeats an id (a list of 20,000 Nones made text: ~9 ms)
+        table["duplicate_of"] = pd.array(pa.nulls(len(frame), pa.large_string()), dtype="string")
     hands = frame[list(HAND_COLUMNS)].set_axis(frame["hand"].to_numpy(dtype=np.int64))
     return check(Facts({"hands": table}), hands, {name: p for name, p in wide.items() if p.rules})
 

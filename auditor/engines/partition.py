@@ -27,17 +27,20 @@ from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from auditor.check.packs import Pack, PackError, declared_pack, resolve_pack
 from auditor.check.run import check, not_covered
 from auditor.engines import ledger
 from auditor.engines.coverage import CoverageTotal
 from auditor.engines.parquet_ranges import HandBatch, Layout, hand_count, plan_ranges, read_range_tables
-from auditor.engines.periods import add_batch
+from auditor.engines.periods import add_batch, add_columns
 from auditor.ingest.detect import contained, read_file, read_plain_phh
 from auditor.ingest.jsonl_tables import read_jsonl_tables, takes_tables
 from auditor.ingest.limits import DEFAULT_LIMITS
@@ -69,9 +72,12 @@ PARTITIONS_WANTED = 16
 #: a batch is also cut once its hands hold this many events, so a run of hands of thousands of events each
 #: (2,000 checks facing a bet, the schema's most) keeps memory flat too: replay facts and findings grow
 #: with events, not hands (issue #14 item 5: 1,000 such hands in one batch peaked at 4.8 GB; 1.4 GB
-#: now). Real hands average about 25 events (the sample logs: 24, at most 80), so a batch of 20,000 of
-#: them is seldom cut; where a batch is cut never changes a fact (table state is carried across)
-MAX_BATCH_EVENTS = 500_000
+#: at 500,000 events). Real hands average about 25 events (the sample logs: 24, at most 80), simulated ones
+#: 31, so a batch of 20,000 of them is not cut: at 500,000 events every 20,000-hand partition of the
+#: simulated million was two batches (16,200 hands, then 3,800), each paying the batch's fixed costs; at
+#: 650,000 a batch holds ~80 MB more at its peak (measured). Where a batch is cut never changes a fact
+#: (table state is carried across)
+MAX_BATCH_EVENTS = 650_000
 
 #: hand ids a partition remembers to find the hands repeating one (their views kept for the reports:
 #: `_ForReports`); about 100 bytes an id, so at most about 100 MB a worker
@@ -235,7 +241,8 @@ def plan(inputs: Sequence[InputFile], batch_size: int, limits: Any = None) -> li
     folders: dict[str, int] = {}
     for i, (item, estimate) in enumerate(zip(inputs, estimates, strict=True)):
         if item.format == "parquet":
-            planned = plan_ranges(item.path, target, DEFAULT_LIMITS if limits is None else limits)
+            planned = plan_ranges(item.path, _range_target(item.path, target),
+                                  DEFAULT_LIMITS if limits is None else limits)
             if planned is None:
                 units.append([Piece(i, item)])
                 sizes.append(estimate)
@@ -268,6 +275,30 @@ def plan(inputs: Sequence[InputFile], batch_size: int, limits: Any = None) -> li
     if pieces:
         partitions.append(Partition(len(partitions), tuple(pieces), size))
     return partitions
+
+
+def _range_target(directory: Path, target: int) -> int:
+    """Hands per range of a Parquet dataset: `target`, or fewer when the dataset's hands average so many events
+    that `target` of them would pass `MAX_BATCH_EVENTS` (its footers say: events rows / hands rows).
+
+    A partition whose hands hold more events than that is cut in two batches, the second a remainder (hands
+    of 40 events: 16,250 of 20,000 hands, then 3,750), and every batch pays the same fixed costs (the checks'
+    ~26 rules a pack, the run-wide rows, a collection), so ranges are planned to fit one batch (`_FILL` of
+    the cap, for the spread of events between ranges): fewer batches at the same memory. Hands of up to ~27
+    events (the simulated million: 25 on average) keep `target`. Depends only on the dataset, never on the
+    workers (see the module docstring)."""
+    try:
+        hands = pq.ParquetFile(directory / "hands.parquet").metadata.num_rows
+        events = pq.ParquetFile(directory / "events.parquet").metadata.num_rows
+    except Exception:  # unreadable footers: plan_ranges will refuse the dataset, or the reader say why
+        return target
+    if hands <= 0 or events * target <= MAX_BATCH_EVENTS * _FILL * hands:
+        return target
+    return max(MIN_PARTITION_HANDS, int(MAX_BATCH_EVENTS * _FILL * hands / events))
+
+
+#: the share of `MAX_BATCH_EVENTS` a planned range's hands are meant to hold on average
+_FILL = 0.85
 
 
 def estimated_hands(inputs: Sequence[InputFile]) -> int:
@@ -368,6 +399,22 @@ def _plain_phh(piece: Piece) -> bool:
             and item.label == str(item.path))
 
 
+def partition_batch_size(partition: Partition, batch_size: int) -> int:
+    """The batch size a partition is audited in: `batch_size`, or the partition's own hands when it is
+    Parquet ranges only a little larger (the planner cuts ranges only between tables, so a 20,000-hand
+    target gives ranges of 20,000-20,200 hands, which would otherwise end in a batch of a few dozen hands
+    paying a whole batch's fixed costs). A range's hand count is exact (its rows), so this depends only on
+    the plan, never on the workers."""
+    if all(piece.rows is not None for piece in partition.pieces) and \
+            batch_size < partition.estimated_hands <= batch_size + batch_size // _RANGE_SLACK:
+        return partition.estimated_hands
+    return batch_size
+
+
+#: a partition of Parquet ranges up to 1/_RANGE_SLACK over the batch size is one batch (`partition_batch_size`)
+_RANGE_SLACK = 16
+
+
 def run_partition(partition: Partition, options: RunOptions,
                   notify: Notify | None = None) -> PartitionResult | PartitionFailure:
     """`audit_partition` for an engine: a PackError comes back as a value (it would not unpickle)."""
@@ -460,11 +507,12 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
     batch_events = 0
     hand_periods: dict[str, Period] = {}
     kept = _ForReports(partition.index, options)
+    batch_size = partition_batch_size(partition, options.batch_size)
 
     def flush() -> None:
         nonlocal rows_in_memory
         if batch:
-            add_batch(hand_periods, batch.files(), batch.started_at())
+            _add_periods(hand_periods, batch)
             found, cov, failed, rows, games, files = _audit_batch(batch, packs, local, forced, state, kept)
             found, dropped = cap_findings(found)
             not_listed.update(dropped)
@@ -515,7 +563,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                 quarantined.extend(refused)
                 chunk = item.without(drop)
                 while chunk is not None and chunk.num_hands:  # cut where hands read one by one would be cut
-                    cut, batch_events, full = chunk.batch_cut(len(batch), batch_events, options.batch_size,
+                    cut, batch_events, full = chunk.batch_cut(len(batch), batch_events, batch_size,
                                                               MAX_BATCH_EVENTS)
                     head, chunk = chunk.split(cut)
                     batch.append(head)
@@ -551,7 +599,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             batch.append(item)
             events = item.hand.get("events")
             batch_events += len(events) if isinstance(events, list) else 0
-            if len(batch) >= options.batch_size or batch_events >= MAX_BATCH_EVENTS:
+            if len(batch) >= batch_size or batch_events >= MAX_BATCH_EVENTS:
                 flush()
                 batch_events = 0
         if notify is not None:
@@ -585,6 +633,9 @@ class _ForReports:
         self.asked = KeptViews(options.max_views)
         self.repeats = KeptViews(options.max_views)
         self.ids: set[str] | None = set()  # None: no longer remembered
+        #: the last batch's ids, put into `ids` only when a later batch asks (a partition is usually one batch:
+        #: a set of its 20,000 ids, never looked up, cost ~2 ms)
+        self._unset: np.ndarray | None = None
         self.table_hands: Counter = Counter()
         self.starts: list[pd.DataFrame] = []
         self.read = 0  # hands of earlier batches, so (partition, read + row) orders every hand of the run
@@ -617,7 +668,10 @@ class _ForReports:
         if self.ids is None or not len(hands):
             return []
         ids = hands["hand_id"].astype(object).to_numpy()
-        before = np.fromiter((i in self.ids for i in ids), dtype=bool, count=len(ids))
+        self._remember()
+        seen = self.ids
+        before = np.fromiter((i in seen for i in ids), dtype=bool, count=len(ids)) if seen else \
+            np.zeros(len(ids), dtype=bool)
         again = before | hands["hand_id"].duplicated(keep="first").to_numpy()
         picked = []
         if again.any():
@@ -627,8 +681,14 @@ class _ForReports:
         if len(self.ids) + len(ids) > MAX_IDS_REMEMBERED:
             self.ids = None  # too many to remember: memory stays bounded
         else:
-            self.ids.update(ids)
+            self._unset = ids
         return picked
+
+    def _remember(self) -> None:
+        """The ids held back (`_unset`) put into `ids`."""
+        if self._unset is not None and self.ids is not None:
+            self.ids.update(self._unset)
+        self._unset = None
 
     def finding_hands(self) -> pd.DataFrame | None:
         if not self.starts:
@@ -660,10 +720,10 @@ def _audit_batch(batch: HandBatch, packs: dict[str, Pack], local: dict[str, Pack
     them, and no rule selects them anyway); they are only counted apart, never as audited.
     """
     tables = batch.tables()
-    hands = tables.hands.to_pandas()
+    hands = hands_frame(tables.hands)
     if forced:
         hands["rule_pack"] = forced.name
-    houses = [packs[name].house for name in hands["rule_pack"]]
+    houses = _houses(hands["rule_pack"], packs)
     facts, failures = replay(tables, houses, state)
     failed_hands = []
     if failures:
@@ -687,6 +747,27 @@ def _audit_batch(batch: HandBatch, packs: dict[str, Pack], local: dict[str, Pack
     return findings, coverage, failed_hands, run_wide, games, files
 
 
+def _add_periods(into: dict[str, Period], batch: HandBatch) -> None:
+    """The batch's hand periods (`engines.periods`): from the Arrow columns when the batch is Parquet chunks."""
+    parts = batch.parts
+    if parts and all(isinstance(part, TableChunk) for part in parts):
+        add_columns(into, [part.file for part in parts], [part.tables.hands["started_at"] for part in parts])
+    else:
+        add_batch(into, batch.files(), batch.started_at())
+
+
+def _houses(names: pd.Series, packs: dict[str, Pack]) -> list:
+    """Each hand's house settings, from the pack it is audited under: one look-up per distinct pack, spread
+    over the hands by code (iterating a text column's 20,000 values costs ~10 ms)."""
+    codes, uniques = pd.factorize(names, use_na_sentinel=True)
+    if (codes < 0).any():  # a hand without a pack: the KeyError a look-up of it gives
+        raise KeyError(names[codes < 0].iloc[0])
+    houses = np.empty(len(uniques), dtype=object)
+    for k, name in enumerate(uniques):
+        houses[k] = packs[name].house
+    return houses[codes].tolist()
+
+
 def _text(value: object) -> str | None:
     return None if value is None or pd.isna(value) else str(value)
 
@@ -695,7 +776,19 @@ def empty_batch(packs: dict[str, Pack]) -> tuple:
     """An empty batch, so a run with no readable hand still has well-formed findings and coverage."""
     tables = build_tables([])
     facts, _ = replay(tables, [])
-    return facts, tables.hands.to_pandas(), packs
+    return facts, hands_frame(tables.hands), packs
+
+
+def hands_frame(hands: pa.Table) -> pd.DataFrame:
+    """The canonical hands table as the pandas frame the checks and reports read, its list columns (the
+    stakes: blinds, bet units, spread limits) left Arrow-backed (`pd.ArrowDtype`): no rule or report reads
+    them from here (rules read the facts and `HAND_COLUMNS`; a view reads its hand's own record), and
+    making them Python lists was most of the conversion (13-20 ms of 14-21 for 20,000 hands; 1-1.5 now)."""
+    return hands.to_pandas(types_mapper=_arrow_lists)
+
+
+def _arrow_lists(arrow_type: pa.DataType) -> pd.ArrowDtype | None:
+    return pd.ArrowDtype(arrow_type) if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) else None
 
 
 
