@@ -941,13 +941,10 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     th_text = pc.binary_join_element_wise(pc.cast(pa.array(th_seat), pa.string()), card_words, ":")
     top_hole = _join_text_lists(th_off, th_text, rows, sd.list_nulls["top_hole_cards_used"][rows])
     best_null = sd.nulls["best_value"][rows]
-    best_word = np.full(len(rows), -1, np.int64)  # per row, its hand value's place in `words` (-1: null)
-    words: list[str] = []
-    if (~best_null).any():  # one description per distinct hand value
-        values, inverse = np.unique(sd.rows["best_value"][rows][~best_null], return_inverse=True)
-        words = [_DESCRIBED.get(v) or _DESCRIBED.setdefault(v, describe(v)) for v in values.tolist()]
-        best_word[~best_null] = inverse.reshape(-1)
-    best = pc.take(pa.array(words, pa.string()), pa.array(best_word, pa.int64(), mask=best_word < 0))
+    best_word = np.full(len(rows), -1, np.int64)  # per row, its hand value's place in `_DESCRIBED` (-1: null)
+    if (~best_null).any():
+        best_word[~best_null] = _DESCRIBED.places(sd.rows["best_value"][rows][~best_null], describe)
+    best = pc.take(_DESCRIBED.words, pa.array(best_word, pa.int64(), mask=best_word < 0))
     frame = _frame("pots", {
         "hand": col("hand"), "seq": col("seq"), "pot": col("pot"), "seat": col("seat"),
         "player": _players(enc, player_code), "pot_amount": col("pot_amount"), "rake": col("rake"),
@@ -982,8 +979,35 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     return frame, misawarded, pf.invalid
 
 
-#: hand value -> its words (`evaluate.describe`), kept across batches: values recur
-_DESCRIBED: dict[int, str] = {}
+class _Descriptions:
+    """Hand values' words (`evaluate.describe`), kept across batches: values recur, so a batch looks its values
+    up in one `searchsorted` and describes only the values no batch had before (a dictionary look-up per
+    distinct value of each batch, thousands, was a tenth of the pots table's Python)."""
+
+    def __init__(self) -> None:
+        self.sorted_values = np.zeros(0, np.int64)  # the values described, ascending
+        self.place_of = np.zeros(0, np.int64)  # the place in `words` of each of `sorted_values`
+        self.words = pa.array([], pa.string())  # in the order first described
+
+    def places(self, values: np.ndarray, describe) -> np.ndarray:  # type: ignore[no-untyped-def]
+        """The place in `words` of each value's words, describing first the values not known yet."""
+        values = np.asarray(values, np.int64)
+        at = np.searchsorted(self.sorted_values, values)
+        known = at < len(self.sorted_values)
+        known[known] = self.sorted_values[at[known]] == values[known]
+        if not known.all():
+            new = np.unique(values[~known])
+            self.words = pa.concat_arrays([self.words, pa.array([describe(v) for v in new.tolist()], pa.string())])
+            merged = np.concatenate([self.sorted_values, new])
+            place = np.concatenate([self.place_of, len(self.place_of) + np.arange(len(new), dtype=np.int64)])
+            sort = np.argsort(merged, kind="stable")
+            self.sorted_values, self.place_of = merged[sort], place[sort]
+            at = np.searchsorted(self.sorted_values, values)
+        return self.place_of[at]
+
+
+#: hand value -> its words, kept across batches
+_DESCRIBED = _Descriptions()
 
 
 def _join_text_lists(offsets: np.ndarray, text: pa.Array, rows: np.ndarray, null: np.ndarray | None = None
