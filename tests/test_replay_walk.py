@@ -73,5 +73,7 @@ def test_walk_of_usual_utc_times_read_from_bytes_is_the_general_walk() -> None:
     # any other form, or a null, is left to the general path
     for other in (["2024-04-07T01:00:00Z", None], ["2024-04-07T01:00:00+01:00"], ["2024-02-30T01:00:00Z"],
                   ["2024-04-07T01:00:60Z"], ["2024-04-07 01:00:00Z"],
-                  ["2024-04-07t01:00:00Z"], ["2024-04-07T01:00:00z"]):
+                  ["2024-04-07t01:00:00Z"], ["2024-04-07T01:00:00z"], ["2024-13-01T00:00:00Z"],
+                  ["2023-02-29T00:00:00Z"], ["2024-04-07T24:00:00Z"], ["2024-04-07T01:60:00Z"],
+                  ["2024-04-00T01:00:00Z"], ["2024-04-07T01:00:0xZ"], ["２０２４-04-07T01:00:00Z"], []):
         assert _utc_ticks(pa.chunked_array([other], pa.string())) is None

@@ -56,12 +56,14 @@ def codes(column: pa.ChunkedArray | pa.Array, values: tuple[str, ...], dtype=np.
 
 
 def byte_codes(column: pa.ChunkedArray | pa.Array, values: tuple[str, ...]) -> np.ndarray:
-    """`codes` (int8) read from the column's own buffers by the columnar validator's compiled pass
-    (`columnar_kernels.codes`, already loaded to read the batch: no compile of its own), for the event
-    columns that are mostly null, where it costs about two thirds of `index_in` + `fill_null`."""
+    """`codes` (int8), read from the column's own buffers by the columnar validator's compiled pass
+    (`columnar_kernels.codes`) when this process has already run it (a Parquet or large JSON Lines run, whose
+    validator screens the batch first), which costs about two thirds of `index_in` + `fill_null` on the event
+    columns that are mostly null; else `codes`, so that a run whose reader never loads that pass (small files
+    read hand by hand) neither loads nor compiles it for the replay. The same codes either way."""
     from auditor.ingest import columnar_kernels
 
-    if not pa.types.is_string(column.type):
+    if not pa.types.is_string(column.type) or not columnar_kernels._codes_kernel.signatures:
         return codes(column, values)
     return np.maximum(columnar_kernels.codes(columnar_kernels.strings(column), values), -1).astype(np.int8)
 
