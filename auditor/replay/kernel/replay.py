@@ -824,6 +824,21 @@ def _slots(enc: Encoded, so: dict[str, np.ndarray], names: tuple[str, ...]) -> t
     return np.arange(n + 1, dtype=np.int64) * MAX_SEAT, slots
 
 
+def _taken_int(values: np.ndarray, rows: np.ndarray, null: np.ndarray | None) -> pd.arrays.IntegerArray:
+    """Rows `rows` (an index array) of an end-of-hand kernel's int column as a nullable column, `null` (over
+    all rows, or None: none null) marking nulls. The gathers are new arrays, so the column takes them and only
+    null values are zeroed in place (a `where` and an `astype` per column were two more passes and copies)."""
+    taken = np.asarray(values)[rows]
+    if taken.dtype != np.int64:
+        taken = taken.astype(np.int64)
+    if null is None:
+        return pd.arrays.IntegerArray(taken, np.zeros(len(taken), np.bool_))
+    mask = np.asarray(null, dtype=np.bool_)[rows]
+    if mask.any():
+        taken[mask] = 0
+    return pd.arrays.IntegerArray(taken, mask)
+
+
 def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, keep: np.ndarray
             ) -> tuple[pd.DataFrame, np.ndarray]:
     """The blinds table of the `keep` hands, and the hands the kernel found out of its range (no rows)."""
@@ -843,9 +858,7 @@ def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, 
     hand = r["hand"][rows]
 
     def col(name: str) -> pd.arrays.IntegerArray:
-        values = r[name][rows]
-        null = nulls[name][rows] if name in nulls else np.zeros(len(rows), np.bool_)
-        return pd.arrays.IntegerArray(np.where(null, 0, values).astype(np.int64), null)
+        return _taken_int(r[name], rows, nulls.get(name))
 
     def flag(name: str) -> pd.arrays.BooleanArray:
         null = nulls[name][rows] if name in nulls else np.zeros(len(rows), np.bool_)
@@ -916,10 +929,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     none = np.zeros(len(rows), np.bool_)
 
     def col(name: str, values: np.ndarray | None = None, null: np.ndarray | None = None) -> pd.arrays.IntegerArray:
-        values = (r[name] if values is None else values)[rows]
-        null = (pf.nulls.get(name) if null is None else null)
-        null = none if null is None else null[rows]
-        return pd.arrays.IntegerArray(np.where(null, 0, values).astype(np.int64), null.copy())
+        return _taken_int(r[name] if values is None else values, rows, pf.nulls.get(name) if null is None else null)
 
     def flag(values: np.ndarray, null: np.ndarray | None) -> pd.arrays.BooleanArray:
         null = none if null is None else null[rows]
