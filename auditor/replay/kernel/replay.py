@@ -892,8 +892,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
 
     n = enc.n
     so, ho = out["seat"], out["hand"]
-    slot_start, slots = _slots(enc, so, ("total", "returned", "folded", "all_in", "mucked", "shown", "final",
-                                         "final_known"))
+    slot_start, slots = _slots(enc, so, ("total", "returned", "folded", "all_in", "mucked", "shown", "final_known"))
     award_start, awards = _by_hand(out["awards"], n)
     rake_start, rakes = _by_hand(out["rakes"], n)
     rake_from = np.zeros(n, np.int64)
@@ -919,7 +918,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
                    hand_max_seats=enc.max_seats, hand_rake_from=rake_from, award_start=award_start,
                    award_pot=awards["pot"], award_seat=awards["seat"], award_amount=awards["amount"],
                    award_seq=awards["seq"], rake_start=rake_start, rake_pot=rakes["pot"], rake_amount=rakes["amount"])
-    sd = showdown_facts(pf, slot_hole=slots["final"], slot_hole_known=slots["final_known"], hand_board=ho["board"],
+    sd = showdown_facts(pf, slot_hole=so["final"], slot_hole_known=slots["final_known"], hand_board=ho["board"],
                         hand_board_known=ho["board_known"], hand_hole_cards=hole_cards,
                         hand_board_cards=board_cards, hand_hole_use=hole_use, hand_board_use=board_use,
                         hand_suit_rank=suit_rank)
