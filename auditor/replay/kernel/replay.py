@@ -824,6 +824,21 @@ def _slots(enc: Encoded, so: dict[str, np.ndarray], names: tuple[str, ...]) -> t
     return np.arange(n + 1, dtype=np.int64) * MAX_SEAT, slots
 
 
+def _taken_int(values: np.ndarray, rows: np.ndarray, null: np.ndarray | None) -> pd.arrays.IntegerArray:
+    """Rows `rows` (an index array) of an end-of-hand kernel's int column as a nullable column, `null` (over
+    all rows, or None: none null) marking nulls. The gathers are new arrays, so the column takes them and only
+    null values are zeroed in place (a `where` and an `astype` per column were two more passes and copies)."""
+    taken = np.asarray(values)[rows]
+    if taken.dtype != np.int64:
+        taken = taken.astype(np.int64)
+    if null is None:
+        return pd.arrays.IntegerArray(taken, np.zeros(len(taken), np.bool_))
+    mask = np.asarray(null, dtype=np.bool_)[rows]
+    if mask.any():
+        taken[mask] = 0
+    return pd.arrays.IntegerArray(taken, mask)
+
+
 def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, keep: np.ndarray
             ) -> tuple[pd.DataFrame, np.ndarray]:
     """The blinds table of the `keep` hands, and the hands the kernel found out of its range (no rows)."""
@@ -843,9 +858,7 @@ def _blinds(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, 
     hand = r["hand"][rows]
 
     def col(name: str) -> pd.arrays.IntegerArray:
-        values = r[name][rows]
-        null = nulls[name][rows] if name in nulls else np.zeros(len(rows), np.bool_)
-        return pd.arrays.IntegerArray(np.where(null, 0, values).astype(np.int64), null)
+        return _taken_int(r[name], rows, nulls.get(name))
 
     def flag(name: str) -> pd.arrays.BooleanArray:
         null = nulls[name][rows] if name in nulls else np.zeros(len(rows), np.bool_)
@@ -879,8 +892,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
 
     n = enc.n
     so, ho = out["seat"], out["hand"]
-    slot_start, slots = _slots(enc, so, ("total", "returned", "folded", "all_in", "mucked", "shown", "final",
-                                         "final_known"))
+    slot_start, slots = _slots(enc, so, ("total", "returned", "folded", "all_in", "mucked", "shown", "final_known"))
     award_start, awards = _by_hand(out["awards"], n)
     rake_start, rakes = _by_hand(out["rakes"], n)
     rake_from = np.zeros(n, np.int64)
@@ -906,7 +918,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
                    hand_max_seats=enc.max_seats, hand_rake_from=rake_from, award_start=award_start,
                    award_pot=awards["pot"], award_seat=awards["seat"], award_amount=awards["amount"],
                    award_seq=awards["seq"], rake_start=rake_start, rake_pot=rakes["pot"], rake_amount=rakes["amount"])
-    sd = showdown_facts(pf, slot_hole=slots["final"], slot_hole_known=slots["final_known"], hand_board=ho["board"],
+    sd = showdown_facts(pf, slot_hole=so["final"], slot_hole_known=slots["final_known"], hand_board=ho["board"],
                         hand_board_known=ho["board_known"], hand_hole_cards=hole_cards,
                         hand_board_cards=board_cards, hand_hole_use=hole_use, hand_board_use=board_use,
                         hand_suit_rank=suit_rank)
@@ -916,10 +928,7 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     none = np.zeros(len(rows), np.bool_)
 
     def col(name: str, values: np.ndarray | None = None, null: np.ndarray | None = None) -> pd.arrays.IntegerArray:
-        values = (r[name] if values is None else values)[rows]
-        null = (pf.nulls.get(name) if null is None else null)
-        null = none if null is None else null[rows]
-        return pd.arrays.IntegerArray(np.where(null, 0, values).astype(np.int64), null.copy())
+        return _taken_int(r[name] if values is None else values, rows, pf.nulls.get(name) if null is None else null)
 
     def flag(values: np.ndarray, null: np.ndarray | None) -> pd.arrays.BooleanArray:
         null = none if null is None else null[rows]
@@ -941,13 +950,10 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     th_text = pc.binary_join_element_wise(pc.cast(pa.array(th_seat), pa.string()), card_words, ":")
     top_hole = _join_text_lists(th_off, th_text, rows, sd.list_nulls["top_hole_cards_used"][rows])
     best_null = sd.nulls["best_value"][rows]
-    best_word = np.full(len(rows), -1, np.int64)  # per row, its hand value's place in `words` (-1: null)
-    words: list[str] = []
-    if (~best_null).any():  # one description per distinct hand value
-        values, inverse = np.unique(sd.rows["best_value"][rows][~best_null], return_inverse=True)
-        words = [_DESCRIBED.get(v) or _DESCRIBED.setdefault(v, describe(v)) for v in values.tolist()]
-        best_word[~best_null] = inverse.reshape(-1)
-    best = pc.take(pa.array(words, pa.string()), pa.array(best_word, pa.int64(), mask=best_word < 0))
+    best_word = np.full(len(rows), -1, np.int64)  # per row, its hand value's place in `_DESCRIBED` (-1: null)
+    if (~best_null).any():
+        best_word[~best_null] = _DESCRIBED.places(sd.rows["best_value"][rows][~best_null], describe)
+    best = pc.take(_DESCRIBED.words, pa.array(best_word, pa.int64(), mask=best_word < 0))
     frame = _frame("pots", {
         "hand": col("hand"), "seq": col("seq"), "pot": col("pot"), "seat": col("seat"),
         "player": _players(enc, player_code), "pot_amount": col("pot_amount"), "rake": col("rake"),
@@ -982,8 +988,35 @@ def _pots(enc: Encoded, houses: Sequence[HouseRules], out, order: np.ndarray, ke
     return frame, misawarded, pf.invalid
 
 
-#: hand value -> its words (`evaluate.describe`), kept across batches: values recur
-_DESCRIBED: dict[int, str] = {}
+class _Descriptions:
+    """Hand values' words (`evaluate.describe`), kept across batches: values recur, so a batch looks its values
+    up in one `searchsorted` and describes only the values no batch had before (a dictionary look-up per
+    distinct value of each batch, thousands, was a tenth of the pots table's Python)."""
+
+    def __init__(self) -> None:
+        self.sorted_values = np.zeros(0, np.int64)  # the values described, ascending
+        self.place_of = np.zeros(0, np.int64)  # the place in `words` of each of `sorted_values`
+        self.words = pa.array([], pa.string())  # in the order first described
+
+    def places(self, values: np.ndarray, describe) -> np.ndarray:  # type: ignore[no-untyped-def]
+        """The place in `words` of each value's words, describing first the values not known yet."""
+        values = np.asarray(values, np.int64)
+        at = np.searchsorted(self.sorted_values, values)
+        known = at < len(self.sorted_values)
+        known[known] = self.sorted_values[at[known]] == values[known]
+        if not known.all():
+            new = np.unique(values[~known])
+            self.words = pa.concat_arrays([self.words, pa.array([describe(v) for v in new.tolist()], pa.string())])
+            merged = np.concatenate([self.sorted_values, new])
+            place = np.concatenate([self.place_of, len(self.place_of) + np.arange(len(new), dtype=np.int64)])
+            sort = np.argsort(merged, kind="stable")
+            self.sorted_values, self.place_of = merged[sort], place[sort]
+            at = np.searchsorted(self.sorted_values, values)
+        return self.place_of[at]
+
+
+#: hand value -> its words, kept across batches
+_DESCRIBED = _Descriptions()
 
 
 def _join_text_lists(offsets: np.ndarray, text: pa.Array, rows: np.ndarray, null: np.ndarray | None = None
@@ -1029,6 +1062,10 @@ def _missed_in(ids: pa.Array, miss_sb: np.ndarray, miss_bb: np.ndarray) -> pd.ap
     return list_column(offsets, _codes_text(ids, codes), lengths == 0)
 
 
+#: the seat_draws and seat_fills tables of a batch without seat events (`_seat_events` hands out copies)
+_NO_SEAT_EVENTS: list[pd.DataFrame] = []
+
+
 def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRules], order: np.ndarray,
                  keep: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
     """seat_draws and seat_fills: Python only for the hands that have a seat_request, seat_fill or seat_draw
@@ -1038,6 +1075,11 @@ def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRu
     from auditor.replay.showdown import code
 
     rare = np.isin(enc.e_kind, (K_SEAT_REQUEST, K_SEAT_FILL, K_SEAT_DRAW))
+    if not rare.any():  # the usual batch: two empty tables, built once (their contract checks cost ~0.7 ms)
+        if not _NO_SEAT_EVENTS:
+            empty = FactRows().to_facts(("seat_draws", "seat_fills"))
+            _NO_SEAT_EVENTS.extend((empty["seat_draws"], empty["seat_fills"]))
+        return _NO_SEAT_EVENTS[0].copy(), _NO_SEAT_EVENTS[1].copy()
     rows = FactRows()
     if rare.any():
         event_hand = np.repeat(np.arange(enc.n), np.diff(enc.event_start))

@@ -75,6 +75,10 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
 
     Every evaluated seat of the batch is rated in one `_best` call per variant shape; the decisions
     per pot (`replay.showdown._fill`, `_odd_chips_among`) are one kernel pass over the rows.
+
+    `slot_hole` is (slots, width), or (hands, seats + 1, width): the per-hand kernel's own (hand, seat) array
+    with its seat 0, slot s being hand s // seats and seat s % seats + 1 (the layout `kernel.replay._slots`
+    numbers slots in), so that the batch's cards need no copy as slot rows: only the rated slots' are read.
     """
     rows, lists = pots.rows, pots.lists
     n_rows = len(rows["hand"])
@@ -94,11 +98,15 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
     hand_board = np.asarray(hand_board)
     width = int(hand_hole_cards.max(initial=0))
     board_width = int(hand_board_cards.max(initial=0))
-    if n_ev and (slot_hole.ndim != 2 or slot_hole.shape[1] < width or hand_board.ndim != 2
+    if n_ev and (slot_hole.ndim not in (2, 3) or slot_hole.shape[-1] < width or hand_board.ndim != 2
                  or hand_board.shape[1] < board_width):
-        raise ValueError("slot_hole and hand_board must be 2-D and as wide as the variants' cards")
+        raise ValueError("slot_hole and hand_board must be 2-D (or 3-D per hand and seat) and as wide as the "
+                         "variants' cards")
     if n_ev and np.any(ev_slot >= len(slot_hole_known)):
         raise ValueError("an evaluated slot is beyond the slot arrays")
+    if n_ev and slot_hole.ndim == 3 and (slot_hole.shape[1] < 2 or len(slot_hole_known)
+                                         > slot_hole.shape[0] * (slot_hole.shape[1] - 1)):
+        raise ValueError("the slots outrun slot_hole's hands and seats")
 
     # -- rate every evaluated seat, one evaluator call per variant shape
     ev_row = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(ev_offsets))
@@ -124,7 +132,11 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
             idx = np.flatnonzero(shape == key)
             h0 = hands[idx[0]]
             hc, bc = int(hand_hole_cards[h0]), int(hand_board_cards[h0])
-            hole = slot_hole[slots[idx], :hc].astype(np.int64)
+            if slot_hole.ndim == 2:
+                hole = slot_hole[slots[idx], :hc].astype(np.int64)
+            else:  # per hand and seat: slot s is hand s // seats, seat s % seats + 1
+                seats = slot_hole.shape[1] - 1
+                hole = slot_hole[slots[idx] // seats, slots[idx] % seats + 1, :hc].astype(np.int64)
             board = hand_board[hands[idx], :bc].astype(np.int64)
             slot_value[idx], slot_top[idx] = _best(hole, board, tuple(hand_hole_use[h0].tolist()),
                                                    tuple(hand_board_use[h0].tolist()))
