@@ -140,30 +140,39 @@ def _replay_one_hand() -> None:
     replay(tables, [HouseRules()], None)
 
 
-#: LLVM settings while a part compiles (`_lean_llvm`): optimisation level 2 instead of Numba's 3 and no loop
-#: vectorisation. The replay kernels are branchy event loops over a few seats, with nothing for the vectoriser
-#: to gain; measured on `replay_hands`, the two cut its compile CPU by ~0.5 s (of ~10) and left the replay's
-#: run time within noise. A user's own NUMBA_OPT or NUMBA_LOOP_VECTORIZE is left as set.
+#: compile settings while a part compiles (`_lean_compile`), for the state-machine kernels of issue 16 (branchy
+#: event loops over a few seats and int64 tables, with nothing for these optimisations to find): LLVM at
+#: optimisation level 2 instead of Numba's 3, no loop vectorisation, and none of Numba's IR rewrite passes
+#: (`no_rewrites`: semantic constants, dead-branch pruning, array expressions, constant getitems). Measured with
+#: an empty cache: `replay_hands` ~11.5 -> ~9.7 s of compile CPU, the helper's part ~0.5 s less again; the replay's
+#: run time within noise (`hand.py`'s docstring). A user's own NUMBA_OPT or NUMBA_LOOP_VECTORIZE is left as set.
 LEAN_OPT = 2
 LEAN_LOOP_VECTORIZE = 0
 
 
 @contextlib.contextmanager
-def _lean_llvm() -> Iterator[None]:
-    """Within the block, Numba's pass builders use `LEAN_OPT` and `LEAN_LOOP_VECTORIZE`; restored afterwards.
+def _lean_compile(modules: Sequence[str]) -> Iterator[None]:
+    """Within the block, the kernels of `modules` compile with the `LEAN_*` settings; restored afterwards.
 
     Numba reads `config.OPT` and `config.LOOP_VECTORIZE` each time it builds an LLVM pass manager (per function
-    and per module, `CPUCodegen._pass_builder`), so setting them around the compile applies them to these
-    kernels only. The cache entry does not depend on them (its key is the signature, the CPU and the source
-    file's stamp): a kernel compiled outside a part (the audit's fallback) is the same code at Numba's defaults.
-    The process's target machine is built once, at the first compile, with the `config.OPT` of that moment; it
-    is built here first, outside the block, so that it keeps Numba's level for everything compiled later.
+    and per module, `CPUCodegen._pass_builder`), and a dispatcher's `targetoptions` (its `@njit` options) each time
+    it compiles, so setting them around the compile applies them to these kernels only, whatever their module's
+    decorators say: a kernel added to a part later is compiled lean without an edit here. The cache entry does
+    not depend on them (its key is the signature, the CPU and the source file's stamp): a kernel compiled
+    outside a part (the audit's fallback) is the same code at Numba's defaults, only slower to compile. The
+    process's target machine is built once, at its first compile, with the `config.OPT` of that moment; it is
+    built here first, outside the block, so that it keeps Numba's level for everything compiled later.
     """
     from numba.core import config
     from numba.core.registry import cpu_target
 
     saved = config.OPT, config.LOOP_VECTORIZE
     cpu_target.target_context.codegen()  # the target machine, at the unchanged level (see the docstring)
+    options: list[tuple[dict, object]] = []
+    for name in modules:
+        for dispatcher in _dispatchers(importlib.import_module(name)).values():
+            options.append((dispatcher.targetoptions, dispatcher.targetoptions.get("no_rewrites", _UNSET)))
+            dispatcher.targetoptions["no_rewrites"] = True
     if "NUMBA_OPT" not in os.environ:
         config.OPT = type(saved[0])(LEAN_OPT)
     if "NUMBA_LOOP_VECTORIZE" not in os.environ:
@@ -172,6 +181,14 @@ def _lean_llvm() -> Iterator[None]:
         yield
     finally:
         config.OPT, config.LOOP_VECTORIZE = saved
+        for targetoptions, value in options:
+            if value is _UNSET:
+                targetoptions.pop("no_rewrites", None)
+            else:
+                targetoptions["no_rewrites"] = value
+
+
+_UNSET = object()
 
 
 def compile_part(modules: Sequence[str]) -> None:
@@ -181,7 +198,7 @@ def compile_part(modules: Sequence[str]) -> None:
     for name in KERNEL_MODULES:
         importlib.import_module(name)  # every kernel module loaded, so `_as_python` sees where each is named
     others = [name for name in KERNEL_MODULES if name not in modules]
-    with _as_python(others), _lean_llvm():
+    with _as_python(others), _lean_compile(modules):
         _replay_one_hand()
 
 
