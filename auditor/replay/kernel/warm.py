@@ -8,7 +8,13 @@ compiles the other, and each writes its results to the cache; afterwards every k
 from the cache (a fraction of a second) in this process and in any worker. The parts' compile CPU is about
 equal (measured apart: 14.4 s and 13.5 s against 26.9 s for all in one process, at load ~9), so with a free
 core the compile wall time is about halved; measured on the 2-core machine at load 2.4-3.7, the whole first
-`auditor audit sample_logs` took 18.2 s (median of 3) against 22.1 s compiling in one process.
+`auditor audit sample_logs` took 18.2 s (median of 3) against 22.1 s compiling in one process. Each part also
+compiles lean (`_lean_compile`: no Numba rewrites, LLVM -O2 without loop vectorisation), which cut the
+per-hand kernel's compile CPU from ~11.5 to ~9.7 s and the helper's part by ~0.5 s (session 9).
+
+Choosing a part for a new kernel module: a part is a set of modules whose kernels call only kernels of the
+same part (a test holds it); put the module where the two parts' compile CPU stays closest to equal, counting
+the helper's ~0.6 s later start (spawn and imports) against it; measure with an empty NUMBA_CACHE_DIR.
 
 Each part compiles by replaying one small built-in hand through the real driver (`replay.replay`), so each
 kernel is compiled for exactly the argument types an audit gives it; the other part's kernels run meanwhile
