@@ -124,3 +124,36 @@ def test_on_a_busy_machine_this_process_compiles_both_parts(suite_cache, tmp_pat
     got = _warm(cache, BLINDS, SHOWDOWN, BUSY_LOAD_PER_CORE=0.0)
     assert got["helper"] is None and got["after"] == []
     assert got["compiled_here"] == ["blinds", "showdown"]
+
+
+def test_a_part_compiles_lean_and_everything_is_restored_after(monkeypatch):
+    """Inside `_lean_compile` the part's kernels compile without Numba's rewrites and LLVM runs at the lean
+    level without loop vectorisation; outside it, every setting is what it was (a kernel's own `no_rewrites`
+    included), so nothing compiled later in the process is affected."""
+    from numba.core import config
+
+    from auditor.replay.kernel import blinds, hand
+
+    monkeypatch.delenv("NUMBA_OPT", raising=False)
+    monkeypatch.delenv("NUMBA_LOOP_VECTORIZE", raising=False)
+    before = config.OPT, config.LOOP_VECTORIZE
+    own = hand.replay_hands.targetoptions.get("no_rewrites")  # set by hand.py's decorator
+    blinds_before = dict(blinds._blinds_kernel.targetoptions)
+    with warm._lean_compile([BLINDS, "auditor.replay.kernel.hand"]):
+        assert int(config.OPT) == warm.LEAN_OPT and config.LOOP_VECTORIZE == warm.LEAN_LOOP_VECTORIZE
+        assert blinds._blinds_kernel.targetoptions["no_rewrites"] is True
+        assert hand.replay_hands.targetoptions["no_rewrites"] is True
+    assert before == (config.OPT, config.LOOP_VECTORIZE)
+    assert dict(blinds._blinds_kernel.targetoptions) == blinds_before
+    assert hand.replay_hands.targetoptions.get("no_rewrites") == own
+
+
+def test_a_users_own_llvm_settings_are_kept(monkeypatch):
+    """NUMBA_OPT or NUMBA_LOOP_VECTORIZE set by the user (to debug, or to trade compile time for speed) wins."""
+    from numba.core import config
+
+    monkeypatch.setenv("NUMBA_OPT", "3")
+    monkeypatch.setenv("NUMBA_LOOP_VECTORIZE", "1")
+    before = config.OPT, config.LOOP_VECTORIZE
+    with warm._lean_compile([BLINDS]):
+        assert before == (config.OPT, config.LOOP_VECTORIZE)

@@ -20,6 +20,9 @@ column number (`A_*`, `R_*`, ...; `named` gives them back by name and dtype), no
 every scalar handed to a helper kernel starts as `np.int64(...)`/`np.bool_(...)`, never a bare literal:
 Numba compiles a callee once per distinct argument type, and `0` is typed `Literal[int](0)` until the loop's
 other assignments unify it, so a literal start compiled each helper two to eight times over.
+Every kernel here is `no_rewrites=True`: Numba's rewrite passes (semantic constants, dead-branch pruning,
+array expressions, constant getitems) find nothing to gain in scalar loops over int64 tables, and on
+`replay_hands` they cost ~1.1 s of its ~11 s compile CPU (the kernel's run time unchanged, within noise).
 """
 
 from __future__ import annotations
@@ -166,7 +169,7 @@ def _check_columns() -> None:
 _check_columns()
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _set_add(table, st, key):
     """Add a small int to an emulated CPython set (`table` of 32 slots, `st` = [mask, fill]), exactly as
     `setobject.c` places it (hash = the int; linear probes of 9 when they fit, else perturbed probing;
@@ -195,7 +198,7 @@ def _set_add(table, st, key):
         st[0] = size - 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _place(table, mask, key):
     i = key & mask
     perturb = key
@@ -209,7 +212,7 @@ def _place(table, mask, key):
         i = (i * 5 + 1 + perturb) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _live_order(table, st, folded, out, scratch, st2):
     """Seats of `dealt_in - folded` in the order CPython iterates that set difference (`set_difference`:
     a copy of the dealt-in set less the folded when it is more than four times their number, else a new set
@@ -240,7 +243,7 @@ def _live_order(table, st, folded, out, scratch, st2):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _next_to_act(can, ncan, pointer, button, acted, rnd, bet):
     """Clockwise from the pointer (else the button, else seat 0): the first able seat that has not acted
     since the last full raise or has not matched the bet (`_HandReplay._next_to_act`)."""
@@ -257,7 +260,7 @@ def _next_to_act(can, ncan, pointer, button, acted, rnd, bet):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _round_limits(st, street, h, units, units_off, smin, smin_off, smax, smax_off, blinds, blinds_off, nbl):
     """What the structure says for betting round `street` of hand `h`, looked up once per round: the fixed-limit
     unit, the spread minimum and maximum (NULL where the hand gives none for that round) and the smallest
@@ -276,7 +279,7 @@ def _round_limits(st, street, h, units, units_off, smin, smin_off, smax, smax_of
     return bet_unit, smin_now, smax_now, min_bet
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _clear_round(rnd, rins, acted, acted_full, acted_cum, round_returns):
     """Each seat's round state at the start of a betting round: nothing in, not met by the round's
     dictionary order yet, not acted under either reopening reading, nothing returned."""
@@ -289,7 +292,7 @@ def _clear_round(rnd, rins, acted, acted_full, acted_cum, round_returns):
         round_returns[s] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _pending_at_close(seated, dealt, folded, all_in, can, pointer, button, acted, rnd, current_bet, rins, rcount,
                       dset, dst, live_order, dscratch, dst2):
     """Who still owed an action when a round closes (-1: nobody), the seats able to bet (`can`, its count),
@@ -330,7 +333,7 @@ def _pending_at_close(seated, dealt, folded, all_in, can, pointer, button, acted
     return pending, ncan, live_now, rcount
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def replay_hands(order, caps,
                  variant, structure, blinds_off, blinds, units_off, units, smin_off, smin, smax_off, smax,
                  seat_start, s_seat, s_player, s_stack, s_status,
@@ -1036,7 +1039,7 @@ def replay_hands(order, caps,
     return na, A, nr, R, nd, D, nbp, BP, naw, AW, nrk, RK, nkc, KC, H, h_board, SI, SB, hs_final
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _known(h, card, where, seat, seen_where, H, KC, nkc):
     """Record a card the log shows (for the duplicate-card words); flag the hand if it was seen before."""
     if seen_where[card] >= 0:
@@ -1050,7 +1053,7 @@ def _known(h, card, where, seat, seen_where, H, KC, nkc):
     return nkc + 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _close_round(row, pending, ncan, at_end, seq, live_now, round_returned, round_actions, rnd, rins, folded,
                  all_in, round_returns, players, R, order):
     """How the round ended: who still owed an action, and the bet left uncalled (`_close_round`).

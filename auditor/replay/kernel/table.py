@@ -63,7 +63,7 @@ class GroupState:
     owed_bb: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def _forget_players(est_mark, est_list, n_est, owed_sb, owed_bb, owed_in, owed_list, n_owed):
     """Clear the working memory of established players and blinds owed (another table begins, the chain is
     broken, or the hand failed): only the entries listed are cleared, so it costs the players remembered,
@@ -77,7 +77,7 @@ def _forget_players(est_mark, est_list, n_est, owed_sb, owed_bb, owed_in, owed_l
     return 0, 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_rewrites=True)
 def cross_hands(order, group, forget_before, hand_code, nbl, sb_amount, bb_amount, heir_list, button,
                 sb_seat, b2_seat, bbl_seat, hs_seated, hs_player, hs_status, hs_dealt, dealt_order, hs_live_posts,
                 hs_dead_posts, n_groups, g_has_button, g_button, g_has_bb, g_bb, g_has_heir, g_heir, g_has_sb,

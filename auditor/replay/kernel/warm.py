@@ -8,7 +8,13 @@ compiles the other, and each writes its results to the cache; afterwards every k
 from the cache (a fraction of a second) in this process and in any worker. The parts' compile CPU is about
 equal (measured apart: 14.4 s and 13.5 s against 26.9 s for all in one process, at load ~9), so with a free
 core the compile wall time is about halved; measured on the 2-core machine at load 2.4-3.7, the whole first
-`auditor audit sample_logs` took 18.2 s (median of 3) against 22.1 s compiling in one process.
+`auditor audit sample_logs` took 18.2 s (median of 3) against 22.1 s compiling in one process. Each part also
+compiles lean (`_lean_compile`: no Numba rewrites, LLVM -O2 without loop vectorisation), which cut the
+per-hand kernel's compile CPU from ~11.5 to ~9.7 s and the helper's part by ~0.5 s (session 9).
+
+Choosing a part for a new kernel module: a part is a set of modules whose kernels call only kernels of the
+same part (a test holds it); put the module where the two parts' compile CPU stays closest to equal, counting
+the helper's ~0.6 s later start (spawn and imports) against it; measure with an empty NUMBA_CACHE_DIR.
 
 Each part compiles by replaying one small built-in hand through the real driver (`replay.replay`), so each
 kernel is compiled for exactly the argument types an audit gives it; the other part's kernels run meanwhile
@@ -140,6 +146,57 @@ def _replay_one_hand() -> None:
     replay(tables, [HouseRules()], None)
 
 
+#: compile settings while a part compiles (`_lean_compile`), for the state-machine kernels of issue 16 (branchy
+#: event loops over a few seats and int64 tables, with nothing for these optimisations to find): LLVM at
+#: optimisation level 2 instead of Numba's 3, no loop vectorisation, and none of Numba's IR rewrite passes
+#: (`no_rewrites`: semantic constants, dead-branch pruning, array expressions, constant getitems). Measured with
+#: an empty cache: `replay_hands` ~11.5 -> ~9.7 s of compile CPU, the helper's part ~0.5 s less again; the replay's
+#: run time within noise (`hand.py`'s docstring). A user's own NUMBA_OPT or NUMBA_LOOP_VECTORIZE is left as set.
+LEAN_OPT = 2
+LEAN_LOOP_VECTORIZE = 0
+
+
+@contextlib.contextmanager
+def _lean_compile(modules: Sequence[str]) -> Iterator[None]:
+    """Within the block, the kernels of `modules` compile with the `LEAN_*` settings; restored afterwards.
+
+    Numba reads `config.OPT` and `config.LOOP_VECTORIZE` each time it builds an LLVM pass manager (per function
+    and per module, `CPUCodegen._pass_builder`), and a dispatcher's `targetoptions` (its `@njit` options) each time
+    it compiles, so setting them around the compile applies them to these kernels only, whatever their module's
+    decorators say: a kernel added to a part later is compiled lean without an edit here. The cache entry does
+    not depend on them (its key is the signature, the CPU and the source file's stamp): a kernel compiled
+    outside a part (the audit's fallback) is the same code at Numba's defaults, only slower to compile. The
+    process's target machine is built once, at its first compile, with the `config.OPT` of that moment; it is
+    built here first, outside the block, so that it keeps Numba's level for everything compiled later.
+    """
+    from numba.core import config
+    from numba.core.registry import cpu_target
+
+    saved = config.OPT, config.LOOP_VECTORIZE
+    cpu_target.target_context.codegen()  # the target machine, at the unchanged level (see the docstring)
+    options: list[tuple[dict, object]] = []
+    for name in modules:
+        for dispatcher in _dispatchers(importlib.import_module(name)).values():
+            options.append((dispatcher.targetoptions, dispatcher.targetoptions.get("no_rewrites", _UNSET)))
+            dispatcher.targetoptions["no_rewrites"] = True
+    if "NUMBA_OPT" not in os.environ:
+        config.OPT = type(saved[0])(LEAN_OPT)
+    if "NUMBA_LOOP_VECTORIZE" not in os.environ:
+        config.LOOP_VECTORIZE = LEAN_LOOP_VECTORIZE
+    try:
+        yield
+    finally:
+        config.OPT, config.LOOP_VECTORIZE = saved
+        for targetoptions, value in options:
+            if value is _UNSET:
+                targetoptions.pop("no_rewrites", None)
+            else:
+                targetoptions["no_rewrites"] = value
+
+
+_UNSET = object()
+
+
 def compile_part(modules: Sequence[str]) -> None:
     """Compile (into the cache) every kernel of `modules` an audit calls, the other kernels running as Python."""
     from auditor.replay.kernel import KERNEL_MODULES
@@ -147,7 +204,7 @@ def compile_part(modules: Sequence[str]) -> None:
     for name in KERNEL_MODULES:
         importlib.import_module(name)  # every kernel module loaded, so `_as_python` sees where each is named
     others = [name for name in KERNEL_MODULES if name not in modules]
-    with _as_python(others):
+    with _as_python(others), _lean_compile(modules):
         _replay_one_hand()
 
 
