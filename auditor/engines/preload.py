@@ -1,0 +1,86 @@
+"""What the local engine's fork server does once, so that every worker forked from it starts warm.
+
+Why: a `spawn` worker is a fresh interpreter. Before its first partition it pays about 0.7-0.8 s of CPU
+importing NumPy, pandas, Arrow, Numba and the auditor, and on that first partition about 0.9 s more loading
+the kernels from Numba's on-disk cache (Numba registers its lowering modules once per process, and in an
+environment with SciPy it imports `scipy.linalg` on the first load, 0.4 s of it): ~1.7 s of CPU per worker,
+measured (session 9), that `--jobs 1` pays once. `local.Workers` therefore starts its processes from a
+`forkserver` whose preload is this module: the server imports it once, and each worker is then an
+`os.fork()` of an interpreter that has imported everything a partition runs and loaded every cached kernel
+(a few milliseconds, its memory shared copy-on-write until written).
+
+Importing this module is the warm-up (`multiprocessing.forkserver` can only import modules by name), and
+it never raises: the fork server ignores only an ImportError in its preload, and a warm-up is an
+optimisation. Whatever fails here (Numba's internal cache API changed shape, a cache file is torn) leaves
+that kernel to load, or compile, in each worker on first use, as a spawn worker always did.
+
+What it never does is compile a kernel that is in no cache: it loads only the signatures the cache's index
+holds for this very source and this machine (`Cache._index_key`), so a warm-up cannot turn into a
+20-second compilation behind the first partition's back. When the replay kernels are not cached at all
+(the pipeline called from Python on a fresh install: the command line compiles them before the run), it
+compiles them here, once, with `warm.compile_kernels` (two processes at once where a core is idle),
+instead of in every worker at the same time.
+
+The fork server forks while its main thread is idle in `select`: no Arrow compute has run in it (so no
+Arrow thread pool is mid-task), the only other threads are OpenBLAS's and jemalloc's background threads,
+which both reinitialise in a forked child (their `pthread_atfork` handlers), and Numba's compiled code is
+plain executable memory the child inherits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+
+#: modules a partition imports lazily (inside functions) on its first batch: imported here so a worker
+#: forked from the server finds them loaded, and their kernels are seen by `load_cached_kernels`
+LAZY_MODULES = ("auditor.replay.showdown", "auditor.replay.evaluate", "auditor.replay.facts")
+
+
+def load_cached_kernels(prefix: str = "auditor.") -> int:
+    """Load from Numba's on-disk cache every overload it holds of the kernels defined by the imported modules
+    under `prefix`; the number loaded. Nothing is compiled: a signature not in the index for this source and
+    machine is skipped (it compiles on first use, where it always would have)."""
+    from numba.core.registry import CPUDispatcher
+
+    loaded = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(prefix):
+            continue
+        for value in list(vars(module).values()):
+            if not isinstance(value, CPUDispatcher) or value.__module__ != name:
+                continue
+            with contextlib.suppress(Exception):  # internal API: a change of shape only loses the warm-up
+                cache = value._cache
+                codegen = value.targetctx.codegen()
+                for key in list(cache._cache_file._load_index()):
+                    # the key also holds the machine's magic tuple and the source's bytecode hash: a key that
+                    # is not exactly the one Numba would look up for this signature would be a miss, i.e. a
+                    # compilation, so it is left alone
+                    if key[0] not in value.overloads and cache._index_key(key[0], codegen) == key:
+                        value.compile(key[0])
+                        loaded += 1
+    return loaded
+
+
+def warm_up() -> int:
+    """Import what a worker runs, compile the replay kernels if none of them is cached, and load every cached
+    kernel; the number of kernels loaded (0 when anything went wrong: never raises)."""
+    try:
+        import auditor.engines.local  # noqa: F401  (the worker's own module, with `partition` and the packs)
+        from auditor.replay.kernel import KERNEL_MODULES, uncached_kernels
+
+        for name in (*KERNEL_MODULES, *LAZY_MODULES):
+            importlib.import_module(name)
+        missing = uncached_kernels()
+        if missing:
+            from auditor.replay.kernel import warm
+
+            warm.compile_kernels(missing)
+        return load_cached_kernels()
+    except Exception:  # an optimisation only: the workers load or compile what they need themselves
+        return 0
+
+
+KERNELS_LOADED = warm_up()
