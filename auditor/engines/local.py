@@ -10,13 +10,10 @@ whose preload, `auditor.engines.preload`, has imported everything a partition ru
 Numba has cached: a worker then costs a fork (milliseconds) instead of a fresh interpreter's ~0.8 s of
 imports and ~0.9 s of kernel loading on its first partition (measured per process; each worker paid both,
 and `--jobs 1` pays them once). The server itself is one fresh interpreter (never a fork of this process,
-whose threads, Arrow's pools among them, a fork could catch mid-task), started by `start` as soon as the
-inputs are known, so its ~1.6 s of warm-up overlaps the driver's hashing and planning; the first task
-waits for what is left of it. One server serves every pool of the process (a test session's audits, the
-pools of `_one_by_one`); it is started again when the environment changed since it started (a worker must
-see the environment a spawned one would), and stopped and reaped when this process exits, so the CPU it and
-its workers used is counted in this process's children's (`resource.RUSAGE_CHILDREN`, what the benchmark
-reads). Elsewhere (Windows, macOS without forkserver) workers are `spawn`ed, as before.
+whose threads, Arrow's pools among them, a fork could catch mid-task), started by `start` as soon as the inputs
+are known, so its ~1.2-1.6 s of warm-up overlaps the driver's hashing and planning; the first task waits for
+what is left of it. Its life (one per process, restarted when the environment changed, reaped at
+exit) is `auditor.engines.server`'s. Elsewhere (Windows) workers are `spawn`ed, as before.
 
 A worker that dies (the kernel's OOM killer, a crash in native code) breaks the whole pool, and every
 partition not yet finished fails with it, most of them innocent. Those partitions are run again one
@@ -30,13 +27,8 @@ workers to exit (their teardown overlaps the ledger and the reports).
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import multiprocessing
-import os
 import queue as queue_module
-import signal
-import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -51,19 +43,13 @@ from auditor.engines.partition import (
     lost_partition,
     run_partition,
 )
+from auditor.engines.server import worker_context
 
 #: below this many hands (estimated) a run stays in this process whatever `jobs` says: starting the
 #: workers costs about two seconds (the fork server's fresh interpreter importing pandas, Arrow, Numba and
 #: the packs and loading the kernels; a spawn worker's, each), more than a second core saves on a small run;
 #: the results are the same either way
 POOL_MIN_HANDS = 10_000
-#: the fork server's preload (see `auditor.engines.preload`)
-PRELOAD = "auditor.engines.preload"
-
-_server_lock = threading.Lock()
-#: the environment the running fork server was started with (None: not started by this module)
-_server_env: dict[str, str] | None = None
-_stop_registered = threading.Event()
 
 _progress_queue: multiprocessing.Queue | None = None
 
@@ -85,63 +71,6 @@ def _work(partition: Partition, options: RunOptions) -> PartitionResult | Partit
 def _ready() -> None:
     """A spawn worker's first task: nothing to do but exist (unpickling it imported this module, and with it
     the auditor, NumPy, pandas, Arrow and Numba), so every worker is started while the run is still planned."""
-
-
-def worker_context() -> BaseContext:
-    """The context workers start from: a fork server preloaded with `PRELOAD` where the platform has one
-    (started now if it is not running, without waiting for its warm-up), else spawn."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    _ensure_server(context)
-    return context
-
-
-def _ensure_server(context: BaseContext) -> None:
-    """Start the fork server if it is not running, or again if the environment changed since it started (a
-    worker forked from it has the server's environment, not this process's). Returns at once: the server
-    warms up on its own, and the first worker started waits for it (`Process.start` reads the child's pid)."""
-    global _server_env
-    from multiprocessing import forkserver
-
-    with _server_lock:
-        env = dict(os.environ)
-        if _server_env is not None and env != _server_env:
-            _stop_server()
-        if _server_env is None:
-            context.set_forkserver_preload([PRELOAD])
-        if not _stop_registered.is_set():
-            _stop_registered.set()
-            atexit.register(_stop_server)
-        forkserver.ensure_running()  # a no-op while it runs; starts it again if it died
-        _server_env = env
-
-
-def _stop_server() -> None:
-    """Stop the fork server and reap it, so its CPU time and its reaped workers' is counted in this process's
-    children's. Terminated (it keeps no state worth a clean exit: its interpreter's teardown would only add
-    wall time here); at exit the pools' workers have been joined already (concurrent.futures joins them first),
-    so the server has reaped them. Never raises: it is the fork server's private state, which may change."""
-    global _server_env
-    _server_env = None
-    with contextlib.suppress(Exception):
-        from multiprocessing import forkserver, util
-
-        server = forkserver._forkserver
-        pid = server._forkserver_pid
-        if pid is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
-        with contextlib.suppress(OSError):
-            os.close(server._forkserver_alive_fd)
-        address = server._forkserver_address
-        server._forkserver_pid = server._forkserver_alive_fd = server._forkserver_address = None
-        if address and not util.is_abstract_socket_namespace(address):
-            with contextlib.suppress(OSError):
-                os.unlink(address)
 
 
 class Workers:

@@ -14,12 +14,13 @@ it never raises: the fork server ignores only an ImportError in its preload, and
 optimisation. Whatever fails here (Numba's internal cache API changed shape, a cache file is torn) leaves
 that kernel to load, or compile, in each worker on first use, as a spawn worker always did.
 
-What it never does is compile a kernel that is in no cache: it loads only the signatures the cache's index
-holds for this very source and this machine (`Cache._index_key`), so a warm-up cannot turn into a
-20-second compilation behind the first partition's back. When the replay kernels are not cached at all
-(the pipeline called from Python on a fresh install: the command line compiles them before the run), it
-compiles them here, once, with `warm.compile_kernels` (two processes at once where a core is idle),
-instead of in every worker at the same time.
+What it never does is compile a kernel: it loads only the signatures the cache's index holds for this very
+source and this machine (`Cache._index_key`). The command line compiles a first run's kernels before the audit
+starts the server (`cli._say_if_compiling`, two processes at once), so the server finds them cached; the
+pipeline called from Python on an empty cache has the workers compile on first use, as spawn workers did
+(compiling here would hold every worker until the server had compiled all of it, and a server started
+while something else compiles would compile the same kernels twice at once). A torn or missing entry is
+a miss, never an error: Numba writes its cache files by renaming them into place.
 
 The fork server forks while its main thread is idle in `select`: no Arrow compute has run in it (so no
 Arrow thread pool is mid-task), the only other threads are OpenBLAS's and jemalloc's background threads,
@@ -65,19 +66,14 @@ def load_cached_kernels(prefix: str = "auditor.") -> int:
 
 
 def warm_up() -> int:
-    """Import what a worker runs, compile the replay kernels if none of them is cached, and load every cached
-    kernel; the number of kernels loaded (0 when anything went wrong: never raises)."""
+    """Import what a worker runs and load every cached kernel; the number of kernels loaded (0 when anything
+    went wrong: never raises)."""
     try:
         import auditor.engines.local  # noqa: F401  (the worker's own module, with `partition` and the packs)
-        from auditor.replay.kernel import KERNEL_MODULES, uncached_kernels
+        from auditor.replay.kernel import KERNEL_MODULES
 
         for name in (*KERNEL_MODULES, *LAZY_MODULES):
             importlib.import_module(name)
-        missing = uncached_kernels()
-        if missing:
-            from auditor.replay.kernel import warm
-
-            warm.compile_kernels(missing)
         return load_cached_kernels()
     except Exception:  # an optimisation only: the workers load or compile what they need themselves
         return 0
