@@ -7,13 +7,13 @@ queue given to them when they start.
 
 Workers start warm (session 9). Where the platform has it (POSIX), they are forked from a `forkserver`
 whose preload, `auditor.engines.preload`, has imported everything a partition runs and loaded every kernel
-Numba has cached: a worker then costs a fork (milliseconds) instead of a fresh interpreter's ~0.8 s of
-imports and ~0.9 s of kernel loading on its first partition (measured per process; each worker paid both,
-and `--jobs 1` pays them once). The server itself is one fresh interpreter (never a fork of this process,
-whose threads, Arrow's pools among them, a fork could catch mid-task), started by `start` as soon as the inputs
-are known, so its ~1.2-1.6 s of warm-up overlaps the driver's hashing and planning; the first task waits for
-what is left of it. Its life (one per process, restarted when the environment changed, reaped at
-exit) is `auditor.engines.server`'s. Elsewhere (Windows) workers are `spawn`ed, as before.
+Numba has cached: a worker then starts in milliseconds (0.015 s of CPU) instead of a fresh interpreter's
+~0.8 s of imports, and its first partition skips the kernel loading (measured figures in `preload`). The
+server itself is one fresh interpreter (never a fork of this process, whose threads, Arrow's pools among
+them, a fork could catch mid-task), started by `start` as soon as the inputs are known, so its ~1.2-1.4 s
+of warm-up overlaps the driver's hashing and planning; the first task waits for what is left of it. Its
+life (one per process, restarted when the environment changed, reaped at exit) is `auditor.engines.server`'s.
+Elsewhere (Windows) workers are `spawn`ed, as before.
 
 A worker that dies (the kernel's OOM killer, a crash in native code) breaks the whole pool, and every
 partition not yet finished fails with it, most of them innocent. Those partitions are run again one
