@@ -1,10 +1,19 @@
 """The local engine: partitions audited in this process, or in a pool of worker processes.
 
 One worker, one partition or a small run (`POOL_MIN_HANDS`) runs in this process. Otherwise a
-`ProcessPoolExecutor` with `spawn` workers (a fresh interpreter each: forking a process that already
-runs Arrow's thread pools can deadlock the child) audits one partition per task. Workers report
-progress through a queue given to them when they start; their results come back in the order they
-finish, and the caller puts them back in partition order.
+`ProcessPoolExecutor` audits one partition per task in `jobs` worker processes; their results come back in
+the order they finish, and the caller puts them back in partition order. Workers report progress through a
+queue given to them when they start.
+
+Workers start warm (session 9). Where the platform has it (POSIX), they are forked from a `forkserver`
+whose preload, `auditor.engines.preload`, has imported everything a partition runs and loaded every kernel
+Numba has cached: a worker then starts in milliseconds (0.015 s of CPU) instead of a fresh interpreter's
+~0.8 s of imports, and its first partition skips the kernel loading (measured figures in `preload`). The
+server itself is one fresh interpreter (never a fork of this process, whose threads, Arrow's pools among
+them, a fork could catch mid-task), started by `start` as soon as the inputs are known, so its ~1.2-1.4 s
+of warm-up overlaps the driver's hashing and planning; the first task waits for what is left of it. Its
+life (one per process, restarted when the environment changed, reaped at exit) is `auditor.engines.server`'s.
+Elsewhere (Windows) workers are `spawn`ed, as before.
 
 A worker that dies (the kernel's OOM killer, a crash in native code) breaks the whole pool, and every
 partition not yet finished fails with it, most of them innocent. Those partitions are run again one
@@ -12,17 +21,8 @@ at a time in a pool of one process, so each death is pinned on the partition tha
 partition whose worker dies again comes back as `lost-worker` quarantine entries
 (`partition.lost_partition`), never as silence and never as a crash of the whole run.
 
-The pool is started before the run is planned (`start`, called by the pipeline as soon as the inputs are
-known): a spawn worker spends about two seconds of wall time (0.8 s CPU) importing NumPy, pandas, Arrow,
-Numba and the auditor, which then happens while the driver checks and cuts a Parquet dataset instead of
-after it. Its first partition then costs 1.1-1.35 s of CPU more than the others (measured, session 8):
-Numba's first load of a cached kernel imports and registers its lowering modules once per process
-(`load_additional_registries`). So each worker's start is about 2 s of CPU that `--jobs 1` pays once,
-the main fixed cost `--jobs N` has on top of N times the work: a fork server preloaded and warmed once
-would let every worker start warm (not built: see the session 8 report).
-
 When the run is done the pool is let go without waiting for the
-workers to exit (their interpreters' teardown overlaps the ledger and the reports).
+workers to exit (their teardown overlaps the ledger and the reports).
 """
 
 from __future__ import annotations
@@ -43,10 +43,12 @@ from auditor.engines.partition import (
     lost_partition,
     run_partition,
 )
+from auditor.engines.server import worker_context
 
-#: below this many hands (estimated) a run stays in this process whatever `jobs` says: starting a
-#: worker costs about two seconds (a fresh interpreter importing pandas, Arrow and the packs), more
-#: than a second core saves on a small run; the results are the same either way
+#: below this many hands (estimated) a run stays in this process whatever `jobs` says: starting the
+#: workers costs about two seconds (the fork server's fresh interpreter importing pandas, Arrow, Numba and
+#: the packs and loading the kernels; a spawn worker's, each), more than a second core saves on a small run;
+#: the results are the same either way
 POOL_MIN_HANDS = 10_000
 
 _progress_queue: multiprocessing.Queue | None = None
@@ -67,21 +69,25 @@ def _work(partition: Partition, options: RunOptions) -> PartitionResult | Partit
 
 
 def _ready() -> None:
-    """A worker's first task: nothing to do but exist (unpickling it imported this module, and with it the
-    auditor, NumPy, pandas, Arrow and Numba), so every worker is started while the run is still planned."""
+    """A spawn worker's first task: nothing to do but exist (unpickling it imported this module, and with it
+    the auditor, NumPy, pandas, Arrow and Numba), so every worker is started while the run is still planned."""
 
 
 class Workers:
-    """A pool of `jobs` spawn workers, started at once (`start`) and used by `run`."""
+    """A pool of `jobs` workers, started at once (`start`) and used by `run`."""
 
     def __init__(self, jobs: int) -> None:
-        self.context = multiprocessing.get_context("spawn")
+        self.context = worker_context()
         self.progress = self.context.Queue()
         self.jobs = jobs
         self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=self.context, initializer=_start_worker,
                                         initargs=(self.progress,))
-        for _ in range(jobs):  # each submit to an idle pool starts one more process
-            self.pool.submit(_ready)
+        if self.context.get_start_method() == "spawn":
+            # each submit to an idle pool starts one more process, and a spawn worker needs its two seconds
+            # now; a forked one is ready in milliseconds, started by the run's first tasks (a submit now
+            # would wait here for the server's warm-up instead of letting it overlap the planning)
+            for _ in range(jobs):
+                self.pool.submit(_ready)
 
     def close(self) -> None:
         """Let the workers go without waiting for them to exit (an interpreter's teardown takes a second or
