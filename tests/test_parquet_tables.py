@@ -151,6 +151,34 @@ def test_split_without_and_batch_cut(tmp_path: Path) -> None:
     assert chunk.batch_cut(0, 0, 10**6, 10**9) == (chunk.num_hands, sum(events), False)
 
 
+
+def test_batch_cut_of_dense_hands_is_the_cut_hand_by_hand(tmp_path: Path) -> None:
+    # a chunk is cut where hands added one by one would be: the dense rule (a batch of hands averaging more
+    # than `per_hand` events is full at `dense_events`) judged on the hands so far, the same way
+    directory = _hostile_dataset(tmp_path / "d", 60, 0)
+    (chunk,) = [i for i in parquet.read_parquet_tables(directory) if isinstance(i, parquet.TableChunk)]
+    events = [len(s.hand["events"]) for s in chunk.sources()]
+    for batched, before, dense_events, per_hand in [(0, 0, sum(events[:7]), 1), (4, 100, sum(events[:9]), 3),
+                                                    (0, 0, sum(events[:7]), 10**6), (2, 0, 1, 0)]:
+        hands, total, expected = batched, before, None
+        for i, n in enumerate(events):
+            hands, total = hands + 1, total + n
+            if total >= dense_events and total > per_hand * hands:
+                expected = (i + 1, total, True)
+                break
+        got = chunk.batch_cut(batched, before, 10**6, 10**9, (dense_events, per_hand))
+        assert got == (expected or (chunk.num_hands, before + sum(events), False))
+
+
+def test_a_batch_of_dense_hands_is_cut_sooner() -> None:
+    from auditor.engines.partition import batch_is_full
+    assert not batch_is_full(16_200, 502_000, 20_000)   # simulated hands, ~31 events each: up to 650,000
+    assert batch_is_full(20_000, 620_000, 20_000)       # full by hands
+    assert batch_is_full(16_000, 650_000, 20_000)       # full by events
+    assert batch_is_full(255, 500_000, 20_000)          # ~1,960 events a hand: cut at 500,000
+    assert not batch_is_full(255, 499_999, 20_000)
+
+
 def test_hand_batch_mixes_hands_and_chunks(tmp_path: Path) -> None:
     directory = _hostile_dataset(tmp_path / "d", 30, 0)
     (chunk,) = [i for i in parquet.read_parquet_tables(directory) if isinstance(i, parquet.TableChunk)]

@@ -75,10 +75,22 @@ PARTITIONS_WANTED = 16
 #: at 500,000 events). Real hands average about 25 events (the sample logs: 24, at most 80), simulated ones
 #: 31, so a batch of 20,000 of them is not cut: at 500,000 events every 20,000-hand partition of the
 #: simulated million was two batches (16,200 hands, then 3,800), each paying the batch's fixed costs; at
-#: 650,000 a batch holds ~80 MB more at its peak (measured), and 1,000 hands of 1,964 checks each peak at
-#: 2.03 GB instead of 1.74 (same minutes). Where a batch is cut never changes a fact
+#: 650,000 a batch holds ~80 MB more at its peak (measured). Where a batch is cut never changes a fact
 #: (table state is carried across)
 MAX_BATCH_EVENTS = 650_000
+#: ...but a batch of hands averaging more than `DENSE_EVENTS_PER_HAND` events is cut at `DENSE_BATCH_EVENTS`:
+#: such hands carry findings by the thousand (1,000 hands of 1,964 checks each peaked at 2.03 GB in batches of
+#: 650,000 events, 1.74 GB at 500,000), ordinary ones a few. Judged on the hands so far, so a batch is cut at
+#: the same hand whether its hands are read one by one or in Parquet chunks (`TableChunk.batch_cut`)
+DENSE_BATCH_EVENTS = 500_000
+DENSE_EVENTS_PER_HAND = 100
+
+
+def batch_is_full(hands: int, events: int, batch_size: int) -> bool:
+    """Whether a batch of `hands` hands holding `events` events is full (the rule `TableChunk.batch_cut`
+    applies to a chunk's hands at once)."""
+    return hands >= batch_size or events >= MAX_BATCH_EVENTS or (
+        events >= DENSE_BATCH_EVENTS and events > DENSE_EVENTS_PER_HAND * hands)
 
 #: hand ids a partition remembers to find the hands repeating one (their views kept for the reports:
 #: `_ForReports`); about 100 bytes an id, so at most about 100 MB a worker
@@ -565,7 +577,8 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                 chunk = item.without(drop)
                 while chunk is not None and chunk.num_hands:  # cut where hands read one by one would be cut
                     cut, batch_events, full = chunk.batch_cut(len(batch), batch_events, batch_size,
-                                                              MAX_BATCH_EVENTS)
+                                                              MAX_BATCH_EVENTS,
+                                                              (DENSE_BATCH_EVENTS, DENSE_EVENTS_PER_HAND))
                     head, chunk = chunk.split(cut)
                     batch.append(head)
                     if full:
@@ -600,7 +613,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             batch.append(item)
             events = item.hand.get("events")
             batch_events += len(events) if isinstance(events, list) else 0
-            if len(batch) >= batch_size or batch_events >= MAX_BATCH_EVENTS:
+            if batch_is_full(len(batch), batch_events, batch_size):
                 flush()
                 batch_events = 0
         if notify is not None:

@@ -639,14 +639,19 @@ class TableChunk:
         assert head is not None and rest is not None
         return head, replace(rest, quarantined=())
 
-    def batch_cut(self, batched: int, events: int, batch_size: int, max_events: int) -> tuple[int, int, bool]:
+    def batch_cut(self, batched: int, events: int, batch_size: int, max_events: int,
+                  dense: tuple[int, int] | None = None) -> tuple[int, int, bool]:
         """Where a batch holding `batched` hands of `events` events is full, had this chunk's hands been added
-        one by one (full at `batch_size` hands or `max_events` events): (hands of the chunk it takes, its
-        events then, whether it is full)."""
+        one by one (full at `batch_size` hands or `max_events` events, or, with `dense` = (events, per hand),
+        at that many events once the batch's hands average more than `per hand` events each): (hands of the
+        chunk it takes, its events then, whether it is full)."""
         per_hand = np.bincount(self.tables.events["hand"].to_numpy(zero_copy_only=False).astype(np.int64),
                                minlength=self.num_hands)
         total = events + np.cumsum(per_hand)
-        full = (batched + np.arange(1, self.num_hands + 1) >= batch_size) | (total >= max_events)
+        count = batched + np.arange(1, self.num_hands + 1)
+        full = (count >= batch_size) | (total >= max_events)
+        if dense is not None:
+            full |= (total >= dense[0]) & (total > dense[1] * count)
         if not full.any():
             return self.num_hands, int(total[-1]), False
         cut = int(np.argmax(full)) + 1
