@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.model.periods import Period
+from auditor.model.times import plain_utc_micros
 
 #: a trailing UTC designator or offset (`Z`, `+13:00`, `-0500`): an instant, not a wall-clock reading
 _OFFSET = r"(?:[zZ]|[+-]\d{2}(?::?\d{2})?)\s*$"
@@ -58,11 +59,9 @@ def periods_of(files: Sequence[str], started_at: Sequence[object]) -> dict[str, 
                               int(untimed_n[i]), int(no_offset_n[i])) for i, name in enumerate(names)}
 
 
-#: the one form simulated and converted logs write (`2024-01-01T00:02:30Z`): UTC, whole seconds, fixed width
-_PLAIN_UTC = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"
-#: instants pandas holds in nanoseconds (within 1678-01-01 .. 2261-12-31 UTC), in seconds: the fast path takes
-#: no other
-_SECONDS_RANGE = tuple(int(datetime(year, 1, 1, tzinfo=UTC).timestamp()) for year in (1678, 2262))
+#: instants pandas holds in nanoseconds (within 1678-01-01 .. 2261-12-31 UTC), in µs: the fast path takes no
+#: other
+_MICROS_RANGE = tuple(int(datetime(year, 1, 1, tzinfo=UTC).timestamp()) * 1_000_000 for year in (1678, 2262))
 
 
 def add_columns(into: dict[str, Period], files: Sequence[str], started_at: Sequence[pa.Array | pa.ChunkedArray]
@@ -70,11 +69,10 @@ def add_columns(into: dict[str, Period], files: Sequence[str], started_at: Seque
     """`add_batch` of a batch given as runs of hands, `started_at[k]` the times (Arrow text) of the hands of
     file `files[k]` (a Parquet range's chunks): the same spans, made from the Arrow columns.
 
-    When every time of the batch is in the plain form `_PLAIN_UTC` and Arrow's strict ISO 8601 cast takes them
-    all (a real date and time: no day 31 of a 30-day month, no 24:00 or second 60), each is its instant, as
-    pandas parses it, with no Python object a hand (~2 ms for 20,000 hands, ~7 through pandas); anything else
-    (an offset, fractions, another form, a year pandas cannot hold) takes `periods_of`, the reference.
-    `tests/test_periods_columns.py` holds the two equal."""
+    When every time of the batch is `YYYY-MM-DDTHH:MM:SSZ` on a real day (`model.times.plain_utc_micros`, the
+    reading the replay's walk uses too), each is its instant, as pandas parses it, with no Python object a hand;
+    anything else (an offset, fractions, another form, a year pandas cannot hold) takes `periods_of`, the
+    reference. `tests/test_periods_columns.py` holds the two equal."""
     merge(into, _plain_periods(files, started_at) or periods_of(
         [f for f, column in zip(files, started_at, strict=True) for _ in range(len(column))],
         [v for column in started_at for v in column.to_pylist()]))
@@ -88,27 +86,20 @@ def _plain_periods(files: Sequence[str], started_at: Sequence[pa.Array | pa.Chun
     files = [f for f, _ in kept]
     try:
         columns = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for _, c in kept]
-        text = pa.concat_arrays([c.cast(pa.large_string()) for c in columns])
+        read = plain_utc_micros(pa.concat_arrays([c.cast(pa.large_string()) for c in columns]))
     except (pa.ArrowException, TypeError, ValueError):
         return None
-    timed = text.is_valid()
-    plain = pc.match_substring_regex(text, _PLAIN_UTC)
-    if not pc.all(pc.or_kleene(plain, pc.invert(timed))).as_py():
+    if read is None:
         return None
-    try:  # Arrow's ISO 8601 cast refuses an impossible date or time (Feb 29 of 2023, 24:00, second 60)
-        seconds = text.cast(pa.timestamp("s", tz="UTC"))
-    except (pa.ArrowException, ValueError):
-        return None
-    ticks = seconds.cast(pa.int64()).to_numpy(zero_copy_only=False)
-    has = timed.to_numpy(zero_copy_only=False)
-    if has.any() and (ticks[has].min() < _SECONDS_RANGE[0] or ticks[has].max() > _SECONDS_RANGE[1]):
+    micros, has = read
+    if has.any() and (micros[has].min() < _MICROS_RANGE[0] or micros[has].max() > _MICROS_RANGE[1]):
         return None
     file_codes, names = pd.factorize(np.asarray(list(files), dtype=object))
     codes = np.repeat(file_codes.astype(np.int64), [len(c) for c in columns])
     count = len(names)
     first = np.full(count, np.iinfo(np.int64).max, dtype=np.int64)
     last = np.full(count, np.iinfo(np.int64).min, dtype=np.int64)
-    ns = np.where(has, ticks, 0) * 1_000_000_000
+    ns = micros * 1_000
     np.minimum.at(first, codes[has], ns[has])
     np.maximum.at(last, codes[has], ns[has])
     has_time = np.bincount(codes[has], minlength=count) > 0

@@ -15,6 +15,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auditor.model.times import plain_utc_micros
+
 
 def table_key(file: str, table_id: str) -> str:
     """How the engine names a table: its input file and table id (the same table name in another file is
@@ -137,52 +139,15 @@ def walk(files: Sequence[str] | pa.ChunkedArray, table_ids: Sequence[str] | pa.C
     return np.lexsort((np.arange(n), ticks, group)).astype(np.int64), group
 
 
-#: days in each month of a common year (index 1-12)
-_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], np.int64)
-#: where `YYYY-MM-DDTHH:MM:SSZ` has its digits, and its other bytes
-_DIGITS = np.array([0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18])
-_MARKS = np.array([4, 7, 10, 13, 16, 19])
-_MARK_BYTES = np.frombuffer(b"--T::Z", np.uint8)
-
-
 def _utc_ticks(arrow: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
     """The instants (µs since the epoch) of a string column whose every value is a time of the usual form
-    `YYYY-MM-DDTHH:MM:SSZ` (upper-case `T` and `Z`) on a real day, second 59 at most (what writers and the
-    simulator write), checked on its bytes with NumPy and read by NumPy's own ISO parser, which gives the
-    instants `pd.to_datetime(utc=True, format="ISO8601")` gives for that form; None for any other column (a
+    `YYYY-MM-DDTHH:MM:SSZ` (`model.times.plain_utc_micros`: read from its bytes); None for any other column (a
     null, an offset, fractions, a leap second...), which the general path reads. That path makes a Python
-    string of every value first: most of the walk's time. (No compiled pass: a new kernel would add to the
-    first run's compile.)"""
-    if isinstance(arrow, pa.ChunkedArray):
-        arrow = arrow.combine_chunks() if arrow.num_chunks != 1 else arrow.chunk(0)
-    if not pa.types.is_string(arrow.type) or arrow.null_count or not len(arrow):
+    string of every value first: most of the walk's time."""
+    read = plain_utc_micros(arrow)
+    if read is None or not read[1].all() or not len(read[1]):
         return None
-    n = len(arrow)
-    _, offsets_buffer, data_buffer = arrow.buffers()
-    if offsets_buffer is None or data_buffer is None:
-        return None
-    offsets = np.frombuffer(offsets_buffer, np.int32, n + 1, arrow.offset * 4)
-    if int(offsets[-1]) - int(offsets[0]) != 20 * n or (np.diff(offsets) != 20).any():
-        return None
-    data = np.frombuffer(data_buffer, np.uint8)
-    if int(offsets[0]) < 0 or int(offsets[-1]) > len(data):
-        return None
-    chars = data[int(offsets[0]):int(offsets[-1])].reshape(n, 20)
-    digits = chars[:, _DIGITS].astype(np.int64) - 48
-    if not ((chars[:, _MARKS] == _MARK_BYTES).all() and ((digits >= 0) & (digits <= 9)).all()):
-        return None
-    year = digits[:, 0] * 1000 + digits[:, 1] * 100 + digits[:, 2] * 10 + digits[:, 3]
-    month, day = digits[:, 4] * 10 + digits[:, 5], digits[:, 6] * 10 + digits[:, 7]
-    hour, minute, second = (digits[:, k] * 10 + digits[:, k + 1] for k in (8, 10, 12))
-    if not ((month >= 1) & (month <= 12) & (hour <= 23) & (minute <= 59) & (second <= 59)).all():
-        return None
-    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
-    if not ((day >= 1) & (day <= _MONTH_DAYS[month] + (leap & (month == 2)))).all():
-        return None
-    try:
-        return chars[:, :19].copy().view("S19").reshape(n).astype("datetime64[us]").view(np.int64)
-    except ValueError:  # not expected after the checks: the general path then judges the column
-        return None
+    return read[0]
 
 
 def _sorted_codes(values: Sequence[str] | pa.ChunkedArray) -> np.ndarray:
