@@ -404,3 +404,37 @@ def test_the_page_names_every_house_setting_of_the_replay():
     settings = text.split("The house settings are ", 1)[1].split("\n\n", 1)[0]
     assert set(re.findall(r"`([a-z_]+)`", settings)) == engine_parameters()
     assert all(f"`{name}`" in text.split("### Overrides", 1)[1] for name in PREDICATE_PARAMETERS)
+
+
+# -- a pack loaded again (load_pack's memo) -------------------------------------------------------------
+
+
+def test_a_pack_is_loaded_once_while_its_files_are_unchanged(tmp_path):
+    path = _house(tmp_path, "overrides:\n  TDA-48: {severity: warning}\n")
+    first = load_pack(path)
+    assert load_pack(path) is first  # nothing changed: the same Pack, not parsed again
+    path.write_text(path.read_text().replace("warning", "info"))
+    again = load_pack(path)
+    assert again is not first and again.rule("TDA-48").severity == "info"
+
+
+def test_a_pack_is_loaded_again_when_a_parent_file_changes_or_appears(tmp_path):
+    parent = _house(tmp_path, "overrides:\n  TDA-48: {severity: warning}\n", name="base.yaml")
+    child = _house(tmp_path, "", name="child.yaml", head=HEAD.replace("extends: tda-2024", "extends: base.yaml"))
+    assert load_pack(child).rule("TDA-48").severity == "warning"
+    parent.write_text(parent.read_text().replace("warning", "info"))  # the chain's parent file changed
+    assert load_pack(child).rule("TDA-48").severity == "info"
+    # `extends: tda-2024` names the built-in pack until a file of that name appears beside the house pack
+    (tmp_path / "sub").mkdir()
+    plain = _house(tmp_path / "sub", "", name="plain.yaml")
+    assert load_pack(plain).rule("TDA-48").severity == "error"
+    _house(tmp_path / "sub", "", name="tda-2024", head=HEAD.replace("extends: tda-2024", "extends: ../base.yaml"))
+    assert load_pack(plain).rule("TDA-48").severity == "info"
+
+
+def test_a_refused_pack_is_not_remembered(tmp_path):
+    path = _house(tmp_path, "disable: [TDA-82]\n")
+    with pytest.raises(PackError):
+        load_pack(path)
+    path.write_text(path.read_text().replace("TDA-82", "TDA-28"))
+    assert "TDA-28" not in {r.id for r in load_pack(path).rules}

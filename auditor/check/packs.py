@@ -347,7 +347,7 @@ def _shape_error(data: Any) -> tuple[list[Any] | None, str] | None:
     return None
 
 
-def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
+def _read(path: Path, reads: list[tuple[Path, str | bool]] | None = None) -> tuple[dict[str, Any], yaml.Node]:
     """One pack file, parsed and checked against the schema on its own."""
     name = str(path)
     try:
@@ -359,6 +359,8 @@ def _read(path: Path) -> tuple[dict[str, Any], yaml.Node]:
         raise PackError(name, None, f"cannot read: {_one_line(exc)}") from exc
     if len(text) > MAX_PACK_BYTES:  # a file that grew after the stat()
         raise PackError(name, None, f"pack file is too large (the limit is {MAX_PACK_BYTES:,} bytes)")
+    if reads is not None:
+        reads.append((path, text))
     loader = _Loader(text)
     try:  # one parse: the node tree gives file:line for errors, the same tree gives the data
         # an alias needs an anchor (&name): without '&' in the text there is none, and the event scan
@@ -518,9 +520,12 @@ def _one_line(text: object, limit: int = 300) -> str:
     return flat if len(flat) <= limit else excerpt(flat, limit)
 
 
-def _parent_path(path: Path, extends: str, line: int | None) -> Path:
+def _parent_path(path: Path, extends: str, line: int | None,
+                 reads: list[tuple[Path, str | bool]] | None = None) -> Path:
     """`extends:` names a built-in pack, or a pack file relative to the extending file."""
     relative = path.parent / extends
+    if reads is not None:
+        reads.append((relative, relative.is_file()))
     if relative.suffix in (".yaml", ".yml") or "/" in extends or relative.is_file():
         if relative.is_file():
             return relative
@@ -533,10 +538,12 @@ def _parent_path(path: Path, extends: str, line: int | None) -> Path:
                                      f"(built-in packs: {known}; or give a path relative to this file)")
 
 
-def _merged(path: Path, chain: tuple[Path, ...] = ()) -> _RawPack:
+def _merged(path: Path, chain: tuple[Path, ...] = (),
+            reads: list[tuple[Path, str | bool]] | None = None) -> _RawPack:
     """The pack at `path` with its `extends` chain resolved: parent first, then this file's overrides."""
     name = str(path)
-    data, root = _read(path)
+    reads = [] if reads is None else reads
+    data, root = _read(path, reads)
     own = tuple(_RawRule(raw, path, root, i) for i, raw in enumerate(data.get("rules", [])))
     seen: set[str] = set()
     for rule in own:
@@ -547,12 +554,12 @@ def _merged(path: Path, chain: tuple[Path, ...] = ()) -> _RawPack:
         introduced = tuple((k, path, _key_line(root, ["parameters", k])) for k in data.get("parameters", {}))
         return _RawPack(data, own, introduced)
     line = _line_of(root, ["extends"])
-    parent_path = _parent_path(path, data["extends"], line)
+    parent_path = _parent_path(path, data["extends"], line, reads)
     chain = (*chain, path.resolve())
     if parent_path.resolve() in chain:
         cycle = " -> ".join(p.name for p in (*chain, parent_path.resolve()))
         raise PackError(name, line, f"extends: cycle {cycle}")
-    parent = _merged(parent_path, chain)
+    parent = _merged(parent_path, chain, reads)
     rules = {r.raw["id"]: r for r in parent.rules}
     changes, inherited = list(parent.changes), len(parent.changes)
     dropped = list(parent.disabled)
@@ -649,9 +656,39 @@ def _overridden(rules: dict[str, _RawRule], rule_id: str, fields: dict[str, Any]
     return _RawRule(raw, base.path, base.root, base.index, parameters or None)
 
 
+#: the packs this process has loaded, by path: (what each load read, the Pack). A CLI run loaded each
+#: pack twice (to name the run's packs, then for its partitions: ~13 ms a pack) and an in-process `audit()`
+#: again on every call; a pack is a pure function of the files it read, so it is given again only while
+#: every one of them still holds the same text (read again and compared: a few small files, well under a
+#: millisecond; no trust in modification times) and every `extends` that was resolved still resolves the same
+_loaded: dict[tuple[Path, Path], tuple[tuple[tuple[Path, str | bool], ...], Pack]] = {}
+
+
 def load_pack(path: Path) -> Pack:
-    """A pack file (its `extends` chain merged) compiled and checked, or PackError with file:line."""
-    merged = _merged(path)
+    """A pack file (its `extends` chain merged) compiled and checked, or PackError with file:line. The same
+    Pack object again when nothing it was made of has changed (`_loaded`); a PackError is never remembered."""
+    key = (path, path.resolve())  # the path as given too: a Pack names its file as it was given
+    known = _loaded.get(key)
+    if known is not None and all(_still(file, seen) for file, seen in known[0]):
+        return known[1]
+    reads: list[tuple[Path, str | bool]] = []  # (file, its text) read, (candidate, is_file) probed
+    pack = _load_pack(path, reads)
+    _loaded[key] = (tuple(reads), pack)
+    return pack
+
+
+def _still(file: Path, seen: str | bool) -> bool:
+    """Whether `file` still reads as it did: the same text for a pack file, the same answer for a probe."""
+    if isinstance(seen, bool):
+        return file.is_file() == seen
+    try:
+        return file.read_text(encoding="utf-8") == seen
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _load_pack(path: Path, reads: list[tuple[Path, str | bool]]) -> Pack:
+    merged = _merged(path, reads=reads)
     data, parameters = merged.data, merged.data["parameters"]
     context = _Context(parameters)
     rules = [_compile_rule(item, context) for item in merged.rules]
