@@ -450,3 +450,15 @@ def test_manifest_to_standard_output_and_where_it_cannot_go(corpus):
     before = _sha(Path("logs/a.jsonl"))
     code, output = _audit("logs/a.jsonl", "--manifest", "logs/a.jsonl")
     assert code == 2 and "is an input of this run" in output and _sha(Path("logs/a.jsonl")) == before
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 3 * (1 << 20) + 7])
+def test_sha256_file_is_the_hash_of_the_bytes_whatever_the_size(tmp_path, size):
+    """The buffer is sized to the file (a small file is one read): every size around the buffer's edges
+    hashes exactly as hashlib does over the whole bytes."""
+    from auditor.report.manifest import sha256_file
+
+    data = bytes((i * 7 + size) % 251 for i in range(size))
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    assert sha256_file(path) == (size, hashlib.sha256(data).hexdigest())
