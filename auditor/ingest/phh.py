@@ -326,13 +326,18 @@ def _read_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pack:
 
 
 def read_plain_phh_batch(paths: Sequence[Path], labels: Sequence[str], *, rule_pack: str,
-                         limits: Limits = DEFAULT_LIMITS) -> list[SourceHand | Quarantined | None]:
-    """For many `.phh` files at once, the one item `read_phh(paths[k], label=labels[k])` gives for each file
+                         limits: Limits = DEFAULT_LIMITS, tables: bool | None = None) -> list[tuple | None]:
+    """For many `.phh` files at once, the items `read_phh(paths[k], label=labels[k])` gives for each file
     the byte scanner reads (one kernel call over all their bytes), or None for a file it does not take
     (not a plain regular `.phh` under the limits, not UTF-8, TOML beyond the scanner's flat subset): the
     caller reads that one the ordinary way (`detect.read_file`), which also spools, refuses and words.
     Only the first files up to `_BATCH_BYTES` or `_BATCH_FILES` are read (at least one): the list is theirs,
     and the caller asks again for the rest, so memory is one batch whatever the files.
+
+    With `tables` (by default when `phh_tables.worth_it(len(paths))`), the hands the columnar path converts
+    come as canonical tables (`phh_tables.read_batch`): a run of consecutive such files is one `TableChunk`,
+    the item of the run's first file, and the run's other files have none (an empty tuple); every other file
+    has its one item, or None, as without. Without, each file has its one item (a 1-tuple) or None.
 
     Why: a run reads a folder of PHH files one input at a time, and each `read_phh` of one file paid the
     whole stack of per-file calls and a kernel dispatch, about as much as the hand's own conversion.
@@ -348,7 +353,11 @@ def read_plain_phh_batch(paths: Sequence[Path], labels: Sequence[str], *, rule_p
         size += len(raw) if raw is not None else 0
         if size >= _BATCH_BYTES or len(pending) >= _BATCH_FILES:
             break
-    return _scanned_batch(pending, rule_pack, None)
+    from auditor.ingest import phh_tables  # imports the kernels: only when there are PHH files
+
+    if tables if tables is not None else phh_tables.worth_it(len(paths)):
+        return phh_tables.read_batch(pending, rule_pack)
+    return [(item,) if item is not None else None for item in _scanned_batch(pending, rule_pack, None)]
 
 
 def _scanned_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pack: str,
