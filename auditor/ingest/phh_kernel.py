@@ -92,6 +92,11 @@ KEY_STACKS, KEY_ACTIONS, KEY_FINISHING, KEY_WINNINGS, KEY_SEATS = (_K[k] for k i
     "starting_stacks", "actions", "finishing_stacks", "winnings", "seats"))
 KEY_SEAT_COUNT, KEY_PLAYERS, KEY_RAKE = (_K[k] for k in ("seat_count", "players", "rake"))
 _N_KEYS = len(KEYS)
+#: the event kinds and digit limits as array items: a kernel passes `_KIND[K_POST]`, not the literal `K_POST`
+#: (Numba would compile the callee once per literal)
+_KIND = np.arange(len(KIND_NAMES), dtype=np.int64)
+_DIGITS = np.array([_FLOAT_DIGITS, 18], dtype=np.int64)
+_NONE = np.array([-1, 0, 1], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -105,12 +110,12 @@ def _gcd(a, b):  # pragma: no cover - compiled (runs as Python under NUMBA_DISAB
 def _decimal(buf, s, e, max_digits):  # pragma: no cover - compiled
     """(numerator, denominator, ok) of the plain decimal buf[s:e] (digits, one '.', digits; no sign), reduced;
     not ok past `max_digits` digits or for anything else."""
-    num = 0
-    den = 1
+    num = _NONE[1]
+    den = _NONE[2]
     digits = 0
     dot = False
     if e <= s:
-        return 0, 1, False
+        return num, den, False
     for q in range(s, e):
         b = buf[q]
         if b == 46 and not dot:
@@ -138,7 +143,7 @@ def _amount(buf, kind, start, end, value):  # pragma: no cover - compiled
     if kind == INT:
         return value, 1, value >= 0
     if kind == FLOAT:
-        return _decimal(buf, start, end, _FLOAT_DIGITS)
+        return _decimal(buf, start, end, _DIGITS[0])
     return 0, 1, False
 
 
@@ -183,11 +188,418 @@ def _list(buf, f, field, n, i_rows, nums, dens):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _event(ev, ne, kind, seat):  # pragma: no cover - compiled
-    """Start event row `ne`: its kind and seat, every other key absent."""
+    """Start event row `ne`: its kind and seat, every other key absent. Called with `_KIND[k]`, never a literal:
+    Numba compiles a function once per distinct literal argument."""
     ev[ne, E_KIND] = kind
     ev[ne, E_SEAT] = seat
     for c in range(E_ACTION, ev.shape[1]):
         ev[ne, c] = -1
+
+
+#: rows of the per-document work array: chips behind, live contribution, chips in this round, folded (0/1), the
+#: span of the player's hole cards in the card output and how many deals gave them, winnings
+W_STACK, W_LIVE, W_ROUND, W_FOLDED, W_HOLE_LO, W_HOLE_HI, W_HOLE_DEALS, W_WON = range(8)
+#: rows of the amounts array (in units once `_money` is done): starting stacks, antes, blinds or straddles,
+#: finishing stacks (or winnings)
+U_STARTING, U_ANTES, U_FORCED, U_FINISHING = range(4)
+
+
+@njit(cache=True)
+def _variant(buf, f, g):  # pragma: no cover - compiled
+    """The code (`VARIANT_CODES`) of the variant field `g`, -1 when none the kernel converts."""
+    if g < 0 or f[3, g] != STR or f[5, g] - f[4, g] != 2 or f[4, g] < 0 or f[5, g] > buf.shape[0]:
+        return -1
+    b0 = buf[f[4, g]]
+    b1 = buf[f[4, g] + 1]
+    if b0 == 78 and b1 == 84:  # NT
+        return 0
+    if b0 == 70 and b1 == 84:  # FT
+        return 1
+    if b0 == 80 and b1 == 79:  # PO
+        return 2
+    if b0 == 70 and b1 == 79:  # FO
+        return 3
+    return -1
+
+
+@njit(cache=True)
+def _scalar_amount(buf, f, g):  # pragma: no cover - compiled
+    """(numerator, denominator, ok) of the scalar amount field `g`."""
+    if g < 0 or f[3, g] == ARRAY:
+        return 0, 1, False
+    return _amount(buf, f[3, g], f[4, g], f[5, g], f[6, g])
+
+
+@njit(cache=True)
+def _money(buf, f, i_rows, a_rows, where, variant, n, chips, a_lo, a_hi, paid, nums, dens,
+           scalars):  # pragma: no cover - compiled
+    """Read the document's amounts and find its scale (`phh._scale`); write the lists in units into `nums` (rows
+    `U_*`) and [small bet, big bet, rake] into `scalars`. Returns the scale, or -1 to decline (an amount of
+    another type, too large or too fine, a player the hand does not have, a draw or a bring-in)."""
+    size = buf.shape[0]
+    if not _list(buf, f, where[KEY_STACKS], n, i_rows, nums[U_STARTING], dens[U_STARTING]):
+        return -1
+    if where[KEY_ANTES] < 0 or not _list(buf, f, where[KEY_ANTES], n, i_rows, nums[U_ANTES], dens[U_ANTES]):
+        return -1
+    if where[KEY_BLINDS] < 0 or not _list(buf, f, where[KEY_BLINDS], n, i_rows, nums[U_FORCED], dens[U_FORCED]):
+        return -1
+    if paid >= 0 and not _list(buf, f, paid, n, i_rows, nums[U_FINISHING], dens[U_FINISHING]):
+        return -1
+    rows = 4 if paid >= 0 else 3
+    small_n, small_d, ok = _scalar_amount(buf, f, where[KEY_SMALL_BET])
+    big_n, big_d, ok2 = _scalar_amount(buf, f, where[KEY_BIG_BET])
+    fixed = _FIXED_LIMIT[variant] == 1
+    if fixed and not (ok and ok2):
+        return -1
+    rake_n, rake_d, ok3 = _scalar_amount(buf, f, where[KEY_RAKE])
+    if where[KEY_RAKE] >= 0 and not ok3:
+        return -1
+    scale = chips
+    for r in range(rows):
+        for j in range(n):
+            scale = _lcm_scale(scale, dens[r, j])
+            if scale < 0:
+                return -1
+    if fixed:
+        scale = _lcm_scale(scale, small_d)
+        if scale > 0:
+            scale = _lcm_scale(scale, big_d)
+    if scale > 0 and where[KEY_RAKE] >= 0:
+        scale = _lcm_scale(scale, rake_d)
+    for a in range(a_lo, a_hi):
+        if scale < 0:
+            return -1
+        verb = a_rows[0, a]
+        if verb == 0 or verb == V_DB:
+            continue
+        if verb != V_DH and verb != V_F and verb != V_CC and verb != V_CBR and verb != V_SM:
+            return -1  # a draw or a bring-in
+        if a_rows[1, a] < 1 or a_rows[1, a] > n:
+            return -1
+        if verb == V_CBR and a_rows[2, a] != 1:
+            _num, den, ok = _decimal(buf, max(0, a_rows[4, a]), min(size, a_rows[5, a]), _DIGITS[1])
+            if not ok:
+                return -1
+            scale = _lcm_scale(scale, den)
+    if scale < 0:
+        return -1
+    for r in range(rows):
+        for j in range(n):
+            v, ok = _units(nums[r, j], dens[r, j], scale)
+            if not ok:
+                return -1
+            nums[r, j] = v
+    scalars[0] = scalars[1] = -1
+    scalars[2] = 0
+    if fixed:
+        v, ok = _units(small_n, small_d, scale)
+        if not ok:
+            return -1
+        scalars[0] = v
+        v, ok = _units(big_n, big_d, scale)
+        if not ok:
+            return -1
+        scalars[1] = v
+    if where[KEY_RAKE] >= 0:
+        v, ok = _units(rake_n, rake_d, scale)
+        if not ok:
+            return -1
+        scalars[2] = v
+    return scale
+
+
+@njit(cache=True)
+def _seating(f, i_rows, where, n, seat_of):  # pragma: no cover - compiled
+    """Fill `seat_of` (by position); returns max_seats, or -1 to decline (seats not n integers 1..10, a seat
+    listed twice, a seat_count that is not an integer 0..10, players that are not n strings)."""
+    g = where[KEY_SEATS]
+    if g >= 0:
+        if f[3, g] != ARRAY or f[8, g] - f[7, g] != n or f[7, g] < 0 or f[8, g] > i_rows.shape[1]:
+            return -1
+        for j in range(n):
+            it = f[7, g] + j
+            if i_rows[0, it] != INT or i_rows[3, it] < 1 or i_rows[3, it] > 10:
+                return -1
+            seat_of[j] = i_rows[3, it]
+    else:
+        for j in range(n):
+            seat_of[j] = j + 1
+    top = n
+    for j in range(n):
+        if seat_of[j] > top:
+            top = seat_of[j]
+        for k in range(j):
+            if seat_of[k] == seat_of[j]:
+                return -1  # a seat listed twice: the consistency check's to word
+    g = where[KEY_SEAT_COUNT]
+    if g >= 0:
+        if f[3, g] != INT or f[6, g] < 0 or f[6, g] > 10:
+            return -1
+        if f[6, g] > 0:
+            top = f[6, g]
+    g = where[KEY_PLAYERS]
+    if g >= 0:
+        if f[3, g] != ARRAY or f[8, g] - f[7, g] != n or f[7, g] < 0 or f[8, g] > i_rows.shape[1]:
+            return -1
+        for j in range(n):
+            if i_rows[0, f[7, g] + j] != STR:
+                return -1
+    return top
+
+
+@njit(cache=True)
+def _forced(nums, n, seat_of, w, ev, ne):  # pragma: no cover - compiled
+    """The button, the antes and the blinds (`phh._phh_betting`'s start); returns (events, bet faced, dead money,
+    the stakes' ante). Heads-up the button, the last player, posts the small blind: the arrays apply reversed."""
+    payers = 0
+    for j in range(n):
+        src = n - 1 - j if n == 2 else j
+        w[W_HOLE_DEALS, j] = nums[U_ANTES, src]  # the ante and blind by position, for a moment
+        w[W_WON, j] = nums[U_FORCED, src]
+        if nums[U_ANTES, src] > 0:
+            payers += 1
+        w[W_STACK, j] = nums[U_STARTING, j]
+        w[W_LIVE, j] = 0
+        w[W_ROUND, j] = 0
+        w[W_FOLDED, j] = 0
+    same = True
+    for j in range(1, n):
+        if w[W_HOLE_DEALS, j] != w[W_HOLE_DEALS, 0]:
+            same = False
+    ante = w[W_HOLE_DEALS, 0] if payers >= 2 and same else 0
+    _event(ev, ne, _KIND[K_BUTTON], seat_of[n - 1])
+    ne += 1
+    dead = 0
+    for j in range(n):
+        due = w[W_HOLE_DEALS, j]
+        if due <= 0:
+            continue
+        amount = min(due, w[W_STACK, j])
+        w[W_STACK, j] -= amount
+        _event(ev, ne, _KIND[K_POST], seat_of[j])
+        if payers == 1:
+            dead += amount
+            ev[ne, E_POST] = P_DEAD
+        else:
+            w[W_LIVE, j] += amount
+            ev[ne, E_POST] = P_ANTE
+        ev[ne, E_AMOUNT] = amount
+        if w[W_STACK, j] == 0:
+            ev[ne, E_ALL_IN] = 1
+        ne += 1
+    current = 0
+    for k in range(n):
+        j = k
+        if n == 2:
+            j = 1 - k
+        due = w[W_WON, j]
+        if due <= 0:
+            continue
+        amount = min(due, w[W_STACK, j])
+        w[W_STACK, j] -= amount
+        w[W_LIVE, j] += amount
+        w[W_ROUND, j] += amount
+        if w[W_ROUND, j] > current:
+            current = w[W_ROUND, j]
+        _event(ev, ne, _KIND[K_POST], seat_of[j])
+        if k < 2:
+            ev[ne, E_POST] = P_BLIND
+            ev[ne, E_BLIND] = k + 1
+        else:
+            ev[ne, E_POST] = P_STRADDLE
+        ev[ne, E_AMOUNT] = amount
+        if w[W_STACK, j] == 0:
+            ev[ne, E_ALL_IN] = 1
+        ne += 1
+    for j in range(n):
+        w[W_HOLE_DEALS, j] = 0
+        w[W_HOLE_LO, j] = 0
+        w[W_HOLE_HI, j] = 0
+        w[W_WON, j] = 0
+    return ne, current, dead, ante
+
+
+@njit(cache=True)
+def _actions(buf, a_rows, a_lo, a_hi, c_code, variant, n, scale, seat_of, w, ev, ne, cards_out, nc,
+             current):  # pragma: no cover - compiled
+    """Each action as its canonical event, recorded as written, legal or not (`phh._phh_betting`); returns
+    (events, cards, where the return goes, showdown, ok). Not ok: a `cbr` below what is in or above the stack,
+    an output past its capacity, `sm -` after two deals to the player."""
+    size = buf.shape[0]
+    n_codes = c_code.shape[0]
+    showdown = False
+    last_bet = ne
+    for a in range(a_lo, a_hi):
+        verb = a_rows[0, a]
+        if verb == 0:
+            continue
+        if ne + 1 > ev.shape[0]:
+            return ne, nc, last_bet, showdown, False
+        i = a_rows[1, a] - 1
+        lo = max(0, min(a_rows[7, a], n_codes))
+        hi = max(lo, min(a_rows[8, a], n_codes))
+        if nc + hi - lo + _HOLE_CARDS[variant] + (w[W_HOLE_HI, i] - w[W_HOLE_LO, i] if i >= 0 else 0) > \
+                cards_out.shape[0]:
+            return ne, nc, last_bet, showdown, False
+        if verb == V_CC:
+            owed = current - w[W_ROUND, i]
+            _event(ev, ne, _KIND[K_ACTION], seat_of[i])
+            if owed <= 0 or w[W_STACK, i] == 0:
+                ev[ne, E_ACTION] = A_CHECK
+            else:
+                amount = owed if owed < w[W_STACK, i] else w[W_STACK, i]
+                w[W_STACK, i] -= amount
+                w[W_LIVE, i] += amount
+                w[W_ROUND, i] += amount
+                ev[ne, E_ACTION] = A_CALL
+                ev[ne, E_AMOUNT] = amount
+                ev[ne, E_TO] = w[W_ROUND, i]
+                ev[ne, E_ALL_IN] = 1 if w[W_STACK, i] == 0 else 0
+            ne += 1
+            last_bet = ne
+        elif verb == V_F:
+            w[W_FOLDED, i] = 1
+            _event(ev, ne, _KIND[K_ACTION], seat_of[i])
+            ev[ne, E_ACTION] = A_FOLD
+            ne += 1
+            last_bet = ne
+        elif verb == V_CBR:
+            num = a_rows[3, a]
+            den = 1
+            if a_rows[2, a] != 1:
+                num, den, ok = _decimal(buf, max(0, a_rows[4, a]), min(size, a_rows[5, a]), _DIGITS[1])
+                if not ok:
+                    return ne, nc, last_bet, showdown, False
+            target, ok = _units(num, den, scale)
+            if not ok:
+                return ne, nc, last_bet, showdown, False
+            amount = target - w[W_ROUND, i]
+            if amount < 0 or amount > w[W_STACK, i]:
+                return ne, nc, last_bet, showdown, False  # inconsistent amounts: the reference path words it
+            w[W_STACK, i] -= amount
+            w[W_LIVE, i] += amount
+            w[W_ROUND, i] = target
+            if amount == 0:
+                name = A_RAISE if current > 0 else A_BET
+            else:
+                name = A_CALL if target <= current else A_RAISE if current > 0 else A_BET
+            if target > current:
+                current = target
+            _event(ev, ne, _KIND[K_ACTION], seat_of[i])
+            ev[ne, E_ACTION] = name
+            ev[ne, E_AMOUNT] = amount
+            ev[ne, E_TO] = target
+            ev[ne, E_ALL_IN] = 1 if w[W_STACK, i] == 0 else 0
+            ne += 1
+            last_bet = ne
+        elif verb in (V_DH, V_DB):
+            if verb == V_DB:
+                for j in range(n):
+                    w[W_ROUND, j] = 0
+                current = 0
+            _event(ev, ne, _KIND[K_DEAL], seat_of[i] if verb == V_DH else _NONE[0])
+            ev[ne, E_TARGET] = 0 if verb == V_DH else 1
+            ev[ne, E_CARD_LO] = nc
+            for q in range(lo, hi):
+                cards_out[nc] = c_code[q]
+                nc += 1
+            ev[ne, E_CARD_HI] = nc
+            if verb == V_DH:
+                w[W_HOLE_DEALS, i] += 1
+                w[W_HOLE_LO, i] = ev[ne, E_CARD_LO]
+                w[W_HOLE_HI, i] = nc
+            ne += 1
+        else:  # V_SM (draws and bring-ins were declined by `_money`)
+            showdown = True
+            how = a_rows[6, a]
+            if how == SM_MUCK:
+                _event(ev, ne, _KIND[K_MUCK], seat_of[i])
+                ne += 1
+                continue
+            _event(ev, ne, _KIND[K_SHOW], seat_of[i])
+            ev[ne, E_CARD_LO] = nc
+            if how == SM_DEALT:
+                if w[W_HOLE_DEALS, i] > 1:
+                    return ne, nc, last_bet, showdown, False  # several deals' cards: the reference joins them
+                if w[W_HOLE_DEALS, i] == 1 and w[W_HOLE_HI, i] > w[W_HOLE_LO, i]:
+                    for q in range(w[W_HOLE_LO, i], w[W_HOLE_HI, i]):
+                        cards_out[nc] = cards_out[q]
+                        nc += 1
+                else:
+                    for _ in range(_HOLE_CARDS[variant]):
+                        cards_out[nc] = UNKNOWN_CARD
+                        nc += 1
+            else:
+                for q in range(lo, hi):
+                    cards_out[nc] = c_code[q]
+                    nc += 1
+            ev[ne, E_CARD_HI] = nc
+            ne += 1
+    return ne, nc, last_bet, showdown, True
+
+
+@njit(cache=True)
+def _settle(n, seat_of, w, nums, paid_out, from_finishing, rake, dead, showdown, last_bet, ev,
+            ne):  # pragma: no cover - compiled
+    """The uncalled bet returned, then (paid out) the rake and the award; returns (events, ok). Not ok unless one
+    pot (the contenders all put in the same) is won whole by one of its contenders (`phh._awards`' fast path)."""
+    if ne + 3 > ev.shape[0]:
+        return ne, False
+    top = -1
+    folded = 0
+    for j in range(n):
+        if w[W_FOLDED, j]:
+            folded += 1
+        elif top < 0 or w[W_LIVE, j] > w[W_LIVE, top]:
+            top = j
+    returned = 0
+    if (paid_out or showdown or n - folded <= 1) and top >= 0:
+        second = 0
+        for j in range(n):
+            if j != top and w[W_LIVE, j] > second:
+                second = w[W_LIVE, j]
+        if w[W_LIVE, top] > second:
+            returned = w[W_LIVE, top] - second
+            w[W_STACK, top] += returned
+            for r in range(ne, last_bet, -1):  # make room at last_bet
+                for c in range(ev.shape[1]):
+                    ev[r, c] = ev[r - 1, c]
+            _event(ev, last_bet, _KIND[K_RETURN], seat_of[top])
+            ev[last_bet, E_AMOUNT] = returned
+            ne += 1
+    if not paid_out:
+        return ne, True
+    level = -1
+    pot = dead
+    for j in range(n):
+        put = w[W_LIVE, j] - (returned if j == top else 0)
+        pot += put
+        if not w[W_FOLDED, j] and put > 0:
+            if level < 0:
+                level = put
+            elif put != level:
+                return ne, False  # side pots
+    winner = -1
+    for j in range(n):
+        won = nums[U_FINISHING, j] - w[W_STACK, j] if from_finishing else nums[U_FINISHING, j]
+        w[W_WON, j] = won
+        if won != 0:
+            if winner >= 0:
+                return ne, False  # several winners (a split, or a loser's negative winnings)
+            winner = j
+    if level < 0 or winner < 0 or w[W_WON, winner] <= 0 or w[W_WON, winner] != pot - rake \
+            or w[W_FOLDED, winner] or w[W_LIVE, winner] - (returned if winner == top else 0) <= 0:
+        return ne, False  # not one pot won whole by one of its contenders: `_awards`' general path
+    if rake:
+        _event(ev, ne, _KIND[K_RAKE], _NONE[0])
+        ev[ne, E_POT] = 0
+        ev[ne, E_AMOUNT] = rake
+        ne += 1
+    _event(ev, ne, _KIND[K_AWARD], seat_of[winner])
+    ev[ne, E_POT] = 0
+    ev[ne, E_AMOUNT] = w[W_WON, winner]
+    ne += 1
+    return ne, True
 
 
 @njit(cache=True)
@@ -197,518 +609,80 @@ def convert(buf, doc_rows, f, i_rows, a_rows, c_code, chips_per_unit, h_out, s_o
     written. `doc_rows`, `f`, `i_rows`, `a_rows`, `c_code` are `phh_scan.Scan`'s tables; `chips_per_unit` per
     document (1, or 100 when it names a currency with cents); `h_out` has a row per document, `s_out`, `ev` and
     `cards_out` the capacities the caller gave (a document that would pass one is declined)."""
-    n_docs = doc_rows.shape[1]
     n_fields = f.shape[1]
     n_actions = a_rows.shape[1]
-    n_codes = c_code.shape[0]
-    size = buf.shape[0]
-    ns = 0
-    ne = 0
-    nc = 0
+    ns = _NONE[1]  # not literals (see `_KIND`)
+    ne = _NONE[1]
+    nc = _NONE[1]
     where = np.empty(_N_KEYS, dtype=np.int64)
-    starting = np.zeros(10, np.int64)
-    starting_d = np.ones(10, np.int64)
-    antes = np.zeros(10, np.int64)
-    antes_d = np.ones(10, np.int64)
-    forced = np.zeros(10, np.int64)
-    forced_d = np.ones(10, np.int64)
-    finishing = np.zeros(10, np.int64)
-    finishing_d = np.ones(10, np.int64)
+    nums = np.zeros((4, 10), np.int64)
+    dens = np.ones((4, 10), np.int64)
+    scalars = np.zeros(3, np.int64)
     seat_of = np.zeros(10, np.int64)
-    stack = np.zeros(10, np.int64)
-    live = np.zeros(10, np.int64)
-    round_bet = np.zeros(10, np.int64)
-    folded = np.zeros(10, np.bool_)
-    ante_u = np.zeros(10, np.int64)
-    blind_of = np.zeros(10, np.int64)
-    hole_lo = np.zeros(10, np.int64)
-    hole_hi = np.zeros(10, np.int64)
-    hole_deals = np.zeros(10, np.int64)
-    won = np.zeros(10, np.int64)
-    order = np.zeros(10, np.int64)
-    for d in range(n_docs):
+    w = np.zeros((8, 10), np.int64)
+    for d in range(doc_rows.shape[1]):
         for c in range(h_out.shape[1]):
             h_out[d, c] = 0
-        s0 = ns
-        e0 = ne
-        c0 = nc
-        h_out[d, H_SEAT_LO] = ns
-        h_out[d, H_EV_LO] = ne
-        h_out[d, H_SEAT_HI] = ns
-        h_out[d, H_EV_HI] = ne
+        h_out[d, H_SEAT_LO] = h_out[d, H_SEAT_HI] = ns
+        h_out[d, H_EV_LO] = h_out[d, H_EV_HI] = ne
         if doc_rows[0, d] == 0 or doc_rows[3, d] == 0:  # not read, or actions not tokenized
             continue
-        ok = True
-        # -- fields by key id (a document holds each key at most once: the scanner refuses repeats)
+        # fields by key id (a document holds each key at most once: the scanner refuses repeats)
         for k in range(_N_KEYS):
             where[k] = -1
         f_lo = max(0, min(doc_rows[1, d], n_fields))
         f_hi = max(f_lo, min(doc_rows[2, d], n_fields))
         for g in range(f_lo, f_hi):
-            key = f[0, g]
-            if key >= 0 and key < _N_KEYS:
-                where[key] = g
-        g = where[KEY_VARIANT]
-        variant = -1
-        if g >= 0 and f[3, g] == STR and f[5, g] - f[4, g] == 2 and f[4, g] >= 0 and f[5, g] <= size:
-            b0 = buf[f[4, g]]
-            b1 = buf[f[4, g] + 1]
-            if b0 == 78 and b1 == 84:  # NT
-                variant = 0
-            elif b0 == 70 and b1 == 84:  # FT
-                variant = 1
-            elif b0 == 80 and b1 == 79:  # PO
-                variant = 2
-            elif b0 == 70 and b1 == 79:  # FO
-                variant = 3
-        if variant < 0:
-            continue
+            if 0 <= f[0, g] < _N_KEYS:
+                where[f[0, g]] = g
+        variant = _variant(buf, f, where[KEY_VARIANT])
         g = where[KEY_STACKS]
-        if g < 0 or f[3, g] != ARRAY:
+        if variant < 0 or g < 0 or f[3, g] != ARRAY:
             continue
         n = f[8, g] - f[7, g]
         if n < 2 or n > 10:
             continue
-        if not _list(buf, f, g, n, i_rows, starting, starting_d):
-            continue
-        g = where[KEY_ANTES]
-        if g < 0 or not _list(buf, f, g, n, i_rows, antes, antes_d):
-            continue
-        g = where[KEY_BLINDS]
-        if g < 0 or not _list(buf, f, g, n, i_rows, forced, forced_d):
-            continue
-        fixed = _FIXED_LIMIT[variant] == 1
-        small_n = small_d = big_n = big_d = 0
-        small_d = big_d = 1
-        if fixed:
-            g = where[KEY_SMALL_BET]
-            h = where[KEY_BIG_BET]
-            if g < 0 or h < 0 or f[3, g] == ARRAY or f[3, h] == ARRAY:
-                continue
-            small_n, small_d, ok = _amount(buf, f[3, g], f[4, g], f[5, g], f[6, g])
-            if not ok:
-                continue
-            big_n, big_d, ok = _amount(buf, f[3, h], f[4, h], f[5, h], f[6, h])
-            if not ok:
-                continue
-        g = where[KEY_FINISHING]
-        h = where[KEY_WINNINGS]
-        if g >= 0 and h >= 0:  # both: they may disagree (a warning), the reference path's to say
-            continue
-        paid_out = g >= 0 or h >= 0
-        if paid_out and not _list(buf, f, g if g >= 0 else h, n, i_rows, finishing, finishing_d):
-            continue
-        from_finishing = g >= 0
-        g = where[KEY_RAKE]
-        rake_n = 0
-        rake_d = 1
-        has_rake = g >= 0
-        if has_rake:
-            if f[3, g] == ARRAY:
-                continue
-            rake_n, rake_d, ok = _amount(buf, f[3, g], f[4, g], f[5, g], f[6, g])
-            if not ok:
-                continue
-        # -- actions: every player named must be one of the hand's; no draws, no bring-ins
+        if where[KEY_FINISHING] >= 0 and where[KEY_WINNINGS] >= 0:
+            continue  # both: they may disagree (a warning), the reference path's to say
+        paid = where[KEY_FINISHING] if where[KEY_FINISHING] >= 0 else where[KEY_WINNINGS]
         a_lo = max(0, min(doc_rows[4, d], n_actions))
         a_hi = max(a_lo, min(doc_rows[5, d], n_actions))
-        # -- the scale: the lcm of every amount's denominator and the smallest chip's
-        scale = chips_per_unit[d]
-        for j in range(n):
-            scale = _lcm_scale(scale, starting_d[j])
-            if scale > 0:
-                scale = _lcm_scale(scale, antes_d[j])
-            if scale > 0:
-                scale = _lcm_scale(scale, forced_d[j])
-            if scale > 0 and paid_out:
-                scale = _lcm_scale(scale, finishing_d[j])
-            if scale < 0:
-                break
-        if scale > 0 and fixed:
-            scale = _lcm_scale(scale, small_d)
-            if scale > 0:
-                scale = _lcm_scale(scale, big_d)
-        if scale > 0 and has_rake:
-            scale = _lcm_scale(scale, rake_d)
-        for a in range(a_lo, a_hi):
-            if scale < 0:
-                break
-            verb = a_rows[0, a]
-            if verb == 0 or verb == V_DB:
-                continue
-            if verb != V_DH and verb != V_F and verb != V_CC and verb != V_CBR and verb != V_SM:
-                ok = False  # a draw or a bring-in
-                break
-            if a_rows[1, a] < 1 or a_rows[1, a] > n:
-                ok = False
-                break
-            if verb == V_CBR:
-                if a_rows[2, a] == 1:
-                    if a_rows[3, a] < 0:
-                        ok = False
-                        break
-                else:
-                    num, den, ok = _decimal(buf, max(0, a_rows[4, a]), min(size, a_rows[5, a]), 18)
-                    if not ok:
-                        break
-                    scale = _lcm_scale(scale, den)
-        if not ok or scale < 0:
+        scale = _money(buf, f, i_rows, a_rows, where, variant, n, chips_per_unit[d], a_lo, a_hi, paid, nums, dens,
+                       scalars)
+        if scale < 0:
             continue
-        chip_unit = scale // chips_per_unit[d]
-        # -- amounts in units
-        for j in range(n):
-            v, ok = _units(starting[j], starting_d[j], scale)
-            if not ok:
-                break
-            starting[j] = v
-            v, ok = _units(antes[j], antes_d[j], scale)
-            if not ok:
-                break
-            antes[j] = v
-            v, ok = _units(forced[j], forced_d[j], scale)
-            if not ok:
-                break
-            forced[j] = v
-            if paid_out:
-                v, ok = _units(finishing[j], finishing_d[j], scale)
-                if not ok:
-                    break
-                finishing[j] = v
+        max_seats = _seating(f, i_rows, where, n, seat_of)
+        if max_seats < 0 or ns + n > s_out.shape[0] or ne + 1 + 2 * n > ev.shape[0]:
+            continue
+        e0 = ne
+        c0 = nc
+        ne, current, dead, ante = _forced(nums, n, seat_of, w, ev, ne)
+        ne, nc, last_bet, showdown, ok = _actions(buf, a_rows, a_lo, a_hi, c_code, variant, n, scale, seat_of, w,
+                                                  ev, ne, cards_out, nc, current)
+        if ok:
+            ne, ok = _settle(n, seat_of, w, nums, paid >= 0, where[KEY_FINISHING] >= 0, scalars[2], dead, showdown,
+                             last_bet, ev, ne)
         if not ok:
-            continue
-        small = big = -1
-        if fixed:
-            small, ok = _units(small_n, small_d, scale)
-            if ok:
-                big, ok = _units(big_n, big_d, scale)
-            if not ok:
-                continue
-        rake = 0
-        if has_rake:
-            rake, ok = _units(rake_n, rake_d, scale)
-            if not ok:
-                continue
-        # -- seats
-        g = where[KEY_SEATS]
-        if g >= 0:
-            if f[3, g] != ARRAY or f[8, g] - f[7, g] != n or f[7, g] < 0 or f[8, g] > i_rows.shape[1]:
-                continue
-            for j in range(n):
-                it = f[7, g] + j
-                if i_rows[0, it] != INT or i_rows[3, it] < 1 or i_rows[3, it] > 10:
-                    ok = False
-                    break
-                seat_of[j] = i_rows[3, it]
-            if not ok:
-                continue
-        else:
-            for j in range(n):
-                seat_of[j] = j + 1
-        top_seat = n
-        for j in range(n):
-            top_seat = max(top_seat, seat_of[j])
-            for k in range(j):
-                if seat_of[k] == seat_of[j]:
-                    ok = False  # a seat listed twice: the consistency check's to word
-        if not ok:
-            continue
-        g = where[KEY_SEAT_COUNT]
-        max_seats = top_seat
-        if g >= 0:
-            if f[3, g] != INT or f[6, g] < 0 or f[6, g] > 10:
-                continue
-            if f[6, g] > 0:
-                max_seats = f[6, g]
-        g = where[KEY_PLAYERS]
-        if g >= 0:
-            if f[3, g] != ARRAY or f[8, g] - f[7, g] != n or f[7, g] < 0 or f[8, g] > i_rows.shape[1]:
-                continue
-            for j in range(n):
-                if i_rows[0, f[7, g] + j] != STR:
-                    ok = False
-            if not ok:
-                continue
-        # -- forced bets (heads-up the button, the last player, posts the small blind: arrays reversed)
-        payers = 0
-        all_same = True
-        for j in range(n):
-            src = n - 1 - j if n == 2 else j
-            ante_u[j] = antes[src]
-            blind_of[j] = forced[src]
-            if ante_u[j] > 0:
-                payers += 1
-            stack[j] = starting[j]
-            live[j] = 0
-            round_bet[j] = 0
-            folded[j] = False
-            hole_deals[j] = 0
-            hole_lo[j] = 0
-            hole_hi[j] = 0
-        for j in range(1, n):
-            if ante_u[j] != ante_u[0]:
-                all_same = False
-        ante = ante_u[0] if payers >= 2 and all_same else 0
-        blinds = 2
-        if forced[1] == 0:
-            blinds = 1 if forced[0] != 0 else 0
-        # capacity: the seats, then each event written below is checked against `ev`'s rows
-        if ns + n > s_out.shape[0]:
-            continue
-        dead = 0
-        current = 0
-        if ne + 1 + 2 * n > ev.shape[0]:
-            continue
-        _event(ev, ne, K_BUTTON, seat_of[n - 1])
-        ne += 1
-        for j in range(n):
-            if ante_u[j] <= 0:
-                continue
-            amount = min(ante_u[j], stack[j])
-            stack[j] -= amount
-            _event(ev, ne, K_POST, seat_of[j])
-            if payers == 1:
-                dead += amount
-                ev[ne, E_POST] = P_DEAD
-            else:
-                live[j] += amount
-                ev[ne, E_POST] = P_ANTE
-            ev[ne, E_AMOUNT] = amount
-            if stack[j] == 0:
-                ev[ne, E_ALL_IN] = 1
-            ne += 1
-        if n == 2:
-            order[0] = 1
-            order[1] = 0
-        else:
-            for j in range(n):
-                order[j] = j
-        for k in range(n):
-            j = order[k]
-            if blind_of[j] <= 0:
-                continue
-            amount = min(blind_of[j], stack[j])
-            stack[j] -= amount
-            live[j] += amount
-            round_bet[j] += amount
-            if round_bet[j] > current:
-                current = round_bet[j]
-            _event(ev, ne, K_POST, seat_of[j])
-            if k < 2:
-                ev[ne, E_POST] = P_BLIND
-                ev[ne, E_BLIND] = k + 1
-            else:
-                ev[ne, E_POST] = P_STRADDLE
-            ev[ne, E_AMOUNT] = amount
-            if stack[j] == 0:
-                ev[ne, E_ALL_IN] = 1
-            ne += 1
-        # -- actions, recorded as written, legal or not
-        showdown = False
-        last_bet = ne  # the return goes right after the last betting event
-        n_folded = 0
-        for a in range(a_lo, a_hi):
-            verb = a_rows[0, a]
-            if verb == 0:
-                continue
-            if ne + 1 > ev.shape[0]:
-                ok = False
-                break
-            i = a_rows[1, a] - 1
-            lo = max(0, min(a_rows[7, a], n_codes))
-            hi = max(lo, min(a_rows[8, a], n_codes))
-            writes = verb in (V_DH, V_DB) or (verb == V_SM and a_rows[6, a] != SM_MUCK)
-            if writes and nc + max(hi - lo, _HOLE_CARDS[variant]) + (hole_hi[i] - hole_lo[i] if verb == V_SM
-                                                                     else 0) > cards_out.shape[0]:
-                ok = False
-                break
-            if verb == V_CC:
-                owed = current - round_bet[i]
-                _event(ev, ne, K_ACTION, seat_of[i])
-                if owed <= 0 or stack[i] == 0:
-                    ev[ne, E_ACTION] = A_CHECK
-                else:
-                    amount = owed if owed < stack[i] else stack[i]
-                    stack[i] -= amount
-                    live[i] += amount
-                    round_bet[i] += amount
-                    ev[ne, E_ACTION] = A_CALL
-                    ev[ne, E_AMOUNT] = amount
-                    ev[ne, E_TO] = round_bet[i]
-                    ev[ne, E_ALL_IN] = 1 if stack[i] == 0 else 0
-                ne += 1
-                last_bet = ne
-            elif verb == V_F:
-                if not folded[i]:
-                    folded[i] = True
-                    n_folded += 1
-                _event(ev, ne, K_ACTION, seat_of[i])
-                ev[ne, E_ACTION] = A_FOLD
-                ne += 1
-                last_bet = ne
-            elif verb == V_CBR:
-                if a_rows[2, a] == 1:
-                    num = a_rows[3, a]
-                    den = 1
-                else:
-                    num, den, ok = _decimal(buf, max(0, a_rows[4, a]), min(size, a_rows[5, a]), 18)
-                    if not ok:
-                        break
-                target, ok = _units(num, den, scale)
-                if not ok:
-                    break
-                amount = target - round_bet[i]
-                if amount < 0 or amount > stack[i]:
-                    ok = False  # inconsistent amounts: the reference path words it
-                    break
-                stack[i] -= amount
-                live[i] += amount
-                round_bet[i] = target
-                if amount == 0:
-                    name = A_RAISE if current > 0 else A_BET
-                else:
-                    name = A_CALL if target <= current else A_RAISE if current > 0 else A_BET
-                if target > current:
-                    current = target
-                _event(ev, ne, K_ACTION, seat_of[i])
-                ev[ne, E_ACTION] = name
-                ev[ne, E_AMOUNT] = amount
-                ev[ne, E_TO] = target
-                ev[ne, E_ALL_IN] = 1 if stack[i] == 0 else 0
-                ne += 1
-                last_bet = ne
-            elif verb == V_DH:
-                _event(ev, ne, K_DEAL, seat_of[i])
-                ev[ne, E_TARGET] = 0
-                ev[ne, E_CARD_LO] = nc
-                for q in range(lo, hi):
-                    cards_out[nc] = c_code[q]
-                    nc += 1
-                ev[ne, E_CARD_HI] = nc
-                hole_deals[i] += 1
-                hole_lo[i] = ev[ne, E_CARD_LO]
-                hole_hi[i] = nc
-                ne += 1
-            elif verb == V_DB:
-                for j in range(n):
-                    round_bet[j] = 0
-                current = 0
-                _event(ev, ne, K_DEAL, -1)
-                ev[ne, E_TARGET] = 1
-                ev[ne, E_CARD_LO] = nc
-                for q in range(lo, hi):
-                    cards_out[nc] = c_code[q]
-                    nc += 1
-                ev[ne, E_CARD_HI] = nc
-                ne += 1
-            else:  # V_SM (draws and bring-ins were declined above)
-                showdown = True
-                how = a_rows[6, a]
-                if how == SM_MUCK:
-                    _event(ev, ne, K_MUCK, seat_of[i])
-                    ne += 1
-                    continue
-                _event(ev, ne, K_SHOW, seat_of[i])
-                ev[ne, E_CARD_LO] = nc
-                if how == SM_DEALT:
-                    if hole_deals[i] > 1:
-                        ok = False  # the cards of several deals: the reference path joins them
-                        break
-                    if hole_deals[i] == 1 and hole_hi[i] > hole_lo[i]:
-                        for q in range(hole_lo[i], hole_hi[i]):
-                            cards_out[nc] = cards_out[q]
-                            nc += 1
-                    else:
-                        for _ in range(_HOLE_CARDS[variant]):
-                            cards_out[nc] = UNKNOWN_CARD
-                            nc += 1
-                else:
-                    for q in range(lo, hi):
-                        cards_out[nc] = c_code[q]
-                        nc += 1
-                ev[ne, E_CARD_HI] = nc
-                ne += 1
-        if not ok:
-            ns = s0
             ne = e0
             nc = c0
             continue
-        # -- the end: the uncalled bet, the pot, the award
-        if ne + 3 > ev.shape[0]:
-            ne = e0
-            nc = c0
-            continue
-        top = -1
-        for j in range(n):
-            if not folded[j] and (top < 0 or live[j] > live[top]):
-                top = j
-        returned = 0
-        if (paid_out or showdown or n - n_folded <= 1) and top >= 0:
-            second = 0
-            for j in range(n):
-                if j != top and live[j] > second:
-                    second = live[j]
-            if live[top] > second:
-                returned = live[top] - second
-                stack[top] += returned
-                for r in range(ne, last_bet, -1):  # make room at last_bet
-                    for c in range(ev.shape[1]):
-                        ev[r, c] = ev[r - 1, c]
-                _event(ev, last_bet, K_RETURN, seat_of[top])
-                ev[last_bet, E_AMOUNT] = returned
-                ne += 1
-        if paid_out:
-            level = -1
-            pot = dead
-            for j in range(n):
-                put = live[j] - (returned if j == top else 0)
-                pot += put
-                if not folded[j] and put > 0:
-                    if level < 0:
-                        level = put
-                    elif put != level:
-                        ok = False  # side pots
-            winner = -1
-            for j in range(n):
-                w = finishing[j] - stack[j] if from_finishing else finishing[j]
-                won[j] = w
-                if w != 0:
-                    if winner >= 0:
-                        ok = False  # several winners (a split, or a loser's negative winnings)
-                    winner = j
-            if ok and (level < 0 or winner < 0 or won[winner] <= 0 or won[winner] != pot - rake
-                       or folded[winner] or live[winner] - (returned if winner == top else 0) <= 0):
-                ok = False  # not one pot won whole by one of its contenders: `_awards`' general path
-            if not ok:
-                ne = e0
-                nc = c0
-                continue
-            if rake:
-                _event(ev, ne, K_RAKE, -1)
-                ev[ne, E_POT] = 0
-                ev[ne, E_AMOUNT] = rake
-                ne += 1
-            _event(ev, ne, K_AWARD, seat_of[winner])
-            ev[ne, E_POT] = 0
-            ev[ne, E_AMOUNT] = won[winner]
-            ne += 1
-        # -- the hand's rows
         for j in range(n):
             s_out[ns, S_SEAT] = seat_of[j]
-            s_out[ns, S_STACK] = starting[j]
+            s_out[ns, S_STACK] = nums[U_STARTING, j]
             s_out[ns, S_POSITION] = j
             ns += 1
         h_out[d, H_OK] = 1
         h_out[d, H_N] = n
         h_out[d, H_VARIANT] = variant
         h_out[d, H_SCALE] = scale
-        h_out[d, H_CHIP_UNIT] = chip_unit
+        h_out[d, H_CHIP_UNIT] = scale // chips_per_unit[d]
         h_out[d, H_MAX_SEATS] = max_seats
         h_out[d, H_ANTE] = ante
-        h_out[d, H_BLINDS] = blinds
-        h_out[d, H_BLIND1] = forced[0]
-        h_out[d, H_BLIND2] = forced[1]
-        h_out[d, H_SMALL] = small
-        h_out[d, H_BIG] = big
+        h_out[d, H_BLINDS] = 2 if nums[U_FORCED, 1] != 0 else 1 if nums[U_FORCED, 0] != 0 else 0
+        h_out[d, H_BLIND1] = nums[U_FORCED, 0]
+        h_out[d, H_BLIND2] = nums[U_FORCED, 1]
+        h_out[d, H_SMALL] = scalars[0]
+        h_out[d, H_BIG] = scalars[1]
         h_out[d, H_SEAT_HI] = ns
         h_out[d, H_EV_HI] = ne
     return ns, ne, nc
