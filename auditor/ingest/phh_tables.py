@@ -20,8 +20,10 @@ the run's first file (the run's other files give no item); a chunk's hands' dict
 few hands a report shows) are converted again from the file's bytes, kept with the chunk, when asked for.
 A chunk holds hands of many files: `TableChunk.hand_files` names each hand's.
 
-The kernels cost ~0.3-0.5 s a process to load from Numba's cache (seconds to compile on a first run), against
-~100 µs a hand saved: `worth_it` takes the path for a run of `MIN_FILES` files or more, or once they are loaded.
+The kernel costs ~0.05 s of CPU a process to load from Numba's cache once the scanner is loaded (and ~6 s to
+compile, ~3 s more for the validator's kernels, on the first run after an install), against ~150 µs a hand
+saved: `worth_it` takes the path for a run of `MIN_FILES` files or more (a partition's run of a folder's
+files), or in any run once the kernel is loaded, so a handful of `.phh` files never compiles it.
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, Cano
 
 __all__ = ["FAILURES", "MIN_FILES", "read_batch", "worth_it"]
 
-#: a run of fewer `.phh` files than this is read the dict way unless the kernels are already loaded: their load
-#: (~0.4 s from the cache) is earned back after ~4,000 hands at ~100 µs saved each
-MIN_FILES = 2000
+#: a run of fewer `.phh` files than this is read the dict way unless the kernel is already loaded: its load from
+#: the cache (~0.05 s) is earned back after ~350 hands, its first compile only by the runs after
+MIN_FILES = 500
 #: the last failures of the fast path itself (a bug: its files then took the reference path)
 FAILURES: list[str] = []
 _loaded = False
