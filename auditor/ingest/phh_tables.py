@@ -200,7 +200,12 @@ def _values(s: phh_scan.Scan, where: np.ndarray, docs: int) -> dict[str, dict[in
     for key in _ID_KEYS:
         column = where[:, _KEY[key]]
         present = np.flatnonzero(column >= 0)
-        out[key] = {int(d): phh_scan.field_value(s, int(column[d])) for d in present} if len(present) else {}
+        rows = column[present]
+        integer = s.f_kind[rows] == phh_scan.INT  # the usual `hand = 22`: read from the column, no call a hand
+        values = dict(zip(present[integer].tolist(), s.f_int[rows[integer]].tolist(), strict=True))
+        for d, g in zip(present[~integer].tolist(), rows[~integer].tolist(), strict=True):
+            values[d] = phh_scan.field_value(s, g)
+        out[key] = values
     return out
 
 
