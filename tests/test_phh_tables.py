@@ -219,3 +219,41 @@ def test_audits_through_both_paths_agree(tmp_path, monkeypatch):
     assert (fast.hands_audited, fast.not_covered, fast.not_covered_per_file) == \
         (slow.hands_audited, slow.not_covered, slow.not_covered_per_file)
     assert len(fast.findings) > 0
+
+
+def test_a_partition_reads_runs_of_phh_inputs_as_chunks_with_read_pieces_items(tmp_path, monkeypatch):
+    """`partition.read_pieces` with the columnar path: piece by piece, the items are `read_piece`'s, a run's hands
+    coming as one chunk with the run's first piece (its other pieces give none), odd files as before."""
+    from auditor.engines import partition
+    from auditor.model.inputs import InputFile
+
+    seeds = fuzz.load_seeds("phh", phh_files=40)
+    rng = random.Random(5)
+    plain = [piece for suffix, piece in seeds.pieces if suffix == ".phh"]
+    inputs = []
+    for k in range(150):
+        data = fuzz.mutate(plain[k % len(plain)], rng, seeds)[0] if k % 5 == 4 else plain[k % len(plain)]
+        name = "other.jsonl" if k == 70 else f"m{k:03}.phh"
+        path = tmp_path / name
+        path.write_bytes(b"{}\n" if k == 70 else data)
+        inputs.append(InputFile(path, "jsonl" if k == 70 else "phh", name))
+    pieces = [partition.Piece(i, item) for i, item in enumerate(inputs)]
+    monkeypatch.setattr(phh_tables, "MIN_FILES", 0)
+    monkeypatch.setattr("auditor.ingest.phh._BATCH_FILES", 32)  # runs cut into batches
+    expected = [[repr(x) for x in partition.read_piece(p)] for p in pieces]
+    got = []
+    chunks = 0
+    for piece, items in partition.read_pieces(pieces):
+        shown = []
+        for item in items:
+            if isinstance(item, TableChunk):
+                chunks += 1
+                assert item.files()[0] == str(piece.input.path)
+                shown += [[repr(h)] for h in item.sources()]
+            else:
+                shown.append([repr(item)])
+        got.append((piece.input_index, shown))
+    flat_got = [x for _i, shown in got for one in shown for x in one]
+    assert flat_got == [x for items in expected for x in items]
+    assert [i for i, _ in got] == list(range(len(pieces)))
+    assert chunks >= 5
