@@ -16,9 +16,12 @@ the scanner does not read exactly as `tomllib` would (comments, tables, escapes,
 or whose actions it does not tokenize exactly as `_parse_actions` would, takes the reference path
 (`_read_phh_reference`: `phh_toml`, `_parse_actions`), which also words every refusal. Either way the
 items are the same (`tests/test_phh_scan.py`). An audit reads a folder's `.phh` inputs the same way, many
-per scanner call (`read_plain_phh_batch`, through `detect.read_plain_phh` and `partition.read_pieces`).
-The conversion after that is still Python, a dict per hand and event, its betting bookkeeping in one
-function (`_phh_betting`) until the replay kernel's state machine takes it over.
+per scanner call (`read_plain_phh_batch`, through `detect.read_plain_phh` and `partition.read_pieces`),
+and there the common case is converted by a compiled call straight into canonical tables (`phh_tables`,
+`phh_kernel`: no dict per hand or event), every other hand by `_convert` below, the reference. `_convert`
+is Python, a dict per hand and event, its betting bookkeeping in one function (`_phh_betting`), which
+`phh_kernel._forced`/`_actions`/`_settle` follow step for step (`tests/test_phh_tables.py` holds them
+equal).
 
 How PHH maps onto the canonical log
 -----------------------------------
