@@ -568,11 +568,11 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                     load_pack(name)
                 drop = np.array([not forced and name in unknown_packs for name in declared], dtype=bool)
                 if drop.any():  # as for a hand read alone that declares a pack that cannot be used
-                    hands = item.tables.hands
+                    hands, files = item.tables.hands, item.files()
                     for row in np.flatnonzero(drop).tolist():
                         line, table_id = int(hands["line"][row].as_py()), hands["table_id"][row].as_py()
-                        state.break_chain(item.file, table_id, line)
-                        refused.append(Quarantined(item.file, line, f"declares rule pack '{declared[row]}', which "
+                        state.break_chain(files[row], table_id, line)
+                        refused.append(Quarantined(files[row], line, f"declares rule pack '{declared[row]}', which "
                                                    f"cannot be used: {unknown_packs[declared[row]]}",
                                                    hands["hand_id"][row].as_py(), code="invalid-record",
                                                    table_id=table_id))
