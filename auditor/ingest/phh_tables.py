@@ -55,6 +55,7 @@ _KINDS = pa.array(phh_kernel.KIND_NAMES, pa.string())
 _ACTIONS = pa.array(phh_kernel.ACTION_NAMES, pa.string())
 _POSTS = pa.array(phh_kernel.POST_NAMES, pa.string())
 _TARGETS = pa.array(phh_kernel.TARGET_NAMES, pa.string())
+_ACTIVE = pa.array(["active"], pa.string())
 _CARDS = pa.array(phh_scan.card_names(list(range(phh_scan.UNKNOWN_CARD + 1))), pa.string())
 _KEY = {name: k for k, name in enumerate(phh_scan.KEYS)}
 #: keys whose Python value the hand's ids, room or currency need (read per hand, only where present)
@@ -181,6 +182,8 @@ def _convert(raws: list[bytes | None], names: list[str], labels: list[str],
 
 
 _ZERO_DECIMAL = phh.ZERO_DECIMAL_CURRENCIES
+#: a chunk's (unused) source rows: its hands come from `_Lazy`, not from rows
+_EMPTY = (HANDS_SCHEMA.empty_table(), SEATS_SCHEMA.empty_table(), EVENTS_SCHEMA.empty_table())
 
 
 def _where(s: phh_scan.Scan, docs: int) -> np.ndarray:
@@ -219,6 +222,13 @@ def _coded(names: pa.Array, codes: np.ndarray) -> pa.Array:
     return names.take(pa.array(codes, pa.int64(), mask=codes < 0))
 
 
+def _texts(values: list[str | None]) -> pa.Array:
+    """A text column, all nulls without a list conversion when it is (`room`, `currency`: usually absent)."""
+    if values.count(None) == len(values):
+        return pa.nulls(len(values), pa.string())
+    return pa.array(values, pa.string())
+
+
 def _small(values: np.ndarray) -> pa.Array:
     return pa.array(values.astype(np.int8), pa.int8(), mask=values < 0)
 
@@ -241,12 +251,12 @@ def _tables(s: phh_scan.Scan, h: np.ndarray, seats: np.ndarray, ev: np.ndarray, 
         "hand": pa.array(np.arange(count, dtype=np.int32)),
         "hand_id": pa.array(hand_ids, pa.string()),
         "table_id": pa.array(table_ids, pa.string()),
-        "room": pa.array(rooms, pa.string()),
+        "room": _texts(rooms),
         "started_at": pa.nulls(count, pa.string()),  # a time is a TOML date-time, never in the scanner's subset
         "variant": _VARIANTS.take(pa.array(variant)),
         "structure": _STRUCTURES.take(pa.array(variant)),
-        "rule_pack": pa.array([rule_pack] * count, pa.string()),
-        "currency": pa.array(currency, pa.string()),
+        "rule_pack": pa.array([rule_pack], pa.string()).take(pa.array(np.zeros(count, np.int64))),
+        "currency": _texts(currency),
         "max_seats": pa.array(h[:, k.H_MAX_SEATS].astype(np.int8), pa.int8()),
         "blinds": _lists(blinds, pa.array(blind_values, pa.int64())),
         "ante": pa.array(h[:, k.H_ANTE], pa.int64()),
@@ -271,7 +281,7 @@ def _tables(s: phh_scan.Scan, h: np.ndarray, seats: np.ndarray, ev: np.ndarray, 
         "seat": pa.array(seats[:, k.S_SEAT].astype(np.int8), pa.int8()),
         "player": pa.array(names, pa.string()),
         "stack": pa.array(seats[:, k.S_STACK], pa.int64()),
-        "status": pa.array(["active"] * len(seats), pa.string()),
+        "status": _ACTIVE.take(pa.array(np.zeros(len(seats), np.int64))),
     }
     seat_table = pa.table([seat_columns[field.name] for field in SEATS_SCHEMA], schema=SEATS_SCHEMA)
     # events
@@ -370,11 +380,11 @@ def _chunk(tables: CanonicalTables, seat_starts: np.ndarray, event_starts: np.nd
         parts.append(part)
     empty = np.zeros(0, np.int64)
     names = [str(path) for path, _label, _raw in files]
+    no_hands, no_seats, no_events = _EMPTY
     given = _Lazy([(path, labels[k], raw) for (path, _label, raw), k in zip(files, rows.tolist(), strict=True)],
                   rule_pack)
-    return TableChunk(CanonicalTables(*parts), names[0], [None] * (b - a), [None] * (b - a),
-                      HANDS_SCHEMA.empty_table(), SEATS_SCHEMA.empty_table(), empty, empty,
-                      EVENTS_SCHEMA.empty_table(), empty, empty, given, (), names)
+    return TableChunk(CanonicalTables(*parts), names[0], [None] * (b - a), [None] * (b - a), no_hands, no_seats,
+                      empty, empty, no_events, empty, empty, given, (), names)
 
 
 class _Lazy(Sequence):
