@@ -218,6 +218,9 @@ def test_audits_through_both_paths_agree(tmp_path, monkeypatch):
     assert fast.hand_periods == slow.hand_periods
     assert (fast.hands_audited, fast.not_covered, fast.not_covered_per_file) == \
         (slow.hands_audited, slow.not_covered, slow.not_covered_per_file)
+    assert repr(fast.views) == repr(slow.views)  # the hands the reports show: the lazy sources' dicts
+    assert fast.table_hands == slow.table_hands
+    assert fast.finding_hands.equals(slow.finding_hands)
     assert len(fast.findings) > 0
 
 
