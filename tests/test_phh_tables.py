@@ -260,3 +260,37 @@ def test_a_partition_reads_runs_of_phh_inputs_as_chunks_with_read_pieces_items(t
     assert flat_got == [x for items in expected for x in items]
     assert [i for i, _ in got] == list(range(len(pieces)))
     assert chunks >= 5
+
+
+def test_edges_of_amounts_names_and_sizes(tmp_path):
+    """Amounts at and past the log's bounds, decimals the kernel reads exactly or leaves, long action lists, names
+    the reference strips: each file as the reference reads it."""
+    head = "variant = 'NT'\nantes = [0, 0, 0]\nblinds_or_straddles = [1, 2, 0]\n"
+    deal = "'d dh p1 AsKs', 'd dh p2 QdQc', 'd dh p3 7h8c'"
+    texts = {
+        "max.phh": head + f"starting_stacks = [{10**15 - 10}, 5, 5]\nactions = [{deal}, 'p3 f', "
+                          f"'p1 cbr {10**15 - 10}', 'p2 f']\nfinishing_stacks = [{10**15 - 8}, 3, 5]\n",
+        "over.phh": head + f"starting_stacks = [{10**15 + 1}, 5, 5]\nactions = [{deal}]\n",
+        "fine.phh": head + "starting_stacks = [5, 5, 5]\nactions = [" + deal + ", 'p3 cbr 0.0000001']\n",
+        "digits15.phh": head + "starting_stacks = [1234567890.12345, 5, 5]\nactions = [" + deal + ", 'p3 f', 'p1 f']"
+                               "\nfinishing_stacks = [1234567889.12345, 6, 5]\n",
+        "digits16.phh": head + "starting_stacks = [12345678901.12345, 5, 5]\nactions = [" + deal + ", 'p3 f', 'p1 f']"
+                               "\nfinishing_stacks = [12345678900.12345, 6, 5]\n",
+        "eighths.phh": head + "starting_stacks = [12.125, 5, 5]\nactions = [" + deal + ", 'p3 f', 'p1 f']"
+                              "\nwinnings = [0, 2, 0]\n",
+        "halves.phh": head + "starting_stacks = [10.5, 5, 5.25]\nactions = [" + deal + ", 'p3 cbr 2.75', 'p1 f', "
+                             "'p2 f']\nfinishing_stacks = [9.5, 3, 8.25]\n",
+        "long.phh": head + "starting_stacks = [100, 100, 100]\nactions = [" + deal + ", 'p3 cc', 'p1 cc', 'p2 cc', "
+                           + ", ".join(["'p1 cc'", "'p2 cc'", "'p3 cc'"] * 200)
+                           + "]\nfinishing_stacks = [98, 104, 98]\n",
+        "shows.phh": head + "starting_stacks = [100, 100, 100]\nactions = [" + deal + ", "
+                            + ", ".join(["'p1 sm -'", "'p2 sm'", "'p3 sm 2c3c'"] * 300) + "]\n",
+        "names.phh": head + "starting_stacks = [100, 100, 100]\nplayers = ['\u2003Ann\u2003', ' ', '" + "x" * 300
+                            + "']\nactions = [" + deal + ", 'p3 f', 'p1 f']\nfinishing_stacks = [99, 101, 100]\n",
+        "count.phh": head + "starting_stacks = [100, 100, 100]\nseat_count = -1\nactions = [" + deal + "]\n",
+        "ten.phh": "variant = 'NT'\nantes = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\nblinds_or_straddles = [1, 2, 4, 0, 0, 0, "
+                   "0, 0, 0, 0]\nstarting_stacks = [1, 2, 50, 50, 50, 50, 50, 50, 50, 50]\nactions = ['p4 f', "
+                   "'p5 f', 'p6 f', 'p7 f', 'p8 f', 'p9 f', 'p10 f', 'p1 cc', 'p2 cc']\n",
+    }
+    paths, labels = write(tmp_path / "edges", texts)
+    assert assert_same_as_reference(paths, labels) >= 8
