@@ -703,7 +703,7 @@ class HandBatch(Sequence):
         """Each hand's input (its `file`), for the hand periods."""
         out: list[str] = []
         for part in self.parts:
-            out.extend([part.file] * part.num_hands if isinstance(part, TableChunk) else [part.file])
+            out.extend(part.files() if isinstance(part, TableChunk) else [part.file])
         return out
 
     def started_at(self) -> list[object]:

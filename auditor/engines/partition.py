@@ -400,8 +400,8 @@ def read_pieces(pieces: Sequence[Piece], limits: Any = None) -> Iterator[tuple[P
             continue
         run = pieces[k:end]
         got = read_plain_phh([p.input.path for p in run], [p.input.name or None for p in run], limits)
-        for piece, item in zip(run, got, strict=False):  # the first len(got) of the run
-            yield piece, (item,) if item is not None else read_piece(piece, limits)
+        for piece, items in zip(run, got, strict=False):  # the first len(got) of the run
+            yield piece, items if items is not None else read_piece(piece, limits)
         k += len(got)
 
 
@@ -554,7 +554,11 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                 count = item.num_hands + len(item.quarantined)
                 hands_read += count
                 unreported += count
-                read_per_file[item.file] += count
+                if item.hand_files is None:
+                    read_per_file[item.file] += count
+                else:  # hands of many inputs (a run of `.phh` files: `ingest.phh_tables`)
+                    read_per_file.update(item.hand_files)
+                    read_per_file.update(q.file for q in item.quarantined)
                 refused = list(item.quarantined)
                 for q in refused:  # recorded before the chunk's hands replay, as a hand-by-hand reader's
                     if q.table_id is not None:
@@ -564,11 +568,11 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
                     load_pack(name)
                 drop = np.array([not forced and name in unknown_packs for name in declared], dtype=bool)
                 if drop.any():  # as for a hand read alone that declares a pack that cannot be used
-                    hands = item.tables.hands
+                    hands, files = item.tables.hands, item.files()
                     for row in np.flatnonzero(drop).tolist():
                         line, table_id = int(hands["line"][row].as_py()), hands["table_id"][row].as_py()
-                        state.break_chain(item.file, table_id, line)
-                        refused.append(Quarantined(item.file, line, f"declares rule pack '{declared[row]}', which "
+                        state.break_chain(files[row], table_id, line)
+                        refused.append(Quarantined(files[row], line, f"declares rule pack '{declared[row]}', which "
                                                    f"cannot be used: {unknown_packs[declared[row]]}",
                                                    hands["hand_id"][row].as_py(), code="invalid-record",
                                                    table_id=table_id))
@@ -764,7 +768,7 @@ def _audit_batch(batch: HandBatch, packs: dict[str, Pack], local: dict[str, Pack
 def _add_periods(into: dict[str, Period], batch: HandBatch) -> None:
     """The batch's hand periods (`engines.periods`): from the Arrow columns when the batch is Parquet chunks."""
     parts = batch.parts
-    if parts and all(isinstance(part, TableChunk) for part in parts):
+    if parts and all(isinstance(part, TableChunk) and part.hand_files is None for part in parts):
         add_columns(into, [part.file for part in parts], [part.tables.hands["started_at"] for part in parts])
     else:
         add_batch(into, batch.files(), batch.started_at())

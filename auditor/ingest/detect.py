@@ -179,13 +179,14 @@ def read_file(path: Path, fmt: str = "auto", name: str | None = None,
 
 
 def read_plain_phh(paths: Sequence[Path], names: Sequence[str | None],
-                   limits: Limits | None = None) -> list[SourceHand | Quarantined | None]:
-    """For many `.phh` inputs of format "phh", the one item `read_file(path, "phh", name, limits)` gives for
-    each, all read by one call of the PHH byte scanner (`phh.read_plain_phh_batch`); None for a file that
-    path does not take, which the caller reads with `read_file` (a file that is not a plain regular `.phh`
-    under the limits, not UTF-8, or beyond the scanner's TOML). Only the first files, up to a batch of bytes,
-    are read (at least one; the list is theirs): the caller asks again for the rest. Should the batch itself
-    fail (a bug), every file is None: read one by one, each failure is then on record (`contained`).
+                   limits: Limits | None = None) -> list[tuple | None]:
+    """For many `.phh` inputs of format "phh", the items `read_file(path, "phh", name, limits)` gives for
+    each, all read by one call of the PHH byte scanner (`phh.read_plain_phh_batch`: a tuple of items per file,
+    the hands of a run of files possibly one `TableChunk` given with the run's first file); None for a file
+    that path does not take, which the caller reads with `read_file` (a file that is not a plain regular
+    `.phh` under the limits, not UTF-8, or beyond the scanner's TOML). Only the first files, up to a batch of
+    bytes, are read (at least one; the list is theirs): the caller asks again for the rest. Should the batch
+    itself fail (a bug), every file is None: read one by one, each failure is then on record (`contained`).
     """
     limits = DEFAULT_LIMITS if limits is None else limits
     labels = [path.as_posix() if name is None else name for path, name in zip(paths, names, strict=True)]

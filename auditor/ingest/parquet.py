@@ -602,6 +602,12 @@ class TableChunk:
     #: item gives them with it, so the run records them (and breaks their tables' chains) before the
     #: chunk's hands replay, in the order a hand-by-hand reader gives them
     quarantined: tuple[Quarantined, ...] = ()
+    #: each hand's input when they are not all `file`'s (a batch of `.phh` files: `phh_tables`), else None
+    hand_files: Sequence[str] | None = None
+
+    def files(self) -> Sequence[str]:
+        """Each hand's input (`SourceHand.file`)."""
+        return self.hand_files if self.hand_files is not None else [self.file] * self.num_hands
 
     @property
     def num_hands(self) -> int:
@@ -673,13 +679,16 @@ class TableChunk:
             table = table.filter(pa.array(rows))
             tables.append(table.set_column(0, "hand", pa.array(new_number[hand[rows]].astype(np.int32))))
         kept = np.flatnonzero(keep)
-        given = None if self._given is None else [self._given[i] for i in kept]
+        given = (None if self._given is None else self._given.take(kept) if hasattr(self._given, "take")  # lazy
+                 else [self._given[i] for i in kept])
         seat_rows, seat_spans = _respan(self._seat_rows, self._seat_spans, kept)
         event_rows, event_spans = _respan(self._event_rows, self._event_spans, kept)
-        return TableChunk(CanonicalTables(*tables), self.file, [self.claimed_file[i] for i in kept],
+        file = self.file if self.hand_files is None else self.hand_files[int(kept[0])]
+        return TableChunk(CanonicalTables(*tables), file, [self.claimed_file[i] for i in kept],
                           [self.claimed_line[i] for i in kept], self._hands.take(kept) if self._hands.num_rows else
                           self._hands, self._seats, seat_rows, seat_spans, self._events, event_rows, event_spans,
-                          given, self.quarantined)
+                          given, self.quarantined,
+                          None if self.hand_files is None else [self.hand_files[i] for i in kept])
 
 
 def _respan(rows: np.ndarray, spans: np.ndarray, kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -16,9 +16,12 @@ the scanner does not read exactly as `tomllib` would (comments, tables, escapes,
 or whose actions it does not tokenize exactly as `_parse_actions` would, takes the reference path
 (`_read_phh_reference`: `phh_toml`, `_parse_actions`), which also words every refusal. Either way the
 items are the same (`tests/test_phh_scan.py`). An audit reads a folder's `.phh` inputs the same way, many
-per scanner call (`read_plain_phh_batch`, through `detect.read_plain_phh` and `partition.read_pieces`).
-The conversion after that is still Python, a dict per hand and event, its betting bookkeeping in one
-function (`_phh_betting`) until the replay kernel's state machine takes it over.
+per scanner call (`read_plain_phh_batch`, through `detect.read_plain_phh` and `partition.read_pieces`),
+and there the common case is converted by a compiled call straight into canonical tables (`phh_tables`,
+`phh_kernel`: no dict per hand or event), every other hand by `_convert` below, the reference. `_convert`
+is Python, a dict per hand and event, its betting bookkeeping in one function (`_phh_betting`), which
+`phh_kernel._forced`/`_actions`/`_settle` follow step for step (`tests/test_phh_tables.py` holds them
+equal).
 
 How PHH maps onto the canonical log
 -----------------------------------
@@ -326,13 +329,18 @@ def _read_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pack:
 
 
 def read_plain_phh_batch(paths: Sequence[Path], labels: Sequence[str], *, rule_pack: str,
-                         limits: Limits = DEFAULT_LIMITS) -> list[SourceHand | Quarantined | None]:
-    """For many `.phh` files at once, the one item `read_phh(paths[k], label=labels[k])` gives for each file
+                         limits: Limits = DEFAULT_LIMITS, tables: bool | None = None) -> list[tuple | None]:
+    """For many `.phh` files at once, the items `read_phh(paths[k], label=labels[k])` gives for each file
     the byte scanner reads (one kernel call over all their bytes), or None for a file it does not take
     (not a plain regular `.phh` under the limits, not UTF-8, TOML beyond the scanner's flat subset): the
     caller reads that one the ordinary way (`detect.read_file`), which also spools, refuses and words.
     Only the first files up to `_BATCH_BYTES` or `_BATCH_FILES` are read (at least one): the list is theirs,
     and the caller asks again for the rest, so memory is one batch whatever the files.
+
+    With `tables` (by default when `phh_tables.worth_it(len(paths))`), the hands the columnar path converts
+    come as canonical tables (`phh_tables.read_batch`): a run of consecutive such files is one `TableChunk`,
+    the item of the run's first file, and the run's other files have none (an empty tuple); every other file
+    has its one item, or None, as without. Without, each file has its one item (a 1-tuple) or None.
 
     Why: a run reads a folder of PHH files one input at a time, and each `read_phh` of one file paid the
     whole stack of per-file calls and a kernel dispatch, about as much as the hand's own conversion.
@@ -348,7 +356,11 @@ def read_plain_phh_batch(paths: Sequence[Path], labels: Sequence[str], *, rule_p
         size += len(raw) if raw is not None else 0
         if size >= _BATCH_BYTES or len(pending) >= _BATCH_FILES:
             break
-    return _scanned_batch(pending, rule_pack, None)
+    from auditor.ingest import phh_tables  # imports the kernels: only when there are PHH files
+
+    if tables if tables is not None else phh_tables.worth_it(len(paths)):
+        return phh_tables.read_batch(pending, rule_pack)
+    return [(item,) if item is not None else None for item in _scanned_batch(pending, rule_pack, None)]
 
 
 def _scanned_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pack: str,
