@@ -39,13 +39,17 @@ def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **opt
     _say_if_compiling(quiet)
     bar = progress_bar(sys.stderr, quiet)
     try:
-        return run_audit(paths, pack, progress=bar, **options)
+        return run_audit(paths, pack, progress=bar, notice=None if quiet else _notice, **options)
     except (UsageError, PackError) as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)
     finally:
         if bar is not None:
             bar.close()
+
+
+def _notice(line: str) -> None:
+    click.echo(line, err=True)
 
 
 def _say_if_compiling(quiet: bool = False) -> None:

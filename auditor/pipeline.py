@@ -350,6 +350,19 @@ def _format_of(path: Path, input_format: str, regular: bool = False) -> str | No
     return fmt.name if fmt else None
 
 
+def _say_if_readers_compile(inputs: Sequence[InputFile], notice: Callable[[str], None]) -> None:
+    """One line for `notice` when the readers of `inputs` have kernels still to compile (`audit`'s `notice`)."""
+    from auditor.ingest.compiled import reader_kernels, reader_words
+
+    try:
+        missing = reader_kernels(inputs)
+    except Exception:  # a notice only: a wrong guess must never stop the audit
+        return
+    if missing:
+        notice(f"auditor: compiling {len(missing)} kernels of {reader_words(missing)} on first use (first run "
+               "after an install; cached on disk for later runs)...")
+
+
 def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantined]:
     """Every hand of the inputs, read or quarantined (readers' notes about files are left out: not hands)."""
     for item in inputs:
@@ -370,7 +383,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
           input_format: str = "auto", progress: Callable[[Progress], None] | None = None,
           limits: Limits | None = None, *, jobs: int | None = 1, engine: str = "local",
           scheduler: Any = None, command: Sequence[str] | None = None, keep_hands: Iterable[str] = (),
-          max_views: int = MAX_VIEWS) -> AuditResult:
+          max_views: int = MAX_VIEWS, notice: Callable[[str], None] | None = None) -> AuditResult:
     """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
 
     `limits` bounds what hostile input may cost (line, hand and unpacked sizes; ingest/limits.py).
@@ -392,6 +405,10 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     What the reports show of the hands is kept while they are audited (`AuditResult.views`, `table_hands`,
     `finding_hands`): the views of the first `max_views` hands with findings, and of the hands whose id is
     in `keep_hands` (`auditor explain`), made in the workers from the replay that audited them.
+
+    `notice`, when given, is told in one line, once the inputs are found, that the readers' kernels those
+    inputs need are still to compile (the first run after an install; `ingest.compiled`), so a wait of
+    seconds is not taken for a hang. The command line gives it unless --quiet.
     """
     started = time.perf_counter()
     started_at = datetime.now(UTC)
@@ -402,6 +419,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         raise UsageError("a scheduler address needs the dask engine (--engine dask)")
     paths = list(paths)
     inputs, skipped = discover(paths, input_format, limits)
+    if notice is not None:
+        _say_if_readers_compile(inputs, notice)
     if scheduler is not None and any(item.spool is not None for item in inputs):
         # the copy of a stream is a file on this machine, which a remote cluster's workers cannot open
         raise UsageError("standard input or a FIFO cannot be audited on a remote cluster (--scheduler): "

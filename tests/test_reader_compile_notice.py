@@ -1,0 +1,72 @@
+"""The first run's notice for the readers' kernels (`ingest.compiled`, `pipeline.audit(notice=)`).
+
+The replay's kernels are announced before every first run; the readers' (PHH scanner and converter, JSON Lines
+scanner, columnar validator) compile only for the inputs that need them, up to ~15 s of CPU on a first PHH
+run, which used to pass in silence. These tests hold which inputs need which kernels to the readers' own
+choices, and the command line to saying so (unless --quiet) only when one of them is still to compile.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from auditor.cli import main
+from auditor.ingest import compiled, phh_tables
+from auditor.pipeline import discover
+
+ROOT = Path(__file__).resolve().parents[1]
+PHH = "variant = 'NT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [100, 100]\n" \
+      "actions = ['d dh p1 AsAd', 'd dh p2 KsKd', 'p2 f']\nfinishing_stacks = [101, 99]\n"
+
+
+def _modules(*paths: Path) -> tuple[str, ...]:
+    inputs, _ = discover(list(paths))
+    return compiled.reader_modules(inputs)
+
+
+def test_which_kernels_each_kind_of_input_needs(tmp_path, monkeypatch):
+    (tmp_path / "a.phh").write_text(PHH)
+    assert _modules(tmp_path / "a.phh") == ("auditor.ingest.phh_scan",)  # one file: the scanner, the dict path
+    for i in range(3):
+        (tmp_path / f"h{i}.phh").write_text(PHH)
+    monkeypatch.setattr(phh_tables, "MIN_FILES", 3)  # a run this long takes the converter and the validator
+    assert set(_modules(tmp_path)) == {"auditor.ingest.phh_scan", "auditor.ingest.phh_kernel",
+                                       "auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate"}
+    assert _modules(ROOT / "sample_logs" / "holdem.jsonl") == ()  # a small JSON Lines file is read hand by hand
+    dataset = tmp_path / "set"
+    result = CliRunner().invoke(main, ["convert", str(ROOT / "sample_logs" / "holdem.jsonl"), "--output", str(dataset)])
+    assert result.exit_code == 0, result.output
+    assert _modules(dataset) == ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_the_command_line_says_when_reader_kernels_are_still_to_compile(tmp_path, monkeypatch, quiet):
+    shutil.copy(ROOT / "sample_logs" / "holdem.jsonl", tmp_path / "h.jsonl")
+    (tmp_path / "a.phh").write_text(PHH)
+    monkeypatch.setattr(compiled, "uncached", lambda modules: [f"{m}.kernel" for m in modules])  # as on a fresh install
+    args = ["audit", str(tmp_path), "--format", "jsonl", "--output", str(tmp_path / "out.jsonl")]
+    result = CliRunner().invoke(main, args + (["--quiet"] if quiet else []))
+    assert result.exit_code in (0, 1), result.output
+    said = [line for line in result.stderr.splitlines() if "kernels of" in line]
+    assert said == ([] if quiet else ["auditor: compiling 1 kernels of the PHH reader on first use (first run after "
+                                      "an install; cached on disk for later runs)..."])
+
+
+def test_nothing_is_said_when_every_reader_kernel_is_cached(tmp_path, monkeypatch):
+    (tmp_path / "a.phh").write_text(PHH)
+    monkeypatch.setattr(compiled, "uncached", lambda modules: [])
+    result = CliRunner().invoke(main, ["audit", str(tmp_path), "--format", "jsonl", "--output", str(tmp_path / "o")])
+    assert "kernels of" not in result.stderr, result.stderr
+
+
+def test_the_words_name_each_reader_once():
+    assert compiled.reader_words(["auditor.ingest.phh_scan.scan", "auditor.ingest.phh_kernel.convert",
+                                  "auditor.ingest.columnar_validate.screen"]) == \
+        "the PHH reader and the columnar validator"
+    assert compiled.reader_words(["auditor.ingest.jsonl_scan.scan", "auditor.ingest.phh_scan.scan",
+                                  "auditor.ingest.columnar_kernels.ints"]) == \
+        "the JSON Lines reader, the PHH reader and the columnar validator"
