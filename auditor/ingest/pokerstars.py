@@ -67,6 +67,7 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -100,6 +101,8 @@ ZONES = {
 
 _AMT = r"[$€£]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _CARD = re.compile(r"[2-9TJQKA][cdhs]")
+#: the 52 strings `_CARD` matches whole: a set lookup per card instead of a pattern (`_cards`)
+_CARD_SET = frozenset(rank + suit for rank in "23456789TJQKA" for suit in "cdhs")
 
 #: `PokerStars Hand #`, `PokerStars Game #` (older exports), `PokerStars Zoom Hand #`, `PokerStars Home Game
 #: Hand #`, and any case (`POKERSTARS GAME #` from tracking software)
@@ -155,6 +158,8 @@ UNCALLED = re.compile(rf"^Uncalled bet \((?P<amt>{_AMT})\) returned to (?P<name>
 DEALT = re.compile(r"^Dealt to (?P<rest>.+)$")
 TOTAL = re.compile(rf"^Total pot (?P<total>{_AMT})(?P<pots>.*?)(?: \| Rake (?P<rake>{_AMT}))?(?: \|.*)?$")
 SUMMARY_SEAT = re.compile(r"^Seat (?P<seat>\d+): (?P<rest>.*)$")
+#: the cards a summary's seat line shows (`Seat 3: P showed [Ah Kd] and won`)
+SHOWN = re.compile(r"\b(?:showed|mucked) \[([^\]]*)\]")
 
 #: games the engine does not have, as the header names them (checked before the games it has)
 UNSUPPORTED_GAMES = (
@@ -180,10 +185,19 @@ GAME_WORDS = {word: _game_word(word) for word, _ in UNSUPPORTED_GAMES} | \
     {word: _game_word(word) for word, _, _ in SUPPORTED_GAMES}
 STRUCTURES = {"no limit": "no-limit", "pot limit": "pot-limit", "limit": "fixed-limit", "fixed limit": "fixed-limit"}
 CURRENCY_OF_SYMBOL = {"$": "USD", "€": "EUR", "£": "GBP"}
+#: the verbs of the patterns `colon_line` tries after the betting ones (a line of any other verb matches none)
+_RARE_VERBS = frozenset({"shows", "mucks", "discards", "stands"})
 RUN_TWICE = re.compile(r"^(?:FIRST|SECOND|THIRD) (?:FLOP|TURN|RIVER|SHOW DOWN)$")
 
 # cp1252 leaves five bytes undefined; Windows maps them to the same code points as Latin-1 (_cp1252).
 _UNDEFINED_IN_CP1252 = (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+
+
+#: amounts as read (`_HandReader.money`): text -> (value, decimal places), for the texts read without fault. Stacks,
+#: blinds and bets repeat from hand to hand, and a Decimal built and checked costs ~3 us; bounded by clearing
+_AMOUNTS: dict[str, tuple[Decimal, int]] = {}
+_AMOUNTS_KEPT = 65536
+_ZERO = Decimal(0)
 
 
 class _Bad(Exception):
@@ -290,10 +304,11 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
         return
     lines = split_lines(decode_bytes(raw))
     # archive separators between hands are no part of any hand (short lines: the pattern is cheap)
-    lines = ["" if line[:3] == "***" and SEPARATOR.match(line) else line for line in lines]
+    lines = ["" if line[:3] == "***" and "#" in line and SEPARATOR.match(line) else line for line in lines]
     noted: set[str] = set()
     max_line = limits.pokerstars_max_line_bytes
-    overlong = [i for i, line in enumerate(lines) if _size(line, max_line) > max_line]
+    # (a line of at most max_line / 4 characters cannot be more than max_line bytes: no encoding needed)
+    overlong = [i for i, line in enumerate(lines) if len(line) * 4 > max_line and _size(line, max_line) > max_line]
     spans = _hand_spans(lines, set(overlong))
     for k, (start, end, column) in enumerate(spans):
         long_line = next((i for i in overlong if start <= i < end), None)
@@ -361,9 +376,10 @@ def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset())
     names: list[str] = []
     in_seats = False
     for i, line in enumerate(lines):
-        if i in skip:
+        if not line or (skip and i in skip):  # a blank line is no header, no seat and ends no seat list
             continue
-        if is_hand_start(line) and not (starts and any(line.startswith((n + ":", n + " ")) for n in names)):
+        if line[0] in "Pp" and is_hand_start(line) and \
+                not (starts and any(line.startswith((n + ":", n + " ")) for n in names)):
             starts.append((i, 0))
             names = []
             in_seats = True
@@ -378,7 +394,7 @@ def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset())
         if in_seats:
             if line.startswith("*** "):
                 in_seats = False
-            else:
+            elif line[:5] == "Seat ":
                 m = SEAT.match(line)
                 if m:
                     names.append(m["name"])
@@ -448,7 +464,7 @@ def _whole(digits: str, what: str) -> int:
 def _cards(text: str, line: int) -> list[str]:
     cards = text.split()
     for card in cards:
-        if not _CARD.fullmatch(card):
+        if card not in _CARD_SET:
             raise _Bad(f"line {line}: card '{_short(card)}' is not a card", "damaged")
     return cards
 
@@ -469,10 +485,12 @@ def _started_at(rest: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _first_game(before: str) -> tuple[int, str, str, int | None] | None:
     """(position, word, what, hole cards) of the first game named in the header text before the limit:
     an unsupported game carries hole cards None. The first one named is the game ("Hold'em" in
-    "Hold'em No Limit"; "Omaha Hi/Lo" is hi/lo, not Omaha), so both lists are searched."""
+    "Hold'em No Limit"; "Omaha Hi/Lo" is hi/lo, not Omaha), so both lists are searched. Cached: a pure
+    function of text every hand of a table repeats (it took a tenth of the reader's time)."""
     found: list[tuple[int, int, str, str, int | None]] = []
     for rank, (word, what) in enumerate(UNSUPPORTED_GAMES):
         m = GAME_WORDS[word].search(before)
@@ -506,6 +524,8 @@ class _HandReader:
         self.extra_seats: list[dict[str, Any]] = []
         self.seat_of: dict[str, int] = {}
         self.names: list[str] = []
+        self.simple_names = False
+        self.initials: set[str] = set()
         self.left: dict[int, Decimal] = {}
         self.round_in: dict[int, Decimal] = {}
         #: the chips in of the last betting round that had any, for an implied uncalled return
@@ -535,6 +555,20 @@ class _HandReader:
 
     # -- amounts --------------------------------------------------------------------------------------
     def money(self, text: str) -> Decimal:
+        known = _AMOUNTS.get(text)
+        if known is not None:  # read before, in this hand or another: the same value and places
+            value, places = known
+            if places > self.places:
+                self.places = places
+            return value
+        value = self._money(text)
+        if len(_AMOUNTS) >= _AMOUNTS_KEPT:
+            _AMOUNTS.clear()
+        exponent = value.as_tuple().exponent
+        _AMOUNTS[text] = (value, -exponent if isinstance(exponent, int) and exponent < 0 else 0)
+        return value
+
+    def _money(self, text: str) -> Decimal:
         try:
             value = Decimal(text.lstrip("$€£").replace(",", ""))
         except InvalidOperation as exc:
@@ -571,6 +605,10 @@ class _HandReader:
         if not self.seats:
             raise _Bad("truncated: no seat lines (nobody is seated)", "truncated")
         self.names = sorted(self.seat_of, key=len, reverse=True)
+        # When no seated name begins another, at most one name begins any line, and a line `NAME: ...` or
+        # `Dealt to NAME [...` is placed by one look-up instead of trying every name (`player_line`, `dealt`).
+        self.simple_names = not any(a != b and b.startswith(a) for a in self.names for b in self.names)
+        self.initials = {name[0] for name in self.names}
         self.events.append({"kind": "button", "seat": self.button})
         self.section = "predeal"
         for n, line in body[i:]:
@@ -659,7 +697,7 @@ class _HandReader:
         if self.summary:
             self.summary_line(n, line)
             return
-        marker = MARKER.match(line)
+        marker = MARKER.match(line) if line[:4] == "*** " else None
         if marker:
             self.marker(n, marker["name"], marker["rest"])
             return
@@ -677,7 +715,14 @@ class _HandReader:
         raise _Bad(f"line {n} not understood: '{_short(line)}'", "damaged")
 
     def player_line(self, n: int, line: str) -> bool:
-        for name in self.names:
+        if line[:1] not in self.initials:  # no seated name begins the line
+            return False
+        names: list[str] | tuple[str] = self.names
+        if self.simple_names:
+            at = line.find(": ")
+            if at > 0 and line[:at] in self.seat_of:
+                names = (line[:at],)  # the one seated name that begins the line
+        for name in names:
             if not line.startswith(name):
                 continue
             rest = line[len(name):]
@@ -721,32 +766,38 @@ class _HandReader:
             raise _Bad(f"line {n}: {what} after the cards are dealt", "damaged")
 
     def colon_line(self, n: int, seat: int, rest: str) -> bool:
-        m = POST.match(rest)
+        # Each pattern begins with its own verb, so only the one the line's first word names can match.
+        verb = rest.split(" ", 1)[0]
+        m = POST.match(rest) if verb == "posts" else None
         if m:
             self.post(n, seat, m["what"], self.money(m["amt"]), bool(m["all_in"]))
             return True
         if rest == "checks":
             self.action(n, seat, "check", None, None)
             return True
-        m = CALL.match(rest)
+        m = CALL.match(rest) if verb == "calls" else None
         if m:
             self.action(n, seat, "call", self.money(m["amt"]), None, bool(m["all_in"]))
             return True
-        m = BET.match(rest)
+        m = BET.match(rest) if verb == "bets" else None
         if m:
             self.action(n, seat, "bet", self.money(m["amt"]), None, bool(m["all_in"]))
             return True
-        m = RAISE.match(rest)
+        m = RAISE.match(rest) if verb == "raises" else None
         if m:
             self.money(m["by"])
             self.action(n, seat, "raise", None, self.money(m["to"]), bool(m["all_in"]))
             return True
-        m = FOLD.match(rest)
+        m = FOLD.match(rest) if verb == "folds" else None
         if m:
             if m["cards"]:
                 self.remember_hole(seat, _cards(m["cards"], n))
             self.action(n, seat, "fold", None, None)
             return True
+        if verb not in _RARE_VERBS:  # none of the patterns below can match: straight to the last two tests
+            if rest in ("sits out", "is sitting out"):
+                return self.sits_out(n, seat)
+            return QUIET_COLON.match(rest) is not None
         m = SHOW.match(rest)
         if m:
             self.need("play", n, "a show")
@@ -773,12 +824,16 @@ class _HandReader:
             self.draw(n, seat, [])
             return True
         if rest in ("sits out", "is sitting out"):
-            if self.section == "predeal":
-                self.sit_out(n, seat)
-            else:
-                self.absent.add(seat)
-            return True
+            return self.sits_out(n, seat)
         return QUIET_COLON.match(rest) is not None
+
+    def sits_out(self, n: int, seat: int) -> bool:
+        """`P: sits out` or `P: is sitting out`: absent (and before the deal, perhaps not dealt in)."""
+        if self.section == "predeal":
+            self.sit_out(n, seat)
+        else:
+            self.absent.add(seat)
+        return True
 
     def plain_line(self, n: int, seat: int, rest: str) -> bool:
         m = COLLECT.match(rest)
@@ -898,8 +953,8 @@ class _HandReader:
             self.events.append(event)
             return
         self.absent.discard(seat)  # a player who bets is at the table
-        before = self.round_in.get(seat, Decimal(0))
-        current = max(self.round_in.values(), default=Decimal(0))
+        before = self.round_in.get(seat, _ZERO)
+        current = max(self.round_in.values(), default=_ZERO)
         if to is None:
             assert amount is not None
             to = before + amount
@@ -1002,7 +1057,12 @@ class _HandReader:
         self.new_round()
 
     def dealt(self, n: int, rest: str) -> None:
-        for name in self.names:
+        names: list[str] | tuple[str] = self.names
+        if self.simple_names:
+            at = rest.find(" [")
+            if at > 0 and rest[:at] in self.seat_of:
+                names = (rest[:at],)  # the one seated name `rest` begins with (see `read`)
+        for name in names:
             if rest.startswith(name + " ["):
                 seat = self.seat_of[name]
                 groups = BRACKETS.findall(rest[len(name):])
@@ -1042,7 +1102,7 @@ class _HandReader:
             self.known_hole[seat] = cards
 
     def summary_line(self, n: int, line: str) -> None:
-        m = TOTAL.match(line)
+        m = TOTAL.match(line) if line[:10] == "Total pot " else None
         if m:
             if m["rake"] is not None:
                 # stated for the hand: PokerStars does not say which pot(s) it came from
@@ -1066,7 +1126,7 @@ class _HandReader:
             if player is None:
                 raise _Bad(f"line {n}: the summary names seat {seat} differently from the seat list", "damaged")
             tail = m["rest"][len(player):]
-            shown = re.search(r"\b(?:showed|mucked) \[([^\]]*)\]", tail)
+            shown = SHOWN.search(tail) if "[" in tail else None
             if shown:
                 self.remember_hole(seat, _cards(shown[1], n))
             return
