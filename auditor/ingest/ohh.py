@@ -92,7 +92,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -431,6 +431,12 @@ def _places(x: Any) -> int:
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
+@lru_cache(maxsize=1024)
+def _flag_word(flag: str) -> str:
+    """A flag's letters in lower case ("Run_It_Twice" -> "runittwice"): cached, flags repeat in every hand."""
+    return re.sub(r"[^a-z]", "", flag.lower())
+
+
 def _amounts(o: dict) -> Iterator[Any]:
     yield o["small_blind_amount"]
     yield o["big_blind_amount"]
@@ -447,6 +453,19 @@ def _amounts(o: dict) -> Iterator[Any]:
         yield pot.get("jackpot") or 0
         for w in pot["player_wins"]:
             yield w["win_amount"]
+
+
+class _Where:
+    """Which action a message is about ("action 7 of the Flop round"), worded only when a message is written."""
+
+    __slots__ = ("action", "street")
+
+    def __init__(self, action: dict, street: str):
+        self.action = action
+        self.street = street
+
+    def __str__(self) -> str:
+        return f"action {self.action['action_number']} of the {self.street} round"
 
 
 @dataclass
@@ -470,7 +489,7 @@ class _Hand:
         self.variant, self.hole_cards = VARIANTS[game]
         bet_limit = o["bet_limit"]
         self.structure = STRUCTURES[bet_limit["bet_type"]]
-        flags = {re.sub(r"[^a-z]", "", str(f).lower()) for f in o.get("flags") or []}
+        flags = {_flag_word(str(f)) for f in o.get("flags") or []}
         if bet_limit.get("bet_cap") or "cap" in flags:
             raise _Reject(f"unsupported betting structure: capped betting (bet_cap {bet_limit.get('bet_cap')})",
                           "unsupported-game")
@@ -482,6 +501,8 @@ class _Hand:
         # one integer scale for every amount of the hand
         places = 0
         for x in _amounts(o):
+            if type(x) is int and x <= MAX_MONEY:  # a JSON integer in range: no decimal places, nothing to check
+                continue
             if _decimal(x) > MAX_MONEY:  # 1e999999999 is a valid JSON number; never scale it to an int
                 raise _Reject(f"amount {_decimal(x):.6g} is too large (the canonical log holds at most {MAX_MONEY})",
                               "unsupported-feature")
@@ -540,6 +561,8 @@ class _Hand:
                                   "(not supported)", "unsupported-feature")
 
     def money(self, x: Any) -> int:
+        if type(x) is int:  # a JSON integer (at most MAX_MONEY, checked in __init__): exact without a Decimal
+            return x * self.scale
         return int(_decimal(x) * self.scale)
 
     def text(self, units: int) -> str:
@@ -659,7 +682,7 @@ class _Hand:
                     events.append({"kind": "deal", "to": "hole", "seat": seat,
                                    "cards": self.holes.get(seat, ["??"] * self.hole_cards)})
 
-        def pay(pid: Any, amount: int, what: str) -> bool:
+        def pay(pid: Any, amount: int, what: _Where) -> bool:
             nonlocal chips_in
             stack[pid] -= amount
             chips_in += amount
@@ -683,7 +706,7 @@ class _Hand:
                 kind = a["action"]
                 pid = a["player_id"]
                 seat = self.seat_of[pid]
-                where = f"action {a['action_number']} of the {street} round"
+                where = _Where(a, street)  # worded only for a message
                 if kind in POSTS:
                     amount = self.money(a["amount"])
                     ev: dict[str, Any] = {"kind": "post", "seat": seat}
