@@ -67,7 +67,7 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -121,6 +121,8 @@ STAKES = re.compile(rf"(?<![\d/.,])(?P<small>{_AMT})/(?P<big>{_AMT})(?![\d/])")
 STAMP = re.compile(r"(?P<y>\d{4})/(?P<mo>\d{1,2})/(?P<d>\d{1,2})(?: - | )(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})"
                    r"(?: \(?(?P<zone>[A-Z]{2,5})\)?)?")
 BRACKETS = re.compile(r"\[([^\]]*)\]")
+#: a currency code in the header's stakes parentheses (`($0.01/$0.02 USD)`)
+CURRENCY_CODE = re.compile(r"\b([A-Z]{3})\b")
 
 POST = re.compile(rf"^posts (?P<what>small blind|big blind|small & big blinds|the ante|straddle|button blind"
                   rf"|bring-in) (?P<amt>{_AMT})(?P<all_in> and is all-in)?$")
@@ -478,11 +480,17 @@ def _started_at(rest: str) -> str | None:
             continue
         try:
             local = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
-                             tzinfo=ZoneInfo(ZONES[zone]))
+                             tzinfo=_zone(zone))
             return local.astimezone(ET).isoformat()
         except (ValueError, OverflowError):  # no such day, or a year 9999 stamp that leaves the calendar in ET
             return None
     return None
+
+
+@cache
+def _zone(name: str) -> ZoneInfo:
+    """The place of a zone name of ZONES (ZoneInfo caches too, but its call costs a microsecond a hand)."""
+    return ZoneInfo(ZONES[name])
 
 
 @lru_cache(maxsize=4096)
@@ -611,9 +619,26 @@ class _HandReader:
         self.initials = {name[0] for name in self.names}
         self.events.append({"kind": "button", "seat": self.button})
         self.section = "predeal"
-        for n, line in body[i:]:
-            self.line(n, line)
+        self.play(body[i:])
         return self.finish()
+
+    def play(self, body: list[tuple[int, str]]) -> None:
+        """Every line after the seat list, in order (`line`). A line `NAME: ...` of a seated NAME, when no
+        seated name begins another, goes straight to `colon_line`, which is where `line` would send it
+        (the line is no marker and no summary line, and NAME is the one seated name it begins with);
+        whatever `colon_line` does not take (it then changes nothing) takes the whole of `line`."""
+        seat_of = self.seat_of
+        simple = self.simple_names
+        colon_line = self.colon_line
+        line_of = self.line
+        for n, line in body:
+            if simple and not self.summary and line[:4] != "*** ":
+                at = line.find(": ")
+                if at > 0:
+                    seat = seat_of.get(line[:at])
+                    if seat is not None and colon_line(n, seat, line[at + 2:]):
+                        continue
+            line_of(n, line)
 
     def header(self, line: str) -> None:
         m = HEADER.match(line)
@@ -649,7 +674,7 @@ class _HandReader:
         tail = after[stakes.end():]
         closing = tail.find(")")
         inside = tail[:closing] if closing >= 0 else ""
-        code = re.search(r"\b([A-Z]{3})\b", inside)
+        code = CURRENCY_CODE.search(inside)
         self.currency = None
         if not self.tournament and (code or symbol):
             self.currency = code[1] if code else CURRENCY_OF_SYMBOL[symbol]
@@ -937,8 +962,9 @@ class _HandReader:
             # a seat listed as sitting out that acts was dealt in after all
             self.deal_in(seat)
         event: dict[str, Any] = {"kind": "action", "seat": seat}
-        timed_out = seat in self.timed_out
-        self.timed_out.discard(seat)
+        timed_out = bool(self.timed_out) and seat in self.timed_out
+        if timed_out:
+            self.timed_out.discard(seat)
         if verb == "fold":
             self.folded.add(seat)
             if seat in self.absent or timed_out or (self.left[seat] == 0 and seat not in self.folded_before(seat)):
@@ -1024,7 +1050,8 @@ class _HandReader:
         a seat sitting out; tournaments deal to players sitting out too (the room posts and folds for
         them), but not to a seat `out of hand`."""
         self.section = "play"
-        self.deal_order = sorted(self.seats, key=lambda s: (s - self.button - 1) % 10)
+        button = self.button
+        self.deal_order = sorted(self.seats, key=lambda s: (s - button - 1) % 10)
         for seat in self.deal_order:
             if self.tournament and seat in self.absent:
                 self.seats[seat].pop("status", None)
@@ -1205,10 +1232,13 @@ class _HandReader:
             seats.append(entry)
         amounts: list[int] = []
         for event in self.events:
-            for key in ("amount", "to") if event["kind"] == "action" else ("amount",):
-                if key in event:
-                    event[key] = units(event[key])
-                    amounts.append(event[key])
+            # an action's `amount` and `to` come together; `to` of a deal is where the cards go, no amount
+            if "amount" in event:
+                value = event["amount"] = units(event["amount"])
+                amounts.append(value)
+                if "to" in event and event["kind"] == "action":
+                    value = event["to"] = units(event["to"])
+                    amounts.append(value)
         amounts += [s["stack"] for s in seats] + stakes["blinds"] + stakes.get("bet_units", [])
         smallest_chip = scale // 100 if cash and scale >= 100 else scale
         stakes["chip_unit"] = math.gcd(smallest_chip, *amounts) or 1
