@@ -682,12 +682,12 @@ class _Hand:
                     events.append({"kind": "deal", "to": "hole", "seat": seat,
                                    "cards": self.holes.get(seat, ["??"] * self.hole_cards)})
 
-        def pay(pid: Any, amount: int, what: _Where) -> bool:
+        def pay(pid: Any, amount: int, action: dict, street: str) -> bool:
             nonlocal chips_in
             stack[pid] -= amount
             chips_in += amount
             if stack[pid] < 0 and not overdrawn:
-                overdrawn.append(f"seat {self.seat_of[pid]} puts in more than its stack ({what}; "
+                overdrawn.append(f"seat {self.seat_of[pid]} puts in more than its stack ({_Where(action, street)}; "
                                  f"{self.text(-stack[pid])} short)")
             return stack[pid] <= 0
 
@@ -706,7 +706,6 @@ class _Hand:
                 kind = a["action"]
                 pid = a["player_id"]
                 seat = self.seat_of[pid]
-                where = _Where(a, street)  # worded only for a message
                 if kind in POSTS:
                     amount = self.money(a["amount"])
                     ev: dict[str, Any] = {"kind": "post", "seat": seat}
@@ -728,7 +727,7 @@ class _Hand:
                     else:  # a second Post SB, Post Dead, another extra blind
                         ev["post"] = "dead"
                     ev["amount"] = amount
-                    ev["all_in"] = pay(pid, amount, where)
+                    ev["all_in"] = pay(pid, amount, a, street)
                     if ev["post"] in ("blind", "missed", "straddle"):
                         round_in[pid] += amount
                         live[pid] += amount
@@ -736,7 +735,8 @@ class _Hand:
                     events.append(ev)
                     last_betting = len(events)
                 elif kind in BETTING:
-                    deal_holes()
+                    if holes_pending:
+                        deal_holes()
                     if kind in ("Fold", "Check"):
                         events.append({"kind": "action", "seat": seat, "action": kind.lower()})
                         last_betting = len(events)
@@ -749,11 +749,11 @@ class _Hand:
                         to = self.money(a["amount"])
                         added = to - before
                         if added <= 0:
-                            impossible.append(f"{where}: a {kind} to {self.text(to)} by a player who has "
+                            impossible.append(f"{_Where(a, street)}: a {kind} to {self.text(to)} by a player who has "
                                               f"{self.text(before)} in")
                     aggressive = kind != "Call" and to > current
                     verb = ("bet" if current == 0 else "raise") if aggressive else "call"
-                    all_in = pay(pid, added, where)
+                    all_in = pay(pid, added, a, street)
                     round_in[pid] = to
                     live[pid] += added
                     current = max(current, to)
