@@ -473,13 +473,13 @@ def _cards(text: str, line: int) -> list[str]:
 
 def _started_at(rest: str) -> str | None:
     """The header's first timestamp in its own zone, as ISO 8601 in Eastern time (the room's clock)."""
-    stamps = list(STAMP.finditer(rest))
-    for m in stamps:
-        zone = m["zone"] or "ET"
+    for m in STAMP.finditer(rest):
+        year, month, day, hour, minute, second, zone = m.groups()
+        zone = zone or "ET"
         if zone not in ZONES:
             continue
         try:
-            local = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
+            local = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second),
                              tzinfo=_zone(zone))
             return local.astimezone(ET).isoformat()
         except (ValueError, OverflowError):  # no such day, or a year 9999 stamp that leaves the calendar in ET
@@ -595,7 +595,8 @@ class _HandReader:
 
     # -- the whole hand -------------------------------------------------------------------------------
     def read(self) -> dict[str, Any]:
-        body = [(self.line_no + i, line) for i, line in enumerate(self.lines) if i and line.strip()]
+        # (a line is blank when it strips to nothing: empty, or white space only)
+        body = [(self.line_no + i, line) for i, line in enumerate(self.lines) if i and line and not line.isspace()]
         table = TABLE.match(body[0][1]) if body and body[0][1].startswith("Table '") else None
         # known before the header is judged, so that even a hand of a game the log lacks names its table
         self.table_id = (table["name"] or None) if table else None
@@ -1148,7 +1149,8 @@ class _HandReader:
         if m:
             seat = _whole(m["seat"], f"line {n}: seat")
             entry = self.seats.get(seat)
-            players = [e["player"] for e in [entry, *self.extra_seats] if e is not None and e["seat"] == seat]
+            players = [e["player"] for e in [entry, *self.extra_seats] if e is not None and e["seat"] == seat] \
+                if self.extra_seats else [entry["player"]] if entry is not None else []
             player = next((p for p in players if (m["rest"] + " ").startswith(p + " ")), None)
             if player is None:
                 raise _Bad(f"line {n}: the summary names seat {seat} differently from the seat list", "damaged")
