@@ -304,16 +304,21 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}",
                           code="limit" if isinstance(exc, LimitExceeded) else "damaged")
         return
-    lines = split_lines(decode_bytes(raw))
-    # archive separators between hands are no part of any hand (short lines: the pattern is cheap)
-    lines = ["" if line[:3] == "***" and "#" in line and SEPARATOR.match(line) else line for line in lines]
+    decoded = decode_bytes(raw)
+    lines = split_lines(decoded)
+    # archive separators between hands are no part of any hand (short lines: the pattern is cheap); a separator
+    # holds "*#" or "* #", so a text with neither has none
+    if "*#" in decoded or "* #" in decoded:
+        lines = ["" if line[:3] == "***" and "#" in line and SEPARATOR.match(line) else line for line in lines]
+    del decoded, raw  # (the file's text is held once, as its lines)
     noted: set[str] = set()
     max_line = limits.pokerstars_max_line_bytes
     # (a line of at most max_line / 4 characters cannot be more than max_line bytes: no encoding needed)
-    overlong = [i for i, line in enumerate(lines) if len(line) * 4 > max_line and _size(line, max_line) > max_line]
+    overlong = [i for i, line in enumerate(lines) if len(line) * 4 > max_line and _size(line, max_line) > max_line] \
+        if lines and max(map(len, lines)) * 4 > max_line else []
     spans = _hand_spans(lines, set(overlong))
     for k, (start, end, column) in enumerate(spans):
-        long_line = next((i for i in overlong if start <= i < end), None)
+        long_line = next((i for i in overlong if start <= i < end), None) if overlong else None
         size = _span_size(lines, start, end, limits.pokerstars_max_hand_bytes)
         text = lines[start:end]
         text[0] = text[0][column:]
@@ -356,7 +361,7 @@ def _size(line: str, cap: int) -> int:
 
 def _span_size(lines: list[str], start: int, end: int, cap: int) -> int:
     """Bytes of lines[start:end] in UTF-8 with their newlines; exact only when they may exceed `cap`."""
-    chars = sum(len(line) + 1 for line in lines[start:end])
+    chars = sum(map(len, lines[start:end])) + (end - start)
     if chars * 4 <= cap:
         return chars
     return sum(_size(line, 0) + 1 for line in lines[start:end])
