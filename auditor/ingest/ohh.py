@@ -433,7 +433,12 @@ def _places(x: Any) -> int:
 
 @lru_cache(maxsize=1024)
 def _flag_word(flag: str) -> str:
-    """A flag's letters in lower case ("Run_It_Twice" -> "runittwice"): cached, flags repeat in every hand."""
+    """`_letters`, cached: flags repeat in every hand (a hostile long one is not kept: see its caller)."""
+    return _letters(flag)
+
+
+def _letters(flag: str) -> str:
+    """A flag's letters in lower case ("Run_It_Twice" -> "runittwice")."""
     return re.sub(r"[^a-z]", "", flag.lower())
 
 
@@ -489,7 +494,7 @@ class _Hand:
         self.variant, self.hole_cards = VARIANTS[game]
         bet_limit = o["bet_limit"]
         self.structure = STRUCTURES[bet_limit["bet_type"]]
-        flags = {_flag_word(str(f)) for f in o.get("flags") or []}
+        flags = {_flag_word(text) if len(text := str(f)) <= 64 else _letters(text) for f in o.get("flags") or []}
         if bet_limit.get("bet_cap") or "cap" in flags:
             raise _Reject(f"unsupported betting structure: capped betting (bet_cap {bet_limit.get('bet_cap')})",
                           "unsupported-game")

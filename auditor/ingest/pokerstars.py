@@ -198,7 +198,8 @@ _UNDEFINED_IN_CP1252 = (0x81, 0x8D, 0x8F, 0x90, 0x9D)
 #: amounts as read (`_HandReader.money`): text -> (value, decimal places), for the texts read without fault. Stacks,
 #: blinds and bets repeat from hand to hand, and a Decimal built and checked costs ~3 us; bounded by clearing
 _AMOUNTS: dict[str, tuple[Decimal, int]] = {}
-_AMOUNTS_KEPT = 65536
+_AMOUNTS_KEPT = 16384
+_AMOUNT_KEY_CHARS = 32
 _ZERO = Decimal(0)
 
 
@@ -498,12 +499,21 @@ def _zone(name: str) -> ZoneInfo:
     return ZoneInfo(ZONES[name])
 
 
-@lru_cache(maxsize=4096)
 def _first_game(before: str) -> tuple[int, str, str, int | None] | None:
+    """`_find_game`, cached for the ordinary header (a hostile one, up to a line's limit long, is not kept)."""
+    return _cached_game(before) if len(before) <= 256 else _find_game(before)
+
+
+@lru_cache(maxsize=4096)
+def _cached_game(before: str) -> tuple[int, str, str, int | None] | None:
+    return _find_game(before)
+
+
+def _find_game(before: str) -> tuple[int, str, str, int | None] | None:
     """(position, word, what, hole cards) of the first game named in the header text before the limit:
     an unsupported game carries hole cards None. The first one named is the game ("Hold'em" in
-    "Hold'em No Limit"; "Omaha Hi/Lo" is hi/lo, not Omaha), so both lists are searched. Cached: a pure
-    function of text every hand of a table repeats (it took a tenth of the reader's time)."""
+    "Hold'em No Limit"; "Omaha Hi/Lo" is hi/lo, not Omaha), so both lists are searched. A pure function
+    of text every hand of a table repeats, so `_first_game` caches it (it took a tenth of the reader's time)."""
     found: list[tuple[int, int, str, str, int | None]] = []
     for rank, (word, what) in enumerate(UNSUPPORTED_GAMES):
         m = GAME_WORDS[word].search(before)
@@ -575,10 +585,11 @@ class _HandReader:
                 self.places = places
             return value
         value = self._money(text)
-        if len(_AMOUNTS) >= _AMOUNTS_KEPT:
-            _AMOUNTS.clear()
-        exponent = value.as_tuple().exponent
-        _AMOUNTS[text] = (value, -exponent if isinstance(exponent, int) and exponent < 0 else 0)
+        if len(text) <= _AMOUNT_KEY_CHARS:  # (a hostile file's long amounts are not kept)
+            if len(_AMOUNTS) >= _AMOUNTS_KEPT:
+                _AMOUNTS.clear()
+            exponent = value.as_tuple().exponent
+            _AMOUNTS[text] = (value, -exponent if isinstance(exponent, int) and exponent < 0 else 0)
         return value
 
     def _money(self, text: str) -> Decimal:
