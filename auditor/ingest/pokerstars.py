@@ -643,18 +643,25 @@ class _HandReader:
         """Every line after the seat list, in order (`line`). A line `NAME: ...` of a seated NAME, when no
         seated name begins another, goes straight to `colon_line`, which is where `line` would send it
         (the line is no marker and no summary line, and NAME is the one seated name it begins with);
-        whatever `colon_line` does not take (it then changes nothing) takes the whole of `line`."""
+        whatever `colon_line` does not take (it then changes nothing) takes the whole of `line`. So does a
+        `Dealt to X` line when no seated name begins with "D": `line` would find no player's line, no
+        uncalled bet, and give it to `dealt`."""
         seat_of = self.seat_of
         simple = self.simple_names
         colon_line = self.colon_line
         line_of = self.line
+        dealt_direct = "D" not in self.initials
         for n, line in body:
-            if simple and not self.summary and line[:4] != "*** ":
-                at = line.find(": ")
-                if at > 0:
-                    seat = seat_of.get(line[:at])
-                    if seat is not None and colon_line(n, seat, line[at + 2:]):
-                        continue
+            if not self.summary:
+                if simple and line[:4] != "*** ":
+                    at = line.find(": ")
+                    if at > 0:
+                        seat = seat_of.get(line[:at])
+                        if seat is not None and colon_line(n, seat, line[at + 2:]):
+                            continue
+                if dealt_direct and line[:9] == "Dealt to " and len(line) > 9:
+                    self.dealt(n, line[9:])
+                    continue
             line_of(n, line)
 
     def header(self, line: str) -> None:
