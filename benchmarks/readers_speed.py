@@ -8,8 +8,9 @@ corpus's own files (/work/shared/corpus/pokerstars, /ohh) are timed too. For eac
 and microseconds a hand, CPU time (what the machine spent; the wall clock of a shared machine is noise):
 
 - read: the reader's items (`read_pokerstars` / `read_ohh`, to a list), in this process;
+- the read of the large file stage by stage (the reader's own steps, one after the other);
 - audit: `auditor audit FILE --format jsonl --output /dev/null --quiet --jobs 1` in a child process (its CPU,
-  start-up and Numba's cache load included: what a user waits for).
+  start-up and Numba's cache load included: what a user waits for; about 2.5 s of CPU before the first hand).
 
 `--profile FORMAT` prints cProfile's top functions of one read of the large file (shares, not truth: the
 profiler slows small functions most). `--snapshot FILE` pickles every input's items (hands, quarantines,
@@ -131,6 +132,51 @@ def audit_cpu(paths: list[Path], repeat: int) -> tuple[float, float]:
     return best_cpu, best_wall
 
 
+def stages(fmt: str, path: Path) -> list[tuple[str, float, int]]:
+    """(stage, CPU seconds, hands) of one read of `path`, stage by stage (the reader's own steps, called one
+    after the other as the reader calls them hand by hand; the collector off)."""
+    from auditor.ingest import ohh, pokerstars
+    from auditor.ingest.jsonl import consistency_error
+    from auditor.ingest.validate import schema_error
+
+    clock = time.process_time
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = clock()
+        if fmt == "pokerstars":
+            lines = pokerstars.split_lines(pokerstars.decode_bytes(path.read_bytes()))
+            t1 = clock()
+            spans = pokerstars._hand_spans(lines)
+            t2 = clock()
+            hands = [pokerstars._HandReader(lines[a:b], a + 1, "tda-2024").read() for a, b, _ in spans]
+            t3 = clock()
+            steps = [("  bytes to lines (decode, split)", t1 - t0), ("  hand spans", t2 - t1),
+                     ("  hands read (_HandReader, Decimal amounts)", t3 - t2)]
+        else:
+            with path.open("rb") as stream:
+                objects = [obj for _, obj, error in ohh._json_objects(stream) if error is None]
+            t1 = clock()
+            for obj in objects:
+                ohh.ohh_schema_error(obj)
+            t2 = clock()
+            hands = [ohh._Hand(obj["ohh"], "tda-2024").canonical() for obj in objects]
+            t3 = clock()
+            steps = [("  JSON objects (json, Decimal floats)", t1 - t0), ("  OHH schema (jsonschema-rs)", t2 - t1),
+                     ("  mapped to the canonical hand", t3 - t2)]
+        t3 = clock()
+        for hand in hands:
+            schema_error(hand)
+        t4 = clock()
+        for hand in hands:
+            consistency_error(hand)
+        t5 = clock()
+    finally:
+        gc.enable()
+    steps += [("  canonical schema (jsonschema-rs)", t4 - t3), ("  consistency_error", t5 - t4)]
+    return [(label, seconds, len(hands)) for label, seconds in steps]
+
+
 def line(label: str, seconds: float, wall: float, hands: int) -> str:
     if not hands:
         return f"{label:<46}{seconds:>8.2f} s cpu (no hands)"
@@ -180,6 +226,9 @@ def main() -> None:
             print(f"{fmt} {kind}: {len(paths)} file(s), {size / 1e6:.1f} MB, {hands:,} hands, "
                   f"{len(items) - hands:,} other items")
             print(line("  read (the reader's items)", cpu, wall, hands))
+            if kind == "simulated":
+                for label, seconds, count in stages(fmt, paths[0]):
+                    print(line("  " + label, seconds, seconds, count))
             if not args.no_audit:
                 cpu, wall = audit_cpu(audited[fmt][kind], args.repeat)
                 print(line("  auditor audit --jobs 1 (child process)", cpu, wall, hands))
