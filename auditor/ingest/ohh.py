@@ -92,7 +92,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -431,22 +431,40 @@ def _places(x: Any) -> int:
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
-def _amounts(o: dict) -> Iterator[Any]:
-    yield o["small_blind_amount"]
-    yield o["big_blind_amount"]
-    yield o.get("ante_amount") or 0
-    for p in o["players"]:
-        yield p["starting_stack"]
-    for r in o["rounds"]:
-        for a in r["actions"]:
-            if "amount" in a:
-                yield a["amount"]
+@lru_cache(maxsize=1024)
+def _flag_word(flag: str) -> str:
+    """`_letters`, cached: flags repeat in every hand (a hostile long one is not kept: see its caller)."""
+    return _letters(flag)
+
+
+def _letters(flag: str) -> str:
+    """A flag's letters in lower case ("Run_It_Twice" -> "runittwice")."""
+    return re.sub(r"[^a-z]", "", flag.lower())
+
+
+def _amounts(o: dict) -> list[Any]:
+    """Every amount of the hand object, in the order the first faulty one is reported (a list: built by
+    comprehensions, it costs a third of a generator's yields)."""
+    values = [o["small_blind_amount"], o["big_blind_amount"], o.get("ante_amount") or 0]
+    values += [p["starting_stack"] for p in o["players"]]
+    values += [a["amount"] for r in o["rounds"] for a in r["actions"] if "amount" in a]
     for pot in o["pots"]:
-        yield pot["amount"]
-        yield pot.get("rake") or 0
-        yield pot.get("jackpot") or 0
-        for w in pot["player_wins"]:
-            yield w["win_amount"]
+        values += (pot["amount"], pot.get("rake") or 0, pot.get("jackpot") or 0)
+        values += [w["win_amount"] for w in pot["player_wins"]]
+    return values
+
+
+class _Where:
+    """Which action a message is about ("action 7 of the Flop round"), worded only when a message is written."""
+
+    __slots__ = ("action", "street")
+
+    def __init__(self, action: dict, street: str):
+        self.action = action
+        self.street = street
+
+    def __str__(self) -> str:
+        return f"action {self.action['action_number']} of the {self.street} round"
 
 
 @dataclass
@@ -470,7 +488,7 @@ class _Hand:
         self.variant, self.hole_cards = VARIANTS[game]
         bet_limit = o["bet_limit"]
         self.structure = STRUCTURES[bet_limit["bet_type"]]
-        flags = {re.sub(r"[^a-z]", "", str(f).lower()) for f in o.get("flags") or []}
+        flags = {_flag_word(text) if len(text := str(f)) <= 64 else _letters(text) for f in o.get("flags") or []}
         if bet_limit.get("bet_cap") or "cap" in flags:
             raise _Reject(f"unsupported betting structure: capped betting (bet_cap {bet_limit.get('bet_cap')})",
                           "unsupported-game")
@@ -482,6 +500,8 @@ class _Hand:
         # one integer scale for every amount of the hand
         places = 0
         for x in _amounts(o):
+            if type(x) is int and x <= MAX_MONEY:  # a JSON integer in range: no decimal places, nothing to check
+                continue
             if _decimal(x) > MAX_MONEY:  # 1e999999999 is a valid JSON number; never scale it to an int
                 raise _Reject(f"amount {_decimal(x):.6g} is too large (the canonical log holds at most {MAX_MONEY})",
                               "unsupported-feature")
@@ -540,6 +560,8 @@ class _Hand:
                                   "(not supported)", "unsupported-feature")
 
     def money(self, x: Any) -> int:
+        if type(x) is int:  # a JSON integer (at most MAX_MONEY, checked in __init__): exact without a Decimal
+            return x * self.scale
         return int(_decimal(x) * self.scale)
 
     def text(self, units: int) -> str:
@@ -659,12 +681,12 @@ class _Hand:
                     events.append({"kind": "deal", "to": "hole", "seat": seat,
                                    "cards": self.holes.get(seat, ["??"] * self.hole_cards)})
 
-        def pay(pid: Any, amount: int, what: str) -> bool:
+        def pay(pid: Any, amount: int, action: dict, street: str) -> bool:
             nonlocal chips_in
             stack[pid] -= amount
             chips_in += amount
             if stack[pid] < 0 and not overdrawn:
-                overdrawn.append(f"seat {self.seat_of[pid]} puts in more than its stack ({what}; "
+                overdrawn.append(f"seat {self.seat_of[pid]} puts in more than its stack ({_Where(action, street)}; "
                                  f"{self.text(-stack[pid])} short)")
             return stack[pid] <= 0
 
@@ -683,7 +705,6 @@ class _Hand:
                 kind = a["action"]
                 pid = a["player_id"]
                 seat = self.seat_of[pid]
-                where = f"action {a['action_number']} of the {street} round"
                 if kind in POSTS:
                     amount = self.money(a["amount"])
                     ev: dict[str, Any] = {"kind": "post", "seat": seat}
@@ -705,7 +726,7 @@ class _Hand:
                     else:  # a second Post SB, Post Dead, another extra blind
                         ev["post"] = "dead"
                     ev["amount"] = amount
-                    ev["all_in"] = pay(pid, amount, where)
+                    ev["all_in"] = pay(pid, amount, a, street)
                     if ev["post"] in ("blind", "missed", "straddle"):
                         round_in[pid] += amount
                         live[pid] += amount
@@ -713,7 +734,8 @@ class _Hand:
                     events.append(ev)
                     last_betting = len(events)
                 elif kind in BETTING:
-                    deal_holes()
+                    if holes_pending:
+                        deal_holes()
                     if kind in ("Fold", "Check"):
                         events.append({"kind": "action", "seat": seat, "action": kind.lower()})
                         last_betting = len(events)
@@ -726,11 +748,11 @@ class _Hand:
                         to = self.money(a["amount"])
                         added = to - before
                         if added <= 0:
-                            impossible.append(f"{where}: a {kind} to {self.text(to)} by a player who has "
+                            impossible.append(f"{_Where(a, street)}: a {kind} to {self.text(to)} by a player who has "
                                               f"{self.text(before)} in")
                     aggressive = kind != "Call" and to > current
                     verb = ("bet" if current == 0 else "raise") if aggressive else "call"
-                    all_in = pay(pid, added, where)
+                    all_in = pay(pid, added, a, street)
                     round_in[pid] = to
                     live[pid] += added
                     current = max(current, to)

@@ -67,6 +67,7 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -100,6 +101,8 @@ ZONES = {
 
 _AMT = r"[$€£]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _CARD = re.compile(r"[2-9TJQKA][cdhs]")
+#: the 52 strings `_CARD` matches whole: a set lookup per card instead of a pattern (`_cards`)
+_CARD_SET = frozenset(rank + suit for rank in "23456789TJQKA" for suit in "cdhs")
 
 #: `PokerStars Hand #`, `PokerStars Game #` (older exports), `PokerStars Zoom Hand #`, `PokerStars Home Game
 #: Hand #`, and any case (`POKERSTARS GAME #` from tracking software)
@@ -118,6 +121,8 @@ STAKES = re.compile(rf"(?<![\d/.,])(?P<small>{_AMT})/(?P<big>{_AMT})(?![\d/])")
 STAMP = re.compile(r"(?P<y>\d{4})/(?P<mo>\d{1,2})/(?P<d>\d{1,2})(?: - | )(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})"
                    r"(?: \(?(?P<zone>[A-Z]{2,5})\)?)?")
 BRACKETS = re.compile(r"\[([^\]]*)\]")
+#: a currency code in the header's stakes parentheses (`($0.01/$0.02 USD)`)
+CURRENCY_CODE = re.compile(r"\b([A-Z]{3})\b")
 
 POST = re.compile(rf"^posts (?P<what>small blind|big blind|small & big blinds|the ante|straddle|button blind"
                   rf"|bring-in) (?P<amt>{_AMT})(?P<all_in> and is all-in)?$")
@@ -155,6 +160,8 @@ UNCALLED = re.compile(rf"^Uncalled bet \((?P<amt>{_AMT})\) returned to (?P<name>
 DEALT = re.compile(r"^Dealt to (?P<rest>.+)$")
 TOTAL = re.compile(rf"^Total pot (?P<total>{_AMT})(?P<pots>.*?)(?: \| Rake (?P<rake>{_AMT}))?(?: \|.*)?$")
 SUMMARY_SEAT = re.compile(r"^Seat (?P<seat>\d+): (?P<rest>.*)$")
+#: the cards a summary's seat line shows (`Seat 3: P showed [Ah Kd] and won`)
+SHOWN = re.compile(r"\b(?:showed|mucked) \[([^\]]*)\]")
 
 #: games the engine does not have, as the header names them (checked before the games it has)
 UNSUPPORTED_GAMES = (
@@ -180,10 +187,20 @@ GAME_WORDS = {word: _game_word(word) for word, _ in UNSUPPORTED_GAMES} | \
     {word: _game_word(word) for word, _, _ in SUPPORTED_GAMES}
 STRUCTURES = {"no limit": "no-limit", "pot limit": "pot-limit", "limit": "fixed-limit", "fixed limit": "fixed-limit"}
 CURRENCY_OF_SYMBOL = {"$": "USD", "€": "EUR", "£": "GBP"}
+#: the verbs of the patterns `colon_line` tries after the betting ones (a line of any other verb matches none)
+_RARE_VERBS = frozenset({"shows", "mucks", "discards", "stands"})
 RUN_TWICE = re.compile(r"^(?:FIRST|SECOND|THIRD) (?:FLOP|TURN|RIVER|SHOW DOWN)$")
 
 # cp1252 leaves five bytes undefined; Windows maps them to the same code points as Latin-1 (_cp1252).
 _UNDEFINED_IN_CP1252 = (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+
+
+#: amounts as read (`_HandReader.money`): text -> (value, decimal places), for the texts read without fault. Stacks,
+#: blinds and bets repeat from hand to hand, and a Decimal built and checked costs ~3 us; bounded by clearing
+_AMOUNTS: dict[str, tuple[Decimal, int]] = {}
+_AMOUNTS_KEPT = 16384
+_AMOUNT_KEY_CHARS = 32
+_ZERO = Decimal(0)
 
 
 class _Bad(Exception):
@@ -288,15 +305,21 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
         yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}",
                           code="limit" if isinstance(exc, LimitExceeded) else "damaged")
         return
-    lines = split_lines(decode_bytes(raw))
-    # archive separators between hands are no part of any hand (short lines: the pattern is cheap)
-    lines = ["" if line[:3] == "***" and SEPARATOR.match(line) else line for line in lines]
+    decoded = decode_bytes(raw)
+    lines = split_lines(decoded)
+    # archive separators between hands are no part of any hand (short lines: the pattern is cheap); a separator
+    # holds "*#" or "* #", so a text with neither has none
+    if "*#" in decoded or "* #" in decoded:
+        lines = ["" if line[:3] == "***" and "#" in line and SEPARATOR.match(line) else line for line in lines]
+    del decoded, raw  # (the file's text is held once, as its lines)
     noted: set[str] = set()
     max_line = limits.pokerstars_max_line_bytes
-    overlong = [i for i, line in enumerate(lines) if _size(line, max_line) > max_line]
+    # (a line of at most max_line / 4 characters cannot be more than max_line bytes: no encoding needed)
+    overlong = [i for i, line in enumerate(lines) if len(line) * 4 > max_line and _size(line, max_line) > max_line] \
+        if lines and max(map(len, lines)) * 4 > max_line else []
     spans = _hand_spans(lines, set(overlong))
     for k, (start, end, column) in enumerate(spans):
-        long_line = next((i for i in overlong if start <= i < end), None)
+        long_line = next((i for i in overlong if start <= i < end), None) if overlong else None
         size = _span_size(lines, start, end, limits.pokerstars_max_hand_bytes)
         text = lines[start:end]
         text[0] = text[0][column:]
@@ -339,7 +362,7 @@ def _size(line: str, cap: int) -> int:
 
 def _span_size(lines: list[str], start: int, end: int, cap: int) -> int:
     """Bytes of lines[start:end] in UTF-8 with their newlines; exact only when they may exceed `cap`."""
-    chars = sum(len(line) + 1 for line in lines[start:end])
+    chars = sum(map(len, lines[start:end])) + (end - start)
     if chars * 4 <= cap:
         return chars
     return sum(_size(line, 0) + 1 for line in lines[start:end])
@@ -361,9 +384,10 @@ def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset())
     names: list[str] = []
     in_seats = False
     for i, line in enumerate(lines):
-        if i in skip:
+        if not line or (skip and i in skip):  # a blank line is no header, no seat and ends no seat list
             continue
-        if is_hand_start(line) and not (starts and any(line.startswith((n + ":", n + " ")) for n in names)):
+        if line[0] in "Pp" and is_hand_start(line) and \
+                not (starts and any(line.startswith((n + ":", n + " ")) for n in names)):
             starts.append((i, 0))
             names = []
             in_seats = True
@@ -378,7 +402,7 @@ def _hand_spans(lines: list[str], skip: set[int] | frozenset[int] = frozenset())
         if in_seats:
             if line.startswith("*** "):
                 in_seats = False
-            else:
+            elif line[:5] == "Seat ":
                 m = SEAT.match(line)
                 if m:
                     names.append(m["name"])
@@ -448,31 +472,48 @@ def _whole(digits: str, what: str) -> int:
 def _cards(text: str, line: int) -> list[str]:
     cards = text.split()
     for card in cards:
-        if not _CARD.fullmatch(card):
+        if card not in _CARD_SET:
             raise _Bad(f"line {line}: card '{_short(card)}' is not a card", "damaged")
     return cards
 
 
 def _started_at(rest: str) -> str | None:
     """The header's first timestamp in its own zone, as ISO 8601 in Eastern time (the room's clock)."""
-    stamps = list(STAMP.finditer(rest))
-    for m in stamps:
-        zone = m["zone"] or "ET"
+    for m in STAMP.finditer(rest):
+        year, month, day, hour, minute, second, zone = m.groups()
+        zone = zone or "ET"
         if zone not in ZONES:
             continue
         try:
-            local = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
-                             tzinfo=ZoneInfo(ZONES[zone]))
+            local = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second),
+                             tzinfo=_zone(zone))
             return local.astimezone(ET).isoformat()
         except (ValueError, OverflowError):  # no such day, or a year 9999 stamp that leaves the calendar in ET
             return None
     return None
 
 
+@cache
+def _zone(name: str) -> ZoneInfo:
+    """The place of a zone name of ZONES (ZoneInfo caches too, but its call costs a microsecond a hand)."""
+    return ZoneInfo(ZONES[name])
+
+
 def _first_game(before: str) -> tuple[int, str, str, int | None] | None:
+    """`_find_game`, cached for the ordinary header (a hostile one, up to a line's limit long, is not kept)."""
+    return _cached_game(before) if len(before) <= 256 else _find_game(before)
+
+
+@lru_cache(maxsize=4096)
+def _cached_game(before: str) -> tuple[int, str, str, int | None] | None:
+    return _find_game(before)
+
+
+def _find_game(before: str) -> tuple[int, str, str, int | None] | None:
     """(position, word, what, hole cards) of the first game named in the header text before the limit:
     an unsupported game carries hole cards None. The first one named is the game ("Hold'em" in
-    "Hold'em No Limit"; "Omaha Hi/Lo" is hi/lo, not Omaha), so both lists are searched."""
+    "Hold'em No Limit"; "Omaha Hi/Lo" is hi/lo, not Omaha), so both lists are searched. A pure function
+    of text every hand of a table repeats, so `_first_game` caches it (it took a tenth of the reader's time)."""
     found: list[tuple[int, int, str, str, int | None]] = []
     for rank, (word, what) in enumerate(UNSUPPORTED_GAMES):
         m = GAME_WORDS[word].search(before)
@@ -506,6 +547,8 @@ class _HandReader:
         self.extra_seats: list[dict[str, Any]] = []
         self.seat_of: dict[str, int] = {}
         self.names: list[str] = []
+        self.simple_names = False
+        self.initials: set[str] = set()
         self.left: dict[int, Decimal] = {}
         self.round_in: dict[int, Decimal] = {}
         #: the chips in of the last betting round that had any, for an implied uncalled return
@@ -535,6 +578,21 @@ class _HandReader:
 
     # -- amounts --------------------------------------------------------------------------------------
     def money(self, text: str) -> Decimal:
+        known = _AMOUNTS.get(text)
+        if known is not None:  # read before, in this hand or another: the same value and places
+            value, places = known
+            if places > self.places:
+                self.places = places
+            return value
+        value = self._money(text)
+        if len(text) <= _AMOUNT_KEY_CHARS:  # (a hostile file's long amounts are not kept)
+            if len(_AMOUNTS) >= _AMOUNTS_KEPT:
+                _AMOUNTS.clear()
+            exponent = value.as_tuple().exponent
+            _AMOUNTS[text] = (value, -exponent if isinstance(exponent, int) and exponent < 0 else 0)
+        return value
+
+    def _money(self, text: str) -> Decimal:
         try:
             value = Decimal(text.lstrip("$€£").replace(",", ""))
         except InvalidOperation as exc:
@@ -553,7 +611,8 @@ class _HandReader:
 
     # -- the whole hand -------------------------------------------------------------------------------
     def read(self) -> dict[str, Any]:
-        body = [(self.line_no + i, line) for i, line in enumerate(self.lines) if i and line.strip()]
+        # (a line is blank when it strips to nothing: empty, or white space only)
+        body = [(self.line_no + i, line) for i, line in enumerate(self.lines) if i and line and not line.isspace()]
         table = TABLE.match(body[0][1]) if body and body[0][1].startswith("Table '") else None
         # known before the header is judged, so that even a hand of a game the log lacks names its table
         self.table_id = (table["name"] or None) if table else None
@@ -571,11 +630,39 @@ class _HandReader:
         if not self.seats:
             raise _Bad("truncated: no seat lines (nobody is seated)", "truncated")
         self.names = sorted(self.seat_of, key=len, reverse=True)
+        # When no seated name begins another, at most one name begins any line, and a line `NAME: ...` or
+        # `Dealt to NAME [...` is placed by one look-up instead of trying every name (`player_line`, `dealt`).
+        self.simple_names = not any(a != b and b.startswith(a) for a in self.names for b in self.names)
+        self.initials = {name[0] for name in self.names}
         self.events.append({"kind": "button", "seat": self.button})
         self.section = "predeal"
-        for n, line in body[i:]:
-            self.line(n, line)
+        self.play(body[i:])
         return self.finish()
+
+    def play(self, body: list[tuple[int, str]]) -> None:
+        """Every line after the seat list, in order (`line`). A line `NAME: ...` of a seated NAME, when no
+        seated name begins another, goes straight to `colon_line`, which is where `line` would send it
+        (the line is no marker and no summary line, and NAME is the one seated name it begins with);
+        whatever `colon_line` does not take (it then changes nothing) takes the whole of `line`. So does a
+        `Dealt to X` line when no seated name begins with "D": `line` would find no player's line, no
+        uncalled bet, and give it to `dealt`."""
+        seat_of = self.seat_of
+        simple = self.simple_names
+        colon_line = self.colon_line
+        line_of = self.line
+        dealt_direct = "D" not in self.initials
+        for n, line in body:
+            if not self.summary:
+                if simple and line[:4] != "*** ":
+                    at = line.find(": ")
+                    if at > 0:
+                        seat = seat_of.get(line[:at])
+                        if seat is not None and colon_line(n, seat, line[at + 2:]):
+                            continue
+                if dealt_direct and line[:9] == "Dealt to " and len(line) > 9:
+                    self.dealt(n, line[9:])
+                    continue
+            line_of(n, line)
 
     def header(self, line: str) -> None:
         m = HEADER.match(line)
@@ -611,7 +698,7 @@ class _HandReader:
         tail = after[stakes.end():]
         closing = tail.find(")")
         inside = tail[:closing] if closing >= 0 else ""
-        code = re.search(r"\b([A-Z]{3})\b", inside)
+        code = CURRENCY_CODE.search(inside)
         self.currency = None
         if not self.tournament and (code or symbol):
             self.currency = code[1] if code else CURRENCY_OF_SYMBOL[symbol]
@@ -659,7 +746,7 @@ class _HandReader:
         if self.summary:
             self.summary_line(n, line)
             return
-        marker = MARKER.match(line)
+        marker = MARKER.match(line) if line[:4] == "*** " else None
         if marker:
             self.marker(n, marker["name"], marker["rest"])
             return
@@ -677,7 +764,14 @@ class _HandReader:
         raise _Bad(f"line {n} not understood: '{_short(line)}'", "damaged")
 
     def player_line(self, n: int, line: str) -> bool:
-        for name in self.names:
+        if line[:1] not in self.initials:  # no seated name begins the line
+            return False
+        names: list[str] | tuple[str] = self.names
+        if self.simple_names:
+            at = line.find(": ")
+            if at > 0 and line[:at] in self.seat_of:
+                names = (line[:at],)  # the one seated name that begins the line
+        for name in names:
             if not line.startswith(name):
                 continue
             rest = line[len(name):]
@@ -721,32 +815,38 @@ class _HandReader:
             raise _Bad(f"line {n}: {what} after the cards are dealt", "damaged")
 
     def colon_line(self, n: int, seat: int, rest: str) -> bool:
-        m = POST.match(rest)
+        # Each pattern begins with its own verb, so only the one the line's first word names can match.
+        verb = rest.split(" ", 1)[0]
+        m = POST.match(rest) if verb == "posts" else None
         if m:
             self.post(n, seat, m["what"], self.money(m["amt"]), bool(m["all_in"]))
             return True
         if rest == "checks":
             self.action(n, seat, "check", None, None)
             return True
-        m = CALL.match(rest)
+        m = CALL.match(rest) if verb == "calls" else None
         if m:
             self.action(n, seat, "call", self.money(m["amt"]), None, bool(m["all_in"]))
             return True
-        m = BET.match(rest)
+        m = BET.match(rest) if verb == "bets" else None
         if m:
             self.action(n, seat, "bet", self.money(m["amt"]), None, bool(m["all_in"]))
             return True
-        m = RAISE.match(rest)
+        m = RAISE.match(rest) if verb == "raises" else None
         if m:
             self.money(m["by"])
             self.action(n, seat, "raise", None, self.money(m["to"]), bool(m["all_in"]))
             return True
-        m = FOLD.match(rest)
+        m = FOLD.match(rest) if verb == "folds" else None
         if m:
             if m["cards"]:
                 self.remember_hole(seat, _cards(m["cards"], n))
             self.action(n, seat, "fold", None, None)
             return True
+        if verb not in _RARE_VERBS:  # none of the patterns below can match: straight to the last two tests
+            if rest in ("sits out", "is sitting out"):
+                return self.sits_out(n, seat)
+            return QUIET_COLON.match(rest) is not None
         m = SHOW.match(rest)
         if m:
             self.need("play", n, "a show")
@@ -773,12 +873,16 @@ class _HandReader:
             self.draw(n, seat, [])
             return True
         if rest in ("sits out", "is sitting out"):
-            if self.section == "predeal":
-                self.sit_out(n, seat)
-            else:
-                self.absent.add(seat)
-            return True
+            return self.sits_out(n, seat)
         return QUIET_COLON.match(rest) is not None
+
+    def sits_out(self, n: int, seat: int) -> bool:
+        """`P: sits out` or `P: is sitting out`: absent (and before the deal, perhaps not dealt in)."""
+        if self.section == "predeal":
+            self.sit_out(n, seat)
+        else:
+            self.absent.add(seat)
+        return True
 
     def plain_line(self, n: int, seat: int, rest: str) -> bool:
         m = COLLECT.match(rest)
@@ -882,8 +986,9 @@ class _HandReader:
             # a seat listed as sitting out that acts was dealt in after all
             self.deal_in(seat)
         event: dict[str, Any] = {"kind": "action", "seat": seat}
-        timed_out = seat in self.timed_out
-        self.timed_out.discard(seat)
+        timed_out = bool(self.timed_out) and seat in self.timed_out
+        if timed_out:
+            self.timed_out.discard(seat)
         if verb == "fold":
             self.folded.add(seat)
             if seat in self.absent or timed_out or (self.left[seat] == 0 and seat not in self.folded_before(seat)):
@@ -898,8 +1003,8 @@ class _HandReader:
             self.events.append(event)
             return
         self.absent.discard(seat)  # a player who bets is at the table
-        before = self.round_in.get(seat, Decimal(0))
-        current = max(self.round_in.values(), default=Decimal(0))
+        before = self.round_in.get(seat, _ZERO)
+        current = max(self.round_in.values(), default=_ZERO)
         if to is None:
             assert amount is not None
             to = before + amount
@@ -969,7 +1074,8 @@ class _HandReader:
         a seat sitting out; tournaments deal to players sitting out too (the room posts and folds for
         them), but not to a seat `out of hand`."""
         self.section = "play"
-        self.deal_order = sorted(self.seats, key=lambda s: (s - self.button - 1) % 10)
+        button = self.button
+        self.deal_order = sorted(self.seats, key=lambda s: (s - button - 1) % 10)
         for seat in self.deal_order:
             if self.tournament and seat in self.absent:
                 self.seats[seat].pop("status", None)
@@ -1002,7 +1108,12 @@ class _HandReader:
         self.new_round()
 
     def dealt(self, n: int, rest: str) -> None:
-        for name in self.names:
+        names: list[str] | tuple[str] = self.names
+        if self.simple_names:
+            at = rest.find(" [")
+            if at > 0 and rest[:at] in self.seat_of:
+                names = (rest[:at],)  # the one seated name `rest` begins with (see `read`)
+        for name in names:
             if rest.startswith(name + " ["):
                 seat = self.seat_of[name]
                 groups = BRACKETS.findall(rest[len(name):])
@@ -1042,7 +1153,7 @@ class _HandReader:
             self.known_hole[seat] = cards
 
     def summary_line(self, n: int, line: str) -> None:
-        m = TOTAL.match(line)
+        m = TOTAL.match(line) if line[:10] == "Total pot " else None
         if m:
             if m["rake"] is not None:
                 # stated for the hand: PokerStars does not say which pot(s) it came from
@@ -1061,12 +1172,13 @@ class _HandReader:
         if m:
             seat = _whole(m["seat"], f"line {n}: seat")
             entry = self.seats.get(seat)
-            players = [e["player"] for e in [entry, *self.extra_seats] if e is not None and e["seat"] == seat]
+            players = [e["player"] for e in [entry, *self.extra_seats] if e is not None and e["seat"] == seat] \
+                if self.extra_seats else [entry["player"]] if entry is not None else []
             player = next((p for p in players if (m["rest"] + " ").startswith(p + " ")), None)
             if player is None:
                 raise _Bad(f"line {n}: the summary names seat {seat} differently from the seat list", "damaged")
             tail = m["rest"][len(player):]
-            shown = re.search(r"\b(?:showed|mucked) \[([^\]]*)\]", tail)
+            shown = SHOWN.search(tail) if "[" in tail else None
             if shown:
                 self.remember_hole(seat, _cards(shown[1], n))
             return
@@ -1145,10 +1257,13 @@ class _HandReader:
             seats.append(entry)
         amounts: list[int] = []
         for event in self.events:
-            for key in ("amount", "to") if event["kind"] == "action" else ("amount",):
-                if key in event:
-                    event[key] = units(event[key])
-                    amounts.append(event[key])
+            # an action's `amount` and `to` come together; `to` of a deal is where the cards go, no amount
+            if "amount" in event:
+                value = event["amount"] = units(event["amount"])
+                amounts.append(value)
+                if "to" in event and event["kind"] == "action":
+                    value = event["to"] = units(event["to"])
+                    amounts.append(value)
         amounts += [s["stack"] for s in seats] + stakes["blinds"] + stakes.get("bet_units", [])
         smallest_chip = scale // 100 if cash and scale >= 100 else scale
         stakes["chip_unit"] = math.gcd(smallest_chip, *amounts) or 1

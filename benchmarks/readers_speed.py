@@ -1,0 +1,243 @@
+"""How fast the PokerStars text and OHH readers are, alone and under a whole `auditor audit`. Run by hand:
+
+    python benchmarks/readers_speed.py [--hands 20000] [--repeat 3] [--profile pokerstars|ohh] [--snapshot FILE]
+
+Large files of simulated hands are written once with OUR writers (auditor/export/pokerstars.py and ohh.py,
+the games each format holds) and cached under /tmp/readers_speed (delete it to write them again); the
+corpus's own files (/work/shared/corpus/pokerstars, /ohh) are timed too. For each input it prints, in hands/s
+and microseconds a hand, CPU time (what the machine spent; the wall clock of a shared machine is noise):
+
+- read: the reader's items (`read_pokerstars` / `read_ohh`, to a list), in this process;
+- the read of the large file stage by stage (the reader's own steps, one after the other);
+- audit: `auditor audit FILE --format jsonl --output /dev/null --quiet --jobs 1` in a child process (its CPU,
+  start-up and Numba's cache load included: what a user waits for; about 2.5 s of CPU before the first hand).
+
+`--profile FORMAT` prints cProfile's top functions of one read of the large file (shares, not truth: the
+profiler slows small functions most). `--snapshot FILE` pickles every input's items (hands, quarantines,
+notes) for comparing a changed reader with this one (tests/test_reader_identity.py does it on the files
+the test suite can rebuild).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import dataclasses
+import gc
+import os
+import pickle
+import pstats
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's auditor, not the installed one
+
+from auditor.check.packs import resolve_pack  # noqa: E402
+from auditor.export import writer  # noqa: E402
+from auditor.ingest.ohh import read_ohh  # noqa: E402
+from auditor.ingest.pokerstars import read_pokerstars  # noqa: E402
+from auditor.model.records import SourceHand  # noqa: E402
+from auditor.simulate import simulate_mixed  # noqa: E402
+
+CACHE = Path("/tmp/readers_speed")
+CORPUS = Path("/work/shared/corpus")
+#: (pack, games) each format's writer can hold: PokerStars text has hold'em, Omaha and five-card draw; OHH
+#: hold'em and Omaha; every structure but spread limit
+GAMES = {
+    "pokerstars": [("tda-2024", [("holdem", "no-limit"), ("holdem", "pot-limit"), ("holdem", "fixed-limit"),
+                                 ("omaha", "pot-limit"), ("omaha", "no-limit")]),
+                   ("online-five-card-draw", [("five-card-draw", "fixed-limit")])],
+    "ohh": [("tda-2024", [("holdem", "no-limit"), ("holdem", "pot-limit"), ("holdem", "fixed-limit"),
+                          ("omaha", "pot-limit"), ("omaha", "no-limit")])],
+}
+SUFFIX = {"pokerstars": ".txt", "ohh": ".ohh"}
+READERS: dict[str, Callable[[Path], Iterator]] = {"pokerstars": read_pokerstars, "ohh": read_ohh}
+
+
+def simulated(fmt: str, hands: int, seed: int = 7) -> Path:
+    """The cached file of about `hands` simulated hands in `fmt` (those the writer cannot express left out)."""
+    path = CACHE / f"{fmt}-{hands}-{seed}{SUFFIX[fmt]}"
+    if path.exists():
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    module = writer(fmt)
+    groups = GAMES[fmt]
+
+    def stream() -> Iterator[dict]:
+        for i, (pack_name, games) in enumerate(groups):
+            pack = resolve_pack(pack_name)
+            share = hands * len(games) // sum(len(g) for _, g in groups)
+            for hand in simulate_mixed(games, share, seed + i, house=pack.house, rule_pack=pack.name,
+                                       table_size=(2, 9), sit_outs=True, rake=pack.house.rake,
+                                       table_prefix=f"R{i}-", chip_unit_mix=(0.3, 1)):
+                if module.cannot_express(hand) is None:
+                    yield hand
+
+    tmp = path.with_suffix(".tmp" + SUFFIX[fmt])
+    module.write_hands(stream(), tmp)
+    tmp.rename(path)
+    return path
+
+
+def corpus_files(fmt: str) -> list[Path]:
+    folder = CORPUS / ("pokerstars" if fmt == "pokerstars" else "ohh")
+    suffixes = (".txt",) if fmt == "pokerstars" else (".ohh", ".json")
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.lower().endswith(suffixes))
+
+
+def read_items(fmt: str, paths: list[Path]) -> list:
+    reader = READERS[fmt]
+    return [x for p in paths for x in reader(p)]
+
+
+def cpu_timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, object]:
+    """(best CPU seconds, best wall seconds, the last result) over `repeat` runs in this process, the garbage
+    collector off as the audit runs a partition (`partition.collect_between_batches`): with it on, its passes
+    over the items kept so far cost a third more and say nothing of the reader."""
+    best_cpu = best_wall = float("inf")
+    result: object = None
+    for _ in range(repeat):
+        result = None
+        gc.collect()
+        gc.disable()
+        try:
+            c0, w0 = time.process_time(), time.perf_counter()
+            result = fn()
+            best_cpu = min(best_cpu, time.process_time() - c0)
+            best_wall = min(best_wall, time.perf_counter() - w0)
+        finally:
+            gc.enable()
+    return best_cpu, best_wall, result
+
+
+def audit_cpu(paths: list[Path], repeat: int) -> tuple[float, float]:
+    """(best CPU seconds, best wall seconds) of `auditor audit PATHS` in a child process, one job."""
+    command = [sys.executable, "-c", "from auditor.cli import main; main()", "audit", *map(str, paths),
+               "--format", "jsonl", "--output", os.devnull, "--quiet", "--jobs", "1", "--allow-unaudited",
+               "--fail-on", "never"]
+    best_cpu = best_wall = float("inf")
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w0 = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - w0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best_cpu, best_wall = min(best_cpu, cpu), min(best_wall, wall)
+    return best_cpu, best_wall
+
+
+def stages(fmt: str, path: Path) -> list[tuple[str, float, int]]:
+    """(stage, CPU seconds, hands) of one read of `path`, stage by stage (the reader's own steps, called one
+    after the other as the reader calls them hand by hand; the collector off)."""
+    from auditor.ingest import ohh, pokerstars
+    from auditor.ingest.jsonl import consistency_error
+    from auditor.ingest.validate import schema_error
+
+    clock = time.process_time
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = clock()
+        if fmt == "pokerstars":
+            lines = pokerstars.split_lines(pokerstars.decode_bytes(path.read_bytes()))
+            t1 = clock()
+            spans = pokerstars._hand_spans(lines)
+            t2 = clock()
+            hands = [pokerstars._HandReader(lines[a:b], a + 1, "tda-2024").read() for a, b, _ in spans]
+            t3 = clock()
+            steps = [("  bytes to lines (decode, split)", t1 - t0), ("  hand spans", t2 - t1),
+                     ("  hands read (_HandReader, Decimal amounts)", t3 - t2)]
+        else:
+            with path.open("rb") as stream:
+                objects = [obj for _, obj, error in ohh._json_objects(stream) if error is None]
+            t1 = clock()
+            for obj in objects:
+                ohh.ohh_schema_error(obj)
+            t2 = clock()
+            hands = [ohh._Hand(obj["ohh"], "tda-2024").canonical() for obj in objects]
+            t3 = clock()
+            steps = [("  JSON objects (json, Decimal floats)", t1 - t0), ("  OHH schema (jsonschema-rs)", t2 - t1),
+                     ("  mapped to the canonical hand", t3 - t2)]
+        t3 = clock()
+        for hand in hands:
+            schema_error(hand)
+        t4 = clock()
+        for hand in hands:
+            consistency_error(hand)
+        t5 = clock()
+    finally:
+        gc.enable()
+    steps += [("  canonical schema (jsonschema-rs)", t4 - t3), ("  consistency_error", t5 - t4)]
+    return [(label, seconds, len(hands)) for label, seconds in steps]
+
+
+def line(label: str, seconds: float, wall: float, hands: int) -> str:
+    if not hands:
+        return f"{label:<46}{seconds:>8.2f} s cpu (no hands)"
+    return (f"{label:<46}{seconds:>8.2f} s cpu {wall:>7.2f} s wall {hands / seconds:>10,.0f} hands/s "
+            f"{seconds / hands * 1e6:>8.1f} us/hand")
+
+
+def plain(item: object) -> object:
+    """An item as plain data (dataclass fields), for pickling and comparing."""
+    return (type(item).__name__, dataclasses.asdict(item)) if dataclasses.is_dataclass(item) else item
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hands", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--formats", default="pokerstars,ohh")
+    parser.add_argument("--no-audit", action="store_true", help="time the readers only")
+    parser.add_argument("--profile", choices=sorted(READERS), help="cProfile one read of FORMAT's large file")
+    parser.add_argument("--snapshot", type=Path, help="pickle every input's items to this file")
+    args = parser.parse_args()
+    formats = args.formats.split(",")
+    inputs = {fmt: {"simulated": [simulated(fmt, args.hands)], "corpus": corpus_files(fmt)} for fmt in formats}
+    #: what the audit is given: the corpus as its folder (the audit skips what it does not recognise)
+    audited = {fmt: {"simulated": inputs[fmt]["simulated"], "corpus": [CORPUS / fmt]} for fmt in formats}
+
+    if args.profile:
+        path = inputs[args.profile]["simulated"]
+        profile = cProfile.Profile()
+        profile.enable()
+        read_items(args.profile, path)
+        profile.disable()
+        pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+        return
+
+    snapshot: dict[str, list] = {}
+    for fmt in formats:
+        for kind, paths in inputs[fmt].items():
+            if not paths:
+                continue
+            size = sum(p.stat().st_size for p in paths)
+            cpu, wall, items = cpu_timed(lambda fmt=fmt, paths=paths: read_items(fmt, paths), args.repeat)
+            assert isinstance(items, list)
+            hands = sum(isinstance(x, SourceHand) for x in items)
+            snapshot.update({f"{fmt}:{p}": [plain(x) for x in read_items(fmt, [p])] for p in paths} if args.snapshot
+                            else {})
+            print(f"{fmt} {kind}: {len(paths)} file(s), {size / 1e6:.1f} MB, {hands:,} hands, "
+                  f"{len(items) - hands:,} other items")
+            print(line("  read (the reader's items)", cpu, wall, hands))
+            if kind == "simulated":
+                for label, seconds, count in stages(fmt, paths[0]):
+                    print(line("  " + label, seconds, seconds, count))
+            if not args.no_audit:
+                cpu, wall = audit_cpu(audited[fmt][kind], args.repeat)
+                print(line("  auditor audit --jobs 1 (child process)", cpu, wall, hands))
+            sys.stdout.flush()
+    if args.snapshot:
+        with args.snapshot.open("wb") as out:
+            pickle.dump(snapshot, out)
+        print(f"snapshot of {len(snapshot)} files' items: {args.snapshot}")
+
+
+if __name__ == "__main__":
+    main()
