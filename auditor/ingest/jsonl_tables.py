@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
 from auditor.ingest import columnar_validate, jsonl_scan
 from auditor.ingest.files import unseekable_kind
@@ -188,8 +187,8 @@ def _take(entries: list[tuple[int, bytes]], name: str) -> _Batch | None:
     if not valid.any():
         return None
     rows = np.flatnonzero(ok)[valid]
-    kept = _keep(tables, valid)
-    return _Batch(kept, [raws[r] for r in rows], numbers[rows].tolist(), *_starts(kept))
+    kept = tables.keep(valid)
+    return _Batch(kept, [raws[r] for r in rows], numbers[rows].tolist(), *kept.starts())
 
 
 def _utf8(buf: bytes, raws: list[bytes]) -> np.ndarray:
@@ -205,30 +204,6 @@ def _utf8(buf: bytes, raws: list[bytes]) -> np.ndarray:
             except UnicodeDecodeError:
                 ok[i] = False
         return ok
-
-
-def _keep(tables: CanonicalTables, keep: np.ndarray) -> CanonicalTables:
-    """The hands where `keep`, with their seats and events, renumbered 0.. in order."""
-    if keep.all():
-        return tables
-    number = np.cumsum(keep, dtype=np.int64) - 1
-    out = []
-    for table in (tables.hands, tables.seats, tables.events):
-        hand = table["hand"].to_numpy(zero_copy_only=False).astype(np.int64)
-        rows = keep[hand] if len(hand) else np.zeros(0, bool)
-        table = table.filter(pa.array(rows))
-        out.append(table.set_column(0, "hand", pa.array(number[hand[rows]].astype(np.int32))))
-    return CanonicalTables(*out)
-
-
-def _starts(tables: CanonicalTables) -> tuple[np.ndarray, np.ndarray]:
-    """Per hand 0..n, where its seats and its events start (their rows are in hand order)."""
-    n = tables.num_hands
-    out = []
-    for table in (tables.seats, tables.events):
-        hand = table["hand"].to_numpy(zero_copy_only=False).astype(np.int64)
-        out.append(np.searchsorted(hand, np.arange(n + 1), side="left"))
-    return out[0], out[1]
 
 
 def _chunks(items: Iterator[_Run | SourceHand | Quarantined], name: str,
@@ -278,19 +253,10 @@ def _chunks(items: Iterator[_Run | SourceHand | Quarantined], name: str,
 
 def _chunk(batch: _Batch, a: int, b: int, refused: tuple[Quarantined, ...], name: str) -> TableChunk:
     """Hands a..b - 1 of a batch as a TableChunk (hand renumbered from 0) carrying `refused`."""
-    t = batch.tables
-    sa, sb = int(batch.seat_starts[a]), int(batch.seat_starts[b])
-    ea, eb = int(batch.event_starts[a]), int(batch.event_starts[b])
-    parts = []
-    for table, lo, hi in ((t.hands, a, b), (t.seats, sa, sb), (t.events, ea, eb)):
-        part = table.slice(lo, hi - lo)
-        if a:
-            shifted = part["hand"].to_numpy(zero_copy_only=False).astype(np.int32) - np.int32(a)
-            part = part.set_column(0, "hand", pa.array(shifted))
-        parts.append(part)
     empty = np.zeros(0, np.int64)
     hands = _Lazy(name, batch.raw[a:b], batch.lines[a:b])
-    return TableChunk(CanonicalTables(*parts), name, [None] * (b - a), [None] * (b - a), HANDS_SCHEMA.empty_table(),
+    tables = batch.tables.between(a, b, batch.seat_starts, batch.event_starts)
+    return TableChunk(tables, name, [None] * (b - a), [None] * (b - a), HANDS_SCHEMA.empty_table(),
                       SEATS_SCHEMA.empty_table(), empty, empty, EVENTS_SCHEMA.empty_table(), empty, empty, hands,
                       refused)
 

@@ -93,7 +93,7 @@ def read_batch(pending: Sequence[Pending], rule_pack: str, root: Path | None = N
     for k, item in zip(rest, others, strict=True):
         out[k] = (item,) if item is not None else None
     rows = np.flatnonzero(taken)
-    seat_starts, event_starts = _starts(tables)
+    seat_starts, event_starts = tables.starts()
     start = 0  # hand number of the run's first file
     while start < len(rows):
         stop = start + 1
@@ -178,7 +178,7 @@ def _convert(raws: list[bytes | None], names: list[str], labels: list[str],
     if not valid.any():
         return taken, empty
     taken[np.asarray(batch, dtype=np.int64)[docs_ok[valid]]] = True
-    return taken, _keep(tables, valid)
+    return taken, tables.keep(valid)
 
 
 _ZERO_DECIMAL = phh.ZERO_DECIMAL_CURRENCIES
@@ -342,49 +342,16 @@ def _names(s: phh_scan.Scan, players: np.ndarray, owner: np.ndarray, position: n
     return out
 
 
-def _keep(tables: CanonicalTables, keep: np.ndarray) -> CanonicalTables:
-    """The hands where `keep`, with their seats and events, renumbered 0.. in order."""
-    if keep.all():
-        return tables
-    number = np.cumsum(keep, dtype=np.int64) - 1
-    out = []
-    for table in (tables.hands, tables.seats, tables.events):
-        hand = table["hand"].to_numpy(zero_copy_only=False).astype(np.int64)
-        rows = keep[hand] if len(hand) else np.zeros(0, bool)
-        table = table.filter(pa.array(rows))
-        out.append(table.set_column(0, "hand", pa.array(number[hand[rows]].astype(np.int32))))
-    return CanonicalTables(*out)
-
-
-def _starts(tables: CanonicalTables) -> tuple[np.ndarray, np.ndarray]:
-    """Per hand 0..n, where its seats and its events start (their rows are in hand order)."""
-    n = tables.num_hands
-    out = []
-    for table in (tables.seats, tables.events):
-        hand = table["hand"].to_numpy(zero_copy_only=False).astype(np.int64)
-        out.append(np.searchsorted(hand, np.arange(n + 1), side="left"))
-    return out[0], out[1]
-
-
 def _chunk(tables: CanonicalTables, seat_starts: np.ndarray, event_starts: np.ndarray, a: int, b: int,
            files: list[Pending], labels: list[str], rows: np.ndarray, rule_pack: str) -> TableChunk:
     """Hands a..b - 1 of the tables (the files `files`) as a TableChunk, hand renumbered from 0."""
-    sa, sb = int(seat_starts[a]), int(seat_starts[b])
-    ea, eb = int(event_starts[a]), int(event_starts[b])
-    parts = []
-    for table, lo, hi in ((tables.hands, a, b), (tables.seats, sa, sb), (tables.events, ea, eb)):
-        part = table.slice(lo, hi - lo)
-        if a:
-            shifted = part["hand"].to_numpy(zero_copy_only=False).astype(np.int32) - np.int32(a)
-            part = part.set_column(0, "hand", pa.array(shifted))
-        parts.append(part)
     empty = np.zeros(0, np.int64)
     names = [str(path) for path, _label, _raw in files]
     no_hands, no_seats, no_events = _EMPTY
     given = _Lazy([(path, labels[k], raw) for (path, _label, raw), k in zip(files, rows.tolist(), strict=True)],
                   rule_pack)
-    return TableChunk(CanonicalTables(*parts), names[0], [None] * (b - a), [None] * (b - a), no_hands, no_seats,
-                      empty, empty, no_events, empty, empty, given, (), names)
+    return TableChunk(tables.between(a, b, seat_starts, event_starts), names[0], [None] * (b - a), [None] * (b - a),
+                      no_hands, no_seats, empty, empty, no_events, empty, empty, given, (), names)
 
 
 class _Lazy(Sequence):

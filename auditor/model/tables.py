@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
 HANDS_SCHEMA = pa.schema([
@@ -48,3 +49,39 @@ class CanonicalTables:
     @property
     def num_hands(self) -> int:
         return self.hands.num_rows
+
+    def keep(self, keep: np.ndarray) -> CanonicalTables:
+        """The hands where `keep` (a bool per hand), with their seats and events, renumbered 0.. in order (the
+        column-wise readers drop the hands their validator refused this way)."""
+        if keep.all():
+            return self
+        number = np.cumsum(keep, dtype=np.int64) - 1
+        out = []
+        for table in (self.hands, self.seats, self.events):
+            hand = table["hand"].to_numpy(zero_copy_only=False).astype(np.int64)
+            rows = keep[hand] if len(hand) else np.zeros(0, bool)
+            table = table.filter(pa.array(rows))
+            out.append(table.set_column(0, "hand", pa.array(number[hand[rows]].astype(np.int32))))
+        return CanonicalTables(*out)
+
+    def between(self, a: int, b: int, seat_starts: np.ndarray, event_starts: np.ndarray) -> CanonicalTables:
+        """Hands a..b - 1 with their seats and events (where each starts: `starts()`), renumbered from 0: slices,
+        no copy of the other columns."""
+        sa, sb = int(seat_starts[a]), int(seat_starts[b])
+        ea, eb = int(event_starts[a]), int(event_starts[b])
+        parts = []
+        for table, lo, hi in ((self.hands, a, b), (self.seats, sa, sb), (self.events, ea, eb)):
+            part = table.slice(lo, hi - lo)
+            if a:
+                shifted = part["hand"].to_numpy(zero_copy_only=False).astype(np.int32) - np.int32(a)
+                part = part.set_column(0, "hand", pa.array(shifted))
+            parts.append(part)
+        return CanonicalTables(*parts)
+
+    def starts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per hand 0..n, where its seats and where its events start (their rows are in hand order)."""
+        out = []
+        for table in (self.seats, self.events):
+            hand = table["hand"].to_numpy(zero_copy_only=False).astype(np.int64)
+            out.append(np.searchsorted(hand, np.arange(self.num_hands + 1), side="left"))
+        return out[0], out[1]
