@@ -16,9 +16,11 @@ import select
 import stat
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
+
+import numpy as np
 
 from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
 
@@ -237,3 +239,20 @@ def only_blank(path: Path, limits: Limits = DEFAULT_LIMITS) -> bool:
 
 __all__ = ["GZIP_MAGIC", "GuardedStream", "bomb_message", "copy_fifo", "is_gzip", "only_blank", "open_binary",
            "open_failure", "read_all", "read_line", "spool_if_unseekable", "unseekable_kind"]
+
+
+def utf8_mask(joined: bytes, parts: Sequence[bytes]) -> np.ndarray:
+    """Per part, whether it is UTF-8: one decode of `joined` (the parts with a separator between them, so a
+    sequence cut at one part's end cannot pair with the next part's first byte), part by part only when that
+    fails. The column-wise readers judge a batch of lines or files this way; a part that is not UTF-8 is the
+    reference path's to refuse."""
+    ok = np.ones(len(parts), dtype=bool)
+    try:
+        joined.decode("utf-8")
+    except UnicodeDecodeError:
+        for i, part in enumerate(parts):
+            try:
+                part.decode("utf-8")
+            except UnicodeDecodeError:
+                ok[i] = False
+    return ok

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from auditor.ingest import columnar_validate, jsonl_scan
-from auditor.ingest.files import unseekable_kind
+from auditor.ingest.files import unseekable_kind, utf8_mask
 from auditor.ingest.jsonl import _held_back, _lines, _one_line, _Watch, open_lines
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
@@ -173,7 +173,7 @@ def _take(entries: list[tuple[int, bytes]], name: str) -> _Batch | None:
     starts = np.zeros(len(raws), np.int64)
     np.cumsum(lengths[:-1] + 1, out=starts[1:])
     try:
-        text_ok = _utf8(buf, raws)
+        text_ok = utf8_mask(buf, raws)
         sc = jsonl_scan.scan(buf, starts, starts + lengths)
         ok = jsonl_scan.readable_lines(sc) & text_ok
         if not ok.any():
@@ -189,21 +189,6 @@ def _take(entries: list[tuple[int, bytes]], name: str) -> _Batch | None:
     rows = np.flatnonzero(ok)[valid]
     kept = tables.keep(valid)
     return _Batch(kept, [raws[r] for r in rows], numbers[rows].tolist(), *kept.starts())
-
-
-def _utf8(buf: bytes, raws: list[bytes]) -> np.ndarray:
-    """Per line, whether it is UTF-8 (one decode of the batch; line by line only when that fails)."""
-    try:
-        buf.decode("utf-8")
-        return np.ones(len(raws), dtype=bool)
-    except UnicodeDecodeError:
-        ok = np.ones(len(raws), dtype=bool)
-        for i, raw in enumerate(raws):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError:
-                ok[i] = False
-        return ok
 
 
 def _chunks(items: Iterator[_Run | SourceHand | Quarantined], name: str,

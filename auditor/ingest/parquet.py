@@ -671,20 +671,13 @@ class TableChunk:
             return self
         if not keep.any():
             return None
-        new_number = np.cumsum(keep, dtype=np.int64) - 1
-        tables = []
-        for table in (self.tables.hands, self.tables.seats, self.tables.events):
-            hand = table["hand"].to_numpy(zero_copy_only=False).astype(np.int64)
-            rows = keep[hand]
-            table = table.filter(pa.array(rows))
-            tables.append(table.set_column(0, "hand", pa.array(new_number[hand[rows]].astype(np.int32))))
         kept = np.flatnonzero(keep)
         given = (None if self._given is None else self._given.take(kept) if hasattr(self._given, "take")  # lazy
                  else [self._given[i] for i in kept])
         seat_rows, seat_spans = _respan(self._seat_rows, self._seat_spans, kept)
         event_rows, event_spans = _respan(self._event_rows, self._event_spans, kept)
         file = self.file if self.hand_files is None else self.hand_files[int(kept[0])]
-        return TableChunk(CanonicalTables(*tables), file, [self.claimed_file[i] for i in kept],
+        return TableChunk(self.tables.keep(keep), file, [self.claimed_file[i] for i in kept],
                           [self.claimed_line[i] for i in kept], self._hands.take(kept) if self._hands.num_rows else
                           self._hands, self._seats, seat_rows, seat_spans, self._events, event_rows, event_spans,
                           given, self.quarantined,

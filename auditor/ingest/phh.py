@@ -115,7 +115,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from auditor.ingest import phh_toml
-from auditor.ingest.files import GZIP_MAGIC, open_binary, open_failure, read_all, read_line
+from auditor.ingest.files import GZIP_MAGIC, open_binary, open_failure, read_all, read_line, utf8_mask
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.validate import schema_error
@@ -374,16 +374,11 @@ def _scanned_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pa
         return out
     from auditor.ingest import phh_scan  # imports Numba: only when there are PHH bytes to scan
 
-    buf, starts, ends = phh_scan.join([raws[k] for k in batch])  # type: ignore[misc]
-    try:
-        buf.decode("utf-8")
-    except UnicodeDecodeError:  # find the files that are not UTF-8: read_phh words their refusal
-        for k in batch:
-            try:
-                raws[k].decode("utf-8")  # type: ignore[union-attr]
-            except UnicodeDecodeError:
-                raws[k] = None
-        batch = [k for k in batch if raws[k] is not None]
+    texts: list[bytes] = [raws[k] for k in batch]  # type: ignore[misc]
+    buf, starts, ends = phh_scan.join(texts)
+    utf8 = utf8_mask(buf, texts)
+    if not utf8.all():  # the files that are not UTF-8: read_phh words their refusal
+        batch = [k for k, good in zip(batch, utf8.tolist(), strict=True) if good]
         if not batch:
             return out
         buf, starts, ends = phh_scan.join([raws[k] for k in batch])  # type: ignore[misc]

@@ -36,6 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.ingest import columnar_validate, phh, phh_kernel, phh_scan
+from auditor.ingest.files import utf8_mask
 from auditor.ingest.parquet import TableChunk
 from auditor.model.records import SourceHand
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
@@ -114,23 +115,18 @@ def _convert(raws: list[bytes | None], names: list[str], labels: list[str],
     count = len(raws)
     taken = np.zeros(count, dtype=bool)
     batch = [k for k, raw in enumerate(raws) if raw is not None]
-    texts = [raws[k] for k in batch]
-    try:
-        b"".join(texts).decode("utf-8")  # type: ignore[arg-type]
-    except UnicodeDecodeError:  # the files that are not UTF-8 are the reference path's to refuse
-        keep = []
-        for k, text in zip(batch, texts, strict=True):
-            try:
-                text.decode("utf-8")  # type: ignore[union-attr]
-                keep.append(k)
-            except UnicodeDecodeError:
-                pass
-        batch = keep
-        texts = [raws[k] for k in batch]
+    texts: list[bytes] = [raws[k] for k in batch]  # type: ignore[misc]
     empty = CanonicalTables(HANDS_SCHEMA.empty_table(), SEATS_SCHEMA.empty_table(), EVENTS_SCHEMA.empty_table())
     if not batch:
         return taken, empty
-    buf, starts, ends = phh_scan.join(texts)  # type: ignore[arg-type]
+    buf, starts, ends = phh_scan.join(texts)
+    utf8 = utf8_mask(buf, texts)
+    if not utf8.all():  # the files that are not UTF-8 are the reference path's to refuse
+        batch = [k for k, good in zip(batch, utf8.tolist(), strict=True) if good]
+        if not batch:
+            return taken, empty
+        texts = [raws[k] for k in batch]  # type: ignore[misc]
+        buf, starts, ends = phh_scan.join(texts)
     s = phh_scan.scan(buf, starts, ends, skip_bom=True)
     docs = len(batch)
     f = s.field_rows
