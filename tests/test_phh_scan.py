@@ -84,6 +84,42 @@ def test_toml_corners_agree_with_tomllib(text):
         assert read == 0
 
 
+#: TOML local times (PHH's `time`): what tomllib reads, the scanner reads the same; what it refuses is left to it
+TIME_CORNERS = [
+    "a = 00:06:48", "a = 23:59:59.9999999", "a = 24:00:00", "a = 00:06:48.", "a = 0:06:48", "a = 00:06", "a = 00:06:48Z",
+    "a = 00:06:60", "a = 00:06:48.5 ", "a = 00:06:48-05:00", "a = 00:06:48 00", "a = 19:60:00", "a = 20:00:00.000001",
+    "a = [00:06:48]", "a = 00:06:48\nb = 1", "a = 09:5:00", "a = 12:34:56.1234567890123", "a = 00:06:48,",
+    "a = 00:06:48.x", "a = 1979-05-27 07:32:00", "a = 07:32:00\r\n", "a = 07:32:00\t", "a = 29:00:00", "a = 0a:00:00",
+]
+
+
+@pytest.mark.parametrize("text", TIME_CORNERS)
+def test_local_times_agree_with_tomllib(text):
+    read, _ = assert_scanner_agrees([text, BASE + text])
+    if tomllib_outcome(text) is not None and "[" not in text and "-" not in text:
+        assert read == 2, text  # a plain local time is on the fast path, not left to tomllib
+
+
+def test_mutated_times_of_our_writers_files_agree_with_tomllib():
+    rng = random.Random(7)
+    base = "\n".join(line for line in BASE.splitlines() if not line.startswith("time")) + "\n"
+    alphabet = "0123456789:.Z-+ \tx"
+    texts = []
+    for _ in range(3000):
+        value = list(f"{rng.randrange(30):02d}:{rng.randrange(70):02d}:{rng.randrange(70):02d}")
+        if rng.random() < 0.3:
+            value += ["."] + [rng.choice("0123456789") for _ in range(rng.randrange(10))]
+        for _ in range(rng.randrange(3)):
+            at = rng.randrange(len(value) + 1)
+            if rng.random() < 0.5 and at < len(value):
+                del value[at]
+            else:
+                value.insert(at, rng.choice(alphabet))
+        texts.append(base + "time = " + "".join(value) + "\n")
+    read, _ = assert_scanner_agrees(texts)
+    assert read > 500, read  # enough valid times stayed on the fast path
+
+
 def test_the_flat_subset_is_read_with_its_types():
     text = ("variant = 'NT'\nantes=[0,0]\t\r\nstarting_stacks = [ 1.5 , -2, 3, ]\nx-y_9 = true\nz = false\n"
             "players = [\"a b\", 'é\\\\', '']\nactions = []\n\n  \t\n")

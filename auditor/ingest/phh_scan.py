@@ -8,8 +8,9 @@ field, action or card):
 
 - per document: whether the scanner read it (`doc_ok`) and its range of fields;
 - per field: a key id (`KEYS`, -1 for a key PHH does not define), the key's byte span, the value's
-  kind (`INT`, `FLOAT`, `STR`, `TRUE`, `FALSE`, `ARRAY`), its span (a string's without the quotes),
-  an int64 value for integers and the range of its array items;
+  kind (`INT`, `FLOAT`, `STR`, `TRUE`, `FALSE`, `ARRAY`, `TIME`), its span (a string's without the
+  quotes), an int64 value for integers (for a local time, its microseconds since midnight) and the range
+  of its array items;
 - per array item: kind, span, int64 value;
 - per document, from its `actions` array: whether every action string was understood
   (`actions_ok`) and its range of actions; per action a verb (`VERBS`), the 1-based player number
@@ -17,11 +18,13 @@ field, action or card):
   the range of its cards; per card a code (rank * 4 + suit in `RANKS`/`SUITS`, `UNKNOWN_CARD` for
   `??`).
 
-The scanner reads exactly the flat subset `phh_toml`'s fast path reads (blank lines and
-`key = value` lines whose values are integers, booleans, strings without escapes or control
-characters, or one-line arrays of those), and is stricter, never looser: a document it cannot read
-exactly as `tomllib` would is flagged (`doc_ok` false) and the caller parses that one with
-`tomllib`, as before. Likewise an action string that is anything but the plain forms (`d dh p1
+The scanner reads the flat subset `phh_toml`'s fast path reads (blank lines and `key = value` lines
+whose values are integers, booleans, strings without escapes or control characters, or one-line
+arrays of those), and is stricter there, never looser; it also reads a field whose value is a TOML
+local time (`time = 00:06:48`, what PHH's `time` holds in the standard's own datasets and in the files
+our writer writes; not inside an array, no date or offset), which `phh_toml` leaves to `tomllib`. A
+document it cannot read exactly as `tomllib` would is flagged (`doc_ok` false) and the caller parses
+that one with `tomllib`, as before. Likewise an action string that is anything but the plain forms (`d dh p1
 AsKs`, `d db 9dJs4h`, `p2 cbr 300`, `p3 cc`, `p1 f`, `p1 sm AsKs`, `p1 sm -`, `p1 sm`, `p1 sd Kh`,
 `p1 pb`, runs of spaces between words) flags the document's actions, and the caller reads them with
 `phh._parse_actions`, which also words every refusal. `tests/test_phh_scan.py` holds both
@@ -36,6 +39,7 @@ Nothing here decodes text: callers decode UTF-8 (and refuse what is not) before 
 
 from __future__ import annotations
 
+import datetime as dt
 import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -48,7 +52,7 @@ __all__ = ["KEYS", "VERBS", "Documents", "Scan", "card_names", "field_value", "f
            "scan_texts"]
 
 # value kinds
-INT, FLOAT, STR, TRUE, FALSE, ARRAY = 1, 2, 3, 4, 5, 6
+INT, FLOAT, STR, TRUE, FALSE, ARRAY, TIME = 1, 2, 3, 4, 5, 6, 7
 
 #: the PHH keys the scanner names by id (position in this tuple); any other key gets -1 (still read)
 KEYS: tuple[str, ...] = (
@@ -165,6 +169,50 @@ def _scalar(buf, p, e):  # pragma: no cover - compiled (runs as Python under NUM
                 or b == 58 or b == 45 or b == 43):
             return 0, p, 0
     return kind, q, -value if negative else value
+
+
+@njit(cache=True)
+def _two_digits(buf, p, e, first_max, second_max_if_first_max):  # pragma: no cover - compiled
+    """The two-digit number at buf[p:p+2] (its first digit at most `first_max`, its second at most
+    `second_max_if_first_max` when the first is `first_max`), or -1."""
+    if p + 2 > e or not (48 <= buf[p] <= 57 and 48 <= buf[p + 1] <= 57):
+        return -1
+    a, b = np.int64(buf[p]) - 48, np.int64(buf[p + 1]) - 48
+    if a > first_max or (a == first_max and b > second_max_if_first_max):
+        return -1
+    return a * 10 + b
+
+
+@njit(cache=True)
+def _local_time(buf, p, e):  # pragma: no cover - compiled
+    """(end, microseconds since midnight) of a TOML local time at buf[p:e], or (p, -1) when there is none.
+
+    Exactly `tomllib`'s `_TIME_RE_STR`: `HH:MM:SS` (00-23, 00-59, 00-59) and an optional fraction of one or
+    more digits of which the first six count (the rest are dropped, as `tomllib` drops them); what follows is
+    the caller's to judge (only blanks may)."""
+    hour = _two_digits(buf, p, e, 2, 3)
+    if hour < 0 or p + 3 > e or buf[p + 2] != 58:
+        return p, -1
+    minute = _two_digits(buf, p + 3, e, 5, 9)
+    if minute < 0 or p + 6 > e or buf[p + 5] != 58:
+        return p, -1
+    second = _two_digits(buf, p + 6, e, 5, 9)
+    if second < 0:
+        return p, -1
+    q = p + 8
+    micro = np.int64(0)
+    if q < e and buf[q] == 46 and q + 1 < e and 48 <= buf[q + 1] <= 57:  # . and a digit
+        q += 1
+        digits = 0
+        while q < e and 48 <= buf[q] <= 57:
+            if digits < 6:
+                micro = micro * 10 + (np.int64(buf[q]) - 48)
+            digits += 1
+            q += 1
+        while digits < 6:
+            micro *= 10
+            digits += 1
+    return q, ((hour * 60 + minute) * 60 + second) * 1_000_000 + micro
 
 
 @njit(cache=True)
@@ -300,8 +348,11 @@ def _scan_toml(buf, starts, ends, skip_bom, key_bytes, key_offsets,
             else:
                 kind, end, value = _scalar(buf, q, e)
                 if kind == 0:
-                    ok = False
-                    break
+                    end, value = _local_time(buf, q, e)
+                    kind = TIME
+                    if value < 0:
+                        ok = False
+                        break
                 f_kind[nf] = kind
                 f_start[nf] = q + 1 if kind == STR else q
                 f_end[nf] = end - 1 if kind == STR else end
@@ -636,6 +687,9 @@ def scan(buf: bytes, starts: np.ndarray, ends: np.ndarray, *, skip_bom: bool = F
 def _item(buf: bytes, kind: int, start: int, end: int, value: int) -> Any:
     if kind == INT:
         return value
+    if kind == TIME:
+        seconds, micro = divmod(value, 1_000_000)
+        return dt.time(seconds // 3600, seconds // 60 % 60, seconds % 60, micro)
     if kind == STR:
         return buf[start:end].decode("utf-8", "surrogatepass")
     if kind == FLOAT:

@@ -61,6 +61,8 @@ _CARDS = pa.array(phh_scan.card_names(list(range(phh_scan.UNKNOWN_CARD + 1))), p
 _KEY = {name: k for k, name in enumerate(phh_scan.KEYS)}
 #: keys whose Python value the hand's ids, room or currency need (read per hand, only where present)
 _ID_KEYS = ("hand", "table", "venue", "event", "currency")
+#: the keys `phh._started_at` reads, for a document with a `time` (the scanner reads a TOML local time)
+_TIME_KEYS = ("time", "year", "month", "day", "time_zone", "time_zone_abbreviation", "city", "region", "country")
 
 
 def worth_it(files: int) -> bool:
@@ -169,7 +171,7 @@ def _convert(raws: list[bytes | None], names: list[str], labels: list[str],
         rooms.append(room.strip()[:256] if isinstance(room, str) and room.strip() else None)
     h = h_out[docs_ok]
     tables = _tables(s, h, s_out[:ns], ev[:ne], cards_out[:nc], where[docs_ok], hand_ids, table_ids, rooms,
-                     [currency[d] for d in docs_ok.tolist()], doc_names, rule_pack)
+                     [currency[d] for d in docs_ok.tolist()], doc_names, rule_pack, _starts(s, where[docs_ok]))
     valid = columnar_validate.validate(tables.hands, tables.seats, tables.events).valid
     if not valid.any():
         return taken, empty
@@ -180,6 +182,17 @@ def _convert(raws: list[bytes | None], names: list[str], labels: list[str],
 _ZERO_DECIMAL = phh.ZERO_DECIMAL_CURRENCIES
 #: a chunk's (unused) source rows: its hands come from `_Lazy`, not from rows
 _EMPTY = (HANDS_SCHEMA.empty_table(), SEATS_SCHEMA.empty_table(), EVENTS_SCHEMA.empty_table())
+
+
+def _starts(s: phh_scan.Scan, where: np.ndarray) -> list[str | None]:
+    """Each document's `started_at`, by `phh._started_at` (the reference's own function) over the Python values of
+    the fields it reads, for the documents with a `time` (none in most files: no call then)."""
+    out: list[str | None] = [None] * len(where)
+    for d in np.flatnonzero(where[:, _KEY["time"]] >= 0).tolist():
+        fields = {key: phh_scan.field_value(s, int(where[d, _KEY[key]])) for key in _TIME_KEYS
+                  if where[d, _KEY[key]] >= 0}
+        out[d] = phh._started_at(fields)
+    return out
 
 
 def _where(s: phh_scan.Scan, docs: int) -> np.ndarray:
@@ -231,7 +244,8 @@ def _small(values: np.ndarray) -> pa.Array:
 
 def _tables(s: phh_scan.Scan, h: np.ndarray, seats: np.ndarray, ev: np.ndarray, cards: np.ndarray,
             where: np.ndarray, hand_ids: list[str], table_ids: list[str], rooms: list[str | None],
-            currency: list[str | None], files: list[str], rule_pack: str) -> CanonicalTables:
+            currency: list[str | None], files: list[str], rule_pack: str,
+            started_at: list[str | None]) -> CanonicalTables:
     """The canonical tables of the converted documents' rows (`h` a row per hand, in order)."""
     k = phh_kernel
     count = len(h)
@@ -248,7 +262,7 @@ def _tables(s: phh_scan.Scan, h: np.ndarray, seats: np.ndarray, ev: np.ndarray, 
         "hand_id": pa.array(hand_ids, pa.string()),
         "table_id": pa.array(table_ids, pa.string()),
         "room": _texts(rooms),
-        "started_at": pa.nulls(count, pa.string()),  # a time is a TOML date-time, never in the scanner's subset
+        "started_at": _texts(started_at),
         "variant": _VARIANTS.take(pa.array(variant)),
         "structure": _STRUCTURES.take(pa.array(variant)),
         "rule_pack": pa.array([rule_pack], pa.string()).take(pa.array(np.zeros(count, np.int64))),
