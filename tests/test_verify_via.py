@@ -202,3 +202,35 @@ def test_a_fault_the_format_cannot_say_is_listed_even_when_a_few_clean_hands_sha
     assert "call-amount" not in set(report.table["category"]) and "TDA-51" not in report.unmeasured
     assert any(line.startswith("  call-amount: not expressible in phh")
                for line in format_report(verify_module.VerifyResult([report])))
+
+
+@pytest.fixture(scope="module")
+def via_phh():
+    return verify_pack("tda-2024", 400, 1, via="phh")
+
+
+def test_phh_is_carried_both_ways_an_audit_reads_it(via_phh):
+    """Every other PHH round trip is one `.phh` file per hand, read hand by hand and column-wise (the path an
+    audit of a folder takes), the two held equal and the column-wise tables audited: the proof goes through both
+    readers, and the report says how many hands the column-wise one gave."""
+    report = via_phh
+    assert report.read_back > 100 and 0 < report.column_wise < report.read_back
+    assert not report.problems, "\n".join(q.one_line() for q in report.problems[:10])
+    measured = report.table[report.table["expected"] > 0]
+    assert len(measured) >= 8 and bool(((measured["precision"] == 1.0) & (measured["recall"] == 1.0)).all())
+    text = "\n".join(format_report(verify_module.VerifyResult([report])))
+    assert f"read back through phh: {report.read_back} hands, {report.column_wise} of them by its column-wise" in text
+
+
+def test_a_disagreement_of_the_two_phh_readers_is_a_loud_problem(monkeypatch):
+    """Should the column-wise reader give other tables than the hand-by-hand one (here: a start time moved by
+    its fields' reading), the hands are not audited from either: each is a problem that fails the run."""
+    from auditor.ingest import phh_tables
+
+    real = phh_tables._starts
+    monkeypatch.setattr(phh_tables, "_starts", lambda s, where: [t and t.replace("2024", "2023") for t in
+                                                                 real(s, where)])
+    report = verify_pack("tda-2024", 120, 1, via="phh")
+    words = "column-wise and hand-by-hand paths disagree: hands.started_at"
+    disagree = [q for q in report.problems if words in q.detail]
+    assert disagree and all(q.kind == "not audited" for q in disagree) and not report.ok

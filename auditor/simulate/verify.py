@@ -33,7 +33,11 @@ With `via` a format that has a writer (:mod:`auditor.export`: pokerstars, ohh, p
 also carried through that format: the clean hands of a batch and each planted unit are written with
 the format's writer to a file of their own in a temporary folder, read back with the real reader
 (:func:`auditor.ingest.detect.read_file`, format detected as ``auditor audit`` does) and audited from
-what the reader gave back. A hand the writer cannot express is not written: it is counted as not
+what the reader gave back. PHH, which an audit of a folder reads column-wise (``ingest.phh_tables``), is
+written the other way in every other round trip too, one ``.phh`` file per hand, read back both hand by hand
+and column-wise (:mod:`auditor.simulate.readback`): the column-wise tables are audited, and a hand the two
+readers do not agree on is a problem, "not audited". The report says how many hands each reader gave.
+A hand the writer cannot express is not written: it is counted as not
 expressible, with the writer's reason, and so is every planted fault of a category the format cannot
 show at all (the writer's ``HIDDEN_CATEGORIES``, e.g. burns in PokerStars text). A hand the reader
 quarantines is a problem of kind "not audited", never dropped unsaid: a planted unit that loses a hand
@@ -62,11 +66,13 @@ from auditor.engines.ledger import check_whole
 from auditor.export import SUFFIXES, writer
 from auditor.ingest.detect import read_file
 from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.tables import build_tables
+from auditor.ingest.tables import build_tables, concat_tables
 from auditor.ingest.validate import schema_error
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
+from auditor.model.tables import CanonicalTables
 from auditor.replay.kernel import replay
 from auditor.replay.state import TableState
+from auditor.simulate import readback
 from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, primed, register_pack
 from auditor.simulate.play import STRUCTURES
 from auditor.simulate.tables import simulate_mixed
@@ -138,6 +144,10 @@ class PackAccuracy:
     #: categories the format cannot express at all (no planted unit could be written): category -> reasons (the
     #: category's own when it has any, see `_verify_pack`)
     unexpressed: dict[str, list[str]] = field(default_factory=dict)
+    #: hands read back through the format, and how many of them a column-wise reader gave (the tables audited;
+    #: PHH's `.phh` files, `_Via.round_trip`)
+    read_back: int = 0
+    column_wise: int = 0
 
     @property
     def ok(self) -> bool:
@@ -225,10 +235,9 @@ def _invalid(hand: Hand) -> str | None:
     return schema_error(hand) or consistency_error(hand)
 
 
-def _audit(sources: list[SourceHand], pack: Pack, state: TableState) -> tuple[pd.DataFrame, list[tuple[str, int, str]]]:
-    """Findings of `sources` under `pack` (the audit pipeline from the canonical tables on), and the
+def _audit(tables: CanonicalTables, pack: Pack, state: TableState) -> tuple[pd.DataFrame, list[tuple[str, int, str]]]:
+    """Findings of the hands of `tables` under `pack` (the audit pipeline from the canonical tables on), and the
     hands the replay could not follow as (file, line, reason)."""
-    tables = build_tables(sources)
     hands = tables.hands.to_pandas()
     hands["rule_pack"] = pack.name
     facts, failures = replay(tables, [pack.house] * len(hands), state)
@@ -251,6 +260,9 @@ class _Via:
         self.hidden: dict[str, str] = dict(getattr(self.writer, "HIDDEN_CATEGORIES", {}))
         self.folder = folder
         self.files = 0
+        #: hands read back, and of them hands a column-wise reader gave (reported: what the proof went through)
+        self.read_back = 0
+        self.column_wise = 0
         implied = getattr(self.writer, "IMPLIED_CHIP_UNIT", None)
         #: (share, unit) of the tables simulated in the reader's chip, for a format that states no chip unit
         self.chip_unit_mix = None if implied is None else (IMPLIED_UNIT_SHARE, int(implied))
@@ -273,11 +285,25 @@ class _Via:
         index = getattr(self.writer, "event_index", None)
         return seq if seq is None or index is None else index(hand)[seq]
 
-    def round_trip(self, hands: Sequence[Hand], name: str) -> list[Hand | Quarantined]:
-        """Write `hands` to one file and read it back as input `name`: for each hand written, the hand
-        read or the reader's quarantine entry (a reader that gives back more or fewer hands than were
-        written has its whole file counted as quarantined)."""
+    def round_trip(self, hands: Sequence[Hand], name: str, lines: Sequence[int]) -> readback.ReadBack:
+        """Write `hands` and read them back as input `name`, hand k at line `lines[k]`: the tables of the
+        hands read and, per hand written, the reader's quarantine entry or None (a reader that gives back more
+        or fewer hands than were written has every hand counted as quarantined).
+
+        PHH is written two ways in turn, because an audit reads it two ways: one `.phhs` file read hand by
+        hand, and one `.phh` file per hand, read both hand by hand and column-wise (`readback.phh_files`:
+        the tables audited are the column-wise reader's, which must agree with the other on every hand)."""
         self.files += 1
+        if self.name == "phh" and self.files % 2 == 0:
+            back = readback.phh_files(hands, self.folder, str(self.files))
+            self.column_wise += back.column_wise
+        else:
+            back = self._one_file(hands, name, lines)
+        self.read_back += sum(q is None for q in back.lost)
+        return readback.relabel(back, name, lines)
+
+    def _one_file(self, hands: Sequence[Hand], name: str, lines: Sequence[int]) -> readback.ReadBack:
+        """`hands` in one file of the format, read back hand by hand (`detect.read_file`, as a small input is)."""
         path = self.folder / f"{self.files}{self.suffix}"
         try:
             self.writer.write_hands(hands, path)
@@ -287,8 +313,11 @@ class _Via:
         if len(items) != len(hands):
             why = (f"the {self.name} reader gave back {len(items)} hands for the {len(hands)} written: "
                    + "; ".join(q.one_line() for q in items if isinstance(q, Quarantined))[:400])
-            return [Quarantined(name, k, why, h["hand_id"], code="internal-error") for k, h in enumerate(hands, 1)]
-        return [it if isinstance(it, Quarantined) else it.hand for it in items]
+            lost = [Quarantined(name, k, why, h["hand_id"], code="internal-error") for k, h in enumerate(hands, 1)]
+            return readback.ReadBack(build_tables([]), list(lost))
+        read = [SourceHand(it.hand, name, line) for it, line in zip(items, lines, strict=True)
+                if isinstance(it, SourceHand)]
+        return readback.ReadBack(build_tables(read), [it if isinstance(it, Quarantined) else None for it in items])
 
     def write_copy(self, hands: Sequence[Hand], path: Path) -> None:
         """The format's file of `hands` beside a reproducer."""
@@ -347,31 +376,31 @@ def audit_planted(pack: Pack, planted: Sequence[Planted], tag: str = "u") -> lis
     return _match(pack, units)
 
 
-def _carry(units: list[_Unit], via: _Via) -> list[SourceHand]:
-    """Each unit through the format, one file each: the hands read back, in the unit's order (line =
-    place in the unit, so findings match as in memory); a unit with a hand the reader quarantined is
-    not audited and says why."""
-    sources = []
+def _carry(units: list[_Unit], via: _Via) -> CanonicalTables:
+    """Each unit through the format, one file each (or one per hand: `_Via.round_trip`): the tables of the
+    hands read back, in the units' order (line = place in the unit, so findings match as in memory); a unit
+    with a hand the reader quarantined is not audited and says why."""
+    parts = []
     for u in units:
         if u.quarantined is not None:
             continue
-        back = via.round_trip(u.hands, u.file)
-        lost = next((q for q in back if isinstance(q, Quarantined)), None)
+        back = via.round_trip(u.hands, u.file, range(1, len(u.hands) + 1))
+        lost = next((q for q in back.lost if q is not None), None)
         if lost is not None:
             u.quarantined = f"the {via.name} reader quarantined {lost.one_line()}"
             u.unread = True
             continue
-        sources += [SourceHand(h, u.file, line) for line, h in enumerate(back, 1)]
-    return sources
+        parts.append(back.tables)
+    return concat_tables(parts)
 
 
 def _match(pack: Pack, units: list[_Unit], via: _Via | None = None) -> list[_Outcome]:
     if via is None:
-        sources = [SourceHand(h, u.file, line) for u in units if u.quarantined is None
-                   for line, h in enumerate(u.hands, 1)]
+        tables = build_tables([SourceHand(h, u.file, line) for u in units if u.quarantined is None
+                               for line, h in enumerate(u.hands, 1)])
     else:
-        sources = _carry(units, via)
-    findings, failed = _audit(sources, pack, TableState()) if sources else (pd.DataFrame(), [])
+        tables = _carry(units, via)
+    findings, failed = _audit(tables, pack, TableState()) if tables.num_hands else (pd.DataFrame(), [])
     failed_in: dict[str, str] = {}
     for f, line, reason in failed:
         failed_in.setdefault(f, f"line {line}: {reason}")
@@ -466,17 +495,17 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
         if not clean:
             return
         by_line = {s.line: s.hand for s in clean}
-        sources = clean
-        if via is not None:
-            sources = []
-            for s, back in zip(clean, via.round_trip([s.hand for s in clean], clean_name), strict=True):
-                if isinstance(back, Quarantined):
+        if via is None:
+            tables = build_tables(clean)
+        else:
+            back = via.round_trip([s.hand for s in clean], clean_name, [s.line for s in clean])
+            tables = back.tables
+            for s, lost in zip(clean, back.lost, strict=True):
+                if lost is not None:
                     problems.append(Problem(pack.name, "not audited", "-", None, None, s.hand["hand_id"],
                                             f"clean hand {s.line}: the {via.name} reader quarantined it: "
-                                            f"[{back.code}] {back.reason}"))
-                else:
-                    sources.append(SourceHand(back, clean_name, s.line))
-        findings, failed = _audit(sources, pack, clean_state) if sources else (pd.DataFrame(), [])
+                                            f"[{lost.code}] {lost.reason}"))
+        findings, failed = _audit(tables, pack, clean_state) if tables.num_hands else (pd.DataFrame(), [])
         for file, line, reason in failed:
             problems.append(Problem(pack.name, "not audited", "-", None, None, by_line[line]["hand_id"],
                                     f"clean hand {file}:{line}: {reason}"))
@@ -613,7 +642,7 @@ def _verify_pack(pack: Pack | str, hands: int, seed: int, batch_size: int, repro
                   and not tally.get(r.category, Counter())["expected"]]
     return PackAccuracy(pack.name, pack.version, n_clean, n_units, time.perf_counter() - started, table, mutators,
                         problems, caught, unmeasured, idle, via.name if via else "canonical", inexpressible,
-                        clean_inexpressible, unexpressed)
+                        clean_inexpressible, unexpressed, via.read_back if via else 0, via.column_wise if via else 0)
 
 
 def verify(hands: int, seed: int = 0, packs: Iterable[str | Pack] | None = None, *, batch_size: int = 10_000,
@@ -672,6 +701,9 @@ def format_report(result: VerifyResult) -> Iterator[str]:
         through = "" if p.via == "canonical" else f" via {p.via}"
         yield (f"{p.pack} {p.version}{through}: {p.clean_hands} clean hands, {p.mutated_hands} mutated hands, "
                f"{p.seconds:.1f} s ({rate:.0f} clean hands/s)")
+        if p.via != "canonical":
+            yield (f"  read back through {p.via}: {p.read_back} hands, {p.column_wise} of them by its column-wise "
+                   f"reader (the tables audited)")
         if len(p.table) or p.via == "canonical":
             yield (f"  {'category':<18} {'hands':>7} {'expected':>8} {'found':>7} {'missed':>6} {'false':>6} "
                    f"{'precision':>9} {'recall':>7}")
