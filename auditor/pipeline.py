@@ -47,6 +47,7 @@ from auditor.engines.partition import (
     read_input,
 )
 from auditor.engines.periods import merge
+from auditor.ingest.compiled import reader_modules
 from auditor.ingest.detect import detect, looks_like_log
 from auditor.ingest.parquet import is_parquet_dataset
 from auditor.model.inputs import InputFile, UsageError, shown_text
@@ -429,8 +430,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     # started now, so their imports overlap the hashing and planning below (`local.start`); the local
     # engine closes them when the run ends, and the `finally` below if it never gets that far
     # (one job never starts workers: `local.start` would return None, so its estimate, a stat per input, is not made)
-    pool = local.start(workers, estimated_hands(inputs)) if engine == "local" and workers > 1 and (
-        len(inputs) > 1 or any(item.format == "parquet" for item in inputs)) else None
+    pool = local.start(workers, estimated_hands(inputs), reader_modules(inputs)) if engine == "local" and \
+        workers > 1 and (len(inputs) > 1 or any(item.format == "parquet" for item in inputs)) else None
     try:
         return _audit(paths, pack, batch_size, limits, jobs=workers, engine=engine, scheduler=scheduler,
                       command=command, keep_hands=keep_hands, max_views=max_views, started=started,

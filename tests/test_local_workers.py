@@ -32,10 +32,10 @@ def _probe() -> dict:
             "imported": "numba" in sys.modules and "auditor.engines.partition" in sys.modules}
 
 
-def _in_a_worker() -> dict:
+def _in_a_worker(probe=_probe) -> dict:
     workers = local.Workers(1)
     try:
-        return workers.pool.submit(_probe).result(timeout=300)
+        return workers.pool.submit(probe).result(timeout=300)
     finally:
         workers.close()
 
@@ -69,6 +69,30 @@ def test_stopping_reaps_the_server_and_a_later_pool_starts_another():
     with pytest.raises(ProcessLookupError):  # gone and reaped (a zombie would still answer signal 0)
         os.kill(parent, 0)
     assert _in_a_worker()["parent"] not in (parent, os.getpid())
+
+
+def _readers_probe() -> dict:
+    """Run in a worker: which reader modules it has before reading anything, and the PHH scanner's kernels."""
+    return {"parent": os.getppid(), "phh_tables": "auditor.ingest.phh_tables" in sys.modules,
+            "scanner_loaded": sum(len(getattr(sys.modules.get("auditor.ingest.phh_scan"), name).overloads)
+                                  for name in ("_scan_all",) if "auditor.ingest.phh_scan" in sys.modules)}
+
+
+def test_a_server_started_for_phh_inputs_starts_its_workers_with_the_phh_readers_loaded(tmp_path):
+    """The run's reader modules (`ingest.compiled.reader_modules`) are imported by a server started for it, so
+    its workers find the readers imported and their cached kernels loaded, as the replay's are."""
+    from auditor.ingest import phh_scan
+
+    phh_scan.scan_texts(["variant = 'NT'\n"])  # the scanner compiled or loaded here: in the cache for the server
+    server.stop()
+    workers = local.Workers(1, ("auditor.ingest.phh_scan", "auditor.ingest.phh_tables", "not.a.reader"))
+    try:
+        probe = workers.pool.submit(_readers_probe).result(timeout=300)
+    finally:
+        workers.close()
+    assert probe["phh_tables"] and probe["scanner_loaded"] >= 1
+    server.stop()  # the next tests' servers start with the default preload
+    assert not _in_a_worker(_readers_probe)["phh_tables"]
 
 
 _LOAD = """

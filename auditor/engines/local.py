@@ -76,8 +76,8 @@ def _ready() -> None:
 class Workers:
     """A pool of `jobs` workers, started at once (`start`) and used by `run`."""
 
-    def __init__(self, jobs: int) -> None:
-        self.context = worker_context()
+    def __init__(self, jobs: int, readers: Sequence[str] = ()) -> None:
+        self.context = worker_context(readers)
         self.progress = self.context.Queue()
         self.jobs = jobs
         self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=self.context, initializer=_start_worker,
@@ -95,12 +95,13 @@ class Workers:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def start(jobs: int, estimated_hands: int) -> Workers | None:
+def start(jobs: int, estimated_hands: int, readers: Sequence[str] = ()) -> Workers | None:
     """The workers a run of about `estimated_hands` hands with `jobs` jobs will use, started now; None when
-    it runs in this process (one job, or a run too small to pay for starting workers)."""
+    it runs in this process (one job, or a run too small to pay for starting workers). `readers`: the reader
+    modules the inputs need, whose cached kernels the workers then start with (`server.worker_context`)."""
     if jobs <= 1 or estimated_hands < POOL_MIN_HANDS:
         return None
-    return Workers(jobs)
+    return Workers(jobs, readers)
 
 
 def run(partitions: Sequence[Partition], options: RunOptions, jobs: int,

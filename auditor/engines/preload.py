@@ -13,6 +13,11 @@ system time, and the first reads of the files); the server costs ~1.2-1.4 s of C
 audit a partition at the same speed as spawned ones (the same 8 partitions alternately in each: 8.06 s and
 7.91 s of CPU).
 
+The readers' kernels are loaded the same way for a run whose inputs need them: `local.start` passes the
+reader modules of the inputs (`ingest.compiled.reader_modules`: the PHH scanner and converter, the JSON Lines
+scanner, the columnar validator) to a server it starts, which imports them before this module, so the load
+below finds them (each worker of a PHH run used to load the scanner's kernels itself, ~0.5 s).
+
 Importing this module is the warm-up (`multiprocessing.forkserver` can only import modules by name), and
 it never raises: the fork server ignores only an ImportError in its preload, and a warm-up is an
 optimisation. Whatever fails here (Numba's internal cache API changed shape, a cache file is torn) leaves

@@ -24,6 +24,7 @@ import multiprocessing
 import os
 import signal
 import threading
+from collections.abc import Sequence
 from multiprocessing.context import BaseContext
 
 #: the fork server's preload (see `auditor.engines.preload`)
@@ -34,17 +35,20 @@ _server_env: dict[str, str] | None = None
 _stop_registered = threading.Event()
 
 
-def worker_context() -> BaseContext:
+def worker_context(readers: Sequence[str] = ()) -> BaseContext:
     """The context workers start from: a fork server preloaded with `PRELOAD` where the platform has one
-    (started now if it is not running, without waiting for its warm-up), else spawn."""
+    (started now if it is not running, without waiting for its warm-up), else spawn. `readers`: the reader
+    modules whose kernels the run's inputs need (`ingest.compiled.reader_modules`), imported by a server
+    started now before `PRELOAD`, so its warm-up loads their cached kernels too (a running server is kept as
+    it is: a worker then loads what else it needs itself, as it always could)."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    _ensure_server(context)
+    _ensure_server(context, readers)
     return context
 
 
-def _ensure_server(context: BaseContext) -> None:
+def _ensure_server(context: BaseContext, readers: Sequence[str] = ()) -> None:
     """Start the fork server if it is not running, or again if the environment changed since it started.
     Returns at once: the server warms up on its own, and the first worker started waits for what is left of
     it (`Process.start` reads the child's pid from the server)."""
@@ -56,7 +60,8 @@ def _ensure_server(context: BaseContext) -> None:
         if _server_env is not None and env != _server_env:
             stop()
         if _server_env is None:
-            context.set_forkserver_preload([PRELOAD])
+            context.set_forkserver_preload([*(name for name in readers if name.startswith("auditor.ingest.")),
+                                            PRELOAD])
         if not _stop_registered.is_set():
             _stop_registered.set()
             atexit.register(stop)
