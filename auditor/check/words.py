@@ -84,7 +84,7 @@ SEAT_LIST_FACTS = frozenset({
 BLIND_CODE_FACTS = frozenset({"owed", "missed_now"})
 
 #: text placeholders that may hold card codes, where the unknown card `??` is written `hidden`
-CARD_FACTS = frozenset({"draws", "duplicate_cards", "best_hand"})
+CARD_FACTS = frozenset({"draws", "duplicate_cards", "best_hand", "shown_not_dealt"})
 
 #: booleans that read better as a phrase: (when true, when false[, when missing])
 PHRASES: dict[str, tuple[str, ...]] = {

@@ -253,6 +253,8 @@ _DECLARED: dict[str, list[tuple[str, ...]]] = {
         ("wrong_hole_counts", LIST_INT, "seats dealt other than the variant's hole cards (null: no deals logged)",
          ","),
         ("duplicate_cards", LIST_STR, "cards that appear in two places, with where: one item per repeat", ", "),
+        ("shown_not_dealt", LIST_STR, "seats that showed a card they did not hold (every card they were dealt and "
+                                      "drew known): one item per such show, the cards shown and the cards held", "; "),
         ("burns_logged", BOOL, "the log records burn cards"),
         ("chips_in", INT, "chips put in by posts and actions"),
         ("returned", INT, "uncalled chips given back"),

@@ -92,7 +92,7 @@ OUTPUTS = {
              "dead", "hole_logged", "dup_cards", "overflow", "shared", "sb_seat", "b2_seat", "bbl_seat"),
     "seat": ("seated", "player", "status", "dealt", "folded", "killed", "all_in", "mucked", "shown", "ante_all_in",
              "total", "has_total", "returned", "live_posts", "dead_posts", "hole_dealt", "final", "final_known",
-             "dealt_order"),
+             "dealt_order", "shown_other"),
 }
 #: output groups that are rows (their tables have a row count)
 ROW_GROUPS = ("actions", "rounds", "draws", "posts", "awards", "rakes", "known_cards")
@@ -102,7 +102,7 @@ ROUND_INTERNAL = ("to_bettor",)
 HAND_COLUMNS = tuple(name for name in OUTPUTS["hand"] if name != "board")
 #: the per-hand-and-seat outputs held in the bool seat table and in the int64 one (`final`, cards, is apart)
 SEAT_BOOL_COLUMNS = ("seated", "dealt", "folded", "killed", "all_in", "mucked", "shown", "ante_all_in", "has_total",
-                     "final_known")
+                     "final_known", "shown_other")
 SEAT_INT_COLUMNS = tuple(name for name in OUTPUTS["seat"] if name not in SEAT_BOOL_COLUMNS and name != "final")
 #: columns whose dtype is not int64 (the kernel writes them into int64 tables; `named` casts them back)
 DTYPES = {
@@ -148,7 +148,7 @@ DTYPES = {
     H_DUP_CARDS, H_OVERFLOW, H_SHARED, H_SB_SEAT, H_B2_SEAT, H_BBL_SEAT) = range(23)
 (SI_PLAYER, SI_STATUS, SI_TOTAL, SI_RETURNED, SI_LIVE_POSTS, SI_DEAD_POSTS, SI_HOLE_DEALT, SI_DEALT_ORDER) = range(8)
 (SB_SEATED, SB_DEALT, SB_FOLDED, SB_KILLED, SB_ALL_IN, SB_MUCKED, SB_SHOWN, SB_ANTE_ALL_IN, SB_HAS_TOTAL,
-    SB_FINAL_KNOWN) = range(10)
+    SB_FINAL_KNOWN, SB_SHOWN_OTHER) = range(11)
 #: each kernel table by its column-number prefix: its columns in order
 TABLES = {"A_": OUTPUTS["actions"], "R_": OUTPUTS["rounds"] + ROUND_INTERNAL, "D_": OUTPUTS["draws"],
           "BP_": OUTPUTS["posts"], "AW_": OUTPUTS["awards"], "RK_": OUTPUTS["rakes"], "KC_": OUTPUTS["known_cards"],
@@ -890,6 +890,12 @@ def replay_hands(order, caps,
                 SB[SB_SHOWN, h, seat] = True
                 if show_first < 0:
                     show_first = seat
+                # the cards the seat holds are all known (dealt, then drawn): a card shown outside them is
+                # `shown_other` (a seat dealt `??` or never dealt in the log cannot be judged so)
+                held_known = hole_len[seat] > 0 and not hole_unknown[seat]
+                for m in range(hole_len[seat]):
+                    if hole[seat, m] < 0:
+                        held_known = False
                 for k in range(c0, c1):
                     card = cards[k]
                     if card >= 0:
@@ -900,6 +906,8 @@ def replay_hands(order, caps,
                                 break
                         if not held:
                             nkc = _known(h, card, np.int64(WHERE_SEAT), seat, seen_where, H, KC, nkc)
+                            if held_known:
+                                SB[SB_SHOWN_OTHER, h, seat] = True
                 shown_len[seat] = 0
                 for k in range(c0, c1):
                     if shown_len[seat] < HOLE_CAP:

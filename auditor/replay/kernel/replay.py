@@ -643,6 +643,34 @@ def _duplicate_cards(hands: np.ndarray, known_out) -> dict[int, list[str]]:
     return words
 
 
+def _shown_words(tables: CanonicalTables, hands: np.ndarray, shown_other: np.ndarray) -> dict[int, list[str]]:
+    """shown_not_dealt of the hands where the kernel found a seat showing a card it did not hold (`shown_other`, by
+    hand and seat): per such seat, the cards shown outside those it held then (dealt, less discards, plus draws),
+    worded from the hands' events. Python for those hands only."""
+    E = tables.events
+    rows = np.flatnonzero(np.isin(E.column("hand").to_numpy(), hands))
+    sub = E.take(pa.array(rows, pa.int64())).select(["hand", "kind", "seat", "target", "cards", "receive"]).to_pydict()
+    held: dict[tuple[int, int], list[str]] = {}
+    words: dict[int, list[str]] = {}
+    for h, kind, seat, target, cards, receive in zip(sub["hand"], sub["kind"], sub["seat"], sub["target"],
+                                                     sub["cards"], sub["receive"], strict=True):
+        if seat is None:
+            continue
+        mine = held.setdefault((h, seat), [])
+        if kind == "deal" and target == "hole":
+            mine += cards or []
+        elif kind == "draw":
+            for card in cards or []:
+                if card in mine:
+                    mine.remove(card)
+            mine += receive or []
+        elif kind == "show" and shown_other[h, seat]:
+            other = [card for card in cards or [] if card != "??" and card not in mine]
+            if other:
+                words.setdefault(h, []).append(f"seat {seat} showed {' '.join(other)}, holding {' '.join(mine)}")
+    return words
+
+
 def _seating_words(tables: CanonicalTables, hands: np.ndarray) -> dict[int, tuple[list[str], list[str]]]:
     """players_in_two_seats and seating_conflicts of the hands whose seat list names a player twice or a
     seat twice: Python for those hands only, worded as the Python engine worded them."""
@@ -715,6 +743,13 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
         position = {h: i for i, h in enumerate(rows.tolist())}
         for h, (a, b) in words2.items():
             two_seats[position[h]], conflicts[position[h]] = a, b
+    shown_other = so["shown_other"]
+    shown_text = _rare_lists(len(rows))
+    flagged = rows[shown_other[rows].any(axis=1)]
+    if len(flagged):
+        shown_words = _shown_words(tables, flagged, shown_other)
+        position = {h: i for i, h in enumerate(rows.tolist())}
+        shown_text = _rare_lists(len(rows), {position[h]: w for h, w in shown_words.items()})
     mis = pd.arrays.ArrowExtensionArray(pc.take(misawarded, pa.array(rows, pa.int64())))
     ids = hand_ids.all()
     ids_known = getattr(state, "seen_hand_ids", None) is not None
@@ -723,7 +758,7 @@ def _hands(tables: CanonicalTables, houses: Sequence[HouseRules], state: TableSt
         "expected_button": _int(expected_button[rows], -1), "button_by_blinds": _int(button_by_blinds[rows], -1),
         "players": _int(hs_dealt[rows].sum(axis=1)),
         "duplicate_hand_id": _bool(duplicate[rows]) if ids_known else _bool(np.full(len(rows), -1, np.int8)),
-        "wrong_hole_counts": wrong_seats, "duplicate_cards": dup_text,
+        "wrong_hole_counts": wrong_seats, "duplicate_cards": dup_text, "shown_not_dealt": shown_text,
         "burns_logged": _bool(h_burns_logged[rows]), "chips_in": _int(h_chips_in[rows]),
         "returned": _int(h_returned[rows]), "awarded": _int(h_awarded[rows]), "rake": _int(h_rake[rows]),
         "chip_balance": _int(h_balance[rows]), "pots_misawarded": mis, "lowest_stack": _int(h_lowest[rows]),
