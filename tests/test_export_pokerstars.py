@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from auditor.check.packs import builtin_pack_paths, load_pack
 from auditor.export import pokerstars as ps
 from auditor.ingest.detect import read_file
+from auditor.ingest.tables import build_tables
 from auditor.model.records import Quarantined, SourceHand
 from auditor.replay.state import TableState
 from auditor.simulate import simulate_hands
@@ -53,7 +54,7 @@ def _read(tmp: Path, hands: list[dict], name: str = "a.txt") -> list:
 def _findings(pack, hands: list[dict], mapped: bool) -> set[tuple]:
     """(line, category, rule, seq) of every finding on `hands` audited in order; with `mapped`, the seq of
     the canonical event as the text's reader numbers it."""
-    findings, failed = _audit([SourceHand(h, "x", k) for k, h in enumerate(hands, 1)], pack, TableState())
+    findings, failed = _audit(build_tables([SourceHand(h, "x", k) for k, h in enumerate(hands, 1)]), pack, TableState())
     assert not failed
     out = set()
     for r in findings.itertuples():

@@ -156,6 +156,8 @@ def cannot_express(hand: dict) -> str | None:
     unsayable = next((e["kind"] for e in events if e["kind"] in UNSAYABLE), None)
     if unsayable:
         return f"PokerStars text has no words for {UNSAYABLE[unsayable]}"
+    if variant != "five-card-draw" and any(e["kind"] == "draw" for e in events):
+        return f"PokerStars text has no draw street in {variant} (its reader refuses one as damaged)"
     if not events or events[0]["kind"] != "button" or sum(e["kind"] == "button" for e in events) != 1:
         return "PokerStars names one button, before the hand starts"
     for e in events:

@@ -729,10 +729,49 @@ def duplicate_card_draw(hand: Hand) -> Mark:
     ev = _events(hand)
     folded = [e["seat"] for e in ev if _is(e, "action", action="fold")]
     holes = {e["seat"]: e["cards"] for e in ev if _is(e, "deal", to="hole")}
+    shown = {e["seat"] for e in ev if e["kind"] == "show"}  # a drawer who shows would show a card no longer held
     for e in ev:
-        if e["kind"] == "draw" and e["receive"] and folded and e["seat"] != folded[0]:
+        if e["kind"] == "draw" and e["receive"] and folded and e["seat"] != folded[0] and e["seat"] not in shown:
             e["receive"] = [holes[folded[0]][0], *e["receive"][1:]]
             return WHOLE_HAND
+    return None
+
+
+@mutator("deal", "a losing player's show names a card they never held (the same rank, in a suit none of their other "
+                 "cards nor the board has, so the cards still rate no higher)",
+         rules=("NZ-INT-show", "ONL5CD-INT-show", "TDA-INT-show"))
+def show_unheld_card(hand: Hand) -> Mark:
+    ev = _events(hand)
+    paid = {e["seat"] for e in ev if e["kind"] == "award"}
+    board = [c for e in ev if _is(e, "deal", to="board") for c in e["cards"]]
+    used = {c for e in ev for key in ("cards", "discard", "receive") for c in e.get(key, [])}
+    used |= {d["card"] for e in ev if e["kind"] == "seat_draw" for d in e["draws"]}
+    for e in ev:
+        if e["kind"] != "show" or e["seat"] in paid or not e.get("cards") or "??" in e["cards"] + board:
+            continue
+        others = {c[1] for c in e["cards"][1:] + board}
+        for suit in "cdhs":
+            card = e["cards"][0][0] + suit
+            if suit not in others and card not in used:
+                e["cards"] = [card, *e["cards"][1:]]
+                return WHOLE_HAND  # a fact of the hand (`shown_not_dealt`), reported without an event
+    return None
+
+
+@mutator("deal", "a player who later folded drew a card in a game without draws (their first hole card for one "
+                 "never used)", rules=("NZ-INT-draw", "TDA-INT-draw"))
+def draw_in_flop_game(hand: Hand) -> Mark:
+    variant = VARIANTS.get(hand["variant"])
+    if variant is None or variant.max_draw:
+        return None
+    ev = _events(hand)
+    card = _unused_card(hand)
+    holes = {e["seat"]: e["cards"] for e in ev if _is(e, "deal", to="hole")}
+    for i, e in enumerate(ev):
+        if card and _is(e, "action", action="fold") and holes.get(e["seat"]) and "??" not in holes[e["seat"]]:
+            draw = {"kind": "draw", "seat": e["seat"], "discard": [holes[e["seat"]][0]], "receive": [card]}
+            ev.insert(i, draw)
+            return draw
     return None
 
 
