@@ -1083,78 +1083,87 @@ def _map(h, row, n, pl, rd, ac, pt, wn, cards, ev, ev_cards, s_out):  # pragma: 
     posted_bb = False
     holes_pending = True
     last_betting = 0
-    for k in range(rounds):
-        r = order[k]
-        street = rd[r, R_STREET]
-        c_lo, c_hi = rd[r, R_C_LO], rd[r, R_C_HI]
-        board = street >= 1 and street <= 3
-        if board or c_hi > c_lo:
-            if holes_pending:
-                holes_pending = False
-                if not _deal_holes(h, row, n, pl, rd, ac, cards, ev, ev_cards, seat_of, dealt_in, who, order, hole,
-                                   button, a_lo):
-                    return False
-            e = _event(ev, n, _K_DEAL, -1)
-            if e < 0 or not _copy_cards(ev, e, n, cards, c_lo, c_hi, ev_cards):
-                return False
-            ev[e, E_TARGET] = 1
-        if board:
-            round_in[:] = 0
-            current = 0
-        for a in range(rd[r, R_A_LO], rd[r, R_A_HI]):
+    # one step per round (its board deal) and per action, then a last one: the hole deals come at the first
+    # step that needs them (a board deal, a betting action, a show or muck; the end), from one call site
+    k = 0
+    a = -1
+    street = 0
+    board = False
+    c_lo = c_hi = 0
+    while True:
+        final = k >= rounds
+        r = order[k] if not final else 0
+        kind = -1
+        if final:
+            need = True
+        elif a < 0:
+            street = rd[r, R_STREET]
+            c_lo, c_hi = rd[r, R_C_LO], rd[r, R_C_HI]
+            board = street >= 1 and street <= 3
+            need = board or c_hi > c_lo
+        else:
             kind = ac[a, A_KIND]
+            need = (kind >= _FOLD and kind <= _CALL) or kind == _SHOWS or kind == _MUCKS
+        if need and holes_pending:
+            holes_pending = False
+            if not _deal_holes(h, row, n, pl, rd, ac, cards, ev, ev_cards, seat_of, dealt_in, who, order, hole,
+                               button, a_lo):
+                return False
+        if final:
+            break
+        if a < 0:
+            if board or c_hi > c_lo:
+                e = _event(ev, n, _K_DEAL, -1)
+                if e < 0 or not _copy_cards(ev, e, n, cards, c_lo, c_hi, ev_cards):
+                    return False
+                ev[e, E_TARGET] = 1
+            if board:
+                round_in[:] = 0
+                current = 0
+        elif kind >= _ANTE and kind <= _EXTRA:
             i = who[a - a_lo]
-            seat = seat_of[i]
-            if kind >= _ANTE and kind <= _EXTRA:
-                amount = _scaled(ac[a, A_M], ac[a, A_P], digits)
-                if amount < 0:
-                    return False
-                e = _event(ev, n, _K_POST, seat)
-                if e < 0:
-                    return False
-                if kind == _SB and not posted_sb:
-                    posted_sb = True
-                    if has_sb:
-                        ev[e, E_POST] = 0
-                        ev[e, E_BLIND] = 1
-                    else:
-                        ev[e, E_POST] = 4
-                elif kind == _BB and not posted_bb:
-                    posted_bb = True
+            amount = _scaled(ac[a, A_M], ac[a, A_P], digits)
+            e = _event(ev, n, _K_POST, seat_of[i])
+            if amount < 0 or e < 0:
+                return False
+            if kind == _SB and not posted_sb:
+                posted_sb = True
+                if has_sb:
                     ev[e, E_POST] = 0
-                    ev[e, E_BLIND] = 2 if has_sb else 1
-                elif kind == _BB or (kind == _EXTRA and amount == bb):
-                    ev[e, E_POST] = 1
-                elif kind == _STRADDLE:
-                    ev[e, E_POST] = 2
-                elif kind == _ANTE:
-                    ev[e, E_POST] = 3
+                    ev[e, E_BLIND] = 1
                 else:
                     ev[e, E_POST] = 4
-                ev[e, E_AMOUNT] = amount
-                stack[i] -= amount
-                chips_in += amount
-                if stack[i] < 0:
-                    return False  # overdrawn: the reference tries the other reading and words it
-                ev[e, E_ALL_IN] = 1 if stack[i] <= 0 else 0
-                if ev[e, E_POST] <= 2:  # blind, missed, straddle: live
-                    round_in[i] += amount
-                    live[i] += amount
-                    current = max(current, round_in[i])
-                last_betting = n[_EVENTS] - ev_lo
-            elif kind >= _FOLD and kind <= _CALL:
-                if holes_pending:
-                    holes_pending = False
-                    if not _deal_holes(h, row, n, pl, rd, ac, cards, ev, ev_cards, seat_of, dealt_in, who, order, hole,
-                                       button, a_lo):
-                        return False
-                e = _event(ev, n, _K_ACTION, seat)
-                if e < 0:
-                    return False
-                if kind == _FOLD or kind == _CHECK:
-                    ev[e, E_ACTION] = 0 if kind == _FOLD else 1
-                    last_betting = n[_EVENTS] - ev_lo
-                    continue
+            elif kind == _BB and not posted_bb:
+                posted_bb = True
+                ev[e, E_POST] = 0
+                ev[e, E_BLIND] = 2 if has_sb else 1
+            elif kind == _BB or (kind == _EXTRA and amount == bb):
+                ev[e, E_POST] = 1
+            elif kind == _STRADDLE:
+                ev[e, E_POST] = 2
+            elif kind == _ANTE:
+                ev[e, E_POST] = 3
+            else:
+                ev[e, E_POST] = 4
+            ev[e, E_AMOUNT] = amount
+            stack[i] -= amount
+            chips_in += amount
+            if stack[i] < 0:
+                return False  # overdrawn: the reference tries the other reading and words it
+            ev[e, E_ALL_IN] = 1 if stack[i] <= 0 else 0
+            if ev[e, E_POST] <= 2:  # blind, missed, straddle: live
+                round_in[i] += amount
+                live[i] += amount
+                current = max(current, round_in[i])
+            last_betting = n[_EVENTS] - ev_lo
+        elif kind >= _FOLD and kind <= _CALL:
+            i = who[a - a_lo]
+            e = _event(ev, n, _K_ACTION, seat_of[i])
+            if e < 0:
+                return False
+            if kind == _FOLD or kind == _CHECK:
+                ev[e, E_ACTION] = 0 if kind == _FOLD else 1
+            else:
                 before = round_in[i]
                 added = _scaled(ac[a, A_M], ac[a, A_P], digits)
                 if added < 0:
@@ -1175,22 +1184,17 @@ def _map(h, row, n, pl, rd, ac, pt, wn, cards, ev, ev_cards, s_out):  # pragma: 
                 ev[e, E_AMOUNT] = added
                 ev[e, E_TO] = to
                 ev[e, E_ALL_IN] = 1 if stack[i] <= 0 else 0
-                last_betting = n[_EVENTS] - ev_lo
-            elif kind == _SHOWS or kind == _MUCKS:
-                if holes_pending:
-                    holes_pending = False
-                    if not _deal_holes(h, row, n, pl, rd, ac, cards, ev, ev_cards, seat_of, dealt_in, who, order, hole,
-                                       button, a_lo):
-                        return False
-                e = _event(ev, n, _K_SHOW if kind == _SHOWS else _K_MUCK, seat)
-                if e < 0:
-                    return False
-                if kind == _SHOWS and not _copy_cards(ev, e, n, cards, ac[a, A_C_LO], ac[a, A_C_HI], ev_cards):
-                    return False
-    if holes_pending:
-        if not _deal_holes(h, row, n, pl, rd, ac, cards, ev, ev_cards, seat_of, dealt_in, who, order, hole, button,
-                           a_lo):
-            return False
+            last_betting = n[_EVENTS] - ev_lo
+        elif kind == _SHOWS or kind == _MUCKS:
+            e = _event(ev, n, _K_SHOW if kind == _SHOWS else _K_MUCK, seat_of[who[a - a_lo]])
+            if e < 0:
+                return False
+            if kind == _SHOWS and not _copy_cards(ev, e, n, cards, ac[a, A_C_LO], ac[a, A_C_HI], ev_cards):
+                return False
+        a = rd[r, R_A_LO] if a < 0 else a + 1  # the next step
+        if a >= rd[r, R_A_HI]:
+            k += 1
+            a = -1
     # the uncalled bet: the largest live contributor gets back what nobody else matched
     returned = 0
     top = -1
