@@ -77,7 +77,7 @@ _NEEDS_AMOUNT = sum(1 << k for k in (_ANTE, _SB, _BB, _STRADDLE, _DEAD, _EXTRA, 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 #: card codes: rank * 4 + suit; UNKNOWN ("??", a hole card the file does not show) last
-CARD_NAMES = tuple(r + s for r in RANKS for s in SUITS) + ("??",)
+CARD_NAMES = (*(r + s for r in RANKS for s in SUITS), "??")
 UNKNOWN = len(CARD_NAMES) - 1
 
 KIND_NAMES = ("button", "post", "deal", "action", "show", "muck", "return", "rake", "award")
@@ -741,7 +741,7 @@ def _bet_limit(buf, p, e, h, row):  # pragma: no cover - compiled
             q, v = _enum(buf, p, e, 1)
             h[row, H_BET] = v
         else:  # bet_cap: taken when 0 or null (capped betting is the reference's to refuse)
-            q, m, pl_ = _optional_amount(buf, p, e)
+            q, m, _places = _optional_amount(buf, p, e)
             if m != 0:
                 return -1
         if q < 0:
@@ -903,7 +903,7 @@ def _object(buf, p, e, n, h, row, pl, rd, ac, pt, wn, cards, s_lo, s_hi, out):  
     p, after = _open(buf, p, e, 123)
     if p < 0:
         return False
-    p, slot = _key(buf, p, e, _TOP)
+    p, _slot = _key(buf, p, e, _TOP)
     if p < 0:
         return False
     q = _hand(buf, p, e, n, h, row, pl, rd, ac, pt, wn, cards, s_lo, s_hi, out)
@@ -1021,7 +1021,7 @@ def _map(h, row, n, pl, rd, ac, pt, wn, cards, ev, ev_cards, s_out):  # pragma: 
     for r in range(r_lo, r_hi):
         for a in range(rd[r, R_A_LO], rd[r, R_A_HI]):
             kind = ac[a, A_KIND]
-            if kind == _ADDED or kind == _ADD_POT:
+            if kind in (_ADDED, _ADD_POT):
                 return False
             i = -1
             for j in range(players):
@@ -1103,7 +1103,7 @@ def _map(h, row, n, pl, rd, ac, pt, wn, cards, ev, ev_cards, s_out):  # pragma: 
             need = board or c_hi > c_lo
         else:
             kind = ac[a, A_KIND]
-            need = (kind >= _FOLD and kind <= _CALL) or kind == _SHOWS or kind == _MUCKS
+            need = (kind >= _FOLD and kind <= _CALL) or kind in (_SHOWS, _MUCKS)
         if need and holes_pending:
             holes_pending = False
             if not _deal_holes(h, row, n, pl, rd, ac, cards, ev, ev_cards, seat_of, dealt_in, who, order, hole,
@@ -1161,7 +1161,7 @@ def _map(h, row, n, pl, rd, ac, pt, wn, cards, ev, ev_cards, s_out):  # pragma: 
             e = _event(ev, n, _K_ACTION, seat_of[i])
             if e < 0:
                 return False
-            if kind == _FOLD or kind == _CHECK:
+            if kind in (_FOLD, _CHECK):
                 ev[e, E_ACTION] = 0 if kind == _FOLD else 1
             else:
                 before = round_in[i]
@@ -1185,7 +1185,7 @@ def _map(h, row, n, pl, rd, ac, pt, wn, cards, ev, ev_cards, s_out):  # pragma: 
                 ev[e, E_TO] = to
                 ev[e, E_ALL_IN] = 1 if stack[i] <= 0 else 0
             last_betting = n[_EVENTS] - ev_lo
-        elif kind == _SHOWS or kind == _MUCKS:
+        elif kind in (_SHOWS, _MUCKS):
             e = _event(ev, n, _K_SHOW if kind == _SHOWS else _K_MUCK, seat_of[who[a - a_lo]])
             if e < 0:
                 return False
