@@ -23,12 +23,13 @@ import pytest
 
 from auditor.check.packs import resolve_pack
 from auditor.export import ohh as ohh_export
-from auditor.ingest import ohh_tables
+from auditor.ingest import compiled, ohh_tables
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.ohh import read_ohh
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.tables import build_tables
+from auditor.model.inputs import InputFile
 from auditor.model.records import SourceHand
 from auditor.pipeline import audit
 from auditor.simulate import simulate_mixed
@@ -203,3 +204,6 @@ def test_the_threshold_keeps_small_files_gzip_and_labels_on_the_reference_path(t
     gz.write_bytes(b"\x1f\x8b" + b"\x00" * 20)
     assert not ohh_tables.takes_ohh_tables(gz, "ohh", str(gz))
     assert [repr(x) for x in ohh_tables.read_ohh_tables(gz)] == [repr(x) for x in read_ohh(gz)]
+    # the first-run notice names the OHH kernels exactly when the path will run them
+    assert "auditor.ingest.ohh_kernel" in compiled.reader_modules([InputFile(path, "ohh", str(path))])
+    assert "auditor.ingest.ohh_kernel" not in compiled.reader_modules([InputFile(gz, "ohh", str(gz))])
