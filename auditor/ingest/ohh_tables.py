@@ -52,12 +52,14 @@ __all__ = ["BLOCK_BYTES", "CHUNK_HANDS", "FAILURES", "MIN_FILE_BYTES", "read_ohh
 BLOCK_BYTES = 4 << 20
 #: at most this many hands per TableChunk (a chunk cut at a batch of the audit rebuilds the dicts it keeps)
 CHUNK_HANDS = 1000
-#: a file smaller than this is read object by object (`read_ohh`): loading the kernels from Numba's cache costs
-#: ~0.4 s of CPU a process (this module's and the validator's; ~10 s to compile them on the first run after an
-#: install), against ~150 µs a hand saved, so below ~3,000 hands (~6 MiB of our writer's ~2.3 KB hands) they
-#: cost more than they save. Both paths give the same items (tests/test_ohh_tables.py), so this decides only the
-#: time: a run of small files (sample_logs, the corpus's examples) neither compiles nor loads them.
-MIN_FILE_BYTES = 6 << 20
+#: a file smaller than this is read object by object (`read_ohh`). In an audit (Numba already loaded for the replay
+#: kernels) this path's kernels and the validator's cost ~0.15-0.2 s of CPU to load from the cache, against ~150 µs
+#: a hand saved (measured 2026-12-02: audits of 280 and 1,619 of our writer's ~2.6 KB objects through both paths),
+#: so it pays from ~1,100 hands (~3 MB); 4 MiB (~1,600 hands) keeps a margin. Their first compile after an
+#: install costs ~31 s of CPU (`ohh_kernel.convert` ~30 s, `segments` ~1 s; the validator's ~3.3 s if no other
+#: input compiled it), earned back only by later runs: a run of small files (sample_logs, the corpus's examples)
+#: neither compiles nor loads them. Both paths give the same items (tests/test_ohh_tables.py): this decides time.
+MIN_FILE_BYTES = 4 << 20
 #: the last failures of the fast path itself (a bug: its objects then took the reference path)
 FAILURES: list[str] = []
 
