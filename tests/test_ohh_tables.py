@@ -157,6 +157,47 @@ def test_mutated_files_read_as_the_reference_reads_them(tmp_path):
     assert taken >= 150, taken
 
 
+def _layouts(good: list[str]) -> dict[str, bytes]:
+    """Files whose layout reaches every branch of the segmentation and hand-over: good objects around an open
+    object, a damaged one and a stray line, blank lines inside an object, a byte order mark, an array, form
+    feeds, CRLF, no blank lines, a pretty-printed object cut short, a last line without its newline."""
+    a, b, c, d = good[:4]
+    pretty = json.dumps(json.loads(b), indent=2)
+    cases = {
+        "open": f'{a}\n\n{{"ohh": {{"x": {{"y": 1}}}}\n\n{b}\n\n{c}\n',  # ends with } but is not closed
+        "damaged-then-stray": f'{a}\n\n{{"ohh": x}}\n  stray\n{b}\n\n{c}\n',
+        "damaged-then-good": f'{a}\n\n{{"ohh": x}}\n\n{b}\n\n{{"ohh": y}}\n\n{c}\n',
+        "blank-inside": f'{a}\n\n' + pretty.replace("\n", "\n\n", 3) + f'\n\n{c}\n',
+        "bom": f'\ufeff{a}\n\n{b}\n',
+        "bom-pretty": f'\ufeff{pretty}\n{a}\n',
+        "array": f'[{a},\n{b}]\n\n{c}\n',
+        "form-feed": f'{a}\n\x0c\n{b}\n \t\n{c}\n',
+        "crlf": f'{a}\r\n\r\n{pretty}'.replace("\n", "\r\n") + f'\r\n{c}\r\n',
+        "packed": f'{a}\n{b}\n{pretty}\n{c}\n',
+        "two-on-a-line": f'{a} {b}\n{c}\n',
+        "cut": f'{a}\n\n{pretty[: len(pretty) // 2]}\n',
+        "cut-one-line": f'{a}\n\n{b[: len(b) // 2]}',
+        "no-newline": f'{a}\n\n{b}',
+        "closing-comma": f'{a}\n\n{pretty},\n{c}\n',
+        "indented": f'{a}\n\n  {b}\n\n{c}\n',
+        "not-utf8": f'{a}\n\n'.encode() + b[:40].encode() + b"\xff" + b[40:].encode() + f'\n\n{c}\n'.encode(),
+        "surrogate": f'{a}\n\n' + b.replace('"ohh": {', '"ohh": {"network_name": "\\ud800", ', 1) + f'\n\n{d}\n',
+    }
+    return {name: text if isinstance(text, bytes) else text.encode("utf-8") for name, text in cases.items()}
+
+
+def test_layouts_and_hand_overs_read_as_the_reference_reads_them(tmp_path):
+    good = _written(tmp_path)["line-wise"].read_text(encoding="utf-8").split("\n\n")[:4]
+    small = dataclasses.replace(DEFAULT_LIMITS, ohh_max_hand_bytes=2 * max(map(len, good)),
+                                ohh_max_line_bytes=max(map(len, good)) + 2)
+    path = tmp_path / "case.ohh"
+    for name, data in _layouts(good).items():
+        path.write_bytes(data)
+        for limits in (DEFAULT_LIMITS, small):
+            for sizes in ({}, {"block_bytes": 300, "chunk_hands": 1}):
+                assert assert_same_as_reference(path, limits, **sizes)[1] >= 1, name
+
+
 def _audits(folder: Path, monkeypatch) -> tuple:
     results = []
     for fast in (False, True):
