@@ -183,6 +183,10 @@ def _layouts(good: list[str]) -> dict[str, bytes]:
         "not-utf8": f'{a}\n\n'.encode() + b[:40].encode() + b"\xff" + b[40:].encode() + f'\n\n{c}\n'.encode(),
         "surrogate": f'{a}\n\n' + b.replace('"ohh": {', '"ohh": {"network_name": "\\ud800", ', 1) + f'\n\n{d}\n',
     }
+    for k, flags in enumerate((["Fast"], ["Run_It_Twice"], ["BOMB-POT", "x"], ["Fast", "cap"], ["\u0130cap"],
+                               ["Bomb"], [3], ["Zoom", ""], ["Kap", "\\u0041"])):
+        flagged = json.dumps(json.loads(b) | {"ohh": json.loads(b)["ohh"] | {"flags": flags}}, ensure_ascii=k % 2)
+        cases[f"flags-{k}"] = f'{a}\n\n{flagged}\n\n{c}\n'
     return {name: text if isinstance(text, bytes) else text.encode("utf-8") for name, text in cases.items()}
 
 

@@ -13,7 +13,8 @@ What it reads (`H_OK` 1), a strict subset of what the reference accepts, never m
   `json` decodes them (no lone surrogate, no control byte); numbers without exponent or sign, integers of at
   most 18 digits, amounts with at most 12 digits before the point and at most 6 decimal places once trailing
   zeros are dropped (so every scaled amount fits an int64); no `null` but where the schema allows it, no
-  `tournament_info`, no `flags` but an empty list, no `bet_cap` but 0 or null, no null `player_id`.
+  `tournament_info`, no flag that is not ASCII or refuses the hand, no `bet_cap` but 0 or null, no null
+  `player_id`.
 - The schema's other constraints are checked here on what is read: required keys (and `amount` for the
   actions that need it, `cards` for "Shows Cards"), enums, string lengths in characters, the card,
   `spec_version`, `start_date_utc` and `table_size` patterns, minima, maxima and item counts.
@@ -111,6 +112,9 @@ _CARDS, _EVENTS, _EVCARDS, _SEATS_OUT = 7, 8, 9, 10
 N_COUNTERS = 11
 assert (_STRINGS, _BYTES) == (5, 6)
 
+#: the flags `ohh._Hand` refuses a hand for, as letters
+_CAP, _RUN_IT_TWICE, _BOMB, _BOMB_POT = (np.frombuffer(w, dtype=np.uint8).copy()
+                                        for w in (b"cap", b"runittwice", b"bomb", b"bombpot"))
 #: largest scaled amount taken (2**46): the sums of a hand's at most 16,000 amounts stay far inside an int64
 MAX_SCALED = 1 << 46
 
@@ -163,9 +167,12 @@ def capacities(data: np.ndarray, segments: int) -> dict[str, int]:
     an object's `{`, every card or string a `"`)."""
     braces = int(np.count_nonzero(data == 123))
     quotes = int(np.count_nonzero(data == 34))
+    # events: one per action, board round, rake or award (each an object), and per hand a button, ten hole deals
+    # and a return; their cards: each card once as dealt or shown and once on the board, four `??` per "Dealt
+    # Cards" without cards (an object) and per seat dealt none
     return {"hands": segments, "rows": braces + 1, "cards": quotes // 2 + 1, "strings": quotes // 2 + 1,
-            "bytes": len(data) + 1, "events": braces + segments * 200 + 1,
-            "ev_cards": 5 * (quotes // 2) + 4 * braces + segments * 48 + 1, "seats": segments * 10 + 1}
+            "bytes": len(data) + 1, "events": braces + segments * 12 + 1,
+            "ev_cards": 2 * (quotes // 2) + 4 * braces + segments * 40 + 1, "seats": segments * 10 + 1}
 
 
 # --------------------------------------------------------------------------- scanning
@@ -378,6 +385,36 @@ def _date(out, lo, hi):  # pragma: no cover - compiled
             and out[q + 3] == 58 and _digit(out[q + 4]) and _digit(out[q + 5]):
         return 2
     return 0
+
+
+@njit(cache=True)
+def _flag_refused(out, lo, hi):  # pragma: no cover - compiled
+    """Whether the flag out[lo:hi] is one `ohh._Hand` refuses the hand for (its letters, in lower case, "cap",
+    "runittwice", "bomb" or "bombpot"), or is not ASCII (whose lower case Python decides: the reference's)."""
+    word = np.zeros(11, np.uint8)
+    count = 0
+    for k in range(lo, hi):
+        b = out[k]
+        if b >= 128:
+            return True
+        if 65 <= b <= 90:
+            b = b + 32
+        if 97 <= b <= 122:
+            if count < 11:
+                word[count] = b
+            count += 1
+    return _is_word(word, count, _CAP) or _is_word(word, count, _RUN_IT_TWICE) or _is_word(word, count, _BOMB) \
+        or _is_word(word, count, _BOMB_POT)
+
+
+@njit(cache=True)
+def _is_word(word, count, name):  # pragma: no cover - compiled
+    if count != name.shape[0]:
+        return False
+    for k in range(count):  # noqa: SIM110 - a loop Numba compiles (no generator)
+        if word[k] != name[k]:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -843,11 +880,22 @@ def _hand(buf, p, e, n, h, row, pl, rd, ac, pt, wn, cards, s_lo, s_hi, out):  # 
             q = _null(buf, p, e)
             if q < 0:
                 q, v = _int(buf, p, e)
-        elif slot == 18:  # flags: only an empty list (a flag may refuse the hand: the reference's)
+        elif slot == 18:  # flags: ASCII strings none of which the mapping refuses the hand for
             q, after = _open(buf, p, e, 91)
-            if q != -2:
-                return -1
-            q = after
+            if q == -2:
+                q = after
+            elif q >= 0:
+                while True:
+                    at = n[_STRINGS]
+                    q = _string(buf, q, e, n, s_lo, s_hi, out)
+                    if q < 0 or _flag_refused(out, s_lo[at], s_hi[at]):
+                        return -1
+                    q, after = _next(buf, q, e, 93)
+                    if q == -2:
+                        q = after
+                        break
+                    if q < 0:
+                        return -1
         elif slot == 19 or slot == 20 or slot == 21:  # players, rounds, pots
             counter = _PLAYERS if slot == 19 else (_ROUNDS if slot == 20 else _POTS)
             most = 10 if slot == 19 else (32 if slot == 20 else 11)

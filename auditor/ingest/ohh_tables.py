@@ -180,7 +180,7 @@ def _read(stream: BinaryIO, name: str, limits: Limits, rule_pack: str, block_byt
                 yield from held[0]
             return
         offset += len(block)
-        line += block.count(b"\n")
+        line += stop  # why 0: `stop` is the block's line count
 
 
 class _Open:
@@ -309,18 +309,19 @@ def _take(block: bytes, seg: np.ndarray, texts: list[bytes], name: str, lines: n
     k = ohh_kernel
     h = np.zeros((count, len(k.H_COLUMNS)), dtype=np.int64)
     rows = cap["rows"]
+    # rows the kernel reads only after writing them (the keys they hold are required, or flagged) are not zeroed
     pl = np.zeros((min(rows, 10 * count + 1), 6), dtype=np.int64)
     rd = np.zeros((min(rows, 32 * count + 1), 6), dtype=np.int64)
-    ac = np.zeros((rows, 8), dtype=np.int64)
+    ac = np.empty((rows, 8), dtype=np.int64)
     pt = np.zeros((min(rows, 11 * count + 1), 8), dtype=np.int64)
-    wn = np.zeros((rows, 4), dtype=np.int64)
-    cards = np.zeros(cap["cards"], dtype=np.int64)
-    s_lo = np.zeros(cap["strings"], dtype=np.int64)
-    s_hi = np.zeros(cap["strings"], dtype=np.int64)
-    out = np.zeros(cap["bytes"], dtype=np.uint8)
-    ev = np.zeros((cap["events"], len(k.EV_COLUMNS)), dtype=np.int64)
-    ev_cards = np.zeros(cap["ev_cards"], dtype=np.int64)
-    s_out = np.zeros((cap["seats"], 4), dtype=np.int64)
+    wn = np.empty((rows, 4), dtype=np.int64)
+    cards = np.empty(cap["cards"], dtype=np.int64)
+    s_lo = np.empty(cap["strings"], dtype=np.int64)
+    s_hi = np.empty(cap["strings"], dtype=np.int64)
+    out = np.empty(cap["bytes"], dtype=np.uint8)
+    ev = np.empty((cap["events"], len(k.EV_COLUMNS)), dtype=np.int64)
+    ev_cards = np.empty(cap["ev_cards"], dtype=np.int64)
+    s_out = np.empty((cap["seats"], 4), dtype=np.int64)
     strings, nbytes, ns, ne, nc = k.convert(data, lo, hi, h, pl, rd, ac, pt, wn, cards, s_lo, s_hi, out, ev,
                                             ev_cards, s_out)
     ok = h[:, k.H_OK] == 1
