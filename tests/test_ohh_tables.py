@@ -202,6 +202,64 @@ def test_layouts_and_hand_overs_read_as_the_reference_reads_them(tmp_path):
                 assert assert_same_as_reference(path, limits, **sizes)[1] >= 1, name
 
 
+_REPLACEMENTS = (None, "x", "", -1, 0, 1.5, 11, 10**16, 0.1234567, True, [], {}, ["Ah"], "Fold", "2024-01-01")
+
+
+def _variants(obj: object, rng: random.Random, paths: int) -> list[str]:
+    """`obj` with one value replaced by a value of another type, range or pattern (or its key dropped, or an
+    unknown key added), at `paths` places drawn from all of them: objects the OHH schema or the mapping mostly
+    refuses, one key at a time."""
+    places: list[tuple] = []
+
+    def walk(o: object, at: tuple) -> None:
+        if isinstance(o, dict):
+            for key, value in o.items():
+                places.append((*at, key))
+                walk(value, (*at, key))
+        elif isinstance(o, list):
+            for i, value in enumerate(o):
+                places.append((*at, i))
+                walk(value, (*at, i))
+
+    walk(obj, ())
+    out = []
+    for place in rng.sample(places, min(paths, len(places))):
+        for replacement in (*_REPLACEMENTS, "drop", "extra"):
+            copy = json.loads(json.dumps(obj))
+            parent = copy
+            for step in place[:-1]:
+                parent = parent[step]
+            if replacement == "drop":
+                del parent[place[-1]]
+            elif replacement == "extra":
+                target = parent[place[-1]]
+                if not isinstance(target, dict):
+                    continue
+                target["unknown_key"] = 1
+            else:
+                parent[place[-1]] = replacement
+            out.append(json.dumps(copy))
+    return out
+
+
+def test_objects_the_schema_or_mapping_refuses_are_never_taken(tmp_path):
+    """One value at a time made wrong (type, range, pattern, enum, a key dropped or added) in written and
+    corpus objects: the fast path takes exactly the objects the reference accepts, as it reads them."""
+    written = [w for w in _written(tmp_path)["line-wise"].read_text(encoding="utf-8").split("\n\n") if w.strip()]
+    seeds = [json.loads(written[k]) for k in (0, 1, 2, len(written) // 2, len(written) - 1)]
+    if CORPUS.is_dir():
+        seeds += [json.loads(p.read_text(encoding="utf-8")) for p in sorted(CORPUS.glob("spec-examples/*.ohh"))]
+    rng = random.Random(7)
+    path = tmp_path / "variants.ohh"
+    taken = refused = 0
+    for seed in seeds:
+        lines = _variants(seed, rng, 60)
+        path.write_text("\n\n".join(lines) + "\n", encoding="utf-8")
+        t, n = assert_same_as_reference(path)
+        taken, refused = taken + t, refused + len(lines) - n
+    assert taken > 300 and refused > 1000, (taken, refused)
+
+
 def _audits(folder: Path, monkeypatch) -> tuple:
     results = []
     for fast in (False, True):
