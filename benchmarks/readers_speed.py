@@ -11,6 +11,10 @@ and microseconds a hand, CPU time (what the machine spent; the wall clock of a s
 - the read of the large file stage by stage (the reader's own steps, one after the other);
 - audit: `auditor audit FILE --format jsonl --output /dev/null --quiet --jobs 1` in a child process (its CPU,
   start-up and Numba's cache load included: what a user waits for; about 2.5 s of CPU before the first hand).
+- OHH column-wise (issue 16, `auditor/ingest/ohh_tables.py`): the read through `read_ohh_tables` (how many
+  hands its fast path took), and the audit twice: object by object (the path's threshold out of reach, every
+  file through `read_ohh`) and as `auditor audit` reads it (the large file column-wise; the corpus's files are
+  under `ohh_tables.MIN_FILE_BYTES`, so both audit lines of the corpus read it object by object).
 
 `--profile FORMAT` prints cProfile's top functions of one read of the large file (shares, not truth: the
 profiler slows small functions most). `--snapshot FILE` pickles every input's items (hands, quarantines,
@@ -132,6 +136,47 @@ def audit_cpu(paths: list[Path], repeat: int) -> tuple[float, float]:
     return best_cpu, best_wall
 
 
+#: what the child process runs to audit OHH object by object (the column-wise path's threshold out of reach)
+OHH_REFERENCE = "import auditor.ingest.ohh_tables as t; t.MIN_FILE_BYTES = 1 << 62; "
+
+
+def ohh_audit_cpu(paths: list[Path], repeat: int, reference: bool) -> tuple[float, float]:
+    """`audit_cpu` of OHH inputs, the large files read column-wise (`ohh_tables`, what `auditor audit` does) or
+    object by object (`reference`: every file through `read_ohh`, as before issue 16's OHH path)."""
+    command = [sys.executable, "-c", (OHH_REFERENCE if reference else "") + "from auditor.cli import main; main()",
+               "audit", *map(str, paths), "--format", "jsonl", "--output", os.devnull, "--quiet", "--jobs", "1",
+               "--allow-unaudited", "--fail-on", "never"]
+    best_cpu = best_wall = float("inf")
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        w0 = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - w0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best_cpu, best_wall = min(best_cpu, cpu), min(best_wall, wall)
+    return best_cpu, best_wall
+
+
+def ohh_columnwise(paths: list[Path]) -> tuple[int, int, int]:
+    """(hands, of which the column-wise path took, other items) of `read_ohh_tables` over `paths` (whatever
+    their size: the threshold is `takes_ohh_tables`'s, not the reader's)."""
+    from auditor.ingest.ohh_tables import read_ohh_tables
+    from auditor.ingest.parquet import TableChunk
+
+    hands = taken = other = 0
+    for path in paths:
+        for item in read_ohh_tables(path):
+            if isinstance(item, TableChunk):
+                hands += item.num_hands
+                taken += item.num_hands
+            elif isinstance(item, SourceHand):
+                hands += 1
+            else:
+                other += 1
+    return hands, taken, other
+
+
 def stages(fmt: str, path: Path) -> list[tuple[str, float, int]]:
     """(stage, CPU seconds, hands) of one read of `path`, stage by stage (the reader's own steps, called one
     after the other as the reader calls them hand by hand; the collector off)."""
@@ -229,7 +274,18 @@ def main() -> None:
             if kind == "simulated":
                 for label, seconds, count in stages(fmt, paths[0]):
                     print(line("  " + label, seconds, seconds, count))
-            if not args.no_audit:
+            if fmt == "ohh":  # issue 16: the column-wise path, in the same minutes
+                ohh_columnwise(paths)  # the kernels loaded (their load is timed in the audit's lines)
+                cpu, wall, counted = cpu_timed(lambda paths=paths: ohh_columnwise(paths), args.repeat)
+                assert isinstance(counted, tuple)
+                print(line("  read column-wise (read_ohh_tables)", cpu, wall, counted[0]))
+                print(f"  {'':<44}{counted[1]:,} of {counted[0]:,} hands taken by the column-wise path, "
+                      f"{counted[2]:,} other items")
+            if not args.no_audit and fmt == "ohh":
+                for label, reference in (("object by object", True), ("column-wise", False)):
+                    cpu, wall = ohh_audit_cpu(audited[fmt][kind], args.repeat, reference)
+                    print(line(f"  auditor audit --jobs 1 ({label})", cpu, wall, hands))
+            elif not args.no_audit:
                 cpu, wall = audit_cpu(audited[fmt][kind], args.repeat)
                 print(line("  auditor audit --jobs 1 (child process)", cpu, wall, hands))
             sys.stdout.flush()

@@ -7,7 +7,8 @@ Lines scanner several more), so the pipeline asks here once discovery knows the 
 still to compile instead of waiting in silence. The answer follows the readers' own choices: a `.phh` file goes
 through the PHH scanner, a run of `phh_tables.MIN_FILES` of them through the converter and the validator too;
 a Parquet dataset through the validator; a JSON Lines file through its scanner and the validator only when
-`jsonl_tables.takes_tables` says so.
+`jsonl_tables.takes_tables` says so, an OHH file through its kernels (~31 s of CPU to compile) and the validator
+only when `ohh_tables.takes_ohh_tables` does.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ _VALIDATOR = ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_valida
 _PHH_SCANNER = ("auditor.ingest.phh_scan",)
 _PHH_TABLES = ("auditor.ingest.phh_kernel", *_VALIDATOR)
 _JSONL_TABLES = ("auditor.ingest.jsonl_scan", *_VALIDATOR)
+_OHH_TABLES = ("auditor.ingest.ohh_kernel", *_VALIDATOR)
 #: what each module's kernels are, for the notice
 _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kernel": "the PHH reader",
-          "auditor.ingest.jsonl_scan": "the JSON Lines reader",
+          "auditor.ingest.jsonl_scan": "the JSON Lines reader", "auditor.ingest.ohh_kernel": "the OHH reader",
           "auditor.ingest.columnar_kernels": "the columnar validator",
           "auditor.ingest.columnar_validate": "the columnar validator"}
 
@@ -31,6 +33,7 @@ _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kerne
 def reader_modules(inputs: Sequence[InputFile]) -> tuple[str, ...]:
     """The modules whose kernels the readers of `inputs` will call (each once, in a stable order)."""
     from auditor.ingest.jsonl_tables import takes_tables
+    from auditor.ingest.ohh_tables import takes_ohh_tables
     from auditor.ingest.phh_tables import MIN_FILES
 
     modules: dict[str, None] = {}
@@ -43,6 +46,8 @@ def reader_modules(inputs: Sequence[InputFile]) -> tuple[str, ...]:
         modules.update(dict.fromkeys(_VALIDATOR))
     if any(takes_tables(item.path, item.format, item.label) for item in inputs if item.format == "jsonl"):
         modules.update(dict.fromkeys(_JSONL_TABLES))
+    if any(takes_ohh_tables(item.path, item.format, item.label) for item in inputs if item.format == "ohh"):
+        modules.update(dict.fromkeys(_OHH_TABLES))
     return tuple(modules)
 
 

@@ -157,15 +157,45 @@ def read_ohh(path: Path, *, rule_pack: str = "tda-2024",
         yield Quarantined(name, 0, reason, code=code)
         return
     with stream:
-        for line, obj, error in _json_objects(stream, limits):
-            if error is not None:
-                yield Quarantined(name, line, error[1], code=error[0])
-            else:
-                yield convert_ohh(obj, name, line, rule_pack=rule_pack)
+        yield from read_ohh_stream(stream, name, rule_pack=rule_pack, limits=limits)
 
 
-def _json_objects(stream: io.BufferedIOBase,
-                  limits: Limits = DEFAULT_LIMITS) -> Iterator[tuple[int, Any, tuple[str, str] | None]]:
+def read_ohh_stream(stream: io.BufferedIOBase, name: str, *, rule_pack: str = "tda-2024",
+                    limits: Limits = DEFAULT_LIMITS, first_line: int = 1) -> Iterator[SourceHand | Quarantined]:
+    """`read_ohh`'s items from an open stream whose next line is line `first_line` of the file (the column-wise
+    reader, `ohh_tables`, hands the rest of a file over from a line where no object is open)."""
+    for line, obj, error in _json_objects(stream, limits, first_line):
+        if error is not None:
+            yield Quarantined(name, line, error[1], code=error[0])
+        else:
+            yield convert_ohh(obj, name, line, rule_pack=rule_pack)
+
+
+def buffer_items(data: bytes, first_line: int, name: str, *,
+                 rule_pack: str = "tda-2024") -> tuple[list[SourceHand | Quarantined], bool, bool]:
+    """The items `read_ohh` gives for the lines `data` (line `first_line` on) when its buffer holds exactly
+    them and they end where it parses (the column-wise reader's lines it does not take itself): (items,
+    whether the buffer is then empty, whether reading then skips to the next object). A buffer that is not
+    empty afterwards (an object still open) gives its items only where `read_ohh` reads on: the caller hands
+    the file over instead."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [Quarantined(name, first_line, _not_utf8(data, first_line, exc), code="damaged")], True, True
+    found, consumed, skipping = _parse_text(text, first_line, False, False)
+    items = [Quarantined(name, line, error[1], code=error[0]) if error is not None
+             else convert_ohh(obj, name, line, rule_pack=rule_pack) for line, obj, error in found]
+    return items, not text[consumed:].strip(), skipping
+
+
+def _not_utf8(joined: bytes, start: int, exc: UnicodeDecodeError) -> str:
+    bad_line = start + joined.count(b"\n", 0, exc.start)
+    column = exc.start - joined.rfind(b"\n", 0, exc.start)
+    return f"not UTF-8: byte {joined[exc.start]:#04x} at line {bad_line} column {column}"
+
+
+def _json_objects(stream: io.BufferedIOBase, limits: Limits = DEFAULT_LIMITS,
+                  first_line: int = 1) -> Iterator[tuple[int, Any, tuple[str, str] | None]]:
     """(line, object, None) for each top-level JSON value (array elements one by one), or
     (line, None, (quarantine code, reason)).
 
@@ -173,13 +203,14 @@ def _json_objects(stream: io.BufferedIOBase,
     with `}` or `]`, a one-line object); a buffer that holds only the beginning of an object waits
     for more lines. Each buffer is decoded on its own, so a byte that is not UTF-8 costs only the
     object it is in. A line longer than `limits.ohh_max_line_bytes` is skipped without being held in
-    memory, and an object longer than `limits.ohh_max_hand_bytes` is dropped as soon as it is.
+    memory, and an object longer than `limits.ohh_max_hand_bytes` is dropped as soon as it is. The stream's
+    next line is line `first_line` (1: the file's start, where a byte order mark is dropped).
     """
     max_object = limits.ohh_max_hand_bytes
     buf: list[bytes] = []
     size = 0
-    start = 1  # line number of buf[0]
-    line_no = 0
+    start = first_line  # line number of buf[0]
+    line_no = first_line - 1
     skipping = False
     waited = 0  # size of the buffer when it last proved incomplete
     while True:
@@ -224,10 +255,7 @@ def _json_objects(stream: io.BufferedIOBase,
             try:
                 text = joined.decode("utf-8")
             except UnicodeDecodeError as exc:
-                bad_line = start + joined.count(b"\n", 0, exc.start)
-                column = exc.start - joined.rfind(b"\n", 0, exc.start)
-                yield start, None, ("damaged", f"not UTF-8: byte {joined[exc.start]:#04x} at line {bad_line} "
-                                               f"column {column}")
+                yield start, None, ("damaged", _not_utf8(joined, start, exc))
                 buf, size, skipping, waited = [], 0, True, 0
                 if final:
                     return
