@@ -573,3 +573,18 @@ def test_audit_of_the_converted_corpus(corpus_items, tmp_path, capsys):
     # had just re-joined in seat 7 (the previous hand was heads-up), and six hands show cards in an
     # order other than last aggressor first (online logs list shows in the site's order).
     assert [(f.hand_id, f.rule_id) for f in result.findings.itertuples()] == []
+
+
+def test_a_number_no_decimal_holds_is_one_damaged_object_and_the_file_goes_on(tmp_path):
+    """A hostile exponent (`1e18446744073709551616`) made Decimal raise InvalidOperation out of the reader,
+    which lost the rest of the file to one internal error: it is that object's `damaged` entry now, alone or
+    inside an array, and the objects after it are read."""
+    text = next(OHH.rglob("*.ohh")).read_text(encoding="utf-8").strip().split("\n\n")[0]
+    bad = text.replace('"big_blind_amount": ', '"big_blind_amount": 1e18446744073709551616, "x": ', 1)
+    assert bad != text
+    path = tmp_path / "hostile.ohh"
+    path.write_text(f"{bad}\n\n{text}\n\n[{bad}, {text}]\n", encoding="utf-8")
+    items = list(read_ohh(path))
+    assert [type(i).__name__ for i in items] == ["Quarantined", "SourceHand", "Quarantined"]
+    assert items[0].code == "damaged" and items[0].line == 1 and "out of any decimal's range" in items[0].reason
+    assert items[2].reason.endswith("the rest of the array is skipped")

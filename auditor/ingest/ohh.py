@@ -127,6 +127,9 @@ _WS = re.compile(r"[ \t\n\r]*")
 _OBJECT_START = re.compile(r"^[\[{]", re.MULTILINE)
 _ZONE = re.compile(r"(Z|[+-]\d\d:\d\d)$")
 _DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=str)
+#: why an object holding a number no Decimal can hold is refused (a hostile exponent: Decimal raises
+#: InvalidOperation, an ArithmeticError, which used to escape the reader and lose the rest of the file)
+_OUT_OF_RANGE = "invalid JSON: a number out of any decimal's range"
 
 
 class _Reject(Exception):
@@ -336,6 +339,11 @@ def _parse_text(text: str, first_line: int, final: bool,
             skipping = True
             pos = _next_line(text, pos)
             continue
+        except ArithmeticError:  # a number no Decimal holds (an exponent past its range: `1e18446744073709551616`)
+            items.append((here, None, ("damaged", _OUT_OF_RANGE)))
+            skipping = True
+            pos = _next_line(text, pos)
+            continue
         bad = lone_surrogate_error(text[pos:end], obj)
         items.append((here, None, ("damaged", bad)) if bad else (here, obj, None))
         pos = end
@@ -372,6 +380,9 @@ def _parse_array(text: str, pos: int, first_line: int, final: bool,
             return items, pos, True
         except ValueError as exc:  # an integer of more than 4,300 digits
             items.append((here, None, ("damaged", f"invalid JSON: {exc}; the rest of the array is skipped")))
+            return items, pos, True
+        except ArithmeticError:  # a number no Decimal holds
+            items.append((here, None, ("damaged", f"{_OUT_OF_RANGE}; the rest of the array is skipped")))
             return items, pos, True
         bad = lone_surrogate_error(text[pos:end], obj)
         items.append((here, None, ("damaged", bad)) if bad else (here, obj, None))
