@@ -43,7 +43,7 @@ GROUPS = {"test_rule_examples.py": "rule-examples", "test_messages.py": "rule-ex
 #: first, so no long file starts last and leaves one worker alone at the end while the other idles
 SLOW_FIRST = ("test_installed_wheel.py", "test_rule_examples.py", "test_messages.py", "test_property_mutated.py",
               "test_parquet_tables.py", "test_dask_real_cluster.py", "test_sample_logs.py", "test_manifest.py",
-              "test_hostile_packs.py", "test_unaudited.py", "test_reports.py", "test_phh.py")
+              "test_hostile_packs.py", "test_unaudited.py", "test_reports.py", "test_phh.py", "test_ohh_tables.py")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"

@@ -204,22 +204,19 @@ def test_a_fault_the_format_cannot_say_is_listed_even_when_a_few_clean_hands_sha
                for line in format_report(verify_module.VerifyResult([report])))
 
 
-@pytest.fixture(scope="module")
-def via_phh():
-    return verify_pack("tda-2024", 400, 1, via="phh")
-
-
-def test_phh_is_carried_both_ways_an_audit_reads_it(via_phh):
-    """Every other PHH round trip is one `.phh` file per hand, read hand by hand and column-wise (the path an
-    audit of a folder takes), the two held equal and the column-wise tables audited: the proof goes through both
-    readers, and the report says how many hands the column-wise one gave."""
-    report = via_phh
+@pytest.mark.parametrize("fmt", ["phh", "ohh"])
+def test_formats_read_column_wise_by_an_audit_are_carried_both_ways(fmt):
+    """Every other round trip of PHH (one `.phh` file per hand) and of OHH (its one file) is read hand by hand and
+    column-wise (the path an audit of a folder of `.phh` files or of a large OHH file takes), the two held equal
+    and the column-wise tables audited: the proof goes through both readers, and the report says how many hands
+    the column-wise one gave."""
+    report = verify_pack("tda-2024", 400, 1, via=fmt)
     assert report.read_back > 100 and 0 < report.column_wise < report.read_back
     assert not report.problems, "\n".join(q.one_line() for q in report.problems[:10])
     measured = report.table[report.table["expected"] > 0]
     assert len(measured) >= 8 and bool(((measured["precision"] == 1.0) & (measured["recall"] == 1.0)).all())
     text = "\n".join(format_report(verify_module.VerifyResult([report])))
-    assert f"read back through phh: {report.read_back} hands, {report.column_wise} of them by its column-wise" in text
+    assert f"read back through {fmt}: {report.read_back} hands, {report.column_wise} of them by its column-wise" in text
 
 
 def test_a_disagreement_of_the_two_phh_readers_is_a_loud_problem(monkeypatch):

@@ -3,11 +3,13 @@
 Why: `auditor verify --via FORMAT` proves a reader only for the code the hands went through. An audit reads
 some formats two ways: hand by hand (`detect.read_file`: a dict per hand, `build_tables` after) and, for inputs
 large enough to earn the compiled kernels' load, column-wise (`TableChunk`s of canonical tables: a run of `.phh`
-files through `phh_tables`). Verify's files are small (a planted unit is a few hands), so read the audit's way
-they would only ever take the first path, and the column-wise one would be held by its identity tests alone.
-`phh_files` therefore reads a set of `.phh` files both ways, the column-wise one with its size threshold waived,
-and gives the column-wise tables (what verify audits) only when the two agree on every hand; a disagreement is
-a reader fault, reported on every hand as a quarantine entry (so verify counts them "not audited", loudly).
+files through `phh_tables`, a large OHH file through `ohh_tables`). Verify's files are small (a planted unit is a
+few hands), so read the audit's way they would only ever take the first path, and the column-wise one would be
+held by its identity tests alone.
+`phh_files` therefore reads a set of `.phh` files both ways, and `one_file` one file of a format whose large
+files are read column-wise (OHH: `ohh_tables`), the column-wise reader with its size threshold waived; each gives
+the column-wise tables (what verify audits) only when the two agree on every hand; a disagreement is a reader
+fault, reported on every hand as a quarantine entry (so verify counts them "not audited", loudly).
 
 Hands come back in the order written, each as a row of the tables or as its quarantine entry (`ReadBack`), the
 tables' `file` and `line` set to what verify numbers them (`relabel`), as its in-memory path does.
@@ -15,7 +17,7 @@ tables' `file` and `line` set to what verify numbers them (`relabel`), as its in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,7 @@ from auditor.ingest.tables import build_tables, concat_tables
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.model.tables import CanonicalTables
 
-__all__ = ["ReadBack", "from_items", "phh_files", "relabel"]
+__all__ = ["ReadBack", "from_items", "one_file", "phh_files", "relabel"]
 
 
 @dataclass
@@ -45,40 +47,48 @@ class ReadBack:
     column_wise: int = 0
 
 
-def _everything_lost(labels: Sequence[str], why: str) -> ReadBack:
-    return ReadBack(build_tables([]), [Quarantined(label, 1, why, code="internal-error") for label in labels])
+def _everything_lost(labels: Sequence[str], count: int, why: str) -> ReadBack:
+    label = labels[0] if labels else "?"
+    return ReadBack(build_tables([]), [Quarantined(labels[k] if len(labels) == count else label, 1, why,
+                                                   code="internal-error") for k in range(count)])
 
 
-def from_items(items: Iterable[Any], labels: Sequence[str]) -> ReadBack:
-    """A reader's items for the files `labels` (each file one hand, its items' `file` its label) in the files'
-    order; a file with no item or several is a reader fault, and every hand is then lost with words saying so."""
+def from_items(items: Iterable[Any], labels: Sequence[str], count: int | None = None) -> ReadBack:
+    """A reader's items for the files `labels`, in the order the hands were written: a file per hand (`count`
+    None: each file one item), or `count` hands in one file (`labels` that one file: the hands in line order, each
+    object on a line of its own). An item the files do not account for, or a file with no item or several, is a
+    reader fault, and every hand is then lost with words saying so."""
     place = {label: k for k, label in enumerate(labels)}
-    got: list[list[tuple[Any, int]]] = [[] for _ in labels]  # per file: (item, row in a chunk) it gave
+    count = len(labels) if count is None else count
+    got: list[tuple[int, int, Any, int]] = []  # (file, line, item, row in a chunk or -1)
     for item in items:
         if isinstance(item, ReaderNote):
             continue
         if isinstance(item, TableChunk):
-            for row, file in enumerate(item.files()):
+            lines = item.tables.hands.column("line").to_pylist()
+            for row, (file, line) in enumerate(zip(item.files(), lines, strict=True)):
                 if file not in place:
-                    return _everything_lost(labels, f"a column-wise chunk names a file not written: {file[:80]}")
-                got[place[file]].append((item, row))
+                    return _everything_lost(labels, count, f"a column-wise chunk names a file not written: {file[:80]}")
+                got.append((place[file], line, item, row))
             for q in item.quarantined:
                 if q.file not in place:
-                    return _everything_lost(labels, f"the reader named a file not written: {q.file[:80]}")
-                got[place[q.file]].append((q, -1))
+                    return _everything_lost(labels, count, f"the reader named a file not written: {q.file[:80]}")
+                got.append((place[q.file], q.line, q, -1))
             continue
         if item.file not in place:
-            return _everything_lost(labels, f"the reader named a file not written: {item.file[:80]}")
-        got[place[item.file]].append((item, -1))
-    wrong = [labels[k] for k, g in enumerate(got) if len(g) != 1]
-    if wrong:
-        return _everything_lost(labels, f"the reader gave {len(got[labels.index(wrong[0])])} items for "
-                                        f"{wrong[0][:80]}, which holds one hand ({len(wrong)} such files)")
+            return _everything_lost(labels, count, f"the reader named a file not written: {item.file[:80]}")
+        got.append((place[item.file], item.line, item, -1))
+    got.sort(key=lambda entry: (entry[0], entry[1]))
+    per_file = [0] * len(labels)
+    for entry in got:
+        per_file[entry[0]] += 1
+    if len(got) != count or (len(labels) > 1 and per_file != [1] * len(labels)):
+        return _everything_lost(labels, count, f"the reader gave {len(got)} items for the {count} hands written")
     lost: list[Quarantined | None] = []
     parts: list[CanonicalTables] = []
     loose: list[SourceHand] = []
     column_wise = 0
-    for ((item, row),) in got:
+    for _file, _line, item, row in got:
         if isinstance(item, Quarantined):
             lost.append(item)
             continue
@@ -146,10 +156,31 @@ def phh_files(hands: Sequence[dict], folder: Path, stem: str) -> ReadBack:
     finally:
         for path in paths:
             path.unlink(missing_ok=True)
-    column_wise, one_by_one = from_items(columns, labels), from_items(by_hand, labels)
+    return _agreed(from_items(columns, labels), from_items(by_hand, labels), labels, len(hands), "PHH")
+
+
+def one_file(hands: Sequence[dict], path: Path, write: Callable[[Sequence[dict], Path], Any],
+             column_wise: Callable[[Path], Iterable[Any]], fmt: str) -> ReadBack:
+    """`hands` written to one file at `path` by `write` and read back both ways: hand by hand (`detect.read_file`)
+    and by the format's column-wise reader `column_wise(path)` with its size threshold waived; the column-wise
+    reading when the two agree (see the module docstring). The file is removed afterwards."""
+    label = path.as_posix()
+    try:
+        write(hands, path)
+        columns = list(column_wise(path))
+        by_hand = list(read_file(path, name=label))
+    finally:
+        path.unlink(missing_ok=True)
+    return _agreed(from_items(columns, [label], len(hands)), from_items(by_hand, [label], len(hands)), [label],
+                   len(hands), fmt)
+
+
+def _agreed(column_wise: ReadBack, one_by_one: ReadBack, labels: Sequence[str], count: int, fmt: str) -> ReadBack:
+    """The column-wise reading when it gives exactly what the hand-by-hand one gives, else every hand lost."""
     lost_a = [None if q is None else (q.code, q.line, q.reason) for q in column_wise.lost]
     lost_b = [None if q is None else (q.code, q.line, q.reason) for q in one_by_one.lost]
     differs = "quarantines differ" if lost_a != lost_b else _first_difference(column_wise.tables, one_by_one.tables)
     if differs is not None:
-        return _everything_lost(labels, f"the PHH reader's column-wise and hand-by-hand paths disagree: {differs}")
+        return _everything_lost(labels, count, f"the {fmt} reader's column-wise and hand-by-hand paths disagree: "
+                                               f"{differs}")
     return column_wise

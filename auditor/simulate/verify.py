@@ -35,8 +35,9 @@ the format's writer to a file of their own in a temporary folder, read back with
 (:func:`auditor.ingest.detect.read_file`, format detected as ``auditor audit`` does) and audited from
 what the reader gave back. PHH, which an audit of a folder reads column-wise (``ingest.phh_tables``), is
 written the other way in every other round trip too, one ``.phh`` file per hand, read back both hand by hand
-and column-wise (:mod:`auditor.simulate.readback`): the column-wise tables are audited, and a hand the two
-readers do not agree on is a problem, "not audited". The report says how many hands each reader gave.
+and column-wise (:mod:`auditor.simulate.readback`); OHH, whose large files an audit reads column-wise
+(``ingest.ohh_tables``), is read both ways in every other round trip: the column-wise tables are audited, and a
+hand the two readers do not agree on is a problem, "not audited". The report says how many hands each gave.
 A hand the writer cannot express is not written: it is counted as not
 expressible, with the writer's reason, and so is every planted fault of a category the format cannot
 show at all (the writer's ``HIDDEN_CATEGORIES``, e.g. burns in PokerStars text). A hand the reader
@@ -250,6 +251,17 @@ def _audit(tables: CanonicalTables, pack: Pack, state: TableState) -> tuple[pd.D
     return findings, failed
 
 
+def _ohh_tables() -> Callable[[Path], Iterable]:
+    from auditor.ingest.ohh_tables import read_ohh_tables
+
+    return read_ohh_tables
+
+
+#: per format whose large files an audit reads column-wise, that reader (as a maker, imported when used): called
+#: on verify's small files directly, so its size threshold (`takes_ohh_tables`) is waived
+COLUMN_WISE: dict[str, Callable[[], Callable[[Path], Iterable]]] = {"ohh": _ohh_tables}
+
+
 class _Via:
     """One format's round trip: hands written with its writer to a file, read back with the real reader."""
 
@@ -292,10 +304,17 @@ class _Via:
 
         PHH is written two ways in turn, because an audit reads it two ways: one `.phhs` file read hand by
         hand, and one `.phh` file per hand, read both hand by hand and column-wise (`readback.phh_files`:
-        the tables audited are the column-wise reader's, which must agree with the other on every hand)."""
+        the tables audited are the column-wise reader's, which must agree with the other on every hand). A
+        format whose large files are read column-wise (`COLUMN_WISE`) is read both ways in every other round
+        trip likewise (`readback.one_file`)."""
         self.files += 1
+        column_wise = COLUMN_WISE.get(self.name)
         if self.name == "phh" and self.files % 2 == 0:
             back = readback.phh_files(hands, self.folder, str(self.files))
+            self.column_wise += back.column_wise
+        elif column_wise is not None and self.files % 2 == 0:
+            back = readback.one_file(hands, self.folder / f"{self.files}{self.suffix}", self.writer.write_hands,
+                                     column_wise(), self.name)
             self.column_wise += back.column_wise
         else:
             back = self._one_file(hands, name, lines)
