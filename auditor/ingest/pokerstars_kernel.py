@@ -10,12 +10,14 @@ reference's own code read of its header and table line in Python: the button and
 It *declines* (row `H_OK` 0) every hand it would not read exactly as `_HandReader` does, and that hand takes the
 reference path, which gives its hand or words its refusal. It reads only: the seat list (a plain `Seat N: NAME
 (AMT in chips[, ...])`, seats 1-10, names distinct, none beginning another, none holding ':' or starting or ending
-in a blank or a byte beyond ASCII); posts of small blind, big blind and ante; checks, folds (with or without
-cards), calls, bets and raises (`and is all-in`); `Dealt to NAME [cards]`; the flop, turn and river; shows, mucks,
+in a blank or a byte beyond ASCII; a cash seat `is sitting out` or `will be allowed to play after the button`,
+never named again); posts of small blind, big blind, `small & big blinds` and ante; checks, folds (with or without
+cards), calls, bets and raises (`and is all-in`); `Dealt to NAME [cards]`; the flop, turn and river; in five-card
+draw its draw (`*** DRAW ***`, `discards N cards [...]`, `stands pat`, the cards received); shows, mucks,
 `doesn't show hand`, `is all-in`, chat, `leaves the table`, `is (dis)connected`; `Uncalled bet (AMT) returned to
 NAME`; `collected AMT from pot|main pot|side pot[-N]`; the summary's `Total pot`, `Board` and seat lines. It
-declines everything else: five-card draw, any line it does not know (sitting out, timed out, straddles, `small &
-big blinds`, caps, run it twice, cash-outs...), a line the reference would refuse (a post after the deal, chips
+declines everything else: any line it does not know (sits out, timed out, straddles, caps, run it twice,
+cash-outs...), a tournament seat sitting out, a line the reference would refuse (a post after the deal, chips
 beyond the stack, a turn that does not repeat the flop...), amounts of more than two decimals or fifteen digits,
 a hand the implied-uncalled-return convention would change (it writes a ReaderNote), a hand with no award or no
 summary. So it decides nothing the reference would decide differently; `tests/test_pokerstars_tables.py` holds
@@ -43,8 +45,8 @@ __all__ = ["ACTION_NAMES", "CARD_NAMES", "EV_COLUMNS", "H_COLUMNS", "KIND_NAMES"
 #: Python's `isspace` can say)
 L_HEADER, L_ANOMALY, L_BLANK, L_MAYBE_BLANK = 1, 2, 4, 8
 
-KIND_NAMES = ("button", "post", "action", "return", "deal", "show", "muck", "rake", "award", "kill")
-K_BUTTON, K_POST, K_ACTION, K_RETURN, K_DEAL, K_SHOW, K_MUCK, K_RAKE, K_AWARD, K_KILL = range(10)
+KIND_NAMES = ("button", "post", "action", "return", "deal", "show", "muck", "rake", "award", "kill", "draw")
+K_BUTTON, K_POST, K_ACTION, K_RETURN, K_DEAL, K_SHOW, K_MUCK, K_RAKE, K_AWARD, K_KILL, K_DRAW = range(11)
 ACTION_NAMES = ("check", "call", "bet", "raise", "fold")
 A_CHECK, A_CALL, A_BET, A_RAISE, A_FOLD = range(5)
 POST_NAMES = ("ante", "dead", "blind", "missed")
@@ -57,22 +59,24 @@ CARD_NAMES = (*(r + s for r in RANKS for s in SUITS), "??")
 UNKNOWN = 52
 
 #: per hand, in (from `pokerstars_tables`): first line after the header, end of the span, the table line, the
-#: button seat, hole cards dealt, a tournament (1) or not, the big blind (`_HandReader.big_blind`, hundredths);
+#: button seat, hole cards dealt, a tournament (1) or not, the big blind (`_HandReader.big_blind`, hundredths),
+#: five-card draw (1) or a game with a board (0);
 #: out: converted (1) or declined (0), largest decimals of the kernel's amounts,
 #: the first small blind posted unless all-in (-1: none), the largest ante posted (-1: none), the highest seat,
 #: the gcd of the amounts (hundredths), seat rows and event rows [lo, hi)
-H_COLUMNS = ("line_lo", "line_hi", "table_line", "button", "hole", "tournament", "big_blind", "ok", "places",
+H_COLUMNS = ("line_lo", "line_hi", "table_line", "button", "hole", "tournament", "big_blind", "draw", "ok", "places",
              "sb_posted", "ante", "highest", "gcd", "seat_lo", "seat_hi", "ev_lo", "ev_hi")
-(H_LINE_LO, H_LINE_HI, H_TABLE, H_BUTTON, H_HOLE, H_TOURNAMENT, H_BIG_BLIND, H_OK, H_PLACES, H_SB, H_ANTE, H_HIGHEST,
- H_GCD, H_SEAT_LO, H_SEAT_HI, H_EV_LO, H_EV_HI) = range(len(H_COLUMNS))
+(H_LINE_LO, H_LINE_HI, H_TABLE, H_BUTTON, H_HOLE, H_TOURNAMENT, H_BIG_BLIND, H_DRAW, H_OK, H_PLACES, H_SB, H_ANTE,
+ H_HIGHEST, H_GCD, H_SEAT_LO, H_SEAT_HI, H_EV_LO, H_EV_HI) = range(len(H_COLUMNS))
 #: per seat row: seat number, stack (hundredths), the player's name as a byte range of the data, status (0 active,
 #: 1 sitting out)
 S_SEAT, S_STACK, S_NAME_LO, S_NAME_HI, S_STATUS = range(5)
-#: per event row (-1: no such key; all_in -1 unset, 1 true; cards [card_lo, card_hi) of the card output)
+#: per event row (-1: no such key; all_in -1 unset, 1 true; cards (a draw's: its discard) and a draw's receive
+#: [lo, hi) of the card output)
 EV_COLUMNS = ("kind", "seat", "action", "post", "blind", "amount", "to", "all_in", "target", "card_lo", "card_hi",
-              "pot")
+              "pot", "receive_lo", "receive_hi")
 (E_KIND, E_SEAT, E_ACTION, E_POST, E_BLIND, E_AMOUNT, E_TO, E_ALL_IN, E_TARGET, E_CARD_LO, E_CARD_HI,
- E_POT) = range(len(EV_COLUMNS))
+ E_POT, E_RECEIVE_LO, E_RECEIVE_HI) = range(len(EV_COLUMNS))
 
 #: integer digits an amount may have (the reference refuses past 10**15; fewer keeps hundredths in int64)
 MAX_INT_DIGITS = 15
@@ -130,6 +134,14 @@ _TURN = _b("TURN")
 _RIVER = _b("RIVER")
 _SHOW_DOWN = _b("SHOW DOWN")
 _SUMMARY = _b("SUMMARY")
+_DRAW = _b("DRAW")
+_FIRST_DRAW = _b("FIRST DRAW")
+_DISCARDS = _b("discards ")
+_CARD = _b(" card")
+_STANDS_PAT = _b("stands pat")
+_PAT_ON = _b("stands pat on [")
+#: at most this many cards a discard without its cards may name (`discards N cards`: N unknown cards written)
+MAX_DISCARD = 64
 #: rank and suit of each byte (-1: none)
 _RANK = np.full(256, -1, dtype=np.int64)
 _SUIT = np.full(256, -1, dtype=np.int64)
@@ -391,6 +403,33 @@ def _event(ev, ne, kind, seat):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _new_round(round_in, in_round, last_bets, last_in):  # pragma: no cover - compiled
+    """`_HandReader.new_round`: the round's chips in become the last round's if any, and the round starts empty."""
+    anyb = False
+    for o in range(11):
+        if in_round[o] and round_in[o] > 0:
+            anyb = True
+    if anyb:
+        for o in range(11):
+            last_bets[o] = round_in[o]
+            last_in[o] = in_round[o]
+    for o in range(11):
+        round_in[o] = 0
+        in_round[o] = False
+
+
+@njit(cache=True)
+def _unknown(cards, nc, count):  # pragma: no cover - compiled
+    """Write `count` unknown cards at cards[nc:]; (new nc, ok)."""
+    if nc + count > cards.shape[0]:
+        return nc, False
+    for _ in range(count):
+        cards[nc] = UNKNOWN
+        nc += 1
+    return nc, True
+
+
+@njit(cache=True)
 def _gcd(a, b):  # pragma: no cover - compiled
     while b:
         a, b = b, a % b
@@ -429,6 +468,11 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
     fail = (ns0, ne0, nc0, False)
     button = h[k, H_BUTTON]
     hole_cards = h[k, H_HOLE]
+    draw_game = h[k, H_DRAW] == 1
+    # a shown hand is remembered for the deal only in games with a board (`_HandReader.remember_hole`)
+    remembered = -1 if draw_game else hole_cards
+    drawn = False
+    last_draw = np.full(11, -1, dtype=np.int64)
     # per seat 0..10 (index = seat number)
     present = np.zeros(11, dtype=np.bool_)
     sitting_out = np.zeros(11, dtype=np.bool_)
@@ -663,7 +707,7 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                             nc, ok = _cards(data, q + 8, close, cards, nc)
                             if not ok:
                                 return fail
-                            if nc - c0 == hole_cards:
+                            if nc - c0 == remembered:
                                 known_lo[seat] = c0
                                 known_hi[seat] = nc
                             else:
@@ -708,7 +752,7 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
             if section == SEC_PREDEAL:
                 return fail
             if _is(data, m0, mark_end, _FLOP) or _is(data, m0, mark_end, _TURN) or _is(data, m0, mark_end, _RIVER):
-                if showdown:
+                if showdown or draw_game:
                     return fail
                 flop = _is(data, m0, mark_end, _FLOP)
                 if rest + 1 >= e or data[rest] != 32 or data[rest + 1] != 91:
@@ -743,18 +787,13 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 ev[ne, E_CARD_LO] = c0
                 ev[ne, E_CARD_HI] = nc
                 ne += 1
-                # new_round
-                anyb = False
-                for o in range(11):
-                    if in_round[o] and round_in[o] > 0:
-                        anyb = True
-                if anyb:
-                    for o in range(11):
-                        last_bets[o] = round_in[o]
-                        last_in[o] = in_round[o]
-                for o in range(11):
-                    round_in[o] = 0
-                    in_round[o] = False
+                _new_round(round_in, in_round, last_bets, last_in)
+                continue
+            if _is(data, m0, mark_end, _DRAW) or _is(data, m0, mark_end, _FIRST_DRAW):
+                if not draw_game or drawn:
+                    return fail
+                drawn = True
+                _new_round(round_in, in_round, last_bets, last_in)
                 continue
             if _is(data, m0, mark_end, _SHOW_DOWN):
                 showdown = True
@@ -787,8 +826,15 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                     return fail
                 q = r + name_hi[seat] - name_lo[seat] + 2
                 close = _close(data, q, e)
-                if close != e - 1:
+                if close < 0:
                     return fail
+                q2 = -1
+                if close != e - 1:  # a second group: the cards a draw received, `[kept] [new]`
+                    if close + 2 >= e or data[close + 1] != 32 or data[close + 2] != 91:
+                        return fail
+                    q2 = close + 3
+                    if _close(data, q2, e) != e - 1:
+                        return fail
                 if section != SEC_PLAY and section != SEC_SHOWDOWN:
                     return fail
                 if hole_row[seat] < 0:
@@ -796,6 +842,18 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 c0 = nc
                 nc, ok = _cards(data, q, close, cards, nc)
                 if not ok:
+                    return fail
+                if drawn and draw_game:
+                    # after the draw a Dealt line changes no hole card: with two groups, the draw's receive
+                    nc = c0
+                    if q2 >= 0 and last_draw[seat] >= 0:
+                        nc, ok = _cards(data, q2, e - 1, cards, nc)
+                        if not ok:
+                            return fail
+                        ev[last_draw[seat], E_RECEIVE_LO] = c0
+                        ev[last_draw[seat], E_RECEIVE_HI] = nc
+                    continue
+                if q2 >= 0:
                     return fail
                 hole_lo[seat] = c0
                 hole_hi[seat] = nc
@@ -927,7 +985,7 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 nc, ok = _cards(data, r + 7, close, cards, nc)
                 if not ok:
                     return fail
-                if nc - c0 == hole_cards:
+                if nc - c0 == remembered:
                     known_lo[seat] = c0
                     known_hi[seat] = nc
                 else:
@@ -984,7 +1042,7 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 nc, ok = _cards(data, r + 7, close, cards, nc)
                 if not ok:
                     return fail
-                if nc - c0 == hole_cards:
+                if nc - c0 == remembered:
                     known_lo[seat] = c0
                     known_hi[seat] = nc
                 if shows:
@@ -993,6 +1051,55 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                     ev[ne, E_CARD_HI] = nc
                 else:
                     _event(ev, ne, K_MUCK, seat)
+                ne += 1
+                continue
+            elif _at(data, r, e, _DISCARDS) or _is(data, r, e, _STANDS_PAT) or _at(data, r, e, _PAT_ON):
+                # `_HandReader.draw`: a draw in the draw of five-card draw, by a seat dealt in
+                c0 = nc
+                if _at(data, r, e, _DISCARDS):
+                    p = r + _DISCARDS.shape[0]
+                    count = 0
+                    digits = 0
+                    while p < e and 48 <= data[p] <= 57:
+                        count = count * 10 + (data[p] - 48)
+                        digits += 1
+                        p += 1
+                        if digits > 4:
+                            return fail
+                    if digits == 0 or not _at(data, p, e, _CARD) or count > MAX_DISCARD:
+                        return fail
+                    p += _CARD.shape[0]
+                    if p < e and data[p] == 115:  # cards
+                        p += 1
+                    if p == e:
+                        nc, ok = _unknown(cards, nc, count)
+                    elif p + 2 < e and data[p] == 32 and data[p + 1] == 91 and data[e - 1] == 93 \
+                            and _close(data, p + 2, e) == e - 1:
+                        nc, ok = _cards(data, p + 2, e - 1, cards, nc)
+                        ok = ok and nc - c0 == count
+                    else:
+                        ok = False
+                    if not ok:
+                        return fail
+                elif _at(data, r, e, _PAT_ON) and _close(data, r + _PAT_ON.shape[0], e) != e - 1:
+                    return fail
+                if not draw_game or section != SEC_PLAY:
+                    return fail
+                if not drawn:  # no draw marker: the first discard opens the draw
+                    drawn = True
+                    _new_round(round_in, in_round, last_bets, last_in)
+                if hole_row[seat] < 0:
+                    return fail
+                c1 = nc
+                nc, ok = _unknown(cards, nc, c1 - c0)
+                if not ok:
+                    return fail
+                _event(ev, ne, K_DRAW, seat)
+                ev[ne, E_CARD_LO] = c0
+                ev[ne, E_CARD_HI] = c1
+                ev[ne, E_RECEIVE_LO] = c1
+                ev[ne, E_RECEIVE_HI] = nc
+                last_draw[seat] = ne
                 ne += 1
                 continue
             elif _is(data, r, e, _MUCKS_HAND):

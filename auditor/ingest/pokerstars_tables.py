@@ -6,10 +6,10 @@ items, the hands the fast path takes as `TableChunk`s:
 
 1. the file's bytes are cut into the reference's lines by one compiled call (`pokerstars_kernel.lines`), which
    marks header candidates, blank lines and what this path cannot place;
-2. the hands are the reference's spans (`pokerstars._hand_spans`) whenever the file is plain: UTF-8 without a
-   byte-order mark, no archive separators, no "PokerStars" inside a line (an inner header, or a player named
-   like one), no line over the limit, no character whose case folds into ASCII; any other file takes
-   `read_pokerstars` whole;
+2. the hands are the reference's spans (`pokerstars._hand_spans`) whenever the file is plain: UTF-8 (a UTF-8
+   byte-order mark first or none, no U+FEFF elsewhere), no archive separators, no "PokerStars" inside a line
+   (an inner header, or a player named like one), no line over the limit, no character whose case folds into
+   ASCII; any other file takes `read_pokerstars` whole;
 3. each hand's header and table line are read by the reference's own code (`_HandReader.header` and `table`, a
    few Python strings a hand: its ids, its time, the stakes), and one compiled call (`pokerstars_kernel.convert`)
    reads the rest of every hand it reads exactly as `_HandReader` would (the common case: see its docstring)
@@ -72,12 +72,12 @@ _TARGETS = pa.array(_K.TARGET_NAMES, pa.string())
 _CARDS = pa.array(_K.CARD_NAMES, pa.string())
 _STATUS = pa.array(["active", "sitting_out"], pa.string())
 _ROOM = pa.array([pokerstars.ROOM], pa.string())
-_VARIANTS = ("holdem", "omaha")
+_VARIANTS = ("holdem", "omaha", "five-card-draw")
 _STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
 #: bytes whose presence sends a file to the reference whole: U+FEFF (stripped from lines' edges by the reference),
 #: the Kelvin sign and the long s (`str.lower` and IGNORECASE fold them into "k" and "s" of "PokerStars")
 _REFERENCE_BYTES = (b"\xef\xbb\xbf", b"\xe2\x84\xaa", b"\xc5\xbf", b"*#", b"* #")
-_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF8)
+_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _HUNDRED = Decimal(100)
 
 
@@ -107,9 +107,10 @@ def read_pokerstars_tables(path: Path, limits: Limits = DEFAULT_LIMITS, rule_pac
     except OSError:
         raw = None
     plan = None
-    if raw is not None and _plain(raw):
+    text = _plain(raw) if raw is not None else None
+    if text is not None:
         try:
-            plan = _Plan(raw, name, limits)
+            plan = _Plan(text, name, limits)
         except Exception as exc:  # a fault of ours costs speed (the reference path), never a verdict
             _failed(exc)
     if plan is None or not plan.ok:
@@ -139,18 +140,21 @@ def _failed(exc: Exception) -> None:
     del FAILURES[:-20]
 
 
-def _plain(raw: bytes) -> bool:
-    """Whether the file's text is its UTF-8 bytes as they are (what `decode_bytes` then gives) and holds nothing
-    that makes the reference's lines or spans differ from the kernel's (see the module docstring)."""
-    if not raw or raw.startswith(_BOMS) or pokerstars._utf16_without_bom(raw) is not None:
-        return False
-    if any(part in raw for part in _REFERENCE_BYTES):
-        return False
+def _plain(raw: bytes) -> bytes | None:
+    """The file's UTF-8 text as bytes (after a UTF-8 byte-order mark: what `decode_bytes` decodes), or None when
+    it is not UTF-8 or holds what makes the reference's lines or spans differ from the kernel's (see the module
+    docstring)."""
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    elif raw.startswith(_BOMS) or pokerstars._utf16_without_bom(raw) is not None:
+        return None
+    if not raw or any(part in raw for part in _REFERENCE_BYTES):
+        return None
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError:
-        return False
-    return True
+        return None
+    return raw
 
 
 class _Plan:
@@ -241,6 +245,7 @@ class _Plan:
             h[j, _K.H_HOLE] = reader.hole_cards
             h[j, _K.H_TOURNAMENT] = reader.tournament
             h[j, _K.H_BIG_BLIND] = int(reader.big_blind() * _HUNDRED)
+            h[j, _K.H_DRAW] = reader.variant == "five-card-draw"
             info[j] = (reader.hand_id, reader.table_id, reader.started_at, reader.variant, reader.structure,
                        reader.currency, reader.max_seats, int(reader.small * _HUNDRED), int(reader.big * _HUNDRED),
                        reader.places)
@@ -279,9 +284,14 @@ def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.
     small = np.array(small, dtype=np.int64) // f
     big = np.array(big, dtype=np.int64) // f
     fixed = np.array([s == "fixed-limit" for s in structures], dtype=bool)
+    draw = np.array([v == "five-card-draw" for v in variants], dtype=bool)
     sb = np.where(h[:, k.H_SB] >= 0, h[:, k.H_SB] // f, small // 2)
     blinds = np.stack([np.where(fixed, sb, small), np.where(fixed, small, big)], axis=1)
-    bet_values = np.stack([small, small, big, big], axis=1)[fixed].reshape(-1)
+    # fixed limit: the small bet twice and the big bet twice, or once each in five-card draw (its two rounds)
+    units = np.where(draw[:, None], np.stack([small, big, small, big], axis=1),
+                     np.stack([small, small, big, big], axis=1))
+    unit_count = np.where(fixed, np.where(draw, 2, 4), 0)
+    bet_values = units[np.arange(4)[None, :] < unit_count[:, None]]
     ante = np.where(h[:, k.H_ANTE] >= 0, h[:, k.H_ANTE] // f, 0)
     g = np.gcd(h[:, k.H_GCD] // f, np.gcd(blinds[:, 0], blinds[:, 1]))
     g = np.where(fixed, np.gcd(g, np.gcd(small, big)), g)
@@ -305,7 +315,7 @@ def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.
         "max_seats": pa.array(max_seats.astype(np.int8), pa.int8()),
         "blinds": _lists(np.full(count, 2, np.int64), pa.array(blinds.reshape(-1), pa.int64())),
         "ante": pa.array(ante, pa.int64()),
-        "bet_units": _lists(np.where(fixed, 4, 0), pa.array(bet_values, pa.int64())),
+        "bet_units": _lists(unit_count, pa.array(bet_values, pa.int64())),
         "spread_min": no_lists,
         "spread_max": no_lists,
         "table_min": pa.nulls(count, pa.int64()),
@@ -334,13 +344,6 @@ def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.
     first = np.repeat(np.cumsum(per_hand) - per_hand, per_hand)
     ev_f = f[owner]
     n = len(ev)
-    card_lo, card_hi = ev[:, k.E_CARD_LO], ev[:, k.E_CARD_HI]
-    has_cards = card_lo >= 0
-    card_counts = np.where(has_cards, card_hi - card_lo, 0)
-    total = int(card_counts.sum())
-    at = (np.repeat(card_lo, card_counts) + np.arange(total, dtype=np.int64)
-          - np.repeat(np.cumsum(card_counts) - card_counts, card_counts))
-    card_text = _CARDS.take(pa.array(cards[at]))
     amount, to = ev[:, k.E_AMOUNT], ev[:, k.E_TO]
     string_nulls = pa.nulls(n, pa.string())
     list_nulls = pa.nulls(n, pa.list_(pa.string()))
@@ -357,8 +360,8 @@ def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.
         "to": pa.array(to // ev_f, pa.int64(), mask=to < 0),
         "all_in": pa.array(ev[:, k.E_ALL_IN] == 1, pa.bool_(), mask=ev[:, k.E_ALL_IN] < 0),
         "target": _coded(_TARGETS, ev[:, k.E_TARGET]),
-        "cards": _lists(card_counts, card_text, ~has_cards),
-        "receive": list_nulls,
+        "cards": _card_lists(ev[:, k.E_CARD_LO], ev[:, k.E_CARD_HI], cards),
+        "receive": _card_lists(ev[:, k.E_RECEIVE_LO], ev[:, k.E_RECEIVE_HI], cards),
         "draw_players": list_nulls,
         "pot": _small(ev[:, k.E_POT]),
         "t": string_nulls,
@@ -366,6 +369,15 @@ def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.
     }
     events = pa.table([event_columns[field.name] for field in EVENTS_SCHEMA], schema=EVENTS_SCHEMA)
     return CanonicalTables(hands, seat_table, events)
+
+
+def _card_lists(lo: np.ndarray, hi: np.ndarray, cards: np.ndarray) -> pa.Array:
+    """Per event, the cards cards[lo:hi] as a list of names (null where lo is -1)."""
+    present = lo >= 0
+    counts = np.where(present, hi - lo, 0)
+    total = int(counts.sum())
+    at = np.repeat(lo, counts) + np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return _lists(counts, _CARDS.take(pa.array(cards[at])), ~present)
 
 
 def _slices(data: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> pa.Array:
