@@ -92,6 +92,22 @@ _POKERSTARS = _b("pokerstars")
 _SEAT = _b("Seat ")
 _IN_CHIPS = _b(" in chips")
 _SITTING_OUT = _b(" is sitting out")
+_SITS_OUT = _b("sits out")
+_IS_SITTING_OUT = _b("is sitting out")
+_HAS_RETURNED = _b("has returned")
+_TIMED_OUT = _b("has timed out")
+_TIMED_OUT_DISCONNECTED = _b("has timed out while disconnected")
+_TIMED_OUT_BEING = _b("has timed out while being disconnected")
+_JOINS = _b(" joins the table at seat #")
+_SAID_INNER = _b(' said, "')
+#: what a player with no seat in the hand may say (`pokerstars.UNSEATED_QUIET`, but `joins the table` and chat)
+_UNSEATED = (_b(": sits out"), _b(": is sitting out"), _b(": doesn't show hand"), _b(" leaves the table"),
+             _b(" will be allowed to play after the button"), _b(" is disconnected"), _b(" is connected"),
+             _b(" has returned"), _b(" has timed out"), _b(" has timed out while disconnected"),
+             _b(" has timed out while being disconnected"), _b(" was removed from the table for failing to post"))
+#: lines the reference refuses before the summary (`_HandReader.room_line`)
+_SUMMARY_PREFIXES = (_b("Total pot "), _b("Board ["), _b("Hand was run twice"), _b("FIRST Board"),
+                     _b("SECOND Board"))
 _AFTER_BUTTON = _b(" will be allowed to play after the button")
 _STARS = _b("*** ")
 _DEALT = _b("Dealt to ")
@@ -101,6 +117,12 @@ _POSTS_SB = _b("posts small blind ")
 _POSTS_BB = _b("posts big blind ")
 _POSTS_ANTE = _b("posts the ante ")
 _POSTS_BOTH = _b("posts small & big blinds ")
+_REACHED = _b(" and has reached the ")
+_CAP = _b(" cap")
+_WINS = _b("wins ")
+_FINISHED = _b("finished the tournament")
+_REBUYS = _b("re-buys and receives ")
+_ADD_ON = _b("takes the add-on and receives ")
 _ALL_IN = _b(" and is all-in")
 _CHECKS = _b("checks")
 _CALLS = _b("calls ")
@@ -430,6 +452,44 @@ def _unknown(cards, nc, count):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _bet_tail(data, p, e):  # pragma: no cover - compiled
+    """(all-in, ok) of what may follow a call's, bet's or raise's amount: ` and is all-in`, then ` and has reached
+    the AMT cap` (a capped game's), each or both or neither, and nothing else."""
+    all_in = False
+    if p < e and _at(data, p, e, _ALL_IN) and (p + _ALL_IN.shape[0] == e or data[p + _ALL_IN.shape[0]] == 32):
+        all_in = True
+        p += _ALL_IN.shape[0]
+    if p == e:
+        return all_in, True
+    if not _at(data, p, e, _REACHED) or not _at(data, e - _CAP.shape[0], e, _CAP):
+        return all_in, False
+    _v, _p, ok = _amount(data, p + _REACHED.shape[0], e - _CAP.shape[0])
+    return all_in, ok
+
+
+@njit(cache=True)
+def _unseated_quiet(data, s, e):  # pragma: no cover - compiled
+    """Whether data[s:e] is what someone with no seat may say (`UNSEATED_QUIET`, `_unseated_chat`): a name of at
+    least one character, then one of the endings that move no chips."""
+    for suffix in _UNSEATED:
+        m = suffix.shape[0]
+        if e - m > s and _at(data, e - m, e, suffix):
+            return True
+    # " joins the table at seat #" and digits
+    q = e
+    while q > s and 48 <= data[q - 1] <= 57:
+        q -= 1
+    m = _JOINS.shape[0]
+    if q < e and q - m > s and _at(data, q - m, q, _JOINS):
+        return True
+    # chat: ' said, "' found from the second character on, something after it, and a closing quote
+    for q in range(s + 1, e):
+        if _at(data, q, e, _SAID_INNER):
+            return e - s > q - s + 8 and data[e - 1] == 34
+    return False
+
+
+@njit(cache=True)
 def _gcd(a, b):  # pragma: no cover - compiled
     while b:
         a, b = b, a % b
@@ -476,6 +536,10 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
     # per seat 0..10 (index = seat number)
     present = np.zeros(11, dtype=np.bool_)
     sitting_out = np.zeros(11, dtype=np.bool_)
+    absent = np.zeros(11, dtype=np.bool_)
+    timed_out = np.zeros(11, dtype=np.bool_)
+    posted = np.zeros(11, dtype=np.bool_)
+    tournament = h[k, H_TOURNAMENT] == 1
     name_lo = np.zeros(11, dtype=np.int64)
     name_hi = np.zeros(11, dtype=np.int64)
     stack = np.zeros(11, dtype=np.int64)
@@ -527,13 +591,15 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
             return fail
         nlo = p + 2
         out = False
+        away = False
         # a cash seat sitting out (either suffix) is not dealt in; a tournament's is (the reference's case)
         for suffix in (_SITTING_OUT, _AFTER_BUTTON):
             m = suffix.shape[0]
             if not out and e - m > nlo and _at(data, e - m, e, suffix):
-                if h[k, H_TOURNAMENT]:
+                if tournament:
                     return fail
                 out = True
+                away = suffix.shape[0] == _SITTING_OUT.shape[0]
                 e -= m
         if data[e - 1] != 41:  # ')': no other suffix (out of hand: the reference's)
             return fail
@@ -576,6 +642,7 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                     return fail
         present[seat] = True
         sitting_out[seat] = out
+        absent[seat] = away
         name_lo[seat] = nlo
         name_hi[seat] = nhi
         stack[seat] = value
@@ -587,16 +654,6 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
         i += 1
     if seats == 0:
         return fail
-    if ns + seats > s_out.shape[0]:
-        return fail
-    for seat in range(1, 11):
-        if present[seat]:
-            s_out[ns, S_SEAT] = seat
-            s_out[ns, S_STACK] = stack[seat]
-            s_out[ns, S_NAME_LO] = name_lo[seat]
-            s_out[ns, S_NAME_HI] = name_hi[seat]
-            s_out[ns, S_STATUS] = 1 if sitting_out[seat] else 0
-            ns += 1
     if ne >= cap_ev:
         return fail
     _event(ev, ne, K_BUTTON, button)
@@ -888,6 +945,11 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 ne += 1
                 returns += 1
                 continue
+            for prefix in _SUMMARY_PREFIXES:
+                if _at(data, s, e, prefix):
+                    return fail
+            if _unseated_quiet(data, s, e):
+                continue
             return fail
         r = s + name_hi[who] - name_lo[who]
         seat = who
@@ -916,6 +978,9 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                     return fail
                 if section != SEC_PREDEAL:
                     return fail
+                posted[seat] = True
+                if not tournament:
+                    absent[seat] = False  # in a cash game only a player at the table posts
                 if value > left[seat]:
                     return fail
                 left[seat] -= value
@@ -997,10 +1062,9 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 a1 = a0
                 while a1 < e and data[a1] != 32:
                     a1 += 1
-                if a1 != e:
-                    if not _is(data, a1, e, _ALL_IN):
-                        return fail
-                    all_in = True
+                all_in, ok = _bet_tail(data, a1, e)
+                if not ok:
+                    return fail
                 amount, pl, ok = _amount(data, a0, a1)
                 if not ok:
                     return fail
@@ -1018,10 +1082,9 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 b1 = b0
                 while b1 < e and data[b1] != 32:
                     b1 += 1
-                if b1 != e:
-                    if not _is(data, b1, e, _ALL_IN):
-                        return fail
-                    all_in = True
+                all_in, ok = _bet_tail(data, b1, e)
+                if not ok:
+                    return fail
                 to, pl, ok = _amount(data, b0, b1)
                 if not ok:
                     return fail
@@ -1110,6 +1173,14 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 continue
             elif _is(data, r, e, _NO_SHOW) or _is(data, r, e, _IS_ALL_IN):
                 continue
+            elif _is(data, r, e, _SITS_OUT) or _is(data, r, e, _IS_SITTING_OUT):
+                # `_HandReader.sits_out`: absent; before the deal, not dealt in unless the seat has posted
+                if tournament:
+                    return fail
+                absent[seat] = True
+                if section == SEC_PREDEAL and not posted[seat]:
+                    sitting_out[seat] = True
+                continue
             else:
                 return fail
             # -- an action (`_HandReader.action`)
@@ -1117,9 +1188,12 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 return fail
             if hole_row[seat] < 0:
                 return fail
+            timed = timed_out[seat]
+            timed_out[seat] = False
             if verb == A_FOLD:
+                # the room's fold (a kill): the seat is absent, timed out, or has no chips behind
                 folded[seat] = True
-                if left[seat] == 0 and not fold_written[seat]:
+                if absent[seat] or timed or (left[seat] == 0 and not fold_written[seat]):
                     _event(ev, ne, K_KILL, seat)
                 else:
                     _event(ev, ne, K_ACTION, seat)
@@ -1132,6 +1206,7 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 ev[ne, E_ACTION] = A_CHECK
                 ne += 1
                 continue
+            absent[seat] = False  # a player who bets is at the table
             before = round_in[seat] if in_round[seat] else 0
             current = np.int64(0)
             for o in range(11):
@@ -1203,6 +1278,23 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 continue
             if _is(data, r, e, _LEAVES) or _is(data, r, e, _DISCONNECTED) or _is(data, r, e, _CONNECTED):
                 continue
+            if _is(data, r, e, _IS_SITTING_OUT):
+                if tournament:
+                    return fail
+                absent[seat] = True
+                if section == SEC_PREDEAL and not posted[seat]:
+                    sitting_out[seat] = True
+                continue
+            if _is(data, r, e, _HAS_RETURNED):
+                absent[seat] = False
+                continue
+            if _at(data, r, e, _WINS) or _at(data, r, e, _FINISHED) or _at(data, r, e, _REBUYS) \
+                    or _at(data, r, e, _ADD_ON):
+                continue  # a tournament's results and buys: paid outside the hand
+            if _is(data, r, e, _TIMED_OUT) or _is(data, r, e, _TIMED_OUT_DISCONNECTED) \
+                    or _is(data, r, e, _TIMED_OUT_BEING):
+                timed_out[seat] = True  # the room acts for the seat's next action
+                continue
             return fail
         return fail
     # -- finish -------------------------------------------------------------------------------------------
@@ -1265,6 +1357,16 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
             hole_hi[o] = nc
         ev[row, E_CARD_LO] = hole_lo[o]
         ev[row, E_CARD_HI] = hole_hi[o]
+    if ns + seats > s_out.shape[0]:
+        return fail
+    for seat in range(1, 11):
+        if present[seat]:
+            s_out[ns, S_SEAT] = seat
+            s_out[ns, S_STACK] = stack[seat]
+            s_out[ns, S_NAME_LO] = name_lo[seat]
+            s_out[ns, S_NAME_HI] = name_hi[seat]
+            s_out[ns, S_STATUS] = 1 if sitting_out[seat] else 0
+            ns += 1
     h[k, H_PLACES] = places
     h[k, H_SB] = sb_posted
     h[k, H_ANTE] = ante
