@@ -184,6 +184,18 @@ _MARK = _WORD.copy()
 _MARK[ord("_")] = False
 _MARK[ord(" ")] = True
 _NONE = np.array([-1, 0, 1, 100], dtype=np.int64)
+#: the event kinds as array items: `_event(ev, ne, _KIND[K_POST], ...)`, not the literal (Numba compiles a function
+#: once per distinct literal argument)
+_KIND = np.arange(len(KIND_NAMES), dtype=np.int64)
+
+#: rows of a hand's per-seat state (`_hand`'s S), from `hole_row` on initially -1 (R_*: not the seat rows' S_*)
+(R_PRESENT, R_SITTING_OUT, R_ABSENT, R_TIMED_OUT, R_POSTED, R_NAME_LO, R_NAME_HI, R_STACK, R_LEFT, R_ROUND_IN,
+ R_IN_ROUND, R_LAST_BETS, R_LAST_IN, R_FOLDED, R_FOLD_WRITTEN, R_HOLE_ROW, R_HOLE_LO, R_HOLE_HI, R_KNOWN_LO,
+ R_KNOWN_HI, R_LAST_DRAW) = range(21)
+#: a hand's scalar state (`_hand`'s V)
+(V_PLACES, V_G, V_NS, V_NE, V_NC, V_SECTION, V_SHOWDOWN, V_SUMMARY, V_BLIND1, V_BLIND2, V_SB_POSTED, V_ANTE, V_AWARDS,
+ V_RETURNS, V_TOTAL_POT, V_DRAWN, V_NB) = range(17)
+N_V = 17
 
 
 @njit(cache=True)
@@ -501,9 +513,9 @@ def convert(data, starts, ends, flags, h, s_out, ev, cards):  # pragma: no cover
     """Read every hand of `h` (H_* columns; H_LINE_LO.. given) into seat rows, event rows and card codes,
     hand after hand; returns (seat rows, event rows, cards) written. A declined hand (H_OK 0) writes nothing."""
     n_lines = starts.shape[0]
-    ns = 0
-    ne = 0
-    nc = 0
+    ns = _NONE[1]  # (array items, not literals: Numba would compile `_hand` once more for a literal 0)
+    ne = _NONE[1]
+    nc = _NONE[1]
     for k in range(h.shape[0]):
         h[k, H_OK] = 0
         lo = max(0, min(h[k, H_LINE_LO], n_lines))
@@ -523,45 +535,725 @@ def convert(data, starts, ends, flags, h, s_out, ev, cards):  # pragma: no cover
 
 
 @njit(cache=True)
+def _summary_line(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover - compiled
+    """A summary line (`_HandReader.summary_line`): False to decline the hand."""
+    present = S[R_PRESENT]
+    name_lo = S[R_NAME_LO]
+    name_hi = S[R_NAME_HI]
+    known_lo = S[R_KNOWN_LO]
+    known_hi = S[R_KNOWN_HI]
+    remembered = -1 if h[k, H_DRAW] == 1 else h[k, H_HOLE]
+    if _at(data, s, e, _TOTAL):
+        tv, tp, t_end, ok = _amount_total(data, s + _TOTAL.shape[0], e)
+        if not ok:
+            return False
+        V[V_PLACES] = max(V[V_PLACES], tp)
+        # the first " |" after the total: a rake there if " | Rake AMT" runs to the end or to " |"
+        bar = -1
+        for q in range(t_end, e - 1):
+            if data[q] == 32 and data[q + 1] == 124:
+                bar = q
+                break
+        if bar >= 0 and _at(data, bar, e, _RAKE):
+            r0 = bar + _RAKE.shape[0]
+            r1 = r0
+            while r1 < e and data[r1] != 32:
+                r1 += 1
+            if r1 == e or (r1 + 1 < e and data[r1 + 1] == 124):
+                # the rake when the token is an amount; a token that is none (or one the fast path
+                # does not read) is the reference's to judge
+                rv, rp, ok = _amount(data, r0, r1)
+                if not ok:
+                    return False
+                V[V_PLACES] = max(V[V_PLACES], rp)
+                _event(ev, V[V_NE], _KIND[K_RAKE], -1)
+                ev[V[V_NE], E_AMOUNT] = rv
+                V[V_G] = _gcd(V[V_G], rv)
+                V[V_NE] += 1
+        V[V_TOTAL_POT] = tv
+        return True
+    if _at(data, s, e, _BOARD):
+        close = _close(data, s + 7, e)
+        if close != e - 1:
+            return False
+        c0 = V[V_NC]
+        _t, ok = _cards(data, s + 7, close, cards, V[V_NC])
+        V[V_NC] = _t
+        if not ok or not _board_is(cards, c0, V[V_NC], board, V[V_NB]):
+            return False
+        V[V_NC] = c0
+        return True
+    if _at(data, s, e, _SEAT):
+        p = s + 5
+        seat = 0
+        digits = 0
+        while p < e and 48 <= data[p] <= 57:
+            seat = seat * 10 + (data[p] - 48)
+            digits += 1
+            p += 1
+            if digits > 4:
+                return False
+        if digits == 0 or p + 2 > e or data[p] != 58 or data[p + 1] != 32:
+            return False
+        if seat < 1 or seat > 10 or not present[seat]:
+            return False
+        r = p + 2
+        ln = name_hi[seat] - name_lo[seat]
+        # (rest + " ").startswith(name + " ")
+        if not _same(data, r, min(r + ln, e), name_lo[seat], name_hi[seat]):
+            return False
+        tail = r + ln
+        if tail < e and data[tail] != 32:
+            return False
+        opened = -1
+        for q in range(tail, e):
+            if data[q] == 91:
+                opened = q
+                break
+        if opened >= 0:
+            for q in range(tail, e):
+                if _at(data, q, e, _SHOWED) or _at(data, q, e, _MUCKED):
+                    if q > tail:
+                        prev = data[q - 1]
+                        if prev >= 128:
+                            return False
+                        if _WORD[prev]:
+                            continue
+                    close = _close(data, q + 8, e)
+                    if close < 0:
+                        continue
+                    c0 = V[V_NC]
+                    _t, ok = _cards(data, q + 8, close, cards, V[V_NC])
+                    V[V_NC] = _t
+                    if not ok:
+                        return False
+                    if V[V_NC] - c0 == remembered:
+                        known_lo[seat] = c0
+                        known_hi[seat] = V[V_NC]
+                    else:
+                        V[V_NC] = c0
+                    break
+        return True
+    return False
+
+
+@njit(cache=True)
+def _marker(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover - compiled
+    """A `*** NAME ***` line (`_HandReader.marker`): False to decline the hand."""
+    present = S[R_PRESENT]
+    sitting_out = S[R_SITTING_OUT]
+    round_in = S[R_ROUND_IN]
+    in_round = S[R_IN_ROUND]
+    last_bets = S[R_LAST_BETS]
+    last_in = S[R_LAST_IN]
+    hole_row = S[R_HOLE_ROW]
+    button = h[k, H_BUTTON]
+    draw_game = h[k, H_DRAW] == 1
+    cap_ev = ev.shape[0]
+    # MARKER: `*** NAME ***REST`, NAME the shortest run of [A-Za-z0-9 ] before " ***"
+    p = s + 4
+    mark_end = -1
+    while p < e:
+        if not _MARK[data[p]]:
+            break
+        if p > s + 4 and p + 4 <= e and data[p] == 32 and data[p + 1] == 42 and data[p + 2] == 42 \
+                and data[p + 3] == 42:
+            mark_end = p
+            break
+        p += 1
+    if mark_end < 0:
+        return False
+    m0 = s + 4
+    rest = mark_end + 4
+    if _is(data, m0, mark_end, _HOLE_CARDS) or _is(data, m0, mark_end, _DEALING):
+        if V[V_SECTION] != SEC_PREDEAL:
+            return False
+        V[V_SECTION] = SEC_PLAY
+        for step in range(10):
+            seat = (button + 1 + step) % 10
+            if seat == 0:
+                seat = 10
+            # sorted by (s - button - 1) % 10: seat s = button + 1 + step (mod 10), 10 for 0
+            if not present[seat] or sitting_out[seat]:
+                continue
+            if V[V_NE] >= cap_ev:
+                return False
+            _event(ev, V[V_NE], _KIND[K_DEAL], seat)
+            ev[V[V_NE], E_TARGET] = 0
+            hole_row[seat] = V[V_NE]
+            V[V_NE] += 1
+        return True
+    if V[V_SECTION] == SEC_PREDEAL:
+        return False
+    if _is(data, m0, mark_end, _FLOP) or _is(data, m0, mark_end, _TURN) or _is(data, m0, mark_end, _RIVER):
+        if V[V_SHOWDOWN] or draw_game:
+            return False
+        flop = _is(data, m0, mark_end, _FLOP)
+        if rest + 1 >= e or data[rest] != 32 or data[rest + 1] != 91:
+            return False
+        close = _close(data, rest + 2, e)
+        if close < 0:
+            return False
+        q = rest + 2
+        if not flop:
+            # `[board so far] [new]`: the first group must repeat the board
+            c0 = V[V_NC]
+            _t, ok = _cards(data, q, close, cards, V[V_NC])
+            V[V_NC] = _t
+            if not ok or not _board_is(cards, c0, V[V_NC], board, V[V_NB]):
+                return False
+            V[V_NC] = c0
+            q = close + 1
+            if q + 1 >= e or data[q] != 32 or data[q + 1] != 91:
+                return False
+            q += 2
+            close = _close(data, q, e)
+        if close != e - 1:
+            return False
+        c0 = V[V_NC]
+        _t, ok = _cards(data, q, close, cards, V[V_NC])
+        V[V_NC] = _t
+        if not ok or V[V_NB] + V[V_NC] - c0 > board.shape[0]:
+            return False
+        for j in range(c0, V[V_NC]):
+            board[V[V_NB]] = cards[j]
+            V[V_NB] += 1
+        _event(ev, V[V_NE], _KIND[K_DEAL], -1)
+        ev[V[V_NE], E_TARGET] = 1
+        ev[V[V_NE], E_CARD_LO] = c0
+        ev[V[V_NE], E_CARD_HI] = V[V_NC]
+        V[V_NE] += 1
+        _new_round(round_in, in_round, last_bets, last_in)
+        return True
+    if _is(data, m0, mark_end, _DRAW) or _is(data, m0, mark_end, _FIRST_DRAW):
+        if not draw_game or V[V_DRAWN]:
+            return False
+        V[V_DRAWN] = True
+        _new_round(round_in, in_round, last_bets, last_in)
+        return True
+    if _is(data, m0, mark_end, _SHOW_DOWN):
+        V[V_SHOWDOWN] = True
+        V[V_SECTION] = SEC_SHOWDOWN
+        return True
+    if _is(data, m0, mark_end, _SUMMARY):
+        V[V_SUMMARY] = True
+        V[V_SECTION] = SEC_SUMMARY
+        return True
+    return False
+
+
+@njit(cache=True)
+def _room_line(data, s, e, h, k, S, V, ev, cards):  # pragma: no cover - compiled
+    """A line no seated name begins (`_HandReader.room_line`, what players with no seat say): False to decline the
+    hand."""
+    present = S[R_PRESENT]
+    sitting_out = S[R_SITTING_OUT]
+    name_lo = S[R_NAME_LO]
+    name_hi = S[R_NAME_HI]
+    left = S[R_LEFT]
+    round_in = S[R_ROUND_IN]
+    in_round = S[R_IN_ROUND]
+    hole_row = S[R_HOLE_ROW]
+    hole_lo = S[R_HOLE_LO]
+    hole_hi = S[R_HOLE_HI]
+    last_draw = S[R_LAST_DRAW]
+    draw_game = h[k, H_DRAW] == 1
+    if _at(data, s, e, _DEALT):
+        r = s + _DEALT.shape[0]
+        seat = -1
+        for o in range(1, 11):
+            ln = name_hi[o] - name_lo[o]
+            if present[o] and _same(data, r, min(r + ln, e), name_lo[o], name_hi[o]) and r + ln + 1 < e \
+                    and data[r + ln] == 32 and data[r + ln + 1] == 91:
+                seat = o
+                break
+        if seat < 0 or sitting_out[seat]:
+            return False
+        q = r + name_hi[seat] - name_lo[seat] + 2
+        close = _close(data, q, e)
+        if close < 0:
+            return False
+        q2 = -1
+        if close != e - 1:  # a second group: the cards a draw received, `[kept] [new]`
+            if close + 2 >= e or data[close + 1] != 32 or data[close + 2] != 91:
+                return False
+            q2 = close + 3
+            if _close(data, q2, e) != e - 1:
+                return False
+        if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+            return False
+        if hole_row[seat] < 0:
+            return False
+        c0 = V[V_NC]
+        _t, ok = _cards(data, q, close, cards, V[V_NC])
+        V[V_NC] = _t
+        if not ok:
+            return False
+        if V[V_DRAWN] and draw_game:
+            # after the draw a Dealt line changes no hole card: with two groups, the draw's receive
+            V[V_NC] = c0
+            if q2 >= 0 and last_draw[seat] >= 0:
+                _t, ok = _cards(data, q2, e - 1, cards, V[V_NC])
+                V[V_NC] = _t
+                if not ok:
+                    return False
+                ev[last_draw[seat], E_RECEIVE_LO] = c0
+                ev[last_draw[seat], E_RECEIVE_HI] = V[V_NC]
+            return True
+        if q2 >= 0:
+            return False
+        hole_lo[seat] = c0
+        hole_hi[seat] = V[V_NC]
+        return True
+    if _at(data, s, e, _UNCALLED):
+        a0 = s + _UNCALLED.shape[0]
+        a1 = a0
+        while a1 < e and data[a1] != 41:
+            a1 += 1
+        if not _at(data, a1, e, _RETURNED):
+            return False
+        value, pl, ok = _amount(data, a0, a1)
+        if not ok:
+            return False
+        r = a1 + _RETURNED.shape[0]
+        seat = -1
+        for o in range(1, 11):
+            if present[o] and _same(data, r, e, name_lo[o], name_hi[o]):
+                seat = o
+        if seat < 0 or sitting_out[seat]:
+            return False
+        if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+            return False
+        V[V_PLACES] = max(V[V_PLACES], pl)
+        before = round_in[seat] if in_round[seat] else 0
+        round_in[seat] = max(0, before - value)
+        in_round[seat] = True
+        left[seat] += value
+        _event(ev, V[V_NE], _KIND[K_RETURN], seat)
+        ev[V[V_NE], E_AMOUNT] = value
+        V[V_G] = _gcd(V[V_G], value)
+        V[V_NE] += 1
+        V[V_RETURNS] += 1
+        return True
+    for prefix in _SUMMARY_PREFIXES:
+        if _at(data, s, e, prefix):
+            return False
+    return _unseated_quiet(data, s, e)
+
+
+@njit(cache=True)
+def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - compiled
+    """`NAME: ...` of a seated NAME (`_HandReader.colon_line` and `action`; r where NAME ends): False to decline the
+    hand."""
+    sitting_out = S[R_SITTING_OUT]
+    absent = S[R_ABSENT]
+    timed_out = S[R_TIMED_OUT]
+    posted = S[R_POSTED]
+    left = S[R_LEFT]
+    round_in = S[R_ROUND_IN]
+    in_round = S[R_IN_ROUND]
+    last_bets = S[R_LAST_BETS]
+    last_in = S[R_LAST_IN]
+    folded = S[R_FOLDED]
+    fold_written = S[R_FOLD_WRITTEN]
+    hole_row = S[R_HOLE_ROW]
+    known_lo = S[R_KNOWN_LO]
+    known_hi = S[R_KNOWN_HI]
+    last_draw = S[R_LAST_DRAW]
+    draw_game = h[k, H_DRAW] == 1
+    tournament = h[k, H_TOURNAMENT] == 1
+    remembered = -1 if h[k, H_DRAW] == 1 else h[k, H_HOLE]
+    r += 2
+    # -- NAME: verb ...
+    verb = -1
+    amount = np.int64(-1)
+    to = np.int64(-1)
+    all_in = False
+    if _at(data, r, e, _POSTS_SB) or _at(data, r, e, _POSTS_BB) or _at(data, r, e, _POSTS_ANTE) \
+            or _at(data, r, e, _POSTS_BOTH):
+        what = 1 if _at(data, r, e, _POSTS_SB) else 2 if _at(data, r, e, _POSTS_BB) else \
+            3 if _at(data, r, e, _POSTS_BOTH) else 0
+        a0 = r + (_POSTS_SB.shape[0] if what == 1 else _POSTS_BB.shape[0] if what == 2 else
+                  _POSTS_BOTH.shape[0] if what == 3 else _POSTS_ANTE.shape[0])
+        a1 = a0
+        while a1 < e and data[a1] != 32:
+            a1 += 1
+        if a1 != e:
+            if not _is(data, a1, e, _ALL_IN):
+                return False
+            all_in = True
+        value, pl, ok = _amount(data, a0, a1)
+        if not ok:
+            return False
+        if V[V_SECTION] != SEC_PREDEAL:
+            return False
+        posted[seat] = True
+        if not tournament:
+            absent[seat] = False  # in a cash game only a player at the table posts
+        if value > left[seat]:
+            return False
+        left[seat] -= value
+        if all_in and left[seat] != 0:
+            return False
+        V[V_PLACES] = max(V[V_PLACES], pl)
+        if what == 3:
+            # a missed blind's live part (at most the big blind) and the rest dead (`_HandReader.post`)
+            live_part = min(value, h[k, H_BIG_BLIND])
+            _event(ev, V[V_NE], _KIND[K_POST], seat)
+            ev[V[V_NE], E_POST] = P_MISSED
+            ev[V[V_NE], E_AMOUNT] = live_part
+            if (all_in and value == live_part) or left[seat] == 0:
+                ev[V[V_NE], E_ALL_IN] = 1
+            V[V_G] = _gcd(V[V_G], live_part)
+            round_in[seat] = (round_in[seat] if in_round[seat] else 0) + live_part
+            in_round[seat] = True
+            V[V_NE] += 1
+            if value > live_part:
+                _event(ev, V[V_NE], _KIND[K_POST], seat)
+                ev[V[V_NE], E_POST] = P_DEAD
+                ev[V[V_NE], E_AMOUNT] = value - live_part
+                if all_in or left[seat] == 0:
+                    ev[V[V_NE], E_ALL_IN] = 1
+                V[V_G] = _gcd(V[V_G], value - live_part)
+                V[V_NE] += 1
+            return True
+        V[V_G] = _gcd(V[V_G], value)
+        _event(ev, V[V_NE], _KIND[K_POST], seat)
+        ev[V[V_NE], E_AMOUNT] = value
+        if all_in or left[seat] == 0:
+            ev[V[V_NE], E_ALL_IN] = 1
+        live = False
+        if what == 0:
+            V[V_ANTE] = max(V[V_ANTE], value)
+            ev[V[V_NE], E_POST] = P_ANTE
+        elif (what == 1 and V[V_BLIND1]) or (what == 2 and V[V_BLIND2]):
+            if what == 2:
+                ev[V[V_NE], E_POST] = P_MISSED
+                live = True
+            else:
+                ev[V[V_NE], E_POST] = P_DEAD
+        else:
+            if what == 1:
+                V[V_BLIND1] = True
+                if not all_in:
+                    V[V_SB_POSTED] = value
+            else:
+                V[V_BLIND2] = True
+            ev[V[V_NE], E_POST] = P_BLIND
+            ev[V[V_NE], E_BLIND] = what
+            live = True
+        if live:
+            round_in[seat] = (round_in[seat] if in_round[seat] else 0) + value
+            in_round[seat] = True
+        V[V_NE] += 1
+        return True
+    if _is(data, r, e, _CHECKS):
+        verb = A_CHECK
+    elif _is(data, r, e, _FOLDS):
+        verb = A_FOLD
+    elif _at(data, r, e, _FOLDS) and r + 7 < e and data[r + 5] == 32 and data[r + 6] == 91:
+        close = _close(data, r + 7, e)
+        if close != e - 1:
+            return False
+        c0 = V[V_NC]
+        _t, ok = _cards(data, r + 7, close, cards, V[V_NC])
+        V[V_NC] = _t
+        if not ok:
+            return False
+        if V[V_NC] - c0 == remembered:
+            known_lo[seat] = c0
+            known_hi[seat] = V[V_NC]
+        else:
+            V[V_NC] = c0
+        verb = A_FOLD
+    elif _at(data, r, e, _CALLS) or _at(data, r, e, _BETS):
+        verb = A_CALL if _at(data, r, e, _CALLS) else A_BET
+        a0 = r + (_CALLS.shape[0] if verb == A_CALL else _BETS.shape[0])
+        a1 = a0
+        while a1 < e and data[a1] != 32:
+            a1 += 1
+        all_in, ok = _bet_tail(data, a1, e)
+        if not ok:
+            return False
+        amount, pl, ok = _amount(data, a0, a1)
+        if not ok:
+            return False
+        V[V_PLACES] = max(V[V_PLACES], pl)
+    elif _at(data, r, e, _RAISES):
+        a0 = r + _RAISES.shape[0]
+        a1 = a0
+        while a1 < e and data[a1] != 32:
+            a1 += 1
+        _by, pl, ok = _amount(data, a0, a1)  # read for its decimals, as the reference
+        if not ok or not _at(data, a1, e, _TO):
+            return False
+        V[V_PLACES] = max(V[V_PLACES], pl)
+        b0 = a1 + _TO.shape[0]
+        b1 = b0
+        while b1 < e and data[b1] != 32:
+            b1 += 1
+        all_in, ok = _bet_tail(data, b1, e)
+        if not ok:
+            return False
+        to, pl, ok = _amount(data, b0, b1)
+        if not ok:
+            return False
+        V[V_PLACES] = max(V[V_PLACES], pl)
+        verb = A_RAISE
+    elif _at(data, r, e, _SHOWS) or _at(data, r, e, _MUCKS):
+        shows = _at(data, r, e, _SHOWS)
+        close = _close(data, r + 7, e)
+        if close < 0:
+            return False
+        # SHOW's optional " (...)" after the cards (a hand's description); a muck has none
+        if close != e - 1 and (not shows or close + 3 > e - 1 or data[close + 1] != 32
+                               or data[close + 2] != 40 or data[e - 1] != 41):
+            return False
+        if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+            return False
+        c0 = V[V_NC]
+        _t, ok = _cards(data, r + 7, close, cards, V[V_NC])
+        V[V_NC] = _t
+        if not ok:
+            return False
+        if V[V_NC] - c0 == remembered:
+            known_lo[seat] = c0
+            known_hi[seat] = V[V_NC]
+        if shows:
+            _event(ev, V[V_NE], _KIND[K_SHOW], seat)
+            ev[V[V_NE], E_CARD_LO] = c0
+            ev[V[V_NE], E_CARD_HI] = V[V_NC]
+        else:
+            _event(ev, V[V_NE], _KIND[K_MUCK], seat)
+        V[V_NE] += 1
+        return True
+    elif _at(data, r, e, _DISCARDS) or _is(data, r, e, _STANDS_PAT) or _at(data, r, e, _PAT_ON):
+        # `_HandReader.draw`: a draw in the draw of five-card draw, by a seat dealt in
+        c0 = V[V_NC]
+        if _at(data, r, e, _DISCARDS):
+            p = r + _DISCARDS.shape[0]
+            count = 0
+            digits = 0
+            while p < e and 48 <= data[p] <= 57:
+                count = count * 10 + (data[p] - 48)
+                digits += 1
+                p += 1
+                if digits > 4:
+                    return False
+            if digits == 0 or not _at(data, p, e, _CARD) or count > MAX_DISCARD:
+                return False
+            p += _CARD.shape[0]
+            if p < e and data[p] == 115:  # cards
+                p += 1
+            if p == e:
+                _t, ok = _unknown(cards, V[V_NC], count)
+                V[V_NC] = _t
+            elif p + 2 < e and data[p] == 32 and data[p + 1] == 91 and data[e - 1] == 93 \
+                    and _close(data, p + 2, e) == e - 1:
+                _t, ok = _cards(data, p + 2, e - 1, cards, V[V_NC])
+                V[V_NC] = _t
+                ok = ok and V[V_NC] - c0 == count
+            else:
+                ok = False
+            if not ok:
+                return False
+        elif _at(data, r, e, _PAT_ON) and _close(data, r + _PAT_ON.shape[0], e) != e - 1:
+            return False
+        if not draw_game or V[V_SECTION] != SEC_PLAY:
+            return False
+        if not V[V_DRAWN]:  # no draw marker: the first discard opens the draw
+            V[V_DRAWN] = True
+            _new_round(round_in, in_round, last_bets, last_in)
+        if hole_row[seat] < 0:
+            return False
+        c1 = V[V_NC]
+        _t, ok = _unknown(cards, V[V_NC], c1 - c0)
+        V[V_NC] = _t
+        if not ok:
+            return False
+        _event(ev, V[V_NE], _KIND[K_DRAW], seat)
+        ev[V[V_NE], E_CARD_LO] = c0
+        ev[V[V_NE], E_CARD_HI] = c1
+        ev[V[V_NE], E_RECEIVE_LO] = c1
+        ev[V[V_NE], E_RECEIVE_HI] = V[V_NC]
+        last_draw[seat] = V[V_NE]
+        V[V_NE] += 1
+        return True
+    elif _is(data, r, e, _MUCKS_HAND):
+        if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+            return False
+        _event(ev, V[V_NE], _KIND[K_MUCK], seat)
+        V[V_NE] += 1
+        return True
+    elif _is(data, r, e, _NO_SHOW) or _is(data, r, e, _IS_ALL_IN):
+        return True
+    elif _is(data, r, e, _SITS_OUT) or _is(data, r, e, _IS_SITTING_OUT):
+        # `_HandReader.sits_out`: absent; before the deal, not dealt in unless the seat has posted
+        if tournament:
+            return False
+        absent[seat] = True
+        if V[V_SECTION] == SEC_PREDEAL and not posted[seat]:
+            sitting_out[seat] = True
+        return True
+    else:
+        return False
+    # -- an action (`_HandReader.action`)
+    if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+        return False
+    if hole_row[seat] < 0:
+        return False
+    timed = timed_out[seat]
+    timed_out[seat] = False
+    if verb == A_FOLD:
+        # the room's fold (a kill): the seat is absent, timed out, or has no chips behind
+        folded[seat] = True
+        if absent[seat] or timed or (left[seat] == 0 and not fold_written[seat]):
+            _event(ev, V[V_NE], _KIND[K_KILL], seat)
+        else:
+            _event(ev, V[V_NE], _KIND[K_ACTION], seat)
+            ev[V[V_NE], E_ACTION] = A_FOLD
+        fold_written[seat] = True
+        V[V_NE] += 1
+        return True
+    if verb == A_CHECK:
+        _event(ev, V[V_NE], _KIND[K_ACTION], seat)
+        ev[V[V_NE], E_ACTION] = A_CHECK
+        V[V_NE] += 1
+        return True
+    absent[seat] = False  # a player who bets is at the table
+    before = round_in[seat] if in_round[seat] else 0
+    current = np.int64(0)
+    for o in range(11):
+        if in_round[o] and round_in[o] > current:
+            current = round_in[o]
+    if to < 0:
+        to = before + amount
+    amount = to - before
+    if amount <= 0:
+        return False
+    if amount > left[seat]:
+        return False
+    left[seat] -= amount
+    if all_in and left[seat] != 0:
+        return False
+    if verb in (A_BET, A_RAISE):
+        verb = A_RAISE if current > 0 else A_BET
+    round_in[seat] = to
+    in_round[seat] = True
+    _event(ev, V[V_NE], _KIND[K_ACTION], seat)
+    ev[V[V_NE], E_ACTION] = verb
+    ev[V[V_NE], E_AMOUNT] = amount
+    ev[V[V_NE], E_TO] = to
+    if all_in or left[seat] == 0:
+        ev[V[V_NE], E_ALL_IN] = 1
+    V[V_G] = _gcd(_gcd(V[V_G], amount), to)
+    V[V_NE] += 1
+    return True
+
+
+@njit(cache=True)
+def _plain_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - compiled
+    """`NAME ...` of a seated NAME (`_HandReader.plain_line`; r where NAME ends): False to decline the hand."""
+    sitting_out = S[R_SITTING_OUT]
+    absent = S[R_ABSENT]
+    timed_out = S[R_TIMED_OUT]
+    posted = S[R_POSTED]
+    tournament = h[k, H_TOURNAMENT] == 1
+    r += 1
+    # -- NAME verb ...
+    if _at(data, r, e, _COLLECTED):
+        a0 = r + _COLLECTED.shape[0]
+        a1 = a0
+        while a1 < e and data[a1] != 32:
+            a1 += 1
+        if not _at(data, a1, e, _FROM):
+            return False
+        value, pl, ok = _amount(data, a0, a1)
+        if not ok:
+            return False
+        p0 = a1 + _FROM.shape[0]
+        pot = -1
+        if _is(data, p0, e, _POT) or _is(data, p0, e, _MAIN_POT):
+            pot = 0
+        elif _is(data, p0, e, _SIDE_POT):
+            pot = 1
+        elif _at(data, p0, e, _SIDE_POT) and p0 + 9 < e and data[p0 + 8] == 45:
+            pot = 0
+            for q in range(p0 + 9, e):
+                if not 48 <= data[q] <= 57 or q - p0 - 9 >= 4:
+                    return False
+                pot = pot * 10 + (data[q] - 48)
+            if pot > 10:
+                return False
+        else:
+            return False
+        if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+            return False
+        V[V_PLACES] = max(V[V_PLACES], pl)
+        _event(ev, V[V_NE], _KIND[K_AWARD], seat)
+        ev[V[V_NE], E_AMOUNT] = value
+        ev[V[V_NE], E_POT] = pot
+        V[V_G] = _gcd(V[V_G], value)
+        V[V_AWARDS] += 1
+        V[V_NE] += 1
+        return True
+    if _at(data, r, e, _SAID) and e - r >= 8 and data[e - 1] == 34:
+        return True
+    if _is(data, r, e, _LEAVES) or _is(data, r, e, _DISCONNECTED) or _is(data, r, e, _CONNECTED):
+        return True
+    if _is(data, r, e, _IS_SITTING_OUT):
+        if tournament:
+            return False
+        absent[seat] = True
+        if V[V_SECTION] == SEC_PREDEAL and not posted[seat]:
+            sitting_out[seat] = True
+        return True
+    if _is(data, r, e, _HAS_RETURNED):
+        absent[seat] = False
+        return True
+    if _at(data, r, e, _WINS) or _at(data, r, e, _FINISHED) or _at(data, r, e, _REBUYS) \
+            or _at(data, r, e, _ADD_ON):
+        return True  # a tournament's results and buys: paid outside the hand
+    if _is(data, r, e, _TIMED_OUT) or _is(data, r, e, _TIMED_OUT_DISCONNECTED) \
+            or _is(data, r, e, _TIMED_OUT_BEING):
+        timed_out[seat] = True  # the room acts for the seat's next action
+        return True
+    return False
+
+
+@njit(cache=True)
 def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, nc0):  # pragma: no cover - compiled
     """One hand's lines lo..hi - 1 after the table line: (seat rows end, event rows end, cards end, ok)."""
     fail = (ns0, ne0, nc0, False)
     button = h[k, H_BUTTON]
     hole_cards = h[k, H_HOLE]
-    draw_game = h[k, H_DRAW] == 1
-    # a shown hand is remembered for the deal only in games with a board (`_HandReader.remember_hole`)
-    remembered = -1 if draw_game else hole_cards
-    drawn = False
-    last_draw = np.full(11, -1, dtype=np.int64)
-    # per seat 0..10 (index = seat number)
-    present = np.zeros(11, dtype=np.bool_)
-    sitting_out = np.zeros(11, dtype=np.bool_)
-    absent = np.zeros(11, dtype=np.bool_)
-    timed_out = np.zeros(11, dtype=np.bool_)
-    posted = np.zeros(11, dtype=np.bool_)
     tournament = h[k, H_TOURNAMENT] == 1
-    name_lo = np.zeros(11, dtype=np.int64)
-    name_hi = np.zeros(11, dtype=np.int64)
-    stack = np.zeros(11, dtype=np.int64)
-    left = np.zeros(11, dtype=np.int64)
-    round_in = np.zeros(11, dtype=np.int64)
-    in_round = np.zeros(11, dtype=np.bool_)
-    last_bets = np.zeros(11, dtype=np.int64)
-    last_in = np.zeros(11, dtype=np.bool_)
-    folded = np.zeros(11, dtype=np.bool_)
-    fold_written = np.zeros(11, dtype=np.bool_)
-    hole_row = np.full(11, -1, dtype=np.int64)
-    hole_lo = np.full(11, -1, dtype=np.int64)
-    hole_hi = np.full(11, -1, dtype=np.int64)
-    known_lo = np.full(11, -1, dtype=np.int64)
-    known_hi = np.full(11, -1, dtype=np.int64)
+    # the hand's state: a row per seat quantity (index = seat number 0..10), and the scalars (`V_*`), shared
+    # with the line readers
+    S = np.zeros((21, 11), dtype=np.int64)
+    S[R_HOLE_ROW:, :] = -1
+    V = np.zeros(N_V, dtype=np.int64)
+    present = S[R_PRESENT]
+    sitting_out = S[R_SITTING_OUT]
+    absent = S[R_ABSENT]
+    name_lo = S[R_NAME_LO]
+    name_hi = S[R_NAME_HI]
+    stack = S[R_STACK]
+    left = S[R_LEFT]
+    round_in = S[R_ROUND_IN]
+    in_round = S[R_IN_ROUND]
+    last_bets = S[R_LAST_BETS]
+    last_in = S[R_LAST_IN]
+    folded = S[R_FOLDED]
+    hole_row = S[R_HOLE_ROW]
+    hole_lo = S[R_HOLE_LO]
+    hole_hi = S[R_HOLE_HI]
+    known_lo = S[R_KNOWN_LO]
+    known_hi = S[R_KNOWN_HI]
     board = np.zeros(64, dtype=np.int64)
-    nb = 0
-    places = 0
-    g = np.int64(0)
-    ns = ns0
-    ne = ne0
-    nc = nc0
+    V[V_NS] = ns0
+    V[V_NE] = ne0
+    V[V_NC] = nc0
     cap_ev = ev.shape[0]
     # -- the seat list ------------------------------------------------------------------------------------
     i = lo
@@ -647,27 +1339,27 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
         name_hi[seat] = nhi
         stack[seat] = value
         left[seat] = value
-        places = max(places, pl)
-        g = _gcd(g, value)
+        V[V_PLACES] = max(V[V_PLACES], pl)
+        V[V_G] = _gcd(V[V_G], value)
         seats += 1
         highest = max(highest, seat)
         i += 1
     if seats == 0:
         return fail
-    if ne >= cap_ev:
+    if V[V_NE] >= cap_ev:
         return fail
-    _event(ev, ne, K_BUTTON, button)
-    ne += 1
-    section = SEC_PREDEAL
-    showdown = False
-    summary = False
-    blind1 = False
-    blind2 = False
-    sb_posted = np.int64(-1)
-    ante = np.int64(-1)
-    awards = 0
-    returns = 0
-    total_pot = np.int64(-1)
+    _event(ev, V[V_NE], _KIND[K_BUTTON], button)
+    V[V_NE] += 1
+    V[V_SECTION] = SEC_PREDEAL
+    V[V_SHOWDOWN] = False
+    V[V_SUMMARY] = False
+    V[V_BLIND1] = False
+    V[V_BLIND2] = False
+    V[V_SB_POSTED] = -1
+    V[V_ANTE] = -1
+    V[V_AWARDS] = 0
+    V[V_RETURNS] = 0
+    V[V_TOTAL_POT] = -1
     # -- the play -----------------------------------------------------------------------------------------
     while i < hi:
         f = flags[i]
@@ -679,188 +1371,16 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
         s = starts[i]
         e = ends[i]
         i += 1
-        if ne + 2 >= cap_ev:
+        if V[V_NE] + 2 >= cap_ev:
             return fail
-        if summary:
-            if _at(data, s, e, _TOTAL):
-                tv, tp, t_end, ok = _amount_total(data, s + _TOTAL.shape[0], e)
-                if not ok:
-                    return fail
-                places = max(places, tp)
-                # the first " |" after the total: a rake there if " | Rake AMT" runs to the end or to " |"
-                bar = -1
-                for q in range(t_end, e - 1):
-                    if data[q] == 32 and data[q + 1] == 124:
-                        bar = q
-                        break
-                if bar >= 0 and _at(data, bar, e, _RAKE):
-                    r0 = bar + _RAKE.shape[0]
-                    r1 = r0
-                    while r1 < e and data[r1] != 32:
-                        r1 += 1
-                    if r1 == e or (r1 + 1 < e and data[r1 + 1] == 124):
-                        # the rake when the token is an amount; a token that is none (or one the fast path
-                        # does not read) is the reference's to judge
-                        rv, rp, ok = _amount(data, r0, r1)
-                        if not ok:
-                            return fail
-                        places = max(places, rp)
-                        _event(ev, ne, K_RAKE, -1)
-                        ev[ne, E_AMOUNT] = rv
-                        g = _gcd(g, rv)
-                        ne += 1
-                total_pot = tv
-                continue
-            if _at(data, s, e, _BOARD):
-                close = _close(data, s + 7, e)
-                if close != e - 1:
-                    return fail
-                c0 = nc
-                nc, ok = _cards(data, s + 7, close, cards, nc)
-                if not ok or not _board_is(cards, c0, nc, board, nb):
-                    return fail
-                nc = c0
-                continue
-            if _at(data, s, e, _SEAT):
-                p = s + 5
-                seat = 0
-                digits = 0
-                while p < e and 48 <= data[p] <= 57:
-                    seat = seat * 10 + (data[p] - 48)
-                    digits += 1
-                    p += 1
-                    if digits > 4:
-                        return fail
-                if digits == 0 or p + 2 > e or data[p] != 58 or data[p + 1] != 32:
-                    return fail
-                if seat < 1 or seat > 10 or not present[seat]:
-                    return fail
-                r = p + 2
-                ln = name_hi[seat] - name_lo[seat]
-                # (rest + " ").startswith(name + " ")
-                if not _same(data, r, min(r + ln, e), name_lo[seat], name_hi[seat]):
-                    return fail
-                tail = r + ln
-                if tail < e and data[tail] != 32:
-                    return fail
-                opened = -1
-                for q in range(tail, e):
-                    if data[q] == 91:
-                        opened = q
-                        break
-                if opened >= 0:
-                    for q in range(tail, e):
-                        if _at(data, q, e, _SHOWED) or _at(data, q, e, _MUCKED):
-                            if q > tail:
-                                prev = data[q - 1]
-                                if prev >= 128:
-                                    return fail
-                                if _WORD[prev]:
-                                    continue
-                            close = _close(data, q + 8, e)
-                            if close < 0:
-                                continue
-                            c0 = nc
-                            nc, ok = _cards(data, q + 8, close, cards, nc)
-                            if not ok:
-                                return fail
-                            if nc - c0 == remembered:
-                                known_lo[seat] = c0
-                                known_hi[seat] = nc
-                            else:
-                                nc = c0
-                            break
-                continue
-            return fail
+        if V[V_SUMMARY]:
+            if not _summary_line(data, s, e, h, k, S, V, board, ev, cards):
+                return fail
+            continue
         if _at(data, s, e, _STARS):
-            # MARKER: `*** NAME ***REST`, NAME the shortest run of [A-Za-z0-9 ] before " ***"
-            p = s + 4
-            mark_end = -1
-            while p < e:
-                if not _MARK[data[p]]:
-                    break
-                if p > s + 4 and p + 4 <= e and data[p] == 32 and data[p + 1] == 42 and data[p + 2] == 42 \
-                        and data[p + 3] == 42:
-                    mark_end = p
-                    break
-                p += 1
-            if mark_end < 0:
+            if not _marker(data, s, e, h, k, S, V, board, ev, cards):
                 return fail
-            m0 = s + 4
-            rest = mark_end + 4
-            if _is(data, m0, mark_end, _HOLE_CARDS) or _is(data, m0, mark_end, _DEALING):
-                if section != SEC_PREDEAL:
-                    return fail
-                section = SEC_PLAY
-                for step in range(10):
-                    seat = (button + 1 + step) % 10
-                    if seat == 0:
-                        seat = 10
-                    # sorted by (s - button - 1) % 10: seat s = button + 1 + step (mod 10), 10 for 0
-                    if not present[seat] or sitting_out[seat]:
-                        continue
-                    if ne >= cap_ev:
-                        return fail
-                    _event(ev, ne, K_DEAL, seat)
-                    ev[ne, E_TARGET] = 0
-                    hole_row[seat] = ne
-                    ne += 1
-                continue
-            if section == SEC_PREDEAL:
-                return fail
-            if _is(data, m0, mark_end, _FLOP) or _is(data, m0, mark_end, _TURN) or _is(data, m0, mark_end, _RIVER):
-                if showdown or draw_game:
-                    return fail
-                flop = _is(data, m0, mark_end, _FLOP)
-                if rest + 1 >= e or data[rest] != 32 or data[rest + 1] != 91:
-                    return fail
-                close = _close(data, rest + 2, e)
-                if close < 0:
-                    return fail
-                q = rest + 2
-                if not flop:
-                    # `[board so far] [new]`: the first group must repeat the board
-                    c0 = nc
-                    nc, ok = _cards(data, q, close, cards, nc)
-                    if not ok or not _board_is(cards, c0, nc, board, nb):
-                        return fail
-                    nc = c0
-                    q = close + 1
-                    if q + 1 >= e or data[q] != 32 or data[q + 1] != 91:
-                        return fail
-                    q += 2
-                    close = _close(data, q, e)
-                if close != e - 1:
-                    return fail
-                c0 = nc
-                nc, ok = _cards(data, q, close, cards, nc)
-                if not ok or nb + nc - c0 > board.shape[0]:
-                    return fail
-                for j in range(c0, nc):
-                    board[nb] = cards[j]
-                    nb += 1
-                _event(ev, ne, K_DEAL, -1)
-                ev[ne, E_TARGET] = 1
-                ev[ne, E_CARD_LO] = c0
-                ev[ne, E_CARD_HI] = nc
-                ne += 1
-                _new_round(round_in, in_round, last_bets, last_in)
-                continue
-            if _is(data, m0, mark_end, _DRAW) or _is(data, m0, mark_end, _FIRST_DRAW):
-                if not draw_game or drawn:
-                    return fail
-                drawn = True
-                _new_round(round_in, in_round, last_bets, last_in)
-                continue
-            if _is(data, m0, mark_end, _SHOW_DOWN):
-                showdown = True
-                section = SEC_SHOWDOWN
-                continue
-            if _is(data, m0, mark_end, _SUMMARY):
-                summary = True
-                section = SEC_SUMMARY
-                continue
-            return fail
+            continue
         # a seated name that begins the line (at most one: none begins another)
         who = -1
         for o in range(1, 11):
@@ -870,444 +1390,30 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
         if who >= 0 and sitting_out[who]:
             return fail
         if who < 0:
-            if _at(data, s, e, _DEALT):
-                r = s + _DEALT.shape[0]
-                seat = -1
-                for o in range(1, 11):
-                    ln = name_hi[o] - name_lo[o]
-                    if present[o] and _same(data, r, min(r + ln, e), name_lo[o], name_hi[o]) and r + ln + 1 < e \
-                            and data[r + ln] == 32 and data[r + ln + 1] == 91:
-                        seat = o
-                        break
-                if seat < 0 or sitting_out[seat]:
-                    return fail
-                q = r + name_hi[seat] - name_lo[seat] + 2
-                close = _close(data, q, e)
-                if close < 0:
-                    return fail
-                q2 = -1
-                if close != e - 1:  # a second group: the cards a draw received, `[kept] [new]`
-                    if close + 2 >= e or data[close + 1] != 32 or data[close + 2] != 91:
-                        return fail
-                    q2 = close + 3
-                    if _close(data, q2, e) != e - 1:
-                        return fail
-                if section != SEC_PLAY and section != SEC_SHOWDOWN:
-                    return fail
-                if hole_row[seat] < 0:
-                    return fail
-                c0 = nc
-                nc, ok = _cards(data, q, close, cards, nc)
-                if not ok:
-                    return fail
-                if drawn and draw_game:
-                    # after the draw a Dealt line changes no hole card: with two groups, the draw's receive
-                    nc = c0
-                    if q2 >= 0 and last_draw[seat] >= 0:
-                        nc, ok = _cards(data, q2, e - 1, cards, nc)
-                        if not ok:
-                            return fail
-                        ev[last_draw[seat], E_RECEIVE_LO] = c0
-                        ev[last_draw[seat], E_RECEIVE_HI] = nc
-                    continue
-                if q2 >= 0:
-                    return fail
-                hole_lo[seat] = c0
-                hole_hi[seat] = nc
-                continue
-            if _at(data, s, e, _UNCALLED):
-                a0 = s + _UNCALLED.shape[0]
-                a1 = a0
-                while a1 < e and data[a1] != 41:
-                    a1 += 1
-                if not _at(data, a1, e, _RETURNED):
-                    return fail
-                value, pl, ok = _amount(data, a0, a1)
-                if not ok:
-                    return fail
-                r = a1 + _RETURNED.shape[0]
-                seat = -1
-                for o in range(1, 11):
-                    if present[o] and _same(data, r, e, name_lo[o], name_hi[o]):
-                        seat = o
-                if seat < 0 or sitting_out[seat]:
-                    return fail
-                if section != SEC_PLAY and section != SEC_SHOWDOWN:
-                    return fail
-                places = max(places, pl)
-                before = round_in[seat] if in_round[seat] else 0
-                round_in[seat] = max(0, before - value)
-                in_round[seat] = True
-                left[seat] += value
-                _event(ev, ne, K_RETURN, seat)
-                ev[ne, E_AMOUNT] = value
-                g = _gcd(g, value)
-                ne += 1
-                returns += 1
-                continue
-            for prefix in _SUMMARY_PREFIXES:
-                if _at(data, s, e, prefix):
-                    return fail
-            if _unseated_quiet(data, s, e):
-                continue
-            return fail
+            if not _room_line(data, s, e, h, k, S, V, ev, cards):
+                return fail
+            continue
         r = s + name_hi[who] - name_lo[who]
-        seat = who
         if r + 1 < e and data[r] == 58 and data[r + 1] == 32:
-            r += 2
-            # -- NAME: verb ...
-            verb = -1
-            amount = np.int64(-1)
-            to = np.int64(-1)
-            all_in = False
-            if _at(data, r, e, _POSTS_SB) or _at(data, r, e, _POSTS_BB) or _at(data, r, e, _POSTS_ANTE) \
-                    or _at(data, r, e, _POSTS_BOTH):
-                what = 1 if _at(data, r, e, _POSTS_SB) else 2 if _at(data, r, e, _POSTS_BB) else \
-                    3 if _at(data, r, e, _POSTS_BOTH) else 0
-                a0 = r + (_POSTS_SB.shape[0] if what == 1 else _POSTS_BB.shape[0] if what == 2 else
-                          _POSTS_BOTH.shape[0] if what == 3 else _POSTS_ANTE.shape[0])
-                a1 = a0
-                while a1 < e and data[a1] != 32:
-                    a1 += 1
-                if a1 != e:
-                    if not _is(data, a1, e, _ALL_IN):
-                        return fail
-                    all_in = True
-                value, pl, ok = _amount(data, a0, a1)
-                if not ok:
-                    return fail
-                if section != SEC_PREDEAL:
-                    return fail
-                posted[seat] = True
-                if not tournament:
-                    absent[seat] = False  # in a cash game only a player at the table posts
-                if value > left[seat]:
-                    return fail
-                left[seat] -= value
-                if all_in and left[seat] != 0:
-                    return fail
-                places = max(places, pl)
-                if what == 3:
-                    # a missed blind's live part (at most the big blind) and the rest dead (`_HandReader.post`)
-                    live_part = min(value, h[k, H_BIG_BLIND])
-                    _event(ev, ne, K_POST, seat)
-                    ev[ne, E_POST] = P_MISSED
-                    ev[ne, E_AMOUNT] = live_part
-                    if (all_in and value == live_part) or left[seat] == 0:
-                        ev[ne, E_ALL_IN] = 1
-                    g = _gcd(g, live_part)
-                    round_in[seat] = (round_in[seat] if in_round[seat] else 0) + live_part
-                    in_round[seat] = True
-                    ne += 1
-                    if value > live_part:
-                        _event(ev, ne, K_POST, seat)
-                        ev[ne, E_POST] = P_DEAD
-                        ev[ne, E_AMOUNT] = value - live_part
-                        if all_in or left[seat] == 0:
-                            ev[ne, E_ALL_IN] = 1
-                        g = _gcd(g, value - live_part)
-                        ne += 1
-                    continue
-                g = _gcd(g, value)
-                _event(ev, ne, K_POST, seat)
-                ev[ne, E_AMOUNT] = value
-                if all_in or left[seat] == 0:
-                    ev[ne, E_ALL_IN] = 1
-                live = False
-                if what == 0:
-                    ante = max(ante, value)
-                    ev[ne, E_POST] = P_ANTE
-                elif (what == 1 and blind1) or (what == 2 and blind2):
-                    if what == 2:
-                        ev[ne, E_POST] = P_MISSED
-                        live = True
-                    else:
-                        ev[ne, E_POST] = P_DEAD
-                else:
-                    if what == 1:
-                        blind1 = True
-                        if not all_in:
-                            sb_posted = value
-                    else:
-                        blind2 = True
-                    ev[ne, E_POST] = P_BLIND
-                    ev[ne, E_BLIND] = what
-                    live = True
-                if live:
-                    round_in[seat] = (round_in[seat] if in_round[seat] else 0) + value
-                    in_round[seat] = True
-                ne += 1
-                continue
-            if _is(data, r, e, _CHECKS):
-                verb = A_CHECK
-            elif _is(data, r, e, _FOLDS):
-                verb = A_FOLD
-            elif _at(data, r, e, _FOLDS) and r + 7 < e and data[r + 5] == 32 and data[r + 6] == 91:
-                close = _close(data, r + 7, e)
-                if close != e - 1:
-                    return fail
-                c0 = nc
-                nc, ok = _cards(data, r + 7, close, cards, nc)
-                if not ok:
-                    return fail
-                if nc - c0 == remembered:
-                    known_lo[seat] = c0
-                    known_hi[seat] = nc
-                else:
-                    nc = c0
-                verb = A_FOLD
-            elif _at(data, r, e, _CALLS) or _at(data, r, e, _BETS):
-                verb = A_CALL if _at(data, r, e, _CALLS) else A_BET
-                a0 = r + (_CALLS.shape[0] if verb == A_CALL else _BETS.shape[0])
-                a1 = a0
-                while a1 < e and data[a1] != 32:
-                    a1 += 1
-                all_in, ok = _bet_tail(data, a1, e)
-                if not ok:
-                    return fail
-                amount, pl, ok = _amount(data, a0, a1)
-                if not ok:
-                    return fail
-                places = max(places, pl)
-            elif _at(data, r, e, _RAISES):
-                a0 = r + _RAISES.shape[0]
-                a1 = a0
-                while a1 < e and data[a1] != 32:
-                    a1 += 1
-                _by, pl, ok = _amount(data, a0, a1)  # read for its decimals, as the reference
-                if not ok or not _at(data, a1, e, _TO):
-                    return fail
-                places = max(places, pl)
-                b0 = a1 + _TO.shape[0]
-                b1 = b0
-                while b1 < e and data[b1] != 32:
-                    b1 += 1
-                all_in, ok = _bet_tail(data, b1, e)
-                if not ok:
-                    return fail
-                to, pl, ok = _amount(data, b0, b1)
-                if not ok:
-                    return fail
-                places = max(places, pl)
-                verb = A_RAISE
-            elif _at(data, r, e, _SHOWS) or _at(data, r, e, _MUCKS):
-                shows = _at(data, r, e, _SHOWS)
-                close = _close(data, r + 7, e)
-                if close < 0:
-                    return fail
-                # SHOW's optional " (...)" after the cards (a hand's description); a muck has none
-                if close != e - 1 and (not shows or close + 3 > e - 1 or data[close + 1] != 32
-                                       or data[close + 2] != 40 or data[e - 1] != 41):
-                    return fail
-                if section != SEC_PLAY and section != SEC_SHOWDOWN:
-                    return fail
-                c0 = nc
-                nc, ok = _cards(data, r + 7, close, cards, nc)
-                if not ok:
-                    return fail
-                if nc - c0 == remembered:
-                    known_lo[seat] = c0
-                    known_hi[seat] = nc
-                if shows:
-                    _event(ev, ne, K_SHOW, seat)
-                    ev[ne, E_CARD_LO] = c0
-                    ev[ne, E_CARD_HI] = nc
-                else:
-                    _event(ev, ne, K_MUCK, seat)
-                ne += 1
-                continue
-            elif _at(data, r, e, _DISCARDS) or _is(data, r, e, _STANDS_PAT) or _at(data, r, e, _PAT_ON):
-                # `_HandReader.draw`: a draw in the draw of five-card draw, by a seat dealt in
-                c0 = nc
-                if _at(data, r, e, _DISCARDS):
-                    p = r + _DISCARDS.shape[0]
-                    count = 0
-                    digits = 0
-                    while p < e and 48 <= data[p] <= 57:
-                        count = count * 10 + (data[p] - 48)
-                        digits += 1
-                        p += 1
-                        if digits > 4:
-                            return fail
-                    if digits == 0 or not _at(data, p, e, _CARD) or count > MAX_DISCARD:
-                        return fail
-                    p += _CARD.shape[0]
-                    if p < e and data[p] == 115:  # cards
-                        p += 1
-                    if p == e:
-                        nc, ok = _unknown(cards, nc, count)
-                    elif p + 2 < e and data[p] == 32 and data[p + 1] == 91 and data[e - 1] == 93 \
-                            and _close(data, p + 2, e) == e - 1:
-                        nc, ok = _cards(data, p + 2, e - 1, cards, nc)
-                        ok = ok and nc - c0 == count
-                    else:
-                        ok = False
-                    if not ok:
-                        return fail
-                elif _at(data, r, e, _PAT_ON) and _close(data, r + _PAT_ON.shape[0], e) != e - 1:
-                    return fail
-                if not draw_game or section != SEC_PLAY:
-                    return fail
-                if not drawn:  # no draw marker: the first discard opens the draw
-                    drawn = True
-                    _new_round(round_in, in_round, last_bets, last_in)
-                if hole_row[seat] < 0:
-                    return fail
-                c1 = nc
-                nc, ok = _unknown(cards, nc, c1 - c0)
-                if not ok:
-                    return fail
-                _event(ev, ne, K_DRAW, seat)
-                ev[ne, E_CARD_LO] = c0
-                ev[ne, E_CARD_HI] = c1
-                ev[ne, E_RECEIVE_LO] = c1
-                ev[ne, E_RECEIVE_HI] = nc
-                last_draw[seat] = ne
-                ne += 1
-                continue
-            elif _is(data, r, e, _MUCKS_HAND):
-                if section != SEC_PLAY and section != SEC_SHOWDOWN:
-                    return fail
-                _event(ev, ne, K_MUCK, seat)
-                ne += 1
-                continue
-            elif _is(data, r, e, _NO_SHOW) or _is(data, r, e, _IS_ALL_IN):
-                continue
-            elif _is(data, r, e, _SITS_OUT) or _is(data, r, e, _IS_SITTING_OUT):
-                # `_HandReader.sits_out`: absent; before the deal, not dealt in unless the seat has posted
-                if tournament:
-                    return fail
-                absent[seat] = True
-                if section == SEC_PREDEAL and not posted[seat]:
-                    sitting_out[seat] = True
-                continue
-            else:
+            if not _colon_line(data, r, e, who, h, k, S, V, ev, cards):
                 return fail
-            # -- an action (`_HandReader.action`)
-            if section != SEC_PLAY and section != SEC_SHOWDOWN:
-                return fail
-            if hole_row[seat] < 0:
-                return fail
-            timed = timed_out[seat]
-            timed_out[seat] = False
-            if verb == A_FOLD:
-                # the room's fold (a kill): the seat is absent, timed out, or has no chips behind
-                folded[seat] = True
-                if absent[seat] or timed or (left[seat] == 0 and not fold_written[seat]):
-                    _event(ev, ne, K_KILL, seat)
-                else:
-                    _event(ev, ne, K_ACTION, seat)
-                    ev[ne, E_ACTION] = A_FOLD
-                fold_written[seat] = True
-                ne += 1
-                continue
-            if verb == A_CHECK:
-                _event(ev, ne, K_ACTION, seat)
-                ev[ne, E_ACTION] = A_CHECK
-                ne += 1
-                continue
-            absent[seat] = False  # a player who bets is at the table
-            before = round_in[seat] if in_round[seat] else 0
-            current = np.int64(0)
-            for o in range(11):
-                if in_round[o] and round_in[o] > current:
-                    current = round_in[o]
-            if to < 0:
-                to = before + amount
-            amount = to - before
-            if amount <= 0:
-                return fail
-            if amount > left[seat]:
-                return fail
-            left[seat] -= amount
-            if all_in and left[seat] != 0:
-                return fail
-            if verb in (A_BET, A_RAISE):
-                verb = A_RAISE if current > 0 else A_BET
-            round_in[seat] = to
-            in_round[seat] = True
-            _event(ev, ne, K_ACTION, seat)
-            ev[ne, E_ACTION] = verb
-            ev[ne, E_AMOUNT] = amount
-            ev[ne, E_TO] = to
-            if all_in or left[seat] == 0:
-                ev[ne, E_ALL_IN] = 1
-            g = _gcd(_gcd(g, amount), to)
-            ne += 1
             continue
         if r < e and data[r] == 32:
-            r += 1
-            # -- NAME verb ...
-            if _at(data, r, e, _COLLECTED):
-                a0 = r + _COLLECTED.shape[0]
-                a1 = a0
-                while a1 < e and data[a1] != 32:
-                    a1 += 1
-                if not _at(data, a1, e, _FROM):
-                    return fail
-                value, pl, ok = _amount(data, a0, a1)
-                if not ok:
-                    return fail
-                p0 = a1 + _FROM.shape[0]
-                pot = -1
-                if _is(data, p0, e, _POT) or _is(data, p0, e, _MAIN_POT):
-                    pot = 0
-                elif _is(data, p0, e, _SIDE_POT):
-                    pot = 1
-                elif _at(data, p0, e, _SIDE_POT) and p0 + 9 < e and data[p0 + 8] == 45:
-                    pot = 0
-                    for q in range(p0 + 9, e):
-                        if not 48 <= data[q] <= 57 or q - p0 - 9 >= 4:
-                            return fail
-                        pot = pot * 10 + (data[q] - 48)
-                    if pot > 10:
-                        return fail
-                else:
-                    return fail
-                if section != SEC_PLAY and section != SEC_SHOWDOWN:
-                    return fail
-                places = max(places, pl)
-                _event(ev, ne, K_AWARD, seat)
-                ev[ne, E_AMOUNT] = value
-                ev[ne, E_POT] = pot
-                g = _gcd(g, value)
-                awards += 1
-                ne += 1
-                continue
-            if _at(data, r, e, _SAID) and e - r >= 8 and data[e - 1] == 34:
-                continue
-            if _is(data, r, e, _LEAVES) or _is(data, r, e, _DISCONNECTED) or _is(data, r, e, _CONNECTED):
-                continue
-            if _is(data, r, e, _IS_SITTING_OUT):
-                if tournament:
-                    return fail
-                absent[seat] = True
-                if section == SEC_PREDEAL and not posted[seat]:
-                    sitting_out[seat] = True
-                continue
-            if _is(data, r, e, _HAS_RETURNED):
-                absent[seat] = False
-                continue
-            if _at(data, r, e, _WINS) or _at(data, r, e, _FINISHED) or _at(data, r, e, _REBUYS) \
-                    or _at(data, r, e, _ADD_ON):
-                continue  # a tournament's results and buys: paid outside the hand
-            if _is(data, r, e, _TIMED_OUT) or _is(data, r, e, _TIMED_OUT_DISCONNECTED) \
-                    or _is(data, r, e, _TIMED_OUT_BEING):
-                timed_out[seat] = True  # the room acts for the seat's next action
-                continue
-            return fail
+            if not _plain_line(data, r, e, who, h, k, S, V, ev, cards):
+                return fail
+            continue
         return fail
     # -- finish -------------------------------------------------------------------------------------------
-    if section == SEC_PREDEAL or not summary or awards == 0:
+    if V[V_SECTION] == SEC_PREDEAL or not V[V_SUMMARY] or V[V_AWARDS] == 0:
         return fail
     live_count = 0
     for o in range(11):
         if hole_row[o] >= 0 and not folded[o]:
             live_count += 1
-    if live_count > 1 and not showdown:
+    if live_count > 1 and not V[V_SHOWDOWN]:
         return fail
     # the implied uncalled return (`_HandReader.implied_return`) writes a return and a note: the reference's
-    if returns == 0 and total_pot >= 0:
+    if V[V_RETURNS] == 0 and V[V_TOTAL_POT] >= 0:
         anyb = False
         for o in range(11):
             if in_round[o] and round_in[o] > 0:
@@ -1329,7 +1435,7 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
             put = np.int64(0)
             awarded = np.int64(0)
             rake = np.int64(0)
-            for row in range(ne0, ne):
+            for row in range(ne0, V[V_NE]):
                 kind = ev[row, E_KIND]
                 if kind in (K_POST, K_ACTION) and ev[row, E_AMOUNT] >= 0:
                     put += ev[row, E_AMOUNT]
@@ -1348,28 +1454,28 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
             hole_lo[o] = known_lo[o]
             hole_hi[o] = known_hi[o]
         if hole_lo[o] < 0:
-            if nc + hole_cards > cards.shape[0]:
+            if V[V_NC] + hole_cards > cards.shape[0]:
                 return fail
-            hole_lo[o] = nc
+            hole_lo[o] = V[V_NC]
             for _ in range(hole_cards):
-                cards[nc] = UNKNOWN
-                nc += 1
-            hole_hi[o] = nc
+                cards[V[V_NC]] = UNKNOWN
+                V[V_NC] += 1
+            hole_hi[o] = V[V_NC]
         ev[row, E_CARD_LO] = hole_lo[o]
         ev[row, E_CARD_HI] = hole_hi[o]
-    if ns + seats > s_out.shape[0]:
+    if V[V_NS] + seats > s_out.shape[0]:
         return fail
     for seat in range(1, 11):
         if present[seat]:
-            s_out[ns, S_SEAT] = seat
-            s_out[ns, S_STACK] = stack[seat]
-            s_out[ns, S_NAME_LO] = name_lo[seat]
-            s_out[ns, S_NAME_HI] = name_hi[seat]
-            s_out[ns, S_STATUS] = 1 if sitting_out[seat] else 0
-            ns += 1
-    h[k, H_PLACES] = places
-    h[k, H_SB] = sb_posted
-    h[k, H_ANTE] = ante
+            s_out[V[V_NS], S_SEAT] = seat
+            s_out[V[V_NS], S_STACK] = stack[seat]
+            s_out[V[V_NS], S_NAME_LO] = name_lo[seat]
+            s_out[V[V_NS], S_NAME_HI] = name_hi[seat]
+            s_out[V[V_NS], S_STATUS] = 1 if sitting_out[seat] else 0
+            V[V_NS] += 1
+    h[k, H_PLACES] = V[V_PLACES]
+    h[k, H_SB] = V[V_SB_POSTED]
+    h[k, H_ANTE] = V[V_ANTE]
     h[k, H_HIGHEST] = highest
-    h[k, H_GCD] = g
-    return ns, ne, nc, True
+    h[k, H_GCD] = V[V_G]
+    return V[V_NS], V[V_NE], V[V_NC], True
