@@ -260,6 +260,19 @@ def test_the_threshold_sends_small_files_to_the_reference(tmp_path, monkeypatch)
     assert not takes_pokerstars_tables(tmp_path / "gone.txt", "pokerstars", str(tmp_path / "gone.txt"))
 
 
+def test_the_first_run_notice_names_the_kernels_a_large_file_compiles(tmp_path, monkeypatch, simulated_text):
+    from auditor.ingest import compiled
+    from auditor.pipeline import discover
+
+    path = _write(tmp_path, "big.txt", simulated_text[:20_000])
+    inputs, _ = discover([path])
+    assert "auditor.ingest.pokerstars_kernel" not in compiled.reader_modules(inputs)
+    monkeypatch.setattr(pokerstars_tables, "MIN_FILE_BYTES", 0)
+    assert set(compiled.reader_modules(inputs)) == {"auditor.ingest.pokerstars_kernel",
+                                                    "auditor.ingest.columnar_kernels",
+                                                    "auditor.ingest.columnar_validate"}
+
+
 def _audits(folder: Path, monkeypatch) -> tuple:
     results = []
     for fast in (False, True):

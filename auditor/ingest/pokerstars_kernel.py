@@ -26,6 +26,10 @@ its tables equal to `build_tables` of the reference's hands.
 Amounts are kept in hundredths (a hand's amounts have at most two decimals) and scaled to the hand's own money
 scale afterwards (`pokerstars_tables`), once the largest number of decimals of the hand is known.
 
+The hand is read by a few functions over one state array per hand (`_seat_list`, then per line `_summary_line`,
+`_marker`, `_room_line`, `_colon_line`, `_plain_line`, then `_finish`): one function of them all took ~45 s of
+CPU to compile, these ~17 s (Numba's typing grows faster than the code), ~0.05 s to load from the cache.
+
 Safety (hostile input): every line and byte range read is clamped to the data; every output write is checked
 against its array's capacity first (a hand that would pass one is declined); amounts past fifteen digits are
 declined before they could overflow.
@@ -1222,17 +1226,9 @@ def _plain_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
 
 
 @njit(cache=True)
-def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, nc0):  # pragma: no cover - compiled
-    """One hand's lines lo..hi - 1 after the table line: (seat rows end, event rows end, cards end, ok)."""
-    fail = (ns0, ne0, nc0, False)
-    button = h[k, H_BUTTON]
-    hole_cards = h[k, H_HOLE]
-    tournament = h[k, H_TOURNAMENT] == 1
-    # the hand's state: a row per seat quantity (index = seat number 0..10), and the scalars (`V_*`), shared
-    # with the line readers
-    S = np.zeros((21, 11), dtype=np.int64)
-    S[R_HOLE_ROW:, :] = -1
-    V = np.zeros(N_V, dtype=np.int64)
+def _seat_list(data, starts, ends, flags, lo, hi, h, k, S, V):  # pragma: no cover - compiled
+    """The seat list from line lo on (`_HandReader.read`'s `Seat N:` lines): (the first line after it, seats,
+    highest seat), the line -1 to decline the hand."""
     present = S[R_PRESENT]
     sitting_out = S[R_SITTING_OUT]
     absent = S[R_ABSENT]
@@ -1240,29 +1236,14 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
     name_hi = S[R_NAME_HI]
     stack = S[R_STACK]
     left = S[R_LEFT]
-    round_in = S[R_ROUND_IN]
-    in_round = S[R_IN_ROUND]
-    last_bets = S[R_LAST_BETS]
-    last_in = S[R_LAST_IN]
-    folded = S[R_FOLDED]
-    hole_row = S[R_HOLE_ROW]
-    hole_lo = S[R_HOLE_LO]
-    hole_hi = S[R_HOLE_HI]
-    known_lo = S[R_KNOWN_LO]
-    known_hi = S[R_KNOWN_HI]
-    board = np.zeros(64, dtype=np.int64)
-    V[V_NS] = ns0
-    V[V_NE] = ne0
-    V[V_NC] = nc0
-    cap_ev = ev.shape[0]
-    # -- the seat list ------------------------------------------------------------------------------------
+    tournament = h[k, H_TOURNAMENT] == 1
     i = lo
     seats = 0
     highest = 0
     while i < hi:
         f = flags[i]
         if f & L_MAYBE_BLANK:
-            return fail
+            return -1, 0, 0
         if f & L_BLANK:
             i += 1
             continue
@@ -1278,9 +1259,9 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
             digits += 1
             p += 1
             if digits > 4:
-                return fail
+                return -1, 0, 0
         if digits == 0 or p + 2 > e or data[p] != 58 or data[p + 1] != 32:
-            return fail
+            return -1, 0, 0
         nlo = p + 2
         out = False
         away = False
@@ -1289,41 +1270,41 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
             m = suffix.shape[0]
             if not out and e - m > nlo and _at(data, e - m, e, suffix):
                 if tournament:
-                    return fail
+                    return -1, 0, 0
                 out = True
                 away = suffix.shape[0] == _SITTING_OUT.shape[0]
                 e -= m
         if data[e - 1] != 41:  # ')': no other suffix (out of hand: the reference's)
-            return fail
+            return -1, 0, 0
         paren = -1
         for q in range(e - 1, nlo - 1, -1):
             if data[q] == 40:
                 paren = q
                 break
         if paren < nlo + 2 or data[paren - 1] != 32:
-            return fail
+            return -1, 0, 0
         nhi = paren - 1
         for q in range(paren + 1, e - 1):
             if data[q] == 41:
-                return fail
+                return -1, 0, 0
         # "AMT in chips" then ")" or ", ...)"
         t = paren + 1
         while t < e - 1 and data[t] != 32:
             t += 1
         value, pl, ok = _amount(data, paren + 1, t)
         if not ok or not _at(data, t, e - 1, _IN_CHIPS):
-            return fail
+            return -1, 0, 0
         after = t + _IN_CHIPS.shape[0]
         if after != e - 1 and not (after + 2 <= e - 1 and data[after] == 44 and data[after + 1] == 32):
-            return fail
+            return -1, 0, 0
         # the name: no blank or non-ASCII byte at its edges (str.strip), no ':'
         if _SPACE[data[nlo]] or _SPACE[data[nhi - 1]] or data[nlo] >= 128 or data[nhi - 1] >= 128:
-            return fail
+            return -1, 0, 0
         for q in range(nlo, nhi):
             if data[q] == 58:
-                return fail
+                return -1, 0, 0
         if seat < 1 or seat > 10 or present[seat]:
-            return fail
+            return -1, 0, 0
         for o in range(1, 11):
             if present[o]:
                 # names distinct and none beginning another (`simple_names`)
@@ -1331,7 +1312,7 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 lb = nhi - nlo
                 m = min(la, lb)
                 if _same(data, name_lo[o], name_lo[o] + m, nlo, nlo + m):
-                    return fail
+                    return -1, 0, 0
         present[seat] = True
         sitting_out[seat] = out
         absent[seat] = away
@@ -1344,6 +1325,127 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
         seats += 1
         highest = max(highest, seat)
         i += 1
+    return i, seats, highest
+
+
+@njit(cache=True)
+def _finish(h, k, S, V, ev, ne0, cards, s_out, seats, highest):  # pragma: no cover - compiled
+    """`_HandReader.finish`: the hand's end checked, its hole cards and seat rows written (False to decline)."""
+    present = S[R_PRESENT]
+    sitting_out = S[R_SITTING_OUT]
+    name_lo = S[R_NAME_LO]
+    name_hi = S[R_NAME_HI]
+    stack = S[R_STACK]
+    round_in = S[R_ROUND_IN]
+    in_round = S[R_IN_ROUND]
+    last_bets = S[R_LAST_BETS]
+    last_in = S[R_LAST_IN]
+    folded = S[R_FOLDED]
+    hole_row = S[R_HOLE_ROW]
+    hole_lo = S[R_HOLE_LO]
+    hole_hi = S[R_HOLE_HI]
+    known_lo = S[R_KNOWN_LO]
+    known_hi = S[R_KNOWN_HI]
+    hole_cards = h[k, H_HOLE]
+    if V[V_SECTION] == SEC_PREDEAL or not V[V_SUMMARY] or V[V_AWARDS] == 0:
+        return False
+    live_count = 0
+    for o in range(11):
+        if hole_row[o] >= 0 and not folded[o]:
+            live_count += 1
+    if live_count > 1 and not V[V_SHOWDOWN]:
+        return False
+    # the implied uncalled return (`_HandReader.implied_return`) writes a return and a note: the reference's
+    if V[V_RETURNS] == 0 and V[V_TOTAL_POT] >= 0:
+        anyb = False
+        for o in range(11):
+            if in_round[o] and round_in[o] > 0:
+                anyb = True
+        top = -1
+        top_v = np.int64(-1)
+        second = np.int64(0)
+        for o in range(11):
+            v = round_in[o] if anyb else last_bets[o]
+            there = in_round[o] if anyb else last_in[o]
+            if there:
+                if v > top_v:
+                    if top >= 0:
+                        second = max(second, top_v)
+                    top, top_v = o, v
+                else:
+                    second = max(second, v)
+        if top >= 0 and top_v - second > 0 and not folded[top]:
+            put = np.int64(0)
+            awarded = np.int64(0)
+            rake = np.int64(0)
+            for row in range(ne0, V[V_NE]):
+                kind = ev[row, E_KIND]
+                if kind in (K_POST, K_ACTION) and ev[row, E_AMOUNT] >= 0:
+                    put += ev[row, E_AMOUNT]
+                elif kind == K_AWARD:
+                    awarded += ev[row, E_AMOUNT]
+                elif kind == K_RAKE:
+                    rake += ev[row, E_AMOUNT]
+            if put - awarded - rake == top_v - second:
+                return False
+    # hole cards: as dealt, else as shown (all unknown otherwise)
+    for o in range(11):
+        row = hole_row[o]
+        if row < 0:
+            continue
+        if hole_lo[o] < 0 and known_lo[o] >= 0:
+            hole_lo[o] = known_lo[o]
+            hole_hi[o] = known_hi[o]
+        if hole_lo[o] < 0:
+            if V[V_NC] + hole_cards > cards.shape[0]:
+                return False
+            hole_lo[o] = V[V_NC]
+            for _ in range(hole_cards):
+                cards[V[V_NC]] = UNKNOWN
+                V[V_NC] += 1
+            hole_hi[o] = V[V_NC]
+        ev[row, E_CARD_LO] = hole_lo[o]
+        ev[row, E_CARD_HI] = hole_hi[o]
+    if V[V_NS] + seats > s_out.shape[0]:
+        return False
+    for seat in range(1, 11):
+        if present[seat]:
+            s_out[V[V_NS], S_SEAT] = seat
+            s_out[V[V_NS], S_STACK] = stack[seat]
+            s_out[V[V_NS], S_NAME_LO] = name_lo[seat]
+            s_out[V[V_NS], S_NAME_HI] = name_hi[seat]
+            s_out[V[V_NS], S_STATUS] = 1 if sitting_out[seat] else 0
+            V[V_NS] += 1
+    h[k, H_PLACES] = V[V_PLACES]
+    h[k, H_SB] = V[V_SB_POSTED]
+    h[k, H_ANTE] = V[V_ANTE]
+    h[k, H_HIGHEST] = highest
+    h[k, H_GCD] = V[V_G]
+    return True
+
+
+@njit(cache=True)
+def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, nc0):  # pragma: no cover - compiled
+    """One hand's lines lo..hi - 1 after the table line: (seat rows end, event rows end, cards end, ok)."""
+    fail = (ns0, ne0, nc0, False)
+    button = h[k, H_BUTTON]
+    # the hand's state: a row per seat quantity (index = seat number 0..10), and the scalars (`V_*`), shared
+    # with the line readers
+    S = np.zeros((21, 11), dtype=np.int64)
+    S[R_HOLE_ROW:, :] = -1
+    V = np.zeros(N_V, dtype=np.int64)
+    present = S[R_PRESENT]
+    sitting_out = S[R_SITTING_OUT]
+    name_lo = S[R_NAME_LO]
+    name_hi = S[R_NAME_HI]
+    board = np.zeros(64, dtype=np.int64)
+    V[V_NS] = ns0
+    V[V_NE] = ne0
+    V[V_NC] = nc0
+    cap_ev = ev.shape[0]
+    i, seats, highest = _seat_list(data, starts, ends, flags, lo, hi, h, k, S, V)
+    if i < 0:
+        return fail
     if seats == 0:
         return fail
     if V[V_NE] >= cap_ev:
@@ -1403,79 +1505,6 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
                 return fail
             continue
         return fail
-    # -- finish -------------------------------------------------------------------------------------------
-    if V[V_SECTION] == SEC_PREDEAL or not V[V_SUMMARY] or V[V_AWARDS] == 0:
+    if not _finish(h, k, S, V, ev, ne0, cards, s_out, seats, highest):
         return fail
-    live_count = 0
-    for o in range(11):
-        if hole_row[o] >= 0 and not folded[o]:
-            live_count += 1
-    if live_count > 1 and not V[V_SHOWDOWN]:
-        return fail
-    # the implied uncalled return (`_HandReader.implied_return`) writes a return and a note: the reference's
-    if V[V_RETURNS] == 0 and V[V_TOTAL_POT] >= 0:
-        anyb = False
-        for o in range(11):
-            if in_round[o] and round_in[o] > 0:
-                anyb = True
-        top = -1
-        top_v = np.int64(-1)
-        second = np.int64(0)
-        for o in range(11):
-            v = round_in[o] if anyb else last_bets[o]
-            there = in_round[o] if anyb else last_in[o]
-            if there:
-                if v > top_v:
-                    if top >= 0:
-                        second = max(second, top_v)
-                    top, top_v = o, v
-                else:
-                    second = max(second, v)
-        if top >= 0 and top_v - second > 0 and not folded[top]:
-            put = np.int64(0)
-            awarded = np.int64(0)
-            rake = np.int64(0)
-            for row in range(ne0, V[V_NE]):
-                kind = ev[row, E_KIND]
-                if kind in (K_POST, K_ACTION) and ev[row, E_AMOUNT] >= 0:
-                    put += ev[row, E_AMOUNT]
-                elif kind == K_AWARD:
-                    awarded += ev[row, E_AMOUNT]
-                elif kind == K_RAKE:
-                    rake += ev[row, E_AMOUNT]
-            if put - awarded - rake == top_v - second:
-                return fail
-    # hole cards: as dealt, else as shown (all unknown otherwise)
-    for o in range(11):
-        row = hole_row[o]
-        if row < 0:
-            continue
-        if hole_lo[o] < 0 and known_lo[o] >= 0:
-            hole_lo[o] = known_lo[o]
-            hole_hi[o] = known_hi[o]
-        if hole_lo[o] < 0:
-            if V[V_NC] + hole_cards > cards.shape[0]:
-                return fail
-            hole_lo[o] = V[V_NC]
-            for _ in range(hole_cards):
-                cards[V[V_NC]] = UNKNOWN
-                V[V_NC] += 1
-            hole_hi[o] = V[V_NC]
-        ev[row, E_CARD_LO] = hole_lo[o]
-        ev[row, E_CARD_HI] = hole_hi[o]
-    if V[V_NS] + seats > s_out.shape[0]:
-        return fail
-    for seat in range(1, 11):
-        if present[seat]:
-            s_out[V[V_NS], S_SEAT] = seat
-            s_out[V[V_NS], S_STACK] = stack[seat]
-            s_out[V[V_NS], S_NAME_LO] = name_lo[seat]
-            s_out[V[V_NS], S_NAME_HI] = name_hi[seat]
-            s_out[V[V_NS], S_STATUS] = 1 if sitting_out[seat] else 0
-            V[V_NS] += 1
-    h[k, H_PLACES] = V[V_PLACES]
-    h[k, H_SB] = V[V_SB_POSTED]
-    h[k, H_ANTE] = V[V_ANTE]
-    h[k, H_HIGHEST] = highest
-    h[k, H_GCD] = V[V_G]
     return V[V_NS], V[V_NE], V[V_NC], True

@@ -24,9 +24,10 @@ Items keep the file's order: a run of consecutive hands the fast path took is gi
 `CHUNK_HANDS` hands; a chunk's hands' dicts (`TableChunk.source`, for the few hands a report shows) are read
 again from the file's bytes, kept with the chunk, when asked for.
 
-`takes_pokerstars_tables` decides which inputs take this path: a file of `MIN_FILE_BYTES` or more. Below that the
-kernels' load from Numba's cache (~0.1 s of CPU a process with the validator's, measured in the README) and
-their first compile (~10 s once after an install) cost more than the ~250 µs a hand they save.
+`takes_pokerstars_tables` decides which inputs take this path: a file of `MIN_FILE_BYTES` or more (see there).
+Measured on 20,000 hands our writer wrote (benchmarks/readers_speed.py, CPU): the reference reads them at ~260 µs a
+hand, this path at ~55 µs (the header and table line in Python ~15 µs, the kernel ~20 µs, lines, tables and the
+validator the rest).
 """
 
 from __future__ import annotations
@@ -50,12 +51,13 @@ from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, Cano
 __all__ = ["BATCH_HANDS", "CHUNK_HANDS", "FAILURES", "MIN_FILE_BYTES", "read_pokerstars_tables",
            "takes_pokerstars_tables"]
 
-#: a file smaller than this (as stored) is read by `read_pokerstars`: the kernels cost ~0.1 s of CPU a process to
-#: load from Numba's cache (the validator's included) and ~10 s to compile on the first run after an install,
-#: against ~250 µs a hand saved, so below ~1,000 hands (~1 MiB at ~1.1 KB a hand) they cost more than they save.
-#: Both paths give the same items (tests/test_pokerstars_tables.py): this decides only the time, and a run of
-#: small files (sample_logs) neither compiles nor loads them.
-MIN_FILE_BYTES = 1 << 20
+#: a file smaller than this (as stored; a gzip file's compressed size) is read by `read_pokerstars`: the kernels
+#: cost ~0.05 s of CPU a process to load from Numba's cache once Numba is loaded (the columnar validator's ~0.3 s
+#: more when nothing else loaded them) and ~17 s to compile on the first run after an install (the validator's
+#: ~3-6 s more), against ~200 µs a hand saved, so below ~1,500 hands they cost more than they save; 2 MiB is
+#: ~1,900 hands at our writer's ~1.1 KB a hand. Both paths give the same items (tests/test_pokerstars_tables.py):
+#: this decides only the time, and a run of small files (sample_logs, the corpus) neither compiles nor loads them.
+MIN_FILE_BYTES = 2 << 20
 #: hands converted and validated together (the validator's fixed cost per call spread over them; the arrays a
 #: few tens of MB whatever the file)
 BATCH_HANDS = 4096
