@@ -166,6 +166,11 @@ def _variants(text: str, rng: random.Random) -> dict[str, str | bytes]:
         "latin-1": text.replace("-p2", "-p\u00e9").encode("latin-1", "replace"),
         "utf-16": text[:3000].encode("utf-16"),
         "nul-bytes": text.replace("-p3", "-p\x003", 3),
+        # characters the reference folds or strips: a header it reads where the kernel would see none
+        "kelvin": text.replace("\n\n\nPokerStars Hand", "\n\n\nPo\u212aerStars Hand", 2),
+        "long-s": text.replace("\n\n\nPokerStars Hand", "\n\n\nPokerStar\u017f Hand", 2),
+        "feff-inside": text.replace("\n*** SUMMARY", "\n\ufeff*** SUMMARY", 2),
+        "separator-alone": text.replace("\n\n\nPokerStars", "\n\n* #3\nPokerStars", 1),
     }
     return out
 

@@ -44,7 +44,8 @@ __all__ = ["ACTION_NAMES", "CARD_NAMES", "EV_COLUMNS", "H_COLUMNS", "KIND_NAMES"
            "convert", "lines"]
 
 #: line flags (`lines`): a header candidate (begins with "pokerstars " in any case), a line the fast path cannot
-#: place (it holds "pokerstars" after its start, or is longer than the limit), blank (`not line or
+#: place (it holds "pokerstars" after its start, "*#" or "* #", U+FEFF, a Kelvin sign or a long s, or is longer
+#: than the limit), blank (`not line or
 #: line.isspace()` for an ASCII line), maybe blank (no ASCII character but blanks, and bytes beyond ASCII: only
 #: Python's `isspace` can say)
 L_HEADER, L_ANOMALY, L_BLANK, L_MAYBE_BLANK = 1, 2, 4, 8
@@ -248,10 +249,21 @@ def _flags(data, s, e, max_line):  # pragma: no cover - compiled
         b = data[q]
         if b >= 128:
             high = True
+            # U+FEFF (the reference strips it from a line's edges), the Kelvin sign and the long s (they fold
+            # into the "k" and "s" of "PokerStars")
+            if q + 2 < e and ((b == 0xEF and data[q + 1] == 0xBB and data[q + 2] == 0xBF)
+                              or (b == 0xE2 and data[q + 1] == 0x84 and data[q + 2] == 0xAA)):
+                f |= L_ANOMALY
+            if b == 0xC5 and q + 1 < e and data[q + 1] == 0xBF:
+                f |= L_ANOMALY
         elif not _SPACE[b]:
             printable = True
-        if q > s and (b == 80 or b == 112) and _ci_at(data, q, e, _POKERSTARS):
-            f |= L_ANOMALY
+            # "PokerStars" after the line's start; "*#" or "* #" (an archive separator may be in the text)
+            if q > s and (b == 80 or b == 112) and _ci_at(data, q, e, _POKERSTARS):
+                f |= L_ANOMALY
+            if b == 42 and q + 1 < e and (data[q + 1] == 35 or (data[q + 1] == 32 and q + 2 < e
+                                                                 and data[q + 2] == 35)):
+                f |= L_ANOMALY
     if not printable:
         f |= L_MAYBE_BLANK if high else L_BLANK
     return f
@@ -441,19 +453,19 @@ def _event(ev, ne, kind, seat):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _new_round(round_in, in_round, last_bets, last_in):  # pragma: no cover - compiled
+def _new_round(S):  # pragma: no cover - compiled
     """`_HandReader.new_round`: the round's chips in become the last round's if any, and the round starts empty."""
     anyb = False
     for o in range(11):
-        if in_round[o] and round_in[o] > 0:
+        if S[R_IN_ROUND, o] and S[R_ROUND_IN, o] > 0:
             anyb = True
     if anyb:
         for o in range(11):
-            last_bets[o] = round_in[o]
-            last_in[o] = in_round[o]
+            S[R_LAST_BETS, o] = S[R_ROUND_IN, o]
+            S[R_LAST_IN, o] = S[R_IN_ROUND, o]
     for o in range(11):
-        round_in[o] = 0
-        in_round[o] = False
+        S[R_ROUND_IN, o] = 0
+        S[R_IN_ROUND, o] = False
 
 
 @njit(cache=True)
@@ -541,11 +553,6 @@ def convert(data, starts, ends, flags, h, s_out, ev, cards):  # pragma: no cover
 @njit(cache=True)
 def _summary_line(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover - compiled
     """A summary line (`_HandReader.summary_line`): False to decline the hand."""
-    present = S[R_PRESENT]
-    name_lo = S[R_NAME_LO]
-    name_hi = S[R_NAME_HI]
-    known_lo = S[R_KNOWN_LO]
-    known_hi = S[R_KNOWN_HI]
     remembered = -1 if h[k, H_DRAW] == 1 else h[k, H_HOLE]
     if _at(data, s, e, _TOTAL):
         tv, tp, t_end, ok = _amount_total(data, s + _TOTAL.shape[0], e)
@@ -599,12 +606,12 @@ def _summary_line(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover
                 return False
         if digits == 0 or p + 2 > e or data[p] != 58 or data[p + 1] != 32:
             return False
-        if seat < 1 or seat > 10 or not present[seat]:
+        if seat < 1 or seat > 10 or not S[R_PRESENT, seat]:
             return False
         r = p + 2
-        ln = name_hi[seat] - name_lo[seat]
+        ln = S[R_NAME_HI, seat] - S[R_NAME_LO, seat]
         # (rest + " ").startswith(name + " ")
-        if not _same(data, r, min(r + ln, e), name_lo[seat], name_hi[seat]):
+        if not _same(data, r, min(r + ln, e), S[R_NAME_LO, seat], S[R_NAME_HI, seat]):
             return False
         tail = r + ln
         if tail < e and data[tail] != 32:
@@ -632,8 +639,8 @@ def _summary_line(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover
                     if not ok:
                         return False
                     if V[V_NC] - c0 == remembered:
-                        known_lo[seat] = c0
-                        known_hi[seat] = V[V_NC]
+                        S[R_KNOWN_LO, seat] = c0
+                        S[R_KNOWN_HI, seat] = V[V_NC]
                     else:
                         V[V_NC] = c0
                     break
@@ -644,13 +651,6 @@ def _summary_line(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover
 @njit(cache=True)
 def _marker(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover - compiled
     """A `*** NAME ***` line (`_HandReader.marker`): False to decline the hand."""
-    present = S[R_PRESENT]
-    sitting_out = S[R_SITTING_OUT]
-    round_in = S[R_ROUND_IN]
-    in_round = S[R_IN_ROUND]
-    last_bets = S[R_LAST_BETS]
-    last_in = S[R_LAST_IN]
-    hole_row = S[R_HOLE_ROW]
     button = h[k, H_BUTTON]
     draw_game = h[k, H_DRAW] == 1
     cap_ev = ev.shape[0]
@@ -678,13 +678,13 @@ def _marker(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover - com
             if seat == 0:
                 seat = 10
             # sorted by (s - button - 1) % 10: seat s = button + 1 + step (mod 10), 10 for 0
-            if not present[seat] or sitting_out[seat]:
+            if not S[R_PRESENT, seat] or S[R_SITTING_OUT, seat]:
                 continue
             if V[V_NE] >= cap_ev:
                 return False
             _event(ev, V[V_NE], _KIND[K_DEAL], seat)
             ev[V[V_NE], E_TARGET] = 0
-            hole_row[seat] = V[V_NE]
+            S[R_HOLE_ROW, seat] = V[V_NE]
             V[V_NE] += 1
         return True
     if V[V_SECTION] == SEC_PREDEAL:
@@ -727,13 +727,13 @@ def _marker(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover - com
         ev[V[V_NE], E_CARD_LO] = c0
         ev[V[V_NE], E_CARD_HI] = V[V_NC]
         V[V_NE] += 1
-        _new_round(round_in, in_round, last_bets, last_in)
+        _new_round(S)
         return True
     if _is(data, m0, mark_end, _DRAW) or _is(data, m0, mark_end, _FIRST_DRAW):
         if not draw_game or V[V_DRAWN]:
             return False
         V[V_DRAWN] = True
-        _new_round(round_in, in_round, last_bets, last_in)
+        _new_round(S)
         return True
     if _is(data, m0, mark_end, _SHOW_DOWN):
         V[V_SHOWDOWN] = True
@@ -750,30 +750,19 @@ def _marker(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover - com
 def _room_line(data, s, e, h, k, S, V, ev, cards):  # pragma: no cover - compiled
     """A line no seated name begins (`_HandReader.room_line`, what players with no seat say): False to decline the
     hand."""
-    present = S[R_PRESENT]
-    sitting_out = S[R_SITTING_OUT]
-    name_lo = S[R_NAME_LO]
-    name_hi = S[R_NAME_HI]
-    left = S[R_LEFT]
-    round_in = S[R_ROUND_IN]
-    in_round = S[R_IN_ROUND]
-    hole_row = S[R_HOLE_ROW]
-    hole_lo = S[R_HOLE_LO]
-    hole_hi = S[R_HOLE_HI]
-    last_draw = S[R_LAST_DRAW]
     draw_game = h[k, H_DRAW] == 1
     if _at(data, s, e, _DEALT):
         r = s + _DEALT.shape[0]
         seat = -1
         for o in range(1, 11):
-            ln = name_hi[o] - name_lo[o]
-            if present[o] and _same(data, r, min(r + ln, e), name_lo[o], name_hi[o]) and r + ln + 1 < e \
+            ln = S[R_NAME_HI, o] - S[R_NAME_LO, o]
+            if S[R_PRESENT, o] and _same(data, r, min(r + ln, e), S[R_NAME_LO, o], S[R_NAME_HI, o]) and r + ln + 1 < e \
                     and data[r + ln] == 32 and data[r + ln + 1] == 91:
                 seat = o
                 break
-        if seat < 0 or sitting_out[seat]:
+        if seat < 0 or S[R_SITTING_OUT, seat]:
             return False
-        q = r + name_hi[seat] - name_lo[seat] + 2
+        q = r + S[R_NAME_HI, seat] - S[R_NAME_LO, seat] + 2
         close = _close(data, q, e)
         if close < 0:
             return False
@@ -786,7 +775,7 @@ def _room_line(data, s, e, h, k, S, V, ev, cards):  # pragma: no cover - compile
                 return False
         if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
             return False
-        if hole_row[seat] < 0:
+        if S[R_HOLE_ROW, seat] < 0:
             return False
         c0 = V[V_NC]
         _t, ok = _cards(data, q, close, cards, V[V_NC])
@@ -796,18 +785,18 @@ def _room_line(data, s, e, h, k, S, V, ev, cards):  # pragma: no cover - compile
         if V[V_DRAWN] and draw_game:
             # after the draw a Dealt line changes no hole card: with two groups, the draw's receive
             V[V_NC] = c0
-            if q2 >= 0 and last_draw[seat] >= 0:
+            if q2 >= 0 and S[R_LAST_DRAW, seat] >= 0:
                 _t, ok = _cards(data, q2, e - 1, cards, V[V_NC])
                 V[V_NC] = _t
                 if not ok:
                     return False
-                ev[last_draw[seat], E_RECEIVE_LO] = c0
-                ev[last_draw[seat], E_RECEIVE_HI] = V[V_NC]
+                ev[S[R_LAST_DRAW, seat], E_RECEIVE_LO] = c0
+                ev[S[R_LAST_DRAW, seat], E_RECEIVE_HI] = V[V_NC]
             return True
         if q2 >= 0:
             return False
-        hole_lo[seat] = c0
-        hole_hi[seat] = V[V_NC]
+        S[R_HOLE_LO, seat] = c0
+        S[R_HOLE_HI, seat] = V[V_NC]
         return True
     if _at(data, s, e, _UNCALLED):
         a0 = s + _UNCALLED.shape[0]
@@ -822,17 +811,17 @@ def _room_line(data, s, e, h, k, S, V, ev, cards):  # pragma: no cover - compile
         r = a1 + _RETURNED.shape[0]
         seat = -1
         for o in range(1, 11):
-            if present[o] and _same(data, r, e, name_lo[o], name_hi[o]):
+            if S[R_PRESENT, o] and _same(data, r, e, S[R_NAME_LO, o], S[R_NAME_HI, o]):
                 seat = o
-        if seat < 0 or sitting_out[seat]:
+        if seat < 0 or S[R_SITTING_OUT, seat]:
             return False
         if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
             return False
         V[V_PLACES] = max(V[V_PLACES], pl)
-        before = round_in[seat] if in_round[seat] else 0
-        round_in[seat] = max(0, before - value)
-        in_round[seat] = True
-        left[seat] += value
+        before = S[R_ROUND_IN, seat] if S[R_IN_ROUND, seat] else 0
+        S[R_ROUND_IN, seat] = max(0, before - value)
+        S[R_IN_ROUND, seat] = True
+        S[R_LEFT, seat] += value
         _event(ev, V[V_NE], _KIND[K_RETURN], seat)
         ev[V[V_NE], E_AMOUNT] = value
         V[V_G] = _gcd(V[V_G], value)
@@ -849,21 +838,6 @@ def _room_line(data, s, e, h, k, S, V, ev, cards):  # pragma: no cover - compile
 def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - compiled
     """`NAME: ...` of a seated NAME (`_HandReader.colon_line` and `action`; r where NAME ends): False to decline the
     hand."""
-    sitting_out = S[R_SITTING_OUT]
-    absent = S[R_ABSENT]
-    timed_out = S[R_TIMED_OUT]
-    posted = S[R_POSTED]
-    left = S[R_LEFT]
-    round_in = S[R_ROUND_IN]
-    in_round = S[R_IN_ROUND]
-    last_bets = S[R_LAST_BETS]
-    last_in = S[R_LAST_IN]
-    folded = S[R_FOLDED]
-    fold_written = S[R_FOLD_WRITTEN]
-    hole_row = S[R_HOLE_ROW]
-    known_lo = S[R_KNOWN_LO]
-    known_hi = S[R_KNOWN_HI]
-    last_draw = S[R_LAST_DRAW]
     draw_game = h[k, H_DRAW] == 1
     tournament = h[k, H_TOURNAMENT] == 1
     remembered = -1 if h[k, H_DRAW] == 1 else h[k, H_HOLE]
@@ -891,13 +865,13 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
             return False
         if V[V_SECTION] != SEC_PREDEAL:
             return False
-        posted[seat] = True
+        S[R_POSTED, seat] = True
         if not tournament:
-            absent[seat] = False  # in a cash game only a player at the table posts
-        if value > left[seat]:
+            S[R_ABSENT, seat] = False  # in a cash game only a player at the table posts
+        if value > S[R_LEFT, seat]:
             return False
-        left[seat] -= value
-        if all_in and left[seat] != 0:
+        S[R_LEFT, seat] -= value
+        if all_in and S[R_LEFT, seat] != 0:
             return False
         V[V_PLACES] = max(V[V_PLACES], pl)
         if what == 3:
@@ -906,17 +880,17 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
             _event(ev, V[V_NE], _KIND[K_POST], seat)
             ev[V[V_NE], E_POST] = P_MISSED
             ev[V[V_NE], E_AMOUNT] = live_part
-            if (all_in and value == live_part) or left[seat] == 0:
+            if (all_in and value == live_part) or S[R_LEFT, seat] == 0:
                 ev[V[V_NE], E_ALL_IN] = 1
             V[V_G] = _gcd(V[V_G], live_part)
-            round_in[seat] = (round_in[seat] if in_round[seat] else 0) + live_part
-            in_round[seat] = True
+            S[R_ROUND_IN, seat] = (S[R_ROUND_IN, seat] if S[R_IN_ROUND, seat] else 0) + live_part
+            S[R_IN_ROUND, seat] = True
             V[V_NE] += 1
             if value > live_part:
                 _event(ev, V[V_NE], _KIND[K_POST], seat)
                 ev[V[V_NE], E_POST] = P_DEAD
                 ev[V[V_NE], E_AMOUNT] = value - live_part
-                if all_in or left[seat] == 0:
+                if all_in or S[R_LEFT, seat] == 0:
                     ev[V[V_NE], E_ALL_IN] = 1
                 V[V_G] = _gcd(V[V_G], value - live_part)
                 V[V_NE] += 1
@@ -924,7 +898,7 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
         V[V_G] = _gcd(V[V_G], value)
         _event(ev, V[V_NE], _KIND[K_POST], seat)
         ev[V[V_NE], E_AMOUNT] = value
-        if all_in or left[seat] == 0:
+        if all_in or S[R_LEFT, seat] == 0:
             ev[V[V_NE], E_ALL_IN] = 1
         live = False
         if what == 0:
@@ -947,8 +921,8 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
             ev[V[V_NE], E_BLIND] = what
             live = True
         if live:
-            round_in[seat] = (round_in[seat] if in_round[seat] else 0) + value
-            in_round[seat] = True
+            S[R_ROUND_IN, seat] = (S[R_ROUND_IN, seat] if S[R_IN_ROUND, seat] else 0) + value
+            S[R_IN_ROUND, seat] = True
         V[V_NE] += 1
         return True
     if _is(data, r, e, _CHECKS):
@@ -965,8 +939,8 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
         if not ok:
             return False
         if V[V_NC] - c0 == remembered:
-            known_lo[seat] = c0
-            known_hi[seat] = V[V_NC]
+            S[R_KNOWN_LO, seat] = c0
+            S[R_KNOWN_HI, seat] = V[V_NC]
         else:
             V[V_NC] = c0
         verb = A_FOLD
@@ -1021,8 +995,8 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
         if not ok:
             return False
         if V[V_NC] - c0 == remembered:
-            known_lo[seat] = c0
-            known_hi[seat] = V[V_NC]
+            S[R_KNOWN_LO, seat] = c0
+            S[R_KNOWN_HI, seat] = V[V_NC]
         if shows:
             _event(ev, V[V_NE], _KIND[K_SHOW], seat)
             ev[V[V_NE], E_CARD_LO] = c0
@@ -1067,8 +1041,8 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
             return False
         if not V[V_DRAWN]:  # no draw marker: the first discard opens the draw
             V[V_DRAWN] = True
-            _new_round(round_in, in_round, last_bets, last_in)
-        if hole_row[seat] < 0:
+            _new_round(S)
+        if S[R_HOLE_ROW, seat] < 0:
             return False
         c1 = V[V_NC]
         _t, ok = _unknown(cards, V[V_NC], c1 - c0)
@@ -1080,7 +1054,7 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
         ev[V[V_NE], E_CARD_HI] = c1
         ev[V[V_NE], E_RECEIVE_LO] = c1
         ev[V[V_NE], E_RECEIVE_HI] = V[V_NC]
-        last_draw[seat] = V[V_NE]
+        S[R_LAST_DRAW, seat] = V[V_NE]
         V[V_NE] += 1
         return True
     elif _is(data, r, e, _MUCKS_HAND):
@@ -1095,28 +1069,28 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
         # `_HandReader.sits_out`: absent; before the deal, not dealt in unless the seat has posted
         if tournament:
             return False
-        absent[seat] = True
-        if V[V_SECTION] == SEC_PREDEAL and not posted[seat]:
-            sitting_out[seat] = True
+        S[R_ABSENT, seat] = True
+        if V[V_SECTION] == SEC_PREDEAL and not S[R_POSTED, seat]:
+            S[R_SITTING_OUT, seat] = True
         return True
     else:
         return False
     # -- an action (`_HandReader.action`)
     if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
         return False
-    if hole_row[seat] < 0:
+    if S[R_HOLE_ROW, seat] < 0:
         return False
-    timed = timed_out[seat]
-    timed_out[seat] = False
+    timed = S[R_TIMED_OUT, seat]
+    S[R_TIMED_OUT, seat] = False
     if verb == A_FOLD:
         # the room's fold (a kill): the seat is absent, timed out, or has no chips behind
-        folded[seat] = True
-        if absent[seat] or timed or (left[seat] == 0 and not fold_written[seat]):
+        S[R_FOLDED, seat] = True
+        if S[R_ABSENT, seat] or timed or (S[R_LEFT, seat] == 0 and not S[R_FOLD_WRITTEN, seat]):
             _event(ev, V[V_NE], _KIND[K_KILL], seat)
         else:
             _event(ev, V[V_NE], _KIND[K_ACTION], seat)
             ev[V[V_NE], E_ACTION] = A_FOLD
-        fold_written[seat] = True
+        S[R_FOLD_WRITTEN, seat] = True
         V[V_NE] += 1
         return True
     if verb == A_CHECK:
@@ -1124,31 +1098,31 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
         ev[V[V_NE], E_ACTION] = A_CHECK
         V[V_NE] += 1
         return True
-    absent[seat] = False  # a player who bets is at the table
-    before = round_in[seat] if in_round[seat] else 0
+    S[R_ABSENT, seat] = False  # a player who bets is at the table
+    before = S[R_ROUND_IN, seat] if S[R_IN_ROUND, seat] else 0
     current = np.int64(0)
     for o in range(11):
-        if in_round[o] and round_in[o] > current:
-            current = round_in[o]
+        if S[R_IN_ROUND, o] and S[R_ROUND_IN, o] > current:
+            current = S[R_ROUND_IN, o]
     if to < 0:
         to = before + amount
     amount = to - before
     if amount <= 0:
         return False
-    if amount > left[seat]:
+    if amount > S[R_LEFT, seat]:
         return False
-    left[seat] -= amount
-    if all_in and left[seat] != 0:
+    S[R_LEFT, seat] -= amount
+    if all_in and S[R_LEFT, seat] != 0:
         return False
     if verb in (A_BET, A_RAISE):
         verb = A_RAISE if current > 0 else A_BET
-    round_in[seat] = to
-    in_round[seat] = True
+    S[R_ROUND_IN, seat] = to
+    S[R_IN_ROUND, seat] = True
     _event(ev, V[V_NE], _KIND[K_ACTION], seat)
     ev[V[V_NE], E_ACTION] = verb
     ev[V[V_NE], E_AMOUNT] = amount
     ev[V[V_NE], E_TO] = to
-    if all_in or left[seat] == 0:
+    if all_in or S[R_LEFT, seat] == 0:
         ev[V[V_NE], E_ALL_IN] = 1
     V[V_G] = _gcd(_gcd(V[V_G], amount), to)
     V[V_NE] += 1
@@ -1158,10 +1132,6 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
 @njit(cache=True)
 def _plain_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - compiled
     """`NAME ...` of a seated NAME (`_HandReader.plain_line`; r where NAME ends): False to decline the hand."""
-    sitting_out = S[R_SITTING_OUT]
-    absent = S[R_ABSENT]
-    timed_out = S[R_TIMED_OUT]
-    posted = S[R_POSTED]
     tournament = h[k, H_TOURNAMENT] == 1
     r += 1
     # -- NAME verb ...
@@ -1208,19 +1178,19 @@ def _plain_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
     if _is(data, r, e, _IS_SITTING_OUT):
         if tournament:
             return False
-        absent[seat] = True
-        if V[V_SECTION] == SEC_PREDEAL and not posted[seat]:
-            sitting_out[seat] = True
+        S[R_ABSENT, seat] = True
+        if V[V_SECTION] == SEC_PREDEAL and not S[R_POSTED, seat]:
+            S[R_SITTING_OUT, seat] = True
         return True
     if _is(data, r, e, _HAS_RETURNED):
-        absent[seat] = False
+        S[R_ABSENT, seat] = False
         return True
     if _at(data, r, e, _WINS) or _at(data, r, e, _FINISHED) or _at(data, r, e, _REBUYS) \
             or _at(data, r, e, _ADD_ON):
         return True  # a tournament's results and buys: paid outside the hand
     if _is(data, r, e, _TIMED_OUT) or _is(data, r, e, _TIMED_OUT_DISCONNECTED) \
             or _is(data, r, e, _TIMED_OUT_BEING):
-        timed_out[seat] = True  # the room acts for the seat's next action
+        S[R_TIMED_OUT, seat] = True  # the room acts for the seat's next action
         return True
     return False
 
@@ -1229,13 +1199,6 @@ def _plain_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
 def _seat_list(data, starts, ends, flags, lo, hi, h, k, S, V):  # pragma: no cover - compiled
     """The seat list from line lo on (`_HandReader.read`'s `Seat N:` lines): (the first line after it, seats,
     highest seat), the line -1 to decline the hand."""
-    present = S[R_PRESENT]
-    sitting_out = S[R_SITTING_OUT]
-    absent = S[R_ABSENT]
-    name_lo = S[R_NAME_LO]
-    name_hi = S[R_NAME_HI]
-    stack = S[R_STACK]
-    left = S[R_LEFT]
     tournament = h[k, H_TOURNAMENT] == 1
     i = lo
     seats = 0
@@ -1303,23 +1266,23 @@ def _seat_list(data, starts, ends, flags, lo, hi, h, k, S, V):  # pragma: no cov
         for q in range(nlo, nhi):
             if data[q] == 58:
                 return -1, 0, 0
-        if seat < 1 or seat > 10 or present[seat]:
+        if seat < 1 or seat > 10 or S[R_PRESENT, seat]:
             return -1, 0, 0
         for o in range(1, 11):
-            if present[o]:
+            if S[R_PRESENT, o]:
                 # names distinct and none beginning another (`simple_names`)
-                la = name_hi[o] - name_lo[o]
+                la = S[R_NAME_HI, o] - S[R_NAME_LO, o]
                 lb = nhi - nlo
                 m = min(la, lb)
-                if _same(data, name_lo[o], name_lo[o] + m, nlo, nlo + m):
+                if _same(data, S[R_NAME_LO, o], S[R_NAME_LO, o] + m, nlo, nlo + m):
                     return -1, 0, 0
-        present[seat] = True
-        sitting_out[seat] = out
-        absent[seat] = away
-        name_lo[seat] = nlo
-        name_hi[seat] = nhi
-        stack[seat] = value
-        left[seat] = value
+        S[R_PRESENT, seat] = True
+        S[R_SITTING_OUT, seat] = out
+        S[R_ABSENT, seat] = away
+        S[R_NAME_LO, seat] = nlo
+        S[R_NAME_HI, seat] = nhi
+        S[R_STACK, seat] = value
+        S[R_LEFT, seat] = value
         V[V_PLACES] = max(V[V_PLACES], pl)
         V[V_G] = _gcd(V[V_G], value)
         seats += 1
@@ -1331,27 +1294,12 @@ def _seat_list(data, starts, ends, flags, lo, hi, h, k, S, V):  # pragma: no cov
 @njit(cache=True)
 def _finish(h, k, S, V, ev, ne0, cards, s_out, seats, highest):  # pragma: no cover - compiled
     """`_HandReader.finish`: the hand's end checked, its hole cards and seat rows written (False to decline)."""
-    present = S[R_PRESENT]
-    sitting_out = S[R_SITTING_OUT]
-    name_lo = S[R_NAME_LO]
-    name_hi = S[R_NAME_HI]
-    stack = S[R_STACK]
-    round_in = S[R_ROUND_IN]
-    in_round = S[R_IN_ROUND]
-    last_bets = S[R_LAST_BETS]
-    last_in = S[R_LAST_IN]
-    folded = S[R_FOLDED]
-    hole_row = S[R_HOLE_ROW]
-    hole_lo = S[R_HOLE_LO]
-    hole_hi = S[R_HOLE_HI]
-    known_lo = S[R_KNOWN_LO]
-    known_hi = S[R_KNOWN_HI]
     hole_cards = h[k, H_HOLE]
     if V[V_SECTION] == SEC_PREDEAL or not V[V_SUMMARY] or V[V_AWARDS] == 0:
         return False
     live_count = 0
     for o in range(11):
-        if hole_row[o] >= 0 and not folded[o]:
+        if S[R_HOLE_ROW, o] >= 0 and not S[R_FOLDED, o]:
             live_count += 1
     if live_count > 1 and not V[V_SHOWDOWN]:
         return False
@@ -1359,14 +1307,14 @@ def _finish(h, k, S, V, ev, ne0, cards, s_out, seats, highest):  # pragma: no co
     if V[V_RETURNS] == 0 and V[V_TOTAL_POT] >= 0:
         anyb = False
         for o in range(11):
-            if in_round[o] and round_in[o] > 0:
+            if S[R_IN_ROUND, o] and S[R_ROUND_IN, o] > 0:
                 anyb = True
         top = -1
         top_v = np.int64(-1)
         second = np.int64(0)
         for o in range(11):
-            v = round_in[o] if anyb else last_bets[o]
-            there = in_round[o] if anyb else last_in[o]
+            v = S[R_ROUND_IN, o] if anyb else S[R_LAST_BETS, o]
+            there = S[R_IN_ROUND, o] if anyb else S[R_LAST_IN, o]
             if there:
                 if v > top_v:
                     if top >= 0:
@@ -1374,7 +1322,7 @@ def _finish(h, k, S, V, ev, ne0, cards, s_out, seats, highest):  # pragma: no co
                     top, top_v = o, v
                 else:
                     second = max(second, v)
-        if top >= 0 and top_v - second > 0 and not folded[top]:
+        if top >= 0 and top_v - second > 0 and not S[R_FOLDED, top]:
             put = np.int64(0)
             awarded = np.int64(0)
             rake = np.int64(0)
@@ -1390,31 +1338,31 @@ def _finish(h, k, S, V, ev, ne0, cards, s_out, seats, highest):  # pragma: no co
                 return False
     # hole cards: as dealt, else as shown (all unknown otherwise)
     for o in range(11):
-        row = hole_row[o]
+        row = S[R_HOLE_ROW, o]
         if row < 0:
             continue
-        if hole_lo[o] < 0 and known_lo[o] >= 0:
-            hole_lo[o] = known_lo[o]
-            hole_hi[o] = known_hi[o]
-        if hole_lo[o] < 0:
+        if S[R_HOLE_LO, o] < 0 and S[R_KNOWN_LO, o] >= 0:
+            S[R_HOLE_LO, o] = S[R_KNOWN_LO, o]
+            S[R_HOLE_HI, o] = S[R_KNOWN_HI, o]
+        if S[R_HOLE_LO, o] < 0:
             if V[V_NC] + hole_cards > cards.shape[0]:
                 return False
-            hole_lo[o] = V[V_NC]
+            S[R_HOLE_LO, o] = V[V_NC]
             for _ in range(hole_cards):
                 cards[V[V_NC]] = UNKNOWN
                 V[V_NC] += 1
-            hole_hi[o] = V[V_NC]
-        ev[row, E_CARD_LO] = hole_lo[o]
-        ev[row, E_CARD_HI] = hole_hi[o]
+            S[R_HOLE_HI, o] = V[V_NC]
+        ev[row, E_CARD_LO] = S[R_HOLE_LO, o]
+        ev[row, E_CARD_HI] = S[R_HOLE_HI, o]
     if V[V_NS] + seats > s_out.shape[0]:
         return False
     for seat in range(1, 11):
-        if present[seat]:
+        if S[R_PRESENT, seat]:
             s_out[V[V_NS], S_SEAT] = seat
-            s_out[V[V_NS], S_STACK] = stack[seat]
-            s_out[V[V_NS], S_NAME_LO] = name_lo[seat]
-            s_out[V[V_NS], S_NAME_HI] = name_hi[seat]
-            s_out[V[V_NS], S_STATUS] = 1 if sitting_out[seat] else 0
+            s_out[V[V_NS], S_STACK] = S[R_STACK, seat]
+            s_out[V[V_NS], S_NAME_LO] = S[R_NAME_LO, seat]
+            s_out[V[V_NS], S_NAME_HI] = S[R_NAME_HI, seat]
+            s_out[V[V_NS], S_STATUS] = 1 if S[R_SITTING_OUT, seat] else 0
             V[V_NS] += 1
     h[k, H_PLACES] = V[V_PLACES]
     h[k, H_SB] = V[V_SB_POSTED]
@@ -1434,10 +1382,6 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
     S = np.zeros((21, 11), dtype=np.int64)
     S[R_HOLE_ROW:, :] = -1
     V = np.zeros(N_V, dtype=np.int64)
-    present = S[R_PRESENT]
-    sitting_out = S[R_SITTING_OUT]
-    name_lo = S[R_NAME_LO]
-    name_hi = S[R_NAME_HI]
     board = np.zeros(64, dtype=np.int64)
     V[V_NS] = ns0
     V[V_NE] = ne0
@@ -1486,16 +1430,17 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
         # a seated name that begins the line (at most one: none begins another)
         who = -1
         for o in range(1, 11):
-            if present[o] and _same(data, s, min(s + name_hi[o] - name_lo[o], e), name_lo[o], name_hi[o]):
+            a, b = S[R_NAME_LO, o], S[R_NAME_HI, o]
+            if S[R_PRESENT, o] and _same(data, s, min(s + b - a, e), a, b):
                 who = o
                 break
-        if who >= 0 and sitting_out[who]:
+        if who >= 0 and S[R_SITTING_OUT, who]:
             return fail
         if who < 0:
             if not _room_line(data, s, e, h, k, S, V, ev, cards):
                 return fail
             continue
-        r = s + name_hi[who] - name_lo[who]
+        r = s + S[R_NAME_HI, who] - S[R_NAME_LO, who]
         if r + 1 < e and data[r] == 58 and data[r + 1] == 32:
             if not _colon_line(data, r, e, who, h, k, S, V, ev, cards):
                 return fail

@@ -76,9 +76,6 @@ _STATUS = pa.array(["active", "sitting_out"], pa.string())
 _ROOM = pa.array([pokerstars.ROOM], pa.string())
 _VARIANTS = ("holdem", "omaha", "five-card-draw")
 _STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
-#: bytes whose presence sends a file to the reference whole: U+FEFF (stripped from lines' edges by the reference),
-#: the Kelvin sign and the long s (`str.lower` and IGNORECASE fold them into "k" and "s" of "PokerStars")
-_REFERENCE_BYTES = (b"\xef\xbb\xbf", b"\xe2\x84\xaa", b"\xc5\xbf", b"*#", b"* #")
 _BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _HUNDRED = Decimal(100)
 
@@ -150,7 +147,7 @@ def _plain(raw: bytes) -> bytes | None:
         raw = raw[len(codecs.BOM_UTF8):]
     elif raw.startswith(_BOMS) or pokerstars._utf16_without_bom(raw) is not None:
         return None
-    if not raw or any(part in raw for part in _REFERENCE_BYTES):
+    if not raw:  # (U+FEFF, separators, the Kelvin sign and the long s: `pokerstars_kernel.lines` flags them)
         return None
     try:
         raw.decode("utf-8")
