@@ -35,6 +35,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -183,6 +184,8 @@ class _Plan:
             return
         self.header_lines = np.array(heads, dtype=np.int64)
         self.header_texts = texts
+        #: table line -> (table id, button, table size) as `_HandReader.table` reads it
+        self.tables_read: dict[str, tuple[str | None, int, int | None]] = {}
         self.hands = len(heads)
         self.span_end = np.append(self.header_lines[1:], n)
         self.first = heads[0]
@@ -225,6 +228,9 @@ class _Plan:
         starts, line_ends = self.starts, self.ends
         table_starts = starts[np.minimum(table_lines, len(starts) - 1)].tolist()
         table_ends = line_ends[np.minimum(table_lines, len(starts) - 1)].tolist()
+        rows: list[int] = []
+        given: list[tuple[int, int, int, int, int, int]] = []
+        tables_read = self.tables_read
         for j, (t, end, size) in enumerate(zip(table_lines.tolist(), ends.tolist(), sizes.tolist(), strict=True)):
             if t >= end or size > max_hand:
                 continue
@@ -234,20 +240,26 @@ class _Plan:
             reader.places = 0
             try:
                 reader.header(self.header_texts[a + j])
-                reader.table(table)
+                # a table line is the same for many hands (the button moves among a few seats): read once each
+                known = tables_read.get(table)
+                if known is None:
+                    reader.table(table)
+                    known = (reader.table_id, reader.button, reader.max_seats)
+                    if len(table) <= 256:
+                        tables_read[table] = known
             except Exception:  # the reference reads this hand and words why
                 continue
             if reader.variant not in _VARIANTS or reader.places > 2:
                 continue
-            h[j, _K.H_TABLE] = t
-            h[j, _K.H_BUTTON] = reader.button
-            h[j, _K.H_HOLE] = reader.hole_cards
-            h[j, _K.H_TOURNAMENT] = reader.tournament
-            h[j, _K.H_BIG_BLIND] = int(reader.big_blind() * _HUNDRED)
-            h[j, _K.H_DRAW] = reader.variant == "five-card-draw"
-            info[j] = (reader.hand_id, reader.table_id, reader.started_at, reader.variant, reader.structure,
-                       reader.currency, reader.max_seats, int(reader.small * _HUNDRED), int(reader.big * _HUNDRED),
-                       reader.places)
+            table_id, button, max_seats = known
+            small, big = _hundredths(reader.small), _hundredths(reader.big)
+            rows.append(j)
+            given.append((t, button, reader.hole_cards, reader.tournament,
+                          big if reader.structure != "fixed-limit" else small, reader.variant == "five-card-draw"))
+            info[j] = (reader.hand_id, table_id, reader.started_at, reader.variant, reader.structure,
+                       reader.currency, max_seats, small, big, reader.places)
+        if rows:
+            h[np.array(rows), _K.H_TABLE:_K.H_DRAW + 1] = np.array(given, dtype=np.int64)
         lo, hi = int(heads[0]), int(ends[-1])
         n_lines = hi - lo
         s_out = np.empty((count * 10, 5), dtype=np.int64)
@@ -267,6 +279,12 @@ class _Plan:
             return taken, None
         taken[rows[valid]] = True
         return taken, tables.keep(valid)
+
+
+@lru_cache(maxsize=4096)
+def _hundredths(value: Decimal) -> int:
+    """An amount of at most two decimals in hundredths (stakes repeat from hand to hand: read once each)."""
+    return int(value * _HUNDRED)
 
 
 def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.ndarray, ev: np.ndarray,
