@@ -198,6 +198,8 @@ def _mutant(lines: list[str], rng: random.Random) -> list[str]:
     another kind put in (most mutants stay near what the fast path takes, so its own declines are reached)."""
     lines = list(lines)
     for _ in range(rng.randint(1, 3)):
+        if not lines:
+            break
         i = rng.randrange(len(lines))
         line = lines[i]
         op = rng.randrange(8)
@@ -209,7 +211,7 @@ def _mutant(lines: list[str], rng: random.Random) -> list[str]:
             lines[i] = " ".join(words)
         elif op == 1:
             seat_names = [ln.split(": ", 1)[1].rsplit(" (", 1)[0] for ln in lines if ln.startswith("Seat ")
-                          and " in chips" in ln]
+                          and ": " in ln and " in chips" in ln]
             if seat_names:
                 old = rng.choice(seat_names)
                 new = rng.choice([*_NAMES, old[:-1], old + "x", rng.choice(seat_names)])
@@ -242,6 +244,27 @@ def test_a_mutation_property_holds_the_paths_equal(tmp_path, simulated_text):
         hands = [_mutant(h, rng) if rng.random() < 0.7 else h for h in hands]
         text = "\n\n".join("\n".join(h) for h in hands) + "\n"
         assert_same_as_reference(_write(tmp_path, f"m{k:03}.txt", text))
+
+
+@needs_corpus
+def test_corpus_hands_mutated_keep_the_paths_equal(tmp_path):
+    """The room's own hands (amounts in dollars, rake, chat, players coming and going) mutated, some files with a
+    byte-order mark or CR LF line ends."""
+    rng = random.Random(8)
+    blocks: list[list[str]] = []
+    for path in sorted(CORPUS.rglob("*.txt")):
+        lines = path.read_bytes().decode("utf-8", "replace").lstrip("\ufeff").replace("\r\n", "\n").split("\n")
+        for line in lines:
+            if line.startswith("PokerStars ") or not blocks:
+                blocks.append([])
+            blocks[-1].append(line)
+    blocks = [b for b in blocks if b[0].startswith("PokerStars ")]
+    for k in range(120):
+        hands = [rng.choice(blocks) for _ in range(rng.randint(1, 4))]
+        hands = [_mutant(h, rng) if rng.random() < 0.8 else h for h in hands]
+        text = ("\ufeff" if rng.random() < 0.3 else "") + "\n\n".join("\n".join(h) for h in hands) + "\n"
+        assert_same_as_reference(_write(tmp_path, f"c{k:03}.txt", text.replace("\n", "\r\n") if k % 3 == 0 else
+                                        text))
 
 
 def test_bytes_flipped_keep_the_paths_equal(tmp_path, simulated_text):
