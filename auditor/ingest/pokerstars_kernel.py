@@ -631,8 +631,8 @@ def _summary_line(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover
                         if _WORD[prev]:
                             continue
                     close = _close(data, q + 8, e)
-                    if close < 0:
-                        continue
+                    if close < 0:  # no ']' after this one, so none after any later one: no match (linear time)
+                        break
                     c0 = V[V_NC]
                     _t, ok = _cards(data, q + 8, close, cards, V[V_NC])
                     V[V_NC] = _t
