@@ -8,9 +8,15 @@ corpus's own files (/work/shared/corpus/pokerstars, /ohh) are timed too. For eac
 and microseconds a hand, CPU time (what the machine spent; the wall clock of a shared machine is noise):
 
 - read: the reader's items (`read_pokerstars` / `read_ohh`, to a list), in this process;
+- for PokerStars, read column-wise: `pokerstars_tables.read_pokerstars_tables`' items (the hands it takes as
+  TableChunks, the others the reference's), and how many hands it took;
 - the read of the large file stage by stage (the reader's own steps, one after the other);
 - audit: `auditor audit FILE --format jsonl --output /dev/null --quiet --jobs 1` in a child process (its CPU,
   start-up and Numba's cache load included: what a user waits for; about 2.5 s of CPU before the first hand).
+  PokerStars files of `pokerstars_tables.MIN_FILE_BYTES` or more take the column-wise path; the audit is timed
+  again with that threshold out of reach (the reference path), and both are printed;
+- `--compile`: the PokerStars kernels' compile CPU (a child process with an empty NUMBA_CACHE_DIR) and their
+  load from the cache (a second child), the columnar validator's included;
 - OHH column-wise (issue 16, `auditor/ingest/ohh_tables.py`): the read through `read_ohh_tables` (how many
   hands its fast path took), and the audit twice: object by object (the path's threshold out of reach, every
   file through `read_ohh`) and as `auditor audit` reads it (the large file column-wise; the corpus's files are
@@ -44,7 +50,9 @@ sys.path.insert(0, str(ROOT))  # this checkout's auditor, not the installed one
 from auditor.check.packs import resolve_pack  # noqa: E402
 from auditor.export import writer  # noqa: E402
 from auditor.ingest.ohh import read_ohh  # noqa: E402
+from auditor.ingest.parquet import TableChunk  # noqa: E402
 from auditor.ingest.pokerstars import read_pokerstars  # noqa: E402
+from auditor.ingest.pokerstars_tables import read_pokerstars_tables  # noqa: E402
 from auditor.model.records import SourceHand  # noqa: E402
 from auditor.simulate import simulate_mixed  # noqa: E402
 
@@ -119,9 +127,20 @@ def cpu_timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, obje
     return best_cpu, best_wall, result
 
 
-def audit_cpu(paths: list[Path], repeat: int) -> tuple[float, float]:
-    """(best CPU seconds, best wall seconds) of `auditor audit PATHS` in a child process, one job."""
-    command = [sys.executable, "-c", "from auditor.cli import main; main()", "audit", *map(str, paths),
+def read_columnwise(paths: list[Path]) -> list:
+    """`read_pokerstars_tables`' items of each file, in this process."""
+    return [x for p in paths for x in read_pokerstars_tables(p)]
+
+
+#: the child's start for an audit through the reference PokerStars reader only (the column-wise path's threshold
+#: out of reach)
+REFERENCE_ONLY = "import auditor.ingest.pokerstars_tables as t; t.MIN_FILE_BYTES = 1 << 62; "
+
+
+def audit_cpu(paths: list[Path], repeat: int, prelude: str = "") -> tuple[float, float]:
+    """(best CPU seconds, best wall seconds) of `auditor audit PATHS` in a child process, one job (`prelude`: Python
+    run first in the child)."""
+    command = [sys.executable, "-c", prelude + "from auditor.cli import main; main()", "audit", *map(str, paths),
                "--format", "jsonl", "--output", os.devnull, "--quiet", "--jobs", "1", "--allow-unaudited",
                "--fail-on", "never"]
     best_cpu = best_wall = float("inf")
@@ -222,6 +241,34 @@ def stages(fmt: str, path: Path) -> list[tuple[str, float, int]]:
     return [(label, seconds, len(hands)) for label, seconds in steps]
 
 
+def compile_cpu() -> tuple[float, float]:
+    """(CPU seconds to compile the PokerStars kernels and the columnar validator's, CPU seconds to load them from
+    the cache): a child reading a small file column-wise with an empty NUMBA_CACHE_DIR, then a second child with
+    that cache, each less the same child's start without the read."""
+    import tempfile
+
+    sample = simulated("pokerstars", 200)
+    body = ("import time; from pathlib import Path; t0 = time.process_time(); "
+            "from auditor.ingest.pokerstars_tables import read_pokerstars_tables; "
+            f"list(read_pokerstars_tables(Path({str(sample)!r}))); print(time.process_time() - t0)")
+    bare = ("import time; t0 = time.process_time(); import auditor.ingest.pokerstars_tables; "
+            "print(time.process_time() - t0)")
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        env.pop("NUMBA_BOUNDSCHECK", None)
+
+        def child(code: str) -> float:
+            out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True,
+                                 text=True).stdout
+            return float(out.strip().splitlines()[-1])
+
+        first = child(body)
+        again = child(body)
+        imports = child(bare)
+    # the read of 200 hands itself is ~0.05 s; what is left is compiling (first) and loading (again)
+    return first - imports, again - imports
+
+
 def line(label: str, seconds: float, wall: float, hands: int) -> str:
     if not hands:
         return f"{label:<46}{seconds:>8.2f} s cpu (no hands)"
@@ -242,11 +289,18 @@ def main() -> None:
     parser.add_argument("--no-audit", action="store_true", help="time the readers only")
     parser.add_argument("--profile", choices=sorted(READERS), help="cProfile one read of FORMAT's large file")
     parser.add_argument("--snapshot", type=Path, help="pickle every input's items to this file")
+    parser.add_argument("--compile", action="store_true", help="time the PokerStars kernels' compile and load")
     args = parser.parse_args()
     formats = args.formats.split(",")
     inputs = {fmt: {"simulated": [simulated(fmt, args.hands)], "corpus": corpus_files(fmt)} for fmt in formats}
     #: what the audit is given: the corpus as its folder (the audit skips what it does not recognise)
     audited = {fmt: {"simulated": inputs[fmt]["simulated"], "corpus": [CORPUS / fmt]} for fmt in formats}
+
+    if args.compile:
+        compiled, loaded = compile_cpu()
+        print(f"pokerstars kernels (and the columnar validator's): compile {compiled:.2f} s cpu, "
+              f"load from the cache {loaded:.2f} s cpu (each less the imports)")
+        return
 
     if args.profile:
         path = inputs[args.profile]["simulated"]
@@ -271,6 +325,12 @@ def main() -> None:
             print(f"{fmt} {kind}: {len(paths)} file(s), {size / 1e6:.1f} MB, {hands:,} hands, "
                   f"{len(items) - hands:,} other items")
             print(line("  read (the reader's items)", cpu, wall, hands))
+            if fmt == "pokerstars":
+                cpu, wall, fast = cpu_timed(lambda paths=paths: read_columnwise(paths), args.repeat)
+                assert isinstance(fast, list)
+                taken = sum(x.num_hands for x in fast if isinstance(x, TableChunk))
+                print(line("  read column-wise (read_pokerstars_tables)", cpu, wall, hands)
+                      + f"  ({taken:,} of {hands:,} hands taken)")
             if kind == "simulated":
                 for label, seconds, count in stages(fmt, paths[0]):
                     print(line("  " + label, seconds, seconds, count))
@@ -288,6 +348,9 @@ def main() -> None:
             elif not args.no_audit:
                 cpu, wall = audit_cpu(audited[fmt][kind], args.repeat)
                 print(line("  auditor audit --jobs 1 (child process)", cpu, wall, hands))
+                if fmt == "pokerstars":
+                    cpu, wall = audit_cpu(audited[fmt][kind], args.repeat, REFERENCE_ONLY)
+                    print(line("  the same audit, reference reader only", cpu, wall, hands))
             sys.stdout.flush()
     if args.snapshot:
         with args.snapshot.open("wb") as out:

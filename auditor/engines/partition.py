@@ -46,6 +46,7 @@ from auditor.ingest.jsonl_tables import read_jsonl_tables, takes_tables
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.ohh_tables import read_ohh_tables, takes_ohh_tables
 from auditor.ingest.parquet import TableChunk
+from auditor.ingest.pokerstars_tables import read_pokerstars_tables, takes_pokerstars_tables
 from auditor.ingest.tables import build_tables
 from auditor.model.inputs import shown_text
 from auditor.model.periods import Period
@@ -392,6 +393,8 @@ def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quaran
         yield from contained(read_jsonl_tables(item.path, limits or DEFAULT_LIMITS), item.label)  # type: ignore[arg-type]
     elif takes_ohh_tables(item.path, item.format, item.label):  # OHH scanned and validated column-wise
         yield from contained(read_ohh_tables(item.path, limits or DEFAULT_LIMITS), item.label)  # type: ignore[arg-type]
+    elif takes_pokerstars_tables(item.path, item.format, item.label):  # PokerStars text converted column-wise
+        yield from contained(read_pokerstars_tables(item.path, limits or DEFAULT_LIMITS), item.label)  # type: ignore[arg-type]
     else:
         yield from read_input(item, limits)
 

@@ -23,9 +23,11 @@ _PHH_SCANNER = ("auditor.ingest.phh_scan",)
 _PHH_TABLES = ("auditor.ingest.phh_kernel", *_VALIDATOR)
 _JSONL_TABLES = ("auditor.ingest.jsonl_scan", *_VALIDATOR)
 _OHH_TABLES = ("auditor.ingest.ohh_kernel", *_VALIDATOR)
+_PS_TABLES = ("auditor.ingest.pokerstars_kernel", *_VALIDATOR)
 #: what each module's kernels are, for the notice
 _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kernel": "the PHH reader",
           "auditor.ingest.jsonl_scan": "the JSON Lines reader", "auditor.ingest.ohh_kernel": "the OHH reader",
+          "auditor.ingest.pokerstars_kernel": "the PokerStars reader",
           "auditor.ingest.columnar_kernels": "the columnar validator",
           "auditor.ingest.columnar_validate": "the columnar validator"}
 
@@ -35,6 +37,7 @@ def reader_modules(inputs: Sequence[InputFile]) -> tuple[str, ...]:
     from auditor.ingest.jsonl_tables import takes_tables
     from auditor.ingest.ohh_tables import takes_ohh_tables
     from auditor.ingest.phh_tables import MIN_FILES
+    from auditor.ingest.pokerstars_tables import takes_pokerstars_tables
 
     modules: dict[str, None] = {}
     plain_phh = sum(1 for item in inputs if item.format == "phh" and item.path.name.lower().endswith(".phh"))
@@ -48,6 +51,9 @@ def reader_modules(inputs: Sequence[InputFile]) -> tuple[str, ...]:
         modules.update(dict.fromkeys(_JSONL_TABLES))
     if any(takes_ohh_tables(item.path, item.format, item.label) for item in inputs if item.format == "ohh"):
         modules.update(dict.fromkeys(_OHH_TABLES))
+    if any(takes_pokerstars_tables(item.path, item.format, item.label) for item in inputs
+           if item.format == "pokerstars"):
+        modules.update(dict.fromkeys(_PS_TABLES))
     return tuple(modules)
 
 

@@ -327,30 +327,41 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
         cut = spans[k + 1][2] if k + 1 < len(spans) and spans[k + 1][0] == end - 1 else 0
         if cut:
             text[-1] = text[-1][:cut] if len(text) > 1 else text[-1][: cut - column]
-        header = is_hand_start(text[0]) and start != long_line
-        if long_line is not None or size > limits.pokerstars_max_hand_bytes:
-            what = (f"line {long_line + 1} is longer than {max_line} bytes (limit pokerstars_max_line_bytes)"
-                    if long_line is not None else
-                    f"hand is longer than {limits.pokerstars_max_hand_bytes} bytes (limit pokerstars_max_hand_bytes)")
-            match = HEADER.match(text[0]) if header else None
-            yield Quarantined(name, start + 1, f"{what}; the hand is not read", match["id"] if match else None,
-                              code="limit")
-            continue
-        if not header:
-            first = next(start + i for i, line in enumerate(text) if line.strip())
-            yield Quarantined(name, first + 1, "not a whole hand: text before the first 'PokerStars Hand #' "
-                                               "header (a fragment of a hand)", code="truncated")
-            continue
-        item, notes = _convert(text, name, start + 1, rule_pack)
-        if cut and isinstance(item, Quarantined):
-            item = Quarantined(name, item.line, f"truncated: the hand's text stops inside line {end}, where the "
-                                                f"next hand's header begins ({item.reason})", item.hand_id,
-                               code="truncated", table_id=item.table_id)
-        for note in notes:
-            if note.code not in noted:
-                noted.add(note.code)
-                yield note
-        yield item
+        yield from span_items(text, start, end, size, name, rule_pack, limits, noted, long_line, cut)
+
+
+def span_items(text: list[str], start: int, end: int, size: int, name: str, rule_pack: str, limits: Limits,
+               noted: set[str], long_line: int | None = None,
+               cut: int = 0) -> Iterator[SourceHand | Quarantined | ReaderNote]:
+    """The items of one span of `_hand_spans` (`text` its lines, from line `start` + 1 to `end` of the file,
+    `size` its bytes by `_span_size`): a quarantine entry or the hand, after the notes not yet given in this
+    file (`noted`, updated). `read_pokerstars` reads every span with it; the column-wise path
+    (`pokerstars_tables`) reads here each hand it does not take, so both word it the same way."""
+    max_line = limits.pokerstars_max_line_bytes
+    header = is_hand_start(text[0]) and start != long_line
+    if long_line is not None or size > limits.pokerstars_max_hand_bytes:
+        what = (f"line {long_line + 1} is longer than {max_line} bytes (limit pokerstars_max_line_bytes)"
+                if long_line is not None else
+                f"hand is longer than {limits.pokerstars_max_hand_bytes} bytes (limit pokerstars_max_hand_bytes)")
+        match = HEADER.match(text[0]) if header else None
+        yield Quarantined(name, start + 1, f"{what}; the hand is not read", match["id"] if match else None,
+                          code="limit")
+        return
+    if not header:
+        first = next(start + i for i, line in enumerate(text) if line.strip())
+        yield Quarantined(name, first + 1, "not a whole hand: text before the first 'PokerStars Hand #' "
+                                           "header (a fragment of a hand)", code="truncated")
+        return
+    item, notes = _convert(text, name, start + 1, rule_pack)
+    if cut and isinstance(item, Quarantined):
+        item = Quarantined(name, item.line, f"truncated: the hand's text stops inside line {end}, where the "
+                                            f"next hand's header begins ({item.reason})", item.hand_id,
+                           code="truncated", table_id=item.table_id)
+    for note in notes:
+        if note.code not in noted:
+            noted.add(note.code)
+            yield note
+    yield item
 
 
 def _size(line: str, cap: int) -> int:
