@@ -204,10 +204,11 @@ def test_a_fault_the_format_cannot_say_is_listed_even_when_a_few_clean_hands_sha
                for line in format_report(verify_module.VerifyResult([report])))
 
 
-@pytest.mark.parametrize("fmt", ["phh", "ohh"])
+@pytest.mark.parametrize("fmt", ["phh", "ohh", "pokerstars"])
 def test_formats_read_column_wise_by_an_audit_are_carried_both_ways(fmt):
-    """Every other round trip of PHH (one `.phh` file per hand) and of OHH (its one file) is read hand by hand and
-    column-wise (the path an audit of a folder of `.phh` files or of a large OHH file takes), the two held equal
+    """Every other round trip of PHH (one `.phh` file per hand), OHH and PokerStars text (their one file) is read
+    hand by hand and column-wise (the path an audit of a folder of `.phh` files or of a large OHH or PokerStars
+    file takes), the two held equal
     and the column-wise tables audited: the proof goes through both readers, and the report says how many hands
     the column-wise one gave."""
     report = verify_pack("tda-2024", 400, 1, via=fmt)

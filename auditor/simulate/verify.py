@@ -35,9 +35,10 @@ the format's writer to a file of their own in a temporary folder, read back with
 (:func:`auditor.ingest.detect.read_file`, format detected as ``auditor audit`` does) and audited from
 what the reader gave back. PHH, which an audit of a folder reads column-wise (``ingest.phh_tables``), is
 written the other way in every other round trip too, one ``.phh`` file per hand, read back both hand by hand
-and column-wise (:mod:`auditor.simulate.readback`); OHH, whose large files an audit reads column-wise
-(``ingest.ohh_tables``), is read both ways in every other round trip: the column-wise tables are audited, and a
-hand the two readers do not agree on is a problem, "not audited". The report says how many hands each gave.
+and column-wise (:mod:`auditor.simulate.readback`); OHH and PokerStars text, whose large files an audit reads
+column-wise (``ingest.ohh_tables``, ``ingest.pokerstars_tables``), are read both ways in every other round
+trip: the column-wise tables are audited, and a hand the two readers do not agree on is a problem, "not
+audited". The report says how many hands each gave.
 A hand the writer cannot express is not written: it is counted as not
 expressible, with the writer's reason, and so is every planted fault of a category the format cannot
 show at all (the writer's ``HIDDEN_CATEGORIES``, e.g. burns in PokerStars text). A hand the reader
@@ -257,9 +258,17 @@ def _ohh_tables() -> Callable[[Path], Iterable]:
     return read_ohh_tables
 
 
+def _pokerstars_tables() -> Callable[[Path], Iterable]:
+    from auditor.ingest.pokerstars_tables import read_pokerstars_tables
+
+    return read_pokerstars_tables
+
+
 #: per format whose large files an audit reads column-wise, that reader (as a maker, imported when used): called
-#: on verify's small files directly, so its size threshold (`takes_ohh_tables`) is waived
-COLUMN_WISE: dict[str, Callable[[], Callable[[Path], Iterable]]] = {"ohh": _ohh_tables}
+#: on verify's small files directly, so its size threshold (`takes_ohh_tables`, `takes_pokerstars_tables`) is
+#: waived
+COLUMN_WISE: dict[str, Callable[[], Callable[[Path], Iterable]]] = {"ohh": _ohh_tables,
+                                                                     "pokerstars": _pokerstars_tables}
 
 
 class _Via:
