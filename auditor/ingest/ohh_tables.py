@@ -39,6 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.ingest import columnar_validate, ohh, ohh_kernel
+from auditor.ingest.arrow_columns import card_lists, coded, list_array, small_ints
 from auditor.ingest.files import GZIP_MAGIC, open_failure, unseekable_kind, utf8_mask
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
@@ -342,20 +343,6 @@ def _strings(out: np.ndarray, s_lo: np.ndarray, s_hi: np.ndarray) -> pa.StringAr
     return pa.StringArray.from_buffers(len(s_lo), pa.py_buffer(offsets), pa.py_buffer(out.tobytes()))
 
 
-def _lists(counts: np.ndarray, values: pa.Array, mask: np.ndarray | None = None) -> pa.Array:
-    offsets = np.zeros(len(counts) + 1, dtype=np.int32)
-    np.cumsum(counts, out=offsets[1:])
-    return pa.ListArray.from_arrays(pa.array(offsets), values, mask=None if mask is None else pa.array(mask))
-
-
-def _small(values: np.ndarray) -> pa.Array:
-    return pa.array(values.astype(np.int8), pa.int8(), mask=values < 0)
-
-
-def _coded(names: pa.Array, codes: np.ndarray) -> pa.Array:
-    return names.take(pa.array(codes, pa.int64(), mask=codes < 0))
-
-
 def _tables(h: np.ndarray, seats: np.ndarray, ev: np.ndarray, ev_cards: np.ndarray, text: pa.StringArray, name: str,
             lines: np.ndarray, rule_pack: str) -> CanonicalTables:
     """The canonical tables of the mapped hands (`h` a row per hand, in order)."""
@@ -367,7 +354,7 @@ def _tables(h: np.ndarray, seats: np.ndarray, ev: np.ndarray, ev_cards: np.ndarr
     blind_values = pairs.reshape(-1)[(np.arange(2)[None, :] < blinds[:, None]).reshape(-1)]
     fixed = h[:, k.H_BET] == 2
     bet_values = np.stack([bb, bb, 2 * bb, 2 * bb], axis=1)[fixed].reshape(-1)
-    no_lists = _lists(np.zeros(count, np.int64), pa.array([], pa.int64()))
+    no_lists = list_array(np.zeros(count, np.int64), pa.array([], pa.int64()))
     started = text.take(pa.array(h[:, k.H_STARTED], pa.int64(), mask=h[:, k.H_STARTED] < 0))
     zoned = pc.binary_join_element_wise(started, pa.scalar("Z"), "")
     started = pc.if_else(pa.array(h[:, k.H_ZONE] == 1), started, zoned)
@@ -382,9 +369,9 @@ def _tables(h: np.ndarray, seats: np.ndarray, ev: np.ndarray, ev_cards: np.ndarr
         "rule_pack": pa.array([rule_pack], pa.string()).take(pa.array(np.zeros(count, np.int64))),
         "currency": text.take(pa.array(h[:, k.H_CURRENCY], pa.int64(), mask=h[:, k.H_CURRENCY] < 0)),
         "max_seats": pa.array(h[:, k.H_MAX_SEATS].astype(np.int8), pa.int8()),
-        "blinds": _lists(blinds, pa.array(blind_values, pa.int64())),
+        "blinds": list_array(blinds, pa.array(blind_values, pa.int64())),
         "ante": pa.array(h[:, k.H_ANTEV], pa.int64()),
-        "bet_units": _lists(np.where(fixed, 4, 0), pa.array(bet_values, pa.int64())),
+        "bet_units": list_array(np.where(fixed, 4, 0), pa.array(bet_values, pa.int64())),
         "spread_min": no_lists,
         "spread_max": no_lists,
         "table_min": pa.nulls(count, pa.int64()),
@@ -409,31 +396,25 @@ def _tables(h: np.ndarray, seats: np.ndarray, ev: np.ndarray, ev_cards: np.ndarr
     owner = np.repeat(np.arange(count, dtype=np.int32), per_hand)
     first = np.repeat(np.cumsum(per_hand) - per_hand, per_hand)
     n = len(ev)
-    card_lo, card_hi = ev[:, k.E_C_LO], ev[:, k.E_C_HI]
-    has_cards = card_lo >= 0
-    card_counts = np.where(has_cards, card_hi - card_lo, 0)
-    total = int(card_counts.sum())
-    at = (np.repeat(card_lo, card_counts) + np.arange(total, dtype=np.int64)
-          - np.repeat(np.cumsum(card_counts) - card_counts, card_counts))
     string_nulls = pa.nulls(n, pa.string())
     list_nulls = pa.nulls(n, pa.list_(pa.string()))
     event_columns = {
         "hand": pa.array(owner),
         "seq": pa.array((np.arange(n, dtype=np.int64) - first).astype(np.int32)),
         "kind": _KINDS.take(pa.array(ev[:, k.E_KIND])),
-        "seat": _small(ev[:, k.E_SEAT]),
+        "seat": small_ints(ev[:, k.E_SEAT]),
         "player": string_nulls,
-        "action": _coded(_ACTIONS, ev[:, k.E_ACTION]),
-        "post": _coded(_POSTS, ev[:, k.E_POST]),
-        "blind": _small(ev[:, k.E_BLIND]),
+        "action": coded(_ACTIONS, ev[:, k.E_ACTION]),
+        "post": coded(_POSTS, ev[:, k.E_POST]),
+        "blind": small_ints(ev[:, k.E_BLIND]),
         "amount": pa.array(ev[:, k.E_AMOUNT], pa.int64(), mask=ev[:, k.E_AMOUNT] < 0),
         "to": pa.array(ev[:, k.E_TO], pa.int64(), mask=ev[:, k.E_TO] < 0),
         "all_in": pa.array(ev[:, k.E_ALL_IN] == 1, pa.bool_(), mask=ev[:, k.E_ALL_IN] < 0),
-        "target": _coded(_TARGETS, ev[:, k.E_TARGET]),
-        "cards": _lists(card_counts, _CARDS.take(pa.array(ev_cards[at])), ~has_cards),
+        "target": coded(_TARGETS, ev[:, k.E_TARGET]),
+        "cards": card_lists(ev[:, k.E_C_LO], ev[:, k.E_C_HI], ev_cards, _CARDS),
         "receive": list_nulls,
         "draw_players": list_nulls,
-        "pot": _small(ev[:, k.E_POT]),
+        "pot": small_ints(ev[:, k.E_POT]),
         "t": string_nulls,
         "from_seat": pa.nulls(n, pa.int8()),
     }

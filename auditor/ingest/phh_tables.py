@@ -36,6 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.ingest import columnar_validate, phh, phh_kernel, phh_scan
+from auditor.ingest.arrow_columns import card_lists, coded, list_array, small_ints, texts
 from auditor.ingest.files import utf8_mask
 from auditor.ingest.parquet import TableChunk
 from auditor.model.records import SourceHand
@@ -221,27 +222,6 @@ def _values(s: phh_scan.Scan, where: np.ndarray, docs: int) -> dict[str, dict[in
     return out
 
 
-def _lists(counts: np.ndarray, values: pa.Array, mask: np.ndarray | None = None) -> pa.Array:
-    offsets = np.zeros(len(counts) + 1, dtype=np.int32)
-    np.cumsum(counts, out=offsets[1:])
-    return pa.ListArray.from_arrays(pa.array(offsets), values, mask=None if mask is None else pa.array(mask))
-
-
-def _coded(names: pa.Array, codes: np.ndarray) -> pa.Array:
-    return names.take(pa.array(codes, pa.int64(), mask=codes < 0))
-
-
-def _texts(values: list[str | None]) -> pa.Array:
-    """A text column, all nulls without a list conversion when it is (`room`, `currency`: usually absent)."""
-    if values.count(None) == len(values):
-        return pa.nulls(len(values), pa.string())
-    return pa.array(values, pa.string())
-
-
-def _small(values: np.ndarray) -> pa.Array:
-    return pa.array(values.astype(np.int8), pa.int8(), mask=values < 0)
-
-
 def _tables(s: phh_scan.Scan, h: np.ndarray, seats: np.ndarray, ev: np.ndarray, cards: np.ndarray,
             where: np.ndarray, hand_ids: list[str], table_ids: list[str], rooms: list[str | None],
             currency: list[str | None], files: list[str], rule_pack: str,
@@ -254,23 +234,23 @@ def _tables(s: phh_scan.Scan, h: np.ndarray, seats: np.ndarray, ev: np.ndarray, 
     blind_values = h[:, [k.H_BLIND1, k.H_BLIND2]].reshape(-1)[(np.arange(2)[None, :] < blinds[:, None]).reshape(-1)]
     fixed = h[:, k.H_SMALL] >= 0
     bet_values = h[fixed][:, [k.H_SMALL, k.H_SMALL, k.H_BIG, k.H_BIG]].reshape(-1)
-    no_lists = _lists(np.zeros(count, np.int64), pa.array([], pa.int64()))
+    no_lists = list_array(np.zeros(count, np.int64), pa.array([], pa.int64()))
     nulls = pa.nulls(count, pa.int64())
     variant = h[:, k.H_VARIANT]
     columns = {
         "hand": pa.array(np.arange(count, dtype=np.int32)),
         "hand_id": pa.array(hand_ids, pa.string()),
         "table_id": pa.array(table_ids, pa.string()),
-        "room": _texts(rooms),
-        "started_at": _texts(started_at),
+        "room": texts(rooms),
+        "started_at": texts(started_at),
         "variant": _VARIANTS.take(pa.array(variant)),
         "structure": _STRUCTURES.take(pa.array(variant)),
         "rule_pack": pa.array([rule_pack], pa.string()).take(pa.array(np.zeros(count, np.int64))),
-        "currency": _texts(currency),
+        "currency": texts(currency),
         "max_seats": pa.array(h[:, k.H_MAX_SEATS].astype(np.int8), pa.int8()),
-        "blinds": _lists(blinds, pa.array(blind_values, pa.int64())),
+        "blinds": list_array(blinds, pa.array(blind_values, pa.int64())),
         "ante": pa.array(h[:, k.H_ANTE], pa.int64()),
-        "bet_units": _lists(np.where(fixed, 4, 0), pa.array(bet_values, pa.int64())),
+        "bet_units": list_array(np.where(fixed, 4, 0), pa.array(bet_values, pa.int64())),
         "spread_min": no_lists,
         "spread_max": no_lists,
         "table_min": nulls,
@@ -299,32 +279,25 @@ def _tables(s: phh_scan.Scan, h: np.ndarray, seats: np.ndarray, ev: np.ndarray, 
     owner = np.repeat(np.arange(count, dtype=np.int64), per_hand)
     first = np.repeat(np.cumsum(per_hand) - per_hand, per_hand)
     n = len(ev)
-    card_lo, card_hi = ev[:, k.E_CARD_LO], ev[:, k.E_CARD_HI]
-    has_cards = card_lo >= 0
-    card_counts = np.where(has_cards, card_hi - card_lo, 0)
-    total = int(card_counts.sum())
-    at = (np.repeat(card_lo, card_counts) + np.arange(total, dtype=np.int64)
-          - np.repeat(np.cumsum(card_counts) - card_counts, card_counts))
-    card_text = _CARDS.take(pa.array(cards[at].astype(np.int64)))
     string_nulls = pa.nulls(n, pa.string())
     list_nulls = pa.nulls(n, pa.list_(pa.string()))
     event_columns = {
         "hand": pa.array(owner.astype(np.int32)),
         "seq": pa.array((np.arange(n, dtype=np.int64) - first).astype(np.int32)),
         "kind": _KINDS.take(pa.array(ev[:, k.E_KIND])),
-        "seat": _small(ev[:, k.E_SEAT]),
+        "seat": small_ints(ev[:, k.E_SEAT]),
         "player": string_nulls,
-        "action": _coded(_ACTIONS, ev[:, k.E_ACTION]),
-        "post": _coded(_POSTS, ev[:, k.E_POST]),
-        "blind": _small(ev[:, k.E_BLIND]),
+        "action": coded(_ACTIONS, ev[:, k.E_ACTION]),
+        "post": coded(_POSTS, ev[:, k.E_POST]),
+        "blind": small_ints(ev[:, k.E_BLIND]),
         "amount": pa.array(ev[:, k.E_AMOUNT], pa.int64(), mask=ev[:, k.E_AMOUNT] < 0),
         "to": pa.array(ev[:, k.E_TO], pa.int64(), mask=ev[:, k.E_TO] < 0),
         "all_in": pa.array(ev[:, k.E_ALL_IN] == 1, pa.bool_(), mask=ev[:, k.E_ALL_IN] < 0),
-        "target": _coded(_TARGETS, ev[:, k.E_TARGET]),
-        "cards": _lists(card_counts, card_text, ~has_cards),
+        "target": coded(_TARGETS, ev[:, k.E_TARGET]),
+        "cards": card_lists(ev[:, k.E_CARD_LO], ev[:, k.E_CARD_HI], cards, _CARDS),
         "receive": list_nulls,
         "draw_players": list_nulls,
-        "pot": _small(ev[:, k.E_POT]),
+        "pot": small_ints(ev[:, k.E_POT]),
         "t": string_nulls,
         "from_seat": pa.nulls(n, pa.int8()),
     }

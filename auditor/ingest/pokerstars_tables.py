@@ -42,10 +42,10 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.ingest import columnar_validate, pokerstars, pokerstars_kernel
+from auditor.ingest.arrow_columns import card_lists, coded, list_array, small_ints, span_positions, texts
 from auditor.ingest.files import read_all, unseekable_kind
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
-from auditor.ingest.phh_tables import _coded, _lists, _small, _texts
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
@@ -317,22 +317,22 @@ def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.
     chip_unit = np.where(chip_unit == 0, 1, chip_unit)
     max_seats = np.array([m if m is not None else -1 for m in max_given], dtype=np.int64)
     max_seats = np.where(max_seats >= 0, max_seats, np.maximum(pokerstars.DEFAULT_MAX_SEATS, h[:, k.H_HIGHEST]))
-    no_lists = _lists(np.zeros(count, np.int64), pa.array([], pa.int64()))
+    no_lists = list_array(np.zeros(count, np.int64), pa.array([], pa.int64()))
     zeros = np.zeros(count, np.int64)
     columns = {
         "hand": pa.array(np.arange(count, dtype=np.int32)),
         "hand_id": pa.array(hand_ids, pa.string()),
         "table_id": pa.array(table_ids, pa.string()),
         "room": _ROOM.take(pa.array(zeros)),
-        "started_at": _texts(started),
+        "started_at": texts(started),
         "variant": pa.array(variants, pa.string()),
         "structure": pa.array(structures, pa.string()),
         "rule_pack": pa.array([rule_pack], pa.string()).take(pa.array(zeros)),
-        "currency": _texts(currency),
+        "currency": texts(currency),
         "max_seats": pa.array(max_seats.astype(np.int8), pa.int8()),
-        "blinds": _lists(np.full(count, 2, np.int64), pa.array(blinds.reshape(-1), pa.int64())),
+        "blinds": list_array(np.full(count, 2, np.int64), pa.array(blinds.reshape(-1), pa.int64())),
         "ante": pa.array(ante, pa.int64()),
-        "bet_units": _lists(unit_count, pa.array(bet_values, pa.int64())),
+        "bet_units": list_array(unit_count, pa.array(bet_values, pa.int64())),
         "spread_min": no_lists,
         "spread_max": no_lists,
         "table_min": pa.nulls(count, pa.int64()),
@@ -368,19 +368,19 @@ def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.
         "hand": pa.array(owner.astype(np.int32)),
         "seq": pa.array((np.arange(n, dtype=np.int64) - first).astype(np.int32)),
         "kind": _KINDS.take(pa.array(ev[:, k.E_KIND])),
-        "seat": _small(ev[:, k.E_SEAT]),
+        "seat": small_ints(ev[:, k.E_SEAT]),
         "player": string_nulls,
-        "action": _coded(_ACTIONS, ev[:, k.E_ACTION]),
-        "post": _coded(_POSTS, ev[:, k.E_POST]),
-        "blind": _small(ev[:, k.E_BLIND]),
+        "action": coded(_ACTIONS, ev[:, k.E_ACTION]),
+        "post": coded(_POSTS, ev[:, k.E_POST]),
+        "blind": small_ints(ev[:, k.E_BLIND]),
         "amount": pa.array(amount // ev_f, pa.int64(), mask=amount < 0),
         "to": pa.array(to // ev_f, pa.int64(), mask=to < 0),
         "all_in": pa.array(ev[:, k.E_ALL_IN] == 1, pa.bool_(), mask=ev[:, k.E_ALL_IN] < 0),
-        "target": _coded(_TARGETS, ev[:, k.E_TARGET]),
-        "cards": _card_lists(ev[:, k.E_CARD_LO], ev[:, k.E_CARD_HI], cards),
-        "receive": _card_lists(ev[:, k.E_RECEIVE_LO], ev[:, k.E_RECEIVE_HI], cards),
+        "target": coded(_TARGETS, ev[:, k.E_TARGET]),
+        "cards": card_lists(ev[:, k.E_CARD_LO], ev[:, k.E_CARD_HI], cards, _CARDS),
+        "receive": card_lists(ev[:, k.E_RECEIVE_LO], ev[:, k.E_RECEIVE_HI], cards, _CARDS),
         "draw_players": list_nulls,
-        "pot": _small(ev[:, k.E_POT]),
+        "pot": small_ints(ev[:, k.E_POT]),
         "t": string_nulls,
         "from_seat": pa.nulls(n, pa.int8()),
     }
@@ -388,22 +388,11 @@ def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.
     return CanonicalTables(hands, seat_table, events)
 
 
-def _card_lists(lo: np.ndarray, hi: np.ndarray, cards: np.ndarray) -> pa.Array:
-    """Per event, the cards cards[lo:hi] as a list of names (null where lo is -1)."""
-    present = lo >= 0
-    counts = np.where(present, hi - lo, 0)
-    total = int(counts.sum())
-    at = np.repeat(lo, counts) + np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    return _lists(counts, _CARDS.take(pa.array(cards[at])), ~present)
-
-
 def _slices(data: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> pa.Array:
     """The UTF-8 texts data[lo:hi] (each cut at ASCII bytes of a UTF-8 file: valid) as one string array."""
-    lengths = hi - lo
+    lengths, at = span_positions(lo, hi)
     offsets = np.zeros(len(lo) + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
-    total = int(offsets[-1])
-    at = np.repeat(lo, lengths) + np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1].astype(np.int64), lengths)
     values = data[at]
     return pa.StringArray.from_buffers(len(lo), pa.py_buffer(offsets), pa.py_buffer(values.tobytes()))
 
