@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.ingest import columnar_validate, ohh, ohh_kernel
-from auditor.ingest.arrow_columns import card_lists, coded, list_array, small_ints
+from auditor.ingest.arrow_columns import EventNames, card_lists, event_table, list_array
 from auditor.ingest.files import GZIP_MAGIC, open_failure, unseekable_kind, utf8_mask
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
@@ -67,10 +67,7 @@ FAILURES: list[str] = []
 _VARIANTS = pa.array(["holdem", "omaha"], pa.string())
 _STRUCTURES = pa.array(["no-limit", "pot-limit", "fixed-limit"], pa.string())
 _STATUS = pa.array(["sitting_out", "active"], pa.string())
-_KINDS = pa.array(ohh_kernel.KIND_NAMES, pa.string())
-_ACTIONS = pa.array(ohh_kernel.ACTION_NAMES, pa.string())
-_POSTS = pa.array(ohh_kernel.POST_NAMES, pa.string())
-_TARGETS = pa.array(ohh_kernel.TARGET_NAMES, pa.string())
+_EVENT_NAMES = EventNames.of(ohh_kernel)
 _CARDS = pa.array(ohh_kernel.CARD_NAMES, pa.string())
 
 
@@ -392,31 +389,9 @@ def _tables(h: np.ndarray, seats: np.ndarray, ev: np.ndarray, ev_cards: np.ndarr
         "status": _STATUS.take(pa.array(seats[:, k.S_ACTIVE])),
     }
     seat_table = pa.table([seat_columns[field.name] for field in SEATS_SCHEMA], schema=SEATS_SCHEMA)
-    per_hand = h[:, k.H_EV_HI] - h[:, k.H_EV_LO]
-    owner = np.repeat(np.arange(count, dtype=np.int32), per_hand)
-    first = np.repeat(np.cumsum(per_hand) - per_hand, per_hand)
-    n = len(ev)
-    string_nulls = pa.nulls(n, pa.string())
-    list_nulls = pa.nulls(n, pa.list_(pa.string()))
-    event_columns = {
-        "hand": pa.array(owner),
-        "seq": pa.array((np.arange(n, dtype=np.int64) - first).astype(np.int32)),
-        "kind": _KINDS.take(pa.array(ev[:, k.E_KIND])),
-        "seat": small_ints(ev[:, k.E_SEAT]),
-        "player": string_nulls,
-        "action": coded(_ACTIONS, ev[:, k.E_ACTION]),
-        "post": coded(_POSTS, ev[:, k.E_POST]),
-        "blind": small_ints(ev[:, k.E_BLIND]),
-        "amount": pa.array(ev[:, k.E_AMOUNT], pa.int64(), mask=ev[:, k.E_AMOUNT] < 0),
-        "to": pa.array(ev[:, k.E_TO], pa.int64(), mask=ev[:, k.E_TO] < 0),
-        "all_in": pa.array(ev[:, k.E_ALL_IN] == 1, pa.bool_(), mask=ev[:, k.E_ALL_IN] < 0),
-        "target": coded(_TARGETS, ev[:, k.E_TARGET]),
-        "cards": card_lists(ev[:, k.E_C_LO], ev[:, k.E_C_HI], ev_cards, _CARDS),
-        "receive": list_nulls,
-        "draw_players": list_nulls,
-        "pot": small_ints(ev[:, k.E_POT]),
-        "t": string_nulls,
-        "from_seat": pa.nulls(n, pa.int8()),
-    }
-    events = pa.table([event_columns[field.name] for field in EVENTS_SCHEMA], schema=EVENTS_SCHEMA)
+    events = event_table(h[:, k.H_EV_HI] - h[:, k.H_EV_LO], _EVENT_NAMES, kind=ev[:, k.E_KIND], seat=ev[:, k.E_SEAT],
+                         action=ev[:, k.E_ACTION], post=ev[:, k.E_POST], blind=ev[:, k.E_BLIND],
+                         amount=ev[:, k.E_AMOUNT], to=ev[:, k.E_TO], all_in=ev[:, k.E_ALL_IN],
+                         target=ev[:, k.E_TARGET], pot=ev[:, k.E_POT],
+                         cards=card_lists(ev[:, k.E_C_LO], ev[:, k.E_C_HI], ev_cards, _CARDS))
     return CanonicalTables(hands, seat_table, events)

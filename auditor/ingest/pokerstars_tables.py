@@ -42,7 +42,14 @@ import numpy as np
 import pyarrow as pa
 
 from auditor.ingest import columnar_validate, pokerstars, pokerstars_kernel
-from auditor.ingest.arrow_columns import card_lists, coded, list_array, small_ints, span_positions, texts
+from auditor.ingest.arrow_columns import (
+    EventNames,
+    card_lists,
+    event_table,
+    list_array,
+    span_positions,
+    texts,
+)
 from auditor.ingest.files import read_all, unseekable_kind
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
@@ -68,10 +75,7 @@ CHUNK_HANDS = 1000
 FAILURES: list[str] = []
 
 _K = pokerstars_kernel
-_KINDS = pa.array(_K.KIND_NAMES, pa.string())
-_ACTIONS = pa.array(_K.ACTION_NAMES, pa.string())
-_POSTS = pa.array(_K.POST_NAMES, pa.string())
-_TARGETS = pa.array(_K.TARGET_NAMES, pa.string())
+_EVENT_NAMES = EventNames.of(_K)
 _CARDS = pa.array(_K.CARD_NAMES, pa.string())
 _STATUS = pa.array(["active", "sitting_out"], pa.string())
 _ROOM = pa.array([pokerstars.ROOM], pa.string())
@@ -357,34 +361,13 @@ def _tables(plan: _Plan, h: np.ndarray, info: list, lines: list[int], seats: np.
     seat_table = pa.table([seat_columns[field.name] for field in SEATS_SCHEMA], schema=SEATS_SCHEMA)
     # events
     per_hand = h[:, k.H_EV_HI] - h[:, k.H_EV_LO]
-    owner = np.repeat(np.arange(count, dtype=np.int64), per_hand)
-    first = np.repeat(np.cumsum(per_hand) - per_hand, per_hand)
-    ev_f = f[owner]
-    n = len(ev)
+    ev_f = f[np.repeat(np.arange(count, dtype=np.int64), per_hand)]  # each event's hand's scale divisor
     amount, to = ev[:, k.E_AMOUNT], ev[:, k.E_TO]
-    string_nulls = pa.nulls(n, pa.string())
-    list_nulls = pa.nulls(n, pa.list_(pa.string()))
-    event_columns = {
-        "hand": pa.array(owner.astype(np.int32)),
-        "seq": pa.array((np.arange(n, dtype=np.int64) - first).astype(np.int32)),
-        "kind": _KINDS.take(pa.array(ev[:, k.E_KIND])),
-        "seat": small_ints(ev[:, k.E_SEAT]),
-        "player": string_nulls,
-        "action": coded(_ACTIONS, ev[:, k.E_ACTION]),
-        "post": coded(_POSTS, ev[:, k.E_POST]),
-        "blind": small_ints(ev[:, k.E_BLIND]),
-        "amount": pa.array(amount // ev_f, pa.int64(), mask=amount < 0),
-        "to": pa.array(to // ev_f, pa.int64(), mask=to < 0),
-        "all_in": pa.array(ev[:, k.E_ALL_IN] == 1, pa.bool_(), mask=ev[:, k.E_ALL_IN] < 0),
-        "target": coded(_TARGETS, ev[:, k.E_TARGET]),
-        "cards": card_lists(ev[:, k.E_CARD_LO], ev[:, k.E_CARD_HI], cards, _CARDS),
-        "receive": card_lists(ev[:, k.E_RECEIVE_LO], ev[:, k.E_RECEIVE_HI], cards, _CARDS),
-        "draw_players": list_nulls,
-        "pot": small_ints(ev[:, k.E_POT]),
-        "t": string_nulls,
-        "from_seat": pa.nulls(n, pa.int8()),
-    }
-    events = pa.table([event_columns[field.name] for field in EVENTS_SCHEMA], schema=EVENTS_SCHEMA)
+    events = event_table(per_hand, _EVENT_NAMES, kind=ev[:, k.E_KIND], seat=ev[:, k.E_SEAT], action=ev[:, k.E_ACTION],
+                         post=ev[:, k.E_POST], blind=ev[:, k.E_BLIND], amount=np.where(amount < 0, -1, amount // ev_f),
+                         to=np.where(to < 0, -1, to // ev_f), all_in=ev[:, k.E_ALL_IN], target=ev[:, k.E_TARGET],
+                         pot=ev[:, k.E_POT], cards=card_lists(ev[:, k.E_CARD_LO], ev[:, k.E_CARD_HI], cards, _CARDS),
+                         receive=card_lists(ev[:, k.E_RECEIVE_LO], ev[:, k.E_RECEIVE_HI], cards, _CARDS))
     return CanonicalTables(hands, seat_table, events)
 
 
