@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(Path(__file__).parent))
 
 import fuzz  # noqa: E402
+from paths_agree import assert_audits_agree  # noqa: E402
 from test_reader_identity import cases as identity_cases  # noqa: E402
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus")
@@ -280,18 +281,7 @@ def test_audits_through_both_paths_agree(tmp_path, monkeypatch):
         for k, path in enumerate(sorted(CORPUS.rglob("*.ohh"))):
             (folder / f"c{k}.ohh").write_bytes(path.read_bytes())
     slow, fast = _audits(folder, monkeypatch)
-    assert fast.hands_read == slow.hands_read > 500
-    assert fast.findings.equals(slow.findings)
-    assert fast.coverage.equals(slow.coverage)
-    assert [repr(q) for q in fast.quarantined] == [repr(q) for q in slow.quarantined]
-    assert list(fast.read_per_file.items()) == list(slow.read_per_file.items())
-    assert fast.hand_periods == slow.hand_periods
-    assert (fast.hands_audited, fast.not_covered, fast.not_covered_per_file) == \
-        (slow.hands_audited, slow.not_covered, slow.not_covered_per_file)
-    assert repr(fast.views) == repr(slow.views)  # the hands the reports show: the lazy sources' dicts
-    assert fast.table_hands == slow.table_hands
-    assert fast.finding_hands.equals(slow.finding_hands)
-    assert len(fast.findings) > 0
+    assert_audits_agree(fast, slow, 500)
 
 
 def test_the_threshold_keeps_small_files_gzip_and_labels_on_the_reference_path(tmp_path, monkeypatch):
