@@ -15,7 +15,9 @@ dropped, retyped, nulled, filled with huge values) and as bytes.
 
 The property checked on every input: the reader yields only SourceHand or Quarantined, never raises,
 each quarantine has a reason and one printable line naming file and line, and each hand passes the
-canonical schema; for PHH, the reader's TOML fast path reads the text as tomllib does. Every `--audit-every` inputs the last `--audit-batch` inputs are audited together
+canonical schema; for PHH, the reader's TOML fast path reads the text as tomllib does; for a plain PokerStars,
+OHH or `.phh` file, the column-wise reader an audit takes for large inputs (its size threshold waived) gives
+the same hands as canonical tables, the same quarantines and notes. Every `--audit-every` inputs the last `--audit-batch` inputs are audited together
 with `audit()`, which must not raise and must reconcile: hands read = audited + quarantined, for the
 run and per file, and hands read = what the readers yielded.
 
@@ -877,7 +879,49 @@ def run_reader(path: Path, fmt: str, limits: Limits) -> list:
         scanned = [repr(x) for x in read_phh(path, limits=limits)]  # a .phh goes through the byte scanner
         if scanned != [repr(x) for x in _read_phh_reference(path, limits=limits)]:
             raise PropertyBroken(f"{path}: read_phh (byte scanner) and _read_phh_reference give different items")
+    check_column_wise(path, fmt, limits, items)
     return items
+
+
+def _column_wise(path: Path, fmt: str, limits: Limits) -> list | None:
+    """The items the column-wise reader an audit takes for a large input of `fmt` gives for `path`, its size
+    threshold waived; None when no such reader takes this kind of file (archives, gzip, other suffixes)."""
+    if fmt == "pokerstars" and path.suffix == ".txt":
+        from auditor.ingest.pokerstars_tables import read_pokerstars_tables
+
+        return list(read_pokerstars_tables(path, limits))
+    if fmt == "ohh" and path.suffix in (".ohh", ".json") and path.read_bytes()[:2] != b"\x1f\x8b":
+        from auditor.ingest.ohh_tables import read_ohh_tables
+
+        return list(read_ohh_tables(path, limits))
+    if fmt == "phh" and path.suffix == ".phh":
+        from auditor.ingest.phh import read_plain_phh_batch
+
+        got = read_plain_phh_batch([path], [path.as_posix()], rule_pack="tda-2024", limits=limits, tables=True)
+        return list(got[0]) if got and got[0] is not None else list(read_file(path, fmt, None, limits))
+    return None
+
+
+def check_column_wise(path: Path, fmt: str, limits: Limits, items: list) -> None:
+    """The column-wise reader gives what the reference gave: the same hands as canonical tables, the same
+    quarantine entries (code, line, reason) and notes, and its kernels (bounds-checked here) never fail."""
+    from auditor.ingest.parquet import TableChunk
+    from auditor.simulate.readback import _first_difference, from_items
+
+    fast = _column_wise(path, fmt, limits)
+    if fast is None:
+        return
+    check_items([x for x in fast if not isinstance(x, TableChunk)], str(path))
+    count = sum(isinstance(x, SourceHand | Quarantined) for x in items)
+    label = path.as_posix()
+    a, b = from_items(fast, [label], count), from_items(items, [label], count)
+    words = [[None if q is None else (q.code, q.line, q.reason) for q in r.lost] for r in (a, b)]
+    differs = "quarantines" if words[0] != words[1] else _first_difference(a.tables, b.tables)
+    notes = [[repr(x) for x in got if isinstance(x, ReaderNote)] for got in (fast, items)]
+    if differs is None and notes[0] != notes[1]:
+        differs = "reader notes"
+    if differs is not None:
+        raise PropertyBroken(f"{path}: the {fmt} column-wise reader and the reference differ: {differs}")
 
 
 def toml_outcome(loads: Callable[[str], dict], text: str) -> tuple[str, object]:
