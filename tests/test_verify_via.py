@@ -108,7 +108,7 @@ def test_cli_choices_match_the_code():
 def test_cli_verify_via_pokerstars():
     result = CliRunner().invoke(main, ["verify", "--via", "pokerstars", "--hands", "60", "--pack", "tda-2024"])
     assert result.exit_code in (0, 1), result.output
-    assert "tda-2024 0.3.0 via pokerstars" in result.output or "via pokerstars:" in result.output
+    assert "tda-2024 0.4.0 via pokerstars" in result.output or "via pokerstars:" in result.output
     assert "burn: not expressible in pokerstars" in result.output
     bad = CliRunner().invoke(main, ["verify", "--via", "excel", "--hands", "5"])
     assert bad.exit_code == 2
