@@ -155,26 +155,8 @@ def audit_cpu(paths: list[Path], repeat: int, prelude: str = "") -> tuple[float,
     return best_cpu, best_wall
 
 
-#: what the child process runs to audit OHH object by object (the column-wise path's threshold out of reach)
+#: what the child process runs first to audit OHH object by object (the column-wise path's threshold out of reach)
 OHH_REFERENCE = "import auditor.ingest.ohh_tables as t; t.MIN_FILE_BYTES = 1 << 62; "
-
-
-def ohh_audit_cpu(paths: list[Path], repeat: int, reference: bool) -> tuple[float, float]:
-    """`audit_cpu` of OHH inputs, the large files read column-wise (`ohh_tables`, what `auditor audit` does) or
-    object by object (`reference`: every file through `read_ohh`, as before issue 16's OHH path)."""
-    command = [sys.executable, "-c", (OHH_REFERENCE if reference else "") + "from auditor.cli import main; main()",
-               "audit", *map(str, paths), "--format", "jsonl", "--output", os.devnull, "--quiet", "--jobs", "1",
-               "--allow-unaudited", "--fail-on", "never"]
-    best_cpu = best_wall = float("inf")
-    for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        w0 = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wall = time.perf_counter() - w0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        best_cpu, best_wall = min(best_cpu, cpu), min(best_wall, wall)
-    return best_cpu, best_wall
 
 
 def ohh_columnwise(paths: list[Path]) -> tuple[int, int, int]:
@@ -343,7 +325,7 @@ def main() -> None:
                       f"{counted[2]:,} other items")
             if not args.no_audit and fmt == "ohh":
                 for label, reference in (("object by object", True), ("column-wise", False)):
-                    cpu, wall = ohh_audit_cpu(audited[fmt][kind], args.repeat, reference)
+                    cpu, wall = audit_cpu(audited[fmt][kind], args.repeat, OHH_REFERENCE if reference else "")
                     print(line(f"  auditor audit --jobs 1 ({label})", cpu, wall, hands))
             elif not args.no_audit:
                 cpu, wall = audit_cpu(audited[fmt][kind], args.repeat)
