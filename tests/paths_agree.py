@@ -1,4 +1,4 @@
-"""What "an audit through both reader paths agrees" means, for the column-wise readers' tests.
+"""What "both reader paths agree" means (their tables, and audits through each), for the column-wise readers' tests.
 
 `tests/test_phh_tables.py`, `test_ohh_tables.py` and `test_pokerstars_tables.py` each audit the same inputs
 through the reference reader and through the column-wise one; a user must not be able to tell which ran, so
@@ -6,6 +6,19 @@ everything a report is made from has to be equal, not only the findings.
 """
 
 from __future__ import annotations
+
+
+def assert_tables_equal(got, expected) -> None:
+    """Two readings' canonical tables are equal: same schemas, same values (the first differing row named)."""
+    for name in ("hands", "seats", "events"):
+        a, b = getattr(got, name).combine_chunks(), getattr(expected, name).combine_chunks()
+        assert a.schema == b.schema, name
+        if not a.equals(b):
+            for column in a.column_names:
+                x, y = a[column].to_pylist(), b[column].to_pylist()
+                assert x == y, (name, column, next((i, x[i], y[i]) for i in range(min(len(x), len(y)))
+                                                   if x[i] != y[i]) if len(x) == len(y) else (len(x), len(y)))
+            raise AssertionError(f"{name}: equal values, unequal tables")
 
 
 def assert_audits_agree(fast, slow, min_hands: int) -> None:

@@ -40,23 +40,11 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(Path(__file__).parent))
 
 import fuzz  # noqa: E402
-from paths_agree import assert_audits_agree  # noqa: E402
+from paths_agree import assert_audits_agree, assert_tables_equal  # noqa: E402
 from test_reader_identity import cases as identity_cases  # noqa: E402
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus")
 PACK = resolve_pack("tda-2024")
-
-
-def assert_tables_equal(got, expected) -> None:
-    for name in ("hands", "seats", "events"):
-        a, b = getattr(got, name).combine_chunks(), getattr(expected, name).combine_chunks()
-        assert a.schema == b.schema, name
-        if not a.equals(b):
-            for column in a.column_names:
-                x, y = a[column].to_pylist(), b[column].to_pylist()
-                assert x == y, (name, column, next((i, x[i], y[i]) for i in range(min(len(x), len(y)))
-                                                   if x[i] != y[i]) if len(x) == len(y) else (len(x), len(y)))
-            raise AssertionError(f"{name}: equal values, unequal tables")
 
 
 def assert_same_as_reference(path: Path, limits=DEFAULT_LIMITS, **sizes) -> tuple[int, int]:

@@ -38,7 +38,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "phh"
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests"))
 import fuzz  # noqa: E402
-from paths_agree import assert_audits_agree  # noqa: E402
+from paths_agree import assert_audits_agree, assert_tables_equal  # noqa: E402
 from test_phh import CRAFTED_HEAD, DEAL, HEADS_UP, ILLEGAL  # noqa: E402
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus")
@@ -52,18 +52,6 @@ def read_fast(paths: list[Path], labels: list[str], limits=DEFAULT_LIMITS) -> li
         k = len(got)
         got.extend(read_plain_phh_batch(paths[k:], labels[k:], rule_pack="tda-2024", limits=limits, tables=True))
     return got
-
-
-def assert_tables_equal(got, expected) -> None:
-    for name in ("hands", "seats", "events"):
-        a, b = getattr(got, name).combine_chunks(), getattr(expected, name).combine_chunks()
-        assert a.schema == b.schema, name
-        if not a.equals(b):
-            for column in a.column_names:
-                x, y = a[column].to_pylist(), b[column].to_pylist()
-                assert x == y, (name, column, next((i, x[i], y[i]) for i in range(min(len(x), len(y)))
-                                                   if x[i] != y[i]) if len(x) == len(y) else (len(x), len(y)))
-            raise AssertionError(f"{name}: equal values, unequal tables")
 
 
 def assert_same_as_reference(paths: list[Path], labels: list[str], limits=DEFAULT_LIMITS) -> int:

@@ -36,8 +36,7 @@ from auditor.simulate import simulate_mixed
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "pokerstars"
 sys.path.insert(0, str(ROOT / "tests"))
-from paths_agree import assert_audits_agree  # noqa: E402
-from test_phh_tables import assert_tables_equal  # noqa: E402
+from paths_agree import assert_audits_agree, assert_tables_equal  # noqa: E402
 from test_reader_identity import cases  # noqa: E402
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus")
