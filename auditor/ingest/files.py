@@ -256,3 +256,16 @@ def utf8_mask(joined: bytes, parts: Sequence[bytes]) -> np.ndarray:
             except UnicodeDecodeError:
                 ok[i] = False
     return ok
+
+
+def large_plain_input(path: Path, label: str, min_bytes: int) -> bool:
+    """Whether an audit input is a regular file named by its own path (what `detect.read_file` gives its reader
+    unchanged: not a zip archive, not a FIFO spooled first, no label put in place of the path) of `min_bytes`
+    or more: the gate the column-wise readers share, so a small file never loads their kernels. A file gone or
+    unreadable is not (the reference path words why)."""
+    if not (label == str(path) and not path.name.lower().endswith(".zip") and unseekable_kind(path) is None):
+        return False
+    try:
+        return path.stat().st_size >= min_bytes
+    except OSError:
+        return False

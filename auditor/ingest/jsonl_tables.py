@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from auditor.ingest import columnar_validate, jsonl_scan
-from auditor.ingest.files import unseekable_kind, utf8_mask
+from auditor.ingest.files import large_plain_input, utf8_mask
 from auditor.ingest.jsonl import _held_back, _lines, _one_line, _Watch, open_lines
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
@@ -68,13 +68,7 @@ def takes_tables(path: Path, fmt: str, label: str) -> bool:
     """Whether an audit input is read by `read_jsonl_tables`: a JSON Lines file (plain or gzip) that is a
     regular file named by its own path (what `detect.read_file` would give to `read_jsonl` unchanged: not a
     zip archive, not a FIFO spooled first, no label put in place of the path), of `MIN_FILE_BYTES` or more."""
-    if not (fmt == "jsonl" and label == str(path) and not path.name.lower().endswith(".zip")
-            and unseekable_kind(path) is None):
-        return False
-    try:
-        return path.stat().st_size >= MIN_FILE_BYTES
-    except OSError:  # gone or unreadable: the reference path words why
-        return False
+    return fmt == "jsonl" and large_plain_input(path, label, MIN_FILE_BYTES)
 
 
 def read_jsonl_tables(path: Path, limits: Limits = DEFAULT_LIMITS, batch_bytes: int | None = None,

@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 
 from auditor.ingest import columnar_validate, ohh, ohh_kernel
 from auditor.ingest.arrow_columns import EventNames, card_lists, event_table, list_array
-from auditor.ingest.files import GZIP_MAGIC, open_failure, unseekable_kind, utf8_mask
+from auditor.ingest.files import GZIP_MAGIC, large_plain_input, open_failure, utf8_mask
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.model.records import Quarantined, SourceHand
@@ -75,12 +75,9 @@ def takes_ohh_tables(path: Path, fmt: str, label: str) -> bool:
     """Whether an audit input is read by `read_ohh_tables`: an OHH file that is a regular file named by its own
     path (what `detect.read_file` gives to `read_ohh` unchanged: not a zip archive, not a FIFO spooled first,
     no label put in place of the path), not gzip, of `MIN_FILE_BYTES` or more."""
-    if not (fmt == "ohh" and label == str(path) and not path.name.lower().endswith(".zip")
-            and unseekable_kind(path) is None):
+    if not (fmt == "ohh" and large_plain_input(path, label, MIN_FILE_BYTES)):
         return False
     try:
-        if path.stat().st_size < MIN_FILE_BYTES:
-            return False
         with path.open("rb") as stream:
             return stream.read(2) != GZIP_MAGIC
     except OSError:  # gone or unreadable: the reference path words why

@@ -50,7 +50,7 @@ from auditor.ingest.arrow_columns import (
     span_positions,
     texts,
 )
-from auditor.ingest.files import read_all, unseekable_kind
+from auditor.ingest.files import large_plain_input, read_all
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
@@ -89,13 +89,7 @@ def takes_pokerstars_tables(path: Path, fmt: str, label: str) -> bool:
     """Whether an audit input is read by `read_pokerstars_tables`: a PokerStars text file (plain or gzip) that is
     a regular file named by its own path (what `detect.read_file` gives to `read_pokerstars` unchanged: not a
     zip archive, not a FIFO spooled first, no label put in place of the path), of `MIN_FILE_BYTES` or more."""
-    if not (fmt == "pokerstars" and label == str(path) and not path.name.lower().endswith(".zip")
-            and unseekable_kind(path) is None):
-        return False
-    try:
-        return path.stat().st_size >= MIN_FILE_BYTES
-    except OSError:  # gone or unreadable: the reference path words why
-        return False
+    return fmt == "pokerstars" and large_plain_input(path, label, MIN_FILE_BYTES)
 
 
 def read_pokerstars_tables(path: Path, limits: Limits = DEFAULT_LIMITS, rule_pack: str = "tda-2024",
