@@ -906,7 +906,7 @@ def check_column_wise(path: Path, fmt: str, limits: Limits, items: list) -> None
     """The column-wise reader gives what the reference gave: the same hands as canonical tables, the same
     quarantine entries (code, line, reason) and notes, and its kernels (bounds-checked here) never fail."""
     from auditor.ingest.parquet import TableChunk
-    from auditor.simulate.readback import _first_difference, from_items
+    from auditor.simulate.readback import difference, from_items
 
     fast = _column_wise(path, fmt, limits)
     if fast is None:
@@ -915,8 +915,7 @@ def check_column_wise(path: Path, fmt: str, limits: Limits, items: list) -> None
     count = sum(isinstance(x, SourceHand | Quarantined) for x in items)
     label = path.as_posix()
     a, b = from_items(fast, [label], count), from_items(items, [label], count)
-    words = [[None if q is None else (q.code, q.line, q.reason) for q in r.lost] for r in (a, b)]
-    differs = "quarantines" if words[0] != words[1] else _first_difference(a.tables, b.tables)
+    differs = difference(a, b)
     notes = [[repr(x) for x in got if isinstance(x, ReaderNote)] for got in (fast, items)]
     if differs is None and notes[0] != notes[1]:
         differs = "reader notes"

@@ -33,7 +33,7 @@ from auditor.ingest.tables import build_tables, concat_tables
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.model.tables import CanonicalTables
 
-__all__ = ["ReadBack", "from_items", "one_file", "phh_files", "relabel"]
+__all__ = ["ReadBack", "difference", "from_items", "one_file", "phh_files", "relabel"]
 
 
 @dataclass
@@ -175,11 +175,17 @@ def one_file(hands: Sequence[dict], path: Path, write: Callable[[Sequence[dict],
                    len(hands), fmt)
 
 
+def difference(a: ReadBack, b: ReadBack) -> str | None:
+    """Where two readings of the same hands differ (their quarantine entries: code, line, reason; then the
+    tables' first differing column), or None when they give the same."""
+    lost_a = [None if q is None else (q.code, q.line, q.reason) for q in a.lost]
+    lost_b = [None if q is None else (q.code, q.line, q.reason) for q in b.lost]
+    return "quarantines differ" if lost_a != lost_b else _first_difference(a.tables, b.tables)
+
+
 def _agreed(column_wise: ReadBack, one_by_one: ReadBack, labels: Sequence[str], count: int, fmt: str) -> ReadBack:
     """The column-wise reading when it gives exactly what the hand-by-hand one gives, else every hand lost."""
-    lost_a = [None if q is None else (q.code, q.line, q.reason) for q in column_wise.lost]
-    lost_b = [None if q is None else (q.code, q.line, q.reason) for q in one_by_one.lost]
-    differs = "quarantines differ" if lost_a != lost_b else _first_difference(column_wise.tables, one_by_one.tables)
+    differs = difference(column_wise, one_by_one)
     if differs is not None:
         return _everything_lost(labels, count, f"the {fmt} reader's column-wise and hand-by-hand paths disagree: "
                                                f"{differs}")
