@@ -28,18 +28,21 @@ REPORT_FORMATS = ("text", "jsonl", "json", "csv", "parquet", "html", "junit", "s
 #: `simulate --format` and `verify --via` choices (simulate.writer.FORMATS, simulate.verify.VIA; kept in step by a test)
 SIMULATE_FORMATS = ("jsonl", "pokerstars", "ohh", "phh")
 VERIFY_VIA = ("canonical", "pokerstars", "ohh", "phh")
+#: `compile --format` choices (precompile.FORMATS; kept in step by a test)
+COMPILE_FORMATS = ("jsonl", "parquet", "phh", "pokerstars", "ohh")
 
 
 def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **options):
     """The audit behind `audit` and `explain`, with a progress bar on a terminal; exit 2 on a usage error."""
     from auditor.model.inputs import UsageError
     from auditor.pipeline import audit as run_audit
+    from auditor.precompile import first_run
     from auditor.report.progress import progress_bar
 
-    _say_if_compiling(quiet)
     bar = progress_bar(sys.stderr, quiet)
+    notice = None if quiet else _notice
     try:
-        return run_audit(paths, pack, progress=bar, notice=None if quiet else _notice, **options)
+        return run_audit(paths, pack, progress=bar, notice=notice, prepare=first_run(notice), **options)
     except (UsageError, PackError) as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)
@@ -50,21 +53,6 @@ def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **opt
 
 def _notice(line: str) -> None:
     click.echo(line, err=True)
-
-
-def _say_if_compiling(quiet: bool = False) -> None:
-    """The first run after an install compiles the replay kernels (Numba, cached on disk afterwards): say so
-    on standard error before the wait, so a pause of some seconds is not taken for a hang, and compile them
-    on two processes at once where a core is free (`kernel.warm`; whatever it leaves, the audit compiles).
-    `quiet` silences the notice only: a quiet run waits for the same compilation."""
-    from auditor.replay.kernel import uncached_kernels, warm
-
-    missing = uncached_kernels()
-    if missing:
-        if not quiet:
-            click.echo(f"auditor: compiling {len(missing)} replay kernels (first run after an install; "
-                       "cached on disk for later runs)...", err=True)
-        warm.compile_kernels(missing)
 
 
 def _exit_status(result, fail_on: str, allow_unaudited: bool = False) -> int:
@@ -349,6 +337,32 @@ def explain(hand_id: str, paths: tuple[Path, ...], pack: str | None, input_forma
     if not write_explain(result, hand_id, sys.stdout):
         click.echo(f"auditor: no hand '{clean(hand_id)}' in {result.hands_read} hand(s) read", err=True)
         sys.exit(2)
+
+
+@main.command("compile", short_help="Compile the kernels now (after an install, e.g. in an image build).")
+@click.option("--format", "formats", type=click.Choice(COMPILE_FORMATS), multiple=True, metavar="FORMAT",
+              help="Compile the replay's kernels and those of this input format's reader (repeatable; "
+                   f"default: every format: {', '.join(COMPILE_FORMATS)}).")
+def compile_command(formats: tuple[str, ...]) -> None:
+    """Compile into Numba's on-disk cache every kernel an audit of the given input formats runs, so that no
+    audit waits for it: the replay's on two processes, each reader's by auditing a built-in hand written in its
+    format. Waits first for a compile a first run started in the background. Exit 1 when some kernel could not
+    be compiled (the audits then compile it on first use, as always)."""
+    import time
+
+    from auditor.precompile import compile_formats
+
+    start = time.perf_counter()
+    before, left = compile_formats(formats or COMPILE_FORMATS, wait=lambda: click.echo(
+        "auditor: waiting for the compile a first run started in the background...", err=True))
+    if not before:
+        click.echo("auditor: nothing to compile: every kernel those audits run is in the cache")
+        return
+    click.echo(f"auditor: compiled in {time.perf_counter() - start:.1f} s: {', '.join(before)}")
+    if left:
+        click.echo(f"auditor: still not compiled (audits compile them on first use): {', '.join(left)}", err=True)
+        sys.exit(1)
+    click.echo("auditor: all compiled; cached on disk for every later audit")
 
 
 @main.command(short_help="Convert canonical hand logs to a Parquet dataset.")

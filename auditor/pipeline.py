@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import closing
+from contextlib import AbstractContextManager, closing, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -384,7 +384,9 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
           input_format: str = "auto", progress: Callable[[Progress], None] | None = None,
           limits: Limits | None = None, *, jobs: int | None = 1, engine: str = "local",
           scheduler: Any = None, command: Sequence[str] | None = None, keep_hands: Iterable[str] = (),
-          max_views: int = MAX_VIEWS, notice: Callable[[str], None] | None = None) -> AuditResult:
+          max_views: int = MAX_VIEWS, notice: Callable[[str], None] | None = None,
+          prepare: Callable[[Sequence[InputFile], str], tuple[AbstractContextManager, bool]] | None = None,
+          ) -> AuditResult:
     """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
 
     `limits` bounds what hostile input may cost (line, hand and unpacked sizes; ingest/limits.py).
@@ -420,22 +422,24 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         raise UsageError("a scheduler address needs the dask engine (--engine dask)")
     paths = list(paths)
     inputs, skipped = discover(paths, input_format, limits)
-    if notice is not None:
+    context, in_process = prepare(inputs, engine) if prepare is not None else (nullcontext(), False)
+    if notice is not None and prepare is None:
         _say_if_readers_compile(inputs, notice)
     if scheduler is not None and any(item.spool is not None for item in inputs):
         # the copy of a stream is a file on this machine, which a remote cluster's workers cannot open
         raise UsageError("standard input or a FIFO cannot be audited on a remote cluster (--scheduler): "
                          "save it to a file the workers can read")
-    workers = default_jobs() if jobs is None else max(1, jobs)
+    workers = 1 if in_process else default_jobs() if jobs is None else max(1, jobs)
     # started now, so their imports overlap the hashing and planning below (`local.start`); the local
     # engine closes them when the run ends, and the `finally` below if it never gets that far
     # (one job never starts workers: `local.start` would return None, so its estimate, a stat per input, is not made)
     pool = local.start(workers, estimated_hands(inputs), reader_modules(inputs)) if engine == "local" and \
         workers > 1 and (len(inputs) > 1 or any(item.format == "parquet" for item in inputs)) else None
     try:
-        return _audit(paths, pack, batch_size, limits, jobs=workers, engine=engine, scheduler=scheduler,
-                      command=command, keep_hands=keep_hands, max_views=max_views, started=started,
-                      started_at=started_at, inputs=inputs, skipped=skipped, progress=progress, pool=pool)
+        with context:
+            return _audit(paths, pack, batch_size, limits, jobs=workers, engine=engine, scheduler=scheduler,
+                          command=command, keep_hands=keep_hands, max_views=max_views, started=started,
+                          started_at=started_at, inputs=inputs, skipped=skipped, progress=progress, pool=pool)
     finally:
         if pool is not None:
             pool.close()

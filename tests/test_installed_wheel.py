@@ -228,6 +228,14 @@ def test_installed_audit_of_sample_logs_matches_the_editable_install(installed):
     assert ours.read_text(encoding="utf-8") == theirs.read_text(encoding="utf-8")
     text = run([installed.auditor, "audit", str(SAMPLES)], installed.cwd, check=False)
     assert _without_timings(text.stdout) == _without_timings(editable(["audit", str(SAMPLES)], installed.cwd).stdout)
+    # the fresh installation's first audit ran its kernels as Python while a background process compiled them
+    # (`precompile.first_run`); `auditor compile` waits for that process, and the next audit runs them compiled
+    assert "runs them as plain Python, the same code, while a background process compiles them" in done.stderr
+    run([installed.auditor, "compile", "--format", "parquet"], installed.cwd)
+    compiled = run([installed.auditor, "audit", str(SAMPLES), "--format", "jsonl", "--output", str(ours)],
+                   installed.cwd, check=False)
+    assert compiled.returncode == 1 and "auditor:" not in compiled.stderr, compiled.stderr
+    assert ours.read_text(encoding="utf-8") == theirs.read_text(encoding="utf-8")
 
 
 @wheel_test

@@ -46,7 +46,7 @@ def test_as_python_swaps_the_part_everywhere_it_is_named_and_restores_it():
 
     replay = importlib.import_module("auditor.replay.kernel.replay")  # the package's `replay` is the function
     kernel, cross = blinds._blinds_kernel, replay.cross_hands
-    with warm._as_python([BLINDS, "auditor.replay.kernel.table"]):
+    with warm.as_python([BLINDS, "auditor.replay.kernel.table"]):
         assert blinds._blinds_kernel is kernel.py_func
         assert replay.cross_hands is cross.py_func  # the driver's own name for it
         assert table.cross_hands is cross.py_func

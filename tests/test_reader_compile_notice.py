@@ -43,24 +43,70 @@ def test_which_kernels_each_kind_of_input_needs(tmp_path, monkeypatch):
     assert _modules(dataset) == ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
 
 
+@pytest.fixture
+def fresh_install(monkeypatch):
+    """Every kernel uncached, as on a fresh install; the replay's compile and the background start recorded."""
+    from auditor import precompile
+    from auditor.model import compiled as cache
+    from auditor.replay.kernel import warm
+
+    done: list[str] = []
+    monkeypatch.setattr(cache, "uncached", lambda modules: [f"{m}.{k.rsplit('.', 1)[1]}" for m in modules
+                                                            for k in cache._kernels_of(m)])
+    monkeypatch.setattr(warm, "compile_kernels", lambda *a, **k: done.append("compiled"))
+    monkeypatch.setattr(precompile, "start_background", lambda modules: done.append("background") or True)
+    return done
+
+
 @pytest.mark.parametrize("quiet", [False, True])
-def test_the_command_line_says_when_reader_kernels_are_still_to_compile(tmp_path, monkeypatch, quiet):
+def test_the_command_line_says_when_reader_kernels_are_still_to_compile(tmp_path, monkeypatch, quiet, fresh_install):
+    """A run too large to run as Python: the replay's kernels compile first, the readers' on first use, both said."""
+    from auditor import precompile
+
+    monkeypatch.setattr(precompile, "BUDGET_S", 0.0)
     shutil.copy(ROOT / "sample_logs" / "holdem.jsonl", tmp_path / "h.jsonl")
     (tmp_path / "a.phh").write_text(PHH)
-    monkeypatch.setattr(compiled, "uncached", lambda modules: [f"{m}.kernel" for m in modules])  # as on a fresh install
     args = ["audit", str(tmp_path), "--format", "jsonl", "--output", str(tmp_path / "out.jsonl")]
     result = CliRunner().invoke(main, args + (["--quiet"] if quiet else []))
     assert result.exit_code in (0, 1), result.output
-    said = [line for line in result.stderr.splitlines() if "kernels of" in line]
-    assert said == ([] if quiet else ["auditor: compiling 1 kernels of the PHH reader on first use (first run after "
-                                      "an install; cached on disk for later runs)..."])
+    assert fresh_install == ["compiled"]  # quiet or not
+    said = [line for line in result.stderr.splitlines() if line.startswith("auditor: compiling")]
+    assert said == ([] if quiet else [
+        "auditor: compiling the replay kernels (first run after an install; cached on disk for later runs)...",
+        f"auditor: compiling {len(compiled.cache._kernels_of('auditor.ingest.phh_scan'))} kernels of the PHH reader "
+        "on first use (first run after an install; cached on disk for later runs)..."])
+
+
+def test_a_small_first_run_names_whose_kernels_run_as_python(tmp_path, fresh_install):
+    (tmp_path / "a.phh").write_text(PHH)
+    result = CliRunner().invoke(main, ["audit", str(tmp_path), "--format", "jsonl", "--output", str(tmp_path / "o")])
+    assert result.exit_code in (0, 1), result.output
+    assert fresh_install == ["background"]
+    assert result.stderr.splitlines()[0] == (
+        "auditor: the kernels of the replay and the PHH reader are not compiled yet (first run after an install): "
+        "this small audit runs them as plain Python, the same code, while a background process compiles them for "
+        "later runs")
 
 
 def test_nothing_is_said_when_every_reader_kernel_is_cached(tmp_path, monkeypatch):
+    from auditor.model import compiled as cache
+
     (tmp_path / "a.phh").write_text(PHH)
-    monkeypatch.setattr(compiled, "uncached", lambda modules: [])
+    monkeypatch.setattr(cache, "uncached", lambda modules: [])
     result = CliRunner().invoke(main, ["audit", str(tmp_path), "--format", "jsonl", "--output", str(tmp_path / "o")])
-    assert "kernels of" not in result.stderr, result.stderr
+    assert "kernels of" not in result.stderr and "compiling" not in result.stderr, result.stderr
+
+
+def test_a_module_that_has_run_is_not_announced_for_kernels_only_some_data_needs(monkeypatch):
+    """The PHH scanner's `_count` compiles only for a buffer of several files: a scanner module with its other
+    kernels cached is not announced again on every small PHH run (`model.compiled.never_run`)."""
+    from auditor.model import compiled as cache
+
+    monkeypatch.setattr(cache, "uncached", lambda modules: ["auditor.ingest.phh_scan._count"])
+    assert cache.never_run(["auditor.ingest.phh_scan"]) == []
+    monkeypatch.setattr(cache, "uncached", lambda modules: [f"auditor.ingest.phh_scan.{k.rsplit('.', 1)[1]}"
+                                                            for k in cache._kernels_of("auditor.ingest.phh_scan")])
+    assert cache.never_run(["auditor.ingest.phh_scan"]) == ["auditor.ingest.phh_scan"]
 
 
 def test_the_words_name_each_reader_once():

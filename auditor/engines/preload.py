@@ -25,7 +25,7 @@ that kernel to load, or compile, in each worker on first use, as a spawn worker 
 
 What it never does is compile a kernel: it loads only the signatures the cache's index holds for this very
 source and this machine (`Cache._index_key`). The command line compiles a first run's kernels before the audit
-starts the server (`cli._say_if_compiling`, two processes at once), so the server finds them cached; the
+starts the server (`precompile.first_run`: two processes at once), so the server finds them cached; the
 pipeline called from Python on an empty cache has the workers compile on first use, as spawn workers did
 (compiling here would hold every worker until the server had compiled all of it, and a server started
 while something else compiles would compile the same kernels twice at once). A torn or missing entry is

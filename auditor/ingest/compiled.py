@@ -1,12 +1,12 @@
 """The readers' compiled kernels an audit's inputs will run, for the first-run notice (`model.compiled`).
 
-The replay's kernels run in every audit and the command line announces their first compilation before it
-starts. The readers' run only for some inputs, and cost as much again on a first run (measured with an empty
-Numba cache: the PHH scanner ~6 s of CPU, the PHH converter ~6 s, the columnar validator ~3.3 s, the JSON
-Lines scanner several more), so the pipeline asks here once discovery knows the inputs, and announces what is
-still to compile instead of waiting in silence. The answer follows the readers' own choices: a `.phh` file goes
-through the PHH scanner, a run of `phh_tables.MIN_FILES` of them through the converter and the validator too;
-a Parquet dataset through the validator; a JSON Lines file through its scanner and the validator only when
+The replay's kernels run in every audit and the command line announces their first compilation before it starts.
+The readers' run only for some inputs, and cost as much again on a first run (measured with an empty Numba cache:
+the PHH scanner ~6 s of CPU, the PHH converter ~6 s, the columnar validator ~3.3 s, the JSON Lines scanner several
+more), so the command line asks here once discovery knows the inputs (`precompile.first_run`), and announces what
+is still to compile instead of waiting in silence. The answer follows the readers' own choices: a `.phh` file goes
+through the PHH scanner, a run of `phh_tables.MIN_FILES` of them through the converter and the validator too; a
+Parquet dataset through the validator; a JSON Lines file through its scanner and the validator only when
 `jsonl_tables.takes_tables` says so, an OHH file through its kernels (~31 s of CPU to compile) and the validator
 only when `ohh_tables.takes_ohh_tables` does.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from auditor.model.compiled import uncached
+from auditor.model import compiled as cache
 from auditor.model.inputs import InputFile
 
 _VALIDATOR = ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
@@ -58,8 +58,12 @@ def reader_modules(inputs: Sequence[InputFile]) -> tuple[str, ...]:
 
 
 def reader_kernels(inputs: Sequence[InputFile]) -> list[str]:
-    """The kernels the readers of `inputs` will compile on first use (not in Numba's cache yet)."""
-    return uncached(reader_modules(inputs))
+    """The kernels the readers of `inputs` will compile on first use: those of the modules not run yet since an
+    install (`never_run`; a module that has run may still have kernels only some data needs, compiled in a
+    fraction of a second when it does, not worth a notice on every run)."""
+    modules = reader_modules(inputs)
+    fresh = set(cache.never_run(modules))
+    return [name for name in cache.uncached(modules) if name.rsplit(".", 1)[0] in fresh]
 
 
 def reader_words(kernels: Sequence[str]) -> str:

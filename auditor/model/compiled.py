@@ -37,3 +37,27 @@ def uncached(modules: Iterable[str]) -> list[str]:
             if not index.exists():
                 missing.append(f"{name}.{attr}")
     return missing
+
+
+def never_run(modules: Iterable[str]) -> list[str]:
+    """Those of `modules` (in the order given) none of whose kernels is in Numba's cache: kernel modules not yet
+    run since an install or since their source changed (which drops all of a module's entries at once).
+
+    Why by module and not by kernel: some kernels run only for some data (the PHH scanner's `_count` only on
+    buffers of several files, the JSON Lines scanner's on large files), so a module that has run can still
+    have kernels no audit so far needed; they compile when one does, in a fraction of a second. A module with
+    none cached is a first compile of seconds, which is what the first-run notices and the command line's
+    first-run plan (`precompile.first_run`) are about.
+    """
+    modules = list(modules)
+    missing = set(uncached(modules))
+    return [name for name in modules if (kernels := _kernels_of(name)) and missing.issuperset(kernels)]
+
+
+def _kernels_of(module_name: str) -> list[str]:
+    """The kernels a module defines, as `module.name`."""
+    from numba.core.registry import CPUDispatcher
+
+    module = importlib.import_module(module_name)
+    return [f"{module_name}.{attr}" for attr, value in vars(module).items()
+            if isinstance(value, CPUDispatcher) and value.__module__ == module_name]

@@ -63,7 +63,7 @@ def byte_codes(column: pa.ChunkedArray | pa.Array, values: tuple[str, ...]) -> n
     read hand by hand) neither loads nor compiles it for the replay. The same codes either way."""
     from auditor.ingest import columnar_kernels
 
-    if not pa.types.is_string(column.type) or not columnar_kernels._codes_kernel.signatures:
+    if not pa.types.is_string(column.type) or not getattr(columnar_kernels._codes_kernel, "signatures", ()):
         return codes(column, values)
     return np.maximum(columnar_kernels.codes(columnar_kernels.strings(column), values), -1).astype(np.int8)
 

@@ -105,7 +105,7 @@ def _dispatchers(module) -> dict[str, object]:
 
 
 @contextlib.contextmanager
-def _as_python(modules: Sequence[str]) -> Iterator[None]:
+def as_python(modules: Sequence[str]) -> Iterator[None]:
     """Within the block, the kernels of `modules` are their plain-Python functions, wherever the kernel
     modules or the (non-kernel) driver modules name them; restored afterwards.
 
@@ -202,9 +202,9 @@ def compile_part(modules: Sequence[str]) -> None:
     from auditor.replay.kernel import KERNEL_MODULES
 
     for name in KERNEL_MODULES:
-        importlib.import_module(name)  # every kernel module loaded, so `_as_python` sees where each is named
+        importlib.import_module(name)  # every kernel module loaded, so `as_python` sees where each is named
     others = [name for name in KERNEL_MODULES if name not in modules]
-    with _as_python(others), _lean_compile(modules):
+    with as_python(others), _lean_compile(modules):
         _replay_one_hand()
 
 

@@ -1,0 +1,346 @@
+"""Compiling the kernels ahead of the audits that need them: `auditor compile`, and a first run's background compile.
+
+Why: Numba compiles a kernel the first time a process calls it and caches it on disk (`cache=True`). On an
+empty cache the replay's kernels cost ~40-60 s of CPU (24-33 s of wall time on two idle cores, measured on a
+fresh machine of this project's kind), the readers' up to ~60 s more, and issue 16 asks that a first run wait at most
+10 s for it. A small audit does not need compiled code to finish quickly: the same kernels run as plain
+Python (their `py_func`, the very source Numba compiles; ~2 ms a hand, `INTERPRETED_S_PER_HAND`) finish the
+README's `auditor audit sample_logs` in a few seconds. So the command line decides, once the inputs are found
+(`first_run`, called by `pipeline.audit` before any hand is read):
+
+- nothing to compile: the audit runs as always;
+- kernels still to compile and a small run (its estimated hands run as Python within `BUDGET_S`, on the local
+  engine): a background process compiles them into the cache (`start_background`) while this audit runs them as
+  Python in this process (`interpreted`), and says so; the next audit finds them cached;
+- a larger run: the replay's kernels compile now on two processes (`warm.compile_kernels`, as before this
+  module), the readers' on first use, both announced.
+
+The interpreted kernels are the same functions, so the findings are the same (`tests/test_precompile.py` holds an
+audit as Python equal to the compiled one in everything a report shows, on the sample logs, files of each room's
+format and corpus PHH files, through every reader's paths, and checks that no compiled kernel is called inside
+`interpreted`). Everything here is an optimisation: the background process
+failing, being killed or finding the cache unwritable only leaves a later run to compile in line.
+
+`auditor compile` does the compilation in the foreground (for an image build or a CI cache): the replay's
+kernels through `warm.compile_kernels`, each reader's by auditing a built-in hand written in its format with
+the readers' size gates waived (`_gates_waived`), so each kernel compiles for exactly the argument types an
+audit gives it. One compile at a time per installation: a lock file (`_lock`) that the background process holds
+while it works and `auditor compile` waits for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from auditor.model.inputs import InputFile
+
+#: interpreted seconds a small first run may spend instead of waiting for compilation (issue 16: at most 10 s
+#: extra for a first run; the rest of the budget is what the interpreted run's start-up and noise take)
+BUDGET_S = 6.0
+#: CPU seconds a hand costs with the kernels run as Python, by input format (measured on the 2-core machine
+#: against the compiled run of the same inputs, session 12: the sample logs' JSON Lines 1.8 ms, the PHH
+#: corpus 4.2 ms with the scanner, converter and validator interpreted too); rounded up
+INTERPRETED_S_PER_HAND = {"phh": 0.005, "parquet": 0.004}
+DEFAULT_S_PER_HAND = 0.0025
+
+#: the readers' kernel modules, by the built-in sample that compiles them: the format written, and whether
+#: the readers' size gates must be waived for a file that small to take the kernels' path
+_SAMPLES = {
+    "auditor.ingest.phh_scan": ("phh", False),
+    "auditor.ingest.phh_kernel": ("phh", True),
+    "auditor.ingest.jsonl_scan": ("jsonl", True),
+    "auditor.ingest.ohh_kernel": ("ohh", True),
+    "auditor.ingest.pokerstars_kernel": ("pokerstars", True),
+    "auditor.ingest.columnar_kernels": ("parquet", False),
+    "auditor.ingest.columnar_validate": ("parquet", False),
+}
+#: `auditor compile --format` choices
+FORMATS = ("jsonl", "parquet", "phh", "pokerstars", "ohh")
+#: the reader modules each format's audits can call (every path of that reader)
+FORMAT_MODULES = {fmt: tuple(module for module, (sample, _) in _SAMPLES.items() if sample == fmt)
+                  for fmt in FORMATS}
+FORMAT_MODULES["jsonl"] += ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
+FORMAT_MODULES["phh"] += ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
+FORMAT_MODULES["ohh"] += ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
+FORMAT_MODULES["pokerstars"] += ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
+
+#: what `first_run` hands the pipeline: the context the audit runs in, and whether it must run in this process
+Prepared = tuple[contextlib.AbstractContextManager, bool]
+
+
+def kernel_modules() -> tuple[str, ...]:
+    """Every module that defines kernels: the replay's, then the readers'."""
+    from auditor.replay.kernel import KERNEL_MODULES
+
+    return (*KERNEL_MODULES, *_SAMPLES)
+
+
+def _package_root() -> str:
+    """The folder this `auditor` package is imported from (a helper must compile these very sources: the
+    cache is keyed by the source file)."""
+    return str(Path(__file__).resolve().parents[1])
+
+
+def _lock_path() -> Path:
+    """One lock file per installation (its package folder) and Numba cache folder, in the temporary folder."""
+    where = f"{_package_root()}\0{os.environ.get('NUMBA_CACHE_DIR', '')}"
+    digest = hashlib.sha256(where.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"poker-auditor-compile-{digest}.lock"
+
+
+@contextlib.contextmanager
+def _lock(wait: bool) -> Iterator[bool]:
+    """Hold this installation's compile lock within the block; yields whether it is held (False: another
+    process holds it and `wait` is false, or no lock file can be made, in which case nothing is serialised)."""
+    try:
+        import fcntl  # POSIX: elsewhere nothing is serialised
+        handle = open(_lock_path(), "a+b")  # noqa: SIM115 (held across the yield)
+    except (ImportError, OSError):
+        yield not wait  # no lock to be had: a waiter goes on, a background compile does not start
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except OSError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def compiling_elsewhere() -> bool:
+    """Whether another process holds the compile lock now (a background compile is running)."""
+    with _lock(wait=False) as held:
+        return not held
+
+
+def missing_modules(modules: Sequence[str]) -> list[str]:
+    """Those of `modules` not compiled yet (none of their kernels in Numba's cache: `model.compiled.never_run`)."""
+    from auditor.model.compiled import never_run
+
+    return never_run(modules)
+
+
+#: modules that name kernels of other modules at import (`from ... import kernel`): imported before a swap so
+#: that none binds a swapped function at import inside the block and keeps it after (the trap test finds any
+#: name the swap misses); `engines.preload` is not one of them, as importing it loads the cached kernels
+_DRIVER_PACKAGES = ("auditor.ingest", "auditor.replay")
+_DRIVER_MODULES = ("auditor.engines.partition", "auditor.engines.parquet_ranges", "auditor.pipeline")
+
+
+@contextlib.contextmanager
+def interpreted() -> Iterator[None]:
+    """Within the block, every kernel is its plain-Python function wherever a module of the package names it
+    (`warm.as_python`); restored afterwards. All of them, cached or not: a kernel calls kernels of other
+    modules (the OHH scanner the JSON Lines scanner's), and a compiled one called from Python would be loaded
+    or compiled on the spot."""
+    import importlib
+    import pkgutil
+
+    from auditor.replay.kernel import warm
+
+    for package in _DRIVER_PACKAGES:
+        for info in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
+            importlib.import_module(info.name)
+    for name in _DRIVER_MODULES:
+        importlib.import_module(name)
+    with warm.as_python(kernel_modules()):
+        yield
+
+
+def interpreted_seconds(inputs: Sequence[InputFile]) -> float:
+    """About how long the inputs take to audit with the kernels run as Python."""
+    from auditor.engines.partition import estimated_hands
+
+    return sum(estimated_hands([item]) * INTERPRETED_S_PER_HAND.get(item.format, DEFAULT_S_PER_HAND)
+               for item in inputs)
+
+
+def first_run(notice: Callable[[str], None] | None) -> Callable[[Sequence[InputFile], str], Prepared]:
+    """The command line's `prepare` for `pipeline.audit` (see the module docstring); `notice` is told what
+    happens in one line (None: --quiet)."""
+
+    def say(line: str) -> None:
+        if notice is not None:
+            notice(line)
+
+    def prepare(inputs: Sequence[InputFile], engine: str) -> Prepared:
+        from auditor.ingest.compiled import reader_kernels, reader_modules, reader_words
+        from auditor.replay.kernel import KERNEL_MODULES, warm
+
+        try:
+            missing = missing_modules([*KERNEL_MODULES, *reader_modules(inputs)])
+        except Exception:  # an optimisation only: never in the audit's way
+            return contextlib.nullcontext(), False
+        if not missing:
+            return contextlib.nullcontext(), False
+        replay = [name for name in missing if name in KERNEL_MODULES]
+        readers = [name for name in missing if name not in KERNEL_MODULES]
+        if engine == "local" and interpreted_seconds(inputs) <= BUDGET_S:
+            started = start_background(missing)
+            where = ("a background process compiles them for later runs" if started else
+                     "another process is compiling them" if compiling_elsewhere() else
+                     "a later audit compiles them")
+            whose = ["the replay"] if replay else []
+            whose += [reader_words([f"{name}." for name in readers])] if readers else []
+            say(f"auditor: the kernels of {' and '.join(whose)} are not compiled yet (first run after an install): "
+                f"this small audit runs them as plain Python, the same code, while {where}")
+            return interpreted(), True
+        if replay:
+            say("auditor: compiling the replay kernels (first run after an install; cached on disk for later "
+                "runs)...")
+            warm.compile_kernels()
+        kernels = reader_kernels(inputs) if readers else []
+        if kernels:
+            say(f"auditor: compiling {len(kernels)} kernels of {reader_words(kernels)} on first use (first run "
+                "after an install; cached on disk for later runs)...")
+        return contextlib.nullcontext(), False
+
+    return prepare
+
+
+def start_background(modules: Sequence[str]) -> bool:
+    """Start `python -m auditor.precompile --root ROOT MODULE...` detached (a session of its own, no terminal,
+    outliving this process); False when it cannot start or another compile holds the lock."""
+    if compiling_elsewhere():
+        return False
+    env = dict(os.environ)
+    root = _package_root()
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        subprocess.Popen([sys.executable, "-m", "auditor.precompile", "--root", root, *modules],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env=env, cwd=root, start_new_session=True)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _gates_waived() -> Iterator[None]:
+    """Within the block, a file of any size takes its reader's column-wise path (restored afterwards)."""
+    from auditor.ingest import jsonl_tables, ohh_tables, phh_tables, pokerstars_tables
+
+    saved = (jsonl_tables.MIN_FILE_BYTES, ohh_tables.MIN_FILE_BYTES, pokerstars_tables.MIN_FILE_BYTES,
+             phh_tables.MIN_FILES)
+    jsonl_tables.MIN_FILE_BYTES = ohh_tables.MIN_FILE_BYTES = pokerstars_tables.MIN_FILE_BYTES = 0
+    phh_tables.MIN_FILES = 1
+    try:
+        yield
+    finally:
+        (jsonl_tables.MIN_FILE_BYTES, ohh_tables.MIN_FILE_BYTES, pokerstars_tables.MIN_FILE_BYTES,
+         phh_tables.MIN_FILES) = saved
+
+
+def sample_hand() -> dict:
+    """The replay's built-in warm-up hand (`warm._HAND`: blinds, a raise, a fold, a board, a showdown of two
+    hands), without its rake and with the pot awarded whole, which every room's format can write."""
+    import copy
+
+    from auditor.replay.kernel.warm import _HAND
+
+    hand = copy.deepcopy(_HAND)
+    events = [event for event in hand["events"] if event["kind"] != "rake"]
+    pot = sum(event.get("amount", 0) for event in events if event["kind"] in ("post", "action"))
+    for event in events:
+        if event["kind"] == "award":
+            event["amount"] = pot
+    hand["events"] = events
+    return hand
+
+
+def _write_sample(fmt: str, folder: Path) -> Path:
+    """`sample_hand` written in `fmt` under `folder`; the path to audit."""
+    hand = sample_hand()
+    if fmt == "phh":
+        from auditor.export.phh import to_phh
+
+        path = folder / "sample.phh"
+        path.write_text("\n".join(to_phh(hand, 1, 1)) + "\n", encoding="utf-8", newline="\n")
+        return path
+    if fmt == "parquet":
+        from auditor.ingest.parquet import write_parquet
+        from auditor.ingest.tables import build_tables
+        from auditor.model.records import SourceHand
+
+        path = folder / "sample-dataset"
+        path.mkdir()
+        write_parquet(build_tables([SourceHand(hand, "<built-in sample hand>", 1)]), path)
+        return path
+    from auditor.export import SUFFIXES
+    from auditor.simulate.writer import write_format
+
+    path = folder / f"sample{SUFFIXES.get(fmt, '.jsonl')}"
+    write_format([hand], path, fmt)
+    return path
+
+
+def compile_modules(modules: Sequence[str], parallel: bool = True) -> list[str]:
+    """Compile into the cache the kernels of `modules` that are not there yet; the modules still missing
+    afterwards (empty when all compiled). `parallel`: the replay's on two processes (`warm.compile_kernels`);
+    else in this process alone (the background compile, which leaves the other core to the audit)."""
+    from auditor.pipeline import audit
+    from auditor.replay.kernel import KERNEL_MODULES, warm
+
+    missing = missing_modules(modules)
+    replay = [name for name in missing if name in KERNEL_MODULES]
+    if replay:
+        if parallel:
+            warm.compile_kernels()
+        else:
+            with contextlib.suppress(Exception):
+                warm.compile_part(replay)
+    samples = dict.fromkeys(_SAMPLES[name] for name in missing if name in _SAMPLES)
+    if samples:
+        with tempfile.TemporaryDirectory(prefix="auditor-compile-") as folder:
+            for k, (fmt, waived) in enumerate(samples):
+                with contextlib.suppress(Exception), _gates_waived() if waived else contextlib.nullcontext():
+                    target = Path(folder) / str(k)  # a sample that fails leaves its kernels to a later run
+                    target.mkdir()
+                    audit([_write_sample(fmt, target)], input_format=fmt, jobs=1)
+    return missing_modules(modules)
+
+
+def compile_formats(formats: Sequence[str], wait: Callable[[], None] | None = None) -> tuple[list[str], list[str]]:
+    """`auditor compile`: the kernel modules the audits of `formats` need that were missing, and those still
+    missing afterwards. Waits first for a compile another process is running (`wait` is called if it must)."""
+    from auditor.replay.kernel import KERNEL_MODULES
+
+    modules = list(dict.fromkeys([*KERNEL_MODULES, *(m for fmt in formats for m in FORMAT_MODULES[fmt])]))
+    if wait is not None and compiling_elsewhere():
+        wait()
+    with _lock(wait=True):
+        before = missing_modules(modules)
+        return before, compile_modules(before) if before else []
+
+
+def _main(argv: Sequence[str]) -> int:
+    """The background compile: `--root ROOT MODULE...`; 0 when everything compiled (or another process is
+    compiling), 1 otherwise. Prints nothing (it has no terminal)."""
+    args = list(argv)
+    root = None
+    if args[:1] == ["--root"] and len(args) >= 2:
+        root, args = args[1], args[2:]
+    if root is not None and _package_root() != str(Path(root).resolve()):
+        return 1  # another installation's sources: its cache would not be the caller's
+    known = set(kernel_modules())
+    if not args or any(name not in known for name in args):
+        return 1
+    with _lock(wait=False) as held:
+        if not held:
+            return 0
+        left = compile_modules(args, parallel=False)
+    return 1 if left else 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
