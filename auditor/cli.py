@@ -339,7 +339,7 @@ def explain(hand_id: str, paths: tuple[Path, ...], pack: str | None, input_forma
         sys.exit(2)
 
 
-@main.command("compile", short_help="Compile the kernels now (after an install, e.g. in an image build).")
+@main.command("compile", short_help="Compile the kernels ahead (e.g. in an image build).")
 @click.option("--format", "formats", type=click.Choice(COMPILE_FORMATS), multiple=True, metavar="FORMAT",
               help="Compile the replay's kernels and those of this input format's reader (repeatable; "
                    f"default: every format: {', '.join(COMPILE_FORMATS)}).")

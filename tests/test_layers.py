@@ -3,7 +3,8 @@
 The order, lowest first (a module may import its own package and any package of a lower layer, never a
 package of its own layer or a higher one):
 
-    resources < paths < model < ingest < replay = export < check < report < engines < simulate < pipeline < cli
+    resources < paths < model < ingest < replay = export < check < report < engines < simulate < pipeline
+        < precompile < cli
 
 - `resources`, `paths`: where the installed data is; they import nothing else of the auditor.
 - `model`: the data types the stages exchange (canonical tables, reader records, pots, input files, a
@@ -19,6 +20,9 @@ package of its own layer or a higher one):
   its `verify` is a whole run of its own (replay, check, and the engines' ledger for the `scope: run`
   rules: `engines.ledger.check_whole`), so it may import every stage and the engines; no stage and no
   engine imports it (only the CLI does), and it never runs the pipeline.
+- `precompile` sits between the pipeline and the CLI: it compiles kernels ahead by auditing built-in sample
+  hands through the pipeline, and hands the pipeline the command line's first-run plan as a callable
+  (`pipeline.audit(prepare=)`), so the pipeline never imports it.
 
 Every import counts: at module level, inside functions (a lazy import is still a dependency), and under
 `if TYPE_CHECKING:`. The one exception is `TYPE_ONLY`: names a lower module may mention in annotations
@@ -40,7 +44,7 @@ PACKAGE = ROOT / "auditor"
 #: top-level parts of `auditor`, lowest first; names in one tuple are one layer (they may not import each other)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("resources",), ("paths",), ("model",), ("ingest",), ("replay", "export"), ("check",), ("report",),
-    ("engines",), ("simulate",), ("pipeline",), ("cli",),
+    ("engines",), ("simulate",), ("pipeline",), ("precompile",), ("cli",),
 )
 RANK = {part: rank for rank, layer in enumerate(LAYERS) for part in layer}
 
