@@ -216,16 +216,16 @@ def _cache_without(tmp_path: Path, *modules: str) -> Path:
 
 @pytest.mark.skipif("NUMBA_CACHE_DIR" not in os.environ, reason="needs the suite's own Numba cache folder")
 def test_auditor_compile_compiles_what_is_missing(tmp_path):
-    """`auditor compile --format phh` in a cache without the blinds kernels and the PHH scanner: both compile
-    (the scanner by the built-in sample hand written as PHH), and a second run finds nothing to do."""
-    cache = _cache_without(tmp_path, "auditor.replay.kernel.blinds", "auditor.ingest.phh_scan")
+    """`auditor compile --format parquet` in a cache without the columnar validator's kernels (the smallest reader
+    to compile, a few seconds): they compile, by the built-in sample hand written as a Parquet dataset, and a
+    second run finds nothing to do. (The replay's part, `warm.compile_kernels`, is tested in test_kernel_warm.py.)"""
+    cache = _cache_without(tmp_path, "auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
-    first = subprocess.run([sys.executable, "-m", "auditor.cli", "compile", "--format", "phh"], cwd=ROOT, env=env,
-                           capture_output=True, text=True, check=True)
-    assert "auditor.replay.kernel.blinds" in first.stdout and "auditor.ingest.phh_scan" in first.stdout
+    command = [sys.executable, "-m", "auditor.cli", "compile", "--format", "parquet"]
+    first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert "auditor.ingest.columnar_kernels, auditor.ingest.columnar_validate" in first.stdout
     assert "all compiled" in first.stdout and first.stderr == ""
-    again = subprocess.run([sys.executable, "-m", "auditor.cli", "compile", "--format", "phh"], cwd=ROOT, env=env,
-                           capture_output=True, text=True, check=True)
+    again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     assert "nothing to compile" in again.stdout
 
 
