@@ -25,6 +25,7 @@ from auditor.ingest.detect import read_file
 from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 from auditor.simulate import simulate_hands, write_jsonl
+from auditor.simulate.mutate import prime
 from auditor.simulate.verify import applicable_mutators
 
 PACK = resolve_pack("tda-2024")
@@ -63,6 +64,7 @@ def _findings(path: Path) -> list[tuple]:
 
 def _plant_some(hands: list[dict], pick: int) -> list[dict]:
     """Each hand once more with one planted fault (mutators that need no earlier hands), on its own table."""
+    prime(hands)  # the mutators' facts from one replay of them all
     out = []
     for n, hand in enumerate(hands):
         mutators = [m for m in applicable_mutators(PACK, hand["variant"], hand["structure"]) if not m.needs_history]

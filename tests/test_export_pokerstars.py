@@ -25,7 +25,7 @@ from auditor.ingest.tables import build_tables
 from auditor.model.records import Quarantined, SourceHand
 from auditor.replay.state import TableState
 from auditor.simulate import simulate_hands
-from auditor.simulate.mutate import REGISTRY, register_pack
+from auditor.simulate.mutate import REGISTRY, prime, register_pack
 from auditor.simulate.verify import _audit, applicable_mutators
 
 PACKS = {name: load_pack(path) for name, path in builtin_pack_paths().items()}
@@ -233,6 +233,7 @@ def test_every_writer_mutation_it_can_express_is_read_back(tmp_path):
         pack = PACKS[PACK_OF[variant]]
         register_pack(pack)
         hands = _hands(variant, structure, 80, 7, table_size=(2, 6), sit_outs=True)
+        prime(hands)  # the mutators' facts from one replay of them all
         for m in applicable_mutators(pack, variant, structure):
             if m.needs_history or m.name in seen:
                 continue

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from auditor.check.packs import builtin_pack_paths, load_pack
 from auditor.simulate import simulate_hands
+from auditor.simulate.mutate import prime
 from auditor.simulate.verify import applicable_mutators, audit_planted
 
 PACKS = {name: load_pack(path) for name, path in builtin_pack_paths().items()}
@@ -33,6 +34,7 @@ def test_each_mutation_gives_exactly_its_expected_finding(game, structure, seed,
     hands = list(simulate_hands(variant, structure, 60, seed, house=pack.house, rule_pack=pack.name,
                                 table_size=(min(low, high), high), seat_draws=True, sit_outs=True,
                                 session_hands=(15, 60)))
+    prime(hands)  # their facts for the mutators from one replay, not one replay a hand (as verify does)
     planted = []
     for mutator in applicable_mutators(pack, variant, structure):
         history: list[dict] = []
