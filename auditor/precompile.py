@@ -33,13 +33,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from auditor.model.inputs import InputFile
+from auditor.replay.kernel import warm
 
 #: interpreted seconds a small first run may spend instead of waiting for compilation (issue 16: at most 10 s
 #: extra for a first run; the rest of the budget is what the interpreted run's start-up and noise take)
@@ -82,15 +82,9 @@ def kernel_modules() -> tuple[str, ...]:
     return (*KERNEL_MODULES, *_SAMPLES)
 
 
-def _package_root() -> str:
-    """The folder this `auditor` package is imported from (a helper must compile these very sources: the
-    cache is keyed by the source file)."""
-    return str(Path(__file__).resolve().parents[1])
-
-
 def _lock_path() -> Path:
     """One lock file per installation (its package folder) and Numba cache folder, in the temporary folder."""
-    where = f"{_package_root()}\0{os.environ.get('NUMBA_CACHE_DIR', '')}"
+    where = f"{warm.package_root()}\0{os.environ.get('NUMBA_CACHE_DIR', '')}"
     digest = hashlib.sha256(where.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return Path(tempfile.gettempdir()) / f"poker-auditor-compile-{digest}.lock"
 
@@ -146,8 +140,6 @@ def interpreted() -> Iterator[None]:
     import importlib
     import pkgutil
 
-    from auditor.replay.kernel import warm
-
     for package in _DRIVER_PACKAGES:
         for info in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
             importlib.import_module(info.name)
@@ -175,7 +167,7 @@ def first_run(notice: Callable[[str], None] | None) -> Callable[[Sequence[InputF
 
     def prepare(inputs: Sequence[InputFile], engine: str) -> Prepared:
         from auditor.ingest.compiled import reader_kernels, reader_modules, reader_words
-        from auditor.replay.kernel import KERNEL_MODULES, warm
+        from auditor.replay.kernel import KERNEL_MODULES
 
         try:
             missing = missing_modules([*KERNEL_MODULES, *reader_modules(inputs)])
@@ -209,20 +201,9 @@ def first_run(notice: Callable[[str], None] | None) -> Callable[[Sequence[InputF
 
 
 def start_background(modules: Sequence[str]) -> bool:
-    """Start `python -m auditor.precompile --root ROOT MODULE...` detached (a session of its own, no terminal,
-    outliving this process); False when it cannot start or another compile holds the lock."""
-    if compiling_elsewhere():
-        return False
-    env = dict(os.environ)
-    root = _package_root()
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    try:
-        subprocess.Popen([sys.executable, "-m", "auditor.precompile", "--root", root, *modules],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         env=env, cwd=root, start_new_session=True)
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return False
-    return True
+    """Start `python -m auditor.precompile --root ROOT MODULE...` detached (`warm.start_detached`: a session of its
+    own, no terminal, outliving this process); False when it cannot start or another compile holds the lock."""
+    return not compiling_elsewhere() and warm.start_detached("auditor.precompile", modules) is not None
 
 
 @contextlib.contextmanager
@@ -290,7 +271,7 @@ def compile_modules(modules: Sequence[str]) -> list[str]:
     background too: measured on the 2-core machine, the small first run beside it took no longer (7.04 s against
     7.30 s with a one-process compile) and the cache was ready 32 s after the run started instead of 53."""
     from auditor.pipeline import audit
-    from auditor.replay.kernel import KERNEL_MODULES, warm
+    from auditor.replay.kernel import KERNEL_MODULES
 
     missing = missing_modules(modules)
     replay = [name for name in missing if name in KERNEL_MODULES]
@@ -323,20 +304,13 @@ def compile_formats(formats: Sequence[str], wait: Callable[[], None] | None = No
 def _main(argv: Sequence[str]) -> int:
     """The background compile: `--root ROOT MODULE...`; 0 when everything compiled (or another process is
     compiling), 1 otherwise. Prints nothing (it has no terminal)."""
-    args = list(argv)
-    root = None
-    if args[:1] == ["--root"] and len(args) >= 2:
-        root, args = args[1], args[2:]
-    if root is not None and _package_root() != str(Path(root).resolve()):
-        return 1  # another installation's sources: its cache would not be the caller's
-    known = set(kernel_modules())
-    if not args or any(name not in known for name in args):
+    modules = warm.helper_modules(argv, kernel_modules())
+    if modules is None:
         return 1
     with _lock(wait=False) as held:
         if not held:
             return 0
-        left = compile_modules(args)
-    return 1 if left else 0
+        return 1 if compile_modules(modules) else 0
 
 
 if __name__ == "__main__":

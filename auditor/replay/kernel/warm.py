@@ -208,26 +208,47 @@ def compile_part(modules: Sequence[str]) -> None:
         _replay_one_hand()
 
 
-def _package_root() -> str:
-    """The folder this `auditor` package is imported from (the helper must compile these very sources: the
+def package_root() -> str:
+    """The folder this `auditor` package is imported from (a helper must compile these very sources: the
     cache is keyed by the source file)."""
     return str(Path(__file__).resolve().parents[3])  # .../auditor/replay/kernel/warm.py
 
 
-def _start_helper(modules: Sequence[str]) -> subprocess.Popen | None:
-    """Start `python -m auditor.replay.kernel.warm MODULES...` on this package; None if it cannot start.
+def start_detached(module: str, modules: Sequence[str]) -> subprocess.Popen | None:
+    """Start `python -m MODULE --root ROOT MODULES...` on this package; None if it cannot start.
 
     In a session of its own: scheduled as a job of its own (see `BUSY_LOAD_PER_CORE`), and a terminal's Ctrl-C
-    reaches only this process, whose `compile_kernels` then stops the helper on the way out."""
+    reaches only the caller (`compile_kernels` then stops its helper on the way out; the first run's background
+    compile, `precompile.start_background`, goes on)."""
     env = dict(os.environ)
-    root = _package_root()
+    root = package_root()
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
-        return subprocess.Popen([sys.executable, "-m", "auditor.replay.kernel.warm", "--root", root, *modules],
+        return subprocess.Popen([sys.executable, "-m", module, "--root", root, *modules],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 env=env, cwd=root, start_new_session=True)
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
+
+
+def helper_modules(argv: Sequence[str], known: Sequence[str]) -> list[str] | None:
+    """The modules a helper started by `start_detached` is asked for (`--root ROOT MODULE...`), or None when it
+    must refuse: another installation's sources (its cache would not be the caller's), none, or one not in
+    `known`."""
+    args = list(argv)
+    root = None
+    if args[:1] == ["--root"] and len(args) >= 2:
+        root, args = args[1], args[2:]
+    if root is not None and package_root() != str(Path(root).resolve()):
+        return None
+    if not args or any(name not in known for name in args):
+        return None
+    return args
+
+
+def _start_helper(modules: Sequence[str]) -> subprocess.Popen | None:
+    """Start `python -m auditor.replay.kernel.warm MODULES...` on this package (`start_detached`)."""
+    return start_detached("auditor.replay.kernel.warm", modules)
 
 
 def _busy() -> bool:
@@ -280,17 +301,12 @@ def compile_kernels(missing: Sequence[str] | None = None) -> dict[str, object]:
 
 def _main(argv: Sequence[str]) -> int:
     """The helper: `--root ROOT MODULE...`; exit 0 when the part compiled, 1 otherwise (nothing printed)."""
-    args = list(argv)
-    root = None
-    if args[:1] == ["--root"] and len(args) >= 2:
-        root, args = args[1], args[2:]
     from auditor.replay.kernel import KERNEL_MODULES
 
-    if root is not None and _package_root() != str(Path(root).resolve()):
-        return 1  # another installation's sources: its cache would not be the caller's
-    if not args or any(name not in KERNEL_MODULES for name in args):
+    modules = helper_modules(argv, KERNEL_MODULES)
+    if modules is None:
         return 1
-    compile_part(args)
+    compile_part(modules)
     return 0
 
 
