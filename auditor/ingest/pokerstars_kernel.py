@@ -313,6 +313,14 @@ def _same(data, a, b, c, d):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _until(data, q, e, byte):  # pragma: no cover - compiled
+    """The first position from q before e that holds `byte`; e if none (where a word or amount ends)."""
+    while q < e and data[q] != byte:
+        q += 1
+    return q
+
+
+@njit(cache=True)
 def _amount(data, q, e):  # pragma: no cover - compiled
     """(hundredths, decimals, ok) of data[q:e] read whole as the reader's amount pattern `_AMT` (a symbol $ € £,
     digits in groups of three with commas or none, decimals); not ok for anything else, more than two
@@ -567,9 +575,7 @@ def _summary_line(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover
                 break
         if bar >= 0 and _at(data, bar, e, _RAKE):
             r0 = bar + _RAKE.shape[0]
-            r1 = r0
-            while r1 < e and data[r1] != 32:
-                r1 += 1
+            r1 = _until(data, r0, e, 32)
             if r1 == e or (r1 + 1 < e and data[r1 + 1] == 124):
                 # the rake when the token is an amount; a token that is none (or one the fast path
                 # does not read) is the reference's to judge
@@ -800,9 +806,7 @@ def _room_line(data, s, e, h, k, S, V, ev, cards):  # pragma: no cover - compile
         return True
     if _at(data, s, e, _UNCALLED):
         a0 = s + _UNCALLED.shape[0]
-        a1 = a0
-        while a1 < e and data[a1] != 41:
-            a1 += 1
+        a1 = _until(data, a0, e, 41)
         if not _at(data, a1, e, _RETURNED):
             return False
         value, pl, ok = _amount(data, a0, a1)
@@ -853,9 +857,7 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
             3 if _at(data, r, e, _POSTS_BOTH) else 0
         a0 = r + (_POSTS_SB.shape[0] if what == 1 else _POSTS_BB.shape[0] if what == 2 else
                   _POSTS_BOTH.shape[0] if what == 3 else _POSTS_ANTE.shape[0])
-        a1 = a0
-        while a1 < e and data[a1] != 32:
-            a1 += 1
+        a1 = _until(data, a0, e, 32)
         if a1 != e:
             if not _is(data, a1, e, _ALL_IN):
                 return False
@@ -947,9 +949,7 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
     elif _at(data, r, e, _CALLS) or _at(data, r, e, _BETS):
         verb = A_CALL if _at(data, r, e, _CALLS) else A_BET
         a0 = r + (_CALLS.shape[0] if verb == A_CALL else _BETS.shape[0])
-        a1 = a0
-        while a1 < e and data[a1] != 32:
-            a1 += 1
+        a1 = _until(data, a0, e, 32)
         all_in, ok = _bet_tail(data, a1, e)
         if not ok:
             return False
@@ -959,17 +959,13 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
         V[V_PLACES] = max(V[V_PLACES], pl)
     elif _at(data, r, e, _RAISES):
         a0 = r + _RAISES.shape[0]
-        a1 = a0
-        while a1 < e and data[a1] != 32:
-            a1 += 1
+        a1 = _until(data, a0, e, 32)
         _by, pl, ok = _amount(data, a0, a1)  # read for its decimals, as the reference
         if not ok or not _at(data, a1, e, _TO):
             return False
         V[V_PLACES] = max(V[V_PLACES], pl)
         b0 = a1 + _TO.shape[0]
-        b1 = b0
-        while b1 < e and data[b1] != 32:
-            b1 += 1
+        b1 = _until(data, b0, e, 32)
         all_in, ok = _bet_tail(data, b1, e)
         if not ok:
             return False
@@ -1137,9 +1133,7 @@ def _plain_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
     # -- NAME verb ...
     if _at(data, r, e, _COLLECTED):
         a0 = r + _COLLECTED.shape[0]
-        a1 = a0
-        while a1 < e and data[a1] != 32:
-            a1 += 1
+        a1 = _until(data, a0, e, 32)
         if not _at(data, a1, e, _FROM):
             return False
         value, pl, ok = _amount(data, a0, a1)
