@@ -38,6 +38,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from auditor.ingest.compiled import FORMAT_MODULES
 from auditor.model.inputs import InputFile
 from auditor.replay.kernel import warm
 
@@ -62,14 +63,7 @@ _SAMPLES = {
     "auditor.ingest.columnar_validate": ("parquet", False),
 }
 #: `auditor compile --format` choices
-FORMATS = ("jsonl", "parquet", "phh", "pokerstars", "ohh")
-#: the reader modules each format's audits can call (every path of that reader)
-FORMAT_MODULES = {fmt: tuple(module for module, (sample, _) in _SAMPLES.items() if sample == fmt)
-                  for fmt in FORMATS}
-FORMAT_MODULES["jsonl"] += ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
-FORMAT_MODULES["phh"] += ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
-FORMAT_MODULES["ohh"] += ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
-FORMAT_MODULES["pokerstars"] += ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
+FORMATS = tuple(FORMAT_MODULES)
 
 #: what `first_run` hands the pipeline: the context the audit runs in, and whether it must run in this process
 Prepared = tuple[contextlib.AbstractContextManager, bool]
@@ -79,7 +73,7 @@ def kernel_modules() -> tuple[str, ...]:
     """Every module that defines kernels: the replay's, then the readers'."""
     from auditor.replay.kernel import KERNEL_MODULES
 
-    return (*KERNEL_MODULES, *_SAMPLES)
+    return (*KERNEL_MODULES, *dict.fromkeys(name for names in FORMAT_MODULES.values() for name in names))
 
 
 def _lock_path() -> Path:

@@ -198,6 +198,9 @@ def test_every_kernel_module_is_named_once():
                      if re.search(r"^@njit", p.read_text(encoding="utf-8"), re.MULTILINE))
     assert sorted(precompile.kernel_modules()) == defined
     assert len(set(precompile.kernel_modules())) == len(precompile.kernel_modules())
+    from auditor.replay.kernel import KERNEL_MODULES
+
+    assert set(precompile._SAMPLES) == set(precompile.kernel_modules()) - set(KERNEL_MODULES)  # each has its sample
 
 
 def _cache_without(tmp_path: Path, *modules: str) -> Path:

@@ -24,6 +24,9 @@ _PHH_TABLES = ("auditor.ingest.phh_kernel", *_VALIDATOR)
 _JSONL_TABLES = ("auditor.ingest.jsonl_scan", *_VALIDATOR)
 _OHH_TABLES = ("auditor.ingest.ohh_kernel", *_VALIDATOR)
 _PS_TABLES = ("auditor.ingest.pokerstars_kernel", *_VALIDATOR)
+#: the kernel modules each input format's reader can call, on every path it has (`auditor compile --format`)
+FORMAT_MODULES = {"jsonl": _JSONL_TABLES, "parquet": _VALIDATOR, "phh": (*_PHH_SCANNER, *_PHH_TABLES),
+                  "pokerstars": _PS_TABLES, "ohh": _OHH_TABLES}
 #: what each module's kernels are, for the notice
 _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kernel": "the PHH reader",
           "auditor.ingest.jsonl_scan": "the JSON Lines reader", "auditor.ingest.ohh_kernel": "the OHH reader",
