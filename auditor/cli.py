@@ -42,7 +42,7 @@ def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **opt
     bar = progress_bar(sys.stderr, quiet)
     notice = None if quiet else _notice
     try:
-        return run_audit(paths, pack, progress=bar, notice=notice, prepare=first_run(notice), **options)
+        return run_audit(paths, pack, progress=bar, prepare=first_run(notice), **options)
     except (UsageError, PackError) as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)

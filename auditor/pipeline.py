@@ -351,19 +351,6 @@ def _format_of(path: Path, input_format: str, regular: bool = False) -> str | No
     return fmt.name if fmt else None
 
 
-def _say_if_readers_compile(inputs: Sequence[InputFile], notice: Callable[[str], None]) -> None:
-    """One line for `notice` when the readers of `inputs` have kernels still to compile (`audit`'s `notice`)."""
-    from auditor.ingest.compiled import reader_kernels, reader_words
-
-    try:
-        missing = reader_kernels(inputs)
-    except Exception:  # a notice only: a wrong guess must never stop the audit
-        return
-    if missing:
-        notice(f"auditor: compiling {len(missing)} kernels of {reader_words(missing)} on first use (first run "
-               "after an install; cached on disk for later runs)...")
-
-
 def read_inputs(inputs: Iterable[InputFile]) -> Iterator[SourceHand | Quarantined]:
     """Every hand of the inputs, read or quarantined (readers' notes about files are left out: not hands)."""
     for item in inputs:
@@ -384,7 +371,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
           input_format: str = "auto", progress: Callable[[Progress], None] | None = None,
           limits: Limits | None = None, *, jobs: int | None = 1, engine: str = "local",
           scheduler: Any = None, command: Sequence[str] | None = None, keep_hands: Iterable[str] = (),
-          max_views: int = MAX_VIEWS, notice: Callable[[str], None] | None = None,
+          max_views: int = MAX_VIEWS,
           prepare: Callable[[Sequence[InputFile], str], tuple[AbstractContextManager, bool]] | None = None,
           ) -> AuditResult:
     """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
@@ -409,9 +396,11 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     `finding_hands`): the views of the first `max_views` hands with findings, and of the hands whose id is
     in `keep_hands` (`auditor explain`), made in the workers from the replay that audited them.
 
-    `notice`, when given, is told in one line, once the inputs are found, that the readers' kernels those
-    inputs need are still to compile (the first run after an install; `ingest.compiled`), so a wait of
-    seconds is not taken for a hang. The command line gives it unless --quiet.
+    `prepare`, when given, is called once the inputs are found, before any is read, with them and the engine:
+    it returns the context the run is audited in and whether the run must stay in this process. The command
+    line's (`precompile.first_run`) compiles what a first run after an install needs, or for a small run has a
+    background process compile it while this run's kernels run as Python, and says on the terminal which.
+    Without it, kernels compile on first use, in silence.
     """
     started = time.perf_counter()
     started_at = datetime.now(UTC)
@@ -423,8 +412,6 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     paths = list(paths)
     inputs, skipped = discover(paths, input_format, limits)
     context, in_process = prepare(inputs, engine) if prepare is not None else (nullcontext(), False)
-    if notice is not None and prepare is None:
-        _say_if_readers_compile(inputs, notice)
     if scheduler is not None and any(item.spool is not None for item in inputs):
         # the copy of a stream is a file on this machine, which a remote cluster's workers cannot open
         raise UsageError("standard input or a FIFO cannot be audited on a remote cluster (--scheduler): "

@@ -1,4 +1,4 @@
-"""The first run's notice for the readers' kernels (`ingest.compiled`, `pipeline.audit(notice=)`).
+"""The first run's notice for the readers' kernels (`ingest.compiled`, said by `precompile.first_run`).
 
 The replay's kernels are announced before every first run; the readers' (PHH scanner and converter, JSON Lines
 scanner, columnar validator) compile only for the inputs that need them, up to ~15 s of CPU on a first PHH
