@@ -202,18 +202,19 @@ def start_background(modules: Sequence[str]) -> bool:
 
 @contextlib.contextmanager
 def _gates_waived() -> Iterator[None]:
-    """Within the block, a file of any size takes its reader's column-wise path (restored afterwards)."""
+    """Within the block, a file of any size takes its reader's column-wise path (restored afterwards): the size
+    gates of the JSON Lines, OHH and PokerStars files, the JSON Lines batch's least lines, the PHH run's files."""
     from auditor.ingest import jsonl_tables, ohh_tables, phh_tables, pokerstars_tables
 
-    saved = (jsonl_tables.MIN_FILE_BYTES, ohh_tables.MIN_FILE_BYTES, pokerstars_tables.MIN_FILE_BYTES,
-             phh_tables.MIN_FILES)
+    saved = (jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES, ohh_tables.MIN_FILE_BYTES,
+             pokerstars_tables.MIN_FILE_BYTES, phh_tables.MIN_FILES)
     jsonl_tables.MIN_FILE_BYTES = ohh_tables.MIN_FILE_BYTES = pokerstars_tables.MIN_FILE_BYTES = 0
-    phh_tables.MIN_FILES = 1
+    jsonl_tables.MIN_LINES = phh_tables.MIN_FILES = 1
     try:
         yield
     finally:
-        (jsonl_tables.MIN_FILE_BYTES, ohh_tables.MIN_FILE_BYTES, pokerstars_tables.MIN_FILE_BYTES,
-         phh_tables.MIN_FILES) = saved
+        (jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES, ohh_tables.MIN_FILE_BYTES,
+         pokerstars_tables.MIN_FILE_BYTES, phh_tables.MIN_FILES) = saved
 
 
 def sample_hand() -> dict:
@@ -234,13 +235,18 @@ def sample_hand() -> dict:
 
 
 def _write_sample(fmt: str, folder: Path) -> Path:
-    """`sample_hand` written in `fmt` under `folder`; the path to audit."""
+    """`sample_hand` written in `fmt` under `folder` (PHH: as two hands in two files); the path to audit."""
     hand = sample_hand()
     if fmt == "phh":
         from auditor.export.phh import to_phh
 
-        path = folder / "sample.phh"
-        path.write_text("\n".join(to_phh(hand, 1, 1)) + "\n", encoding="utf-8", newline="\n")
+        # two files in a folder: only a run of several `.phh` files is read by one scanner call and converted by
+        # `phh_kernel` (`partition.read_pieces`); a lone file is read by itself and never compiles the converter
+        path = folder / "sample-phh"
+        path.mkdir()
+        for number in (1, 2):
+            text = "\n".join(to_phh(hand, number, 1)) + "\n"  # tables 1 and 2: no cross-hand rules
+            (path / f"sample-{number}.phh").write_text(text, encoding="utf-8", newline="\n")
         return path
     if fmt == "parquet":
         from auditor.ingest.parquet import write_parquet

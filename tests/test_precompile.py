@@ -241,8 +241,14 @@ def test_the_command_lines_formats_are_the_modules():
 
 @pytest.mark.parametrize("fmt", precompile.FORMATS)
 def test_the_sample_hand_reads_back_clean_in_every_format(fmt, tmp_path):
-    """What `auditor compile` audits is a real, clean hand in each format (read by the column-wise path too):
-    one hand read and audited, nothing quarantined, no finding, no reader warning."""
-    with precompile._gates_waived():
+    """What `auditor compile` audits is a real, clean hand in each format, read by the column-wise path: its
+    hands read and audited (PHH: two files, as only a run of files takes the converter), nothing quarantined,
+    no finding, and a kernel of every module that format's reader has called (the PHH converter was once left
+    out: a lone `.phh` file is read by itself, and `auditor compile` said it was "still not compiled")."""
+    with _kernel_calls() as calls, precompile._gates_waived():
         result = audit([precompile._write_sample(fmt, tmp_path)], input_format=fmt, jobs=1)
-    assert (result.hands_read, result.hands_audited, len(result.findings), result.quarantined) == (1, 1, 0, [])
+    hands = 2 if fmt == "phh" else 1
+    assert (result.hands_read, result.hands_audited, len(result.findings), result.quarantined) == \
+        (hands, hands, 0, [])
+    called = {name.rsplit(".", 1)[0] for name in calls}
+    assert set(precompile.FORMAT_MODULES[fmt]) - called == set()
