@@ -283,10 +283,10 @@ def test_a_resumed_scan_does_not_read_through_a_refused_range(dataset, tmp_path,
     seen: list[list[int]] = []
     real = parquet_ranges.groups_decoded
 
-    def spy(path, groups, columns, together=False):
+    def spy(path, groups, columns, together=False, read=None):
         if Path(path).name == "events.parquet":
             seen.append(list(groups))
-        return real(path, groups, columns, together)
+        return real(path, groups, columns, together, read)
 
     monkeypatch.setattr(parquet_ranges, "groups_decoded", spy)
     started: set[int] = set()

@@ -342,12 +342,16 @@ def stream_refusal(directory: Path, limits: Limits) -> tuple[str, str] | None:
     return None
 
 
-def groups_decoded(path: Path, groups: Sequence[int], columns: Sequence[str], together: bool = False) -> dict[int, int]:
+def groups_decoded(path: Path, groups: Sequence[int], columns: Sequence[str], together: bool = False,
+                   read: dict[int, pa.Table] | None = None) -> dict[int, int]:
     """The decoded bytes of the dictionary-encoded string `columns` (paths in the schema) of each of `groups`,
     read as dictionaries (indices and distinct values, never the strings): the measure of `decoded_bytes`,
     over only the row groups a range reads. One row group at a time (Arrow reads a list of dictionaries
     no other way), or with `together` (flat columns only) all in one read, the sum given under the first
-    group. Call it only on row groups whose footprint passed: their value counts bound the indices read."""
+    group. Call it only on row groups whose footprint passed: their value counts bound the indices read.
+    With `read` (not with `together`), each row group's columns as read (dictionaries) are put there by group,
+    for a reader that decodes them once the measure has passed (`parquet_ranges`: the pages are then
+    decompressed once, not once to measure and again to read)."""
     if not columns or not groups:
         return dict.fromkeys(groups[:1] if together else groups, 0)
     tops = list(dict.fromkeys(c.split(".", 1)[0] for c in columns))
@@ -359,6 +363,8 @@ def groups_decoded(path: Path, groups: Sequence[int], columns: Sequence[str], to
     for i in groups:
         table = reader.read_row_group(i, columns=tops)
         out[i] = sum(_dictionary_decoded(table.column(c)) for c in tops)
+        if read is not None:
+            read[i] = table
     return out
 
 
