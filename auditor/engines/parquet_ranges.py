@@ -187,10 +187,14 @@ def _table_keys(batch: pa.RecordBatch) -> np.ndarray:
 def _table_cuts(file: pq.ParquetFile, target: int) -> list[int] | None:
     """Hand rows where a range can start (no table has hands on both sides), about `target` apart.
 
-    Two streaming passes over hands.parquet: the last row of each table, then the cuts. None if the
-    hand numbers are not strictly increasing (the rows of a hand could not be found by a scan).
+    One streaming pass over hands.parquet keeps the first and last row of each table (memory grows with
+    the tables, never with the rows). A row can start a range only if it is the first row of its table and
+    every table that began before it has ended before it: with the tables ordered by first row, the first rows
+    past the running maximum of the last rows before them. None if the hand numbers are not strictly
+    increasing (the rows of a hand could not be found by a scan).
     """
     columns = [c for c in ("hand", "table_id") if c in file.schema_arrow.names]
+    first: dict[int, int] = {}
     last: dict[int, int] = {}
     previous = -1
     position = 0
@@ -202,30 +206,25 @@ def _table_cuts(file: pq.ParquetFile, target: int) -> list[int] | None:
             return None
         if len(hands):
             previous = int(hands[-1])
-        keys = _table_keys(batch)
-        rows = np.arange(position, position + batch.num_rows)
-        last.update(pd.Series(rows).groupby(keys).max().to_dict())
+        spans = pd.Series(np.arange(position, position + batch.num_rows)).groupby(_table_keys(batch)).agg(
+            ["min", "max"])
+        for key, lo in zip(spans.index.tolist(), spans["min"].tolist(), strict=True):
+            first.setdefault(key, lo)  # batches come in row order: a table's first batch has its first row
+        last.update(zip(spans.index.tolist(), spans["max"].tolist(), strict=True))
         position += batch.num_rows
+    starts = np.fromiter(first.values(), np.int64, len(first))
+    ends = np.fromiter((last[key] for key in first), np.int64, len(first))
+    by_start = np.argsort(starts, kind="stable")
+    starts, reach = starts[by_start], np.maximum.accumulate(ends[by_start])
+    allowed = starts[1:][reach[:-1] < starts[1:]]  # every table begun before has ended (row 0 never: ascending)
     cuts: list[int] = []
-    reach = -1  # the last row of any table seen so far
-    position = 0
     wanted = target
-    for batch in file.iter_batches(batch_size=_SCAN_ROWS, columns=columns):
-        keys = _table_keys(batch)
-        ends = pd.Series(keys).map(last).to_numpy(dtype=np.int64)
-        rows = np.arange(position, position + batch.num_rows)
-        reach_before = np.maximum(np.maximum.accumulate(np.concatenate([[reach], ends]))[:-1], reach)
-        # a range may start at row r when every table seen before r has ended before r
-        allowed = rows[(reach_before < rows) & (rows > 0)]
-        while True:
-            i = int(np.searchsorted(allowed, wanted))
-            if i >= len(allowed):
-                break
-            cuts.append(int(allowed[i]))
-            wanted = int(allowed[i]) + target
-        reach = max(reach, int(ends.max())) if len(ends) else reach
-        position += batch.num_rows
-    return cuts
+    while True:
+        i = int(np.searchsorted(allowed, wanted))
+        if i >= len(allowed):
+            return cuts
+        cuts.append(int(allowed[i]))
+        wanted = int(allowed[i]) + target
 
 
 class _Cursor:
