@@ -224,6 +224,37 @@ def test_a_refused_hand_fails_alone(kind):
     assert len(ours["hands"]) == len(good) and len(ours["actions"]) == len(good)
 
 
+def _long_hand(hand_id: str, table: str, minute: int) -> dict:
+    """A hand of 1,301 actions and 701 rounds (a check, then an empty board deal past its rounds, 700 times,
+    and 600 checks more, as logged): more of each than the kernel stages between flushes (`hand.FLUSH_ROWS`)."""
+    h = _hand(hand_id, table, minute)
+    head, tail = h["events"][:5], h["events"][5:]
+    middle: list[dict] = []
+    for k in range(700):
+        middle += [{"kind": "action", "seat": 1 + k % 2, "action": "check"},
+                   {"kind": "deal", "to": "board", "cards": []}]
+    middle += [{"kind": "action", "seat": 1 + k % 2, "action": "check"} for k in range(600)]
+    h["events"] = head + middle + tail
+    return h
+
+
+def test_a_hand_longer_than_the_row_stage():
+    """The kernel writes actions and rounds rows into a stage it copies out between hands, never within one
+    (a round's row is completed when the round closes): hands with more rows than a flush takes, among and
+    after ordinary ones, give every hand the facts it has alone (each on a table of its own: nothing crosses)."""
+    hands = [_hand("a", "A"), _long_hand("l", "L", 1), _hand("b", "B", 1),
+             *[_hand(f"c{k}", f"C{k}", k) for k in range(20)], _long_hand("m", "M", 2)]
+    facts, failures = _replay(hands)
+    assert failures == []
+    assert (facts["actions"]["hand"] == 1).sum() == 1301 and (facts["rounds"]["hand"] == 1).sum() == 701
+    for row, hand in enumerate(hands):
+        alone, alone_failures = _replay([hand])
+        assert alone_failures == []
+        ours, theirs = _rows_of(facts, {row: 0}), _rows_of(alone, {0: 0})
+        for name in FACT_COLUMNS:
+            assert compare_batches.diff_frames(name, theirs[name], ours[name]) == [], (row, name)
+
+
 def test_a_refused_hand_breaks_its_table_chain():
     """As for any failure: the table's next hand is judged like a first (no previous hand or button), and a
     table whose last hand of the batch is refused is forgotten, so the next batch does not judge against an

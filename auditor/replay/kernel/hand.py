@@ -67,6 +67,8 @@ HOLE_CAP = 64
 WHERE_SEAT, WHERE_BURN, WHERE_BOARD, WHERE_DRAW = 0, 1, 2, 3
 #: variant table columns (`variant_table`)
 BOARD_MAX = 8
+#: staged actions and rounds rows copied into their tables' columns at once (`replay_hands`' stage)
+FLUSH_ROWS = 512
 
 
 #: the names of `replay_hands`' outputs, group by group: the facts contract of the kernel, by name. The kernel
@@ -344,13 +346,24 @@ def replay_hands(order, caps,
 
     `caps` are the row capacities (actions, rounds, draws, blind posts, awards, rakes), each the count of the
     events that write such a row (rounds: deals and draws, plus one per hand), so no counter can pass its
-    array and the batch allocates no more than it writes."""
+    array and the batch allocates no more than it writes; then the rows of the actions and rounds stages
+    (`FLUSH_ROWS` plus the most such rows one hand writes)."""
     n = len(order)
     # ---- row tables, one row per event at most: one int64 table per group, columns by name (A_*, R_*, ...)
     A = np.empty((N_A, caps[0]), np.int64)
     na = np.int64(0)
     R = np.empty((N_R, caps[1]), np.int64)
     nr = np.int64(0)
+    # ---- the actions and rounds rows are written row by row into a small stage (AS, RS: row r at r - a_base /
+    # r - r_base) and copied into the tables' columns between hands (`_flush`), once `FLUSH_ROWS` rows wait: a
+    # row's ~30 columns written straight into ~30 columns far apart in memory took the kernel about twice as
+    # long (one memory stream per column defeats the hardware prefetcher). Rows of the hand being replayed are
+    # never flushed (a round's row is completed when the round closes), so a stage holds `FLUSH_ROWS` plus the
+    # most rows one hand writes (caps[6], caps[7])
+    AS = np.empty((caps[6], N_A), np.int64)
+    a_base = np.int64(0)
+    RS = np.empty((caps[7], N_R), np.int64)
+    r_base = np.int64(0)
     D = np.empty((N_D, caps[2]), np.int64)
     nd = np.int64(0)
     # ---- flat posts, awards, rakes (event order) and known cards
@@ -409,6 +422,12 @@ def replay_hands(order, caps,
     live_order = np.zeros(WIDTH, np.int64)
 
     for walk in range(n):
+        if na - a_base >= FLUSH_ROWS:
+            _flush(AS, A, a_base, na)
+            a_base = na
+        if nr - r_base >= FLUSH_ROWS:
+            _flush(RS, R, r_base, nr)
+            r_base = nr
         h = order[walk]
         lo_s, hi_s = seat_start[h], seat_start[h + 1]
         lo_e, hi_e = event_start[h], event_start[h + 1]
@@ -476,20 +495,21 @@ def replay_hands(order, caps,
         first_row = nr
         street = np.int64(0)
         row = nr
+        rs = row - r_base  # its row in the stage
         nr += 1
-        R[R_HAND, row] = h
-        R[R_SEQ, row] = -1
-        R[R_STREET, row] = 0
-        R[R_BOARD_CARDS, row] = 0
-        R[R_BOARD_EXPECTED, row] = v_schedule[v, 0] if n_rounds > 0 else 0
-        R[R_BURNS, row] = NULL
-        R[R_BURNS_EXPECTED, row] = 0
+        RS[rs, R_HAND] = h
+        RS[rs, R_SEQ] = -1
+        RS[rs, R_STREET] = 0
+        RS[rs, R_BOARD_CARDS] = 0
+        RS[rs, R_BOARD_EXPECTED] = v_schedule[v, 0] if n_rounds > 0 else 0
+        RS[rs, R_BURNS] = NULL
+        RS[rs, R_BURNS_EXPECTED] = 0
         live_now = 0
         for s in range(WIDTH):
             if dealt[s] and not folded[s]:
                 live_now += 1
-        R[R_LIVE_AT_DEAL, row] = live_now
-        R[R_DRAW_ROUND, row] = n_rounds > 0 and v_draw_before[v, 0]
+        RS[rs, R_LIVE_AT_DEAL] = live_now
+        RS[rs, R_DRAW_ROUND] = n_rounds > 0 and v_draw_before[v, 0]
         bet_unit, smin_now, smax_now, min_bet = _round_limits(st, street, h, units, units_off, smin, smin_off, smax,
                                                               smax_off, blinds, blinds_off, nbl)
         _clear_round(rnd, rins, acted, acted_full, acted_cum, round_returns)
@@ -510,7 +530,7 @@ def replay_hands(order, caps,
             seat = e_seat[i]
             opens = -1  # the street a new round opens at this event (-1: none)
             if kind == K_DEAL and e_target[i] == T_BOARD:
-                if round_actions > 0 or R[R_BOARD_CARDS, row] >= R[R_BOARD_EXPECTED, row]:
+                if round_actions > 0 or RS[rs, R_BOARD_CARDS] >= RS[rs, R_BOARD_EXPECTED]:
                     opens = street + 1
             elif kind == K_DRAW:
                 nxt = street + 1
@@ -521,23 +541,24 @@ def replay_hands(order, caps,
                 pending, ncan, live_now, rcount = _pending_at_close(
                     seated, dealt, folded, all_in, can, pointer, button, acted, rnd, current_bet, rins, rcount,
                     dset, dst, live_order, dscratch, dst2)
-                _close_round(row, pending, ncan, np.bool_(False), seq, live_now, round_returned, round_actions,
-                             rnd, rins, folded, all_in, round_returns, players,
-                             R, tmp)
+                _close_round(rs, pending, ncan, np.bool_(False), seq, live_now, round_returned,
+                             round_actions, rnd, rins, folded, all_in, round_returns, players,
+                             RS, tmp)
                 # ---- begin the next round
                 street = opens
                 row = nr
+                rs = row - r_base
                 nr += 1
-                R[R_HAND, row] = h
-                R[R_SEQ, row] = seq
-                R[R_STREET, row] = street
-                R[R_BOARD_CARDS, row] = 0
+                RS[rs, R_HAND] = h
+                RS[rs, R_SEQ] = seq
+                RS[rs, R_STREET] = street
+                RS[rs, R_BOARD_CARDS] = 0
                 inside = street < n_rounds
-                R[R_BOARD_EXPECTED, row] = v_schedule[v, street] if inside else 0
-                R[R_BURNS, row] = NULL
-                R[R_BURNS_EXPECTED, row] = 1 if (street > 0 and inside and v_schedule[v, street] > 0) else 0
-                R[R_LIVE_AT_DEAL, row] = live_now
-                R[R_DRAW_ROUND, row] = inside and v_draw_before[v, street]
+                RS[rs, R_BOARD_EXPECTED] = v_schedule[v, street] if inside else 0
+                RS[rs, R_BURNS] = NULL
+                RS[rs, R_BURNS_EXPECTED] = 1 if (street > 0 and inside and v_schedule[v, street] > 0) else 0
+                RS[rs, R_LIVE_AT_DEAL] = live_now
+                RS[rs, R_DRAW_ROUND] = inside and v_draw_before[v, street]
                 bet_unit, smin_now, smax_now, min_bet = _round_limits(st, street, h, units, units_off, smin, smin_off,
                                                                       smax, smax_off, blinds, blinds_off, nbl)
                 _clear_round(rnd, rins, acted, acted_full, acted_cum, round_returns)
@@ -610,41 +631,42 @@ def replay_hands(order, caps,
                 raises_before = raises
                 round_actions += 1
                 j = na
+                ja = j - a_base  # its row in the stage
                 na += 1
-                A[A_HAND, j] = h
-                A[A_EVENT, j] = i
-                A[A_STREET, j] = street
-                A[A_SEAT, j] = seat
-                A[A_PLAYER, j] = players[seat]
-                A[A_EXPECTED, j] = expected
-                A[A_ADDED, j] = added
-                A[A_CURRENT_BET, j] = bet_before
-                A[A_OWED, j] = owed
-                A[A_LARGEST, j] = largest_before
-                A[A_RAISES_BEFORE, j] = raises_before
-                A[A_LIVE, j] = live_now
-                A[A_ACTIVE, j] = ncan
-                A[A_POT_BEFORE, j] = pot_before
-                A[A_BET_UNIT, j] = bet_unit
-                A[A_SMIN, j] = smin_now
-                A[A_SMAX, j] = smax_now
-                A[A_STACK_BEFORE, j] = stack_before
-                A[A_ACTOR_FOLDED, j] = actor_folded
-                A[A_ACTOR_ALL_IN, j] = actor_all_in
-                A[A_MIN_BET, j] = min_bet
-                A[A_OWED_FULL, j] = owed_full
-                A[A_HU_START, j] = round_start_active == 2
-                A[A_POT_LIMIT_MAX, j] = bet_before + pot_before + owed_full
+                AS[ja, A_HAND] = h
+                AS[ja, A_EVENT] = i
+                AS[ja, A_STREET] = street
+                AS[ja, A_SEAT] = seat
+                AS[ja, A_PLAYER] = players[seat]
+                AS[ja, A_EXPECTED] = expected
+                AS[ja, A_ADDED] = added
+                AS[ja, A_CURRENT_BET] = bet_before
+                AS[ja, A_OWED] = owed
+                AS[ja, A_LARGEST] = largest_before
+                AS[ja, A_RAISES_BEFORE] = raises_before
+                AS[ja, A_LIVE] = live_now
+                AS[ja, A_ACTIVE] = ncan
+                AS[ja, A_POT_BEFORE] = pot_before
+                AS[ja, A_BET_UNIT] = bet_unit
+                AS[ja, A_SMIN] = smin_now
+                AS[ja, A_SMAX] = smax_now
+                AS[ja, A_STACK_BEFORE] = stack_before
+                AS[ja, A_ACTOR_FOLDED] = actor_folded
+                AS[ja, A_ACTOR_ALL_IN] = actor_all_in
+                AS[ja, A_MIN_BET] = min_bet
+                AS[ja, A_OWED_FULL] = owed_full
+                AS[ja, A_HU_START] = round_start_active == 2
+                AS[ja, A_POT_LIMIT_MAX] = bet_before + pot_before + owed_full
                 if actor_folded or (actor_all_in and verb != V_FOLD):
-                    A[A_MADE, j] = rnd[seat]
-                    A[A_ALL_IN, j] = False
-                    A[A_INCREMENT, j] = NULL
-                    A[A_IS_BET, j] = False
-                    A[A_IS_RAISE, j] = False
-                    A[A_FULL, j] = -1
-                    A[A_RAISE_NUMBER, j] = raises_before
-                    A[A_OPEN_FULL, j] = False
-                    A[A_OPEN_CUMULATIVE, j] = False
+                    AS[ja, A_MADE] = rnd[seat]
+                    AS[ja, A_ALL_IN] = False
+                    AS[ja, A_INCREMENT] = NULL
+                    AS[ja, A_IS_BET] = False
+                    AS[ja, A_IS_RAISE] = False
+                    AS[ja, A_FULL] = -1
+                    AS[ja, A_RAISE_NUMBER] = raises_before
+                    AS[ja, A_OPEN_FULL] = False
+                    AS[ja, A_OPEN_CUMULATIVE] = False
                     continue
                 chips = verb in (V_CALL, V_BET, V_RAISE)
                 aggressive = verb in (V_BET, V_RAISE)
@@ -714,15 +736,15 @@ def replay_hands(order, caps,
                         folded[seat] = True
                 if expected < 0 or seat == expected:
                     pointer = seat
-                A[A_MADE, j] = made
-                A[A_ALL_IN, j] = went_all_in
-                A[A_INCREMENT, j] = increment
-                A[A_IS_BET, j] = is_bet
-                A[A_IS_RAISE, j] = is_raise
-                A[A_FULL, j] = full
-                A[A_RAISE_NUMBER, j] = raises if is_raise else raises_before
-                A[A_OPEN_FULL, j] = open_full
-                A[A_OPEN_CUMULATIVE, j] = open_cumulative
+                AS[ja, A_MADE] = made
+                AS[ja, A_ALL_IN] = went_all_in
+                AS[ja, A_INCREMENT] = increment
+                AS[ja, A_IS_BET] = is_bet
+                AS[ja, A_IS_RAISE] = is_raise
+                AS[ja, A_FULL] = full
+                AS[ja, A_RAISE_NUMBER] = raises if is_raise else raises_before
+                AS[ja, A_OPEN_FULL] = open_full
+                AS[ja, A_OPEN_CUMULATIVE] = open_cumulative
             elif kind == K_POST:
                 amount = e_amount[i]
                 pk = e_post[i]
@@ -813,15 +835,15 @@ def replay_hands(order, caps,
                         if cards[k] >= 0:
                             nkc = _known(h, cards[k], np.int64(WHERE_BURN), np.int64(0), seen_where, H, KC, nkc)
                 elif target == T_BOARD:
-                    if R[R_SEQ, row] == -1:
-                        R[R_SEQ, row] = seq
-                    R[R_BOARD_CARDS, row] += c1 - c0
-                    R[R_BURNS, row] = (R[R_BURNS, row] if R[R_BURNS, row] != NULL else 0) + burns_pending
+                    if RS[rs, R_SEQ] == -1:
+                        RS[rs, R_SEQ] = seq
+                    RS[rs, R_BOARD_CARDS] += c1 - c0
+                    RS[rs, R_BURNS] = (RS[rs, R_BURNS] if RS[rs, R_BURNS] != NULL else 0) + burns_pending
                     live_now = 0
                     for s in range(WIDTH):
                         if dealt[s] and not folded[s]:
                             live_now += 1
-                    R[R_LIVE_AT_DEAL, row] = live_now
+                    RS[rs, R_LIVE_AT_DEAL] = live_now
                     burns_pending = 0
                     for k in range(c0, c1):
                         if board_len < BOARD_MAX:
@@ -948,35 +970,35 @@ def replay_hands(order, caps,
         pending, ncan, live_now, rcount = _pending_at_close(
             seated, dealt, folded, all_in, can, pointer, button, acted, rnd, current_bet, rins, rcount,
             dset, dst, live_order, dscratch, dst2)
-        _close_round(row, pending, ncan, np.bool_(True), np.int64(-1), live_now, round_returned, round_actions,
-                     rnd, rins, folded, all_in, round_returns, players,
-                     R, tmp)
+        _close_round(rs, pending, ncan, np.bool_(True), np.int64(-1), live_now, round_returned,
+                     round_actions, rnd, rins, folded, all_in, round_returns, players,
+                     RS, tmp)
         returned_total = 0
         for s in range(WIDTH):
             returned_total += SI[SI_RETURNED, h, s]
         balance = NULL
         if n_awards > 0:
             balance = chips_in - returned_total - hand_awarded - hand_rake
-        for k in range(first_row, nr):
+        for k in range(first_row - r_base, nr - r_base):  # the hand's rows, in the stage
             if not burns_logged:
-                R[R_BURNS, k] = NULL
-            R[R_BALANCE, k] = balance
+                RS[k, R_BURNS] = NULL
+            RS[k, R_BALANCE] = balance
             # The return judged on the bettor's net result (TDA-15B): when every award with chips went to the
             # uncalled seat, a return beyond the uncalled part (the whole blind back, then the rest of the pot won)
             # and, in an unraked hand, a return short of it (no return line, the uncalled chips paid with the pot:
             # converters' booking) paid the bettor what the right return would have; in a raked hand the kept
             # chips were raked with the pot, so a short return stays short.
-            gap = R[R_TO_BETTOR, k] - R[R_UNCALLED_EXPECTED, k]
+            gap = RS[k, R_TO_BETTOR] - RS[k, R_UNCALLED_EXPECTED]
             sole = False
-            if R[R_UNCALLED, k] >= 0 and (gap > 0 or (gap < 0 and hand_rake == 0)):
+            if RS[k, R_UNCALLED] >= 0 and (gap > 0 or (gap < 0 and hand_rake == 0)):
                 for b in range(naw - n_awards, naw):
                     if AW[AW_AMOUNT, b] != 0:
-                        if AW[AW_SEAT, b] == R[R_UNCALLED, k]:
+                        if AW[AW_SEAT, b] == RS[k, R_UNCALLED]:
                             sole = True
                         else:
                             sole = False
                             break
-            R[R_RETURNED_NET, k] = R[R_RETURNED, k] - gap if sole else R[R_RETURNED, k]
+            RS[k, R_RETURNED_NET] = RS[k, R_RETURNED] - gap if sole else RS[k, R_RETURNED]
         # ---- per hand facts
         m = 0
         for k in range(dst[0] + 1):
@@ -1044,7 +1066,17 @@ def replay_hands(order, caps,
             if not ok:
                 for k in range(nhole):
                     hs_final[h, s, k] = -1
+    _flush(AS, A, a_base, na)
+    _flush(RS, R, r_base, nr)
     return na, A, nr, R, nd, D, nbp, BP, naw, AW, nrk, RK, nkc, KC, H, h_board, SI, SB, hs_final
+
+
+@njit(cache=True, no_rewrites=True)
+def _flush(stage, table, base, count):
+    """Rows `base`..`count - 1` of a row table, staged row by row (`stage[row - base]`), into its columns."""
+    for k in range(stage.shape[1]):
+        for r in range(base, count):
+            table[k, r] = stage[r - base, k]
 
 
 @njit(cache=True, no_rewrites=True)
@@ -1064,21 +1096,22 @@ def _known(h, card, where, seat, seen_where, H, KC, nkc):
 @njit(cache=True, no_rewrites=True)
 def _close_round(row, pending, ncan, at_end, seq, live_now, round_returned, round_actions, rnd, rins, folded,
                  all_in, round_returns, players, R, order):
-    """How the round ended: who still owed an action, and the bet left uncalled (`_close_round`).
+    """How the round ended: who still owed an action, and the bet left uncalled (`_close_round`), written into
+    row `row` of `R`, the rounds stage.
 
     The round's contributions are ranked as the reference sorts its dictionary: by amount, ties in the
     order the seats entered it."""
-    R[R_PENDING, row] = pending
-    R[R_PENDING_PLAYER, row] = players[pending] if pending >= 0 else -1
-    R[R_ABLE, row] = ncan
-    R[R_END, row] = at_end
-    R[R_CLOSE_SEQ, row] = seq
-    R[R_LIVE, row] = live_now
-    R[R_RETURNED, row] = round_returned
-    R[R_ACTIONS, row] = round_actions
-    R[R_UNCALLED, row] = -1
-    R[R_UNCALLED_PLAYER, row] = -1
-    R[R_UNCALLED_EXPECTED, row] = 0
+    R[row, R_PENDING] = pending
+    R[row, R_PENDING_PLAYER] = players[pending] if pending >= 0 else -1
+    R[row, R_ABLE] = ncan
+    R[row, R_END] = at_end
+    R[row, R_CLOSE_SEQ] = seq
+    R[row, R_LIVE] = live_now
+    R[row, R_RETURNED] = round_returned
+    R[row, R_ACTIONS] = round_actions
+    R[row, R_UNCALLED] = -1
+    R[row, R_UNCALLED_PLAYER] = -1
+    R[row, R_UNCALLED_EXPECTED] = 0
     # the two largest contributions, ties by insertion
     top = -1
     second = -1
@@ -1094,10 +1127,10 @@ def _close_round(row, pending, ncan, at_end, seq, live_now, round_returned, roun
         second_amount = rnd[second] if second >= 0 else 0
         undercall = second >= 0 and not folded[second] and not all_in[second]
         if rnd[top] > second_amount and not undercall:
-            R[R_UNCALLED, row] = top
-            R[R_UNCALLED_PLAYER, row] = players[top]
-            R[R_UNCALLED_EXPECTED, row] = rnd[top] - second_amount
-    R[R_TO_BETTOR, row] = round_returns[R[R_UNCALLED, row]] if R[R_UNCALLED, row] >= 0 else 0
+            R[row, R_UNCALLED] = top
+            R[row, R_UNCALLED_PLAYER] = players[top]
+            R[row, R_UNCALLED_EXPECTED] = rnd[top] - second_amount
+    R[row, R_TO_BETTOR] = round_returns[R[row, R_UNCALLED]] if R[row, R_UNCALLED] >= 0 else 0
 
 
 def named(raw: tuple) -> dict[str, dict[str, np.ndarray]]:

@@ -35,7 +35,7 @@ from auditor.model.tables import CanonicalTables
 from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, LIST_INT, LIST_STR, STR, Facts, frame_of, list_column
 from auditor.replay.house import HouseRules
 from auditor.replay.kernel.encode import NULL, VERBS, Encoded, encode, variant_table
-from auditor.replay.kernel.hand import HOLE_CAP, named, replay_hands
+from auditor.replay.kernel.hand import FLUSH_ROWS, HOLE_CAP, named, replay_hands
 from auditor.replay.kernel.table import cross_hands
 from auditor.replay.kernel.table import named as named_cross
 from auditor.replay.state import TableState, walk
@@ -121,8 +121,11 @@ def run_kernel(tables: CanonicalTables, houses: Sequence[HouseRules], order: np.
     from auditor.replay.kernel.encode import K_ACTION, K_AWARD, K_DEAL, K_DRAW, K_POST, K_RAKE
 
     count = np.bincount(enc.e_kind[enc.e_kind >= 0].astype(np.int64), minlength=16)
+    kind = enc.e_kind
+    stage_actions = FLUSH_ROWS + _most_in_a_hand(kind == K_ACTION, enc.event_start)
+    stage_rounds = FLUSH_ROWS + _most_in_a_hand((kind == K_DEAL) | (kind == K_DRAW), enc.event_start) + 1
     caps = np.array([count[K_ACTION], count[K_DEAL] + count[K_DRAW] + enc.n, count[K_DRAW], count[K_POST],
-                     count[K_AWARD], count[K_RAKE]], np.int64)
+                     count[K_AWARD], count[K_RAKE], stage_actions, stage_rounds], np.int64)
     return replay_hands(
         order, caps,
         enc.variant, enc.structure, enc.blinds_off, enc.blinds, enc.units_off, enc.units, enc.smin_off, enc.smin,
@@ -131,6 +134,14 @@ def run_kernel(tables: CanonicalTables, houses: Sequence[HouseRules], order: np.
         enc.event_start, enc.e_kind, enc.e_seat, enc.e_verb, enc.e_post, enc.e_blind, enc.e_amount, enc.e_target,
         enc.e_pot, enc.cards_off, enc.cards, enc.receive_off, enc.receive,
         v_hole, v_rounds, v_schedule, v_draw_before, v_max_draw, v_board_cards, fraction)
+
+
+def _most_in_a_hand(events: np.ndarray, event_start: np.ndarray) -> int:
+    """The most events flagged in `events` that one hand has (`event_start`: each hand's first event, and the
+    end): what one hand can add to the kernel's row stages at most."""
+    before = np.concatenate(([0], np.cumsum(events, dtype=np.int64)))
+    per_hand = before[event_start[1:]] - before[event_start[:-1]]
+    return int(per_hand.max()) if len(per_hand) else 0
 
 
 def _kept(hand: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
