@@ -422,12 +422,8 @@ def replay_hands(order, caps,
     live_order = np.zeros(WIDTH, np.int64)
 
     for walk in range(n):
-        if na - a_base >= FLUSH_ROWS:
-            _flush(AS, A, a_base, na)
-            a_base = na
-        if nr - r_base >= FLUSH_ROWS:
-            _flush(RS, R, r_base, nr)
-            r_base = nr
+        a_base = _flush(AS, A, a_base, na, FLUSH_ROWS)
+        r_base = _flush(RS, R, r_base, nr, FLUSH_ROWS)
         h = order[walk]
         lo_s, hi_s = seat_start[h], seat_start[h + 1]
         lo_e, hi_e = event_start[h], event_start[h + 1]
@@ -492,10 +488,9 @@ def replay_hands(order, caps,
         hole_logged = False
         last_aggressor = -1
         # ---- begin round 0
-        first_row = nr
+        first_rs = nr - r_base  # the hand's first rounds row, in the stage
         street = np.int64(0)
-        row = nr
-        rs = row - r_base  # its row in the stage
+        rs = nr - r_base  # the round's row in the stage
         nr += 1
         RS[rs, R_HAND] = h
         RS[rs, R_SEQ] = -1
@@ -546,8 +541,7 @@ def replay_hands(order, caps,
                              RS, tmp)
                 # ---- begin the next round
                 street = opens
-                row = nr
-                rs = row - r_base
+                rs = nr - r_base
                 nr += 1
                 RS[rs, R_HAND] = h
                 RS[rs, R_SEQ] = seq
@@ -979,7 +973,7 @@ def replay_hands(order, caps,
         balance = NULL
         if n_awards > 0:
             balance = chips_in - returned_total - hand_awarded - hand_rake
-        for k in range(first_row - r_base, nr - r_base):  # the hand's rows, in the stage
+        for k in range(first_rs, nr - r_base):  # the hand's rows
             if not burns_logged:
                 RS[k, R_BURNS] = NULL
             RS[k, R_BALANCE] = balance
@@ -1066,17 +1060,21 @@ def replay_hands(order, caps,
             if not ok:
                 for k in range(nhole):
                     hs_final[h, s, k] = -1
-    _flush(AS, A, a_base, na)
-    _flush(RS, R, r_base, nr)
+    _flush(AS, A, a_base, na, 0)
+    _flush(RS, R, r_base, nr, 0)
     return na, A, nr, R, nd, D, nbp, BP, naw, AW, nrk, RK, nkc, KC, H, h_board, SI, SB, hs_final
 
 
 @njit(cache=True, no_rewrites=True)
-def _flush(stage, table, base, count):
-    """Rows `base`..`count - 1` of a row table, staged row by row (`stage[row - base]`), into its columns."""
+def _flush(stage, table, base, count, least):
+    """Rows `base`..`count - 1` of a row table, staged row by row (`stage[row - base]`), into its columns when
+    there are at least `least` of them; returns the row the stage starts at afterwards."""
+    if count - base < least:
+        return base
     for k in range(stage.shape[1]):
         for r in range(base, count):
             table[k, r] = stage[r - base, k]
+    return count
 
 
 @njit(cache=True, no_rewrites=True)
