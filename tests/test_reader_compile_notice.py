@@ -116,3 +116,31 @@ def test_the_words_name_each_reader_once():
     assert compiled.reader_words(["auditor.ingest.jsonl_scan.scan", "auditor.ingest.phh_scan.scan",
                                   "auditor.ingest.columnar_kernels.ints"]) == \
         "the JSON Lines reader, the PHH reader and the columnar validator"
+
+
+def test_a_cache_left_by_an_older_source_counts_as_uncached(tmp_path):
+    """An upgrade (or an edited checkout) over an old cache leaves Numba's index beside a new source: Numba
+    finds it obsolete and compiles again, so the notices must say so too (`model.compiled.uncached` asks
+    Numba's own index load, not whether the index file exists). Each step in a fresh interpreter, as each run."""
+    import os
+    import subprocess
+    import sys
+
+    source = tmp_path / "probe_kernels.py"
+    source.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    env.pop("NUMBA_DISABLE_JIT", None)
+
+    def uncached_after(run: bool) -> list[str]:
+        code = ("import json, probe_kernels\nfrom auditor.model.compiled import uncached\n"
+                + ("probe_kernels.twice(2)\n" if run else "") + "print(json.dumps(uncached(['probe_kernels'])))")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        return __import__("json").loads(out.stdout.strip().splitlines()[-1])
+
+    assert uncached_after(run=False) == ["probe_kernels.twice"]
+    assert uncached_after(run=True) == []  # compiled and cached in that run
+    assert uncached_after(run=False) == []  # a later run finds it
+    stat = source.stat()
+    source.write_text(source.read_text().replace("2 * x", "x + x"))  # a new source, as after an upgrade
+    os.utime(source, (stat.st_atime + 5, stat.st_mtime + 5))
+    assert uncached_after(run=False) == ["probe_kernels.twice"]

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from pathlib import Path
 
 
 def uncached(modules: Iterable[str]) -> list[str]:
     """The kernels defined by `modules` with no entry in Numba's on-disk cache (they compile on first use), as
     `module.name`.
 
-    A kernel is cached when its cache index file exists where Numba looks for it (beside the source, a
-    user-wide folder, or NUMBA_CACHE_DIR). Numba's cache object is internal API: if it changes shape, the answer
-    is "unknown", reported as nothing uncached, so a wrong guess only loses the notice.
+    A kernel is cached when its cache index, where Numba looks for it (beside the source, a user-wide folder,
+    or NUMBA_CACHE_DIR), lists a compiled version for this Numba and this very source: an index left by an
+    older source (an upgrade over an old cache, an edited checkout) is obsolete, and Numba compiles again
+    (its own index load, which answers nothing for a missing, foreign or stale index). Numba's cache object is
+    internal API: if it changes shape, the answer is "unknown", reported as nothing uncached, so a wrong guess
+    only loses the notice.
     """
     from numba.core.registry import CPUDispatcher
 
@@ -31,10 +33,14 @@ def uncached(modules: Iterable[str]) -> list[str]:
             if not isinstance(value, CPUDispatcher) or value.__module__ != name:
                 continue
             try:
-                index = Path(value._cache._cache_file._index_path)
+                load_index = value._cache._cache_file._load_index
             except AttributeError:
                 continue
-            if not index.exists():
+            try:
+                listed = load_index()
+            except Exception:  # a damaged index: Numba compiles again, as for a missing one
+                listed = {}
+            if not listed:
                 missing.append(f"{name}.{attr}")
     return missing
 
