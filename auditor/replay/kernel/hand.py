@@ -336,7 +336,7 @@ def _pending_at_close(seated, dealt, folded, all_in, can, pointer, button, acted
 
 
 @njit(cache=True, no_rewrites=True)
-def replay_hands(order, caps,
+def replay_hands(order, caps, A, R,
                  variant, structure, blinds_off, blinds, units_off, units, smin_off, smin, smax_off, smax,
                  seat_start, s_seat, s_player, s_stack, s_status,
                  event_start, e_kind, e_seat, e_verb, e_post, e_blind, e_amount, e_target, e_pot,
@@ -347,12 +347,14 @@ def replay_hands(order, caps,
     `caps` are the row capacities (actions, rounds, draws, blind posts, awards, rakes), each the count of the
     events that write such a row (rounds: deals and draws, plus one per hand), so no counter can pass its
     array and the batch allocates no more than it writes; then the rows of the actions and rounds stages
-    (`FLUSH_ROWS` plus the most such rows one hand writes)."""
+    (`FLUSH_ROWS` plus the most such rows one hand writes). `A` and `R`, the actions and rounds tables
+    ((N_A, caps[0]) and (N_R, caps[1]), uninitialised), are the caller's: the largest tables, reused between
+    batches (`buffers.Reused`)."""
     n = len(order)
     # ---- row tables, one row per event at most: one int64 table per group, columns by name (A_*, R_*, ...)
-    A = np.empty((N_A, caps[0]), np.int64)
+    if A.shape[0] != N_A or A.shape[1] < caps[0] or R.shape[0] != N_R or R.shape[1] < caps[1]:
+        raise ValueError("replay_hands: the actions or rounds table is smaller than its capacity")
     na = np.int64(0)
-    R = np.empty((N_R, caps[1]), np.int64)
     nr = np.int64(0)
     # ---- the actions and rounds rows are written row by row into a small stage (AS, RS: row r at r - a_base /
     # r - r_base) and copied into the tables' columns between hands (`_flush`), once `FLUSH_ROWS` rows wait: a

@@ -34,8 +34,9 @@ import pyarrow.compute as pc
 from auditor.model.tables import CanonicalTables
 from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, LIST_INT, LIST_STR, STR, Facts, frame_of, list_column
 from auditor.replay.house import HouseRules
+from auditor.replay.kernel import buffers
 from auditor.replay.kernel.encode import NULL, VERBS, Encoded, encode, variant_table
-from auditor.replay.kernel.hand import FLUSH_ROWS, HOLE_CAP, named, replay_hands
+from auditor.replay.kernel.hand import FLUSH_ROWS, HOLE_CAP, N_A, N_R, named, replay_hands
 from auditor.replay.kernel.table import cross_hands
 from auditor.replay.kernel.table import named as named_cross
 from auditor.replay.state import TableState, walk
@@ -126,8 +127,10 @@ def run_kernel(tables: CanonicalTables, houses: Sequence[HouseRules], order: np.
     stage_rounds = FLUSH_ROWS + _most_in_a_hand((kind == K_DEAL) | (kind == K_DRAW), enc.event_start) + 1
     caps = np.array([count[K_ACTION], count[K_DEAL] + count[K_DRAW] + enc.n, count[K_DRAW], count[K_POST],
                      count[K_AWARD], count[K_RAKE], stage_actions, stage_rounds], np.int64)
+    actions = buffers.TABLES.table("actions", N_A, int(caps[0]))
+    rounds = buffers.TABLES.table("rounds", N_R, int(caps[1]))
     return replay_hands(
-        order, caps,
+        order, caps, actions, rounds,
         enc.variant, enc.structure, enc.blinds_off, enc.blinds, enc.units_off, enc.units, enc.smin_off, enc.smin,
         enc.smax_off, enc.smax,
         enc.seat_start, enc.s_seat, enc.s_player, enc.s_stack, enc.s_status,
