@@ -8,6 +8,7 @@ kept from one replay are still exactly themselves after later replays of other h
 from __future__ import annotations
 
 import importlib.util
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,25 @@ def test_a_larger_table_grows_the_buffer():
     del large
     assert pool.table("t", 2, 55).size == 110  # within the quarter grown: the same buffer serves
     pool.clear()
+
+
+def test_no_reuse_where_counts_do_not_show_views(monkeypatch):
+    """The count of "nothing reads it" is measured, not assumed: a Python whose reference counts did not move
+    with a view (here, a count that never moves) turns reuse off, and every table is new memory."""
+    monkeypatch.setattr(buffers.Reused, "_references", lambda self, name: 2)
+    pool = buffers.Reused()
+    assert not pool.reuses
+    pool.table("t", 2, 4)  # read by nothing once this returns
+    before = weakref.ref(pool._buffers["t"])
+    pool.table("t", 2, 4)
+    assert before() is None  # replaced by a new buffer (the old one, read by nothing, is gone)
+    monkeypatch.undo()
+    live = buffers.Reused()
+    assert live.reuses
+    live.table("t", 2, 4)
+    before = weakref.ref(live._buffers["t"])
+    live.table("t", 2, 4)
+    assert before() is live._buffers["t"]  # with counts that show views: the same buffer again
 
 
 def _pooled() -> int:
