@@ -13,7 +13,8 @@ README's `auditor audit sample_logs` in a few seconds. So the command line decid
   engine): a background process compiles them into the cache (`start_background`) while this audit runs them as
   Python in this process (`interpreted`), and says so; the next audit finds them cached;
 - a larger run: the replay's kernels compile now on two processes (`warm.compile_kernels`, as before this
-  module), the readers' on first use, both announced.
+  module) and the readers' those inputs need in a third beside them (`compile_beside_replay`), announced; what
+  that helper leaves uncompiled compiles on first use, announced too.
 
 The interpreted kernels are the same functions, so the findings are the same (`tests/test_precompile.py` holds an
 audit as Python equal to the compiled one in everything a report shows, on the sample logs, files of each room's
@@ -33,8 +34,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -131,6 +134,14 @@ def interpreted() -> Iterator[None]:
     (`warm.as_python`); restored afterwards. All of them, cached or not: a kernel calls kernels of other
     modules (the OHH scanner the JSON Lines scanner's), and a compiled one called from Python would be loaded
     or compiled on the spot."""
+    with _as_python(kernel_modules()):
+        yield
+
+
+@contextlib.contextmanager
+def _as_python(modules: Sequence[str]) -> Iterator[None]:
+    """`warm.as_python(modules)`, once every module that names kernels at import is imported (see
+    `_DRIVER_PACKAGES`)."""
     import importlib
     import pkgutil
 
@@ -139,7 +150,7 @@ def interpreted() -> Iterator[None]:
             importlib.import_module(info.name)
     for name in _DRIVER_MODULES:
         importlib.import_module(name)
-    with warm.as_python(kernel_modules()):
+    with warm.as_python(modules):
         yield
 
 
@@ -182,9 +193,10 @@ def first_run(notice: Callable[[str], None] | None) -> Callable[[Sequence[InputF
                 f"this small audit runs them as plain Python, the same code, while {where}")
             return interpreted(), True
         if replay:
-            say("auditor: compiling the replay kernels (first run after an install; cached on disk for later "
-                "runs)...")
-            warm.compile_kernels()
+            whose = f"the replay kernels and those of {reader_words([f'{name}.' for name in readers])}" if readers \
+                else "the replay kernels"
+            say(f"auditor: compiling {whose} (first run after an install; cached on disk for later runs)...")
+            compile_beside_replay(readers)
         kernels = reader_kernels(inputs) if readers else []
         if kernels:
             say(f"auditor: compiling {len(kernels)} kernels of {reader_words(kernels)} on first use (first run "
@@ -192,6 +204,25 @@ def first_run(notice: Callable[[str], None] | None) -> Callable[[Sequence[InputF
         return contextlib.nullcontext(), False
 
     return prepare
+
+
+def compile_beside_replay(readers: Sequence[str]) -> None:
+    """Compile the replay's kernels on two processes (`warm.compile_kernels`) and, at the same time, the reader
+    modules `readers` in a third (this module's `_main`, as a background compile, under the lock), then wait
+    for it. A large first run used to compile the readers' kernels only on first use, after the replay's, in
+    this process alone: the replay's two parts keep two cores busy for different lengths (~11 and ~10 s here),
+    and the readers' compile in between (~3 s for Parquet's validator, ~10 s for the JSON Lines scanner, more
+    for OHH's). Whatever the helper leaves uncompiled (it failed, was not started, another compile held the
+    lock) compiles on first use as before."""
+    helper = None
+    if readers and not warm.busy():
+        helper = warm.start_detached("auditor.precompile", readers)
+    start = time.perf_counter()
+    warm.compile_kernels()
+    if helper is not None:
+        own = time.perf_counter() - start
+        with contextlib.suppress(subprocess.TimeoutExpired):  # still going: it goes on detached, as a
+            helper.wait(timeout=max(warm.MIN_WAIT_S, warm.WAIT_FACTOR * own))  # background compile does
 
 
 def start_background(modules: Sequence[str]) -> bool:
@@ -279,7 +310,12 @@ def compile_modules(modules: Sequence[str]) -> list[str]:
         warm.compile_kernels()
     samples = dict.fromkeys(_SAMPLES[name] for name in missing if name in _SAMPLES)
     if samples:
-        with tempfile.TemporaryDirectory(prefix="auditor-compile-") as folder:
+        # the replay's kernels still not compiled here are being compiled by another process (a large first
+        # run's, `first_run`, asks this one for the readers' alone): the samples run them as Python, so this
+        # process does not compile them a second time
+        pending = missing_modules(KERNEL_MODULES)
+        with _as_python(pending) if pending else contextlib.nullcontext(), \
+                tempfile.TemporaryDirectory(prefix="auditor-compile-") as folder:
             for k, (fmt, waived) in enumerate(samples):
                 with contextlib.suppress(Exception), _gates_waived() if waived else contextlib.nullcontext():
                     target = Path(folder) / str(k)  # a sample that fails leaves its kernels to a later run

@@ -113,12 +113,14 @@ def _inputs(tmp_path: Path, hands: int) -> list[InputFile]:
 def cold(monkeypatch):
     """`prepare` as on a first run: every kernel module missing, with the compile and the background start
     recorded instead of done."""
-    done: dict[str, list] = {"background": [], "compiled": []}
+    done: dict[str, list] = {"background": [], "compiled": [], "helper": []}
     monkeypatch.setattr(precompile, "missing_modules", lambda modules: list(modules))
     monkeypatch.setattr(precompile, "start_background", lambda modules: done["background"].append(modules) or True)
     from auditor.replay.kernel import warm
 
     monkeypatch.setattr(warm, "compile_kernels", lambda *a, **k: done["compiled"].append(True))
+    monkeypatch.setattr(warm, "busy", lambda: False)
+    monkeypatch.setattr(warm, "start_detached", lambda module, modules: done["helper"].append((module, list(modules))))
     return done
 
 
@@ -140,7 +142,33 @@ def test_a_large_first_run_compiles_first_and_says_so(cold, tmp_path):
     context, in_process = precompile.first_run(said.append)(_inputs(tmp_path, hands), "local")
     assert not in_process and cold["compiled"] and not cold["background"]
     assert isinstance(context, contextlib.nullcontext)
-    assert said[0].startswith("auditor: compiling the replay kernels")
+    assert said[0].startswith("auditor: compiling the replay kernels and those of the JSON Lines reader")
+    # the readers' kernels compile in a helper beside the replay's (`compile_beside_replay`)
+    assert cold["helper"] == [("auditor.precompile", ["auditor.ingest.jsonl_scan", "auditor.ingest.columnar_kernels",
+                                                      "auditor.ingest.columnar_validate"])]
+
+
+def test_the_readers_samples_run_the_replay_kernels_still_compiling_as_python(monkeypatch):
+    """The helper `compile_beside_replay` starts compiles the readers' kernels alone: while the replay's are not
+    compiled yet (another process is compiling them), its sample audits run them as Python."""
+    import auditor.pipeline
+    from auditor.replay.kernel import KERNEL_MODULES, hand
+
+    seen: list[bool] = []
+
+    def sample_audit(*args, **kwargs):
+        seen.append(not isinstance(hand.replay_hands, CPUDispatcher))
+
+    monkeypatch.setattr(auditor.pipeline, "audit", sample_audit)
+    pending = {"now": list(KERNEL_MODULES)}
+    monkeypatch.setattr(precompile, "missing_modules",
+                        lambda modules: [m for m in modules if m in pending["now"] or m.startswith("auditor.ingest")])
+    precompile.compile_modules(["auditor.ingest.jsonl_scan"])
+    assert seen == [True]
+    assert isinstance(hand.replay_hands, CPUDispatcher)  # restored
+    pending["now"] = []  # the replay's compiled: the samples call them compiled
+    precompile.compile_modules(["auditor.ingest.jsonl_scan"])
+    assert seen == [True, False]
 
 
 def test_a_small_run_on_dask_is_compiled_not_interpreted(cold, tmp_path):

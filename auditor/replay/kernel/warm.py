@@ -251,7 +251,7 @@ def _start_helper(modules: Sequence[str]) -> subprocess.Popen | None:
     return start_detached("auditor.replay.kernel.warm", modules)
 
 
-def _busy() -> bool:
+def busy() -> bool:
     """Whether no core is idle (`BUSY_LOAD_PER_CORE`); unknown counts as idle."""
     try:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -279,7 +279,7 @@ def compile_kernels(missing: Sequence[str] | None = None) -> dict[str, object]:
         return report
     helper_part = [name for name in HELPER if any(kernel.startswith(name + ".") for kernel in missing)]
     own_part = [name for name in HERE if any(kernel.startswith(name + ".") for kernel in missing)]
-    helper = _start_helper(helper_part) if helper_part and not _busy() else None
+    helper = _start_helper(helper_part) if helper_part and not busy() else None
     try:
         if own_part:
             with contextlib.suppress(Exception):
