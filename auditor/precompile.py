@@ -310,10 +310,11 @@ def compile_modules(modules: Sequence[str]) -> list[str]:
         warm.compile_kernels()
     samples = dict.fromkeys(_SAMPLES[name] for name in missing if name in _SAMPLES)
     if samples:
-        # the replay's kernels still not compiled here are being compiled by another process (a large first
-        # run's, `first_run`, asks this one for the readers' alone): the samples run them as Python, so this
-        # process does not compile them a second time
-        pending = missing_modules(KERNEL_MODULES)
+        # asked for the readers' alone (a large first run's helper, `compile_beside_replay`), the replay's kernels
+        # not compiled yet are being compiled by another process: the samples run them as Python, so this process
+        # does not compile them a second time (having compiled the replay's itself, a part that failed there
+        # compiles in the samples, as before)
+        pending = [] if replay else missing_modules(KERNEL_MODULES)
         with _as_python(pending) if pending else contextlib.nullcontext(), \
                 tempfile.TemporaryDirectory(prefix="auditor-compile-") as folder:
             for k, (fmt, waived) in enumerate(samples):

@@ -169,6 +169,14 @@ def test_the_readers_samples_run_the_replay_kernels_still_compiling_as_python(mo
     pending["now"] = []  # the replay's compiled: the samples call them compiled
     precompile.compile_modules(["auditor.ingest.jsonl_scan"])
     assert seen == [True, False]
+    # asked for the replay's too, this process compiles them itself first; a part that failed there compiles in
+    # the samples (not run as Python)
+    from auditor.replay.kernel import warm
+
+    monkeypatch.setattr(warm, "compile_kernels", lambda *a, **k: None)
+    pending["now"] = list(KERNEL_MODULES)
+    precompile.compile_modules([KERNEL_MODULES[0], "auditor.ingest.jsonl_scan"])
+    assert seen == [True, False, False]
 
 
 def test_a_small_run_on_dask_is_compiled_not_interpreted(cold, tmp_path):
