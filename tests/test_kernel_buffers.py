@@ -112,3 +112,34 @@ def test_facts_kept_from_a_replay_survive_later_replays():
     again, _ = kernel.replay(tables_a, houses_a, TableState())  # reused, or grown when the batch is larger
     for name in FACT_COLUMNS:
         assert compare_batches.diff_frames(name, copies[name], again[name]) == [], name
+
+
+def test_replays_in_two_threads_at_once_each_get_their_own_memory():
+    """Two threads replaying at once (a dask worker's threads): whichever takes the kept buffer holds a view of
+    it until its facts are dropped, so the other gets new memory; every replay gives the facts it gives alone."""
+    import threading
+
+    from auditor.ingest.tables import build_tables
+
+    batches = [(build_tables(hands), houses) for hands, houses, _ in compare_batches.simulated(240, 5)][:2]
+    alone = [kernel.replay(tables, houses, TableState())[0] for tables, houses in batches]
+    expected = [{name: facts[name].copy(deep=True) for name in FACT_COLUMNS} for facts in alone]
+    del alone
+    problems: list[str] = []
+
+    def work(k: int) -> None:
+        tables, houses = batches[k]
+        try:
+            for _ in range(4):
+                facts, _ = kernel.replay(tables, houses, TableState())
+                for name in FACT_COLUMNS:
+                    problems.extend(compare_batches.diff_frames(name, expected[k][name], facts[name]))
+        except Exception as exc:  # a thread's failure fails the test, not only a warning
+            problems.append(f"thread {k}: {exc!r}")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert problems == []
