@@ -1,11 +1,11 @@
 """Compiling the kernels ahead of the audits that need them: `auditor compile`, and a first run's background compile.
 
-Why: Numba compiles a kernel the first time a process calls it and caches it on disk (`cache=True`). On an
-empty cache the replay's kernels cost ~40-60 s of CPU (24-33 s of wall time on two idle cores, measured on a
-fresh machine of this project's kind), the readers' up to ~60 s more, and issue 16 asks that a first run wait at most
-10 s for it. A small audit does not need compiled code to finish quickly: the same kernels run as plain
-Python (their `py_func`, the very source Numba compiles; ~2 ms a hand, `INTERPRETED_S_PER_HAND`) finish the
-README's `auditor audit sample_logs` in a few seconds. So the command line decides, once the inputs are found
+Why: Numba compiles a kernel the first time a process calls it and caches it on disk (`cache=True`). On an empty
+cache the replay's kernels cost ~20-60 s of CPU (24-33 s of wall time on two idle cores on session 12's host, 11.7 s
+on session 17's: fresh machines of this project's kind), the readers' up to ~60 s more, and issue 16 asks that a
+first run wait at most 10 s for it. A small audit does not need compiled code to finish quickly: the same kernels
+run as plain Python (their `py_func`, the very source Numba compiles; ~2 ms a hand, `INTERPRETED_S_PER_HAND`) finish
+the README's `auditor audit sample_logs` in a few seconds. So the command line decides, once the inputs are found
 (`first_run`, called by `pipeline.audit` before any hand is read):
 
 - nothing to compile: the audit runs as always;
