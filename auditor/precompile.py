@@ -182,19 +182,19 @@ def first_run(notice: Callable[[str], None] | None) -> Callable[[Sequence[InputF
             return contextlib.nullcontext(), False
         replay = [name for name in missing if name in KERNEL_MODULES]
         readers = [name for name in missing if name not in KERNEL_MODULES]
+        readers_named = reader_words([f"{name}." for name in readers]) if readers else ""
         if engine == "local" and interpreted_seconds(inputs) <= BUDGET_S:
             started = start_background(missing)
             where = ("a background process compiles them for later runs" if started else
                      "another process is compiling them" if compiling_elsewhere() else
                      "a later audit compiles them")
             whose = ["the replay"] if replay else []
-            whose += [reader_words([f"{name}." for name in readers])] if readers else []
+            whose += [readers_named] if readers else []
             say(f"auditor: the kernels of {' and '.join(whose)} are not compiled yet (first run after an install): "
                 f"this small audit runs them as plain Python, the same code, while {where}")
             return interpreted(), True
         if replay:
-            whose = f"the replay kernels and those of {reader_words([f'{name}.' for name in readers])}" if readers \
-                else "the replay kernels"
+            whose = f"the replay kernels and those of {readers_named}" if readers else "the replay kernels"
             say(f"auditor: compiling {whose} (first run after an install; cached on disk for later runs)...")
             compile_beside_replay(readers)
         kernels = reader_kernels(inputs) if readers else []
@@ -222,7 +222,7 @@ def compile_beside_replay(readers: Sequence[str]) -> None:
     if helper is not None:
         own = time.perf_counter() - start
         with contextlib.suppress(subprocess.TimeoutExpired):  # still going: it goes on detached, as a
-            helper.wait(timeout=max(warm.MIN_WAIT_S, warm.WAIT_FACTOR * own))  # background compile does
+            helper.wait(timeout=warm.helper_wait(own))  # background compile does
 
 
 def start_background(modules: Sequence[str]) -> bool:

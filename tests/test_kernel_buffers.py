@@ -59,7 +59,6 @@ def test_a_larger_table_grows_the_buffer():
     assert large.__array_interface__["data"][0] != address
     del large
     assert pool.table("t", 2, 55).size == 110  # within the quarter grown: the same buffer serves
-    pool.clear()
 
 
 def test_no_reuse_where_counts_do_not_show_views(monkeypatch):

@@ -51,24 +51,19 @@ class Reused:
         finally:
             del self._buffers[probe]
 
-    def table(self, name: str, rows: int, columns: int, dtype: type = np.int64) -> np.ndarray:
-        """An uninitialised (rows, columns) table: the kept buffer's start when nothing reads it and it is
+    def table(self, name: str, rows: int, columns: int) -> np.ndarray:
+        """An uninitialised (rows, columns) int64 table: the kept buffer's start when nothing reads it and it is
         large enough, else a new buffer, kept for the next call instead."""
         need = max(rows * columns, 1)
         with self._lock:
             # counted before any name of ours refers to it, as `_calibrated` counts
             free = name in self._buffers and self.reuses and self._references(name) <= self._unread
             kept = self._buffers.get(name)
-            size = 0 if kept is None or kept.dtype != dtype else kept.size
+            size = 0 if kept is None else kept.size
             if not free or size < need:
                 grown = need if size == 0 or size >= need else max(need, size + size // 4)
-                self._buffers[name] = kept = np.empty(grown, dtype)
+                self._buffers[name] = kept = np.empty(grown, np.int64)
             return kept[:rows * columns].reshape(rows, columns)
-
-    def clear(self) -> None:
-        """Drop the kept buffers (their memory goes back once nothing reads them)."""
-        with self._lock:
-            self._buffers.clear()
 
 
 #: the process's pool, used by `replay.run_kernel`

@@ -251,6 +251,12 @@ def _start_helper(modules: Sequence[str]) -> subprocess.Popen | None:
     return start_detached("auditor.replay.kernel.warm", modules)
 
 
+def helper_wait(own: float) -> float:
+    """How long a compile helper is given once this process's own part took `own` seconds (`MIN_WAIT_S`,
+    `WAIT_FACTOR`) before it is taken for hung."""
+    return max(MIN_WAIT_S, WAIT_FACTOR * own)
+
+
 def busy() -> bool:
     """Whether no core is idle (`BUSY_LOAD_PER_CORE`); unknown counts as idle."""
     try:
@@ -290,7 +296,7 @@ def compile_kernels(missing: Sequence[str] | None = None) -> dict[str, object]:
         if helper is not None:
             own = time.perf_counter() - start
             with contextlib.suppress(subprocess.TimeoutExpired):  # hung: killed below
-                report["helper"] = helper.wait(timeout=max(MIN_WAIT_S, WAIT_FACTOR * own))
+                report["helper"] = helper.wait(timeout=helper_wait(own))
     finally:
         if helper is not None and helper.poll() is None:
             helper.kill()
