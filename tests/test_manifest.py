@@ -462,3 +462,62 @@ def test_sha256_file_is_the_hash_of_the_bytes_whatever_the_size(tmp_path, size):
     path = tmp_path / "f.bin"
     path.write_bytes(data)
     assert sha256_file(path) == (size, hashlib.sha256(data).hexdigest())
+
+
+@pytest.mark.parametrize("where", ["named", "in a folder", "through a link"])
+def test_small_files_are_hashed_from_the_bytes_detection_read(tmp_path, where):
+    """Discovery hashes a file no longer than detection's read of its opening bytes from those bytes
+    (`model.inputs.Seen`: one open, not two). The manifest must state exactly hashlib's digest and the size
+    of the bytes on disk at every size around that edge, plain or gzip (a gzip is hashed as stored, so it is
+    never taken from the unpacked head), and a file longer than the head is still hashed from the file."""
+    from auditor.ingest.detect import SNIFF_BYTES
+    from auditor.pipeline import discover
+
+    hand = HOLDEM.read_bytes().splitlines(keepends=True)[0]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    made = {}
+    for size in (len(hand), SNIFF_BYTES - 1, SNIFF_BYTES, SNIFF_BYTES + 1, 3 * SNIFF_BYTES):
+        data = hand + b" " * (size - len(hand)) if size >= len(hand) else hand
+        made[f"s{size}.jsonl"] = data
+    made["small.jsonl.gz"] = gzip.compress(hand, mtime=0)
+    for name, data in made.items():
+        (logs / name).write_bytes(data)
+    if where == "named":
+        paths = [logs / name for name in made]
+    elif where == "in a folder":
+        paths = [logs]
+    else:
+        links = tmp_path / "links"
+        links.mkdir()
+        for name in made:
+            (links / name).symlink_to(logs / name)
+        paths = [links / name for name in made]
+    inputs, skipped = discover(paths)
+    assert skipped == [] and len(inputs) == len(made)
+    taken = {item.path.name: item.seen.sha256 is not None for item in inputs}
+    assert taken == {name: len(data) <= SNIFF_BYTES and not name.endswith(".gz") for name, data in made.items()}
+    result = audit(paths, jobs=1)
+    entries = {Path(entry["path"]).name: entry for entry in manifest_dict(result)["inputs"]}
+    for name, data in made.items():
+        assert (entries[name]["size"], entries[name]["sha256"]) == (len(data), hashlib.sha256(data).hexdigest()), name
+        assert "changed_during_audit" not in entries[name]
+
+
+def test_a_small_file_replaced_after_discovery_is_marked_changed(tmp_path):
+    """The digest of a small file is taken at discovery, with its state: a file rewritten after that and
+    before the run ends is marked, so a manifest never states a digest of bytes other than those audited
+    without saying so."""
+    log = tmp_path / "a.jsonl"
+    first = HOLDEM.read_bytes().splitlines(keepends=True)[0]
+    log.write_bytes(first)
+    touched = []
+
+    def progress(_):
+        if not touched:
+            touched.append(True)
+            os.utime(log, ns=(1, 1))  # the bytes unchanged, the metadata not: still marked
+
+    entry = manifest_dict(audit([log], progress=progress))["inputs"][0]
+    assert entry["sha256"] == hashlib.sha256(first).hexdigest()
+    assert entry.get("changed_during_audit") is True

@@ -334,7 +334,7 @@ def _estimate(item: InputFile) -> int:
     try:
         if item.format == "parquet":
             return hand_count(item.path)
-        size = item.path.stat().st_size
+        size = item.seen.state[0] if item.seen is not None else item.path.stat().st_size
     except Exception:  # unreadable: the reader will say why; weigh it as one hand
         return 1
     if item.path.name.lower().endswith((".gz", ".zip")):

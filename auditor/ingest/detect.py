@@ -98,8 +98,9 @@ def _base_name(path: Path) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
-def _head(path: Path) -> bytes:
-    """The first SNIFF_BYTES of the file, decompressed if it is gzip.
+def _head(path: Path) -> tuple[bytes, bool]:
+    """The first SNIFF_BYTES of the file, decompressed if it is gzip, and whether they are the whole file
+    as stored (a plain regular file no longer than that: its bytes as its hash covers them).
 
     A plain regular file (nearly every input) is read with one `os.read`: discovery detects every file of
     a folder, and Python's file objects cost about three times the read for a one-hand `.phh`. Anything
@@ -107,7 +108,7 @@ def _head(path: Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except ValueError:
-        return b""
+        return b"", False
     except OSError:
         fd = -1  # open_binary says why
     if fd >= 0:
@@ -122,16 +123,16 @@ def _head(path: Path) -> bytes:
                         break
                     head += more
                 if head[:2] != GZIP_MAGIC:
-                    return head
+                    return head, len(head) == st.st_size
         except OSError:
             pass
         finally:
             os.close(fd)
     try:
         with open_binary(path) as stream:
-            return stream.read(SNIFF_BYTES)
+            return stream.read(SNIFF_BYTES), False
     except (EOFError, ValueError):
-        return b""
+        return b"", False
 
 
 def detect(path: Path, *, regular: bool = False) -> Format | None:
@@ -141,21 +142,30 @@ def detect(path: Path, *, regular: bool = False) -> Format | None:
     it is judged by its suffix alone; `read_file` spools a FIFO before it looks. `regular`: the caller
     has just seen a regular file at `path` (discovery's one `lstat` per entry), so that is not asked again;
     `_head` still opens it without blocking and reads it directly only when its descriptor is a regular file."""
+    return detect_head(path, regular=regular)[0]
+
+
+def detect_head(path: Path, *, regular: bool = False) -> tuple[Format | None, bytes | None]:
+    """`detect`'s answer, and the file's bytes when the opening bytes it read were the whole of a plain
+    regular file (None otherwise), so discovery can hash a small file without opening it again."""
     if not regular and unseekable_kind(path) is not None:
-        name = _base_name(path)
-        return next((f for f in FORMATS if name.endswith(tuple(x for x in f.suffixes if x in DEFINITE_SUFFIXES))),
-                    None)
+        return _by_suffix(path), None
     try:
-        head = _head(path)
+        head, whole = _head(path)
     except OSError:
-        return None
+        return None, None
     for fmt in FORMATS:
         try:
             if fmt.sniff(head):
-                return fmt
+                return fmt, head if whole else None
         except Exception:  # a sniffer that chokes on odd bytes has simply not recognised them
             continue
-    # Content not recognised: trust only suffixes no other kind of file uses (not .json, not .txt).
+    return _by_suffix(path), head if whole else None
+
+
+def _by_suffix(path: Path) -> Format | None:
+    """Content not recognised (or not to be read): trust only suffixes no other kind of file uses (not .json,
+    not .txt)."""
     name = _base_name(path)
     return next((f for f in FORMATS if name.endswith(tuple(x for x in f.suffixes if x in DEFINITE_SUFFIXES))), None)
 
@@ -245,7 +255,7 @@ ZIP_MAGIC = b"PK\x03\x04"
 def _not_recognised(label: str, path: Path) -> Quarantined:
     """The entry for a file no reader reads: the room named when `recognise_other` knows the format."""
     try:
-        head = _head(path)
+        head = _head(path)[0]
         room = recognise_other(head, label)
     except OSError:
         head, room = b"", None

@@ -18,6 +18,20 @@ class UsageError(ValueError):
 
 
 @dataclass(frozen=True)
+class Seen:
+    """What discovery learnt of a file while finding it, so the run does not ask the file system again: a
+    folder of 5,000 one-hand PHH files spent more time in these questions than in auditing its hands.
+
+    `state` is `report.manifest.file_state`'s (size, mtime_ns, ctime_ns, inode) from the one `lstat` (and
+    `stat`, for a link) discovery made; `sha256` the digest of the file's bytes when detection's read of its
+    opening bytes took the whole regular file (one open instead of two: the manifest states it as it would
+    have hashed it). Both are taken before any reader opens the file, as the manifest requires; a file that
+    moves afterwards is caught by the run's second look at its metadata (`changed_during_audit`)."""
+    state: tuple[int, int, int, int]
+    sha256: str | None = None
+
+
+@dataclass(frozen=True)
 class InputFile:
     path: Path
     format: str  # a name from detect.INPUT_FORMATS, decided once by discover(); "auto" only for a zip
@@ -30,6 +44,8 @@ class InputFile:
     shown: str = ""
     #: keeps a spooled stream's temporary copy alive as long as the input (not compared, not sent to workers)
     spool: Any = field(default=None, compare=False, repr=False)
+    #: what discovery saw of a plain file (`Seen`); None when it did not look (a dataset, a stream)
+    seen: Seen | None = field(default=None, compare=False, repr=False)
 
     @property
     def label(self) -> str:
