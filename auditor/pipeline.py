@@ -401,7 +401,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     What the run audited is recorded for its evidence manifest (`report.manifest`): `command` (the
     command line as typed, given by the CLI), the start and end time, and every input hashed once,
     streaming, before any reader opens it (`manifest.fingerprint_input`: the same paths the readers
-    open; why not while reading is said there), with its metadata looked at again after the run.
+    open; why not while reading is said there; a file detection read whole, from those bytes: `Seen`), with
+    its metadata looked at again after the run.
 
     What the reports show of the hands is kept while they are audited (`AuditResult.views`, `table_hands`,
     `finding_hands`): the views of the first `max_views` hands with findings, and of the hands whose id is
