@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-from numba import njit
+
+from auditor.model.compiled import njit
 
 
 def _combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:

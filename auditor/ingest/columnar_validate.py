@@ -36,10 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from numba import njit
 
 from auditor.ingest import columnar_kernels
 from auditor.ingest.validate import MAX_REASON, one_line_error
+from auditor.model.compiled import njit
 
 MONEY_MAX = 10**15
 CARDS = frozenset([r + s for r in "23456789TJQKA" for s in "cdhs"] + ["??"])

@@ -33,9 +33,9 @@ is the caller's to check.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from auditor.ingest.jsonl_scan import _BYTES, _STRINGS, _bool, _int, _next, _string, _ws
+from auditor.model.compiled import njit
 
 __all__ = ["ACTION_NAMES", "CARD_NAMES", "EV_COLUMNS", "H_COLUMNS", "KIND_NAMES", "POST_NAMES", "S_COLUMNS",
            "TARGET_NAMES", "capacities", "convert"]

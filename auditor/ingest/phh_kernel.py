@@ -28,7 +28,6 @@ document that would pass one is declined); integers are checked before they coul
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from auditor.ingest.phh_scan import (
     ARRAY,
@@ -46,6 +45,7 @@ from auditor.ingest.phh_scan import (
     V_F,
     V_SM,
 )
+from auditor.model.compiled import njit
 
 __all__ = ["ACTION_NAMES", "EV_COLUMNS", "H_COLUMNS", "KIND_NAMES", "POST_NAMES", "TARGET_NAMES", "VARIANT_CODES",
            "convert"]

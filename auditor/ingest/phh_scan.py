@@ -46,7 +46,8 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from numba import njit
+
+from auditor.model.compiled import njit
 
 __all__ = ["KEYS", "VERBS", "Documents", "Scan", "card_names", "field_value", "fields_of", "join", "loads", "scan",
            "scan_texts"]

@@ -38,7 +38,8 @@ declined before they could overflow.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from auditor.model.compiled import njit
 
 __all__ = ["ACTION_NAMES", "CARD_NAMES", "EV_COLUMNS", "H_COLUMNS", "KIND_NAMES", "POST_NAMES", "TARGET_NAMES",
            "convert", "lines"]

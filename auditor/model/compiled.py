@@ -1,5 +1,6 @@
-"""Which compiled kernels are still to compile: the first run after an install waits for Numba, and says so.
+"""How the auditor's kernels are compiled and loaded, and which are still to compile.
 
+Every kernel is made by this module's `njit`: Numba's, with the cached versions loaded lean (`_LeanCache`).
 Kernels are compiled on first use and cached on disk (`@njit(cache=True)`). The command line asks, before a
 run, whether that first compilation is still to come for the kernels the run will use (the replay's:
 `replay.kernel.uncached_kernels`; the readers' for the inputs found: `ingest.compiled.reader_kernels`), so a
@@ -10,7 +11,68 @@ the same way.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
+
+
+def njit(**options: Any) -> Callable[[Callable], Any]:
+    """`numba.njit(**options)` for a kernel of the auditor: the same compiled code, cached in the same files, but
+    a version found in the cache loads without Numba's compile-time set-up (`_LeanCache`).
+
+    Why: before each load from its on-disk cache, Numba `refresh()`es its target context: it imports and registers
+    every lowering and typing module it has (NumPy's linear algebra with SciPy's BLAS, random generators, typed
+    containers, ...), which only a compile uses. That was 0.3-0.45 s of every run's start, a third of an audit of
+    one hand, and the fork server's warm-up paid it again. Loading compiled code needs only Numba's runtime
+    (NRT), whose functions that code calls. A cache miss compiles as before, and Numba's compiler refreshes the
+    contexts itself first (`CompilerBase.__init__`), so nothing compiles against a context not set up.
+    Numba's cache class is internal API: if it is not the shape this was written for, the kernel keeps Numba's
+    own loading (only the time is lost). Under `NUMBA_DISABLE_JIT=1` a kernel is its plain function, as with
+    Numba's `njit`."""
+    import numba
+
+    decorate = numba.njit(**options)
+
+    def make(func: Callable) -> Any:
+        kernel = decorate(func)
+        lean = _lean_cache_class()
+        if lean is not None and type(getattr(kernel, "_cache", None)) is lean.__base__:
+            kernel._cache = lean(kernel.py_func)
+        return kernel
+
+    return make
+
+
+_LEAN: list = []
+
+
+def _lean_cache_class() -> type | None:
+    """`_LeanCache`, made once: a subclass of Numba's `FunctionCache` whose `load_overload` sets up the runtime
+    only (see `njit`); None if Numba's cache is not the shape it overrides."""
+    if not _LEAN:
+        _LEAN.append(_make_lean_cache())
+    return _LEAN[0]
+
+
+def _make_lean_cache() -> type | None:
+    try:
+        from numba.core.caching import FunctionCache
+        from numba.core.runtime.nrt import rtsys
+    except ImportError:
+        return None
+    if not all(callable(getattr(FunctionCache, name, None)) for name in
+               ("load_overload", "_load_overload", "_guard_against_spurious_io_errors")):
+        return None
+
+    class _LeanCache(FunctionCache):
+        """Numba's `FunctionCache`, loading without `refresh()` (`njit`)."""
+
+        def load_overload(self, sig: Any, target_context: Any) -> Any:
+            rtsys.initialize(target_context)  # the runtime the loaded code calls (what refresh would set up first)
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
+            return None  # the guard swallowed a spurious I/O error: a miss, as in Numba's own `load_overload`
+
+    return _LeanCache
 
 
 def uncached(modules: Iterable[str]) -> list[str]:

@@ -42,8 +42,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
+from auditor.model.compiled import njit
 from auditor.replay.kernel.pots import _any_per_hand, _as_i64, _clear, _offsets, _row_hands, _same_length
 
 #: highest seat and blind number a kernel accepts; a valid log has seats 1..10 and blinds 1..3

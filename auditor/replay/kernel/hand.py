@@ -28,8 +28,8 @@ array expressions, constant getitems) find nothing to gain in scalar loops over 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from auditor.model.compiled import njit
 from auditor.replay.kernel.encode import (
     K_ACTION,
     K_AWARD,

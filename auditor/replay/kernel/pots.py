@@ -54,7 +54,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
+
+from auditor.model.compiled import njit
 
 RAKE_ANY, RAKE_MAIN, RAKE_PRO_RATA = 0, 1, 2
 #: `HouseRules.hand_rake_from` text -> the code `pot_facts` reads

@@ -36,8 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
+from auditor.model.compiled import njit
 from auditor.replay.evaluate import (
     _ACE,
     _PATTERN_BASE,

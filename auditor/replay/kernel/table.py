@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from auditor.model.compiled import njit
 from auditor.replay.kernel.encode import S_NEW, WIDTH
 
 #: `seats.owed` words by code (bit 1: bb, bit 2: sb), as ",".join(sorted(...)) writes them
