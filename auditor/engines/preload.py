@@ -2,8 +2,9 @@
 
 Why: a `spawn` worker is a fresh interpreter. Before its first partition it pays about 0.8 s of CPU
 importing NumPy, pandas, Arrow, Numba and the auditor, and its first partition costs about 0.9 s more than
-the others, half of it loading the kernels from Numba's on-disk cache (Numba registers its lowering modules
-once per process; with SciPy installed it also imports `scipy.linalg` then). `local.Workers` therefore starts
+the others, half of it loading the kernels from Numba's on-disk cache (Numba then registered its lowering
+modules once per process, with SciPy's `scipy.linalg` when installed; since session 18 a load sets up Numba's
+runtime only: `model.compiled.njit`). `local.Workers` therefore starts
 its processes from a `forkserver` whose preload is this module: the server imports it once, and each worker
 is then an `os.fork()` of an interpreter that has imported everything a partition runs and loaded every
 cached kernel (22 overloads, ~0.4 s). Measured (session 9, 1,000,000 hands from Parquet): a worker starts in
