@@ -128,10 +128,14 @@ def test_a_numba_of_another_shape_keeps_its_own_loading(monkeypatch):
     assert compiled._make_lean_cache() is None
     monkeypatch.undo()  # Numba's own loading calls it too
     monkeypatch.setattr(compiled, "_LEAN", [None])  # as `_lean_cache_class` answers for such a Numba
-
-    def twice(x):
-        return 2 * x
-
-    kernel = compiled.njit(cache=True)(twice)
+    kernel = compiled.njit(cache=True)(_twice)
     assert type(kernel._cache) is caching.FunctionCache
     assert kernel(21) == 42
+    _KEPT.append(kernel)  # kept, as every real kernel is: a compiled kernel let go leaves Numba's weak proxy dead
+
+
+def _twice(x):
+    return 2 * x
+
+
+_KEPT: list = []
