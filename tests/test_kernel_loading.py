@@ -69,8 +69,8 @@ try:
 except SystemExit:
     pass
 from numba.core.runtime.nrt import rtsys
-print(json.dumps({"registries": [m for m in %r if m in sys.modules], "runtime": bool(rtsys._init)}))
-""" % (REGISTRY_MODULES,)
+print(json.dumps({"registries": [m for m in sys.argv[3:] if m in sys.modules], "runtime": bool(rtsys._init)}))
+"""
 
 
 def test_a_fresh_process_audits_from_the_cache_without_the_set_up(tmp_path):
@@ -89,8 +89,8 @@ def test_a_fresh_process_audits_from_the_cache_without_the_set_up(tmp_path):
     log.write_text("".join(lines), encoding="utf-8")
     here = audit([log], pack="tda-2024", jobs=1).findings
     out = tmp_path / "findings.jsonl"
-    done = subprocess.run([sys.executable, "-c", _SCRIPT, str(log), str(out)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
+    done = subprocess.run([sys.executable, "-c", _SCRIPT, str(log), str(out), *REGISTRY_MODULES], capture_output=True,
+                          text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"registries": [], "runtime": True}
     there = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
