@@ -123,3 +123,41 @@ def test_the_preload_loads_what_is_cached_and_compiles_nothing(tmp_path):
     cold = _preload_in(tmp_path / "empty-cache")
     assert cold["kernels"] == warm["kernels"] > 0
     assert (cold["loaded"], cold["overloads"], cold["misses"]) == (0, 0, 0)
+
+
+_NAMED = """
+import json, sys
+for name in sys.argv[1:]:
+    __import__(name)
+import auditor.engines.preload as preload
+from numba.core.registry import CPUDispatcher
+from auditor.ingest import jsonl_scan
+from auditor.replay.kernel import hand
+print(json.dumps({"scanner": sum(len(v.overloads) for v in vars(jsonl_scan).values() if isinstance(v, CPUDispatcher)),
+                  "replay": len(hand.replay_hands.overloads), "loaded": preload.KERNELS_LOADED}))
+"""
+
+
+def test_the_preload_loads_only_the_replays_and_the_named_readers_kernels(tmp_path):
+    """The server imports every reader (the worker's modules import the JSON Lines, OHH and PokerStars scanners),
+    but loads the cached kernels of the replay and of the readers it was started with only: a Parquet run's server
+    no longer waits for the text scanners' kernels."""
+    from auditor.pipeline import audit
+    from auditor.precompile import _gates_waived
+
+    log = tmp_path / "hands.jsonl"
+    log.write_text("".join((ROOT / "sample_logs" / "holdem.jsonl").read_text(encoding="utf-8")
+                           .splitlines(keepends=True)[:3]), encoding="utf-8")
+    with _gates_waived():  # the JSON Lines scanner in the cache, so there is something to leave alone
+        audit([log], jobs=1)
+
+    def probe(*first: str) -> dict:
+        done = subprocess.run([sys.executable, "-c", _NAMED, *first], capture_output=True, text=True, cwd=ROOT,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.splitlines()[-1])
+
+    parquet = probe("auditor.ingest.columnar_validate")
+    assert parquet["replay"] >= 1 and parquet["scanner"] == 0
+    text = probe("auditor.ingest.jsonl_scan", "auditor.ingest.columnar_validate")
+    assert text["replay"] >= 1 and text["scanner"] >= 1 and text["loaded"] > parquet["loaded"]

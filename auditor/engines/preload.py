@@ -1,23 +1,26 @@
 """What the local engine's fork server does once, so that every worker forked from it starts warm.
 
-Why: a `spawn` worker is a fresh interpreter. Before its first partition it pays about 0.8 s of CPU
-importing NumPy, pandas, Arrow, Numba and the auditor, and its first partition costs about 0.9 s more than
-the others, half of it loading the kernels from Numba's on-disk cache (Numba then registered its lowering
-modules once per process, with SciPy's `scipy.linalg` when installed; since session 18 a load sets up Numba's
-runtime only: `model.compiled.njit`). `local.Workers` therefore starts
-its processes from a `forkserver` whose preload is this module: the server imports it once, and each worker
-is then an `os.fork()` of an interpreter that has imported everything a partition runs and loaded every
-cached kernel (22 overloads, ~0.4 s). Measured (session 9, 1,000,000 hands from Parquet): a worker starts in
-0.015 s of CPU instead of 0.8, and its first partition costs ~0.65 s more than the others instead of ~0.9
-(what is left is the first partition of any process: ~30,000 more page faults growing its heap, ~0.4 s of
-system time, and the first reads of the files); the server costs ~1.2-1.4 s of CPU once. Forked workers
-audit a partition at the same speed as spawned ones (the same 8 partitions alternately in each: 8.06 s and
-7.91 s of CPU).
+Why: a `spawn` worker is a fresh interpreter. Before its first partition it pays about 0.8 s of CPU importing
+NumPy, pandas, Arrow, Numba and the auditor, and its first partition costs about 0.9 s more than the others,
+half of it loading the kernels from Numba's on-disk cache (Numba then registered its lowering modules once per
+process, with SciPy's `scipy.linalg` when installed; since session 18 a load sets up Numba's runtime only:
+`model.compiled.njit`). `local.Workers` therefore starts its processes from a `forkserver` whose preload is this
+module: the server imports it once, and each worker is then an `os.fork()` of an interpreter that has imported
+everything a partition runs and loaded the cached kernels of the replay and of the run's readers (below; 22
+overloads, ~0.4 s, when first measured). Measured (session 9, 1,000,000 hands from Parquet): a worker starts in
+0.015 s of CPU instead of 0.8, and its first partition costs ~0.65 s more than the others instead of ~0.9 (what
+is left is the first partition of any process: ~30,000 more page faults growing its heap, ~0.4 s of system time,
+and the first reads of the files); the server costs ~1.2-1.4 s of CPU once. Forked workers audit a partition at
+the same speed as spawned ones (the same 8 partitions alternately in each: 8.06 s and 7.91 s of CPU).
 
 The readers' kernels are loaded the same way for a run whose inputs need them: `local.start` passes the
 reader modules of the inputs (`ingest.compiled.reader_modules`: the PHH scanner and converter, the JSON Lines
 scanner, the columnar validator) to a server it starts, which imports them before this module, so the load
-below finds them (each worker of a PHH run used to load the scanner's kernels itself, ~0.5 s).
+below finds them (each worker of a PHH run used to load the scanner's kernels itself, ~0.5 s). Only those and
+the replay's are loaded: importing the worker's modules imports the JSON Lines, OHH and PokerStars scanners,
+and loading all their cached kernels (111 of 147 overloads on a machine that had run them) made a Parquet run's
+workers wait ~0.35 s more for kernels they never call. A worker loads any other it needs itself, on first use,
+as it always could.
 
 Importing this module is the warm-up (`multiprocessing.forkserver` can only import modules by name), and
 it never raises: the fork server ignores only an ImportError in its preload, and a warm-up is an
@@ -43,21 +46,25 @@ from __future__ import annotations
 import contextlib
 import importlib
 import sys
+from collections.abc import Collection
 
 #: modules a partition imports lazily (inside functions) on its first batch: imported here so a worker
 #: forked from the server finds them loaded, and their kernels are seen by `load_cached_kernels`
 LAZY_MODULES = ("auditor.replay.showdown", "auditor.replay.evaluate", "auditor.replay.facts")
+#: the reader modules imported before this module: in the fork server, those `server.worker_context` named for
+#: the run's inputs (the preload imports them first), with what they import
+READERS = tuple(name for name in sys.modules if name.startswith("auditor.ingest."))
 
 
-def load_cached_kernels(prefix: str = "auditor.") -> int:
+def load_cached_kernels(prefix: str = "auditor.", modules: Collection[str] | None = None) -> int:
     """Load from Numba's on-disk cache every overload it holds of the kernels defined by the imported modules
-    under `prefix`; the number loaded. Nothing is compiled: a signature not in the index for this source and
-    machine is skipped (it compiles on first use, where it always would have)."""
+    under `prefix` (only those of `modules`, when given); the number loaded. Nothing is compiled: a signature not
+    in the index for this source and machine is skipped (it compiles on first use, where it always would have)."""
     from numba.core.registry import CPUDispatcher
 
     loaded = 0
     for name, module in list(sys.modules.items()):
-        if module is None or not name.startswith(prefix):
+        if module is None or not name.startswith(prefix) or (modules is not None and name not in modules):
             continue
         for value in list(vars(module).values()):
             if not isinstance(value, CPUDispatcher) or value.__module__ != name:
@@ -84,7 +91,7 @@ def warm_up() -> int:
 
         for name in (*KERNEL_MODULES, *LAZY_MODULES):
             importlib.import_module(name)
-        return load_cached_kernels()
+        return load_cached_kernels(modules={*KERNEL_MODULES, *LAZY_MODULES, *READERS})
     except Exception:  # an optimisation only: the workers load or compile what they need themselves
         return 0
 
