@@ -51,7 +51,7 @@ from auditor.engines.periods import merge
 from auditor.ingest.compiled import reader_modules
 from auditor.ingest.detect import detect, detect_head, looks_like_log
 from auditor.ingest.parquet import is_parquet_dataset
-from auditor.model.inputs import InputFile, Seen, UsageError, shown_text
+from auditor.model.inputs import InputFile, Seen, UsageError, shown_text, stat_state
 from auditor.model.periods import Period
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.model.results import MAX_VIEWS, AuditResult, Progress
@@ -340,7 +340,7 @@ def _is_dir(path: Path) -> bool:
 def _format_seen(path: Path, input_format: str, st: os.stat_result) -> tuple[str | None, Seen]:
     """`_format_of` for a regular file discovery has just looked at (`st`, from `_kind`), and what it saw
     (`Seen`): its state, and the digest of its bytes when detection read the whole file."""
-    state = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    state = stat_state(st)
     if input_format != "auto" or path.name.lower().endswith(".zip"):
         return _format_of(path, input_format, regular=True), Seen(state)
     fmt, whole = detect_head(path, regular=True)

@@ -125,9 +125,9 @@ def test_a_numba_of_another_shape_keeps_its_own_loading(monkeypatch):
     from numba.core import caching
 
     monkeypatch.setattr(caching.Cache, "_guard_against_spurious_io_errors", None)
-    assert compiled._make_lean_cache() is None
+    assert compiled._lean_cache_class.__wrapped__() is None
     monkeypatch.undo()  # Numba's own loading calls it too
-    monkeypatch.setattr(compiled, "_LEAN", [None])  # as `_lean_cache_class` answers for such a Numba
+    monkeypatch.setattr(compiled, "_lean_cache_class", lambda: None)  # as it answers for such a Numba
     kernel = compiled.njit(cache=True)(_twice)
     assert type(kernel._cache) is caching.FunctionCache
     assert kernel(21) == 42

@@ -10,6 +10,7 @@ the same way.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -42,18 +43,10 @@ def njit(**options: Any) -> Callable[[Callable], Any]:
     return make
 
 
-_LEAN: list = []
-
-
+@functools.cache
 def _lean_cache_class() -> type | None:
     """`_LeanCache`, made once: a subclass of Numba's `FunctionCache` whose `load_overload` sets up the runtime
     only (see `njit`); None if Numba's cache is not the shape it overrides."""
-    if not _LEAN:
-        _LEAN.append(_make_lean_cache())
-    return _LEAN[0]
-
-
-def _make_lean_cache() -> type | None:
     try:
         from numba.core.caching import FunctionCache
         from numba.core.runtime.nrt import rtsys

@@ -7,6 +7,7 @@ so the type sits in the model below all of them.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,12 @@ class Seen:
     moves afterwards is caught by the run's second look at its metadata (`changed_during_audit`)."""
     state: tuple[int, int, int, int]
     sha256: str | None = None
+
+
+def stat_state(st: os.stat_result) -> tuple[int, int, int, int]:
+    """(size, mtime_ns, ctime_ns, inode) of a stat: what changes when a file is written or replaced (`Seen.state`,
+    `report.manifest.file_state`)."""
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from auditor.model.inputs import shown_text
+from auditor.model.inputs import shown_text, stat_state
 from auditor.model.periods import Period, instant_text
 
 if TYPE_CHECKING:
@@ -98,10 +98,9 @@ def sha256_file(path: Path) -> tuple[int, str]:
 def file_state(path: Path) -> tuple[int, int, int, int] | None:
     """(size, mtime_ns, ctime_ns, inode): what changes when a file is written or replaced."""
     try:
-        st = os.stat(path)
+        return stat_state(os.stat(path))
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
 def _dataset_files(path: Path) -> list[Path]:
