@@ -495,13 +495,17 @@ def _started_at(rest: str) -> str | None:
         zone = zone or "ET"
         if zone not in ZONES:
             continue
-        try:
-            local = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second),
-                             tzinfo=_zone(zone))
-            return local.astimezone(ET).isoformat()
-        except (ValueError, OverflowError):  # no such day, or a year 9999 stamp that leaves the calendar in ET
-            return None
+        return stamp_time(int(year), int(month), int(day), int(hour), int(minute), int(second), zone)
     return None
+
+
+def stamp_time(year: int, month: int, day: int, hour: int, minute: int, second: int, zone: str) -> str | None:
+    """A stamp's time in `zone` (a name of ZONES) as ISO 8601 in Eastern time, or None for a time that is none."""
+    try:
+        local = datetime(year, month, day, hour, minute, second, tzinfo=_zone(zone))
+        return local.astimezone(ET).isoformat()
+    except (ValueError, OverflowError):  # no such day, or a year 9999 stamp that leaves the calendar in ET
+        return None
 
 
 @cache

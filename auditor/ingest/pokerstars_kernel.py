@@ -1448,3 +1448,136 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
     if not _finish(h, k, S, V, ev, ne0, cards, s_out, seats, highest):
         return fail
     return V[V_NS], V[V_NE], V[V_NC], True
+
+
+# --------------------------------------------------------------------------- header timestamps
+
+#: the most timestamps `stamps` records of one header (PokerStars prints one, or two: `... CET [... ET]`)
+MAX_STAMPS = 4
+#: per header and stamp (`stamps`' out[k, i]): the match's [start, end) in bytes from the rest's start, its year,
+#: month, day, hour, minute and second, and its zone's [start, end) (-1 -1: no zone written)
+T_COLUMNS = ("start", "end", "year", "month", "day", "hour", "minute", "second", "zone_lo", "zone_hi")
+(T_START, T_END, T_YEAR, T_MONTH, T_DAY, T_HOUR, T_MINUTE, T_SECOND, T_ZONE_LO, T_ZONE_HI) = range(len(T_COLUMNS))
+#: `stamps`' per-header count when the header is not read here: more than MAX_STAMPS stamps, or a rest longer
+#: than the key row
+T_DECLINED = -1
+
+
+@njit(cache=True)
+def _number(data, p, e, width):  # pragma: no cover - compiled
+    """The value of exactly `width` ASCII digits at data[p:p + width] (all before e), or -1."""
+    if p + width > e:
+        return -1
+    value = 0
+    for q in range(p, p + width):
+        b = data[q]
+        if b < 48 or b > 57:
+            return -1
+        value = value * 10 + (b - 48)
+    return value
+
+
+@njit(cache=True)
+def _stamp_at(data, i, e, row):  # pragma: no cover - compiled
+    """Whether `pokerstars.STAMP` matches at data[i:e] in ASCII digits; if so its groups into `row` (T_*,
+    positions absolute). The pattern's choices are tried in the order Python's backtracking tries them: each
+    `\\d{1,2}` two digits before one, `(?: - | )` the three bytes before the one, the first success wins, and the
+    optional zone after it is greedy (a `(` if there, then up to five capitals, at least two, then a `)` if
+    there)."""
+    year = _number(data, i, e, 4)
+    if year < 0 or i + 4 >= e or data[i + 4] != 47:
+        return False
+    p = i + 5
+    for mo_w in (2, 1):
+        month = _number(data, p, e, mo_w)
+        q = p + mo_w
+        if month < 0 or q >= e or data[q] != 47:
+            continue
+        q += 1
+        for d_w in (2, 1):
+            day = _number(data, q, e, d_w)
+            if day < 0:
+                continue
+            r = q + d_w
+            for sep_w in (3, 1):
+                if sep_w == 3:
+                    if r + 3 > e or data[r] != 32 or data[r + 1] != 45 or data[r + 2] != 32:
+                        continue
+                elif r >= e or data[r] != 32:
+                    continue
+                t = r + sep_w
+                for h_w in (2, 1):
+                    hour = _number(data, t, e, h_w)
+                    u = t + h_w
+                    if hour < 0 or u >= e or data[u] != 58:
+                        continue
+                    minute = _number(data, u + 1, e, 2)
+                    if minute < 0 or u + 3 >= e or data[u + 3] != 58:
+                        continue
+                    second = _number(data, u + 4, e, 2)
+                    if second < 0:
+                        continue
+                    end = u + 6
+                    row[T_START], row[T_YEAR], row[T_MONTH], row[T_DAY] = i, year, month, day
+                    row[T_HOUR], row[T_MINUTE], row[T_SECOND] = hour, minute, second
+                    row[T_ZONE_LO], row[T_ZONE_HI] = -1, -1
+                    if end < e and data[end] == 32:
+                        z = end + 1
+                        if z < e and data[z] == 40:
+                            z += 1
+                        letters = 0
+                        while letters < 5 and z + letters < e and 65 <= data[z + letters] <= 90:
+                            letters += 1
+                        if letters >= 2:
+                            row[T_ZONE_LO], row[T_ZONE_HI] = z, z + letters
+                            end = z + letters
+                            if end < e and data[end] == 41:
+                                end += 1
+                    row[T_END] = end
+                    return True
+    return False
+
+
+@njit(cache=True)
+def stamps(data, rest_lo, line_hi, out, counts, keys):  # pragma: no cover - compiled
+    """Every header's timestamps as `pokerstars.STAMP.finditer(rest)` finds them in ASCII digits (rest =
+    data[rest_lo[k]:line_hi[k]], UTF-8), into out[k, :counts[k]] (T_*, positions from the rest's start), and the
+    header's key into keys[k]: its length in the first two bytes, then the rest with every digit inside a stamp
+    made '0' (the text the header's other fields are read from: `pokerstars_headers`). counts[k] is T_DECLINED
+    for a rest of more than MAX_STAMPS stamps or too long for a key row. (A stamp written in other digits, which
+    Python's `\\d` takes, is not found here: `pokerstars_headers` compares the spans with the reference's.)"""
+    row = np.empty(len(T_COLUMNS), np.int64)
+    width = keys.shape[1] - 2
+    for k in range(rest_lo.shape[0]):
+        lo = rest_lo[k]
+        e = line_hi[k]
+        counts[k] = T_DECLINED
+        keys[k, :] = 0
+        if lo < 0 or e > data.shape[0] or e < lo or e - lo > width:
+            continue
+        keys[k, 0] = (e - lo) & 255
+        keys[k, 1] = (e - lo) >> 8
+        for p in range(lo, e):
+            keys[k, 2 + p - lo] = data[p]
+        n = 0
+        i = lo
+        while i < e:
+            if _stamp_at(data, i, e, row):
+                if n >= MAX_STAMPS:
+                    n = T_DECLINED
+                    break
+                for c in range(len(T_COLUMNS)):
+                    out[k, n, c] = row[c]
+                out[k, n, T_START] -= lo
+                out[k, n, T_END] -= lo
+                if out[k, n, T_ZONE_LO] >= 0:
+                    out[k, n, T_ZONE_LO] -= lo
+                    out[k, n, T_ZONE_HI] -= lo
+                for p in range(row[T_START], row[T_END]):
+                    if 48 <= data[p] <= 57:
+                        keys[k, 2 + p - lo] = 48
+                n += 1
+                i = row[T_END]
+            else:
+                i += 1
+        counts[k] = n

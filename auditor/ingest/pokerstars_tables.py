@@ -10,8 +10,10 @@ items, the hands the fast path takes as `TableChunk`s:
    byte-order mark first or none, no U+FEFF elsewhere), no archive separators, no "PokerStars" inside a line
    (an inner header, or a player named like one), no line over the limit, no character whose case folds into
    ASCII; any other file takes `read_pokerstars` whole;
-3. each hand's header and table line are read by the reference's own code (`_HandReader.header` and `table`, a
-   few Python strings a hand: its ids, its time, the stakes), and one compiled call (`pokerstars_kernel.convert`)
+3. each hand's header is read a template at a time (`pokerstars_headers`: the reference's `_HandReader.header`
+   once per distinct header but for the hand id and the stamps' digits, the times by a compiled call and NumPy),
+   its table line by the reference's `_HandReader.table` once per distinct line, and one compiled call
+   (`pokerstars_kernel.convert`)
    reads the rest of every hand it reads exactly as `_HandReader` would (the common case: see its docstring)
    into hand, seat and event rows, which become the canonical Arrow tables here (no Python object per event);
 4. `columnar_validate.validate` judges them (the schema and `consistency_error`, column-wise);
@@ -41,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from auditor.ingest import columnar_validate, pokerstars, pokerstars_kernel
+from auditor.ingest import columnar_validate, pokerstars, pokerstars_headers, pokerstars_kernel
 from auditor.ingest.arrow_columns import (
     EventNames,
     card_lists,
@@ -171,17 +173,23 @@ class _Plan:
         if not self.ok:
             return
         candidates = np.flatnonzero(self.flags & _K.L_HEADER)
-        heads, texts = [], []
+        heads, texts, ids, rest_at = [], [], [], []
         for i in candidates.tolist():
             text = raw[int(self.starts[i]):int(self.ends[i])].decode("utf-8")
-            if pokerstars.HEADER.match(text):
+            m = pokerstars.HEADER.match(text)
+            if m:
                 heads.append(i)
                 texts.append(text)
+                ids.append(m["id"])
+                at = m.start("rest")  # the rest's first byte, for `pokerstars_headers`
+                rest_at.append(int(self.starts[i]) + (at if text.isascii() else len(text[:at].encode())))
         if not heads:  # no hand at all: the reference words what the file is
             self.ok = False
             return
         self.header_lines = np.array(heads, dtype=np.int64)
-        self.header_texts = texts
+        self.header_texts, self.hand_ids = texts, ids
+        self.rest_lo = np.array(rest_at, dtype=np.int64)
+        self.headers = pokerstars_headers.Headers.new()
         #: table line -> (table id, button, table size) as `_HandReader.table` reads it
         self.tables_read: dict[str, tuple[str | None, int, int | None]] = {}
         self.hands = len(heads)
@@ -229,6 +237,9 @@ class _Plan:
         rows: list[int] = []
         given: list[tuple[int, int, int, int, int, int]] = []
         tables_read = self.tables_read
+        templates, times = pokerstars_headers.read_headers(self.data, self.rest_lo[a:b], line_ends[heads],
+                                                           self.headers, rule_pack)
+        hand_ids = self.hand_ids
         for j, (t, end, size) in enumerate(zip(table_lines.tolist(), ends.tolist(), sizes.tolist(), strict=True)):
             if t >= end or size > max_hand:
                 continue
@@ -237,7 +248,11 @@ class _Plan:
                 continue
             reader.places = 0
             try:
-                reader.header(self.header_texts[a + j])
+                template = templates[j]
+                if template is None:
+                    reader.header(self.header_texts[a + j])
+                else:
+                    template.apply(reader, hand_ids[a + j], times[j])
                 # a table line is the same for many hands (the button moves among a few seats): read once each
                 known = tables_read.get(table)
                 if known is None:
