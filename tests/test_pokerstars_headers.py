@@ -45,7 +45,7 @@ def reference(line: str, rule_pack: str = "tda-2024") -> tuple | None:
 
 
 def fast(lines: list[str], rule_pack: str = "tda-2024") -> list[tuple | None]:
-    """Per line, what the template sets on a reader (None: no template; the reference reads the line)."""
+    """Per line, the fields its template and time give (None: no template; the reference reads the line)."""
     data, rest_lo, line_hi = bytearray(), [], []
     ids = []
     for line in lines:
@@ -65,9 +65,8 @@ def fast(lines: list[str], rule_pack: str = "tda-2024") -> list[tuple | None]:
         if template is None:
             out.append(None)
             continue
-        reader = pokerstars._HandReader([], 0, rule_pack)
-        template.apply(reader, hand_id, started)
-        out.append(tuple(getattr(reader, name) for name in FIELDS))
+        out.append((hand_id, template.tournament, template.variant, template.hole_cards, template.structure,
+                    template.small, template.big, template.currency, started, template.places))
     return out
 
 

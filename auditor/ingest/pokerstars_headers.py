@@ -68,15 +68,6 @@ class Template:
     stamp: int
     zone: str
 
-    def apply(self, reader: pokerstars._HandReader, hand_id: str, started_at: str | None) -> None:
-        """Set on `reader` what `reader.header` of the header would have set."""
-        reader.hand_id, reader.tournament, reader.variant = hand_id, self.tournament, self.variant
-        reader.hole_cards, reader.structure, reader.small, reader.big = (self.hole_cards, self.structure,
-                                                                        self.small, self.big)
-        reader.currency, reader.started_at = self.currency, started_at
-        if self.places > reader.places:
-            reader.places = self.places
-
 
 @dataclass
 class Headers:

@@ -174,15 +174,17 @@ class _Plan:
             return
         candidates = np.flatnonzero(self.flags & _K.L_HEADER)
         heads, texts, ids, rest_at = [], [], [], []
-        for i in candidates.tolist():
-            text = raw[int(self.starts[i]):int(self.ends[i])].decode("utf-8")
-            m = pokerstars.HEADER.match(text)
+        match = pokerstars.HEADER.match
+        for i, s, e in zip(candidates.tolist(), self.starts[candidates].tolist(), self.ends[candidates].tolist(),
+                           strict=True):
+            text = raw[s:e].decode("utf-8")
+            m = match(text)
             if m:
                 heads.append(i)
                 texts.append(text)
                 ids.append(m["id"])
                 at = m.start("rest")  # the rest's first byte, for `pokerstars_headers`
-                rest_at.append(int(self.starts[i]) + (at if text.isascii() else len(text[:at].encode())))
+                rest_at.append(s + (at if text.isascii() else len(text[:at].encode())))
         if not heads:  # no hand at all: the reference words what the file is
             self.ok = False
             return
@@ -190,8 +192,8 @@ class _Plan:
         self.header_texts, self.hand_ids = texts, ids
         self.rest_lo = np.array(rest_at, dtype=np.int64)
         self.headers = pokerstars_headers.Headers.new()
-        #: table line -> (table id, button, table size) as `_HandReader.table` reads it
-        self.tables_read: dict[str, tuple[str | None, int, int | None]] = {}
+        #: table line (its bytes) -> (table id, button, table size) as `_HandReader.table` reads it
+        self.tables_read: dict[bytes, tuple[str | None, int, int | None]] = {}
         self.hands = len(heads)
         self.span_end = np.append(self.header_lines[1:], n)
         self.first = heads[0]
@@ -240,37 +242,46 @@ class _Plan:
         templates, times = pokerstars_headers.read_headers(self.data, self.rest_lo[a:b], line_ends[heads],
                                                            self.headers, rule_pack)
         hand_ids = self.hand_ids
+        parts: dict[int, tuple | None] = {}  # per template (alive in `templates` meanwhile): what it gives a hand
         for j, (t, end, size) in enumerate(zip(table_lines.tolist(), ends.tolist(), sizes.tolist(), strict=True)):
             if t >= end or size > max_hand:
                 continue
-            table = raw[table_starts[j]:table_ends[j]].decode("utf-8")
-            if not table.startswith("Table '"):
+            table = raw[table_starts[j]:table_ends[j]]
+            if table[:7] != b"Table '":
                 continue
-            reader.places = 0
             try:
                 template = templates[j]
                 if template is None:
+                    reader.places = 0
                     reader.header(self.header_texts[a + j])
+                    hand_id, started = reader.hand_id, reader.started_at
+                    part = _part(reader.variant, reader.structure, reader.hole_cards, reader.tournament,
+                                 reader.small, reader.big, reader.currency, reader.places)
                 else:
-                    template.apply(reader, hand_ids[a + j], times[j])
+                    hand_id, started = hand_ids[a + j], times[j]
+                    key = id(template)
+                    if key in parts:
+                        part = parts[key]
+                    else:
+                        part = parts[key] = _part(template.variant, template.structure, template.hole_cards,
+                                                  template.tournament, template.small, template.big,
+                                                  template.currency, template.places)
                 # a table line is the same for many hands (the button moves among a few seats): read once each
                 known = tables_read.get(table)
                 if known is None:
-                    reader.table(table)
+                    text = table.decode("utf-8")
+                    reader.table(text)
                     known = (reader.table_id, reader.button, reader.max_seats)
-                    if len(table) <= 256:
+                    if len(text) <= 256:
                         tables_read[table] = known
             except Exception:  # the reference reads this hand and words why
                 continue
-            if reader.variant not in _VARIANTS or reader.places > 2:
+            if part is None:
                 continue
             table_id, button, max_seats = known
-            small, big = _hundredths(reader.small), _hundredths(reader.big)
             rows.append(j)
-            given.append((t, button, reader.hole_cards, reader.tournament,
-                          big if reader.structure != "fixed-limit" else small, reader.variant == "five-card-draw"))
-            info[j] = (reader.hand_id, table_id, reader.started_at, reader.variant, reader.structure,
-                       reader.currency, max_seats, small, big, reader.places)
+            given.append((t, button, *part[0]))
+            info[j] = (hand_id, table_id, started, *part[1], max_seats, *part[2])
         if rows:
             h[np.array(rows), _K.H_TABLE:_K.H_DRAW + 1] = np.array(given, dtype=np.int64)
         lo, hi = int(heads[0]), int(ends[-1])
@@ -292,6 +303,18 @@ class _Plan:
             return taken, None
         taken[rows[valid]] = True
         return taken, tables.keep(valid)
+
+
+def _part(variant: str, structure: str, hole_cards: int, tournament: bool, small: Decimal, big: Decimal,
+          currency: str | None, places: int) -> tuple | None:
+    """What a header gives its hand, or None when the kernel does not read such a hand (a game it does not know,
+    amounts of more than two decimals): the kernel's inputs (hole cards, tournament, the big blind in hundredths,
+    five-card draw) and the hand's columns (variant, structure, currency; then stakes in hundredths, decimals)."""
+    if variant not in _VARIANTS or places > 2:
+        return None
+    small_h, big_h = _hundredths(small), _hundredths(big)
+    return ((hole_cards, tournament, big_h if structure != "fixed-limit" else small_h, variant == "five-card-draw"),
+            (variant, structure, currency), (small_h, big_h, places))
 
 
 @lru_cache(maxsize=4096)
