@@ -1,6 +1,7 @@
 """How fast the PokerStars text and OHH readers are, alone and under a whole `auditor audit`. Run by hand:
 
     python benchmarks/readers_speed.py [--hands 20000] [--repeat 3] [--profile pokerstars|ohh] [--snapshot FILE]
+    python benchmarks/readers_speed.py --against /tmp/old16 [--scale 100000]
 
 Large files of simulated hands are written once with OUR writers (auditor/export/pokerstars.py and ohh.py,
 the games each format holds) and cached under /tmp/readers_speed (delete it to write them again); the
@@ -22,6 +23,14 @@ and microseconds a hand, CPU time (what the machine spent; the wall clock of a s
   file through `read_ohh`) and as `auditor audit` reads it (the large file column-wise; the corpus's files are
   under `ohh_tables.MIN_FILE_BYTES`, so both audit lines of the corpus read it object by object).
 
+`--against CHECKOUT` is issue 16's target line (PokerStars text and OHH end to end ≥ 20× the code before issue 16):
+`auditor audit FILE --format jsonl --output /dev/null --quiet` of the `--hands` file and of the `--scale` file
+(100,000 hands unless given), run in child processes from this checkout and from CHECKOUT (PYTHONPATH; e.g. `git
+worktree add /tmp/old16 f22d49a`, the last commit before issue 16), alternating, the median CPU of `--repeat`
+runs each. It prints the whole process's ratio at both sizes (start-up included: about a second of imports and
+kernel loads here, which 20,000 hands cannot hide) and the marginal one: the CPU the larger file costs over the
+smaller, per extra hand (what each further hand of a large audit costs).
+
 `--profile FORMAT` prints cProfile's top functions of one read of the large file (shares, not truth: the
 profiler slows small functions most). `--snapshot FILE` pickles every input's items (hands, quarantines,
 notes) for comparing a changed reader with this one (tests/test_reader_identity.py does it on the files
@@ -38,6 +47,7 @@ import os
 import pickle
 import pstats
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -251,6 +261,41 @@ def compile_cpu() -> tuple[float, float]:
     return first - imports, again - imports
 
 
+def checkout_cpu(checkout: Path, path: Path) -> float:
+    """CPU seconds of one `auditor audit PATH` run from `checkout` in a child process (the options every version
+    of the command line has; its exit status is the findings', not a failure)."""
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: the bytecode cache on
+    command = [sys.executable, "-m", "auditor.cli", "audit", str(path), "--format", "jsonl", "--output", os.devnull,
+               "--quiet"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def against(fmt: str, checkout: Path, sizes: tuple[int, int], repeat: int) -> None:
+    """Issue 16's PokerStars/OHH target: this checkout against `checkout` at two sizes, whole process and marginal."""
+    medians: dict[tuple[str, int], float] = {}
+    for hands in sizes:
+        path = simulated(fmt, hands)
+        runs: dict[str, list[float]] = {"this": [], "that": []}
+        for _ in range(repeat):  # alternating, so a drift of the machine's speed falls on both
+            runs["this"].append(checkout_cpu(ROOT, path))
+            runs["that"].append(checkout_cpu(checkout, path))
+        for who, values in runs.items():
+            medians[who, hands] = statistics.median(values)
+        ratio = medians["that", hands] / medians["this", hands]
+        print(f"{fmt} {hands:,} hands, whole process: this checkout "
+              f"{' '.join(f'{v:.2f}' for v in runs['this'])} s, {checkout} "
+              f"{' '.join(f'{v:.2f}' for v in runs['that'])} s -> {ratio:.2f}x")
+    small, large = sizes
+    per_hand = {who: (medians[who, large] - medians[who, small]) / (large - small) * 1e6 for who in ("this", "that")}
+    print(f"{fmt} marginal ({small:,} -> {large:,} hands): this checkout {per_hand['this']:.1f} us/hand, {checkout} "
+          f"{per_hand['that']:.1f} us/hand -> {per_hand['that'] / per_hand['this']:.2f}x")
+    sys.stdout.flush()
+
+
 def line(label: str, seconds: float, wall: float, hands: int) -> str:
     if not hands:
         return f"{label:<46}{seconds:>8.2f} s cpu (no hands)"
@@ -272,8 +317,14 @@ def main() -> None:
     parser.add_argument("--profile", choices=sorted(READERS), help="cProfile one read of FORMAT's large file")
     parser.add_argument("--snapshot", type=Path, help="pickle every input's items to this file")
     parser.add_argument("--compile", action="store_true", help="time the PokerStars kernels' compile and load")
+    parser.add_argument("--against", type=Path, help="issue 16's target: whole audits against this checkout")
+    parser.add_argument("--scale", type=int, default=100_000, help="the larger file's hands for --against")
     args = parser.parse_args()
     formats = args.formats.split(",")
+    if args.against:
+        for fmt in formats:
+            against(fmt, args.against.resolve(), (args.hands, args.scale), args.repeat)
+        return
     inputs = {fmt: {"simulated": [simulated(fmt, args.hands)], "corpus": corpus_files(fmt)} for fmt in formats}
     #: what the audit is given: the corpus as its folder (the audit skips what it does not recognise)
     audited = {fmt: {"simulated": inputs[fmt]["simulated"], "corpus": [CORPUS / fmt]} for fmt in formats}

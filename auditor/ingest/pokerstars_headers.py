@@ -17,8 +17,8 @@ two thirds of it the time (`STAMP.finditer` ~3.7 µs, then a datetime in the sta
    stakes' values are the only values read from digits. A template is used only when the key's stakes are the
    same with those digits made '1' instead of '0' (a stamp digit inside the stakes would change their value), the
    reference's `STAMP` finds the same stamps in the key as the kernel (a stamp in other digits, which the kernel
-   does not see, fails this), and the reference reads the key without
-   refusing it. Any other header is read by `_HandReader.header` itself, as before;
+   does not see, fails this), and the reference reads the key without refusing it. Any other header is read by
+   `_HandReader.header` itself, as before;
 3. the time: `pokerstars.stamp_time` (the reference's conversion) once per distinct hour and zone, at the hour's
    first and last second. When the two are a whole hour less a second apart in Eastern time, with one offset
    (no change of either zone's offset inside the hour: tz rules change an offset at most once in any hour), every

@@ -28,8 +28,9 @@ again from the file's bytes, kept with the chunk, when asked for.
 
 `takes_pokerstars_tables` decides which inputs take this path: a file of `MIN_FILE_BYTES` or more (see there).
 Measured on 20,000 hands our writer wrote (benchmarks/readers_speed.py, CPU, one quiet run): the reference reads
-them at ~207 µs a hand, this path at ~34 µs (the header in Python ~12 µs, the conversion kernel ~7.5 µs, the lines,
-the tables and the validator the rest); `auditor audit` of the file ~163 µs a hand against ~356 (start-up included).
+them at ~207 µs a hand, this path at ~34 µs in session 11 (the header in Python ~12 µs of it, the conversion kernel
+~7.5 µs, the lines, the tables and the validator the rest). With the headers read a template at a time (session 19,
+another host): ~22 µs, the headers ~1-2 µs of it, the conversion kernel ~5 µs, the lines ~2.5 µs.
 """
 
 from __future__ import annotations
