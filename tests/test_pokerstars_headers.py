@@ -239,3 +239,16 @@ def test_templates_are_kept_bounded(monkeypatch):
                                 "tda-2024")
     assert all(t is not None for t in templates)
     assert len(headers.templates) <= 8 and len(headers.hours) <= 8
+
+
+def test_the_same_with_the_kernel_run_as_python():
+    """A first run reads with the kernels as Python while they compile (`precompile.interpreted`): the stamps'
+    numbers must not wrap in NumPy's uint8 arithmetic there (a year read as 2023 % 256 would be another time)."""
+    from auditor import precompile
+
+    rng = random.Random(12)
+    lines = [*ordinary(rng, 200), "PokerStars Hand #9: Hold'em No Limit ($1,000/$2,000) - 2023/12/31 23:59:59 PT"]
+    compiled = fast(lines)
+    with precompile.interpreted():
+        assert fast(lines) == compiled
+    assert sum(got is not None for got in compiled) > 50

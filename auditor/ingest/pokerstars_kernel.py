@@ -603,7 +603,7 @@ def _summary_line(data, s, e, h, k, S, V, board, ev, cards):  # pragma: no cover
         return True
     if _at(data, s, e, _SEAT):
         p = s + 5
-        seat = 0
+        seat = np.int64(0)
         digits = 0
         while p < e and 48 <= data[p] <= 57:
             seat = seat * 10 + (data[p] - 48)
@@ -1007,7 +1007,7 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
         c0 = V[V_NC]
         if _at(data, r, e, _DISCARDS):
             p = r + _DISCARDS.shape[0]
-            count = 0
+            count = np.int64(0)
             digits = 0
             while p < e and 48 <= data[p] <= 57:
                 count = count * 10 + (data[p] - 48)
@@ -1147,7 +1147,7 @@ def _plain_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
         elif _is(data, p0, e, _SIDE_POT):
             pot = 1
         elif _at(data, p0, e, _SIDE_POT) and p0 + 9 < e and data[p0 + 8] == 45:
-            pot = 0
+            pot = np.int64(0)
             for q in range(p0 + 9, e):
                 if not 48 <= data[q] <= 57 or q - p0 - 9 >= 4:
                     return False
@@ -1210,7 +1210,7 @@ def _seat_list(data, starts, ends, flags, lo, hi, h, k, S, V):  # pragma: no cov
         if not _at(data, s, e, _SEAT):
             break
         p = s + 5
-        seat = 0
+        seat = np.int64(0)
         digits = 0
         while p < e and 48 <= data[p] <= 57:
             seat = seat * 10 + (data[p] - 48)
@@ -1468,7 +1468,7 @@ def _number(data, p, e, width):  # pragma: no cover - compiled
     """The value of exactly `width` ASCII digits at data[p:p + width] (all before e), or -1."""
     if p + width > e:
         return -1
-    value = 0
+    value = np.int64(0)
     for q in range(p, p + width):
         b = data[q]
         if b < 48 or b > 57:
