@@ -44,6 +44,13 @@ def reference(line: str, rule_pack: str = "tda-2024") -> tuple | None:
     return tuple(getattr(reader, name) for name in FIELDS)
 
 
+@pytest.fixture(autouse=True)
+def every_key_a_template(monkeypatch):
+    """The generated headers hold far more distinct keys than an export: let them all take templates (the
+    share that sends a batch to the reference is tested on its own below)."""
+    monkeypatch.setattr(pokerstars_headers, "MAX_NEW_SHARE", 1.0)
+
+
 def fast(lines: list[str], rule_pack: str = "tda-2024") -> list[tuple | None]:
     """Per line, the fields its template and time give (None: no template; the reference reads the line)."""
     data, rest_lo, line_hi = bytearray(), [], []
@@ -252,3 +259,14 @@ def test_the_same_with_the_kernel_run_as_python():
     with precompile.interpreted():
         assert fast(lines) == compiled
     assert sum(got is not None for got in compiled) > 50
+
+
+def test_a_batch_of_mostly_new_keys_is_the_references(monkeypatch):
+    """Headers that all differ (every stake another) cost a template each, ~3 reads of the reference: such a
+    batch is read by the reference instead; one whose keys repeat takes templates."""
+    monkeypatch.setattr(pokerstars_headers, "MAX_NEW_SHARE", 0.5)
+    distinct = [f"PokerStars Hand #{i}: Hold'em No Limit ({i}/{2 * i}) - 2023/01/01 10:00:00 ET" for i in range(1, 200)]
+    assert fast(distinct) == [None] * len(distinct)
+    repeating = [f"PokerStars Hand #{i}: Hold'em No Limit ({i % 5 + 1}/{2 * (i % 5 + 1)}) - "
+                 f"2023/01/01 10:{i % 60:02d}:00 ET" for i in range(1, 200)]
+    assert fast(repeating) == [reference(line) for line in repeating]
