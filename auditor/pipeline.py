@@ -79,6 +79,7 @@ def discover(paths: Iterable[Path], input_format: str = "auto",
     given = list(paths)
     tops = _folder_names(given)
     streams = 0
+    budget = [KEPT_BYTES]  # of `Seen.content`
     for path in given:
         if path.as_posix() == "-" or _is_stream(path):
             streams += path.as_posix() == "-"
@@ -121,7 +122,7 @@ def discover(paths: Iterable[Path], input_format: str = "auto",
                 continue
             if st is None or not stat.S_ISREG(st.st_mode):  # a directory (or a link to one named on its own)
                 continue
-            fmt, seen = (_format_seen(p, input_format, st) if input_format != "auto" or looks_like_log(p)
+            fmt, seen = (_format_seen(p, input_format, st, budget) if input_format != "auto" or looks_like_log(p)
                          else (None, None))
             (found.append(InputFile(p, fmt, _name_inside(top, path, p), seen=seen)) if fmt else skipped.append(p))
     # One order whatever order the paths were given in: partitions, batches and therefore findings,
@@ -337,14 +338,28 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-def _format_seen(path: Path, input_format: str, st: os.stat_result) -> tuple[str | None, Seen]:
+#: the bytes of one-hand `.phh` files discovery keeps for the PHH reader (`Seen.content`), per discovery: past it,
+#: a file is opened again by its reader, so a folder of a million files costs no more memory than this
+KEPT_BYTES = 32 << 20
+
+
+def _format_seen(path: Path, input_format: str, st: os.stat_result,
+                 budget: list[int] | None = None) -> tuple[str | None, Seen]:
     """`_format_of` for a regular file discovery has just looked at (`st`, from `_kind`), and what it saw
-    (`Seen`): its state, and the digest of its bytes when detection read the whole file."""
+    (`Seen`): its state, and the digest of its bytes when detection read the whole file; and, for a `.phh`
+    file detected as PHH while `budget` (bytes left, [n]) lasts, those bytes."""
     state = stat_state(st)
     if input_format != "auto" or path.name.lower().endswith(".zip"):
         return _format_of(path, input_format, regular=True), Seen(state)
     fmt, whole = detect_head(path, regular=True)
-    return (fmt.name if fmt else None), Seen(state, None if whole is None else hashlib.sha256(whole).hexdigest())
+    if whole is None:
+        return (fmt.name if fmt else None), Seen(state)
+    digest = hashlib.sha256(whole).hexdigest()
+    if budget is not None and fmt is not None and fmt.name == "phh" and path.name.lower().endswith(".phh") \
+            and budget[0] >= len(whole):
+        budget[0] -= len(whole)
+        return fmt.name, Seen(state, digest, whole)
+    return (fmt.name if fmt else None), Seen(state, digest)
 
 
 def _format_of(path: Path, input_format: str, regular: bool = False) -> str | None:

@@ -321,3 +321,52 @@ def test_a_partition_reads_a_run_of_phh_inputs_as_read_piece_reads_each(tmp_path
     scanned = [x for batch in batches for x in batch if x is not None]
     assert len(batches) >= 8 and max(map(len, batches)) == 16 and len(scanned) >= 50, [len(b) for b in batches]
     assert sum(x is None for batch in batches for x in batch) >= 4  # the odd files went the ordinary way
+
+
+def test_phh_files_discovery_read_whole_are_read_from_its_bytes(tmp_path, monkeypatch):
+    """Discovery keeps the bytes of a one-hand `.phh` file it read whole (`Seen.content`, within
+    `pipeline.KEPT_BYTES`), and the PHH batch reads those instead of opening the file again: the same items
+    as `read_piece` (which opens every file), for the odd files and under limits smaller than the bytes; past
+    the budget a file is opened as before; and what is read is what discovery read (and hashed)."""
+    from auditor import pipeline
+    from auditor.engines import partition
+    from auditor.ingest.detect import read_plain_phh
+
+    seeds = fuzz.load_seeds("phh", phh_files=40)
+    rng = random.Random(12)
+    good = seeds.pieces[0][1]
+    folder = tmp_path / "hands"
+    folder.mkdir()
+    odd = {"bom.phh": b"\xef\xbb\xbf" + good, "latin1.phh": good.replace(b"'NT'", b"'N\xe9'"),
+           "gz.phh": gzip.compress(good), "empty.phh": b"", "comment.phh": b"# c\n" + good,
+           "big.phh": good + b"#" * 5000, "other.jsonl": b"{}\n"}
+    for name, data in odd.items():
+        (folder / name).write_bytes(data)
+    for k in range(60):
+        _suffix, piece = rng.choice([p for p in seeds.pieces if p[0] == ".phh"])
+        (folder / f"m{k:03}.phh").write_bytes(fuzz.mutate(piece, rng, seeds)[0] if k % 3 else piece)
+    monkeypatch.setattr("auditor.ingest.phh_tables.worth_it", lambda files: False)  # item for item
+    small = dataclasses.replace(DEFAULT_LIMITS, phh_max_hand_bytes=700, phh_max_line_bytes=600)
+    default = pipeline.KEPT_BYTES
+    for budget in (default, 3 * len(good)):
+        monkeypatch.setattr(pipeline, "KEPT_BYTES", budget)
+        inputs, _ = pipeline.discover([folder])
+        kept = [item for item in inputs if item.seen is not None and item.seen.content is not None]
+        for item in kept:
+            assert item.seen.content == item.path.read_bytes() and item.path.suffix == ".phh"
+        assert sum(len(item.seen.content) for item in kept) <= budget
+        assert len(kept) >= (50 if budget == default else 1) and (budget == default or len(kept) < 10)
+        assert not any(item.name.endswith((".gz.phh", ".jsonl", "big.phh")) for item in kept)
+        pieces = [partition.Piece(i, item) for i, item in enumerate(inputs)]
+        for limits in (None, small):
+            expected = [(p.input_index, [repr(x) for x in partition.read_piece(p, limits)]) for p in pieces]
+            got = [(p.input_index, [repr(x) for x in items]) for p, items in partition.read_pieces(pieces, limits)]
+            assert got == expected
+    # the bytes given are the bytes read: a file rewritten since discovery is audited as discovery read it
+    first, second = folder / "m000.phh", folder / "m003.phh"
+    given = [first.read_bytes(), second.read_bytes()]
+    expected = read_plain_phh([first, second], [None, None])  # opened and read
+    first.write_bytes(b"not what was hashed")
+    got = read_plain_phh([first, second], [None, None], None, given)
+    assert got == expected and got[0] is not None
+    assert read_plain_phh([first], [None])[0] != got[0]  # opened now, the rewritten file reads otherwise

@@ -413,7 +413,8 @@ def read_pieces(pieces: Sequence[Piece], limits: Any = None) -> Iterator[tuple[P
             k += 1
             continue
         run = pieces[k:end]
-        got = read_plain_phh([p.input.path for p in run], [p.input.name or None for p in run], limits)
+        got = read_plain_phh([p.input.path for p in run], [p.input.name or None for p in run], limits,
+                             [p.input.seen.content if p.input.seen is not None else None for p in run])
         for piece, items in zip(run, got, strict=False):  # the first len(got) of the run
             yield piece, items if items is not None else read_piece(piece, limits)
         k += len(got)

@@ -188,8 +188,8 @@ def read_file(path: Path, fmt: str = "auto", name: str | None = None,
     yield from contained(_read_spooled(path, fmt, name, limits), str(path))
 
 
-def read_plain_phh(paths: Sequence[Path], names: Sequence[str | None],
-                   limits: Limits | None = None) -> list[tuple | None]:
+def read_plain_phh(paths: Sequence[Path], names: Sequence[str | None], limits: Limits | None = None,
+                   contents: Sequence[bytes | None] | None = None) -> list[tuple | None]:
     """For many `.phh` inputs of format "phh", the items `read_file(path, "phh", name, limits)` gives for
     each, all read by one call of the PHH byte scanner (`phh.read_plain_phh_batch`: a tuple of items per file,
     the hands of a run of files possibly one `TableChunk` given with the run's first file); None for a file
@@ -197,11 +197,12 @@ def read_plain_phh(paths: Sequence[Path], names: Sequence[str | None],
     `.phh` under the limits, not UTF-8, or beyond the scanner's TOML). Only the first files, up to a batch of
     bytes, are read (at least one; the list is theirs): the caller asks again for the rest. Should the batch
     itself fail (a bug), every file is None: read one by one, each failure is then on record (`contained`).
+    `contents`: per file, its bytes as discovery read them whole (`Seen.content`), or None to read it.
     """
     limits = DEFAULT_LIMITS if limits is None else limits
     labels = [path.as_posix() if name is None else name for path, name in zip(paths, names, strict=True)]
     try:
-        return read_plain_phh_batch(paths, labels, rule_pack=DEFAULT_PACK, limits=limits)
+        return read_plain_phh_batch(paths, labels, rule_pack=DEFAULT_PACK, limits=limits, contents=contents)
     except Exception:  # the files are read again one by one, where a failure is recorded per file
         return [None] * len(paths)
 

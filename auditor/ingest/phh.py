@@ -329,13 +329,17 @@ def _read_batch(pending: list[tuple[Path, str | None, bytes | None]], rule_pack:
 
 
 def read_plain_phh_batch(paths: Sequence[Path], labels: Sequence[str], *, rule_pack: str,
-                         limits: Limits = DEFAULT_LIMITS, tables: bool | None = None) -> list[tuple | None]:
+                         limits: Limits = DEFAULT_LIMITS, tables: bool | None = None,
+                         contents: Sequence[bytes | None] | None = None) -> list[tuple | None]:
     """For many `.phh` files at once, the items `read_phh(paths[k], label=labels[k])` gives for each file
     the byte scanner reads (one kernel call over all their bytes), or None for a file it does not take
     (not a plain regular `.phh` under the limits, not UTF-8, TOML beyond the scanner's flat subset): the
     caller reads that one the ordinary way (`detect.read_file`), which also spools, refuses and words.
     Only the first files up to `_BATCH_BYTES` or `_BATCH_FILES` are read (at least one): the list is theirs,
     and the caller asks again for the rest, so memory is one batch whatever the files.
+
+    `contents`: per path, the file's bytes as discovery read them whole (`model.inputs.Seen.content`), or None
+    (the file is read here).
 
     With `tables` (by default when `phh_tables.worth_it(len(paths))`), the hands the columnar path converts
     come as canonical tables (`phh_tables.read_batch`): a run of consecutive such files is one `TableChunk`,
@@ -345,13 +349,16 @@ def read_plain_phh_batch(paths: Sequence[Path], labels: Sequence[str], *, rule_p
     Why: a run reads a folder of PHH files one input at a time, and each `read_phh` of one file paid the
     whole stack of per-file calls and a kernel dispatch, about as much as the hand's own conversion.
     """
-    if len(labels) != len(paths):
-        raise ValueError("one label per path")
+    if len(labels) != len(paths) or (contents is not None and len(contents) != len(paths)):
+        raise ValueError("one label (and content, if any) per path")
     cap = min(limits.phh_max_line_bytes, limits.phh_max_hand_bytes, limits.max_file_bytes)
     pending: list[tuple[Path, str | None, bytes | None]] = []
     size = 0
-    for path, label in zip(paths, labels, strict=True):
-        raw = _plain_bytes(path, cap)
+    for k, (path, label) in enumerate(zip(paths, labels, strict=True)):
+        # a plain `.phh` regular file discovery read whole (`Seen.content`: what the manifest hashed) is not
+        # opened again; under the same cap as `_plain_bytes`, or the file is read, and refused, as ever
+        given = contents[k] if contents is not None else None
+        raw = given if given is not None and len(given) + 1 < cap else _plain_bytes(path, cap)
         pending.append((path, label, raw))
         size += len(raw) if raw is not None else 0
         if size >= _BATCH_BYTES or len(pending) >= _BATCH_FILES:
