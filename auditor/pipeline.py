@@ -537,6 +537,9 @@ def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits 
         raise UsageError(pack_covers_none(forced, not_covered))
     # an input whose metadata moved since it was hashed may not be the bytes the readers read
     changed = [i for i, item in enumerate(inputs) if [file_state(p) for p in watched_files(item)] != states[i]]
+    for item in inputs:  # discovery's bytes of files the workers read (their copies were): the result keeps none
+        if item.seen is not None:
+            item.seen.forget()
     return AuditResult(all_findings, _total_coverage(run.coverage, packs), quarantined, hands_read,
                        hands_read - len(quarantined) - outside, inputs, packs, time.perf_counter() - started,
                        skipped, read_per_file, not_covered, not_covered_per_file, list(notes.values()),

@@ -331,6 +331,7 @@ def test_phh_files_discovery_read_whole_are_read_from_its_bytes(tmp_path, monkey
     from auditor import pipeline
     from auditor.engines import partition
     from auditor.ingest.detect import read_plain_phh
+    from auditor.pipeline import audit
 
     seeds = fuzz.load_seeds("phh", phh_files=40)
     rng = random.Random(12)
@@ -348,7 +349,7 @@ def test_phh_files_discovery_read_whole_are_read_from_its_bytes(tmp_path, monkey
     monkeypatch.setattr("auditor.ingest.phh_tables.worth_it", lambda files: False)  # item for item
     small = dataclasses.replace(DEFAULT_LIMITS, phh_max_hand_bytes=700, phh_max_line_bytes=600)
     default = pipeline.KEPT_BYTES
-    for budget in (default, 3 * len(good)):
+    for budget, limits in ((default, None), (default, small), (3 * len(good), None)):
         monkeypatch.setattr(pipeline, "KEPT_BYTES", budget)
         inputs, _ = pipeline.discover([folder])
         kept = [item for item in inputs if item.seen is not None and item.seen.content is not None]
@@ -358,10 +359,16 @@ def test_phh_files_discovery_read_whole_are_read_from_its_bytes(tmp_path, monkey
         assert len(kept) >= (50 if budget == default else 1) and (budget == default or len(kept) < 10)
         assert not any(item.name.endswith((".gz.phh", ".jsonl", "big.phh")) for item in kept)
         pieces = [partition.Piece(i, item) for i, item in enumerate(inputs)]
-        for limits in (None, small):
-            expected = [(p.input_index, [repr(x) for x in partition.read_piece(p, limits)]) for p in pieces]
-            got = [(p.input_index, [repr(x) for x in items]) for p, items in partition.read_pieces(pieces, limits)]
-            assert got == expected
+        expected = [(p.input_index, [repr(x) for x in partition.read_piece(p, limits)]) for p in pieces]
+        got = [(p.input_index, [repr(x) for x in items]) for p, items in partition.read_pieces(pieces, limits)]
+        assert got == expected
+        assert all(item.seen is None or item.seen.content is None for item in inputs)  # let go once read
+    from auditor.engines import local
+
+    monkeypatch.setattr(local, "POOL_MIN_HANDS", 0)  # two jobs: the files read in worker processes
+    for jobs in (1, 2):  # nor does a run's result keep them, wherever the files were read
+        result = audit([folder], jobs=jobs, batch_size=8)
+        assert result.hands_read > 40 and all(i.seen is None or i.seen.content is None for i in result.inputs)
     # the bytes given are the bytes read: a file rewritten since discovery is audited as discovery read it
     first, second = folder / "m000.phh", folder / "m003.phh"
     given = [first.read_bytes(), second.read_bytes()]

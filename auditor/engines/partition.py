@@ -415,6 +415,9 @@ def read_pieces(pieces: Sequence[Piece], limits: Any = None) -> Iterator[tuple[P
         run = pieces[k:end]
         got = read_plain_phh([p.input.path for p in run], [p.input.name or None for p in run], limits,
                              [p.input.seen.content if p.input.seen is not None else None for p in run])
+        for piece in run[:len(got)]:  # read: discovery's bytes of them are not needed again
+            if piece.input.seen is not None:
+                piece.input.seen.forget()
         for piece, items in zip(run, got, strict=False):  # the first len(got) of the run
             yield piece, items if items is not None else read_piece(piece, limits)
         k += len(got)

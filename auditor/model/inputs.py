@@ -31,10 +31,16 @@ class Seen:
 
     `content`: those very bytes, for a one-hand `.phh` file while the run's budget for them lasts
     (`pipeline.KEPT_BYTES`), so the PHH reader audits what was hashed without opening the file a second time
-    (opening and reading it cost ~7.5 µs a file, a seventh of a PHH folder's audit)."""
+    (opening and reading it cost ~7.5 µs a file, a seventh of a PHH folder's audit). Let go once read
+    (`forget`), and at the run's end, so neither the run nor its result keeps them."""
     state: tuple[int, int, int, int]
     sha256: str | None = None
     content: bytes | None = field(default=None, compare=False, repr=False)
+
+    def forget(self) -> None:
+        """Let the kept bytes go: the one change a `Seen` allows (memory only; `content` is not compared)."""
+        if self.content is not None:
+            object.__setattr__(self, "content", None)
 
 
 def stat_state(st: os.stat_result) -> tuple[int, int, int, int]:
