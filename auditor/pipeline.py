@@ -352,14 +352,13 @@ def _format_seen(path: Path, input_format: str, st: os.stat_result,
     if input_format != "auto" or path.name.lower().endswith(".zip"):
         return _format_of(path, input_format, regular=True), Seen(state)
     fmt, whole = detect_head(path, regular=True)
+    name = fmt.name if fmt else None
     if whole is None:
-        return (fmt.name if fmt else None), Seen(state)
-    digest = hashlib.sha256(whole).hexdigest()
-    if budget is not None and fmt is not None and fmt.name == "phh" and path.name.lower().endswith(".phh") \
-            and budget[0] >= len(whole):
-        budget[0] -= len(whole)
-        return fmt.name, Seen(state, digest, whole)
-    return (fmt.name if fmt else None), Seen(state, digest)
+        return name, Seen(state)
+    keep = budget is not None and name == "phh" and path.name.lower().endswith(".phh") and budget[0] >= len(whole)
+    if keep:
+        budget[0] -= len(whole)  # type: ignore[index]
+    return name, Seen(state, hashlib.sha256(whole).hexdigest(), whole if keep else None)
 
 
 def _format_of(path: Path, input_format: str, regular: bool = False) -> str | None:

@@ -284,13 +284,16 @@ _BATCH_FILES = 2048
 _BATCH_BYTES = 1 << 20
 
 
-def _plain_bytes(path: Path, cap: int) -> bytes | None:
+def _plain_bytes(path: Path, cap: int, given: bytes | None = None) -> bytes | None:
     """The bytes of a plain `.phh` regular file shorter than `cap` - 1, else None (read_phh then reads it:
     gzip, a FIFO or device, a `.phhs`, an unreadable file, or one near a limit, where read_phh words which
     one; a line or the hand counts at most the file's bytes and one newline). Opened without blocking, so
-    a FIFO is seen for what it is before anything waits on it."""
+    a FIFO is seen for what it is before anything waits on it. `given`: the file's bytes as discovery read
+    them whole (`model.inputs.Seen.content`: what the manifest hashed), judged here without opening it."""
     if not path.name.lower().endswith(".phh"):
         return None
+    if given is not None:
+        return None if len(given) + 1 >= cap or given[:2] == GZIP_MAGIC else given
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError):
@@ -355,10 +358,7 @@ def read_plain_phh_batch(paths: Sequence[Path], labels: Sequence[str], *, rule_p
     pending: list[tuple[Path, str | None, bytes | None]] = []
     size = 0
     for k, (path, label) in enumerate(zip(paths, labels, strict=True)):
-        # a plain `.phh` regular file discovery read whole (`Seen.content`: what the manifest hashed) is not
-        # opened again; under the same cap as `_plain_bytes`, or the file is read, and refused, as ever
-        given = contents[k] if contents is not None else None
-        raw = given if given is not None and len(given) + 1 < cap else _plain_bytes(path, cap)
+        raw = _plain_bytes(path, cap, contents[k] if contents is not None else None)
         pending.append((path, label, raw))
         size += len(raw) if raw is not None else 0
         if size >= _BATCH_BYTES or len(pending) >= _BATCH_FILES:

@@ -256,17 +256,13 @@ class _Plan:
                     reader.places = 0
                     reader.header(self.header_texts[a + j])
                     hand_id, started = reader.hand_id, reader.started_at
-                    part = _part(reader.variant, reader.structure, reader.hole_cards, reader.tournament,
-                                 reader.small, reader.big, reader.currency, reader.places)
+                    part = _part(reader)
                 else:
                     hand_id, started = hand_ids[a + j], times[j]
                     key = id(template)
-                    if key in parts:
-                        part = parts[key]
-                    else:
-                        part = parts[key] = _part(template.variant, template.structure, template.hole_cards,
-                                                  template.tournament, template.small, template.big,
-                                                  template.currency, template.places)
+                    if key not in parts:
+                        parts[key] = _part(template)
+                    part = parts[key]
                 # a table line is the same for many hands (the button moves among a few seats): read once each
                 known = tables_read.get(table)
                 if known is None:
@@ -306,16 +302,17 @@ class _Plan:
         return taken, tables.keep(valid)
 
 
-def _part(variant: str, structure: str, hole_cards: int, tournament: bool, small: Decimal, big: Decimal,
-          currency: str | None, places: int) -> tuple | None:
-    """What a header gives its hand, or None when the kernel does not read such a hand (a game it does not know,
-    amounts of more than two decimals): the kernel's inputs (hole cards, tournament, the big blind in hundredths,
-    five-card draw) and the hand's columns (variant, structure, currency; then stakes in hundredths, decimals)."""
+def _part(header: pokerstars._HandReader | pokerstars_headers.Template) -> tuple | None:
+    """What a header gives its hand (as the reference's reader read it, or its template: the same fields), or None
+    when the kernel does not read such a hand (a game it does not know, amounts of more than two decimals): the
+    kernel's inputs (hole cards, tournament, the big blind in hundredths, five-card draw) and the hand's columns
+    (variant, structure, currency; then stakes in hundredths, decimals)."""
+    variant, structure, places = header.variant, header.structure, header.places
     if variant not in _VARIANTS or places > 2:
         return None
-    small_h, big_h = _hundredths(small), _hundredths(big)
-    return ((hole_cards, tournament, big_h if structure != "fixed-limit" else small_h, variant == "five-card-draw"),
-            (variant, structure, currency), (small_h, big_h, places))
+    small_h, big_h = _hundredths(header.small), _hundredths(header.big)
+    return ((header.hole_cards, header.tournament, big_h if structure != "fixed-limit" else small_h,
+             variant == "five-card-draw"), (variant, structure, header.currency), (small_h, big_h, places))
 
 
 @lru_cache(maxsize=4096)
