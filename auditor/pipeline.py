@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, closing, nullcontext
+from contextlib import closing, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +51,7 @@ from auditor.engines.periods import merge
 from auditor.ingest.compiled import reader_modules
 from auditor.ingest.detect import detect, detect_head, looks_like_log
 from auditor.ingest.parquet import is_parquet_dataset
+from auditor.model.compiled import Prepared
 from auditor.model.inputs import InputFile, Seen, UsageError, shown_text, stat_state
 from auditor.model.periods import Period
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
@@ -397,7 +398,7 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
           limits: Limits | None = None, *, jobs: int | None = 1, engine: str = "local",
           scheduler: Any = None, command: Sequence[str] | None = None, keep_hands: Iterable[str] = (),
           max_views: int = MAX_VIEWS,
-          prepare: Callable[[Sequence[InputFile], str], tuple[AbstractContextManager, bool]] | None = None,
+          prepare: Callable[[Sequence[InputFile], str], Prepared] | None = None,
           ) -> AuditResult:
     """Audit every hand under `paths`, each under `pack` if given, else under the pack its table declares.
 
@@ -423,9 +424,11 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     in `keep_hands` (`auditor explain`), made in the workers from the replay that audited them.
 
     `prepare`, when given, is called once the inputs are found, before any is read, with them and the engine:
-    it returns the context the run is audited in and whether the run must stay in this process. The command
-    line's (`precompile.first_run`) compiles what a first run after an install needs, or for a small run has a
-    background process compile it while this run's kernels run as Python, and says on the terminal which.
+    it returns the context the run is audited in, whether the run must stay in this process and the formats it
+    reads the reference way (`Prepared`). The command line's (`precompile.first_run`) compiles what a first run
+    after an install needs, or for a small run has a background process compile it while this run's kernels run
+    as Python, reads a text format the reference way when that is quicker than compiling its column-wise
+    kernels, and says on the terminal which.
     Without it, kernels compile on first use, in silence.
     """
     started = time.perf_counter()
@@ -437,7 +440,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
         raise UsageError("a scheduler address needs the dask engine (--engine dask)")
     paths = list(paths)
     inputs, skipped = discover(paths, input_format, limits)
-    context, in_process = prepare(inputs, engine) if prepare is not None else (nullcontext(), False)
+    context, in_process, reference = prepare(inputs, engine) if prepare is not None else \
+        Prepared(nullcontext(), False)
     if scheduler is not None and any(item.spool is not None for item in inputs):
         # the copy of a stream is a file on this machine, which a remote cluster's workers cannot open
         raise UsageError("standard input or a FIFO cannot be audited on a remote cluster (--scheduler): "
@@ -446,13 +450,14 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     # started now, so their imports overlap the hashing and planning below (`local.start`); the local
     # engine closes them when the run ends, and the `finally` below if it never gets that far
     # (one job never starts workers: `local.start` would return None, so its estimate, a stat per input, is not made)
-    pool = local.start(workers, estimated_hands(inputs), reader_modules(inputs)) if engine == "local" and \
+    pool = local.start(workers, estimated_hands(inputs), reader_modules(inputs, reference)) if engine == "local" and \
         workers > 1 and (len(inputs) > 1 or any(item.format == "parquet" for item in inputs)) else None
     try:
         with context:
             return _audit(paths, pack, batch_size, limits, jobs=workers, engine=engine, scheduler=scheduler,
-                          command=command, keep_hands=keep_hands, max_views=max_views, started=started,
-                          started_at=started_at, inputs=inputs, skipped=skipped, progress=progress, pool=pool)
+                          command=command, keep_hands=keep_hands, max_views=max_views, reference=reference,
+                          started=started, started_at=started_at, inputs=inputs, skipped=skipped, progress=progress,
+                          pool=pool)
     finally:
         if pool is not None:
             pool.close()
@@ -460,8 +465,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
 
 def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits | None, *, jobs: int, engine: str,
            scheduler: Any, command: Sequence[str] | None, keep_hands: Iterable[str], max_views: int,
-           started: float, started_at: datetime, inputs: list[InputFile], skipped: list[Path],
-           progress: Callable[[Progress], None] | None, pool: local.Workers | None) -> AuditResult:
+           reference: frozenset[str], started: float, started_at: datetime, inputs: list[InputFile],
+           skipped: list[Path], progress: Callable[[Progress], None] | None, pool: local.Workers | None) -> AuditResult:
     """`audit` once the inputs are found (and the local engine's workers started)."""
     forced = resolve_pack(pack) if pack else None
     from auditor.report.manifest import file_state, fingerprint_input, pack_entry, watched_files
@@ -483,7 +488,7 @@ def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits 
     # a partition (a one-file partition of millions of hands would otherwise hold them all to its end)
     options = RunOptions(pack, batch_size, limits, keep_hand_ids=frozenset(keep_hands), max_views=max_views,
                          ledger_folder=ledger.folder() if engine == "local" else None,
-                         spill_all_rows=pool is not None)
+                         spill_all_rows=pool is not None, reference_formats=reference)
     workers = jobs
     tracker = _Tracker(progress, len(inputs), partitions, started)
     views, asked, repeats = KeptViews(max_views), KeptViews(max_views), KeptViews(max_views)

@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from auditor.ingest.compiled import FORMAT_MODULES
+from auditor.model.compiled import Prepared
 from auditor.model.inputs import InputFile
 from auditor.replay.kernel import warm
 
@@ -65,11 +66,11 @@ _SAMPLES = {
     "auditor.ingest.columnar_kernels": ("parquet", False),
     "auditor.ingest.columnar_validate": ("parquet", False),
 }
+#: the formats `reference_first` can choose, as the first-run notice names them
+_FORMAT_WORDS = {"jsonl": "JSON Lines", "ohh": "OHH", "pokerstars": "PokerStars text"}
 #: `auditor compile --format` choices
 FORMATS = tuple(FORMAT_MODULES)
 
-#: what `first_run` hands the pipeline: the context the audit runs in, and whether it must run in this process
-Prepared = tuple[contextlib.AbstractContextManager, bool]
 
 
 def kernel_modules() -> tuple[str, ...]:
@@ -171,15 +172,15 @@ def first_run(notice: Callable[[str], None] | None) -> Callable[[Sequence[InputF
             notice(line)
 
     def prepare(inputs: Sequence[InputFile], engine: str) -> Prepared:
-        from auditor.ingest.compiled import reader_kernels, reader_modules, reader_words
+        from auditor.ingest.compiled import reader_kernels, reader_modules, reader_words, reference_first
         from auditor.replay.kernel import KERNEL_MODULES
 
         try:
             missing = missing_modules([*KERNEL_MODULES, *reader_modules(inputs)])
         except Exception:  # an optimisation only: never in the audit's way
-            return contextlib.nullcontext(), False
+            return Prepared(contextlib.nullcontext(), False)
         if not missing:
-            return contextlib.nullcontext(), False
+            return Prepared(contextlib.nullcontext(), False)
         replay = [name for name in missing if name in KERNEL_MODULES]
         readers = [name for name in missing if name not in KERNEL_MODULES]
         readers_named = reader_words([f"{name}." for name in readers]) if readers else ""
@@ -192,16 +193,33 @@ def first_run(notice: Callable[[str], None] | None) -> Callable[[Sequence[InputF
             whose += [readers_named] if readers else []
             say(f"auditor: the kernels of {' and '.join(whose)} are not compiled yet (first run after an install): "
                 f"this small audit runs them as plain Python, the same code, while {where}")
-            return interpreted(), True
+            return Prepared(interpreted(), True)
+        try:
+            reference = reference_first(inputs, missing)
+        except Exception:  # an optimisation only: the column-wise paths as always
+            reference = frozenset()
+        later: list[str] = []
+        if reference:  # their kernels compile in the background for later runs, once the replay's have
+            needed = set(reader_modules(inputs, reference))
+            later = [name for name in readers if name not in needed]
+            readers = [name for name in readers if name in needed]
+            readers_named = reader_words([f"{name}." for name in readers]) if readers else ""
         if replay:
             whose = f"the replay kernels and those of {readers_named}" if readers else "the replay kernels"
             say(f"auditor: compiling {whose} (first run after an install; cached on disk for later runs)...")
             compile_beside_replay(readers)
-        kernels = reader_kernels(inputs) if readers else []
+        if later:
+            started = start_background(later)
+            formats = " and ".join(_FORMAT_WORDS.get(fmt, fmt) for fmt in sorted(reference))
+            where = "a background process compiles them" if started else "a later audit compiles them"
+            say(f"auditor: this run reads {formats} the reference way, the same hands, because compiling "
+                f"{reader_words([f'{name}.' for name in later])} would take longer than that reading saves "
+                f"(first run after an install); {where} for later runs")
+        kernels = reader_kernels(inputs, reference) if readers else []
         if kernels:
             say(f"auditor: compiling {len(kernels)} kernels of {reader_words(kernels)} on first use (first run "
                 "after an install; cached on disk for later runs)...")
-        return contextlib.nullcontext(), False
+        return Prepared(contextlib.nullcontext(), False, reference)
 
     return prepare
 

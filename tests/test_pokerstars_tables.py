@@ -323,3 +323,28 @@ def test_audits_through_both_paths_agree(tmp_path, monkeypatch, simulated_text):
     slow, fast = _audits(folder, monkeypatch)
     assert_audits_agree(fast, slow, 1000)
     assert not pokerstars_tables.FAILURES
+
+
+def test_a_run_told_to_read_pokerstars_the_reference_way_never_takes_the_column_wise_path(tmp_path, monkeypatch,
+                                                                                         simulated_text):
+    """A first run's plan (`Prepared.reference_formats`, `ingest.compiled.reference_first`) reaches the readers
+    through `RunOptions`: a file the column-wise path would take is read by the reference reader instead, and the
+    audit is the same as the column-wise one."""
+    from contextlib import nullcontext
+
+    from auditor.engines import partition
+    from auditor.model.compiled import Prepared
+
+    folder = tmp_path / "audited"
+    _write(folder, "simulated.txt", simulated_text)
+    _write(folder, "examples.txt", _writer_text(_examples()))  # hands with findings
+    monkeypatch.setattr(pokerstars_tables, "MIN_FILE_BYTES", 0)
+    column = audit([folder], pack="tda-2024", jobs=1, batch_size=300)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the column-wise path was taken")
+
+    monkeypatch.setattr(partition, "read_pokerstars_tables", refused)
+    reference = audit([folder], pack="tda-2024", jobs=1, batch_size=300,
+                      prepare=lambda inputs, engine: Prepared(nullcontext(), False, frozenset({"pokerstars"})))
+    assert_audits_agree(column, reference, 400)

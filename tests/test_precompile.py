@@ -11,6 +11,7 @@ background process refuses what is not a kernel module or another installation's
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import subprocess
@@ -99,13 +100,14 @@ def test_the_swap_is_undone_after_the_block():
     assert hand.replay_hands is kernel and phh_scan._scan_all is scanner
 
 
-def _inputs(tmp_path: Path, hands: int) -> list[InputFile]:
-    """One JSON Lines input of about `hands` hands by its size (the estimate `prepare` goes by)."""
+def _inputs(tmp_path: Path, hands: int, size: int | None = None) -> list[InputFile]:
+    """One JSON Lines input of about `hands` hands by its size (the estimate `prepare` goes by), or of `size` bytes
+    (a sparse file: no disk is written)."""
     from auditor.engines.partition import BYTES_PER_HAND
 
     path = tmp_path / "log.jsonl"
     with open(path, "wb") as out:
-        out.truncate(hands * BYTES_PER_HAND)
+        out.truncate(hands * BYTES_PER_HAND if size is None else size)
     return [InputFile(path=path, format="jsonl")]
 
 
@@ -126,7 +128,7 @@ def cold(monkeypatch):
 
 def test_a_small_first_run_is_interpreted_while_a_background_process_compiles(cold, tmp_path):
     said: list[str] = []
-    context, in_process = precompile.first_run(said.append)(_inputs(tmp_path, 1_000), "local")
+    context, in_process, _ = precompile.first_run(said.append)(_inputs(tmp_path, 1_000), "local")
     assert in_process and cold["background"] and not cold["compiled"]
     assert "runs them as plain Python" in said[0] and "background process compiles them" in said[0]
     with context:
@@ -136,16 +138,83 @@ def test_a_small_first_run_is_interpreted_while_a_background_process_compiles(co
         assert not isinstance(hand.replay_hands, CPUDispatcher)
 
 
+def _too_large_to_read_the_reference_way() -> int:
+    """Bytes of JSON Lines whose reference read costs more than compiling the column-wise path's kernels."""
+    from auditor.ingest import compiled
+
+    seconds = sum(compiled.COMPILE_S[name] for name in compiled.OPTIONAL_PATHS["jsonl"])
+    return int(seconds / compiled.REFERENCE_EXTRA_S_PER_BYTE["jsonl"]) + (1 << 20)
+
+
 def test_a_large_first_run_compiles_first_and_says_so(cold, tmp_path):
     said: list[str] = []
-    hands = int(precompile.BUDGET_S / precompile.DEFAULT_S_PER_HAND) * 2
-    context, in_process = precompile.first_run(said.append)(_inputs(tmp_path, hands), "local")
-    assert not in_process and cold["compiled"] and not cold["background"]
+    size = _too_large_to_read_the_reference_way()
+    context, in_process, reference = precompile.first_run(said.append)(_inputs(tmp_path, 0, size), "local")
+    assert not in_process and cold["compiled"] and not cold["background"] and reference == frozenset()
     assert isinstance(context, contextlib.nullcontext)
     assert said[0].startswith("auditor: compiling the replay kernels and those of the JSON Lines reader")
     # the readers' kernels compile in a helper beside the replay's (`compile_beside_replay`)
     assert cold["helper"] == [("auditor.precompile", ["auditor.ingest.jsonl_scan", "auditor.ingest.columnar_kernels",
                                                       "auditor.ingest.columnar_validate"])]
+
+
+def test_a_first_run_reads_the_reference_way_when_that_is_quicker_than_compiling(cold, tmp_path):
+    """A JSON Lines file too large to run as Python but whose reference read costs less than compiling the
+    column-wise path's kernels: the replay's compile now, the reader's in the background afterwards, and the run
+    reads the file the reference way (`RunOptions.reference_formats`), said on the terminal."""
+    said: list[str] = []
+    size = _too_large_to_read_the_reference_way() // 4
+    assert precompile.interpreted_seconds(_inputs(tmp_path, 0, size)) > precompile.BUDGET_S
+    _, in_process, reference = precompile.first_run(said.append)(_inputs(tmp_path, 0, size), "local")
+    assert not in_process and cold["compiled"] and reference == frozenset({"jsonl"})
+    assert said[0] == ("auditor: compiling the replay kernels (first run after an install; cached on disk for later "
+                       "runs)...")
+    assert "this run reads JSON Lines the reference way" in said[1] and "a background process compiles them" in said[1]
+    assert cold["helper"] == []
+    assert cold["background"] == [["auditor.ingest.jsonl_scan", "auditor.ingest.columnar_kernels",
+                                   "auditor.ingest.columnar_validate"]]
+
+
+def test_a_format_read_the_reference_way_keeps_the_kernels_another_input_needs(cold, tmp_path):
+    """The columnar validator serves Parquet too: with a dataset among the inputs it still compiles beside the
+    replay, and only the JSON Lines scanner waits for the background."""
+    from auditor.ingest.parquet import write_parquet
+    from auditor.ingest.tables import build_tables
+    from auditor.model.records import SourceHand
+
+    dataset = tmp_path / "dataset"
+    dataset.mkdir()
+    write_parquet(build_tables([SourceHand(precompile.sample_hand(), "<sample>", 1)]), dataset)
+    inputs = [*_inputs(tmp_path, 0, _too_large_to_read_the_reference_way() // 4),
+              InputFile(path=dataset, format="parquet")]
+    _, _, reference = precompile.first_run(None)(inputs, "local")
+    assert reference == frozenset({"jsonl"})
+    assert cold["helper"] == [("auditor.precompile", ["auditor.ingest.columnar_kernels",
+                                                      "auditor.ingest.columnar_validate"])]
+    assert cold["background"] == [["auditor.ingest.jsonl_scan"]]
+
+
+def test_the_formats_read_the_reference_way_skip_their_column_wise_path(tmp_path):
+    """`RunOptions.reference_formats` reaches the readers: the same hands, none of them as a TableChunk."""
+    from auditor.engines.partition import Piece, read_piece
+    from auditor.ingest import jsonl_tables
+    from auditor.ingest.parquet import TableChunk
+    from auditor.model.records import SourceHand
+
+    path = tmp_path / "two.jsonl"
+    hand = precompile.sample_hand()
+    path.write_text("".join(json.dumps({**hand, "hand_id": f"h{k}"}) + "\n" for k in range(2)), encoding="utf-8")
+    piece = Piece(0, InputFile(path=path, format="jsonl"))
+    saved = jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES
+    jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES = 0, 1
+    try:
+        column = list(read_piece(piece))
+        reference = list(read_piece(piece, reference=frozenset({"jsonl"})))
+    finally:
+        jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES = saved
+    assert [type(item) for item in column] == [TableChunk]
+    assert [type(item) for item in reference] == [SourceHand, SourceHand]
+    assert [item.hand["hand_id"] for item in reference] == ["h0", "h1"]
 
 
 def test_the_readers_samples_run_the_replay_kernels_still_compiling_as_python(monkeypatch):
@@ -181,7 +250,7 @@ def test_the_readers_samples_run_the_replay_kernels_still_compiling_as_python(mo
 
 def test_a_small_run_on_dask_is_compiled_not_interpreted(cold, tmp_path):
     """The interpreted kernels exist in this process only: a cluster's workers would compile anyway."""
-    _, in_process = precompile.first_run(None)(_inputs(tmp_path, 10), "dask")
+    _, in_process, _ = precompile.first_run(None)(_inputs(tmp_path, 10), "dask")
     assert not in_process and cold["compiled"]
 
 
@@ -189,8 +258,8 @@ def test_with_everything_cached_prepare_does_nothing(monkeypatch, tmp_path):
     monkeypatch.setattr(precompile, "missing_modules", lambda modules: [])
     monkeypatch.setattr(precompile, "start_background", lambda modules: pytest.fail("nothing to compile"))
     said: list[str] = []
-    context, in_process = precompile.first_run(said.append)(_inputs(tmp_path, 10), "local")
-    assert (said, in_process) == ([], False) and isinstance(context, contextlib.nullcontext)
+    context, in_process, reference = precompile.first_run(said.append)(_inputs(tmp_path, 10), "local")
+    assert (said, in_process, reference) == ([], False, frozenset()) and isinstance(context, contextlib.nullcontext)
 
 
 def test_the_command_line_audit_goes_through_prepare(cold):

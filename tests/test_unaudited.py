@@ -169,8 +169,8 @@ def test_a_skipped_hand_history_of_a_room_we_cannot_read_does_not_pass(tmp_path,
 def test_reader_notes_reach_the_result_once_per_file_and_code(monkeypatch):
     real = partition.read_piece
 
-    def with_notes(piece, limits=None):
-        for item in real(piece, limits):
+    def with_notes(piece, limits=None, reference=frozenset()):
+        for item in real(piece, limits, reference):
             if isinstance(item, SourceHand):
                 yield ReaderNote(item.file, item.line, "implied-uncalled-return", "no 'Uncalled bet' line")
             yield item

@@ -142,6 +142,9 @@ class RunOptions:
     #: `ledger.SPILL_ROWS` hands of one partition (this process: a one-file partition of millions of hands
     #: would otherwise hold all its rows, about 190 bytes a hand, until it ends)
     spill_all_rows: bool = True
+    #: input formats read the reference way this run, not column-wise (`ingest.compiled.reference_first`: a
+    #: first run after an install whose column-wise kernels would take longer to compile than the reading saves)
+    reference_formats: frozenset[str] = frozenset()
 
 
 #: the packs this process has loaded for the run it works on: (run id, {key: Pack or the PackError})
@@ -383,12 +386,17 @@ def _relabelled(read: SourceHand | Quarantined | ReaderNote, real: str,
                                table_id=table_id)
 
 
-def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quarantined | ReaderNote | TableChunk]:
+def read_piece(piece: Piece, limits: Any = None, reference: frozenset[str] = frozenset()
+               ) -> Iterator[SourceHand | Quarantined | ReaderNote | TableChunk]:
+    """A piece's items, by the column-wise path its format has for a file like it, unless its format is in
+    `reference` (`RunOptions.reference_formats`), else by its reference reader."""
     item = piece.input
     if piece.rows is not None and piece.layout is not None:
         # the same last line of defence as every other reader (read_file wraps them all); the range's hands
         # come as TableChunks, canonical tables already (issue 16)
         yield from contained(read_range_tables(item.path, piece.layout, *piece.rows), item.label)  # type: ignore[arg-type]
+    elif item.format in reference:
+        yield from read_input(item, limits)
     elif takes_tables(item.path, item.format, item.label):  # JSON Lines scanned and validated column-wise
         yield from contained(read_jsonl_tables(item.path, limits or DEFAULT_LIMITS), item.label)  # type: ignore[arg-type]
     elif takes_ohh_tables(item.path, item.format, item.label):  # OHH scanned and validated column-wise
@@ -399,17 +407,19 @@ def read_piece(piece: Piece, limits: Any = None) -> Iterator[SourceHand | Quaran
         yield from read_input(item, limits)
 
 
-def read_pieces(pieces: Sequence[Piece], limits: Any = None) -> Iterator[tuple[Piece, Iterable[Any]]]:
+def read_pieces(pieces: Sequence[Piece], limits: Any = None, reference: frozenset[str] = frozenset()
+                ) -> Iterator[tuple[Piece, Iterable[Any]]]:
     """Each piece with its items (`read_piece`'s), runs of consecutive `.phh` inputs (a folder's files) read
     together by one call of the PHH scanner (`detect.read_plain_phh`: the same items, without the per-file
-    cost of one read and one kernel call each); a file that call does not take goes through `read_piece`."""
+    cost of one read and one kernel call each); a file that call does not take goes through `read_piece`
+    (`reference` as there)."""
     k = 0
     while k < len(pieces):
         end = k
         while end < len(pieces) and end - k < 4096 and _plain_phh(pieces[end]):
             end += 1
         if end - k < 2:
-            yield pieces[k], read_piece(pieces[k], limits)
+            yield pieces[k], read_piece(pieces[k], limits, reference)
             k += 1
             continue
         run = pieces[k:end]
@@ -419,7 +429,7 @@ def read_pieces(pieces: Sequence[Piece], limits: Any = None) -> Iterator[tuple[P
             if piece.input.seen is not None:
                 piece.input.seen.forget()
         for piece, items in zip(run, got, strict=False):  # the first len(got) of the run
-            yield piece, items if items is not None else read_piece(piece, limits)
+            yield piece, items if items is not None else read_piece(piece, limits, reference)
         k += len(got)
 
 
@@ -563,7 +573,7 @@ def _audit_partition(partition: Partition, options: RunOptions, notify: Notify |
             batch.clear()
             collect_batch()
 
-    for piece, items in read_pieces(partition.pieces, options.limits):
+    for piece, items in read_pieces(partition.pieces, options.limits, options.reference_formats):
         for item in items:
             if isinstance(item, ReaderNote):  # about the file, not a hand: said once per (file, code)
                 notes.setdefault((item.file, item.code), item)

@@ -8,7 +8,8 @@ is still to compile instead of waiting in silence. The answer follows the reader
 through the PHH scanner, a run of `phh_tables.MIN_FILES` of them through the converter and the validator too; a
 Parquet dataset through the validator; a JSON Lines file through its scanner and the validator only when
 `jsonl_tables.takes_tables` says so, an OHH file through its kernels (~31 s of CPU to compile) and the validator
-only when `ohh_tables.takes_ohh_tables` does.
+only when `ohh_tables.takes_ohh_tables` does. Those three column-wise paths only save time, so a first run reads
+a format the reference way instead when that costs less than compiling its kernels (`reference_first`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,18 @@ _PS_TABLES = ("auditor.ingest.pokerstars_kernel", *_VALIDATOR)
 #: the kernel modules each input format's reader can call, on every path it has (`auditor compile --format`)
 FORMAT_MODULES = {"jsonl": _JSONL_TABLES, "parquet": _VALIDATOR, "phh": (*_PHH_SCANNER, *_PHH_TABLES),
                   "pokerstars": _PS_TABLES, "ohh": _OHH_TABLES}
+#: the formats whose column-wise path only saves time (each file it does not take, or a format read the reference way
+#: this run, the reference reader reads to the same hands), with the kernel modules that path runs
+OPTIONAL_PATHS = {"jsonl": _JSONL_TABLES, "ohh": _OHH_TABLES, "pokerstars": _PS_TABLES}
+#: CPU seconds to compile each optional path's module on an empty cache (session 20, 2-core AMD EPYC: `auditor
+#: compile --format F` over a cache holding the replay's kernels; the OHH scanner's includes the JSON Lines
+#: scanner's routines it calls)
+COMPILE_S = {"auditor.ingest.jsonl_scan": 8.5, "auditor.ingest.ohh_kernel": 24.0,
+             "auditor.ingest.pokerstars_kernel": 17.0, "auditor.ingest.columnar_kernels": 1.5,
+             "auditor.ingest.columnar_validate": 1.5}
+#: CPU seconds a byte of input costs the whole audit more when read the reference way than column-wise (the same
+#: session: 20,000 hands of our writer's in each format, `audit()` both ways with every kernel cached)
+REFERENCE_EXTRA_S_PER_BYTE = {"jsonl": 49e-9, "ohh": 69e-9, "pokerstars": 216e-9}
 #: what each module's kernels are, for the notice
 _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kernel": "the PHH reader",
           "auditor.ingest.jsonl_scan": "the JSON Lines reader", "auditor.ingest.ohh_kernel": "the OHH reader",
@@ -35,8 +48,9 @@ _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kerne
           "auditor.ingest.columnar_validate": "the columnar validator"}
 
 
-def reader_modules(inputs: Sequence[InputFile]) -> tuple[str, ...]:
-    """The modules whose kernels the readers of `inputs` will call (each once, in a stable order)."""
+def reader_modules(inputs: Sequence[InputFile], reference: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The modules whose kernels the readers of `inputs` will call (each once, in a stable order); `reference`:
+    formats read the reference way this run (`reference_first`), whose column-wise path is not taken."""
     from auditor.ingest.jsonl_tables import takes_tables
     from auditor.ingest.ohh_tables import takes_ohh_tables
     from auditor.ingest.phh_tables import MIN_FILES
@@ -50,21 +64,52 @@ def reader_modules(inputs: Sequence[InputFile]) -> tuple[str, ...]:
         modules.update(dict.fromkeys(_PHH_TABLES))
     if any(item.format == "parquet" for item in inputs):
         modules.update(dict.fromkeys(_VALIDATOR))
-    if any(takes_tables(item.path, item.format, item.label) for item in inputs if item.format == "jsonl"):
-        modules.update(dict.fromkeys(_JSONL_TABLES))
-    if any(takes_ohh_tables(item.path, item.format, item.label) for item in inputs if item.format == "ohh"):
-        modules.update(dict.fromkeys(_OHH_TABLES))
-    if any(takes_pokerstars_tables(item.path, item.format, item.label) for item in inputs
-           if item.format == "pokerstars"):
-        modules.update(dict.fromkeys(_PS_TABLES))
+    takes = {"jsonl": takes_tables, "ohh": takes_ohh_tables, "pokerstars": takes_pokerstars_tables}
+    for fmt, path_modules in OPTIONAL_PATHS.items():
+        if fmt not in reference and any(takes[fmt](item.path, item.format, item.label) for item in inputs
+                                        if item.format == fmt):
+            modules.update(dict.fromkeys(path_modules))
     return tuple(modules)
 
 
-def reader_kernels(inputs: Sequence[InputFile]) -> list[str]:
+def reference_first(inputs: Sequence[InputFile], missing: Sequence[str]) -> frozenset[str]:
+    """The formats a first run reads the reference way rather than wait for their column-wise kernels: those of
+    `OPTIONAL_PATHS` with a module in `missing` (not compiled yet), whose inputs' bytes on that path cost less
+    extra reading the reference way (`REFERENCE_EXTRA_S_PER_BYTE`) than their missing modules take to compile
+    (`COMPILE_S`). The column-wise path is a speed path only (its hands are the reference reader's, held equal by
+    the readers' identity tests), so the choice changes the run's time, never what it reports.
+
+    Why: on a first run after an install the replay's kernels compile first (~13 s on two cores here); the
+    readers' compiled beside them made a 20,000-hand PokerStars file's first audit take 33-44 s against 20 s read
+    the reference way and 3.5 s once all is cached (session 20, 2-core AMD EPYC)."""
+    from auditor.ingest.files import large_plain_input
+    from auditor.ingest.jsonl_tables import MIN_FILE_BYTES as JSONL_BYTES
+    from auditor.ingest.ohh_tables import MIN_FILE_BYTES as OHH_BYTES
+    from auditor.ingest.pokerstars_tables import MIN_FILE_BYTES as PS_BYTES
+
+    gates = {"jsonl": JSONL_BYTES, "ohh": OHH_BYTES, "pokerstars": PS_BYTES}
+    chosen = set()
+    for fmt, path_modules in OPTIONAL_PATHS.items():
+        to_compile = [name for name in path_modules if name in missing]
+        if not to_compile:
+            continue
+        size = 0
+        for item in inputs:
+            if item.format == fmt and large_plain_input(item.path, item.label, gates[fmt]):
+                try:
+                    size += item.path.stat().st_size
+                except OSError:  # gone: its reader says so, whichever path reads it
+                    continue
+        if size and size * REFERENCE_EXTRA_S_PER_BYTE[fmt] <= sum(COMPILE_S[name] for name in to_compile):
+            chosen.add(fmt)
+    return frozenset(chosen)
+
+
+def reader_kernels(inputs: Sequence[InputFile], reference: frozenset[str] = frozenset()) -> list[str]:
     """The kernels the readers of `inputs` will compile on first use: those of the modules not run yet since an
     install (`never_run`; a module that has run may still have kernels only some data needs, compiled in a
-    fraction of a second when it does, not worth a notice on every run)."""
-    modules = reader_modules(inputs)
+    fraction of a second when it does, not worth a notice on every run); `reference` as for `reader_modules`."""
+    modules = reader_modules(inputs, reference)
     fresh = set(cache.never_run(modules))
     return [name for name in cache.uncached(modules) if name.rsplit(".", 1)[0] in fresh]
 

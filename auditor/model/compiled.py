@@ -13,7 +13,19 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable, Iterable
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import Any, NamedTuple
+
+
+class Prepared(NamedTuple):
+    """What a first run's plan (`pipeline.audit(prepare=)`, the command line's `precompile.first_run`) gives the
+    run: the context it is audited in, whether it must stay in this process (its kernels run as Python), and the
+    input formats it reads the reference way rather than wait for their column-wise kernels to compile
+    (`ingest.compiled.reference_first`)."""
+
+    context: AbstractContextManager
+    in_process: bool
+    reference_formats: frozenset[str] = frozenset()
 
 
 def njit(**options: Any) -> Callable[[Callable], Any]:
