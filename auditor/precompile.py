@@ -67,7 +67,7 @@ _SAMPLES = {
     "auditor.ingest.columnar_validate": ("parquet", False),
 }
 #: the formats `reference_first` can choose, as the first-run notice names them
-_FORMAT_WORDS = {"jsonl": "JSON Lines", "ohh": "OHH", "pokerstars": "PokerStars text"}
+_FORMAT_WORDS = {"jsonl": "JSON Lines", "ohh": "OHH", "phh": "PHH", "pokerstars": "PokerStars text"}
 #: `auditor compile --format` choices
 FORMATS = tuple(FORMAT_MODULES)
 

@@ -377,3 +377,30 @@ def test_phh_files_discovery_read_whole_are_read_from_its_bytes(tmp_path, monkey
     got = read_plain_phh([first, second], [None, None], None, given)
     assert got == expected and got[0] is not None
     assert read_plain_phh([first], [None])[0] != got[0]  # opened now, the rewritten file reads otherwise
+
+
+@needs_corpus
+def test_a_run_told_to_read_phh_the_reference_way_never_scans_and_audits_the_same(monkeypatch):
+    """A first run's plan (`Prepared.reference_formats` with "phh", `ingest.compiled.reference_first`): every
+    plain `.phh` is read by `_read_phh_reference`, not by the byte scanner or the converter (one call over a
+    run of files, or one file's), and the audit is the scanner's to the letter: hands, findings, quarantine."""
+    from contextlib import nullcontext
+
+    from paths_agree import assert_audits_agree
+
+    from auditor.engines import partition
+    from auditor.ingest import phh
+    from auditor.model.compiled import Prepared
+    from auditor.pipeline import audit
+
+    folder = CORPUS
+    scanned = audit([folder], pack="tda-2024", jobs=1)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the byte scanner was called")
+
+    monkeypatch.setattr(partition, "read_plain_phh", refused)
+    monkeypatch.setattr(phh, "read_phh_files", refused)
+    reference = audit([folder], pack="tda-2024", jobs=1,
+                      prepare=lambda inputs, engine: Prepared(nullcontext(), False, frozenset({"phh"})))
+    assert_audits_agree(scanned, reference, 1000)

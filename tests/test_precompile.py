@@ -357,3 +357,27 @@ def test_the_sample_hand_reads_back_clean_in_every_format(fmt, tmp_path):
         (hands, hands, 0, [])
     called = {name.rsplit(".", 1)[0] for name in calls}
     assert set(precompile.FORMAT_MODULES[fmt]) - called == set()
+
+
+def test_a_phh_folder_whose_scanner_would_take_longer_to_compile_is_read_the_reference_way(cold, tmp_path):
+    """PHH's byte scanner and converter only save time too: a folder of `.phh` files whose reference read costs
+    less than compiling them is read the reference way, and a folder larger than that is scanned."""
+    from auditor.ingest import compiled
+
+    def folder(name: str, files: int, size: int) -> list[InputFile]:
+        root = tmp_path / name
+        root.mkdir()
+        inputs = []
+        for k in range(files):
+            path = root / f"{k}.phh"
+            with open(path, "wb") as out:
+                out.truncate(size)
+            inputs.append(InputFile(path=path, format="phh"))
+        return inputs
+
+    small = folder("small", 2_000, 2_000)  # 4 MB: ~2 s read the reference way, against ~15 s to compile
+    assert precompile.interpreted_seconds(small) > precompile.BUDGET_S
+    assert precompile.first_run(None)(small, "local").reference_formats == frozenset({"phh"})
+    seconds = sum(compiled.COMPILE_S[name] for name in compiled.OPTIONAL_PATHS["phh"])
+    large = folder("large", 600, int(seconds / compiled.REFERENCE_EXTRA_S_PER_BYTE["phh"] / 600) + 4096)
+    assert precompile.first_run(None)(large, "local").reference_formats == frozenset()

@@ -41,11 +41,13 @@ from auditor.engines import ledger
 from auditor.engines.coverage import CoverageTotal
 from auditor.engines.parquet_ranges import HandBatch, Layout, hand_count, plan_ranges, read_range_tables
 from auditor.engines.periods import add_batch, add_columns
-from auditor.ingest.detect import contained, read_file, read_plain_phh
+from auditor.ingest.detect import DEFAULT_PACK, contained, read_file, read_plain_phh
+from auditor.ingest.files import unseekable_kind
 from auditor.ingest.jsonl_tables import read_jsonl_tables, takes_tables
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.ohh_tables import read_ohh_tables, takes_ohh_tables
 from auditor.ingest.parquet import TableChunk
+from auditor.ingest.phh import read_phh
 from auditor.ingest.pokerstars_tables import read_pokerstars_tables, takes_pokerstars_tables
 from auditor.ingest.tables import build_tables
 from auditor.model.inputs import shown_text
@@ -395,6 +397,10 @@ def read_piece(piece: Piece, limits: Any = None, reference: frozenset[str] = fro
         # the same last line of defence as every other reader (read_file wraps them all); the range's hands
         # come as TableChunks, canonical tables already (issue 16)
         yield from contained(read_range_tables(item.path, piece.layout, *piece.rows), item.label)  # type: ignore[arg-type]
+    elif item.format == "phh" and item.format in reference and _plain_phh(piece) and \
+            unseekable_kind(item.path) is None:  # as `read_input` reads it, without the byte scanner
+        yield from contained(read_phh(item.path, rule_pack=DEFAULT_PACK, label=item.name or item.path.as_posix(),
+                                      limits=limits or DEFAULT_LIMITS, scanner=False), str(item.path))
     elif item.format in reference:
         yield from read_input(item, limits)
     elif takes_tables(item.path, item.format, item.label):  # JSON Lines scanned and validated column-wise
@@ -416,7 +422,7 @@ def read_pieces(pieces: Sequence[Piece], limits: Any = None, reference: frozense
     k = 0
     while k < len(pieces):
         end = k
-        while end < len(pieces) and end - k < 4096 and _plain_phh(pieces[end]):
+        while end < len(pieces) and end - k < 4096 and "phh" not in reference and _plain_phh(pieces[end]):
             end += 1
         if end - k < 2:
             yield pieces[k], read_piece(pieces[k], limits, reference)

@@ -8,8 +8,8 @@ is still to compile instead of waiting in silence. The answer follows the reader
 through the PHH scanner, a run of `phh_tables.MIN_FILES` of them through the converter and the validator too; a
 Parquet dataset through the validator; a JSON Lines file through its scanner and the validator only when
 `jsonl_tables.takes_tables` says so, an OHH file through its kernels (~31 s of CPU to compile) and the validator
-only when `ohh_tables.takes_ohh_tables` does. Those three column-wise paths only save time, so a first run reads
-a format the reference way instead when that costs less than compiling its kernels (`reference_first`).
+only when `ohh_tables.takes_ohh_tables` does. Those paths only save time, so a first run reads a format the
+reference way instead when that costs less than compiling its kernels (`reference_first`).
 """
 
 from __future__ import annotations
@@ -28,18 +28,22 @@ _PS_TABLES = ("auditor.ingest.pokerstars_kernel", *_VALIDATOR)
 #: the kernel modules each input format's reader can call, on every path it has (`auditor compile --format`)
 FORMAT_MODULES = {"jsonl": _JSONL_TABLES, "parquet": _VALIDATOR, "phh": (*_PHH_SCANNER, *_PHH_TABLES),
                   "pokerstars": _PS_TABLES, "ohh": _OHH_TABLES}
-#: the formats whose column-wise path only saves time (each file it does not take, or a format read the reference way
-#: this run, the reference reader reads to the same hands), with the kernel modules that path runs
-OPTIONAL_PATHS = {"jsonl": _JSONL_TABLES, "ohh": _OHH_TABLES, "pokerstars": _PS_TABLES}
+#: the text formats whose column-wise path a file of `MIN_FILE_BYTES` takes, with the kernel modules that path runs
+TEXT_PATHS = {"jsonl": _JSONL_TABLES, "ohh": _OHH_TABLES, "pokerstars": _PS_TABLES}
+#: the formats whose compiled path only saves time (each file it does not take, or a format read the reference way
+#: this run, the reference reader reads to the same hands): the text formats' column-wise paths and PHH's byte
+#: scanner and converter
+OPTIONAL_PATHS = {**TEXT_PATHS, "phh": FORMAT_MODULES["phh"]}
 #: CPU seconds to compile each optional path's module on an empty cache (session 20, 2-core AMD EPYC: `auditor
 #: compile --format F` over a cache holding the replay's kernels; the OHH scanner's includes the JSON Lines
 #: scanner's routines it calls)
 COMPILE_S = {"auditor.ingest.jsonl_scan": 8.5, "auditor.ingest.ohh_kernel": 24.0,
-             "auditor.ingest.pokerstars_kernel": 17.0, "auditor.ingest.columnar_kernels": 1.5,
-             "auditor.ingest.columnar_validate": 1.5}
+             "auditor.ingest.pokerstars_kernel": 17.0, "auditor.ingest.phh_scan": 6.0, "auditor.ingest.phh_kernel": 6.0,
+             "auditor.ingest.columnar_kernels": 1.5, "auditor.ingest.columnar_validate": 1.5}
 #: CPU seconds a byte of input costs the whole audit more when read the reference way than column-wise (the same
-#: session: 20,000 hands of our writer's in each format, `audit()` both ways with every kernel cached)
-REFERENCE_EXTRA_S_PER_BYTE = {"jsonl": 49e-9, "ohh": 69e-9, "pokerstars": 216e-9}
+#: session: 20,000 hands of our writer's in each text format, the corpus's 5,123 PHH files; `audit()` both ways with
+#: every kernel cached)
+REFERENCE_EXTRA_S_PER_BYTE = {"jsonl": 49e-9, "ohh": 69e-9, "pokerstars": 216e-9, "phh": 560e-9}
 #: what each module's kernels are, for the notice
 _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kernel": "the PHH reader",
           "auditor.ingest.jsonl_scan": "the JSON Lines reader", "auditor.ingest.ohh_kernel": "the OHH reader",
@@ -57,7 +61,8 @@ def reader_modules(inputs: Sequence[InputFile], reference: frozenset[str] = froz
     from auditor.ingest.pokerstars_tables import takes_pokerstars_tables
 
     modules: dict[str, None] = {}
-    plain_phh = sum(1 for item in inputs if item.format == "phh" and item.path.name.lower().endswith(".phh"))
+    plain_phh = 0 if "phh" in reference else \
+        sum(1 for item in inputs if item.format == "phh" and item.path.name.lower().endswith(".phh"))
     if plain_phh:
         modules.update(dict.fromkeys(_PHH_SCANNER))
     if plain_phh >= MIN_FILES:
@@ -65,7 +70,7 @@ def reader_modules(inputs: Sequence[InputFile], reference: frozenset[str] = froz
     if any(item.format == "parquet" for item in inputs):
         modules.update(dict.fromkeys(_VALIDATOR))
     takes = {"jsonl": takes_tables, "ohh": takes_ohh_tables, "pokerstars": takes_pokerstars_tables}
-    for fmt, path_modules in OPTIONAL_PATHS.items():
+    for fmt, path_modules in TEXT_PATHS.items():
         if fmt not in reference and any(takes[fmt](item.path, item.format, item.label) for item in inputs
                                         if item.format == fmt):
             modules.update(dict.fromkeys(path_modules))
@@ -95,7 +100,10 @@ def reference_first(inputs: Sequence[InputFile], missing: Sequence[str]) -> froz
             continue
         size = 0
         for item in inputs:
-            if item.format == fmt and large_plain_input(item.path, item.label, gates[fmt]):
+            if item.format != fmt:
+                continue
+            if item.path.name.lower().endswith(".phh") if fmt == "phh" else \
+                    large_plain_input(item.path, item.label, gates[fmt]):
                 try:
                     size += item.path.stat().st_size
                 except OSError:  # gone: its reader says so, whichever path reads it

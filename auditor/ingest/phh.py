@@ -198,7 +198,8 @@ def sniff_phh(head: bytes) -> bool:
 
 
 def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = None,
-             label: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Iterator[SourceHand | Quarantined]:
+             label: str | None = None, limits: Limits = DEFAULT_LIMITS,
+             scanner: bool = True) -> Iterator[SourceHand | Quarantined]:
     """Yield every hand of a `.phh` or `.phhs` file (plain or gzip) as a hand or a quarantine entry.
 
     Hand ids are built from `label` if given, else the path (relative to `root` when given, else as
@@ -208,9 +209,11 @@ def read_phh(path: Path, *, rule_pack: str = "tda-2024", root: Path | None = Non
     `limits.phh_max_line_bytes`, is quarantined without being parsed.
 
     A plain `.phh` is read through the byte scanner (`read_phh_files` of one file: about a quarter
-    faster even one file per call); many files are faster still in one `read_phh_files` call.
+    faster even one file per call); many files are faster still in one `read_phh_files` call. Without the
+    `scanner` (a first run whose scanner is not compiled yet: `ingest.compiled.reference_first`), every file
+    takes the reference path, the same items in plain Python.
     """
-    if path.name.lower().endswith(".phh"):
+    if scanner and path.name.lower().endswith(".phh"):
         yield from read_phh_files([path], rule_pack=rule_pack, root=root,
                                   labels=[label] if label is not None else None, limits=limits)
     else:
