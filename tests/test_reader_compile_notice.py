@@ -68,6 +68,8 @@ def test_the_command_line_says_when_reader_kernels_are_still_to_compile(tmp_path
     from auditor import precompile
 
     monkeypatch.setattr(precompile, "BUDGET_S", 0.0)
+    # as for a folder too large to read the reference way meanwhile (`compiled.reference_first`)
+    monkeypatch.setitem(compiled.REFERENCE_EXTRA_S_PER_BYTE, "phh", 1.0)
     shutil.copy(ROOT / "sample_logs" / "holdem.jsonl", tmp_path / "h.jsonl")
     (tmp_path / "a.phh").write_text(PHH)
     args = ["audit", str(tmp_path), "--format", "jsonl", "--output", str(tmp_path / "out.jsonl")]
