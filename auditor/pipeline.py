@@ -427,8 +427,8 @@ def audit(paths: Iterable[Path], pack: str | None = None, batch_size: int = 20_0
     it returns the context the run is audited in, whether the run must stay in this process and the formats it
     reads the reference way (`Prepared`). The command line's (`precompile.first_run`) compiles what a first run
     after an install needs, or for a small run has a background process compile it while this run's kernels run
-    as Python, reads a text format the reference way when that is quicker than compiling its column-wise
-    kernels, and says on the terminal which.
+    as Python, reads a format the reference way when that is quicker than compiling its reader's kernels, and
+    says on the terminal which.
     Without it, kernels compile on first use, in silence.
     """
     started = time.perf_counter()

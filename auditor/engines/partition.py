@@ -397,8 +397,8 @@ def read_piece(piece: Piece, limits: Any = None, reference: frozenset[str] = fro
         # the same last line of defence as every other reader (read_file wraps them all); the range's hands
         # come as TableChunks, canonical tables already (issue 16)
         yield from contained(read_range_tables(item.path, piece.layout, *piece.rows), item.label)  # type: ignore[arg-type]
-    elif item.format == "phh" and item.format in reference and _plain_phh(piece) and \
-            unseekable_kind(item.path) is None:  # as `read_input` reads it, without the byte scanner
+    elif "phh" in reference and _plain_phh(piece) and unseekable_kind(item.path) is None:
+        # as `read_input` reads it (`detect.read_file`), without the byte scanner
         yield from contained(read_phh(item.path, rule_pack=DEFAULT_PACK, label=item.name or item.path.as_posix(),
                                       limits=limits or DEFAULT_LIMITS, scanner=False), str(item.path))
     elif item.format in reference:

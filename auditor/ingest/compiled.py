@@ -52,47 +52,50 @@ _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kerne
           "auditor.ingest.columnar_validate": "the columnar validator"}
 
 
-def reader_modules(inputs: Sequence[InputFile], reference: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """The modules whose kernels the readers of `inputs` will call (each once, in a stable order); `reference`:
-    formats read the reference way this run (`reference_first`), whose column-wise path is not taken."""
+def _takes(fmt: str, item: InputFile) -> bool:
+    """Whether `item` takes format `fmt`'s compiled path (`OPTIONAL_PATHS`), by its reader's own gate: a plain
+    `.phh` the PHH scanner, a text file what `takes_tables`, `takes_ohh_tables`, `takes_pokerstars_tables` say."""
+    if item.format != fmt:
+        return False
+    if fmt == "phh":
+        return item.path.name.lower().endswith(".phh")
     from auditor.ingest.jsonl_tables import takes_tables
     from auditor.ingest.ohh_tables import takes_ohh_tables
-    from auditor.ingest.phh_tables import MIN_FILES
     from auditor.ingest.pokerstars_tables import takes_pokerstars_tables
 
+    takes = {"jsonl": takes_tables, "ohh": takes_ohh_tables, "pokerstars": takes_pokerstars_tables}[fmt]
+    return takes(item.path, item.format, item.label)
+
+
+def reader_modules(inputs: Sequence[InputFile], reference: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The modules whose kernels the readers of `inputs` will call (each once, in a stable order); `reference`:
+    formats read the reference way this run (`reference_first`), whose compiled path is not taken."""
+    from auditor.ingest.phh_tables import MIN_FILES
+
     modules: dict[str, None] = {}
-    plain_phh = 0 if "phh" in reference else \
-        sum(1 for item in inputs if item.format == "phh" and item.path.name.lower().endswith(".phh"))
+    plain_phh = 0 if "phh" in reference else sum(1 for item in inputs if _takes("phh", item))
     if plain_phh:
         modules.update(dict.fromkeys(_PHH_SCANNER))
     if plain_phh >= MIN_FILES:
         modules.update(dict.fromkeys(_PHH_TABLES))
     if any(item.format == "parquet" for item in inputs):
         modules.update(dict.fromkeys(_VALIDATOR))
-    takes = {"jsonl": takes_tables, "ohh": takes_ohh_tables, "pokerstars": takes_pokerstars_tables}
     for fmt, path_modules in TEXT_PATHS.items():
-        if fmt not in reference and any(takes[fmt](item.path, item.format, item.label) for item in inputs
-                                        if item.format == fmt):
+        if fmt not in reference and any(_takes(fmt, item) for item in inputs):
             modules.update(dict.fromkeys(path_modules))
     return tuple(modules)
 
 
 def reference_first(inputs: Sequence[InputFile], missing: Sequence[str]) -> frozenset[str]:
-    """The formats a first run reads the reference way rather than wait for their column-wise kernels: those of
-    `OPTIONAL_PATHS` with a module in `missing` (not compiled yet), whose inputs' bytes on that path cost less
+    """The formats a first run reads the reference way rather than wait for their compiled path's kernels: those
+    of `OPTIONAL_PATHS` with a module in `missing` (not compiled yet), whose inputs' bytes on that path cost less
     extra reading the reference way (`REFERENCE_EXTRA_S_PER_BYTE`) than their missing modules take to compile
-    (`COMPILE_S`). The column-wise path is a speed path only (its hands are the reference reader's, held equal by
+    (`COMPILE_S`). The compiled path is a speed path only (its hands are the reference reader's, held equal by
     the readers' identity tests), so the choice changes the run's time, never what it reports.
 
     Why: on a first run after an install the replay's kernels compile first (~13 s on two cores here); the
     readers' compiled beside them made a 20,000-hand PokerStars file's first audit take 33-44 s against 20 s read
     the reference way and 3.5 s once all is cached (session 20, 2-core AMD EPYC)."""
-    from auditor.ingest.files import large_plain_input
-    from auditor.ingest.jsonl_tables import MIN_FILE_BYTES as JSONL_BYTES
-    from auditor.ingest.ohh_tables import MIN_FILE_BYTES as OHH_BYTES
-    from auditor.ingest.pokerstars_tables import MIN_FILE_BYTES as PS_BYTES
-
-    gates = {"jsonl": JSONL_BYTES, "ohh": OHH_BYTES, "pokerstars": PS_BYTES}
     chosen = set()
     for fmt, path_modules in OPTIONAL_PATHS.items():
         to_compile = [name for name in path_modules if name in missing]
@@ -100,10 +103,7 @@ def reference_first(inputs: Sequence[InputFile], missing: Sequence[str]) -> froz
             continue
         size = 0
         for item in inputs:
-            if item.format != fmt:
-                continue
-            if item.path.name.lower().endswith(".phh") if fmt == "phh" else \
-                    large_plain_input(item.path, item.label, gates[fmt]):
+            if _takes(fmt, item):
                 try:
                     size += item.path.stat().st_size
                 except OSError:  # gone: its reader says so, whichever path reads it
