@@ -1,8 +1,10 @@
 """The local engine: partitions audited in this process, or in a pool of worker processes.
 
 One worker, one partition or a small run (`POOL_MIN_HANDS`) runs in this process. Otherwise a
-`ProcessPoolExecutor` audits one partition per task in `jobs` worker processes; their results come back in
-the order they finish, and the caller puts them back in partition order. Workers report progress through a
+`ProcessPoolExecutor` audits one partition per task in `jobs` worker processes, one task in flight per worker,
+each worker going on to the partition after its last while nobody has taken it (`streams`: consecutive
+Parquet ranges share row groups); their results come back in the order they finish, and the caller puts
+them back in partition order. Workers report progress through a
 queue given to them when they start.
 
 Workers start warm (session 9). Where the platform has it (POSIX), they are forked from a `forkserver`
@@ -44,6 +46,7 @@ from auditor.engines.partition import (
     run_partition,
 )
 from auditor.engines.server import worker_context
+from auditor.engines.streams import Streams
 
 #: below this many hands (estimated) a run stays in this process whatever `jobs` says: starting the
 #: workers costs about two seconds (the fork server's fresh interpreter importing pandas, Arrow, Numba and
@@ -134,21 +137,40 @@ def _run(partitions: Sequence[Partition], options: RunOptions, jobs: int, notify
         return
     context, progress, pool = workers.context, workers.progress, workers.pool
     broken: list[Partition] = []
-    pending: dict[Future, Partition] = {pool.submit(_work, p, options): p for p in partitions}
+    # one partition in flight per worker, so the worker that finished one is the only one idle and takes
+    # the next its stream gives (`streams`: each worker reads a stretch of the inputs in order)
+    order = Streams([p.estimated_hands for p in partitions])
+    pending: dict[Future, int] = {}
+
+    def submit(finished: int | None) -> None:
+        position = order.next(finished)
+        if position is None:
+            return
+        try:
+            pending[pool.submit(_work, partitions[position], options)] = position
+        except BrokenProcessPool:  # a worker died before its future said so
+            broken.append(partitions[position])
+
     try:
+        for _ in range(min(workers.jobs, len(partitions))):
+            submit(None)
         while pending:
             done, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
             _drain(progress, notify)
-            for future in sorted(done, key=lambda f: pending[f].index):
-                partition = pending.pop(future)
+            for future in sorted(done, key=lambda f: pending[f]):
+                position = pending.pop(future)
                 try:
                     result = future.result()
                 except BrokenProcessPool:
-                    broken.append(partition)
+                    broken.append(partitions[position])
                     continue
+                if not broken:
+                    submit(position)
                 yield result
                 if isinstance(result, PartitionFailure):
                     return
+        if broken:  # a broken pool takes no more work: what it never got is run one by one too
+            broken.extend(partitions[i] for i, taken in enumerate(order.taken) if not taken)
     finally:
         for future in pending:
             future.cancel()
