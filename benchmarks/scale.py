@@ -12,7 +12,7 @@ prefixed with its number so that no id repeats and every copy is its own tables 
 million hands takes an hour here; copying takes a minute, and memory does not care where hands came
 from). Then, for each --jobs, runs
 
-    python -m auditor.cli audit DATASET --jobs J --format jsonl --output /dev/null --quiet
+    python -m auditor audit DATASET --jobs J --format jsonl --output /dev/null --quiet
 
 as a child process, sampling every 0.2 s the resident memory of it and its worker processes, and
 prints wall time, hands/s, the CPU time of the audit and its workers and hands per minute per
@@ -161,7 +161,7 @@ def _children_cpu() -> float:
 
 
 def run_audit(dataset: Path, jobs: int) -> dict:
-    command = [sys.executable, "-m", "auditor.cli", "audit", str(dataset.resolve()), "--jobs", str(jobs), "--format",
+    command = [sys.executable, "-m", "auditor", "audit", str(dataset.resolve()), "--jobs", str(jobs), "--format",
                "jsonl", "--output", os.devnull, "--quiet", "--fail-on", "never"]
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
