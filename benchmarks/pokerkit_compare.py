@@ -55,7 +55,8 @@ from auditor.ingest.validate import schema_error
 from auditor.model.records import SourceHand
 from auditor.pipeline import audit, discover
 from auditor.replay.kernel import replay
-from auditor.replay.kernel.replay import encode, run_kernel
+from auditor.replay.kernel.encode import encode
+from auditor.replay.kernel.replay import run_kernel
 from auditor.replay.state import walk
 from auditor.simulate import write_jsonl
 

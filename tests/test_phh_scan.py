@@ -185,6 +185,7 @@ def test_action_corners_read_as_the_reference_reads_them(tmp_path):
     assert sum("unknown player 'p3'" in x for x in new) == 2  # tokens past the players: the strings word it
 
 
+@needs_corpus  # its seeds are the corpus's files
 def test_mutated_phh_files_agree_with_tomllib_and_parse_actions():
     seeds = fuzz.load_seeds("phh", phh_files=60)
     rng = random.Random(2026)
@@ -274,6 +275,7 @@ def test_a_fifo_is_left_to_read_phh(tmp_path, monkeypatch):
     assert seen == [fifo]
 
 
+@needs_corpus  # its seeds are the corpus's files
 def test_a_partition_reads_a_run_of_phh_inputs_as_read_piece_reads_each(tmp_path, monkeypatch):
     """`partition.read_pieces` reads consecutive `.phh` inputs with one scanner call (`detect.read_plain_phh`)
     and must give, piece by piece, exactly `read_piece`'s items: odd files (not UTF-8, gzip, comments, a
@@ -323,6 +325,7 @@ def test_a_partition_reads_a_run_of_phh_inputs_as_read_piece_reads_each(tmp_path
     assert sum(x is None for batch in batches for x in batch) >= 4  # the odd files went the ordinary way
 
 
+@needs_corpus  # its seeds are the corpus's files
 def test_phh_files_discovery_read_whole_are_read_from_its_bytes(tmp_path, monkeypatch):
     """Discovery keeps the bytes of a one-hand `.phh` file it read whole (`Seen.content`, within
     `pipeline.KEPT_BYTES`), and the PHH batch reads those instead of opening the file again: the same items

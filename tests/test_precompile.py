@@ -68,6 +68,7 @@ def test_an_interpreted_audit_calls_no_kernel_and_is_the_compiled_audit():
     assert_audits_agree(interpreted, compiled, 1_000)
 
 
+@pytest.mark.skipif(not CORPUS_PHH.is_dir(), reason="needs ../shared/corpus: its PHH inputs are the corpus's")
 def test_the_readers_column_wise_kernels_run_as_python_too(tmp_path):
     """With the size gates waived every reader's kernels run (the PHH scanner and converter, the JSON Lines,
     PokerStars and OHH scanners, the columnar validator on a Parquet dataset): the same audit, no kernel called."""
