@@ -268,18 +268,21 @@ def checkout_cpu(checkout: Path, path: Path) -> float:
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: the bytecode cache on
     command = [sys.executable, "-m", "auditor.cli", "audit", str(path), "--format", "jsonl", "--output", os.devnull,
                "--quiet"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return child_cpu(command, checkout, env)
 
 
 def imports_cpu() -> float:
     """CPU seconds of a child that only starts Python and imports the `auditor` command (`auditor.cli`: pandas,
     Arrow, Numba, the readers), before it reads a byte or loads a kernel: the floor of any whole `auditor audit`."""
+    return child_cpu([sys.executable, "-c", "import auditor.cli"], ROOT, dict(os.environ, PYTHONPATH=str(ROOT)),
+                     check=True)
+
+
+def child_cpu(command: list[str], cwd: Path, env: dict[str, str], check: bool = False) -> float:
+    """CPU seconds (user and system) of one run of `command` in a child process, its output thrown away; `check`:
+    a failing run raises (an audit's exit status is its findings', so `checkout_cpu` leaves it)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-c", "import auditor.cli"], cwd=ROOT, check=True,
-                   env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=check)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
