@@ -30,7 +30,8 @@ from auditor.ingest.tables import build_tables
 from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import discover
 from auditor.replay import kernel
-from auditor.replay.facts import FACT_COLUMNS, is_list, list_text
+from auditor.replay.fact_frames import is_list, list_text
+from auditor.replay.facts import FACT_COLUMNS
 from auditor.replay.house import HouseRules
 from auditor.replay.state import TableState
 

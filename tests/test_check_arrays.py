@@ -17,7 +17,7 @@ import pytest
 from auditor.check.expr import compile_expression, compile_template, prepare_column
 from auditor.check.packs import resolve_pack
 from auditor.check.run import check
-from auditor.replay.facts import Facts
+from auditor.replay.fact_frames import Facts
 
 # x: a nullable integer column; y: a nullable boolean; s: a nullable text column
 FRAME = pd.DataFrame({

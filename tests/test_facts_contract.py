@@ -24,6 +24,7 @@ from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.paths import ROOT
 from auditor.pipeline import discover, read_inputs
+from auditor.replay.fact_frames import LIST_TYPES, FactRows, Facts, allocate, facts_frame, list_column, list_text
 from auditor.replay.facts import (
     BOOL,
     FACT_COLUMNS,
@@ -33,17 +34,10 @@ from auditor.replay.facts import (
     LIST_INT,
     LIST_SEPARATORS,
     LIST_STR,
-    LIST_TYPES,
     STR,
     Fact,
     FactContractError,
-    FactRows,
-    Facts,
     _typed,
-    allocate,
-    facts_frame,
-    list_column,
-    list_text,
 )
 
 DTYPE_OF = {INT: pd.Int64Dtype(), BOOL: pd.BooleanDtype(), STR: pd.StringDtype(),

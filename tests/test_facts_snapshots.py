@@ -5,7 +5,7 @@ For each example hand under `rules/examples/<pack>/<rule>/` (found from the pack
 `tests/snapshots/facts/<pack>/<rule>/<example>.txt`: one line per value, `table[row].column = value`,
 tables and columns in contract order (`auditor/replay/facts.py`), nulls written `null`, text quoted
 (so "" and null differ), tables without rows left out. A list column is written as the text messages show
-it (`money.lists_as_text`, `facts.list_text`: its items joined by its declared separator, `"1,3"`, `""` for an
+it (`money.lists_as_text`, `fact_frames.list_text`: its items joined by its declared separator, `"1,3"`, `""` for an
 empty list), so the snapshots read as they did when the engine wrote joined strings. A swapped, renamed or
 changed column then fails here with a unified diff whose lines name the table, the row and the column.
 
@@ -38,7 +38,8 @@ from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.paths import ROOT
 from auditor.pipeline import discover, read_inputs
-from auditor.replay.facts import FACT_TABLES, Facts
+from auditor.replay.fact_frames import Facts
+from auditor.replay.facts import FACT_TABLES
 
 EXAMPLES = ROOT / "rules" / "examples"
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "facts"

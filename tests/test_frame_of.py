@@ -1,6 +1,6 @@
 """The fast paths of building facts and ordering hands, held to the slow ones they replace.
 
-`facts.frame_of` takes the builders' arrays into a DataFrame without copying them: a column must still be
+`fact_frames.frame_of` takes the builders' arrays into a DataFrame without copying them: a column must still be
 writable and must never share memory with another column. `state._aware` tells a time with an offset in
 Arrow's regex engine: it must match exactly what Python's `re` (pandas' `str.contains`) matches, Unicode
 digits and a final newline included, since it decides whether a table's hands are ordered by time.
@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from auditor.replay import state
-from auditor.replay.facts import frame_of
+from auditor.replay.fact_frames import frame_of
 
 
 def test_frame_of_takes_new_arrays_without_copying() -> None:

@@ -1,4 +1,4 @@
-"""`facts.frame_of` judges sharing by the bytes buffers span: rows of one kernel table are taken as they are,
+"""`fact_frames.frame_of` judges sharing by the bytes buffers span: rows of one kernel table are taken as they are,
 while any overlap, a read-only buffer or an array given twice (Arrow-backed text included) is copied."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.replay.facts import frame_of
+from auditor.replay.fact_frames import frame_of
 
 
 def _ints(values: np.ndarray) -> pd.arrays.IntegerArray:

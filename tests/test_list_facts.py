@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from auditor.check import money
 from auditor.check.expr import ExpressionError, compile_expression, compile_template, prepare_column
-from auditor.replay.facts import LIST_INT, LIST_STR, LIST_TYPES, list_text
+from auditor.replay.fact_frames import LIST_TYPES, list_text
+from auditor.replay.facts import LIST_INT, LIST_STR
 
 T, F, N = True, False, None  # N: the outcome is missing
 

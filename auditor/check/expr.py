@@ -128,14 +128,14 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import reduce
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from auditor.replay.facts import LIST_SEPARATORS, is_list, list_text
+from auditor.replay.facts import LIST_SEPARATORS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "FUNCTIONS",
@@ -259,6 +259,10 @@ class _Items:
 
     def joined(self) -> np.ndarray:
         """Each row's items as the text messages show (object array; a missing row's filler is "")."""
+        import pyarrow as pa
+
+        from auditor.replay.fact_frames import list_text
+
         items = pa.array(self.values, pa.string() if self.text else pa.int64())
         lists = pa.ListArray.from_arrays(pa.array(self.offsets.astype(np.int32)), items)
         return np.asarray(list_text(lists, self.separator).to_numpy(zero_copy_only=False), dtype=object)
@@ -267,6 +271,9 @@ class _Items:
 def _items_value(series: pd.Series, name: str | None) -> _Val:
     """A pandas list column (Arrow lists) as `_Items` and a missing mask: offsets and values straight from
     Arrow (no Python per row); null items inside a list (never written by the engine) read as 0 or ""."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     array = pa.array(series.array)
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
@@ -368,6 +375,8 @@ def _parameter_value(name: str, value: Any) -> _Val:
 
 
 def _as_series(name: str, obj: Any, length: int) -> pd.Series:
+    import pandas as pd
+
     if isinstance(obj, pd.Series):
         series = obj
     else:
@@ -381,6 +390,10 @@ def _as_series(name: str, obj: Any, length: int) -> pd.Series:
 
 
 def _series_value(series: pd.Series, name: str | None = None) -> _Val:
+    import pandas as pd
+
+    from auditor.replay.fact_frames import is_list
+
     dtype = series.dtype
     if is_list(series):
         return _items_value(series, name)
@@ -438,6 +451,8 @@ def _masked(series: pd.Series) -> tuple[np.ndarray, Any] | None:
     """A pandas masked integer or boolean column (the facts tables' Int64 and boolean) as its NumPy
     values and missing mask without pandas' generic conversion (a third of its cost): the values are
     copied with 0 / False under the mask, so a missing row's filler is harmless, as everywhere here."""
+    import pandas as pd
+
     array = series.array
     if not isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray):
         return None
@@ -452,6 +467,8 @@ def _masked(series: pd.Series) -> tuple[np.ndarray, Any] | None:
 def _coded_text(series: pd.Series) -> _Val:
     """A text column through its dictionary: the distinct values once (hashing, not a Python object per
     row from Arrow), the rows as codes; ``data`` holds the same text objects, missing rows "" (filler)."""
+    import pandas as pd
+
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     codes = np.asarray(codes, dtype=np.int64)
     values = np.empty(len(uniques) + 1, dtype=object)
@@ -804,6 +821,8 @@ def _coded_against_literal(left: _Val, right: _Val) -> bool:
 
 def _isin(left: _Val, right: _Val, negate: bool) -> _Val:
     """``in`` / ``not in``, a boolean value: missing where the left operand is (``None`` never matches)."""
+    import pandas as pd
+
     _reject_list(left)
     if right.kind == _ITEMS:
         if left.kind == _NULL:
@@ -875,6 +894,8 @@ def _fn_notnull(x: _Val) -> _Val:
 
 
 def _fn_startswith(x: _Val, prefix: _Val) -> _Val:
+    import pandas as pd
+
     _reject_list(x)
     if prefix.kind != _TEXT or np.ndim(prefix.data) != 0:
         raise ExpressionError("the second argument of startswith() must be a text literal")
@@ -1431,6 +1452,10 @@ def _float_text(data: np.ndarray) -> np.ndarray:
 
 
 def _column_text(series: pd.Series, name: str | None = None) -> np.ndarray:
+    import pandas as pd
+
+    from auditor.replay.fact_frames import is_list, list_text
+
     missing = series.isna().to_numpy(dtype=bool)
     dtype = series.dtype
     if is_list(series):  # a list as messages write it: its items joined by the fact's separator ("1,3")

@@ -12,6 +12,9 @@ as the room did. The machine formats keep the integers in their typed columns; o
 Which template placeholders are money is declared here, not guessed from a column's name at run
 time: `MONEY_FACTS` lists the integer facts that are amounts, `COUNT_FACTS` every other integer fact,
 and a test fails when a facts column is added without being put in one of them.
+
+pandas is imported by the functions that format columns, not by the module: loading a pack (`auditor rules show`)
+reads `MONEY_FACTS` and formats no column.
 """
 
 from __future__ import annotations
@@ -20,14 +23,16 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from auditor.check import words
 from auditor.check.expr import MISSING_TEXT, Template
-from auditor.replay.facts import LIST_SEPARATORS, is_list, list_text
+from auditor.replay.facts import LIST_SEPARATORS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: integer facts (and hand columns joined onto every facts table) that are amounts of money
 MONEY_FACTS = frozenset({
@@ -169,6 +174,8 @@ class MoneyUnits:
     @classmethod
     def of_positions(cls, hands: pd.DataFrame, positions: np.ndarray) -> MoneyUnits:
         """As `of_rows`, for rows given by their hands' positions in `hands` (all valid): no label lookup."""
+        import pandas as pd
+
         rows = np.asarray(positions, dtype=np.int64)
         if "currency" in hands.columns:
             currency = pd.array(hands["currency"].array.take(rows)).to_numpy(dtype=object, na_value=None)
@@ -183,6 +190,8 @@ class MoneyUnits:
 
     def groups(self) -> Iterator[tuple[str | None, int, np.ndarray]]:
         """(currency, scale, row positions) for each distinct pair: a run has one or a few."""
+        import pandas as pd
+
         codes, currencies = pd.factorize(pd.Series(self.currency, dtype=object), use_na_sentinel=True)
         scales, scale_values = pd.factorize(self.scale)
         key = (codes.astype(np.int64) + 1) * (len(scale_values) + 1) + scales
@@ -197,6 +206,8 @@ def format_money_column(values: Any, units: MoneyUnits) -> np.ndarray | None:
 
     Formatting is per distinct amount per (currency, scale), not per row: findings repeat amounts.
     """
+    import pandas as pd
+
     try:
         array = pd.array(values, dtype="Int64")
     except (TypeError, ValueError):
@@ -217,6 +228,8 @@ def format_money_column(values: Any, units: MoneyUnits) -> np.ndarray | None:
 def format_money_in_text(values: Any, rewrite: Callable[[str, Callable[[int], str]], str],
                          units: MoneyUnits) -> np.ndarray:
     """A text column the engine wrote with amounts inside (`2:150, 4:150`), its amounts formatted."""
+    import pandas as pd
+
     series = pd.Series(values, dtype="string").reset_index(drop=True)
     out = np.asarray(series.fillna(MISSING_TEXT).to_numpy(dtype=object), dtype=object)
     present = ~np.asarray(series.isna(), dtype=bool)
@@ -257,9 +270,13 @@ def money_columns(template: Template) -> frozenset[str]:
 
 def lists_as_text(rows: pd.DataFrame, names: Iterable[str]) -> pd.DataFrame:
     """`rows` with each list column among `names` as the text a person reads, its items joined by the fact's
-    declared separator (`facts.list_text`: `[1, 3]` -> "1,3", as the engine once wrote them): the one place a
+    declared separator (`fact_frames.list_text`: `[1, 3]` -> "1,3", as the engine once wrote them): the one place a
     list fact becomes message text, before money and floor words rewrite it (so `{odd_chip_seats}` still
     reads "seats 1 and 3"). Only the findings' rows reach here; a frame without list columns is returned as is."""
+    import pandas as pd
+
+    from auditor.replay.fact_frames import is_list, list_text
+
     joined = {name: pd.array(list_text(rows[name], LIST_SEPARATORS.get(name, ",")), dtype="string")
               for name in names if name in rows.columns and is_list(rows[name])}
     return rows.assign(**joined) if joined else rows

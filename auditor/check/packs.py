@@ -32,9 +32,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
 import yaml
 
@@ -43,6 +42,9 @@ from auditor.ingest.validate import load_json_schema
 from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS
 from auditor.replay.house import HouseRules, RakeSchedule
 from auditor.resources import rules_dir, schema_path
+
+if TYPE_CHECKING:
+    import jsonschema
 
 #: libyaml's parser when installed: 30x faster than pure Python, which matters for `rules show` and tests
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -169,7 +171,10 @@ class Pack:
 
 @cache
 def _pack_validator() -> jsonschema.protocols.Validator:
-    """The Python validator: slow, but its errors carry the path and message a pack author needs."""
+    """The Python validator: slow, but its errors carry the path and message a pack author needs (imported only
+    for a pack jsonschema-rs refuses: a valid pack, every pack of an audit, never needs it)."""
+    import jsonschema
+
     schema = load_json_schema(schema_path("rule-pack.schema.json"))
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema)
@@ -403,7 +408,9 @@ def _read(path: Path, reads: list[tuple[Path, str | bool]] | None = None) -> tup
         if unknown is not None:
             path_in, message = _unknown_key(unknown)
             raise PackError(name, _key_line(root, path_in), f"at {_path_text(path_in[:-1])}: {message}")
-        error = jsonschema.exceptions.best_match(errors)
+        from jsonschema.exceptions import best_match
+
+        error = best_match(errors)
         if error is not None:
             where = _path_text(error.absolute_path)
             raise PackError(name, _line_of(root, list(error.absolute_path)), f"at {where}: {_schema_message(error)}")

@@ -25,7 +25,8 @@ import pandas as pd
 from auditor.check import money
 from auditor.check.expr import Column, Expression, ExpressionError, prepare_column
 from auditor.check.packs import Pack, PackError, Rule
-from auditor.replay.facts import HAND_COLUMNS, Facts
+from auditor.replay.fact_frames import Facts
+from auditor.replay.facts import HAND_COLUMNS
 
 FINDING_COLUMNS = [
     "hand_id", "category", "rule_id", "pack", "citation", "severity", "seat", "player", "seq", "message",

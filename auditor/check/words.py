@@ -27,7 +27,7 @@ whole column at once (never per row in Python where a lookup over distinct value
 - any of these missing: `unknown` (seats `none`, players `nobody`), never the code `n/a`.
 
 List facts (`[3, 5]`) arrive here as their text, the items joined by the fact's declared separator
-(`money.lists_as_text`, `facts.list_text`), and are rewritten from that text as above.
+(`money.lists_as_text`, `fact_frames.list_text`), and are rewritten from that text as above.
 
 Templates therefore write `on the {round}`-free text: `raised {round}` reads "raised on the flop".
 The module only changes how a column is shown; it never changes what a rule selects.
@@ -37,13 +37,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from auditor.check.expr import MISSING_TEXT
 from auditor.replay.variants import VARIANTS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: placeholders holding a betting round, and the number of their first round (street is 0-based)
 STREET_FACTS: dict[str, int] = {"round": 1, "street": 0, "final_round": 1}
@@ -270,6 +272,8 @@ WORD_FACTS = (frozenset(STREET_FACTS) | COUNT_NOUNS.keys() | SEAT_FACTS | PLAYER
 
 def _ints(values: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """(integers, missing mask) of a column, or None if it is not integers."""
+    import pandas as pd
+
     try:
         array = pd.array(values, dtype="Int64")
     except (TypeError, ValueError):
@@ -282,6 +286,8 @@ def _by_distinct(keys: np.ndarray, text_of: Callable[..., str], *columns: np.nda
 
     Each column is factorized on its own and the codes combined into one integer key, which is far
     cheaper than hashing tuples of mixed types."""
+    import pandas as pd
+
     arrays = (keys, *columns)
     if not len(keys):
         return np.empty(0, dtype=object)
@@ -353,6 +359,8 @@ def _seat_words(rows: pd.DataFrame, name: str) -> np.ndarray | None:
 
 
 def _bool_words(values: pd.Series, name: str) -> np.ndarray | None:
+    import pandas as pd
+
     if not (pd.api.types.is_bool_dtype(values.dtype) or str(values.dtype) == "boolean"):
         return None
     yes, no, *unknown = PHRASES.get(name, ("yes", "no"))
@@ -366,6 +374,8 @@ def _bool_words(values: pd.Series, name: str) -> np.ndarray | None:
 
 def _text_words(values: Any, rewrite: Callable[[str], str]) -> np.ndarray:
     """A text column rewritten once per distinct value; a missing value is `unknown`."""
+    import pandas as pd
+
     text = pd.Series(pd.array(np.asarray(values, dtype=object), dtype="string"))
     present = (text.notna() & (text != MISSING_TEXT)).to_numpy(dtype=bool, na_value=False)
     codes, distinct = pd.factorize(text.where(present))

@@ -49,7 +49,8 @@ import pyarrow as pa
 from auditor.check.packs import RUN_FACTS, Pack, Rule
 from auditor.check.run import check, with_hands
 from auditor.engines.coverage import CoverageTotal
-from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS, Facts
+from auditor.replay.fact_frames import Facts
+from auditor.replay.facts import FACT_COLUMNS, HAND_COLUMNS
 
 #: facts a hand has only by comparison with every other hand of the run: the ledger writes them
 RUN_WIDE_FACTS = RUN_FACTS

@@ -50,7 +50,7 @@ from collections.abc import Collection
 
 #: modules a partition imports lazily (inside functions) on its first batch: imported here so a worker
 #: forked from the server finds them loaded, and their kernels are seen by `load_cached_kernels`
-LAZY_MODULES = ("auditor.replay.showdown", "auditor.replay.evaluate", "auditor.replay.facts")
+LAZY_MODULES = ("auditor.replay.showdown", "auditor.replay.evaluate", "auditor.replay.fact_frames")
 #: the reader modules imported before this module: in the fork server, those `server.worker_context` named for
 #: the run's inputs (the preload imports them first), with what they import
 READERS = tuple(name for name in sys.modules if name.startswith("auditor.ingest."))

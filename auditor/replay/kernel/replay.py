@@ -32,7 +32,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.model.tables import CanonicalTables
-from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, LIST_INT, LIST_STR, STR, Facts, frame_of, list_column
+from auditor.replay.fact_frames import Facts, frame_of, list_column
+from auditor.replay.facts import BOOL, FACT_COLUMNS, INT, LIST_INT, LIST_STR, STR
 from auditor.replay.house import HouseRules
 from auditor.replay.kernel import buffers
 from auditor.replay.kernel.encode import NULL, VERBS, Encoded, encode, variant_table
@@ -44,7 +45,7 @@ from auditor.replay.state import TableState, walk
 
 def _int(values: np.ndarray, null: int = NULL) -> pd.arrays.IntegerArray:
     """A kernel's int column as a nullable column, `null` marking nulls. The values are taken as they are when
-    none is null (usually none is: a copy would be a pass over the column for nothing); `facts.frame_of` copies
+    none is null (usually none is: a copy would be a pass over the column for nothing); `fact_frames.frame_of` copies
     any that overlap another column or cannot be written."""
     values = np.asarray(values, dtype=np.int64)
     mask = values == null
@@ -104,7 +105,7 @@ _DTYPE_NAMES = {INT: "Int64", BOOL: "boolean", STR: "string", LIST_INT: LIST_INT
 def _frame(name: str, columns: dict) -> pd.DataFrame:
     """A facts table in `FACT_COLUMNS` order and dtypes (a missing column is a bug: KeyError). Dtypes are
     checked on the arrays given (a frame keeps an extension array's dtype), not by making a Series of each
-    column; the frame takes the arrays without copying them (`facts.frame_of`)."""
+    column; the frame takes the arrays without copying them (`fact_frames.frame_of`)."""
     ordered = {}
     for col, dtype, _ in FACT_COLUMNS[name]:
         array = columns[col]
@@ -1119,7 +1120,7 @@ def _seat_events(tables: CanonicalTables, enc: Encoded, houses: Sequence[HouseRu
                  keep: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
     """seat_draws and seat_fills: Python only for the hands that have a seat_request, seat_fill or seat_draw
     event (rare: a mask, never a loop over every hand), worded as the Python engine worded them."""
-    from auditor.replay.facts import FactRows
+    from auditor.replay.fact_frames import FactRows
     from auditor.replay.kernel.encode import K_SEAT_DRAW, K_SEAT_FILL, K_SEAT_REQUEST
     from auditor.replay.showdown import code
 
