@@ -5,7 +5,11 @@ hand read was audited; 1 findings at or above --fail-on; 2 usage error, nothing 
 audited, or a --pack that has no rule for any hand read; 3 nothing at or above --fail-on, but
 something went unaudited (a hand quarantined or not covered by its pack, or a skipped file that is a
 hand history of a room this auditor cannot read). `--allow-unaudited` turns 3 into 0: a run must say
-so explicitly to pass over hands it never judged (issue #13). Findings always give 1.
+so explicitly to pass over hands it never judged. Findings always give 1.
+
+Importing this module imports click and nothing heavy: each command imports what it runs (pandas, Arrow, Numba,
+the readers and the packs) when it runs, so `auditor --version`, `--help` or `rules show` do not wait for the
+machinery of an audit (`tests/test_startup.py` holds `import auditor.cli` free of pandas, pyarrow and numba).
 """
 
 from __future__ import annotations
@@ -13,18 +17,21 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from auditor.check.packs import Pack, PackError, resolve_pack
-from auditor.check.run import SEVERITY_ORDER
-from auditor.ingest.detect import INPUT_FORMATS
+from auditor.model.inputs import INPUT_FORMATS
+from auditor.report.formats import FORMATS
+
+if TYPE_CHECKING:
+    from auditor.check.packs import Pack
 
 FAIL_ON = ("error", "warning", "info", "never")
 #: `audit` exit status when no finding reaches --fail-on but some hand or hand-history file went unaudited
 EXIT_UNAUDITED = 3
-#: `audit --format` choices; auditor.report.formats.FORMATS holds the writers (kept in step by a test)
-REPORT_FORMATS = ("text", "jsonl", "json", "csv", "parquet", "html", "junit", "sarif")
+#: `audit --format` choices: the report formats (`report.formats`, which names each one's writer)
+REPORT_FORMATS = tuple(FORMATS)
 #: `simulate --format` and `verify --via` choices (simulate.writer.FORMATS, simulate.verify.VIA; kept in step by a test)
 SIMULATE_FORMATS = ("jsonl", "pokerstars", "ohh", "phh")
 VERIFY_VIA = ("canonical", "pokerstars", "ohh", "phh")
@@ -34,6 +41,7 @@ COMPILE_FORMATS = ("jsonl", "parquet", "phh", "pokerstars", "ohh")
 
 def _audit_or_exit(paths: tuple[Path, ...], pack: str | None, quiet: bool, **options):
     """The audit behind `audit` and `explain`, with a progress bar on a terminal; exit 2 on a usage error."""
+    from auditor.check.packs import PackError
     from auditor.model.inputs import UsageError
     from auditor.pipeline import audit as run_audit
     from auditor.precompile import first_run
@@ -58,6 +66,8 @@ def _notice(line: str) -> None:
 def _exit_status(result, fail_on: str, allow_unaudited: bool = False) -> int:
     """0 clean, 1 findings at or above `fail_on`, 2 nothing audited, 3 clean but something unaudited
     (0 with `allow_unaudited`); see the module docstring."""
+    from auditor.check.run import SEVERITY_ORDER
+
     if result.hands_read == 0 or result.hands_audited == 0:
         return 2
     if fail_on != "never" and len(result.findings):
@@ -430,6 +440,7 @@ def convert(paths: tuple[Path, ...], output: Path, overwrite: bool) -> None:
 def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, seat_draws: bool, fmt: str,
              output: Path) -> None:
     """Write legal hands played under a pack's house rules (deterministic for a seed)."""
+    from auditor.check.packs import PackError, resolve_pack
     from auditor.simulate import simulate_hands, write_format
 
     try:
@@ -493,7 +504,7 @@ def rules() -> None:
 
 def _load_packs(pack_names: tuple[str, ...]) -> list[Pack]:
     """The given packs (names or files), else every built-in pack; a pack that cannot load exits 2."""
-    from auditor.check.packs import builtin_pack_paths
+    from auditor.check.packs import PackError, builtin_pack_paths, resolve_pack
 
     try:
         return [resolve_pack(name) for name in pack_names or tuple(builtin_pack_paths())]
@@ -514,6 +525,8 @@ def rules_check(files: tuple[Path, ...], no_examples: bool) -> None:
     find its rule (as many times as its `findings:` says), a clean one nothing. Exit 0 when every pack
     loads and every example agrees, 1 when an example is missing or disagrees, 2 when a pack does not load.
     """
+    from auditor.check.packs import PackError, resolve_pack
+
     status = 0
     for file in files:
         try:

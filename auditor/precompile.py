@@ -256,17 +256,17 @@ def start_background(modules: Sequence[str]) -> bool:
 def _gates_waived() -> Iterator[None]:
     """Within the block, a file of any size takes its reader's column-wise path (restored afterwards): the size
     gates of the JSON Lines, OHH and PokerStars files, the JSON Lines batch's least lines, the PHH run's files."""
-    from auditor.ingest import jsonl_tables, ohh_tables, phh_tables, pokerstars_tables
+    from auditor.ingest import jsonl_tables, phh_tables
+    from auditor.ingest.compiled import MIN_FILE_BYTES
 
-    saved = (jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES, ohh_tables.MIN_FILE_BYTES,
-             pokerstars_tables.MIN_FILE_BYTES, phh_tables.MIN_FILES)
-    jsonl_tables.MIN_FILE_BYTES = ohh_tables.MIN_FILE_BYTES = pokerstars_tables.MIN_FILE_BYTES = 0
+    saved = dict(MIN_FILE_BYTES), jsonl_tables.MIN_LINES, phh_tables.MIN_FILES
+    MIN_FILE_BYTES.update(dict.fromkeys(MIN_FILE_BYTES, 0))
     jsonl_tables.MIN_LINES = phh_tables.MIN_FILES = 1
     try:
         yield
     finally:
-        (jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES, ohh_tables.MIN_FILE_BYTES,
-         pokerstars_tables.MIN_FILE_BYTES, phh_tables.MIN_FILES) = saved
+        MIN_FILE_BYTES.update(saved[0])
+        jsonl_tables.MIN_LINES, phh_tables.MIN_FILES = saved[1:]
 
 
 def sample_hand() -> dict:

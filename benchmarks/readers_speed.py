@@ -14,14 +14,14 @@ and microseconds a hand, CPU time (what the machine spent; the wall clock of a s
 - the read of the large file stage by stage (the reader's own steps, one after the other);
 - audit: `auditor audit FILE --format jsonl --output /dev/null --quiet --jobs 1` in a child process (its CPU,
   start-up and Numba's cache load included: what a user waits for; about 2.5 s of CPU before the first hand).
-  PokerStars files of `pokerstars_tables.MIN_FILE_BYTES` or more take the column-wise path; the audit is timed
-  again with that threshold out of reach (the reference path), and both are printed;
+  PokerStars files of `ingest.compiled.MIN_FILE_BYTES["pokerstars"]` or more take the column-wise path; the audit
+  is timed again with that threshold out of reach (the reference path), and both are printed;
 - `--compile`: the PokerStars kernels' compile CPU (a child process with an empty NUMBA_CACHE_DIR) and their
   load from the cache (a second child), the columnar validator's included;
 - OHH column-wise (issue 16, `auditor/ingest/ohh_tables.py`): the read through `read_ohh_tables` (how many
   hands its fast path took), and the audit twice: object by object (the path's threshold out of reach, every
   file through `read_ohh`) and as `auditor audit` reads it (the large file column-wise; the corpus's files are
-  under `ohh_tables.MIN_FILE_BYTES`, so both audit lines of the corpus read it object by object).
+  under `ingest.compiled.MIN_FILE_BYTES["ohh"]`, so both audit lines of the corpus read it object by object).
 
 `--against CHECKOUT` is issue 16's target line (PokerStars text and OHH end to end ≥ 20× the code before issue 16):
 `auditor audit FILE --format jsonl --output /dev/null --quiet` of the `--hands` file and of the `--scale` file
@@ -144,7 +144,7 @@ def read_columnwise(paths: list[Path]) -> list:
 
 #: the child's start for an audit through the reference PokerStars reader only (the column-wise path's threshold
 #: out of reach)
-REFERENCE_ONLY = "import auditor.ingest.pokerstars_tables as t; t.MIN_FILE_BYTES = 1 << 62; "
+REFERENCE_ONLY = "import auditor.ingest.compiled as t; t.MIN_FILE_BYTES[\"pokerstars\"] = 1 << 62; "
 
 
 def audit_cpu(paths: list[Path], repeat: int, prelude: str = "") -> tuple[float, float]:
@@ -166,12 +166,12 @@ def audit_cpu(paths: list[Path], repeat: int, prelude: str = "") -> tuple[float,
 
 
 #: what the child process runs first to audit OHH object by object (the column-wise path's threshold out of reach)
-OHH_REFERENCE = "import auditor.ingest.ohh_tables as t; t.MIN_FILE_BYTES = 1 << 62; "
+OHH_REFERENCE = "import auditor.ingest.compiled as t; t.MIN_FILE_BYTES[\"ohh\"] = 1 << 62; "
 
 
 def ohh_columnwise(paths: list[Path]) -> tuple[int, int, int]:
     """(hands, of which the column-wise path took, other items) of `read_ohh_tables` over `paths` (whatever
-    their size: the threshold is `takes_ohh_tables`'s, not the reader's)."""
+    their size: the threshold is `ingest.compiled.takes_column_wise`'s, not the reader's)."""
     from auditor.ingest.ohh_tables import read_ohh_tables
     from auditor.ingest.parquet import TableChunk
 

@@ -393,7 +393,7 @@ def test_a_reader_that_fails_is_contained_and_the_run_goes_on(tmp_path, monkeypa
         raise RuntimeError("a reader bug")
 
     monkeypatch.setitem(detect.BY_NAME, "jsonl", detect.Format("jsonl", real.suffixes, real.sniff, failing))
-    monkeypatch.setattr("auditor.engines.partition.takes_tables", lambda *_: False)  # through detect's reader
+    monkeypatch.setattr("auditor.engines.partition.takes_column_wise", lambda *_: False)  # through detect's reader
     lines = (ROOT / "sample_logs" / "holdem.jsonl").read_bytes().splitlines(keepends=True)[:3]
     (tmp_path / "a.jsonl").write_bytes(b"".join(lines))
     (tmp_path / "b.jsonl").write_bytes(b"".join(lines))

@@ -23,9 +23,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from auditor.ingest import jsonl_scan
+from auditor.ingest import compiled, jsonl_scan
+from auditor.ingest.compiled import takes_column_wise
 from auditor.ingest.jsonl import consistency_error, read_jsonl
-from auditor.ingest.jsonl_tables import SCAN_FAILURES, read_jsonl_tables, takes_tables
+from auditor.ingest.jsonl_tables import SCAN_FAILURES, read_jsonl_tables
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.tables import build_tables, concat_tables
@@ -234,14 +235,13 @@ def test_kinds_with_keys_of_other_kinds(tmp_path: Path) -> None:
 
 def test_takes_tables_only_plain_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write(tmp_path, [_line(SMALL[0])])
-    from auditor.ingest import jsonl_tables
 
-    assert not takes_tables(path, "jsonl", str(path))  # a small file: loading the kernels costs more than they save
-    monkeypatch.setattr(jsonl_tables, "MIN_FILE_BYTES", 0)
-    assert takes_tables(path, "jsonl", str(path))
-    assert not takes_tables(path, "jsonl", "<stdin>")
-    assert not takes_tables(path, "phh", str(path))
-    assert not takes_tables(tmp_path / "a.zip", "jsonl", str(tmp_path / "a.zip"))
+    assert not takes_column_wise(path, "jsonl", str(path))  # a small file: loading the kernels costs more
+    monkeypatch.setitem(compiled.MIN_FILE_BYTES, "jsonl", 0)
+    assert takes_column_wise(path, "jsonl", str(path))
+    assert not takes_column_wise(path, "jsonl", "<stdin>")
+    assert not takes_column_wise(path, "phh", str(path))
+    assert not takes_column_wise(tmp_path / "a.zip", "jsonl", str(tmp_path / "a.zip"))
 
 
 def _paths(value: object, prefix: tuple = ()) -> list[tuple]:
@@ -380,7 +380,7 @@ def test_a_reader_that_fails_is_contained_in_an_audit(tmp_path: Path, monkeypatc
     monkeypatch.setattr(jsonl_tables, "_chunk", failing)
     monkeypatch.setattr(jsonl_tables, "CHUNK_HANDS", 2)
     monkeypatch.setattr(jsonl_tables, "MIN_LINES", 1)
-    monkeypatch.setattr(jsonl_tables, "MIN_FILE_BYTES", 0)
+    monkeypatch.setitem(compiled.MIN_FILE_BYTES, "jsonl", 0)
     for name in ("a.jsonl", "b.jsonl"):
         write(tmp_path, [_line(h) for h in SMALL[:4]], name)
     result = audit([tmp_path], jobs=1)
@@ -403,7 +403,7 @@ def test_an_audit_is_the_same_through_either_path(monkeypatch: pytest.MonkeyPatc
 
     logs = Path(__file__).resolve().parents[1] / "sample_logs"
     reference = audit([logs], jobs=1)
-    monkeypatch.setattr(jsonl_tables, "MIN_FILE_BYTES", 0)
+    monkeypatch.setitem(compiled.MIN_FILE_BYTES, "jsonl", 0)
     real, chunks = jsonl_tables._chunk, []
     monkeypatch.setattr(jsonl_tables, "_chunk", lambda *a: chunks.append(1) or real(*a))
     columnar = audit([logs], jobs=1)

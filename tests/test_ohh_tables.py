@@ -24,6 +24,7 @@ import pytest
 from auditor.check.packs import resolve_pack
 from auditor.export import ohh as ohh_export
 from auditor.ingest import compiled, ohh_tables
+from auditor.ingest.compiled import takes_column_wise
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.ohh import read_ohh
@@ -252,7 +253,7 @@ def test_objects_the_schema_or_mapping_refuses_are_never_taken(tmp_path):
 def _audits(folder: Path, monkeypatch) -> tuple:
     results = []
     for fast in (False, True):
-        monkeypatch.setattr(ohh_tables, "MIN_FILE_BYTES", 0 if fast else 10**15)
+        monkeypatch.setitem(compiled.MIN_FILE_BYTES, "ohh", 0 if fast else 10**15)
         results.append(audit([folder], pack="tda-2024", jobs=1, batch_size=300))
     return tuple(results)
 
@@ -275,15 +276,15 @@ def test_audits_through_both_paths_agree(tmp_path, monkeypatch):
 def test_the_threshold_keeps_small_files_gzip_and_labels_on_the_reference_path(tmp_path, monkeypatch):
     path = tmp_path / "a.ohh"
     path.write_bytes(b'{"ohh": {}}\n')
-    assert not ohh_tables.takes_ohh_tables(path, "ohh", str(path))  # small
-    monkeypatch.setattr(ohh_tables, "MIN_FILE_BYTES", 0)
-    assert ohh_tables.takes_ohh_tables(path, "ohh", str(path))
-    assert not ohh_tables.takes_ohh_tables(path, "jsonl", str(path))
-    assert not ohh_tables.takes_ohh_tables(path, "ohh", "inside.zip/a.ohh")
-    assert not ohh_tables.takes_ohh_tables(tmp_path / "gone.ohh", "ohh", str(tmp_path / "gone.ohh"))
+    assert not takes_column_wise(path, "ohh", str(path))  # small
+    monkeypatch.setitem(compiled.MIN_FILE_BYTES, "ohh", 0)
+    assert takes_column_wise(path, "ohh", str(path))
+    assert not takes_column_wise(path, "jsonl", str(path))
+    assert not takes_column_wise(path, "ohh", "inside.zip/a.ohh")
+    assert not takes_column_wise(tmp_path / "gone.ohh", "ohh", str(tmp_path / "gone.ohh"))
     gz = tmp_path / "b.ohh"
     gz.write_bytes(b"\x1f\x8b" + b"\x00" * 20)
-    assert not ohh_tables.takes_ohh_tables(gz, "ohh", str(gz))
+    assert not takes_column_wise(gz, "ohh", str(gz))
     assert [repr(x) for x in ohh_tables.read_ohh_tables(gz)] == [repr(x) for x in read_ohh(gz)]
     # the first-run notice names the OHH kernels exactly when the path will run them
     assert "auditor.ingest.ohh_kernel" in compiled.reader_modules([InputFile(path, "ohh", str(path))])

@@ -22,12 +22,13 @@ import pytest
 
 from auditor.check.packs import resolve_pack
 from auditor.export import pokerstars as ps_export
-from auditor.ingest import pokerstars_tables
+from auditor.ingest import compiled, pokerstars_tables
+from auditor.ingest.compiled import takes_column_wise
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.pokerstars import read_pokerstars
-from auditor.ingest.pokerstars_tables import read_pokerstars_tables, takes_pokerstars_tables
+from auditor.ingest.pokerstars_tables import read_pokerstars_tables
 from auditor.ingest.tables import build_tables
 from auditor.model.records import SourceHand
 from auditor.pipeline import audit
@@ -280,12 +281,12 @@ def test_bytes_flipped_keep_the_paths_equal(tmp_path, simulated_text):
 
 def test_the_threshold_sends_small_files_to_the_reference(tmp_path, monkeypatch):
     small = _write(tmp_path, "small.txt", "PokerStars Hand #1: x\n")
-    assert not takes_pokerstars_tables(small, "pokerstars", str(small))
-    monkeypatch.setattr(pokerstars_tables, "MIN_FILE_BYTES", 0)
-    assert takes_pokerstars_tables(small, "pokerstars", str(small))
-    assert not takes_pokerstars_tables(small, "pokerstars", "label")  # a label put in place of the path
-    assert not takes_pokerstars_tables(small, "jsonl", str(small))
-    assert not takes_pokerstars_tables(tmp_path / "gone.txt", "pokerstars", str(tmp_path / "gone.txt"))
+    assert not takes_column_wise(small, "pokerstars", str(small))
+    monkeypatch.setitem(compiled.MIN_FILE_BYTES, "pokerstars", 0)
+    assert takes_column_wise(small, "pokerstars", str(small))
+    assert not takes_column_wise(small, "pokerstars", "label")  # a label put in place of the path
+    assert not takes_column_wise(small, "jsonl", str(small))
+    assert not takes_column_wise(tmp_path / "gone.txt", "pokerstars", str(tmp_path / "gone.txt"))
 
 
 def test_the_first_run_notice_names_the_kernels_a_large_file_compiles(tmp_path, monkeypatch, simulated_text):
@@ -295,7 +296,7 @@ def test_the_first_run_notice_names_the_kernels_a_large_file_compiles(tmp_path, 
     path = _write(tmp_path, "big.txt", simulated_text[:20_000])
     inputs, _ = discover([path])
     assert "auditor.ingest.pokerstars_kernel" not in compiled.reader_modules(inputs)
-    monkeypatch.setattr(pokerstars_tables, "MIN_FILE_BYTES", 0)
+    monkeypatch.setitem(compiled.MIN_FILE_BYTES, "pokerstars", 0)
     assert set(compiled.reader_modules(inputs)) == {"auditor.ingest.pokerstars_kernel",
                                                     "auditor.ingest.columnar_kernels",
                                                     "auditor.ingest.columnar_validate"}
@@ -304,7 +305,7 @@ def test_the_first_run_notice_names_the_kernels_a_large_file_compiles(tmp_path, 
 def _audits(folder: Path, monkeypatch) -> tuple:
     results = []
     for fast in (False, True):
-        monkeypatch.setattr(pokerstars_tables, "MIN_FILE_BYTES", 0 if fast else 1 << 62)
+        monkeypatch.setitem(compiled.MIN_FILE_BYTES, "pokerstars", 0 if fast else 1 << 62)
         results.append(audit([folder], pack="tda-2024", jobs=1, batch_size=300))
     return tuple(results)
 
@@ -332,19 +333,18 @@ def test_a_run_told_to_read_pokerstars_the_reference_way_never_takes_the_column_
     audit is the same as the column-wise one."""
     from contextlib import nullcontext
 
-    from auditor.engines import partition
     from auditor.model.compiled import Prepared
 
     folder = tmp_path / "audited"
     _write(folder, "simulated.txt", simulated_text)
     _write(folder, "examples.txt", _writer_text(_examples()))  # hands with findings
-    monkeypatch.setattr(pokerstars_tables, "MIN_FILE_BYTES", 0)
+    monkeypatch.setitem(compiled.MIN_FILE_BYTES, "pokerstars", 0)
     column = audit([folder], pack="tda-2024", jobs=1, batch_size=300)
 
     def refused(*args, **kwargs):
         raise AssertionError("the column-wise path was taken")
 
-    monkeypatch.setattr(partition, "read_pokerstars_tables", refused)
+    monkeypatch.setattr(pokerstars_tables, "read_pokerstars_tables", refused)
     reference = audit([folder], pack="tda-2024", jobs=1, batch_size=300,
                       prepare=lambda inputs, engine: Prepared(nullcontext(), False, frozenset({"pokerstars"})))
     assert_audits_agree(column, reference, 400)

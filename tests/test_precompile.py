@@ -24,6 +24,7 @@ from numba.core.registry import CPUDispatcher
 
 from auditor import precompile
 from auditor.cli import main
+from auditor.ingest import compiled
 from auditor.model.inputs import InputFile
 from auditor.pipeline import audit
 from tests.paths_agree import assert_audits_agree
@@ -206,13 +207,13 @@ def test_the_formats_read_the_reference_way_skip_their_column_wise_path(tmp_path
     hand = precompile.sample_hand()
     path.write_text("".join(json.dumps({**hand, "hand_id": f"h{k}"}) + "\n" for k in range(2)), encoding="utf-8")
     piece = Piece(0, InputFile(path=path, format="jsonl"))
-    saved = jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES
-    jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES = 0, 1
+    saved = compiled.MIN_FILE_BYTES["jsonl"], jsonl_tables.MIN_LINES
+    compiled.MIN_FILE_BYTES["jsonl"], jsonl_tables.MIN_LINES = 0, 1
     try:
         column = list(read_piece(piece))
         reference = list(read_piece(piece, reference=frozenset({"jsonl"})))
     finally:
-        jsonl_tables.MIN_FILE_BYTES, jsonl_tables.MIN_LINES = saved
+        compiled.MIN_FILE_BYTES["jsonl"], jsonl_tables.MIN_LINES = saved
     assert [type(item) for item in column] == [TableChunk]
     assert [type(item) for item in reference] == [SourceHand, SourceHand]
     assert [item.hand["hand_id"] for item in reference] == ["h0", "h1"]

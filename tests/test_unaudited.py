@@ -176,7 +176,7 @@ def test_reader_notes_reach_the_result_once_per_file_and_code(monkeypatch):
             yield item
 
     monkeypatch.setattr(partition, "read_piece", with_notes)
-    monkeypatch.setattr(partition, "takes_tables", lambda *_: False)  # JSON Lines read hand by hand, as above
+    monkeypatch.setattr(partition, "takes_column_wise", lambda *_: False)  # read hand by hand, as above
     result = audit([NZ_CLEAN, HOLDEM], batch_size=50)
     assert [(Path(n.file).name, n.line, n.code) for n in result.notes] == [
         ("full-raises.jsonl", 1, "implied-uncalled-return"), ("holdem.jsonl", 1, "implied-uncalled-return")]

@@ -36,7 +36,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from auditor.ingest.columnar_validate import event_order
 from auditor.ingest.files import bomb_message
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import (
@@ -629,6 +628,8 @@ def _sorted_events(table: pa.Table | None) -> pa.Table | None:
         h, q = hands.to_numpy(), seqs.to_numpy()
         if not ((np.diff(h) == 0) & (np.diff(q) < 0)).any():
             return table  # hands are already in order (checked when planning); seq within each hand too
+    from auditor.ingest.columnar_validate import event_order
+
     return table.take(event_order(table))  # a stable sort, like sorted()
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import importlib
 import math
 import time
 import uuid
@@ -41,14 +42,11 @@ from auditor.engines import ledger
 from auditor.engines.coverage import CoverageTotal
 from auditor.engines.parquet_ranges import HandBatch, Layout, hand_count, plan_ranges, read_range_tables
 from auditor.engines.periods import add_batch, add_columns
+from auditor.ingest.compiled import takes_column_wise
 from auditor.ingest.detect import DEFAULT_PACK, contained, read_file, read_plain_phh
 from auditor.ingest.files import unseekable_kind
-from auditor.ingest.jsonl_tables import read_jsonl_tables, takes_tables
 from auditor.ingest.limits import DEFAULT_LIMITS
-from auditor.ingest.ohh_tables import read_ohh_tables, takes_ohh_tables
 from auditor.ingest.parquet import TableChunk
-from auditor.ingest.phh import read_phh
-from auditor.ingest.pokerstars_tables import read_pokerstars_tables, takes_pokerstars_tables
 from auditor.ingest.tables import build_tables
 from auditor.model.inputs import shown_text
 from auditor.model.periods import Period
@@ -399,18 +397,26 @@ def read_piece(piece: Piece, limits: Any = None, reference: frozenset[str] = fro
         yield from contained(read_range_tables(item.path, piece.layout, *piece.rows), item.label)  # type: ignore[arg-type]
     elif "phh" in reference and _plain_phh(piece) and unseekable_kind(item.path) is None:
         # as `read_input` reads it (`detect.read_file`), without the byte scanner
+        from auditor.ingest.phh import read_phh
+
         yield from contained(read_phh(item.path, rule_pack=DEFAULT_PACK, label=item.name or item.path.as_posix(),
                                       limits=limits or DEFAULT_LIMITS, scanner=False), str(item.path))
-    elif item.format in reference:
-        yield from read_input(item, limits)
-    elif takes_tables(item.path, item.format, item.label):  # JSON Lines scanned and validated column-wise
-        yield from contained(read_jsonl_tables(item.path, limits or DEFAULT_LIMITS), item.label)  # type: ignore[arg-type]
-    elif takes_ohh_tables(item.path, item.format, item.label):  # OHH scanned and validated column-wise
-        yield from contained(read_ohh_tables(item.path, limits or DEFAULT_LIMITS), item.label)  # type: ignore[arg-type]
-    elif takes_pokerstars_tables(item.path, item.format, item.label):  # PokerStars text converted column-wise
-        yield from contained(read_pokerstars_tables(item.path, limits or DEFAULT_LIMITS), item.label)  # type: ignore[arg-type]
+    elif item.format not in reference and takes_column_wise(item.path, item.format, item.label):
+        # JSON Lines, OHH, PokerStars text scanned and validated column-wise (imported here: a small run never
+        # loads these kernels)
+        module, read = _COLUMN_WISE[item.format]
+        reader = getattr(importlib.import_module(module), read)
+        yield from contained(reader(item.path, limits or DEFAULT_LIMITS), item.label)
     else:
         yield from read_input(item, limits)
+
+
+#: format -> (the column-wise reader's module, its reader), for the files `takes_column_wise` takes
+_COLUMN_WISE = {
+    "jsonl": ("auditor.ingest.jsonl_tables", "read_jsonl_tables"),
+    "ohh": ("auditor.ingest.ohh_tables", "read_ohh_tables"),
+    "pokerstars": ("auditor.ingest.pokerstars_tables", "read_pokerstars_tables"),
+}
 
 
 def read_pieces(pieces: Sequence[Piece], limits: Any = None, reference: frozenset[str] = frozenset()

@@ -6,18 +6,38 @@ the PHH scanner ~6 s of CPU, the PHH converter ~6 s, the columnar validator ~3.3
 more), so the command line asks here once discovery knows the inputs (`precompile.first_run`), and announces what
 is still to compile instead of waiting in silence. The answer follows the readers' own choices: a `.phh` file goes
 through the PHH scanner, a run of `phh_tables.MIN_FILES` of them through the converter and the validator too; a
-Parquet dataset through the validator; a JSON Lines file through its scanner and the validator only when
-`jsonl_tables.takes_tables` says so, an OHH file through its kernels (~31 s of CPU to compile) and the validator
-only when `ohh_tables.takes_ohh_tables` does. Those paths only save time, so a first run reads a format the
-reference way instead when that costs less than compiling its kernels (`reference_first`).
+Parquet dataset through the validator; a JSON Lines, OHH or PokerStars text file through its scanner and the
+validator only when `takes_column_wise` says so (its size: `MIN_FILE_BYTES`). Those paths only save time, so a
+first run reads a format the reference way instead when that costs less than compiling its kernels
+(`reference_first`).
+
+The size gates are here, not in the column-wise readers: asking whether a file takes a path must not import the
+path's kernels (a one-hand audit would load what it never runs).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from auditor.ingest.files import GZIP_MAGIC, large_plain_input
 from auditor.model import compiled as cache
 from auditor.model.inputs import InputFile
+
+#: a text file smaller than this (as stored: a gzip file's compressed size) is read by its format's reference
+#: reader, a larger one column-wise (`takes_column_wise`). Both give the same items (tests/test_jsonl_tables.py,
+#: test_ohh_tables.py, test_pokerstars_tables.py), so this decides only the time, and a run of small files
+#: (sample_logs, the corpus) neither compiles nor loads the kernels:
+#: - JSON Lines: the kernels cost ~0.3-0.5 s a process to load from Numba's cache and ~9 s of CPU to compile on the
+#:   first run after an install, against ~40-60 µs a hand saved: below ~4,000 hands (~8 MiB at ~2 KB a hand) they
+#:   cost more than they save;
+#: - OHH: ~0.15-0.2 s of CPU to load in an audit (Numba loaded for the replay), against ~150 µs a hand saved (audits
+#:   of 280 and 1,619 of our writer's ~2.6 KB objects through both paths): it pays from ~1,100 hands (~3 MB); 4 MiB
+#:   (~1,600 hands) keeps a margin. Their first compile costs ~31 s of CPU;
+#: - PokerStars text: ~0.05 s of CPU to load once Numba is loaded (the columnar validator's ~0.3 s more when
+#:   nothing else loaded them) and ~17 s to compile, against ~200 µs a hand saved: below ~1,500 hands they cost
+#:   more than they save; 2 MiB is ~1,900 hands at our writer's ~1.1 KB a hand.
+MIN_FILE_BYTES = {"jsonl": 8 << 20, "ohh": 4 << 20, "pokerstars": 2 << 20}
 
 _VALIDATOR = ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
 _PHH_SCANNER = ("auditor.ingest.phh_scan",)
@@ -52,32 +72,43 @@ _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kerne
           "auditor.ingest.columnar_validate": "the columnar validator"}
 
 
+def takes_column_wise(path: Path, fmt: str, label: str) -> bool:
+    """Whether an audit input of a text format is read column-wise (`jsonl_tables`, `ohh_tables`,
+    `pokerstars_tables`): a regular file named by its own path (what `detect.read_file` would give its reference
+    reader unchanged: not a zip archive, not a FIFO spooled first, no label put in place of the path), of
+    `MIN_FILE_BYTES[fmt]` or more; an OHH file not gzip too (its column-wise reader reads plain bytes)."""
+    if fmt not in MIN_FILE_BYTES or not large_plain_input(path, label, MIN_FILE_BYTES[fmt]):
+        return False
+    if fmt != "ohh":
+        return True
+    try:
+        with path.open("rb") as stream:
+            return stream.read(2) != GZIP_MAGIC
+    except OSError:  # gone or unreadable: the reference path words why
+        return False
+
+
 def _takes(fmt: str, item: InputFile) -> bool:
-    """Whether `item` takes format `fmt`'s compiled path (`OPTIONAL_PATHS`), by its reader's own gate: a plain
-    `.phh` the PHH scanner, a text file what `takes_tables`, `takes_ohh_tables`, `takes_pokerstars_tables` say."""
+    """Whether `item` takes format `fmt`'s compiled path (`OPTIONAL_PATHS`): a plain `.phh` the PHH scanner, a text
+    file what `takes_column_wise` says."""
     if item.format != fmt:
         return False
     if fmt == "phh":
         return item.path.name.lower().endswith(".phh")
-    from auditor.ingest.jsonl_tables import takes_tables
-    from auditor.ingest.ohh_tables import takes_ohh_tables
-    from auditor.ingest.pokerstars_tables import takes_pokerstars_tables
-
-    takes = {"jsonl": takes_tables, "ohh": takes_ohh_tables, "pokerstars": takes_pokerstars_tables}[fmt]
-    return takes(item.path, item.format, item.label)
+    return takes_column_wise(item.path, item.format, item.label)
 
 
 def reader_modules(inputs: Sequence[InputFile], reference: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The modules whose kernels the readers of `inputs` will call (each once, in a stable order); `reference`:
     formats read the reference way this run (`reference_first`), whose compiled path is not taken."""
-    from auditor.ingest.phh_tables import MIN_FILES
-
     modules: dict[str, None] = {}
     plain_phh = 0 if "phh" in reference else sum(1 for item in inputs if _takes("phh", item))
     if plain_phh:
+        from auditor.ingest.phh_tables import MIN_FILES
+
         modules.update(dict.fromkeys(_PHH_SCANNER))
-    if plain_phh >= MIN_FILES:
-        modules.update(dict.fromkeys(_PHH_TABLES))
+        if plain_phh >= MIN_FILES:
+            modules.update(dict.fromkeys(_PHH_TABLES))
     if any(item.format == "parquet" for item in inputs):
         modules.update(dict.fromkeys(_VALIDATOR))
     for fmt, path_modules in TEXT_PATHS.items():

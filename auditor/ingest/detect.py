@@ -47,12 +47,9 @@ from auditor.ingest.files import (
     spool_if_unseekable,
     unseekable_kind,
 )
-from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
-from auditor.ingest.ohh import read_ohh, sniff_ohh
-from auditor.ingest.parquet import is_parquet_dataset, read_parquet
-from auditor.ingest.phh import read_phh, read_plain_phh_batch, sniff_phh
-from auditor.ingest.pokerstars import read_pokerstars, sniff_pokerstars
+from auditor.ingest.parquet import is_parquet_dataset
+from auditor.model.inputs import TEXT_FORMATS
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 
 SNIFF_BYTES = 4096
@@ -78,17 +75,59 @@ class Format:
     read: Reader
 
 
+# Each reader's module is imported when a file of its format is sniffed past the formats before it, or read:
+# a run of JSON Lines never imports the PokerStars reader.
+def _sniff_ohh(head: bytes) -> bool:
+    from auditor.ingest.ohh import sniff_ohh
+
+    return sniff_ohh(head)
+
+
+def _sniff_phh(head: bytes) -> bool:
+    from auditor.ingest.phh import sniff_phh
+
+    return sniff_phh(head)
+
+
+def _sniff_pokerstars(head: bytes) -> bool:
+    from auditor.ingest.pokerstars import sniff_pokerstars
+
+    return sniff_pokerstars(head)
+
+
+def _read_jsonl(path: Path, _name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
+    from auditor.ingest.jsonl import read_jsonl
+
+    return read_jsonl(path, limits=limits)
+
+
+def _read_ohh(path: Path, _name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
+    from auditor.ingest.ohh import read_ohh
+
+    return read_ohh(path, rule_pack=DEFAULT_PACK, limits=limits)
+
+
+def _read_phh(path: Path, name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
+    from auditor.ingest.phh import read_phh
+
+    return read_phh(path, rule_pack=DEFAULT_PACK, label=name, limits=limits)
+
+
+def _read_pokerstars(path: Path, _name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
+    from auditor.ingest.pokerstars import read_pokerstars
+
+    return read_pokerstars(path, rule_pack=DEFAULT_PACK, limits=limits)
+
+
 FORMATS: tuple[Format, ...] = (
-    Format("jsonl", (".jsonl", ".ndjson"), _sniff_jsonl, lambda p, _name, lim: read_jsonl(p, limits=lim)),
-    Format("ohh", (".ohh", ".json"), sniff_ohh,
-           lambda p, _name, lim: read_ohh(p, rule_pack=DEFAULT_PACK, limits=lim)),
-    Format("phh", (".phh", ".phhs"), sniff_phh,
-           lambda p, name, lim: read_phh(p, rule_pack=DEFAULT_PACK, label=name, limits=lim)),
-    Format("pokerstars", (".txt",), sniff_pokerstars,
-           lambda p, _name, lim: read_pokerstars(p, rule_pack=DEFAULT_PACK, limits=lim)),
+    Format("jsonl", (".jsonl", ".ndjson"), _sniff_jsonl, _read_jsonl),
+    Format("ohh", (".ohh", ".json"), _sniff_ohh, _read_ohh),
+    Format("phh", (".phh", ".phhs"), _sniff_phh, _read_phh),
+    Format("pokerstars", (".txt",), _sniff_pokerstars, _read_pokerstars),
 )
 BY_NAME = {f.name: f for f in FORMATS}
-INPUT_FORMATS = ("auto", "parquet", *BY_NAME)
+if tuple(BY_NAME) != TEXT_FORMATS:  # the names the command line offers (model.inputs) are these readers'
+    raise ImportError(f"ingest.detect reads {tuple(BY_NAME)}, model.inputs.TEXT_FORMATS says {TEXT_FORMATS}")
 KNOWN_SUFFIXES = tuple(s for f in FORMATS for s in f.suffixes)
 DEFINITE_SUFFIXES = (".jsonl", ".ndjson", ".ohh", ".phh", ".phhs")
 
@@ -200,6 +239,8 @@ def read_plain_phh(paths: Sequence[Path], names: Sequence[str | None], limits: L
     `contents`: per file, its bytes as discovery read them whole (`Seen.content`), or None to read it.
     """
     limits = DEFAULT_LIMITS if limits is None else limits
+    from auditor.ingest.phh import read_plain_phh_batch
+
     labels = [path.as_posix() if name is None else name for path, name in zip(paths, names, strict=True)]
     try:
         return read_plain_phh_batch(paths, labels, rule_pack=DEFAULT_PACK, limits=limits, contents=contents)
@@ -230,6 +271,8 @@ def _read_spooled(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[S
 
 def _read_any(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
     if fmt == "parquet" or (fmt == "auto" and is_parquet_dataset(path)):
+        from auditor.ingest.parquet import read_parquet
+
         yield from read_parquet(path, limits)
         return
     if path.name.lower().endswith(".zip"):
@@ -536,5 +579,5 @@ def recognise_other(head: bytes, name: str = "") -> str | None:
     return f"{found[0]} {found[1]}: no reader for this room" if found else None
 
 
-__all__ = ["FORMATS", "INPUT_FORMATS", "detect", "looks_like_log", "other_room", "read_file", "read_plain_phh",
+__all__ = ["FORMATS", "detect", "looks_like_log", "other_room", "read_file", "read_plain_phh",
            "recognise_other", "unsafe_member_name"]

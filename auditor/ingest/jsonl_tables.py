@@ -33,15 +33,14 @@ from pathlib import Path
 import numpy as np
 
 from auditor.ingest import columnar_validate, jsonl_scan
-from auditor.ingest.files import large_plain_input, utf8_mask
+from auditor.ingest.files import utf8_mask
 from auditor.ingest.jsonl import _held_back, _lines, _one_line, _Watch, open_lines
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.model.records import Quarantined, SourceHand
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
-__all__ = ["BATCH_BYTES", "BATCH_LINES", "CHUNK_HANDS", "MIN_LINES", "SCAN_FAILURES", "read_jsonl_tables",
-           "takes_tables"]
+__all__ = ["BATCH_BYTES", "BATCH_LINES", "CHUNK_HANDS", "MIN_LINES", "SCAN_FAILURES", "read_jsonl_tables"]
 
 #: bytes of lines scanned and validated together (about a thousand hands: the validator's fixed cost per call
 #: is spread over them, and the scanner's arrays stay a few tens of MB whatever the bytes)
@@ -54,21 +53,8 @@ CHUNK_HANDS = 1000
 #: a batch of fewer lines takes the reference path whole: scanning, building and validating tables costs ~5 ms
 #: a call whatever its size, the reference ~60 µs a hand more than the columnar path (break-even ~80 hands)
 MIN_LINES = 64
-#: a file smaller than this (as stored: a gzip file's compressed size) is read hand by hand (`read_jsonl`): the
-#: columnar path's kernels cost ~0.3-0.5 s a process to load from Numba's cache and ~9 s of CPU to compile on
-#: the first run after an install, against ~40-60 µs a hand saved, so below ~4,000 hands (~8 MiB of hands at
-#: ~2 KB each) they cost more than they save. Both paths give the same items (tests/test_jsonl_tables.py), so
-#: this decides only the time: a run of small files (sample_logs) neither compiles nor loads them.
-MIN_FILE_BYTES = 8 << 20
 #: the last failures of the scanner or validator themselves (a bug: the batch then took the reference path)
 SCAN_FAILURES: list[str] = []
-
-
-def takes_tables(path: Path, fmt: str, label: str) -> bool:
-    """Whether an audit input is read by `read_jsonl_tables`: a JSON Lines file (plain or gzip) that is a
-    regular file named by its own path (what `detect.read_file` would give to `read_jsonl` unchanged: not a
-    zip archive, not a FIFO spooled first, no label put in place of the path), of `MIN_FILE_BYTES` or more."""
-    return fmt == "jsonl" and large_plain_input(path, label, MIN_FILE_BYTES)
 
 
 def read_jsonl_tables(path: Path, limits: Limits = DEFAULT_LIMITS, batch_bytes: int | None = None,

@@ -40,27 +40,19 @@ import pyarrow.compute as pc
 
 from auditor.ingest import columnar_validate, ohh, ohh_kernel
 from auditor.ingest.arrow_columns import EventNames, card_lists, event_table, list_array
-from auditor.ingest.files import GZIP_MAGIC, large_plain_input, open_failure, utf8_mask
+from auditor.ingest.files import GZIP_MAGIC, open_failure, utf8_mask
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.model.records import Quarantined, SourceHand
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
-__all__ = ["BLOCK_BYTES", "CHUNK_HANDS", "FAILURES", "MIN_FILE_BYTES", "read_ohh_tables", "takes_ohh_tables"]
+__all__ = ["BLOCK_BYTES", "CHUNK_HANDS", "FAILURES", "read_ohh_tables"]
 
 #: bytes of the file read, scanned and validated together (about 2,000 of our writer's hands: the validator's
 #: fixed cost per call is spread over them, and the kernel's arrays stay a few tens of MB whatever the file)
 BLOCK_BYTES = 4 << 20
 #: at most this many hands per TableChunk (a chunk cut at a batch of the audit rebuilds the dicts it keeps)
 CHUNK_HANDS = 1000
-#: a file smaller than this is read object by object (`read_ohh`). In an audit (Numba already loaded for the replay
-#: kernels) this path's kernels and the validator's cost ~0.15-0.2 s of CPU to load from the cache, against ~150 µs
-#: a hand saved (measured 2026-12-02: audits of 280 and 1,619 of our writer's ~2.6 KB objects through both paths),
-#: so it pays from ~1,100 hands (~3 MB); 4 MiB (~1,600 hands) keeps a margin. Their first compile after an
-#: install costs ~31 s of CPU (`ohh_kernel.convert` ~30 s, `segments` ~1 s; the validator's ~3.3 s if no other
-#: input compiled it), earned back only by later runs: a run of small files (sample_logs, the corpus's examples)
-#: neither compiles nor loads them. Both paths give the same items (tests/test_ohh_tables.py): this decides time.
-MIN_FILE_BYTES = 4 << 20
 #: the last failures of the fast path itself (a bug: its objects then took the reference path)
 FAILURES: list[str] = []
 
@@ -69,19 +61,6 @@ _STRUCTURES = pa.array(["no-limit", "pot-limit", "fixed-limit"], pa.string())
 _STATUS = pa.array(["sitting_out", "active"], pa.string())
 _EVENT_NAMES = EventNames.of(ohh_kernel)
 _CARDS = pa.array(ohh_kernel.CARD_NAMES, pa.string())
-
-
-def takes_ohh_tables(path: Path, fmt: str, label: str) -> bool:
-    """Whether an audit input is read by `read_ohh_tables`: an OHH file that is a regular file named by its own
-    path (what `detect.read_file` gives to `read_ohh` unchanged: not a zip archive, not a FIFO spooled first,
-    no label put in place of the path), not gzip, of `MIN_FILE_BYTES` or more."""
-    if not (fmt == "ohh" and large_plain_input(path, label, MIN_FILE_BYTES)):
-        return False
-    try:
-        with path.open("rb") as stream:
-            return stream.read(2) != GZIP_MAGIC
-    except OSError:  # gone or unreadable: the reference path words why
-        return False
 
 
 def read_ohh_tables(path: Path, limits: Limits = DEFAULT_LIMITS, *, rule_pack: str = "tda-2024",

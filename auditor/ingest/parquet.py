@@ -11,6 +11,9 @@ column, with one of another type or stored twice (`invalid-record`, for the whol
 hand, a hand that breaks the hand-log schema or its consistency, or whose own row in hands.parquet is
 missing (`invalid-record`).
 
+The validator's kernels are imported when a dataset is read, not with this module: discovery asks
+`is_parquet_dataset` of every input.
+
 Footers are read by `auditor.ingest.parquet_footer`, never through pyarrow's `row_group(i)` / `column(j)`:
 Arrow's C++ errors there cannot become Python ones, so a damaged footer would abort the whole process.
 
@@ -27,14 +30,13 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from auditor.ingest import columnar_kernels, columnar_validate
 from auditor.ingest.files import bomb_message
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
@@ -42,6 +44,9 @@ from auditor.ingest.parquet_footer import FooterError, FooterInfo, read_footer
 from auditor.ingest.validate import schema_error
 from auditor.model.records import QUARANTINE_CODES, Quarantined, SourceHand, printable
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
+
+if TYPE_CHECKING:
+    from auditor.ingest import columnar_validate
 
 TABLE_FILES = ("hands", "seats", "events")
 #: the hands `auditor convert` could not convert (issue #15), so auditing the dataset reports them again and
@@ -502,6 +507,8 @@ def judged(hands: pa.Table, seats: pa.Table, events: pa.Table) -> list[str | Non
     """The columnar validator's reason for each hands row (None: valid), or None should the validator itself
     fail on tables no test foresaw: the hands are then judged one by one by jsonschema-rs, as before it
     existed, so a fault of ours costs speed, never a verdict (and is kept in VALIDATOR_FAILURES)."""
+    from auditor.ingest import columnar_validate
+
     try:
         return columnar_validate.validate(hands, seats, events).reasons
     except Exception as exc:
@@ -729,6 +736,8 @@ def validated_chunk(name: str, first_row: int, hands: pa.Table, seats: pa.Table,
     Should the columnar validator fail on tables no test foresaw, the hands are judged one by one as
     before (`read_parquet`'s way), so that a fault of ours costs speed, never a verdict.
     """
+    from auditor.ingest import columnar_validate
+
     try:
         verdicts = columnar_validate.validate(hands, seats, events)
     except Exception as exc:
@@ -876,6 +885,8 @@ def _canonical_events(events: pa.Table, owner: np.ndarray, seq: np.ndarray, sche
     back): the generic columns for the generic kinds, the deal target for deals, cards, receive and draw
     players where the kind has them, and a seat draw's two lists cut to its draws. `code`: each event's
     kind as its index in KINDS, when the validator has it already."""
+    from auditor.ingest import columnar_kernels, columnar_validate
+
     kinds = columnar_validate.KINDS
     if code is None:
         code = pc.fill_null(pc.index_in(events["kind"], value_set=pa.array(kinds)), -1).to_numpy(

@@ -26,7 +26,8 @@ Items keep the file's order: a run of consecutive hands the fast path took is gi
 `CHUNK_HANDS` hands; a chunk's hands' dicts (`TableChunk.source`, for the few hands a report shows) are read
 again from the file's bytes, kept with the chunk, when asked for.
 
-`takes_pokerstars_tables` decides which inputs take this path: a file of `MIN_FILE_BYTES` or more (see there).
+`ingest.compiled.takes_column_wise` decides which inputs take this path: a file of `MIN_FILE_BYTES["pokerstars"]`
+or more (see there).
 Measured on 20,000 hands our writer wrote (benchmarks/readers_speed.py, CPU, one quiet run): the reference reads
 them at ~207 µs a hand, this path at ~34 µs in session 11 (the header in Python ~12 µs of it, the conversion kernel
 ~7.5 µs, the lines, the tables and the validator the rest). With the headers read a template at a time (session 19,
@@ -53,22 +54,14 @@ from auditor.ingest.arrow_columns import (
     span_positions,
     texts,
 )
-from auditor.ingest.files import large_plain_input, read_all
+from auditor.ingest.files import read_all
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
-__all__ = ["BATCH_HANDS", "CHUNK_HANDS", "FAILURES", "MIN_FILE_BYTES", "read_pokerstars_tables",
-           "takes_pokerstars_tables"]
+__all__ = ["BATCH_HANDS", "CHUNK_HANDS", "FAILURES", "read_pokerstars_tables"]
 
-#: a file smaller than this (as stored; a gzip file's compressed size) is read by `read_pokerstars`: the kernels
-#: cost ~0.05 s of CPU a process to load from Numba's cache once Numba is loaded (the columnar validator's ~0.3 s
-#: more when nothing else loaded them) and ~17 s to compile on the first run after an install (the validator's
-#: ~3-6 s more), against ~200 µs a hand saved, so below ~1,500 hands they cost more than they save; 2 MiB is
-#: ~1,900 hands at our writer's ~1.1 KB a hand. Both paths give the same items (tests/test_pokerstars_tables.py):
-#: this decides only the time, and a run of small files (sample_logs, the corpus) neither compiles nor loads them.
-MIN_FILE_BYTES = 2 << 20
 #: hands converted and validated together (the validator's fixed cost per call spread over them; the arrays a
 #: few tens of MB whatever the file)
 BATCH_HANDS = 4096
@@ -86,13 +79,6 @@ _VARIANTS = ("holdem", "omaha", "five-card-draw")
 _STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
 _BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _HUNDRED = Decimal(100)
-
-
-def takes_pokerstars_tables(path: Path, fmt: str, label: str) -> bool:
-    """Whether an audit input is read by `read_pokerstars_tables`: a PokerStars text file (plain or gzip) that is
-    a regular file named by its own path (what `detect.read_file` gives to `read_pokerstars` unchanged: not a
-    zip archive, not a FIFO spooled first, no label put in place of the path), of `MIN_FILE_BYTES` or more."""
-    return fmt == "pokerstars" and large_plain_input(path, label, MIN_FILE_BYTES)
 
 
 def read_pokerstars_tables(path: Path, limits: Limits = DEFAULT_LIMITS, rule_pack: str = "tda-2024",

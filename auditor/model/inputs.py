@@ -13,6 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+#: the text formats a reader reads (`ingest.detect.FORMATS`, one row each, in this order)
+TEXT_FORMATS = ("jsonl", "ohh", "phh", "pokerstars")
+#: what `--input-format` accepts and `InputFile.format` holds: detection, a Parquet dataset, or a text format.
+#: Here, below the readers, so the command line names them without importing any reader
+INPUT_FORMATS = ("auto", "parquet", *TEXT_FORMATS)
+
 
 class UsageError(ValueError):
     """Bad command-line input (missing path, unknown pack): exit status 2."""
@@ -52,7 +58,7 @@ def stat_state(st: os.stat_result) -> tuple[int, int, int, int]:
 @dataclass(frozen=True)
 class InputFile:
     path: Path
-    format: str  # a name from detect.INPUT_FORMATS, decided once by discover(); "auto" only for a zip
+    format: str  # a name from INPUT_FORMATS, decided once by discover(); "auto" only for a zip
     #: how the user knows the file: as named, or `<folder as named>/<path inside it>` (`_folder_names`),
     #: never where the folder happens to be mounted, so ids built from it are the same on every machine;
     #: always valid text (a byte that is not UTF-8 in a file name is written `\xff`)

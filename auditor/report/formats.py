@@ -5,25 +5,22 @@ directory under fixed names, so a CI job knows where to pick each up. With one f
 be a file, a directory, or `-` (standard output) for the formats a terminal or pipe can take.
 Where reports go is decided before the audit runs, so a bad --output costs nothing, and the error
 says in words what is wrong with it ("x.json is a file, not a directory").
+
+Each format names its writer (`module:function`), imported when a report of that format is written: the command
+line reads this table before every audit, and a run writing JSON Lines has no use for Jinja2 or Arrow's Parquet.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TextIO
+from typing import IO, TYPE_CHECKING, TextIO
 
-from auditor.model.results import AuditResult
-from auditor.report.csv_report import write_csv
-from auditor.report.html import write_html
-from auditor.report.json_report import write_json
-from auditor.report.jsonl import write_jsonl
-from auditor.report.junit import write_junit
-from auditor.report.parquet_report import write_parquet_report
-from auditor.report.sarif import write_sarif
-from auditor.report.text import write_quiet_summary, write_text
+if TYPE_CHECKING:
+    from auditor.model.results import AuditResult
 
 
 class OutputError(ValueError):
@@ -34,20 +31,29 @@ class OutputError(ValueError):
 class ReportFormat:
     name: str
     filename: str  # its name inside an --output directory
-    write: Callable[[AuditResult, IO], None]
+    writer: str  # `module:function` under auditor.report, called with (result, stream)
     binary: bool = False  # bytes, not text: never to standard output
     newline: str | None = None  # how the file is opened (CSV writes its own CRLF line ends)
 
+    @property
+    def write(self) -> Callable[[AuditResult, IO], None]:
+        return _function(self.writer)
+
+
+def _function(name: str) -> Callable:
+    module, function = name.split(":")
+    return getattr(importlib.import_module(f"auditor.report.{module}"), function)
+
 
 FORMATS: dict[str, ReportFormat] = {f.name: f for f in (
-    ReportFormat("text", "report.txt", write_text),
-    ReportFormat("jsonl", "findings.jsonl", write_jsonl),
-    ReportFormat("json", "report.json", write_json),
-    ReportFormat("csv", "findings.csv", write_csv, newline=""),
-    ReportFormat("parquet", "findings.parquet", write_parquet_report, binary=True),
-    ReportFormat("html", "report.html", write_html),
-    ReportFormat("junit", "junit.xml", write_junit),
-    ReportFormat("sarif", "findings.sarif", write_sarif),
+    ReportFormat("text", "report.txt", "text:write_text"),
+    ReportFormat("jsonl", "findings.jsonl", "jsonl:write_jsonl"),
+    ReportFormat("json", "report.json", "json_report:write_json"),
+    ReportFormat("csv", "findings.csv", "csv_report:write_csv", newline=""),
+    ReportFormat("parquet", "findings.parquet", "parquet_report:write_parquet_report", binary=True),
+    ReportFormat("html", "report.html", "html:write_html"),
+    ReportFormat("junit", "junit.xml", "junit:write_junit"),
+    ReportFormat("sarif", "findings.sarif", "sarif:write_sarif"),
 )}
 
 
@@ -99,7 +105,7 @@ def _check_folder(folder: Path, given: str) -> None:
 def write(target: Target, result: AuditResult, stdout: TextIO, quiet: bool = False) -> None:
     """Write one report. Text with --quiet is the headline and counts alone, as on the terminal."""
     fmt = target.format
-    writer = write_quiet_summary if fmt.name == "text" and quiet else fmt.write
+    writer = _function("text:write_quiet_summary") if fmt.name == "text" and quiet else fmt.write
     if target.path is None:
         writer(result, stdout)
         return

@@ -265,7 +265,7 @@ def _pokerstars_tables() -> Callable[[Path], Iterable]:
 
 
 #: per format whose large files an audit reads column-wise, that reader (as a maker, imported when used): called
-#: on verify's small files directly, so its size threshold (`takes_ohh_tables`, `takes_pokerstars_tables`) is
+#: on verify's small files directly, so its size threshold (`ingest.compiled.takes_column_wise`) is
 #: waived
 COLUMN_WISE: dict[str, Callable[[], Callable[[Path], Iterable]]] = {"ohh": _ohh_tables,
                                                                      "pokerstars": _pokerstars_tables}

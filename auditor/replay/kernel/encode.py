@@ -18,6 +18,7 @@ kernel: the orchestration reports it as a hand that could not be replayed and re
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,12 +61,11 @@ def byte_codes(column: pa.ChunkedArray | pa.Array, values: tuple[str, ...]) -> n
     (`columnar_kernels.codes`) when this process has already run it (a Parquet or large JSON Lines run, whose
     validator screens the batch first), which costs about two thirds of `index_in` + `fill_null` on the event
     columns that are mostly null; else `codes`, so that a run whose reader never loads that pass (small files
-    read hand by hand) neither loads nor compiles it for the replay. The same codes either way."""
-    from auditor.ingest import columnar_kernels
-
-    if not pa.types.is_string(column.type) or not getattr(columnar_kernels._codes_kernel, "signatures", ()):
+    read hand by hand) neither imports, loads nor compiles it for the replay. The same codes either way."""
+    kernels = sys.modules.get("auditor.ingest.columnar_kernels")  # not imported: certainly not run
+    if kernels is None or not pa.types.is_string(column.type) or not getattr(kernels._codes_kernel, "signatures", ()):
         return codes(column, values)
-    return np.maximum(columnar_kernels.codes(columnar_kernels.strings(column), values), -1).astype(np.int8)
+    return np.maximum(kernels.codes(kernels.strings(column), values), -1).astype(np.int8)
 
 
 def ints(column: pa.ChunkedArray | pa.Array, null: int = NULL, dtype=np.int64) -> np.ndarray:
