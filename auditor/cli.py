@@ -375,49 +375,54 @@ def compile_command(formats: tuple[str, ...]) -> None:
     click.echo("auditor: all compiled; cached on disk for every later audit")
 
 
-@main.command(short_help="Convert canonical hand logs to a Parquet dataset.")
+@main.command(short_help="Convert hand logs to a Parquet dataset, in bounded memory.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
               help="Directory to write the Parquet dataset into (hands/seats/events.parquet and "
                    "quarantined.parquet; made if missing).")
 @click.option("--overwrite", is_flag=True, help="Replace a dataset already in the output directory.")
-def convert(paths: tuple[Path, ...], output: Path, overwrite: bool) -> None:
-    """Convert canonical hand logs to a Parquet dataset; invalid hands are quarantined, not converted.
+@click.option("--quiet", is_flag=True, help="No quarantine lines and no progress bar; only the last line.")
+def convert(paths: tuple[Path, ...], output: Path, overwrite: bool, quiet: bool) -> None:
+    """Convert hand logs (any format `audit` reads) to a Parquet dataset; hands that cannot be read are
+    quarantined, not converted.
 
-    The quarantined hands are stored in the dataset too (quarantined.parquet, with file, line, code and
-    reason), so auditing the dataset reports them again and counts the same hands read as the logs.
-    An existing dataset is replaced only with --overwrite. `-` in PATHS is standard input.
+    The hands are read and written a batch at a time, so memory does not grow with the input. The quarantined
+    hands are stored in the dataset too (quarantined.parquet, with file, line, code and reason), so auditing
+    the dataset reports them again and counts the same hands read as the logs. The dataset appears only once it
+    is whole: an interrupted convert leaves none that looks complete. An existing dataset is replaced only with
+    --overwrite. `-` in PATHS is standard input. Exit status: 0 hands were written, 2 none (or a usage error).
     """
-    from auditor.ingest.parquet import QUARANTINE_FILE, TABLE_FILES, write_parquet
-    from auditor.ingest.tables import build_tables
+    import signal
+
+    from auditor.convert import convert as run_convert
     from auditor.model.inputs import UsageError
-    from auditor.model.records import Quarantined, ReaderNote
-    from auditor.pipeline import discover, read_inputs
+    from auditor.report.progress import progress_bar
     from auditor.report.text import clean
 
+    bar = progress_bar(sys.stderr, quiet)
+
+    def told(entry) -> None:
+        if bar is not None:
+            bar.close()
+        click.echo(f"quarantined: {clean(entry.one_line())}", err=True)
+
+    # a kill (SIGTERM) unwinds like Ctrl-C, so the half-written files are removed; never a dataset either way
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        inputs, _ = discover(paths)
+        done = run_convert(paths, output, overwrite=overwrite, progress=bar, quarantined=None if quiet else told)
     except UsageError as exc:
         click.echo(f"auditor: {exc}", err=True)
         sys.exit(2)
-    existing = [f"{name}.parquet" for name in (*TABLE_FILES, QUARANTINE_FILE) if (output / f"{name}.parquet").exists()]
-    if existing and not overwrite:
-        click.echo(f"auditor: {clean(str(output))} already holds a Parquet dataset ({', '.join(existing)}); "
-                   "pass --overwrite to replace it", err=True)
-        sys.exit(2)
-    if output.exists() and not output.is_dir():
-        click.echo(f"auditor: {clean(str(output))} is not a directory", err=True)
-        sys.exit(2)
-    good, bad = [], []
-    for item in read_inputs(inputs):
-        if isinstance(item, ReaderNote):
-            continue  # a note about a file, not a hand
-        (bad if isinstance(item, Quarantined) else good).append(item)
-    for q in bad:
-        click.echo(f"quarantined: {q.one_line()}", err=True)
-    write_parquet(build_tables(good), output, bad)
-    click.echo(f"{len(good)} hands written to {output}; {len(bad)} quarantined", err=True)
-    sys.exit(0 if good else 2)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if bar is not None:
+            bar.close()
+    click.echo(f"{done.hands} hands written to {clean(str(output))}; {done.quarantined} quarantined", err=True)
+    sys.exit(0 if done.hands else 2)
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 @main.command(short_help="Write legal simulated hands under a pack's house rules.")

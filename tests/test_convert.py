@@ -1,11 +1,16 @@
-"""`auditor convert` carries its quarantine forward (issue #15): the dataset stores the hands it could not
-convert, auditing the dataset reports them again with the same codes, so hands read equals the hands of
-the original logs; an existing dataset is replaced only with --overwrite."""
+"""`auditor convert`: the dataset holds the hands the logs hold, written a batch at a time; it carries its
+quarantine forward (the dataset stores the hands it could not convert, auditing the dataset reports them again
+with the same codes, so hands read equals the hands of the original logs); an existing dataset is replaced only
+with --overwrite; an interrupted convert leaves no dataset that looks complete."""
 
 from __future__ import annotations
 
 import collections
 import itertools
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -13,14 +18,19 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from auditor import convert as converting
 from auditor.cli import main
 from auditor.engines import local
 from auditor.engines.parquet_ranges import plan_ranges, read_range
+from auditor.ingest import parquet
 from auditor.ingest.parquet import QUARANTINE_SCHEMA, TABLE_FILES, read_parquet
+from auditor.ingest.tables import build_tables
 from auditor.model.records import Quarantined, SourceHand
-from auditor.pipeline import audit
+from auditor.pipeline import audit, discover, read_inputs
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_logs"
+CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +121,92 @@ def test_a_garbage_file_converted_is_one_entry(tmp_path):
     assert result.exit_code == 0, result.output
     stored = pq.read_table(out / "quarantined.parquet").to_pylist()
     assert [row["code"] for row in stored] == ["unsupported-format"]
+
+
+def _dataset_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize("source", ["sample_logs", "pokerstars", "ohh", "phh"])
+def test_the_dataset_holds_what_reading_the_logs_hand_by_hand_gives(source, tmp_path):
+    """Streamed through the audit's readers (column-wise where the audit is), batch by batch: the tables are
+    those the hands read one by one give as one table (as the dataset of a convert that held every hand was),
+    and the quarantine table lists the same entries in the same order."""
+    folder = SAMPLES if source == "sample_logs" else CORPUS / source
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not beside the project")
+    out = tmp_path / "ds"
+    done = converting.convert([folder], out, batch_size=700)
+    inputs, _ = discover([folder])
+    items = list(read_inputs(inputs))
+    hands = [i for i in items if isinstance(i, SourceHand)]
+    quarantined = [i for i in items if isinstance(i, Quarantined)]
+    assert (done.hands, done.quarantined) == (len(hands), len(quarantined))
+    expected = build_tables(hands)
+    for name in TABLE_FILES:
+        got = pq.read_table(out / f"{name}.parquet")
+        assert got.equals(getattr(expected, name)), name
+    if len(hands) > 700:
+        assert pq.ParquetFile(out / "hands.parquet").num_row_groups >= len(hands) // 700  # written as it went
+    stored = pq.read_table(out / "quarantined.parquet").to_pylist()
+    assert [(r["file"], r["line"], r["code"], r["reason"]) for r in stored] == [
+        (q.file, q.line, q.code, q.reason) for q in quarantined]
+    assert _dataset_files(out) == ["events.parquet", "hands.parquet", "quarantined.parquet", "seats.parquet"]
+
+
+def test_an_interrupted_convert_leaves_no_dataset_and_keeps_the_one_it_was_replacing(tmp_path, monkeypatch):
+    out = tmp_path / "ds"
+    real = parquet.DatasetWriter.write
+    calls = []
+
+    def failing(self, tables):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # Ctrl-C in the middle of the input
+        real(self, tables)
+
+    monkeypatch.setattr(parquet.DatasetWriter, "write", failing)
+    with pytest.raises(KeyboardInterrupt):
+        converting.convert([SAMPLES], out, batch_size=100)
+    assert _dataset_files(out) == []  # no dataset, and no half-written file left behind
+    monkeypatch.setattr(parquet.DatasetWriter, "write", real)
+    converting.convert([SAMPLES / "holdem.jsonl"], out)
+    before = {name: (out / name).read_bytes() for name in _dataset_files(out)}
+    calls.clear()
+    monkeypatch.setattr(parquet.DatasetWriter, "write", failing)
+    with pytest.raises(KeyboardInterrupt):
+        converting.convert([SAMPLES], out, overwrite=True, batch_size=100)
+    assert {name: (out / name).read_bytes() for name in _dataset_files(out)} == before
+
+
+def test_a_killed_convert_leaves_no_dataset(tmp_path):
+    """SIGTERM while converting: the command unwinds (exit 143), its half-written files are removed, and what is
+    left in the output folder is not a dataset."""
+    lines = (SAMPLES / "holdem.jsonl").read_bytes()
+    big = tmp_path / "big.jsonl"
+    with big.open("wb") as out:
+        out.write(b"{not json\n")  # a quarantine line on stderr at once: the convert has started
+        for _ in range(40):
+            out.write(lines)
+    output = tmp_path / "ds"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen([sys.executable, "-m", "auditor", "convert", str(big), "-o", str(output)],
+                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    assert child.stderr is not None
+    first = child.stderr.readline()
+    assert first.startswith(b"quarantined:"), first
+    child.send_signal(signal.SIGTERM)
+    child.wait(timeout=120)
+    if child.returncode == 0:
+        pytest.skip("the convert finished before the signal came")
+    assert child.returncode == 128 + signal.SIGTERM
+    assert not parquet.is_parquet_dataset(output) and _dataset_files(output) == []
+
+
+def test_quarantine_lines_name_the_file_escaped(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "evil\x1b[31m.jsonl").write_bytes(b"{not json\n" + (SAMPLES / "holdem.jsonl").read_bytes())
+    result = CliRunner().invoke(main, ["convert", str(logs), "-o", str(tmp_path / "ds")])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "evil\\x1b[31m.jsonl:1: [damaged]" in result.output

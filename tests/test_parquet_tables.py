@@ -20,7 +20,7 @@ import pytest
 
 from auditor.engines import parquet_ranges
 from auditor.engines.parquet_ranges import HandBatch, plan_ranges, read_range, read_range_tables
-from auditor.ingest import parquet
+from auditor.ingest import columnar_validate, parquet
 from auditor.ingest.tables import build_tables, concat_tables
 from auditor.model.records import Quarantined, SourceHand
 
@@ -236,7 +236,7 @@ def test_a_validator_failure_falls_back_to_jsonschema(tmp_path: Path, monkeypatc
     def broken(*args):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(parquet.columnar_validate, "validate", broken)
+    monkeypatch.setattr(columnar_validate, "validate", broken)
     monkeypatch.setattr(parquet, "VALIDATOR_FAILURES", [])
     assert list(parquet.read_parquet(directory)) == reference
     chunks, entries = _split(list(parquet.read_parquet_tables(directory)))

@@ -26,8 +26,12 @@ own (`TableChunk`), what the replay reads, without a dict per hand or event; `re
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import tempfile
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,15 +66,96 @@ def is_parquet_dataset(path: Path) -> bool:
 
 def write_parquet(tables: CanonicalTables, directory: Path, quarantined: Sequence[Quarantined] = ()) -> None:
     """Write the three tables and quarantined.parquet (always, empty too: a rewritten dataset never keeps
-    an older run's quarantine file)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    for name in TABLE_FILES:
-        pq.write_table(getattr(tables, name), directory / f"{name}.parquet", compression="zstd")
-    rows = {"file": [q.file for q in quarantined], "line": [q.line for q in quarantined],
-            "code": [q.code for q in quarantined], "reason": [q.reason for q in quarantined],
-            "hand_id": [q.hand_id for q in quarantined], "table_id": [q.table_id for q in quarantined]}
-    pq.write_table(pa.table(rows, schema=QUARANTINE_SCHEMA), directory / f"{QUARANTINE_FILE}.parquet",
-                   compression="zstd")
+    an older run's quarantine file), as `DatasetWriter` writes them."""
+    with DatasetWriter(directory) as writer:
+        writer.write(tables)
+        writer.quarantine(quarantined)
+
+
+#: the schema of each file of a dataset
+_SCHEMAS = {"hands": HANDS_SCHEMA, "seats": SEATS_SCHEMA, "events": EVENTS_SCHEMA, QUARANTINE_FILE: QUARANTINE_SCHEMA}
+#: quarantine entries held before they are written as a row group
+_QUARANTINE_ROWS = 10_000
+
+
+class DatasetWriter:
+    """A dataset written a batch of hands at a time, in memory bounded by the batch: each `write` appends a row
+    group to hands, seats and events.parquet, its `hand` numbers continued from the batches before (the dataset's
+    hands are numbered 0.. in order, as if written at once), and quarantine entries are appended as they come.
+
+    Nothing that looks like a dataset exists before `close` has put the whole of one in place: the files are
+    written into a hidden folder inside `directory` under names no reader takes (`hands.parquet.partial`), then
+    moved into `directory` with an older dataset's hands.parquet removed first and the new one moved last. A
+    dataset is recognised by its three table files (`is_parquet_dataset`), so whenever the writing stops (an
+    error, Ctrl-C, a kill), `directory` holds the older dataset whole, or no hands.parquet, or the new dataset
+    whole; never new seats beside old hands. Used as a context manager, an exception removes the hidden folder
+    (a killed process leaves it: `.auditor-writing-*`, never read as a dataset, safe to delete)."""
+
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self.work = Path(tempfile.mkdtemp(prefix=".auditor-writing-", dir=directory))
+        self.hands = 0
+        self.quarantined = 0
+        self._held: list[Quarantined] = []
+        self._writers = {name: pq.ParquetWriter(self.work / f"{name}.parquet.partial", schema, compression="zstd")
+                         for name, schema in _SCHEMAS.items()}
+
+    def write(self, tables: CanonicalTables) -> None:
+        """Append a batch of hands (its `hand` 0..n-1, as every reader and `build_tables` number them)."""
+        shift = pa.scalar(self.hands, pa.int32())
+        for name in TABLE_FILES:
+            table = getattr(tables, name)
+            table = table.set_column(0, "hand", pc.add(table["hand"], shift))
+            if not table.schema.equals(_SCHEMAS[name]):
+                table = table.cast(_SCHEMAS[name])
+            self._writers[name].write_table(table)
+        self.hands += tables.num_hands
+
+    def quarantine(self, entries: Iterable[Quarantined]) -> None:
+        """Append quarantine entries (written a row group at a time)."""
+        for entry in entries:
+            self._held.append(entry)
+            self.quarantined += 1
+        if len(self._held) >= _QUARANTINE_ROWS:
+            self._flush_quarantine()
+
+    def _flush_quarantine(self) -> None:
+        held = self._held
+        rows = {"file": [q.file for q in held], "line": [q.line for q in held], "code": [q.code for q in held],
+                "reason": [q.reason for q in held], "hand_id": [q.hand_id for q in held],
+                "table_id": [q.table_id for q in held]}
+        self._writers[QUARANTINE_FILE].write_table(pa.table(rows, schema=QUARANTINE_SCHEMA))
+        self._held = []
+
+    def close(self) -> None:
+        """Finish the files and put the dataset in place (see the class docstring), hands.parquet last."""
+        if self._held:
+            self._flush_quarantine()
+        for writer in self._writers.values():
+            writer.close()
+        old_hands = self.directory / "hands.parquet"
+        if old_hands.exists():
+            old_hands.unlink()
+        for name in (QUARANTINE_FILE, "events", "seats", "hands"):
+            os.replace(self.work / f"{name}.parquet.partial", self.directory / f"{name}.parquet")
+        self.work.rmdir()
+
+    def abort(self) -> None:
+        """Stop: the hidden folder and what was written into it are removed; `directory` is as it was."""
+        for writer in self._writers.values():
+            with contextlib.suppress(Exception):
+                writer.close()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def __enter__(self) -> DatasetWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
 
 
 def dataset_files(directory: Path) -> list[str]:
