@@ -50,10 +50,11 @@ class Limits:
     ratio_grace_bytes: int = 8 * MiB
     #: members of one zip archive
     max_archive_members: int = 10_000
-    #: readers that take a whole file into memory (PokerStars text, a `.phh`, a `.phhs` with keys before
-    #: its first table; a `.phhs` otherwise streams table by table), and each file of a Parquet dataset
-    #: read whole; not a table file of a dataset streamed in ranges, which is never held whole (a row
-    #: group too large to hold is refused by the per-range decoded-size check instead)
+    #: readers that take a whole file into memory (a `.phh`, a `.phhs` with keys before its first table; a
+    #: `.phhs` otherwise streams table by table; PokerStars text in UTF-16 or UTF-32, while PokerStars text
+    #: otherwise streams a block of hands at a time and holds at most this much text without a hand's start),
+    #: and each file of a Parquet dataset read whole; not a table file of a dataset streamed in ranges, which is
+    #: never held whole (a row group too large to hold is refused by the per-range decoded-size check instead)
     max_file_bytes: int = 512 * MiB
     #: canonical JSON Lines: one line is one hand
     jsonl_max_line_bytes: int = 8 * MiB

@@ -62,9 +62,10 @@ and only the text after a known name is parsed, so a name can never be mistaken 
 from __future__ import annotations
 
 import codecs
+import itertools
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from functools import cache, lru_cache
@@ -72,7 +73,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from auditor.ingest.files import read_all
+from auditor.ingest.files import open_binary, open_failure
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
 from auditor.ingest.validate import schema_error
@@ -296,29 +297,156 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
     A hand with a line longer than `limits.pokerstars_max_line_bytes`, or longer itself than
     `limits.pokerstars_max_hand_bytes`, is quarantined unread (no pattern is ever run on such a line).
     A ReaderNote, once per file and kind, says which export convention was applied (before the first
-    hand it was applied to); it is not a hand.
+    hand it was applied to); it is not a hand. The file is read a block at a time (`in_blocks`).
+    """
+    name = str(path)
+    noted: set[str] = set()
+    yield from in_blocks(path, limits, lambda raw, line0, final: block_items(raw, line0, final, name, rule_pack,
+                                                                            limits, noted))
+
+
+#: PokerStars text is read about this many bytes at a time, each block cut where a hand begins (`in_blocks`)
+BLOCK_BYTES = 16 << 20
+
+#: what reads one block: (its bytes, whole lines; lines of the file before it; whether it is the file's last) ->
+#: the block's items, then (bytes, lines) of the block they used up: the rest is read again with the next block
+BlockReader = Callable[[bytes, int, bool], Generator[SourceHand | Quarantined | ReaderNote, None, tuple[int, int]]]
+
+
+def in_blocks(path: Path, limits: Limits, read: BlockReader) -> Iterator[SourceHand | Quarantined | ReaderNote]:
+    """The items `read` gives for a file's (decompressed) bytes a block of `BLOCK_BYTES` at a time, so that a file
+    of any size is held one block at a time (a million hands are a gigabyte of text).
+
+    A block is whole lines. The reader reads the hands it knows to be whole and says how much of the block that
+    was: up to the start of its last hand, which may go on in the next block, and is read again at the head of
+    it. Such a start is a line where a hand begins at its first character, so the next block begins with it: a
+    hand's start is decided by the lines after the hand before it (the names seated there), and a block that
+    begins with a hand's start has no hand before it; so the hands and their items are those the whole file read
+    at once gives. Each block is decoded on its own (UTF-8, else cp1252); a file in UTF-16 or UTF-32 is read whole
+    (`limits.max_file_bytes`), and so is a stretch with no hand start past that size. Reading stops with a
+    quarantine entry for the rest of the file at a limit or an unreadable byte (a damaged gzip stream).
     """
     name = str(path)
     try:
-        raw = read_all(Path(path), limits)
+        blocks = _Blocks(path, limits)
     except OSError as exc:
-        yield Quarantined(name, 0, f"cannot open: {exc.strerror or exc}",
-                          code="limit" if isinstance(exc, LimitExceeded) else "damaged")
+        reason, code = open_failure(exc)
+        yield Quarantined(name, 0, reason, code=code)
         return
-    decoded = decode_bytes(raw)
+    with blocks:
+        line0, kept = 0, b""
+        while True:
+            try:
+                raw, final = blocks.take(kept)
+            except OSError as exc:
+                reason, code = open_failure(exc)
+                if line0 == 0:  # nothing read yet: as a file that could not be read at all
+                    yield Quarantined(name, 0, reason, code=code)
+                else:
+                    yield Quarantined(name, line0 + 1, f"{reason}; the rest of the file is not read", code=code)
+                return
+            used, lines = yield from read(raw, line0, final)
+            if final:
+                return
+            kept = raw[used:]
+            line0 += lines
+
+
+class _Blocks:
+    """A file's bytes as blocks of whole lines (`in_blocks`)."""
+
+    def __init__(self, path: Path, limits: Limits) -> None:
+        self.stream = open_binary(path, limits)
+        self.cap = limits.max_file_bytes
+        self.pending = b""  # read after the last whole line of the last block
+        self.eof = False
+        self.first = True
+
+    def __enter__(self) -> _Blocks:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stream.close()
+
+    def _read(self, size: int) -> bytes:
+        try:
+            return self.stream.read(size)
+        except EOFError as exc:
+            raise OSError(f"truncated gzip: {exc}") from exc
+
+    def take(self, kept: bytes) -> tuple[bytes, bool]:
+        """`kept` (what the reader did not use of the last block) and at least `BLOCK_BYTES` more of the file, to
+        the end of its last whole line; (the block, whether it ends the file)."""
+        parts, size = [kept, self.pending], len(kept) + len(self.pending)
+        self.pending = b""
+        while not self.eof and size <= self.cap:
+            chunk = self._read(BLOCK_BYTES)
+            if not chunk:
+                self.eof = True
+                break
+            size += len(chunk)
+            if self.first and _wide(chunk):  # UTF-16 or UTF-32: its lines are not bytes apart; read whole
+                rest = self._read(self.cap + 1 - size)
+                parts.append(chunk + rest)
+                size += len(rest)
+                self.eof = size <= self.cap
+                if size > self.cap:
+                    raise LimitExceeded(f"file is larger than {self.cap} bytes (limit max_file_bytes; text in "
+                                        "UTF-16 or UTF-32 is read whole)")
+                break
+            self.first = False
+            cut = _last_line_end(chunk)
+            if cut is not None:
+                parts.append(chunk[:cut])
+                self.pending = chunk[cut:]
+                break
+            parts.append(chunk)
+        if size > self.cap:
+            raise LimitExceeded(f"more than {self.cap} bytes of text without the start of a hand (limit "
+                                "max_file_bytes)")
+        return b"".join(parts), self.eof and not self.pending
+
+
+def _wide(head: bytes) -> bool:
+    """Whether text beginning with `head` is UTF-16 or UTF-32 (`decode_bytes`' byte-order marks and guess)."""
+    return head.startswith(_WIDE_BOMS) or (not head.startswith(codecs.BOM_UTF8) and _utf16_without_bom(head) is
+                                           not None)
+
+
+_WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _last_line_end(chunk: bytes) -> int | None:
+    """Where the last whole line of `chunk` ends (after its line break), or None: a `\r` as the chunk's last byte
+    is not taken (a `\n` may follow it in the next chunk: one break, not two)."""
+    at = chunk.rfind(b"\n")
+    if at >= 0:
+        return at + 1
+    at = chunk.rfind(b"\r", 0, len(chunk) - 1)
+    return at + 1 if at >= 0 else None
+
+
+def block_items(raw: bytes, line0: int, final: bool, name: str, rule_pack: str, limits: Limits,
+                noted: set[str]) -> Generator[SourceHand | Quarantined | ReaderNote, None, tuple[int, int]]:
+    """The items of one block of a file (`in_blocks`: `raw` whole lines, `line0` lines of the file before it,
+    `final` its last), as the whole file read at once gives them; returns the (bytes, lines) of the block used:
+    up to its last hand's start unless `final`."""
+    decoded = decode_bytes(raw) if line0 == 0 else _decode_block(raw)
     lines = split_lines(decoded)
     # archive separators between hands are no part of any hand (short lines: the pattern is cheap); a separator
     # holds "*#" or "* #", so a text with neither has none
     if "*#" in decoded or "* #" in decoded:
         lines = ["" if line[:3] == "***" and "#" in line and SEPARATOR.match(line) else line for line in lines]
-    del decoded, raw  # (the file's text is held once, as its lines)
-    noted: set[str] = set()
+    del decoded  # (the block's text is held once, as its lines)
     max_line = limits.pokerstars_max_line_bytes
     # (a line of at most max_line / 4 characters cannot be more than max_line bytes: no encoding needed)
     overlong = [i for i, line in enumerate(lines) if len(line) * 4 > max_line and _size(line, max_line) > max_line] \
         if lines and max(map(len, lines)) * 4 > max_line else []
     spans = _hand_spans(lines, set(overlong))
-    for k, (start, end, column) in enumerate(spans):
+    # the hands read now: all of the last block; else those before the last hand that begins at its line's start
+    # (not the fragment before the first header, which is no hand: a block's first span when it is one)
+    done = len(spans) if final else next((k for k in range(len(spans) - 1, 0, -1) if spans[k][2] == 0), 0)
+    for k, (start, end, column) in enumerate(spans[:done]):
         long_line = next((i for i in overlong if start <= i < end), None) if overlong else None
         size = _span_size(lines, start, end, limits.pokerstars_max_hand_bytes)
         text = lines[start:end]
@@ -327,7 +455,34 @@ def read_pokerstars(path: Path, *, rule_pack: str = "tda-2024",
         cut = spans[k + 1][2] if k + 1 < len(spans) and spans[k + 1][0] == end - 1 else 0
         if cut:
             text[-1] = text[-1][:cut] if len(text) > 1 else text[-1][: cut - column]
-        yield from span_items(text, start, end, size, name, rule_pack, limits, noted, long_line, cut)
+        yield from span_items(text, start + line0, end + line0, size, name, rule_pack, limits, noted,
+                              None if long_line is None else long_line + line0, cut)
+    if final:
+        return len(raw), len(lines)
+    if not done:
+        return 0, 0
+    start = spans[done][0]
+    return line_start(raw, start), start
+
+
+def line_start(raw: bytes, line: int) -> int:
+    """The byte where line `line` (0-based, as `split_lines` cuts lines) of `raw` begins."""
+    if line == 0:
+        return 0
+    breaks = _BREAKS.finditer(raw)
+    return next(itertools.islice(breaks, line - 1, None)).end()
+
+
+_BREAKS = re.compile(rb"\r\n|\r|\n")
+
+
+def _decode_block(raw: bytes) -> str:
+    """A block after the first: UTF-8, else cp1252 (`decode_bytes` without the byte-order marks, which only a
+    file's first bytes carry)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _cp1252(raw)
 
 
 def span_items(text: list[str], start: int, end: int, size: int, name: str, rule_pack: str, limits: Limits,

@@ -4,12 +4,13 @@
 event, jsonschema, then `build_tables` in the audit): ~280 µs a hand. `read_pokerstars_tables` gives the same
 items, the hands the fast path takes as `TableChunk`s:
 
-1. the file's bytes are cut into the reference's lines by one compiled call (`pokerstars_kernel.lines`), which
-   marks header candidates, blank lines and what this path cannot place;
-2. the hands are the reference's spans (`pokerstars._hand_spans`) whenever the file is plain: UTF-8 (a UTF-8
+1. the file is read a block at a time as the reference reads it (`pokerstars.in_blocks`); a block's bytes are
+   cut into the reference's lines by one compiled call (`pokerstars_kernel.lines`), which marks header
+   candidates, blank lines and what this path cannot place;
+2. the hands are the reference's spans (`pokerstars._hand_spans`) whenever the block is plain: UTF-8 (a UTF-8
    byte-order mark first or none, no U+FEFF elsewhere), no archive separators, no "PokerStars" inside a line
    (an inner header, or a player named like one), no line over the limit, no character whose case folds into
-   ASCII; any other file takes `read_pokerstars` whole;
+   ASCII; any other block is read by the reference's code for one block (`pokerstars.block_items`);
 3. each hand's header is read a template at a time (`pokerstars_headers`: the reference's `_HandReader.header`
    once per distinct header but for the hand id and the stamps' digits, the times by a compiled call and NumPy),
    its table line by the reference's `_HandReader.table` once per distinct line, and one compiled call
@@ -37,7 +38,7 @@ another host): ~22 µs, the headers ~1-2 µs of it, the conversion kernel ~5 µs
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
@@ -54,7 +55,6 @@ from auditor.ingest.arrow_columns import (
     span_positions,
     texts,
 )
-from auditor.ingest.files import read_all
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
@@ -87,30 +87,42 @@ def read_pokerstars_tables(path: Path, limits: Limits = DEFAULT_LIMITS, rule_pac
                            ) -> Iterator[TableChunk | SourceHand | Quarantined | ReaderNote]:
     """`read_pokerstars(path, rule_pack=rule_pack, limits=limits)`'s items, the hands the columnar path takes as
     TableChunks (batches of `batch_hands`, chunks of at most `chunk_hands`: BATCH_HANDS and CHUNK_HANDS unless
-    given)."""
+    given). The file is read a block at a time, as the reference reads it (`pokerstars.in_blocks`); a block this
+    path cannot take is read by the reference's code for one block (`pokerstars.block_items`)."""
     name = str(path)
-    try:
-        raw = read_all(Path(path), limits)
-    except OSError:
-        raw = None
+    noted: set[str] = set()
+    batch_hands = max(1, BATCH_HANDS if batch_hands is None else batch_hands)
+    chunk_hands = max(1, CHUNK_HANDS if chunk_hands is None else chunk_hands)
+
+    def block(raw: bytes, line0: int, final: bool) -> Generator[Item, None, tuple[int, int]]:
+        return _block_items(raw, line0, final, name, limits, rule_pack, noted, batch_hands, chunk_hands)
+
+    yield from pokerstars.in_blocks(Path(path), limits, block)
+
+
+Item = TableChunk | SourceHand | Quarantined | ReaderNote
+
+
+def _block_items(raw: bytes, line0: int, final: bool, name: str, limits: Limits, rule_pack: str, noted: set[str],
+                 batch_hands: int, chunk_hands: int) -> Generator[Item, None, tuple[int, int]]:
+    """One block's items (`pokerstars.in_blocks`); returns the (bytes, lines) of the block used: up to the start of
+    its last hand unless `final` (the kernel's hand starts are the reference's: a plain block has no inner header,
+    so each starts a line)."""
     plan = None
-    text = _plain(raw) if raw is not None else None
+    text = _plain(raw, first=line0 == 0)
     if text is not None:
         try:
-            plan = _Plan(text, name, limits)
+            plan = _Plan(text, name, limits, line0)
         except Exception as exc:  # a fault of ours costs speed (the reference path), never a verdict
             _failed(exc)
     if plan is None or not plan.ok:
-        yield from pokerstars.read_pokerstars(Path(path), rule_pack=rule_pack, limits=limits)
-        return
-    noted: set[str] = set()
-    if plan.fragment:
-        yield from pokerstars.span_items(plan.text(0, plan.first), 0, plan.first, plan.size(0, plan.first), name,
-                                         rule_pack, limits, noted)
-    batch_hands = max(1, BATCH_HANDS if batch_hands is None else batch_hands)
-    chunk_hands = max(1, CHUNK_HANDS if chunk_hands is None else chunk_hands)
-    for a in range(0, plan.hands, batch_hands):
-        b = min(plan.hands, a + batch_hands)
+        return (yield from pokerstars.block_items(raw, line0, final, name, rule_pack, limits, noted))
+    hands = plan.hands if final else plan.hands - 1  # the last may go on in the next block
+    if plan.fragment and (hands or final):
+        yield from pokerstars.span_items(plan.text(0, plan.first), line0, line0 + plan.first,
+                                         plan.size(0, plan.first), name, rule_pack, limits, noted)
+    for a in range(0, hands, batch_hands):
+        b = min(hands, a + batch_hands)
         taken = None
         try:
             taken, tables = plan.convert(a, b, rule_pack)
@@ -120,6 +132,12 @@ def read_pokerstars_tables(path: Path, limits: Limits = DEFAULT_LIMITS, rule_pac
             taken = np.zeros(b - a, dtype=bool)
             tables = None
         yield from _items(plan, a, b, taken, tables, rule_pack, limits, noted, chunk_hands)
+    if final:
+        return len(raw), 0
+    if not hands:
+        return 0, 0
+    last = int(plan.header_lines[hands])
+    return len(raw) - len(text) + int(plan.starts[last]), last
 
 
 def _failed(exc: Exception) -> None:
@@ -127,13 +145,13 @@ def _failed(exc: Exception) -> None:
     del FAILURES[:-20]
 
 
-def _plain(raw: bytes) -> bytes | None:
-    """The file's UTF-8 text as bytes (after a UTF-8 byte-order mark: what `decode_bytes` decodes), or None when
-    it is not UTF-8 or holds what makes the reference's lines or spans differ from the kernel's (see the module
-    docstring)."""
-    if raw.startswith(codecs.BOM_UTF8):
+def _plain(raw: bytes, first: bool = True) -> bytes | None:
+    """A block's UTF-8 text as bytes (after a UTF-8 byte-order mark at the file's start: what `decode_bytes`
+    decodes), or None when it is not UTF-8 or holds what makes the reference's lines or spans differ from the
+    kernel's (see the module docstring)."""
+    if first and raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
-    elif raw.startswith(_BOMS) or pokerstars._utf16_without_bom(raw) is not None:
+    elif first and (raw.startswith(_BOMS) or pokerstars._utf16_without_bom(raw) is not None):
         return None
     if not raw:  # (U+FEFF, separators, the Kelvin sign and the long s: `pokerstars_kernel.lines` flags them)
         return None
@@ -147,8 +165,9 @@ def _plain(raw: bytes) -> bytes | None:
 class _Plan:
     """A plain file's lines and hands: each hand a span [header line, next header line) of the lines."""
 
-    def __init__(self, raw: bytes, name: str, limits: Limits) -> None:
+    def __init__(self, raw: bytes, name: str, limits: Limits, line0: int = 0) -> None:
         self.raw, self.name, self.limits = raw, name, limits
+        self.line0 = line0  # lines of the file before this block: a line's number is line0 + its index + 1
         self.data = np.frombuffer(raw, dtype=np.uint8)
         cap = raw.count(b"\n") + raw.count(b"\r") + 1
         starts = np.empty(cap, dtype=np.int64)
@@ -279,7 +298,8 @@ class _Plan:
         if not ok.any():
             return taken, None
         rows = np.flatnonzero(ok)
-        tables = _tables(self, h[rows], [info[j] for j in rows.tolist()], (heads[rows] + 1).tolist(), s_out[:ns],
+        tables = _tables(self, h[rows], [info[j] for j in rows.tolist()], (heads[rows] + 1 + self.line0).tolist(),
+                         s_out[:ns],
                          ev[:ne], cards[:nc], rule_pack)
         valid = columnar_validate.validate(tables.hands, tables.seats, tables.events).valid
         if not valid.any():
@@ -417,7 +437,8 @@ def _items(plan: _Plan, a: int, b: int, taken: np.ndarray, tables: CanonicalTabl
             k = stop
             continue
         start, end = plan.span(k)
-        yield from pokerstars.span_items(plan.text(start, end), start, end, plan.size(start, end), plan.name,
+        yield from pokerstars.span_items(plan.text(start, end), plan.line0 + start, plan.line0 + end,
+                                         plan.size(start, end), plan.name,
                                          rule_pack, limits, noted)
         k += 1
 
@@ -447,7 +468,8 @@ class _Lazy(Sequence):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         start, end = self.plan.span(self.hands[i])
-        item = pokerstars.convert_hand(self.plan.text(start, end), self.plan.name, start + 1, self.rule_pack)
+        line = self.plan.line0 + start + 1
+        item = pokerstars.convert_hand(self.plan.text(start, end), self.plan.name, line, self.rule_pack)
         if not isinstance(item, SourceHand):  # cannot be: the fast path took only hands the reference accepts
-            raise RuntimeError(f"{self.plan.name}: the reference no longer gives the hand at line {start + 1}")
+            raise RuntimeError(f"{self.plan.name}: the reference no longer gives the hand at line {line}")
         return item
