@@ -1,7 +1,7 @@
 """How fast the PokerStars text and OHH readers are, alone and under a whole `auditor audit`. Run by hand:
 
     python benchmarks/readers_speed.py [--hands 20000] [--repeat 3] [--profile pokerstars|ohh] [--snapshot FILE]
-    python benchmarks/readers_speed.py --against /tmp/old16 [--scale 100000]
+    python benchmarks/readers_speed.py --target [--scale 1000000] [--formats pokerstars,ohh]
 
 Large files of simulated hands are written once with OUR writers (auditor/export/pokerstars.py and ohh.py,
 the games each format holds) and cached under /tmp/readers_speed (delete it to write them again); the
@@ -23,13 +23,11 @@ and microseconds a hand, CPU time (what the machine spent; the wall clock of a s
   file through `read_ohh`) and as `auditor audit` reads it (the large file column-wise; the corpus's files are
   under `ingest.compiled.MIN_FILE_BYTES["ohh"]`, so both audit lines of the corpus read it object by object).
 
-`--against CHECKOUT` is issue 16's target line (PokerStars text and OHH end to end ≥ 20× the code before issue 16):
-`auditor audit FILE --format jsonl --output /dev/null --quiet` of the `--hands` file and of the `--scale` file
-(100,000 hands unless given), run in child processes from this checkout and from CHECKOUT (PYTHONPATH; e.g. `git
-worktree add /tmp/old16 f22d49a`, the last commit before issue 16), alternating, the median CPU of `--repeat`
-runs each. It prints the whole process's ratio at both sizes (start-up included: about a second of imports and
-kernel loads here, which 20,000 hands cannot hide) and the marginal one: the CPU the larger file costs over the
-smaller, per extra hand (what each further hand of a large audit costs).
+`--target` measures the target for PokerStars text and OHH (>= 1,000,000 hands per minute per core at 1,000,000
+hands, whole process): `auditor audit FILE --jobs 1 --format jsonl --output /dev/null --quiet` of a `--scale`-hand
+file (1,000,000 unless given; written once by our writer, ~1.1 GB of PokerStars text, ~2.6 GB of OHH) in a child
+process, its CPU and peak memory (the process tree sampled every 0.2 s), the median of `--repeat` runs, and
+`auditor convert` of the same file (its peak memory: under 1 GB).
 
 `--profile FORMAT` prints cProfile's top functions of one read of the large file (shares, not truth: the
 profiler slows small functions most). `--snapshot FILE` pickles every input's items (hands, quarantines,
@@ -45,17 +43,21 @@ import dataclasses
 import gc
 import os
 import pickle
+import platform
 import pstats
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's auditor, not the installed one
+
+from process import measure  # noqa: E402
 
 from auditor.check.packs import resolve_pack  # noqa: E402
 from auditor.export import writer  # noqa: E402
@@ -261,57 +263,26 @@ def compile_cpu() -> tuple[float, float]:
     return first - imports, again - imports
 
 
-def checkout_cpu(checkout: Path, path: Path) -> float:
-    """CPU seconds of one `auditor audit PATH` run from `checkout` in a child process (the options every version
-    of the command line has; its exit status is the findings', not a failure)."""
-    env = dict(os.environ, PYTHONPATH=str(checkout))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: the bytecode cache on
-    command = [sys.executable, "-m", "auditor.cli", "audit", str(path), "--format", "jsonl", "--output", os.devnull,
-               "--quiet"]
-    return child_cpu(command, checkout, env)
-
-
-def imports_cpu() -> float:
-    """CPU seconds of a child that only starts Python and imports the `auditor` command (`auditor.cli`: pandas,
-    Arrow, Numba, the readers), before it reads a byte or loads a kernel: the floor of any whole `auditor audit`."""
-    return child_cpu([sys.executable, "-c", "import auditor.cli"], ROOT, dict(os.environ, PYTHONPATH=str(ROOT)),
-                     check=True)
-
-
-def child_cpu(command: list[str], cwd: Path, env: dict[str, str], check: bool = False) -> float:
-    """CPU seconds (user and system) of one run of `command` in a child process, its output thrown away; `check`:
-    a failing run raises (an audit's exit status is its findings', so `checkout_cpu` leaves it)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=check)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def against(fmt: str, checkout: Path, sizes: tuple[int, int], repeat: int) -> None:
-    """Issue 16's PokerStars/OHH target: this checkout against `checkout` at two sizes, whole process and marginal,
-    and the floor of the whole-process ratio: 20x the older code's CPU against what importing the command costs."""
-    medians: dict[tuple[str, int], float] = {}
-    floor = statistics.median(imports_cpu() for _ in range(repeat))
-    for hands in sizes:
-        path = simulated(fmt, hands)
-        runs: dict[str, list[float]] = {"this": [], "that": []}
-        for _ in range(repeat):  # alternating, so a drift of the machine's speed falls on both
-            runs["this"].append(checkout_cpu(ROOT, path))
-            runs["that"].append(checkout_cpu(checkout, path))
-        for who, values in runs.items():
-            medians[who, hands] = statistics.median(values)
-        ratio = medians["that", hands] / medians["this", hands]
-        print(f"{fmt} {hands:,} hands, whole process: this checkout "
-              f"{' '.join(f'{v:.2f}' for v in runs['this'])} s, {checkout} "
-              f"{' '.join(f'{v:.2f}' for v in runs['that'])} s -> {ratio:.2f}x")
-        allowed = medians["that", hands] / 20
-        print(f"{fmt} {hands:,} hands, 20x leaves {allowed:.2f} s for the whole process; importing the command "
-              f"alone takes {floor:.2f} s: at most {medians['that', hands] / floor:.1f}x with no hand read")
-    small, large = sizes
-    per_hand = {who: (medians[who, large] - medians[who, small]) / (large - small) * 1e6 for who in ("this", "that")}
-    print(f"{fmt} marginal ({small:,} -> {large:,} hands): this checkout {per_hand['this']:.1f} us/hand, {checkout} "
-          f"{per_hand['that']:.1f} us/hand -> {per_hand['that'] / per_hand['this']:.2f}x")
-    sys.stdout.flush()
+def target(fmt: str, hands: int, repeat: int) -> None:
+    """The target line of one format: whole audits of a `hands`-hand file and its convert, measured as a user runs
+    them (`process.measure`)."""
+    path = simulated(fmt, hands)
+    runs = [measure([sys.executable, "-m", "auditor", "audit", str(path), "--jobs", "1", "--format", "jsonl",
+                     "--output", os.devnull, "--quiet", "--fail-on", "never"], "audit") for _ in range(repeat)]
+    cpu = statistics.median(r["cpu"] for r in runs)
+    peak = max(r["peak"] for r in runs)
+    per_core = hands / cpu * 60
+    read = next((line for line in runs[0]["summary"].splitlines() if "hands read" in line), "").strip()
+    cpus = " / ".join(f"{r['cpu']:.1f}" for r in runs)
+    walls = " / ".join(f"{r['seconds']:.1f}" for r in runs)
+    print(f"{fmt} {hands:,} hands ({path.stat().st_size / 1e9:.2f} GB), auditor audit --jobs 1: CPU {cpus} s, "
+          f"wall {walls} s, peak RSS {peak / 2**20:,.0f} MB -> {per_core:,.0f} hands/min per core: target >= 1,000,000 "
+          f"{'met' if per_core >= 1_000_000 else 'NOT met'} ({read})", flush=True)
+    with tempfile.TemporaryDirectory(prefix="readers-speed-") as scratch:
+        r = measure([sys.executable, "-m", "auditor", "convert", str(path), "-o", str(Path(scratch) / "dataset"),
+                     "--quiet"], "convert")
+    print(f"{fmt} {hands:,} hands, auditor convert: {r['seconds']:.1f} s, CPU {r['cpu']:.1f} s, peak RSS "
+          f"{r['peak'] / 2**20:,.0f} MB: target < 1 GB {'met' if r['peak'] < 1 << 30 else 'NOT met'}", flush=True)
 
 
 def line(label: str, seconds: float, wall: float, hands: int) -> str:
@@ -335,13 +306,16 @@ def main() -> None:
     parser.add_argument("--profile", choices=sorted(READERS), help="cProfile one read of FORMAT's large file")
     parser.add_argument("--snapshot", type=Path, help="pickle every input's items to this file")
     parser.add_argument("--compile", action="store_true", help="time the PokerStars kernels' compile and load")
-    parser.add_argument("--against", type=Path, help="issue 16's target: whole audits against this checkout")
-    parser.add_argument("--scale", type=int, default=100_000, help="the larger file's hands for --against")
+    parser.add_argument("--target", action="store_true",
+                        help="whole audits and converts of a --scale-hand file: hands/min per core, memory")
+    parser.add_argument("--scale", type=int, default=1_000_000, help="the file's hands for --target")
     args = parser.parse_args()
     formats = args.formats.split(",")
-    if args.against:
+    if args.target:
+        print(f"{platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, load "
+              f"{os.getloadavg()[0]:.2f}", flush=True)
         for fmt in formats:
-            against(fmt, args.against.resolve(), (args.hands, args.scale), args.repeat)
+            target(fmt, args.scale, args.repeat)
         return
     inputs = {fmt: {"simulated": [simulated(fmt, args.hands)], "corpus": corpus_files(fmt)} for fmt in formats}
     #: what the audit is given: the corpus as its folder (the audit skips what it does not recognise)
