@@ -11,7 +11,7 @@ built-in pack: the rule examples, `sample_logs/` (under the packs its hands decl
 hands of the pack's games replayed once, and, with `--mutated`, the hands `auditor verify` plants one
 violation in (clean and mutated batches as verify audits them). Each timing is the best CPU time of
 `--repeat` runs, old and new interleaved (the machine is shared). Any
-difference is printed row by row: issue 16 made predicates three-valued, so a `when` or `violation` that
+difference is printed row by row: the kernel engine made predicates three-valued, so a `when` or `violation` that
 is missing on a row now counts the hand as not assessable where the old checks passed it silently.
 """
 
@@ -142,7 +142,7 @@ def differences(old: tuple[pd.DataFrame, pd.DataFrame], new: tuple[pd.DataFrame,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rev", default="a1c4c24^", help="the revision to compare with (default: before issue 16)")
+    parser.add_argument("--rev", default="a1c4c24^", help="the revision to compare with (default: before the kernel engine)")
     parser.add_argument("--hands", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=3)

@@ -51,8 +51,7 @@ def fresh_install(monkeypatch):
     from auditor.replay.kernel import warm
 
     done: list[str] = []
-    monkeypatch.setattr(cache, "uncached", lambda modules: [f"{m}.{k.rsplit('.', 1)[1]}" for m in modules
-                                                            for k in cache._kernels_of(m)])
+    monkeypatch.setattr(cache, "in_cache", lambda name, kernel: False)
     monkeypatch.setattr(warm, "compile_kernels", lambda *a, **k: done.append("compiled"))
     monkeypatch.setattr(precompile, "start_background", lambda modules: done.append("background") or True)
     monkeypatch.setattr(warm, "busy", lambda: False)
@@ -80,7 +79,7 @@ def test_the_command_line_says_when_reader_kernels_are_still_to_compile(tmp_path
     assert said == ([] if quiet else [
         "auditor: compiling the replay kernels and those of the PHH reader (first run after an install; cached on "
         "disk for later runs)...",
-        f"auditor: compiling {len(compiled.cache._kernels_of('auditor.ingest.phh_scan'))} kernels of the PHH reader "
+        f"auditor: compiling {len(compiled.cache._kernels('auditor.ingest.phh_scan'))} kernels of the PHH reader "
         "on first use (first run after an install; cached on disk for later runs)..."])
 
 
@@ -99,7 +98,7 @@ def test_nothing_is_said_when_every_reader_kernel_is_cached(tmp_path, monkeypatc
     from auditor.model import compiled as cache
 
     (tmp_path / "a.phh").write_text(PHH)
-    monkeypatch.setattr(cache, "uncached", lambda modules: [])
+    monkeypatch.setattr(cache, "in_cache", lambda name, kernel: True)
     result = CliRunner().invoke(main, ["audit", str(tmp_path), "--format", "jsonl", "--output", str(tmp_path / "o")])
     assert "kernels of" not in result.stderr and "compiling" not in result.stderr, result.stderr
 
@@ -109,10 +108,9 @@ def test_a_module_that_has_run_is_not_announced_for_kernels_only_some_data_needs
     kernels cached is not announced again on every small PHH run (`model.compiled.never_run`)."""
     from auditor.model import compiled as cache
 
-    monkeypatch.setattr(cache, "uncached", lambda modules: ["auditor.ingest.phh_scan._count"])
+    monkeypatch.setattr(cache, "in_cache", lambda name, kernel: name != "auditor.ingest.phh_scan._count")
     assert cache.never_run(["auditor.ingest.phh_scan"]) == []
-    monkeypatch.setattr(cache, "uncached", lambda modules: [f"auditor.ingest.phh_scan.{k.rsplit('.', 1)[1]}"
-                                                            for k in cache._kernels_of("auditor.ingest.phh_scan")])
+    monkeypatch.setattr(cache, "in_cache", lambda name, kernel: False)
     assert cache.never_run(["auditor.ingest.phh_scan"]) == ["auditor.ingest.phh_scan"]
 
 

@@ -44,6 +44,7 @@ plain executable memory the child inherits.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import sys
 from collections.abc import Collection
@@ -84,7 +85,12 @@ def load_cached_kernels(prefix: str = "auditor.", modules: Collection[str] | Non
 
 def warm_up() -> int:
     """Import what a worker runs and load every cached kernel; the number of kernels loaded (0 when anything
-    went wrong: never raises)."""
+    went wrong: never raises). The garbage collector is off meanwhile and what was made is frozen afterwards
+    (`gc.freeze`), as the command line does for its own imports (`cli._machinery`): collecting while modules are
+    made frees nothing, and a frozen object is never walked again, in the server or in a worker forked from it
+    (whose collections would otherwise touch, and so copy, every page of the server's heap)."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         import auditor.engines.local  # noqa: F401  (the worker's own module, with `partition` and the packs)
         from auditor.replay.kernel import KERNEL_MODULES
@@ -94,6 +100,10 @@ def warm_up() -> int:
         return load_cached_kernels(modules={*KERNEL_MODULES, *LAZY_MODULES, *READERS})
     except Exception:  # an optimisation only: the workers load or compile what they need themselves
         return 0
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 KERNELS_LOADED = warm_up()

@@ -91,25 +91,29 @@ def uncached(modules: Iterable[str]) -> list[str]:
     internal API: if it changes shape, the answer is "unknown", reported as nothing uncached, so a wrong guess
     only loses the notice.
     """
+    return [name for module in modules for name, kernel in _kernels(module) if not in_cache(name, kernel)]
+
+
+def _kernels(module_name: str) -> list[tuple[str, Any]]:
+    """(`module.name`, the kernel) of each kernel `module_name` defines."""
     from numba.core.registry import CPUDispatcher
 
-    missing = []
-    for name in modules:
-        module = importlib.import_module(name)
-        for attr, value in vars(module).items():
-            if not isinstance(value, CPUDispatcher) or value.__module__ != name:
-                continue
-            try:
-                load_index = value._cache._cache_file._load_index
-            except AttributeError:
-                continue
-            try:
-                listed = load_index()
-            except Exception:  # a damaged index: Numba compiles again, as for a missing one
-                listed = {}
-            if not listed:
-                missing.append(f"{name}.{attr}")
-    return missing
+    module = importlib.import_module(module_name)
+    return [(f"{module_name}.{attr}", value) for attr, value in vars(module).items()
+            if isinstance(value, CPUDispatcher) and value.__module__ == module_name]
+
+
+def in_cache(name: str, kernel: Any) -> bool:
+    """Whether Numba's cache index lists a compiled version of `kernel` (`name`: `module.name`) for this Numba
+    and this very source (see `uncached`); True when the cache object is not the shape this was written for."""
+    try:
+        load_index = kernel._cache._cache_file._load_index
+    except AttributeError:
+        return True
+    try:
+        return bool(load_index())
+    except Exception:  # a damaged index: Numba compiles again, as for a missing one
+        return False
 
 
 def never_run(modules: Iterable[str]) -> list[str]:
@@ -120,17 +124,9 @@ def never_run(modules: Iterable[str]) -> list[str]:
     buffers of several files, the JSON Lines scanner's on large files), so a module that has run can still
     have kernels no audit so far needed; they compile when one does, in a fraction of a second. A module with
     none cached is a first compile of seconds, which is what the first-run notices and the command line's
-    first-run plan (`precompile.first_run`) are about.
+    first-run plan (`precompile.first_run`) are about. A module's indexes are read only until one lists a
+    kernel: every audit asks, and a warm cache answers at the first.
     """
-    modules = list(modules)
-    missing = set(uncached(modules))
-    return [name for name in modules if (kernels := _kernels_of(name)) and missing.issuperset(kernels)]
+    return [module for module in modules
+            if (kernels := _kernels(module)) and not any(in_cache(name, kernel) for name, kernel in kernels)]
 
-
-def _kernels_of(module_name: str) -> list[str]:
-    """The kernels a module defines, as `module.name`."""
-    from numba.core.registry import CPUDispatcher
-
-    module = importlib.import_module(module_name)
-    return [f"{module_name}.{attr}" for attr, value in vars(module).items()
-            if isinstance(value, CPUDispatcher) and value.__module__ == module_name]
