@@ -1,6 +1,6 @@
-"""`python -m auditor`: the `auditor` command (`auditor.launch`)."""
+"""`python -m auditor`: the `auditor` command."""
 
 if __name__ == "__main__":
-    from auditor.launch import main
+    from auditor.cli import main
 
     main()

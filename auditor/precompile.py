@@ -181,9 +181,6 @@ def first_run(notice: Callable[[str], None] | None) -> Callable[[Sequence[InputF
             return Prepared(contextlib.nullcontext(), False)
         if not missing:
             return Prepared(contextlib.nullcontext(), False)
-        from auditor.engines.server import stop_early
-
-        stop_early()  # a fork server started before the kernels compile (`auditor.launch`) would hold none of them
         replay = [name for name in missing if name in KERNEL_MODULES]
         readers = [name for name in missing if name not in KERNEL_MODULES]
         readers_named = reader_words([f"{name}." for name in readers]) if readers else ""

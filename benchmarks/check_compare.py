@@ -142,7 +142,8 @@ def differences(old: tuple[pd.DataFrame, pd.DataFrame], new: tuple[pd.DataFrame,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rev", default="a1c4c24^", help="the revision to compare with (default: before the kernel engine)")
+    parser.add_argument("--rev", default="a1c4c24^",
+                        help="the revision to compare with (default: before the kernel engine)")
     parser.add_argument("--hands", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=3)

@@ -4,7 +4,7 @@ The order, lowest first (a module may import its own package and any package of 
 package of its own layer or a higher one):
 
     resources < paths < model < ingest < replay = export < check < report < engines < simulate < pipeline
-        < precompile = convert < cli < launch < __main__
+        < precompile = convert < cli < __main__
 
 - `resources`, `paths`: where the installed data is; they import nothing else of the auditor.
 - `model`: the data types the stages exchange (canonical tables, reader records, pots, input files, a
@@ -25,8 +25,7 @@ package of its own layer or a higher one):
   (`pipeline.audit(prepare=)`), so the pipeline never imports it.
 - `convert` sits beside `precompile`: it finds inputs as the pipeline does (`pipeline.discover`) and reads them
   with the engines' readers into a Parquet dataset, for the CLI's `auditor convert`; nothing imports it but the CLI.
-- `launch < __main__` are the command's entry points: `launch` starts the fork server (`engines.server`)
-  before it imports the CLI, and `python -m auditor` (`__main__`) runs `launch`.
+- `__main__` is `python -m auditor`, which runs the CLI.
 
 Every import counts: at module level, inside functions (a lazy import is still a dependency), and under
 `if TYPE_CHECKING:`. The one exception is `TYPE_ONLY`: names a lower module may mention in annotations
@@ -48,8 +47,7 @@ PACKAGE = ROOT / "auditor"
 #: top-level parts of `auditor`, lowest first; names in one tuple are one layer (they may not import each other)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("resources",), ("paths",), ("model",), ("ingest",), ("replay", "export"), ("check",), ("report",),
-    ("engines",), ("simulate",), ("pipeline",), ("precompile", "convert"), ("cli",),
-    ("launch",), ("__main__",),
+    ("engines",), ("simulate",), ("pipeline",), ("precompile", "convert"), ("cli",), ("__main__",),
 )
 RANK = {part: rank for rank, layer in enumerate(LAYERS) for part in layer}
 

@@ -12,9 +12,8 @@ whose preload, `auditor.engines.preload`, has imported everything a partition ru
 Numba has cached: a worker then starts in milliseconds (0.015 s of CPU) instead of a fresh interpreter's
 ~0.8 s of imports, and its first partition skips the kernel loading (measured figures in `preload`). The
 server itself is one fresh interpreter (never a fork of this process, whose threads, Arrow's pools among
-them, a fork could catch mid-task), started by `start` as soon as the inputs are known (or by the
-`auditor` command before its imports: `auditor.launch`), so its ~1.1-1.4 s of warm-up overlaps the driver's
-imports, hashing and planning; the first task waits for what is left of it. Its
+them, a fork could catch mid-task), started by `start` as soon as the inputs are known, so its ~1.1-1.4 s of
+warm-up overlaps the driver's hashing and planning; the first task waits for what is left of it. Its
 life (one per process, restarted when the environment changed, reaped at exit) is `auditor.engines.server`'s.
 Elsewhere (Windows) workers are `spawn`ed, as before.
 

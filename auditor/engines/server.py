@@ -3,10 +3,6 @@
 Why a fork server: see `auditor.engines.local` and `auditor.engines.preload` (a worker forked from a
 warmed-up server starts in milliseconds instead of ~1.7 s of CPU). Starting it costs this process only a
 `posix_spawn`; the server's own warm-up (~1.1-1.6 s of CPU) runs beside the driver's hashing and planning.
-This module imports only the standard library, so it can be used before the auditor's heavy imports: the
-`auditor` command starts it before `import auditor.cli` (~1 s: pandas, Arrow, Numba, the packs) when the
-command line says a pool will surely be used (`auditor.launch`, `start_early`), and a first run that compiles
-kernels stops that one (`stop_early`), which holds none of them.
 
 One server serves every pool of the process (a test session's audits, the pools of `local._one_by_one`);
 it is started again when the environment changed since it started (a worker must see the environment a
@@ -33,9 +29,6 @@ _lock = threading.Lock()
 #: the environment the running fork server was started with (None: none started by this module)
 _server_env: dict[str, str] | None = None
 _stop_registered = threading.Event()
-#: the running server was started by `auditor.launch` before the command's imports (a guess at the run's
-#: size); a first run that compiles kernels stops it (`stop_early`), as it holds none of them
-_early = False
 
 
 def worker_context(readers: Sequence[str] = ()) -> BaseContext:
@@ -70,21 +63,6 @@ def _ensure_server(context: BaseContext, readers: Sequence[str] = ()) -> None:
             atexit.register(stop)
         forkserver.ensure_running()  # a no-op while it runs; starts it again if it died
         _server_env = env
-
-
-def start_early(readers: Sequence[str]) -> None:
-    """`worker_context(readers)` from `auditor.launch`, remembered as a guess (`stop_early`)."""
-    global _early
-    worker_context(readers)
-    _early = True
-
-
-def stop_early() -> None:
-    """Stop the server if `start_early` started it: kernels compiled since are not in it (a first run)."""
-    global _early
-    if _early:
-        _early = False
-        stop()
 
 
 def stop() -> None:
