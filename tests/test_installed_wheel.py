@@ -10,6 +10,7 @@ directory. They need a package index and take a minute, so they run only when AU
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -170,7 +171,16 @@ def editable(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def installed(tmp_path_factory) -> Installed:
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("needs a git checkout to know which files a clean clone holds")
-    return Installed(tmp_path_factory.mktemp("wheel"))
+    return _built(tmp_path_factory.getbasetemp())
+
+
+@functools.cache
+def _built(base: Path) -> Installed:
+    """Built once per test process: pytest-xdist tears a module's fixtures down whenever a worker's queue runs dry
+    between two of its tests, and each setup built and installed the wheel again (~30 s)."""
+    root = base / "wheel"
+    root.mkdir()
+    return Installed(root)
 
 
 def _package_files() -> set[str]:

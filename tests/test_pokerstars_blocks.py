@@ -76,14 +76,15 @@ def _cases(tmp_path: Path) -> list[Path]:
 
 
 def test_every_block_size_gives_the_items_of_the_whole_file(tmp_path, monkeypatch):
-    cases = _cases(tmp_path)
-    cases += sorted(p for p in (FIXTURES / "pokerstars").rglob("*.txt"))[:40]
-    if CORPUS.is_dir():
-        cases += sorted(CORPUS.rglob("*.txt"))
-    for path in cases:
+    """The made cases with blocks smaller than a hand (97 bytes: a block grows until a second hand begins) and of a
+    few hands; the real files of several hands (the corpus's multi-hand files, the fixtures') with one size."""
+    cases = [(path, (97, 300, 2048)) for path in _cases(tmp_path)]
+    real = sorted((FIXTURES / "pokerstars").rglob("*.txt")) + (sorted(CORPUS.rglob("*.txt")) if CORPUS.is_dir() else [])
+    cases += [(path, (700,)) for path in real if path.read_bytes().count(b"PokerStars ") > 2]
+    for path, blocks in cases:
         whole, whole_column = _read_both(path, 1 << 30, monkeypatch)
         assert whole_column == whole, path
-        for block in (97, 300, 2048):
+        for block in blocks:
             reference, column = _read_both(path, block, monkeypatch)
             assert reference == whole, (path, block)
             assert column == whole, (path, block)
