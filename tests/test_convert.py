@@ -211,3 +211,12 @@ def test_quarantine_lines_name_the_file_escaped(tmp_path):
     result = CliRunner().invoke(main, ["convert", str(logs), "-o", str(tmp_path / "ds")])
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.output and "evil\\x1b[31m.jsonl:1: [damaged]" in result.output
+
+
+def test_progress_is_told_after_each_batch_and_file(tmp_path):
+    seen = []
+    done = converting.convert([SAMPLES], tmp_path / "ds", batch_size=200, progress=seen.append)
+    assert len(seen) > 9  # every batch of 200 hands and every file
+    assert [p.hands_read for p in seen] == sorted(p.hands_read for p in seen)  # never backwards
+    assert seen[-1].files_done == seen[-1].files_total == done.files
+    assert seen[-1].hands_read == done.hands + done.quarantined == 1427
