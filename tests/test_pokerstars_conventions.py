@@ -25,6 +25,7 @@ from auditor.pipeline import audit
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pokerstars"
 CONVENTIONS = FIXTURES / "conventions"
 ILLEGAL = FIXTURES / "illegal"
+DISGUISED = FIXTURES.parent / "disguised"
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pokerstars"
 HHS = CORPUS / "hhsmithy" / "PokerStars" / "CashGame"
 
@@ -72,11 +73,33 @@ def balance(hand: dict) -> tuple[int, int]:
     ("return_larger_than_the_bet.txt", "tda-2024", "TDA-INT-chips", "chip-conservation"),
     # "discards 2 cards [Ah Kd]", then "Dealt to Hero [7c 7d 2s] [7h Qs 3c]"
     ("draw_more_cards_than_discarded.txt", "online-five-card-draw", "ONL5CD-draw", "draw"),
+    # a convention must not hide a violation (tests/fixtures/disguised/, hands forged to pass as a room's convention):
+    # "Abe: raises $49.50 to $50 and is all-in", then "Abe: folds" on the river, the pot to Cal; a player who went
+    # all-in by his own raise has no fold to make, and the room's kill is only for chips a forced post took (read as
+    # the room's, the forged fold hid acting after all-in)
+    ("../../disguised/fold_after_raising_all_in.txt", "tda-2024", "TDA-50", "illegal-action"),
+    # the same all-in player shows the best hand at the showdown, then "folds": the pot went to the worse hand
+    ("../../disguised/fold_after_showing.txt", "tda-2024", "TDA-50", "illegal-action"),
 ])
 def test_an_illegal_hand_is_read_and_the_audit_reports_it(name, pack, rule, category):
     (hand,) = hands_of(ILLEGAL / name)
     found = findings(ILLEGAL / name, pack)
     assert (hand["hand_id"], rule, category) in found, found
+
+
+def test_both_readers_read_a_forged_fold_as_the_players():
+    """The column-wise reader gives what the reference gives for the hands forged to pass as a room's fold: a fold
+    after the player's own all-in is left to the reference (`_HandReader.room_folds` knows what took the chips), and
+    a fold after a show is the player's on either path."""
+    from auditor.ingest.pokerstars_tables import TableChunk, read_pokerstars_tables
+
+    for path in sorted(DISGUISED.glob("*.txt")):
+        reference = list(read_pokerstars(path))
+        column = [hand for item in read_pokerstars_tables(path)
+                  for hand in (item.sources() if isinstance(item, TableChunk) else [item])]
+        assert column == reference, path
+        (hand,) = [i.hand for i in reference if isinstance(i, SourceHand)]
+        assert kinds(hand, "kill") == [] and {"kind": "action", "seat": 1, "action": "fold"} in hand["events"]
 
 
 def test_the_illegal_events_are_written_as_they_happened():

@@ -21,8 +21,11 @@ Room conventions it applies, each documented where it is read:
   sitting out` in the seat list or said during the hand, `sits out`; undone by `has returned`, by a
   bet, and in cash games by posting), or the fold is the next action after `X has timed out…` (that
   marker binds to that one action; `is disconnected` alone proves nothing), or the player had no
-  chips behind (all-in, with no decision to make: real exports show a player sitting out who
-  "posts small blind 31 and is all-in" and then "folds"; pokerdf-tests hand 33332 is such a fold);
+  chips behind because forced posts took them (all-in, with no decision to make: real exports show a
+  player sitting out who "posts small blind 31 and is all-in" and then "folds"; pokerdf-tests hand
+  33332 is such a fold). Never after the text showed the player's cards, and never for a player who went
+  all-in by a bet, call or raise of their own: that "fold" is the player's, recorded for the rules to
+  judge, so a forged fold cannot pass as the house's (`_HandReader.room_folds`);
 - older exports with no `Uncalled bet (X) returned to` line that leave the uncalled chips out of
   `Total pot`: when the chips put in exceed the chips paid by exactly the unmatched part of the last
   bet, and the stated total agrees with the awards, the `return` is written; a ReaderNote
@@ -743,6 +746,10 @@ class _HandReader:
         self.absent: set[int] = set()
         #: seats whose next action the room takes because they timed out (`has timed out…`)
         self.timed_out: set[int] = set()
+        #: seats that put chips in by their own bet, call or raise this hand (their all-in is their doing)
+        self.voluntary: set[int] = set()
+        #: seats whose cards the text shows (a fold after that is the player's, never the room's)
+        self.shown: set[int] = set()
         #: (code, text) of the room conventions applied to this hand, for ReaderNotes
         self.notes: list[tuple[str, str]] = []
 
@@ -1022,6 +1029,7 @@ class _HandReader:
             self.need("play", n, "a show")
             cards = _cards(m["cards"], n)
             self.events.append({"kind": "show", "seat": seat, "cards": cards})
+            self.shown.add(seat)
             self.remember_hole(seat, cards)
             return True
         m = MUCK.match(rest)
@@ -1161,11 +1169,7 @@ class _HandReader:
             self.timed_out.discard(seat)
         if verb == "fold":
             self.folded.add(seat)
-            if seat in self.absent or timed_out or (self.left[seat] == 0 and seat not in self.folded_before(seat)):
-                # The room's doing, not the player's: an absent player's hand is killed (tournaments
-                # fold for players sitting out; the clock folds a player who timed out), and a player
-                # with no chips behind has no decision to make, so "folds" can only be the room
-                # declaring the hand dead.
+            if self.room_folds(seat, timed_out):
                 self.events.append({"kind": "kill", "seat": seat})
                 return
         if verb in ("fold", "check"):
@@ -1173,6 +1177,7 @@ class _HandReader:
             self.events.append(event)
             return
         self.absent.discard(seat)  # a player who bets is at the table
+        self.voluntary.add(seat)
         before = self.round_in.get(seat, _ZERO)
         current = max(self.round_in.values(), default=_ZERO)
         if to is None:
@@ -1190,6 +1195,20 @@ class _HandReader:
         if all_in or self.left[seat] == 0:
             event["all_in"] = True
         self.events.append(event)
+
+    def room_folds(self, seat: int, timed_out: bool) -> bool:
+        """Whether a fold of `seat` is the room's doing (a `kill`), by the evidence of this file alone: the
+        player was absent by its own markers (tournaments fold for players sitting out), the clock folded a
+        player who timed out, or the player has no chips behind only because forced posts took them (no
+        decision to make: "folds" can only be the room declaring the hand dead). Never a player whose cards the
+        text showed, nor one who went all-in by a bet, call or raise of their own: such a "fold" is the
+        player's, recorded as it happened for the rules to judge (a convention must not turn a forged fold
+        into the house's and so hide acting after all-in or a pot given to the worse hand)."""
+        if seat in self.shown:
+            return False
+        if seat in self.absent or timed_out:
+            return True
+        return self.left[seat] == 0 and seat not in self.voluntary and seat not in self.folded_before(seat)
 
     def folded_before(self, seat: int) -> set[int]:
         """Seats with a fold or kill already written (a second fold of an all-in seat is still a fold)."""

@@ -196,8 +196,9 @@ _KIND = np.arange(len(KIND_NAMES), dtype=np.int64)
 
 #: rows of a hand's per-seat state (`_hand`'s S), from `hole_row` on initially -1 (R_*: not the seat rows' S_*)
 (R_PRESENT, R_SITTING_OUT, R_ABSENT, R_TIMED_OUT, R_POSTED, R_NAME_LO, R_NAME_HI, R_STACK, R_LEFT, R_ROUND_IN,
- R_IN_ROUND, R_LAST_BETS, R_LAST_IN, R_FOLDED, R_FOLD_WRITTEN, R_HOLE_ROW, R_HOLE_LO, R_HOLE_HI, R_KNOWN_LO,
- R_KNOWN_HI, R_LAST_DRAW) = range(21)
+ R_IN_ROUND, R_LAST_BETS, R_LAST_IN, R_FOLDED, R_FOLD_WRITTEN, R_SHOWN, R_HOLE_ROW, R_HOLE_LO, R_HOLE_HI, R_KNOWN_LO,
+ R_KNOWN_HI, R_LAST_DRAW) = range(22)
+N_R = 22
 #: a hand's scalar state (`_hand`'s V)
 (V_PLACES, V_G, V_NS, V_NE, V_NC, V_SECTION, V_SHOWDOWN, V_SUMMARY, V_BLIND1, V_BLIND2, V_SB_POSTED, V_ANTE, V_AWARDS,
  V_RETURNS, V_TOTAL_POT, V_DRAWN, V_NB) = range(17)
@@ -995,6 +996,7 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
             S[R_KNOWN_LO, seat] = c0
             S[R_KNOWN_HI, seat] = V[V_NC]
         if shows:
+            S[R_SHOWN, seat] = True
             _event(ev, V[V_NE], _KIND[K_SHOW], seat)
             ev[V[V_NE], E_CARD_LO] = c0
             ev[V[V_NE], E_CARD_HI] = V[V_NC]
@@ -1080,9 +1082,17 @@ def _colon_line(data, r, e, seat, h, k, S, V, ev, cards):  # pragma: no cover - 
     timed = S[R_TIMED_OUT, seat]
     S[R_TIMED_OUT, seat] = False
     if verb == A_FOLD:
-        # the room's fold (a kill): the seat is absent, timed out, or has no chips behind
+        # the room's fold (a kill) or the player's, as `_HandReader.room_folds` tells them: never after the seat's
+        # cards were shown; the room's when the seat is absent or timed out; a seat with no chips behind is left
+        # to the reference, which knows whether a forced post or the player's own bet took them
         S[R_FOLDED, seat] = True
-        if S[R_ABSENT, seat] or timed or (S[R_LEFT, seat] == 0 and not S[R_FOLD_WRITTEN, seat]):
+        room = False
+        if not S[R_SHOWN, seat]:
+            if S[R_ABSENT, seat] or timed:
+                room = True
+            elif S[R_LEFT, seat] == 0 and not S[R_FOLD_WRITTEN, seat]:
+                return False
+        if room:
             _event(ev, V[V_NE], _KIND[K_KILL], seat)
         else:
             _event(ev, V[V_NE], _KIND[K_ACTION], seat)
@@ -1374,7 +1384,7 @@ def _hand(data, starts, ends, flags, h, k, lo, hi, s_out, ns0, ev, ne0, cards, n
     button = h[k, H_BUTTON]
     # the hand's state: a row per seat quantity (index = seat number 0..10), and the scalars (`V_*`), shared
     # with the line readers
-    S = np.zeros((21, 11), dtype=np.int64)
+    S = np.zeros((N_R, 11), dtype=np.int64)
     S[R_HOLE_ROW:, :] = -1
     V = np.zeros(N_V, dtype=np.int64)
     board = np.zeros(64, dtype=np.int64)
