@@ -517,27 +517,62 @@ def _read_zip(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[Sourc
 
 # --------------------------------------------------------------------------- formats we have no reader for
 
-#: (room, what the file is, pattern on the opening text). Learnt from the first lines of the samples in
-#: the shared corpus (other-rooms/); the first pattern that matches names the file. Order matters where
-#: formats share a line: 888poker's "#Game No :" header is also written by some PartyPoker exports, so
-#: 888 is named by its brand or its "Blinds ... - *** dd mm yyyy" game line, PartyPoker by what is left.
+#: rooms that export hand histories in PokerStars' own format under their own name: (the header's brand, the room)
+_STARS_FORMAT_BRANDS = (("Hive Poker", "Hive Poker"), ("Run It Once Poker", "Run It Once Poker"),
+                        ("PokerMaster", "PokerMaster"), ("PokerBros", "PokerBros"), ("MPLPoker", "MPL Poker"),
+                        ("SupremaPoker", "Suprema Poker"), ("BetOnline", "BetOnline"),
+                        ("Full Tilt", "Full Tilt Poker"))
+
+#: (room, what the file is, pattern on the opening text). Learnt from the first lines of the samples in the shared
+#: corpus (other-rooms/, rooms-2/) and, for the rooms it has no sample of, from the header shapes the open-source
+#: tracker fpdb-3 recognises each room's exports by (its `re_Identify`, its parsers' header patterns and comments;
+#: tests/test_other_rooms.py holds one header of each). The first pattern that matches names the file; a pattern
+#: with a `room` group names the room by what it matched (a brand of a network). Order matters where formats share
+#: a line: 888poker's "#Game No :" header is also written by some PartyPoker exports, so 888 is named by its brand
+#: or its "Blinds ... - *** dd mm yyyy" game line, PartyPoker by what is left; the rooms that write PokerStars'
+#: format under their own name come before GGPoker, whose "Poker Hand #" header is the end of theirs, and every
+#: header is anchored at a line's start for the same reason.
 _OTHER_ROOMS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (room, what, re.compile(pattern, re.MULTILINE)) for room, what, pattern in (
         ("888poker", "tournament summary", r"^\*{5} (?:888poker|Cassava|Pacific Poker) Tournament Summary \*{5}"),
         ("888poker", "hand history",
-         r"^\*{5} (?:888poker|888 ?Poker|Cassava|Pacific Poker|LuckyAcePoker\.com) Hand History for Game \d+"),
+         r"^\*{4,5} (?:888poker|888 ?Poker|888|Cassava|Pacific Poker|LuckyAcePoker\.com)(?:\.[a-z]{2})?(?:-[a-z]{2})?"
+         r" (?:Snap Poker |BLAST )?Hand History for Game \d+"),
         ("888poker", "hand history", r"^#Game No : \d+\s*\n.*\n.* Blinds .* - \*{3} \d\d \d\d \d{4} "),
+        ("Betfair Poker", "hand history", r"^\*{5} Betfair Poker Hand History for Game \d+"),
         ("PartyPoker", "hand history", r"^\*{5} Hand History [Ff]or Game \d+ \*{5}"),
-        ("Full Tilt Poker", "hand history", r"^Full ?Tilt Poker (?:Game|Tournament) #\d+"),
-        ("iPoker", "XML hand history", r"^(?:<\?xml[^>]*\?>\s*)?<session sessioncode=\""),
+        ("Everleaf", "hand history", r"^\*{5} Hand history for game #\d+|^Everleaf Gaming Game #\d+"),
+        ("Partouche Poker", "hand history", r"^Partouche Poker "),
+        ("Full Tilt Poker", "hand history", r"^Full ?Tilt ?Poker (?:Game|Tournament) #\d+"),
+        *((room, "hand history in PokerStars' format", rf"^{re.escape(brand)} (?:Game|Hand|Zoom Hand|Home Game) #\d+:")
+          for brand, room in _STARS_FORMAT_BRANDS),
+        ("Seals With Clubs", "hand history", r"^SwCPoker Hand #\d+|^Site: Seals With Clubs"),
+        ("GGPoker", "hand history", r"^Poker Hand #[A-Z]{0,2}\d+: "),
+        ("Bovada", "hand history", r"^(?P<room>Ignition|Bovada|Bodog(?:\.com|\.eu| UK| Canada|88)?) Hand #\d+"),
+        ("BetOnline", "hand history",
+         r"^(?P<room>BetOnline|PayNoRake|ActionPoker\.com|Gear Poker|SportsBetting\.ag|Tiger Gaming)(?: Poker)?"
+         r" Game #\d+"),
+        ("Unibet", "hand history", r"^Unibet Hand #\d+(?: - |, Tournament #)|^Game #\d+: Table [€$£]\d+ (?:PL|NL|FL) "),
+        ("Winning Poker Network", "hand history", r"^(?:Game )?Hand #\d+ - "),
+        ("Cake Poker", "hand history", r"^Hand#[A-Z0-9]+ - "),
+        ("PKR", "hand history", r"^Starting Hand #\d+\s*$"),
+        ("Absolute Poker / UltimateBet", "hand history", r"^Stage #C?\d+: "),
+        ("iPoker", "XML hand history", r"^(?:<\?xml[^>]*\?>\s*)?<session sessioncode=\"|<game gamecode=\"\d+\">"),
+        ("Everest Poker", "XML hand history", r"<HAND time=\"\d+\" id="),
         ("Boss Media", "XML hand history", r"<HISTORY ID=\"\d+\" SESSION=\""),
         ("Merge Gaming", "XML hand history",
          r"^\s*<description type=\"[^\"]*\" stakes=\"|<game id=\"[\d-]+\" starttime=\""),
-        ("MicroGaming", "XML hand history", r"^(?:<\?xml[^>]*\?>\s*)?<Game hhversion=\""),
+        ("MicroGaming", "XML hand history", r"^(?:<\?xml[^>]*\?>\s*)?<Game (?:hhversion=\"\d\" )?id=\"\d+\" date="),
         ("Winamax", "hand history", r"^Winamax Poker - "),
         ("OnGame", "hand history", r"^\*{5} History for hand [A-Z0-9]+-[\d-]+ \*{5}"),
-        ("Entraction", "hand history", r"^Game # \d+ - .+ - Table \"[^\"]*\"\s*\nPlayers\(max \d+\):"),
+        ("Entraction", "hand history", r"^Game # \d+ - .+ - Table \"[^\"]*\"\s*\nPlayers\(max \d+\):|^Game # \d+ - "),
         ("Winning Poker Network", "hand history", r"^Game started at: \d{4}/\d{1,2}/\d{1,2} [\d:]+\s*\nGame ID: \d+ "),
+        ("Enet", "hand history", r"\AGame #\d+: (?:Hold'em|Omaha)"),
+        ("KingsClub", "hand history", r"\A#\d+: "),
+        ("iPoker", "hand history exported by PokerTracker", r"^GAME #\d+ Version:"),
+        ("Everest Poker", "hand history exported by PokerTracker", r"^EverestPoker Game #\d+"),
+        ("Merge Gaming", "hand history exported by PokerTracker", r"^(?:MERGE_GAME|Merge Game) #\d+"),
+        ("MicroGaming", "hand history exported by PokerTracker", r"^\*\* (?:Game ID|Hand #) \d+"),
         ("PokerNow", "CSV log", r"\Aentry,at,order\s*$"),
     ))
 
@@ -565,8 +600,9 @@ def other_room(head: bytes, name: str = "") -> tuple[str, str] | None:
     if not text:
         return None
     for room, what, pattern in _OTHER_ROOMS:
-        if pattern.search(text):
-            return room, what
+        m = pattern.search(text)
+        if m:
+            return (m["room"] if "room" in pattern.groupindex else room), what
     return None
 
 
