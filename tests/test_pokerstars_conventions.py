@@ -191,16 +191,31 @@ def test_an_imbalance_that_is_not_the_unmatched_bet_is_left_for_the_rules(tmp_pa
 
 def test_an_implied_return_before_an_all_in_showdown(tmp_path):
     # "Jo: bets 1,000", "Ky: calls 575 and is all-in", two more cards, a showdown: the older export's
-    # total (2,805) leaves out the 425 Ky could not call, and so do the awards
+    # total (2,805) leaves out the 425 Ky could not call, and so do the awards (the hand with the older
+    # export's header, "PokerStars Game #", and no "Uncalled bet" line)
     text = (FIXTURES / "tournament_antes.txt").read_text(encoding="utf-8")
     path = tmp_path / "older.txt"
-    path.write_text(text.replace("Uncalled bet (425) returned to Jo\n", ""), encoding="utf-8")
+    path.write_text(text.replace("Uncalled bet (425) returned to Jo\n", "").replace(
+        "PokerStars Hand #", "PokerStars Game #"), encoding="utf-8")
     (hand,) = hands_of(path)
     events = hand["events"]
     called = events.index({"kind": "action", "seat": 5, "action": "call", "amount": 575, "to": 575, "all_in": True})
     assert events[called + 1] == {"kind": "return", "seat": 2, "amount": 425}
     assert events[called + 2] == {"kind": "deal", "to": "board", "cards": ["5c"]}
     assert findings(path) == []
+
+
+def test_an_uncalled_bet_left_out_of_today_s_export_is_not_the_older_convention(tmp_path):
+    """A convention must not hide a violation: the same hand in today's export (`PokerStars Hand #`, which writes
+    the line) with its "Uncalled bet (425) returned to Jo" line deleted is not read as a return: the 425 are chips
+    the record does not account for, and TDA-INT-chips reports them (a room that kept them would otherwise pass)."""
+    text = (FIXTURES / "tournament_antes.txt").read_text(encoding="utf-8")
+    path = tmp_path / "deleted.txt"
+    path.write_text(text.replace("Uncalled bet (425) returned to Jo\n", ""), encoding="utf-8")
+    assert not any(isinstance(i, ReaderNote) for i in read_pokerstars(path))
+    (hand,) = hands_of(path)
+    assert kinds(hand, "return") == []
+    assert ("TDA-INT-chips", "chip-conservation") in {(rule, category) for _, rule, category in findings(path)}
 
 
 @pytest.mark.skipif(not HHS.is_dir(), reason="the shared corpus is not beside the project")

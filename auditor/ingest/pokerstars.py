@@ -27,9 +27,10 @@ Room conventions it applies, each documented where it is read:
   all-in by a bet, call or raise of their own: that "fold" is the player's, recorded for the rules to
   judge, so a forged fold cannot pass as the house's (`_HandReader.room_folds`);
 - older exports with no `Uncalled bet (X) returned to` line that leave the uncalled chips out of
-  `Total pot`: when the chips put in exceed the chips paid by exactly the unmatched part of the last
-  bet, and the stated total agrees with the awards, the `return` is written; a ReaderNote
-  (`implied-uncalled-return`) says so once per file.
+  `Total pot`: in a hand with the older export's header (`PokerStars Game #`, never today's `Hand #`),
+  when the chips put in exceed the chips paid by exactly the unmatched part of the last bet, and the
+  stated total agrees with the awards, the `return` is written; a ReaderNote (`implied-uncalled-return`)
+  says so once per file.
 
 The summary's `Total pot X Main pot Y. Side pot-1 Z.` is not compared with the awards here: the
 awards are what the log records, and the pot rules judge them.
@@ -746,6 +747,8 @@ class _HandReader:
         self.absent: set[int] = set()
         #: seats whose next action the room takes because they timed out (`has timed out…`)
         self.timed_out: set[int] = set()
+        #: the hand's header is the older exports' (`header`)
+        self.older_export = False
         #: seats that put chips in by their own bet, call or raise this hand (their all-in is their doing)
         self.voluntary: set[int] = set()
         #: seats whose cards the text shows (a fold after that is the player's, never the room's)
@@ -846,6 +849,9 @@ class _HandReader:
         if not m:
             raise _Bad("not a PokerStars hand header", "damaged")
         self.hand_id = m["id"]
+        # `PokerStars Game #` (in any case: a tracker's `POKERSTARS GAME #` too): the header of the older exports,
+        # the evidence the implied uncalled return asks for (`implied_return`); today's say `Hand #`
+        self.older_export = line[:17].lower() == "pokerstars game #"
         rest = m["rest"]
         self.tournament = rest[:12].lower() == "tournament #"
         limit = LIMIT.search(rest)
@@ -1379,8 +1385,13 @@ class _HandReader:
         `Total pot`. When no return is written, the chips put in exceed the chips paid by exactly the
         unmatched part of the last round's highest bet, and the stated total equals the awards plus the
         rake (or the awards), that part went back to its bettor: the return is written after the last action (or kill),
-        where the room writes it. Any other imbalance is left as it is, for TDA-INT-chips."""
-        if self.returns or self.total_pot is None:
+        where the room writes it. Any other imbalance is left as it is, for TDA-INT-chips.
+
+        Only in a hand of the older export's own header (`PokerStars Game #`, `older_export`): today's exports
+        write the line, so an uncalled bet left out of one of today's hands is not this convention but chips the
+        record does not account for (a deleted line would otherwise read as a return, and a room that kept the
+        chips would pass), reported by TDA-INT-chips."""
+        if self.returns or self.total_pot is None or not self.older_export:
             return
         bets = self.round_in if any(v > 0 for v in self.round_in.values()) else self.last_bets
         if not bets:
