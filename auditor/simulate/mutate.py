@@ -646,8 +646,10 @@ def skip_dead_blind(hand: Hand, history: Sequence[Hand]) -> tuple[Mark, list[Han
     main = [e for e in ev if _is(e, "award", pot=0)]
     if len(main) != 1 or main[0]["amount"] <= dead["amount"] or any(e["kind"] == "rake" for e in ev):
         return None
-    if _remaining(hand, seat) <= 0:
-        return None  # with the dead blind back in their stack an all-in would no longer be one
+    if _remaining(hand, seat) <= 0 or any(e.get("seat") == seat and e.get("all_in") for e in ev):
+        # with the dead blind back in their stack an all-in would no longer be one: at the hand's end, or at an
+        # all-in the log declares and part of the chips then came back (an uncalled raise)
+        return None
     if hand["structure"] == "pot-limit":
         # a pot-limit bet sized from the pot with the dead blind in it must still fit without it
         at = _index_of(hand, dead)
