@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from auditor.ingest import pokerstars, pokerstars_tables
+from auditor.ingest import pokerstars
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
+from auditor.ingest.parquet import TableChunk
 from auditor.ingest.pokerstars import read_pokerstars
 from auditor.ingest.pokerstars_tables import read_pokerstars_tables
 from auditor.model.records import Quarantined, SourceHand
@@ -28,7 +29,7 @@ def _flat(items) -> list:
     """Items as comparable values: a chunk's hands as the SourceHands they stand for."""
     out = []
     for item in items:
-        if isinstance(item, pokerstars_tables.TableChunk):
+        if isinstance(item, TableChunk):
             out.extend(item.quarantined)
             out.extend(item.sources())
         else:

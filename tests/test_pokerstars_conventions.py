@@ -91,7 +91,8 @@ def test_both_readers_read_a_forged_fold_as_the_players():
     """The column-wise reader gives what the reference gives for the hands forged to pass as a room's fold: a fold
     after the player's own all-in is left to the reference (`_HandReader.room_folds` knows what took the chips), and
     a fold after a show is the player's on either path."""
-    from auditor.ingest.pokerstars_tables import TableChunk, read_pokerstars_tables
+    from auditor.ingest.parquet import TableChunk
+    from auditor.ingest.pokerstars_tables import read_pokerstars_tables
 
     for path in sorted(DISGUISED.glob("*.txt")):
         reference = list(read_pokerstars(path))
