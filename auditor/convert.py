@@ -4,7 +4,7 @@ The inputs are found as an audit finds them (`pipeline.discover`) and read by th
 (`engines.partition.read_pieces`: column-wise where the audit is column-wise), so the dataset holds exactly the
 hands an audit of the logs would replay, and the hands it could not read as quarantine entries (file, line, code,
 reason): auditing the dataset reports them again and counts the same hands read as the logs. Hands are gathered
-into batches of `batch_size` (fewer when their events pass `engines.partition.MAX_BATCH_EVENTS`) and each batch is
+into batches of `batch_size` (fewer when their events fill a batch: `engines.partition.batch_is_full`) and each batch is
 appended to the dataset as soon as it is full (`ingest.parquet.DatasetWriter`): a batch is all a convert holds,
 so ten million hands convert in the memory of twenty thousand. Quarantine entries are written, and told, as they
 come. The dataset appears only once whole (`DatasetWriter`): an interrupted convert leaves none that looks
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from auditor.engines.parquet_ranges import HandBatch
-from auditor.engines.partition import MAX_BATCH_EVENTS, Piece, read_pieces
+from auditor.engines.partition import Piece, batch_is_full, read_pieces
 from auditor.ingest.parquet import QUARANTINE_FILE, TABLE_FILES, DatasetWriter, TableChunk
 from auditor.model.inputs import UsageError, shown_text
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
@@ -29,7 +29,6 @@ from auditor.pipeline import discover
 
 if TYPE_CHECKING:
     from auditor.ingest.limits import Limits
-    from auditor.model.inputs import InputFile
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,8 @@ def convert(paths: Iterable[Path], output: Path, *, overwrite: bool = False, bat
     started = time.perf_counter()
     with DatasetWriter(output) as writer:
         batch = _Batch(writer, batch_size)
-        for done, (_piece, items) in enumerate(_read(inputs, limits), start=1):
+        pieces = [Piece(i, item) for i, item in enumerate(inputs)]
+        for done, (_piece, items) in enumerate(read_pieces(pieces, limits), start=1):
             for item in items:
                 if isinstance(item, ReaderNote):
                     continue  # a note about a file, not a hand
@@ -73,8 +73,7 @@ def convert(paths: Iterable[Path], output: Path, *, overwrite: bool = False, bat
                     continue
                 if isinstance(item, TableChunk) and item.quarantined:
                     _quarantine(writer, item.quarantined, quarantined)
-                batch.add(item)
-                if progress is not None and batch.full_flushed:
+                if batch.add(item) and progress is not None:
                     progress(Progress(done - 1, len(inputs), writer.hands + writer.quarantined,
                                       time.perf_counter() - started))
             if progress is not None:
@@ -82,11 +81,6 @@ def convert(paths: Iterable[Path], output: Path, *, overwrite: bool = False, bat
                                   time.perf_counter() - started))
         batch.flush()
         return Converted(writer.hands, writer.quarantined, len(inputs))
-
-
-def _read(inputs: Sequence[InputFile], limits: Limits | None) -> Iterable[tuple[Piece, Iterable]]:
-    """Every input's items, in the order an audit reads them, one input after another."""
-    return read_pieces([Piece(i, item) for i, item in enumerate(inputs)], limits)
 
 
 def _quarantine(writer: DatasetWriter, entries: Sequence[Quarantined],
@@ -98,26 +92,27 @@ def _quarantine(writer: DatasetWriter, entries: Sequence[Quarantined],
 
 
 class _Batch:
-    """The hands read since the last batch was written: full at `batch_size` hands or `MAX_BATCH_EVENTS` events
-    (a column-wise reader's chunk is taken whole: it holds at most a thousand hands)."""
+    """The hands read since the last batch was written, full as an audit's batch is (`batch_is_full`; a column-wise
+    reader's chunk is taken whole: it holds at most a thousand hands)."""
 
     def __init__(self, writer: DatasetWriter, batch_size: int) -> None:
         self.writer = writer
         self.batch_size = max(1, batch_size)
         self.hands = HandBatch()
         self.events = 0
-        self.full_flushed = False
 
-    def add(self, item: SourceHand | TableChunk) -> None:
+    def add(self, item: SourceHand | TableChunk) -> bool:
+        """Add a hand or a chunk of them; whether the batch was full and is written."""
         self.hands.append(item)
         if isinstance(item, TableChunk):
             self.events += item.tables.events.num_rows
         else:
             events = item.hand.get("events")
             self.events += len(events) if isinstance(events, list) else 0
-        self.full_flushed = len(self.hands) >= self.batch_size or self.events >= MAX_BATCH_EVENTS
-        if self.full_flushed:
-            self.flush()
+        if not batch_is_full(len(self.hands), self.events, self.batch_size):
+            return False
+        self.flush()
+        return True
 
     def flush(self) -> None:
         if len(self.hands):

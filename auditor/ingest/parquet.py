@@ -134,9 +134,7 @@ class DatasetWriter:
             self._flush_quarantine()
         for writer in self._writers.values():
             writer.close()
-        old_hands = self.directory / "hands.parquet"
-        if old_hands.exists():
-            old_hands.unlink()
+        (self.directory / "hands.parquet").unlink(missing_ok=True)
         for name in (QUARANTINE_FILE, "events", "seats", "hands"):
             os.replace(self.work / f"{name}.parquet.partial", self.directory / f"{name}.parquet")
         self.work.rmdir()

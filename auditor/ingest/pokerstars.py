@@ -222,8 +222,7 @@ class _Bad(Exception):
 
 def decode_bytes(raw: bytes) -> str:
     """Text of a hand-history file: BOM first (UTF-8, UTF-16, UTF-32), then UTF-8 strict, then cp1252."""
-    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
-                       (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+    for bom, codec in _WIDE_BOMS:
         if raw.startswith(bom):
             return raw[len(bom):].decode(codec, errors="replace")
     if raw.startswith(codecs.BOM_UTF8):
@@ -232,10 +231,12 @@ def decode_bytes(raw: bytes) -> str:
         codec = _utf16_without_bom(raw)
         if codec:
             return raw.decode(codec, errors="replace")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return _cp1252(raw)
+    return _decode_block(raw)
+
+
+#: the byte-order marks of text read whole, with their codecs (`decode_bytes`, `wide`)
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+              (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
 def _cp1252(raw: bytes) -> str:
@@ -389,7 +390,7 @@ class _Blocks:
                 self.eof = True
                 break
             size += len(chunk)
-            if self.first and _wide(chunk):  # UTF-16 or UTF-32: its lines are not bytes apart; read whole
+            if self.first and wide(chunk):  # UTF-16 or UTF-32: its lines are not bytes apart; read whole
                 rest = self._read(self.cap + 1 - size)
                 parts.append(chunk + rest)
                 size += len(rest)
@@ -411,13 +412,10 @@ class _Blocks:
         return b"".join(parts), self.eof and not self.pending
 
 
-def _wide(head: bytes) -> bool:
+def wide(head: bytes) -> bool:
     """Whether text beginning with `head` is UTF-16 or UTF-32 (`decode_bytes`' byte-order marks and guess)."""
-    return head.startswith(_WIDE_BOMS) or (not head.startswith(codecs.BOM_UTF8) and _utf16_without_bom(head) is
-                                           not None)
-
-
-_WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+    return head.startswith(tuple(bom for bom, _ in _WIDE_BOMS)) or (
+        not head.startswith(codecs.BOM_UTF8) and _utf16_without_bom(head) is not None)
 
 
 def _last_line_end(chunk: bytes) -> int | None:

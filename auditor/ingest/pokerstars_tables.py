@@ -77,7 +77,6 @@ _STATUS = pa.array(["active", "sitting_out"], pa.string())
 _ROOM = pa.array([pokerstars.ROOM], pa.string())
 _VARIANTS = ("holdem", "omaha", "five-card-draw")
 _STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
-_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _HUNDRED = Decimal(100)
 
 
@@ -151,7 +150,7 @@ def _plain(raw: bytes, first: bool = True) -> bytes | None:
     kernel's (see the module docstring)."""
     if first and raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
-    elif first and (raw.startswith(_BOMS) or pokerstars._utf16_without_bom(raw) is not None):
+    elif first and pokerstars.wide(raw):
         return None
     if not raw:  # (U+FEFF, separators, the Kelvin sign and the long s: `pokerstars_kernel.lines` flags them)
         return None
