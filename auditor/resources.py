@@ -1,4 +1,5 @@
-"""The data files the package ships, found with `importlib.resources`: JSON schemas and built-in rule packs.
+"""The data files the package ships, found with `importlib.resources`: JSON schemas, built-in rule packs and
+room dialects.
 
 The source of truth is the repository's top-level `schemas/` and `rules/` folders (documents users read
 and edit, with the rules' example hands under `rules/examples/`). The package reaches them as
@@ -22,7 +23,7 @@ from importlib.resources import files
 from pathlib import Path
 
 #: every schema the package opens: hand logs, Open Hand History input, rule packs
-SCHEMAS = ("hand-log.schema.json", "ohh.schema.json", "rule-pack.schema.json")
+SCHEMAS = ("hand-log.schema.json", "ohh.schema.json", "rule-pack.schema.json", "dialect.schema.json")
 #: what to tell someone whose installation lacks a data file
 _REINSTALL = ("reinstall poker-auditor (python3 -m pip install --force-reinstall poker-auditor), or from a source "
               "checkout: python3 -m pip install -e .")
@@ -74,6 +75,11 @@ def rules_dir() -> Path:
     return _data("rules")
 
 
+def rooms_dir() -> Path:
+    """The folder of the room dialects (one `<room>.yaml` each: how a room's export is read and written)."""
+    return _data("rooms")
+
+
 def schema_path(name: str) -> Path:
     """The installed schema `name` (one of SCHEMAS); ResourceError if it is missing."""
     path = schema_dir() / name
@@ -88,6 +94,9 @@ def missing() -> list[str]:
     problems = [f"schema {schemas / name}" for name in SCHEMAS if not (schemas / name).is_file()]
     if not rules.is_dir() or not any(rules.glob("*.yaml")):
         problems.append(f"built-in rule packs ({rules}/*.yaml)")
+    rooms = rooms_dir()
+    if not rooms.is_dir() or not any(rooms.glob("*.yaml")):
+        problems.append(f"room dialects ({rooms}/*.yaml)")
     return problems
 
 

@@ -3,8 +3,9 @@
     python benchmarks/readers_speed.py [--hands 20000] [--repeat 3] [--profile pokerstars|ohh] [--snapshot FILE]
     python benchmarks/readers_speed.py --target [--scale 1000000] [--formats pokerstars,ohh]
 
-Large files of simulated hands are written once with OUR writers (auditor/export/pokerstars.py and ohh.py,
-the games each format holds) and cached under /tmp/readers_speed (delete it to write them again); the
+Large files of simulated hands are written once with OUR writers (PokerStars by its dialect,
+rooms/pokerstars.yaml; auditor/export/ohh.py; the games each format holds) and cached under /tmp/readers_speed
+(delete it to write them again); the
 corpus's own files (/work/shared/corpus/pokerstars, /ohh) are timed too. For each input it prints, in hands/s
 and microseconds a hand, CPU time (what the machine spent; the wall clock of a shared machine is noise):
 

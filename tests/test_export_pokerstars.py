@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 from auditor.check.packs import builtin_pack_paths, load_pack
-from auditor.export import pokerstars as ps
+from auditor.export.text_room import room_writer
 from auditor.ingest.detect import read_file
 from auditor.ingest.tables import build_tables
 from auditor.model.records import Quarantined, SourceHand
@@ -28,6 +28,7 @@ from auditor.simulate import simulate_hands
 from auditor.simulate.mutate import REGISTRY, prime, register_pack
 from auditor.simulate.verify import _audit, applicable_mutators
 
+ps = room_writer("pokerstars")
 PACKS = {name: load_pack(path) for name, path in builtin_pack_paths().items()}
 PACK_OF = {"holdem": "tda-2024", "omaha": "tda-2024", "five-card-draw": "online-five-card-draw"}
 CORPUS = Path("/work/shared/corpus/pokerstars/hhsmithy")

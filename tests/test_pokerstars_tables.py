@@ -6,8 +6,9 @@ tables equal `build_tables` of the reference's hands at those places (same colum
 `source(i)` is the reference's very hand; every other item (each quarantine entry: code, file, line, reason,
 ids; each reader note; each hand the fast path declined) is the reference's own, in the same order. Held on the
 PokerStars corpus, every PokerStars fixture under tests/ (and their mutants, `test_reader_identity.cases`), the
-rule examples and simulated hands written by our writer (`auditor.export.pokerstars`), byte-level variants of
-them (line ends, blanks, limits, hostile bytes), with the kernels compiled with NUMBA_BOUNDSCHECK=1 (conftest).
+rule examples and simulated hands written by our writer (the dialect's, `auditor.export.text_room`), byte-level
+variants of them (line ends, blanks, limits, hostile bytes), with the kernels compiled with NUMBA_BOUNDSCHECK=1
+(conftest).
 Then audits through both paths give the same findings, coverage, quarantines and per-file counts.
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from auditor.check.packs import resolve_pack
-from auditor.export import pokerstars as ps_export
+from auditor.export.text_room import room_writer
 from auditor.ingest import compiled, pokerstars_tables
 from auditor.ingest.compiled import takes_column_wise
 from auditor.ingest.jsonl import read_jsonl
@@ -41,6 +42,8 @@ from paths_agree import assert_audits_agree, assert_tables_equal  # noqa: E402
 from test_reader_identity import cases  # noqa: E402
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus")
+
+ps_export = room_writer("pokerstars")
 
 
 def assert_same_as_reference(path: Path, limits: Limits = DEFAULT_LIMITS, rule_pack: str = "tda-2024",

@@ -18,13 +18,15 @@ from click.testing import CliRunner
 from auditor import cli
 from auditor.check.packs import resolve_pack
 from auditor.cli import main
-from auditor.export import ohh, pokerstars, writer
+from auditor.export import ohh, writer
 from auditor.ingest.detect import read_file
 from auditor.model.records import SourceHand
 from auditor.simulate import verify as verify_module
 from auditor.simulate.tables import simulate_mixed
 from auditor.simulate.verify import VIA, format_report, verify_pack
 from auditor.simulate.writer import FORMATS
+
+pokerstars = writer("pokerstars")
 
 HANDS = 200
 #: a seed whose 200 hands plant every category both packs have (fixed-limit tables included); others at

@@ -1,10 +1,11 @@
-"""Writers from canonical hands to the rooms' formats: PokerStars text, Open Hand History, PHH.
+"""Writers from canonical hands to the rooms' formats: each text room's dialect, Open Hand History, PHH.
 
 They exist to prove the readers: `auditor verify --via FORMAT` writes every simulated and mutated
 hand in FORMAT, reads it back with that format's reader and audits what comes back, so a reader is
 measured on exactly the hands the canonical log holds (one planted violation each).
 
-Each writer module exposes:
+A text room's writer is its dialect run backwards (`auditor.export.text_room`, from `rooms/<room>.yaml`); OHH
+and PHH have writer modules of their own. Each writer exposes:
 
 - `cannot_express(hand) -> str | None`: why this format cannot hold `hand` (a variant or event the
   format has no words for, e.g. PHH has no seat draw), or None when it can. Verify lists the
@@ -48,11 +49,10 @@ printed it, so the reader records it and a rule reports it.
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import Any
 
-#: format name -> module holding its writer (imported on first use)
+#: format name -> module holding its writer (imported on first use); a room with a dialect has none of its own
 WRITERS: dict[str, str] = {
-    "pokerstars": "auditor.export.pokerstars",
     "ohh": "auditor.export.ohh",
     "phh": "auditor.export.phh",
 }
@@ -60,6 +60,10 @@ WRITERS: dict[str, str] = {
 SUFFIXES: dict[str, str] = {"pokerstars": ".txt", "ohh": ".ohh", "phh": ".phhs"}
 
 
-def writer(name: str) -> ModuleType:
-    """The writer module of format `name` (KeyError for a format with no writer)."""
-    return importlib.import_module(WRITERS[name])
+def writer(name: str) -> Any:
+    """The writer of format `name`: a room's dialect writer or a writer module (KeyError for a format with no
+    writer)."""
+    if name in WRITERS:
+        return importlib.import_module(WRITERS[name])
+    from auditor.export.text_room import room_writer
+    return room_writer(name)

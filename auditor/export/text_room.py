@@ -1,0 +1,639 @@
+"""Canonical hands written as a text room's hand history: the room's dialect (`rooms/<room>.yaml`) run backwards.
+
+Why one writer for every text room: `auditor verify --via ROOM` proves a room's reader by writing simulated
+hands with one planted fault each in the room's text and auditing what the reader gives back. A writer of its
+own per room would be one more description of the format to keep equal to the reader's; here the words are
+the dialect's templates (the same ones the reader compiles) and only the order of statements is code.
+
+What the text cannot carry, and how it is handled (the dialect names the room's own limits in `writes`):
+
+- Hand ids are numbers: an id of digits is kept, any other becomes a number derived from it (`hand_number`:
+  equal ids give equal numbers, so a repeated id stays repeated).
+- Chips: a play-money or tournament hand is written in its own chip units (every amount divided by
+  `stakes.chip_unit`), because the reader takes the smallest unit the text shows as the chip unit; a raked
+  hand in other chips is refused (a rake schedule is in the log's own units, which that count would change).
+  A cash hand is written in its money with the room's decimals and a one-cent chip.
+- Rake: the room states one rake for the hand, in the summary: the rake events become their sum, read back as
+  one `rake` event without a pot, after the awards.
+- Burn cards and the events in `writes.unsayable` have no words: a burn is left out (`HIDDEN_CATEGORIES`
+  names the category for verify), a hand with an unsayable event is not written.
+- A hand the house killed (`kill`) is written as the room does (`P has timed out`, then `P: folds`) where the
+  dialect's `room_folds` convention is `kill`; a fold by a player the text shows absent or without chips
+  behind then cannot be the player's own, and such a hand is not written.
+
+A writer never judges: an illegal action is written as the room would have printed it (a check facing a bet
+is `checks`, an action after a fold is one more line), so the reader records it and a rule reports it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from auditor.ingest.dialect import Dialect, Money, dialect
+from auditor.ingest.jsonl import consistency_error
+
+__all__ = ["RoomWriter", "hand_number", "room_writer"]
+
+#: the chip unit (in the log's integer amounts) a text room's reader takes, since the text states none: a hand
+#: in other chips is written counted in its own unit, which keeps split pots but not a raked hand (verify
+#: simulates a share of its tables in this unit, so a raking pack's rake is measured)
+IMPLIED_CHIP_UNIT = 1
+
+
+def hand_number(hand_id: str) -> str:
+    """The room's hand number for a canonical id: the id itself when it is digits, else a number derived from
+    it (64 bits of BLAKE2b), so equal ids stay equal and different ids stay different."""
+    if hand_id.isascii() and hand_id.isdigit() and len(hand_id) <= 30:
+        return hand_id
+    digest = hashlib.blake2b(hand_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return str(int.from_bytes(digest, "big"))
+
+
+def room_writer(room: str) -> RoomWriter:
+    """The writer of the room with dialect `room` (KeyError if there is none)."""
+    try:
+        return RoomWriter(dialect(room))
+    except FileNotFoundError as exc:
+        raise KeyError(room) from exc
+
+
+class RoomWriter:
+    """A text room's writer (the interface `auditor.export` documents), from its dialect."""
+
+    IMPLIED_CHIP_UNIT = IMPLIED_CHIP_UNIT
+
+    def __init__(self, spoken: Dialect) -> None:
+        self.dialect = spoken
+        self.SUFFIX = spoken.data["suffix"]
+        self.HIDDEN_CATEGORIES = dict(spoken.data["writes"]["hidden_categories"])
+        self.unsayable = dict(spoken.data["writes"]["unsayable"])
+        syntax = spoken.syntax
+        self.games = {g["variant"]: g["name"] for g in reversed(syntax["games"]) if "variant" in g}
+        self.limits: dict[str, str] = {}
+        for words, structure in syntax["structures"].items():
+            if isinstance(structure, str):
+                self.limits[structure] = words  # the last name of a structure is the one the room prints
+        self.streets = syntax["streets"]
+        self.zone = ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]])
+        self.kills = spoken.convention("room_folds") == "kill"
+
+    hand_number = staticmethod(hand_number)
+
+    # -- what the text can hold ----------------------------------------------------------------------------
+
+    def _expected_stakes(self, hand: dict) -> dict[str, Any]:
+        """The stakes the room's reader derives from the text this writer prints for `hand`."""
+        stakes = hand["stakes"]
+        unit = stakes["chip_unit"]
+        out: dict[str, Any] = {}
+        if hand["structure"] == "fixed-limit":
+            units = stakes.get("bet_units") or []
+            small, big = (units[0], units[-1]) if units else (0, 0)
+            sb = next((e["amount"] for e in hand["events"] if e["kind"] == "post" and e["post"] == "blind"
+                       and e.get("blind") == 1 and not e.get("all_in")), None)
+            if sb is None:  # the reader halves the small bet, counted in the chips the text shows
+                sb = (small // unit) // 2 * unit
+            out["blinds"] = [sb, small]
+            out["bet_units"] = [small, big] if hand["variant"] == "five-card-draw" else [small, small, big, big]
+        else:
+            out["blinds"] = list(stakes.get("blinds", []))
+        antes = [e["amount"] for e in hand["events"] if e["kind"] == "post" and e["post"] == "ante"]
+        if antes:
+            out["ante"] = max(antes)
+        out["chip_unit"] = unit
+        return out
+
+    def cannot_express(self, hand: dict) -> str | None:
+        """Why the room's text cannot hold `hand`, or None when it can (see the module docstring)."""
+        room = self.dialect.title
+        unplaced = consistency_error(hand)
+        if unplaced:  # the writer would have no player to put the event on
+            return f"the hand cannot be replayed: {unplaced}"
+        variant, structure = hand.get("variant"), hand.get("structure")
+        if variant not in self.games:
+            return f"{room} deals no {variant} (it has {', '.join(self.games)})"
+        if structure not in self.limits:
+            return f"{room} has no {structure} games"
+        stakes = hand["stakes"]
+        extra = sorted(set(stakes) - {"blinds", "chip_unit", "bet_units", "ante"})
+        if extra:
+            return f"{room} text has no words for stakes {', '.join(extra)}"
+        if len(stakes.get("blinds", [])) != 2:
+            return f"{room} tables have two blinds, this one {len(stakes.get('blinds', []))}"
+        places = self.dialect.syntax["amount"]["cash_places"]
+        if hand.get("currency") is not None and (hand.get("money_scale", 1) != 10 ** places
+                                                 or stakes["chip_unit"] != 1):
+            units = "cents" if places == 2 else f"units of 1/{10 ** places}"
+            return (f"a {room} cash game counts in {units} with a chip of one; this hand has money_scale "
+                    f"{hand.get('money_scale', 1)} and chip unit {stakes['chip_unit']}")
+        expected = self._expected_stakes(hand)
+        if {k: v for k, v in stakes.items() if k in expected} != expected or set(stakes) != set(expected):
+            return (f"the stakes {stakes} are not what {room} text states ({expected}: a limit header gives the "
+                    "bets, the small blind is read from its post and the ante from the antes posted)")
+        return (self._names_problem(hand) or self._events_problem(hand) or self._order_problem(hand)
+                or self._posts_problem(hand) or self._amounts_problem(hand))
+
+    def _names_problem(self, hand: dict) -> str | None:
+        """A table or player name the room's lines cannot keep: the reader splits lines on CR and LF, cuts
+        blanks and byte-order marks at both ends of a line, and reads `*** ... ***` lines as markers."""
+        for what, name in [("table", hand["table_id"])] + [("player", s["player"]) for s in hand["seats"]]:
+            if "\n" in name or "\r" in name:
+                return f"{what} {name!r} holds a line break"
+            if name != name.strip(" \t\ufeff"):
+                return f"{what} {name!r} starts or ends in a blank, which the room's lines do not keep"
+            if name.startswith("*** "):
+                return f"{what} {name!r} reads as a street marker"
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{what} {name!r} is not valid Unicode text"
+        room = self.dialect.title
+        if len({s["player"] for s in hand["seats"]}) < len(hand["seats"]):
+            return (f"one player name in two seats: {room} lines name the player, not the seat, so the text "
+                    "cannot say which of the two seats acts")
+        if any(s.get("status", "active") not in ("active", "sitting_out") for s in hand["seats"]):
+            return f"{room} marks an absent seat only as sitting out (no 'new' or 'away')"
+        return None
+
+    def _events_problem(self, hand: dict) -> str | None:
+        room = self.dialect.title
+        unit = hand["stakes"]["chip_unit"]
+        events = hand["events"]
+        unsayable = next((e["kind"] for e in events if e["kind"] in self.unsayable), None)
+        if unsayable:
+            return f"{room} text has no words for {self.unsayable[unsayable]}"
+        if hand["variant"] != "five-card-draw" and any(e["kind"] == "draw" for e in events):
+            return f"{room} text has no draw street in {hand['variant']} (its reader refuses one as damaged)"
+        if not events or events[0]["kind"] != "button" or sum(e["kind"] == "button" for e in events) != 1:
+            return f"{room} names one button, before the hand starts"
+        for e in events:
+            if e["kind"] == "post" and e["post"] == "blind" and e.get("blind") not in (1, 2):
+                return f"{room} has no third blind"
+            for key in ("amount", "to") if e["kind"] == "action" else ("amount",):
+                if key in e and e[key] % unit:
+                    return f"an amount ({e[key]}) that is not a whole number of chips of {unit}"
+            if e["kind"] == "deal" and e["to"] != "burn":
+                cards = e["cards"]
+                if e["to"] == "board" and "??" in cards:
+                    return f"a community card whose face the log does not know ({room} prints every board card)"
+                if e["to"] == "hole" and "??" in cards and len(set(cards)) > 1:
+                    return f"hole cards partly known ({room} prints a hand whole or not at all)"
+            if e["kind"] == "draw" and "??" in e["receive"] and len(set(e["receive"])) > 1:
+                return "drawn cards partly known"
+        if any(s["stack"] % unit for s in hand["seats"]):
+            return f"a stack that is not a whole number of chips of {unit}"
+        if unit != 1 and any(e["kind"] == "rake" for e in events):
+            return (f"a raked hand in chips of {unit}: {room} text states no chip unit, so this writer counts "
+                    "chips in the hand's unit, which would move the rake against a schedule in the log's own units")
+        boards = sum(e["kind"] == "deal" and e["to"] == "board" for e in events)
+        if boards > len(self.streets):
+            return f"{boards} community-card deals ({room} names {len(self.streets)}: {', '.join(self.streets)})"
+        return None
+
+    def _order_problem(self, hand: dict) -> str | None:
+        """The reader places the hole cards at the hole-cards marker, after the posts and clockwise from the
+        button, dealing every seat not sitting out (a sitting-out player who posts is dealt in)."""
+        room = self.dialect.title
+        events = hand["events"]
+        i = 1
+        while i < len(events) and events[i]["kind"] == "post":
+            i += 1
+        start = i
+        while i < len(events) and events[i]["kind"] == "deal" and events[i]["to"] == "hole":
+            i += 1
+        dealt = [e["seat"] for e in events[start:i]]
+        if any(e["kind"] == "deal" and e["to"] == "hole" for e in events[i:]):
+            return f"hole cards dealt after the betting began ({room} deals them all at once)"
+        if any(e["kind"] == "post" for e in events[i:]):
+            return f"a post after the cards were dealt ({room} prints the posts before the hole cards)"
+        if not dealt:
+            return "nobody was dealt in"
+        posted = {e["seat"] for e in events[1:start]}
+        live = {s["seat"] for s in hand["seats"] if s.get("status", "active") != "sitting_out" or s["seat"] in posted}
+        if not live <= set(dealt):
+            return f"a seat neither sitting out nor dealt in ({room} deals every seat not sitting out)"
+        if len(set(dealt)) != len(dealt):
+            return "a seat dealt two hands"
+        return None
+
+    def _posts_problem(self, hand: dict) -> str | None:
+        """Posts the reader can tell apart: a made-up big blind reads as a big blind post only after the
+        table's big blind posted, a dead small blind as a small blind post only after the small blind, and
+        both together as one post of both blinds."""
+        room = self.dialect.title
+        events = hand["events"]
+        bb = hand["stakes"]["blinds"][1]
+        seen = {1: False, 2: False}
+        i = 1
+        while i < len(events) and events[i]["kind"] == "post":
+            e = events[i]
+            nxt = events[i + 1] if i + 1 < len(events) else {}
+            if e["post"] == "blind":
+                if seen[e["blind"]]:
+                    return f"blind {e['blind']} posted twice"
+                seen[e["blind"]] = True
+            elif e["post"] == "missed":
+                if nxt.get("kind") == "post" and nxt.get("post") == "dead" and nxt["seat"] == e["seat"]:
+                    if e["amount"] != bb:
+                        return f"a made-up blind and dead money that {room} would print as one post of both blinds"
+                    i += 1
+                elif not seen[2]:
+                    return f"a made-up big blind posted before the big blind ({room} would read it as the big blind)"
+            elif e["post"] == "dead" and not seen[1]:
+                return f"dead money posted before the small blind ({room} would read it as the small blind)"
+            i += 1
+        return None
+
+    def _amounts_problem(self, hand: dict) -> str | None:
+        """The room states a call's and a bet's chips, a raise's round total: an action whose total and chips
+        added disagree (one of them wrong in the log) has no words. And where the room's folds are kills, the
+        reader takes a fold by a seat with no chips behind, or listed as sitting out, or timed out, for the room
+        killing the hand: such a fold cannot be the player's own in this text."""
+        room = self.dialect.title
+        round_in: dict[int, int] = {}
+        first_draw = True
+        left = {s["seat"]: s["stack"] for s in hand["seats"]}
+        posted = {e["seat"] for e in hand["events"] if e["kind"] == "post"}
+        absent = {s["seat"] for s in hand["seats"] if s.get("status") == "sitting_out" and s["seat"] not in posted}
+        for e in hand["events"]:
+            kind = e["kind"]
+            if kind in ("post", "action") and "amount" in e:
+                left[e["seat"]] = left.get(e["seat"], 0) - e["amount"]
+            elif kind == "return":
+                left[e["seat"]] = left.get(e["seat"], 0) + e["amount"]
+            elif kind == "kill":
+                absent.add(e["seat"])
+            if self.kills and kind == "action" and e["action"] == "fold" \
+                    and (left.get(e["seat"]) == 0 or e["seat"] in absent):
+                return (f"a fold by a player with no chips behind or shown absent: {room} text reads it as the "
+                        "room killing the hand")
+            if kind == "action" and e["action"] in ("call", "bet", "raise"):
+                absent.discard(e["seat"])
+            if kind == "deal" and e["to"] == "board":
+                round_in = {}
+            elif kind == "draw" and first_draw:
+                first_draw = False
+                round_in = {}
+            elif kind == "post" and e["post"] in ("blind", "straddle", "missed"):
+                round_in[e["seat"]] = round_in.get(e["seat"], 0) + e["amount"]
+            elif kind == "return":
+                round_in[e["seat"]] = round_in.get(e["seat"], 0) - e["amount"]
+            elif kind == "action" and e["action"] in ("call", "bet", "raise"):
+                before = round_in.get(e["seat"], 0)
+                if e["to"] - before != e["amount"]:
+                    return (f"an action's round total disagrees with the chips it added: {room} states one of "
+                            "the two numbers, never both")
+                round_in[e["seat"]] = e["to"]
+        return None
+
+    # -- writing ---------------------------------------------------------------------------------------------
+
+    def money(self, hand: dict) -> Money:
+        """Amounts as the text shows them: chips counted in the hand's chip unit, or money in cents."""
+        currency = hand.get("currency")
+        if currency:
+            return self.dialect.money(currency, self.dialect.syntax["amount"]["cash_places"])
+        unit = hand["stakes"]["chip_unit"]
+        return Money("", 0, unit)
+
+    def stamp(self, started_at: str | None) -> str | None:
+        """The start in the room's own clock and words (`2024/01/01 0:13:30 ET`)."""
+        if not started_at:
+            return None
+        try:
+            moment = datetime.fromisoformat(started_at)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        local = moment.astimezone(self.zone)
+        return self.dialect.time.write({
+            "year": f"{local.year:04d}", "month": f"{local.month:02d}", "day": f"{local.day:02d}", "sep": " ",
+            "hour": local.hour, "minute": f"{local.minute:02d}", "second": f"{local.second:02d}", "zoned": True,
+            "zone": self.dialect.syntax["time"]["written_zone"]})
+
+    def format_hand(self, hand: dict) -> list[str]:
+        """The lines of one hand (call only when `cannot_express` said None)."""
+        return _Hand(self, hand).lines()
+
+    def write_hands(self, hands: Iterable[dict], path: str | Path) -> int:
+        """Write the hands (each one `cannot_express` accepts) to one file of the room's text, in order,
+        separated by blank lines as the room does; returns how many were written. UTF-8, no byte-order mark."""
+        count = 0
+        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+            for hand in hands:
+                problem = self.cannot_express(hand)
+                if problem:
+                    raise ValueError(f"hand {hand.get('hand_id')!r} cannot be written as {self.dialect.title} text: "
+                                     f"{problem}")
+                if count:
+                    stream.write("\n\n")
+                stream.write("\n".join(self.format_hand(hand)) + "\n")
+                count += 1
+        return count
+
+    # -- how the reader gives the hand back ------------------------------------------------------------------
+
+    def event_index(self, hand: dict) -> list[int | None]:
+        """For each event of `hand`, its index in the hand read back from the text (None for a burn, which the
+        room does not print; hole deals in the reader's order): how verify finds a planted event in what the
+        reader gives back."""
+        return _read_order(hand, inverse=True)
+
+    def carried(self, hand: dict) -> dict:
+        """`hand` as the room's reader should give it back from this writer's text: what the format carries.
+
+        The id becomes its hand number, the room the dialect's title, the time whole seconds in the room's
+        written zone, chips of a play-money hand count in its chip unit (chip_unit 1), burns and event times go,
+        an all-in is marked on every post or action that leaves the seat without chips, a seat's status is
+        kept only when sitting out and not posting, and `money_scale` is the room's. The rule pack is kept.
+        """
+        unit = 1 if hand.get("currency") else hand["stakes"]["chip_unit"]
+        posted = {e["seat"] for e in hand["events"] if e["kind"] == "post"}
+        out: dict[str, Any] = {"hand_id": hand_number(hand["hand_id"]), "table_id": hand["table_id"],
+                               "room": self.dialect.title}
+        if self.stamp(hand.get("started_at")):
+            moment = datetime.fromisoformat(hand["started_at"])
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            out["started_at"] = moment.astimezone(self.zone).replace(microsecond=0).isoformat()
+        out.update(variant=hand["variant"], structure=hand["structure"])
+        if hand.get("currency"):
+            out["currency"] = hand["currency"]
+        out["money_scale"] = 10 ** self.dialect.syntax["amount"]["cash_places"] if hand.get("currency") else 1
+        stakes = {k: ([x // unit for x in v] if isinstance(v, list) else v // unit)
+                  for k, v in self._expected_stakes(hand).items()}
+        stakes["chip_unit"] = 1
+        out["stakes"] = stakes
+        out["max_seats"] = hand["max_seats"]
+        out["rule_pack"] = hand["rule_pack"]
+        seats = []
+        left: dict[int, int] = {}
+        for s in sorted(hand["seats"], key=lambda s: s["seat"]):
+            entry: dict[str, Any] = {"seat": s["seat"], "player": s["player"], "stack": s["stack"] // unit}
+            if s.get("status") == "sitting_out" and s["seat"] not in posted:
+                entry["status"] = "sitting_out"
+            seats.append(entry)
+            left[s["seat"]] = s["stack"]
+        events: list[dict | None] = []
+        for e in hand["events"]:
+            if e["kind"] == "deal" and e["to"] == "burn":
+                events.append(None)
+                continue
+            c = {k: v for k, v in e.items() if k not in ("t", "all_in")}
+            if e["kind"] in ("post", "action") and "amount" in e:
+                left[e["seat"]] -= e["amount"]
+                if e.get("all_in") or left[e["seat"]] == 0:
+                    c["all_in"] = True
+            elif e["kind"] == "return":
+                left[e["seat"]] += e["amount"]
+            for key in ("amount", "to") if e["kind"] == "action" else ("amount",):
+                if key in c:
+                    c[key] //= unit
+            events.append(c)
+        out["seats"] = seats
+        out["events"] = [events[i] for i in _read_order(hand)]
+        if any(e["kind"] == "rake" for e in out["events"]):  # one rake for the hand, from no pot in particular
+            out["events"][-1] = {"kind": "rake",
+                                 "amount": sum(e["amount"] for e in events if e and e["kind"] == "rake")}
+        return out
+
+
+def _deal_order(hand: dict) -> list[int]:
+    """The hole deals of `hand` (event indices) in the order the reader lists them: the text prints no order
+    of dealing, so the reader deals clockwise from the button, then any seat dealt while sitting out."""
+    events = hand["events"]
+    button = events[0]["seat"]
+    posted = {e["seat"] for e in events if e["kind"] == "post"}
+    live = {s["seat"] for s in hand["seats"] if s.get("status", "active") != "sitting_out" or s["seat"] in posted}
+    deals = [i for i, e in enumerate(events) if e["kind"] == "deal" and e["to"] == "hole"]
+    return sorted(deals, key=lambda i: (events[i]["seat"] not in live, (events[i]["seat"] - button - 1) % 10))
+
+
+def _read_order(hand: dict, inverse: bool = False) -> list:
+    """The canonical event indices in the order the reader gives the events back (burns dropped, hole deals in
+    dealing order, the rake once and last); with `inverse`, for each canonical event its index read back (a
+    second rake event has none: the text states their sum)."""
+    events = hand["events"]
+    slots = iter(_deal_order(hand))
+    order = []
+    for i, e in enumerate(events):
+        if (e["kind"] == "deal" and e["to"] == "burn") or e["kind"] == "rake":
+            continue
+        order.append(next(slots) if e["kind"] == "deal" and e["to"] == "hole" else i)
+    order += [i for i, e in enumerate(events) if e["kind"] == "rake"][:1]
+    if not inverse:
+        return order
+    back: list[int | None] = [None] * len(events)
+    for k, i in enumerate(order):
+        back[i] = k
+    return back
+
+
+_POSTS = {"small blind": "post_small_blind", "big blind": "post_big_blind", "both": "post_both_blinds",
+          "straddle": "post_straddle", "ante": "post_ante"}
+
+
+class _Hand:
+    """One hand being written: the statements in the order the room prints them, each by its template."""
+
+    def __init__(self, writer: RoomWriter, hand: dict) -> None:
+        self.writer, self.hand = writer, hand
+        self.line = writer.dialect.lines
+        self.money = writer.money(hand)
+        self.seats = {s["seat"]: s for s in hand["seats"]}
+        self.name = {n: s["player"] for n, s in self.seats.items()}
+        self.left = {n: s["stack"] for n, s in self.seats.items()}
+        self.out: list[str] = []
+
+    def say(self, kind: str, **values: Any) -> None:
+        self.out.append(self.line[kind].write(values, self.money))
+
+    def lines(self) -> list[str]:
+        writer, hand, say = self.writer, self.hand, self.say
+        events = hand["events"]
+        self.head()
+        round_in: dict[int, int] = {}
+        hand_now: dict[int, list[str]] = {}
+        put_in = 0
+        button = events[0]["seat"]
+        roles: dict[int, list[str]] = {button: ["button"]}
+        folded: dict[int, int] = {}
+        streets = 0
+        drawn = False
+        shown: dict[int, list[str]] = {}
+        mucked: set[int] = set()
+        won: dict[int, int] = {}
+        side_pots = any(e["kind"] == "award" and e["pot"] > 0 for e in events)
+        board: list[str] = []
+        last_play = max((i for i, e in enumerate(events) if e["kind"] in ("action", "draw", "kill")
+                         or (e["kind"] == "deal" and e["to"] == "board")), default=0)
+        contested = len({e["seat"] for e in events if e["kind"] == "deal" and e["to"] == "hole"}
+                        - {e["seat"] for e in events if e.get("action") == "fold" or e["kind"] == "kill"}) > 1
+        showdown_at = next((i for i, e in enumerate(events) if i > last_play
+                            and (e["kind"] in ("show", "muck") or (contested and e["kind"] == "award"))), None)
+        hole_written = False
+        skip = False
+        pots = writer.dialect.syntax["pots"]
+        for i, e in enumerate(events[1:], 1):
+            if skip:
+                skip = False
+                continue
+            kind = e["kind"]
+            if i == showdown_at:
+                say("show_down")
+            seat = e.get("seat")
+            if kind == "post":
+                amount = e["amount"]
+                nxt = events[i + 1] if i + 1 < len(events) else {}
+                if e["post"] == "missed" and nxt.get("kind") == "post" and nxt.get("post") == "dead" \
+                        and nxt["seat"] == seat:
+                    amount += nxt["amount"]
+                    skip = True
+                    round_in[seat] = round_in.get(seat, 0) + e["amount"]
+                    what = "both"
+                elif e["post"] == "blind":
+                    what = "small blind" if e["blind"] == 1 else "big blind"
+                    roles.setdefault(seat, []).append(what)
+                    round_in[seat] = round_in.get(seat, 0) + amount
+                elif e["post"] in ("missed", "straddle"):
+                    what = "big blind" if e["post"] == "missed" else "straddle"
+                    round_in[seat] = round_in.get(seat, 0) + amount
+                else:
+                    what = "small blind" if e["post"] == "dead" else "ante"
+                self.left[seat] -= amount
+                put_in += amount
+                say(_POSTS[what], player=self.name[seat], amount=amount, all_in=self.all_in(seat, e))
+            elif kind == "deal" and e["to"] == "hole":
+                if not hole_written:
+                    say("hole_cards")
+                    hole_written = True
+                if "??" not in e["cards"]:
+                    hand_now[seat] = list(e["cards"])
+                    say("dealt", player=self.name[seat], cards=e["cards"])
+            elif kind == "deal" and e["to"] == "board":
+                street = writer.streets[streets]
+                if board:
+                    say("next_board", street=street, board=board, cards=e["cards"])
+                else:
+                    say("first_board", street=street, cards=e["cards"])
+                board += e["cards"]
+                streets += 1
+                round_in = {}
+            elif kind == "deal":  # a burn: the room prints none
+                continue
+            elif kind == "kill":  # the room folds for a player who did not act in time
+                folded.setdefault(seat, streets + (1 if drawn else 0))
+                say("timed_out", player=self.name[seat])
+                say("fold", player=self.name[seat])
+            elif kind == "action":
+                verb = e["action"]
+                who = self.name[seat]
+                if verb == "fold":
+                    folded.setdefault(seat, streets + (1 if drawn else 0))
+                    say("fold", player=who)
+                elif verb == "check":
+                    say("check", player=who)
+                else:
+                    current = max(round_in.values(), default=0)
+                    self.left[seat] -= e["amount"]
+                    put_in += e["amount"]
+                    round_in[seat] = e["to"]
+                    say(verb, player=who, amount=e["amount"], by=max(e["to"] - current, 0), to=e["to"],
+                        all_in=self.all_in(seat, e))
+            elif kind == "draw":
+                if not drawn:
+                    say("draw_round", street=writer.dialect.syntax["draws"][0])
+                    drawn = True
+                    round_in = {}
+                discard, receive = e["discard"], e["receive"]
+                if not discard:
+                    say("stand_pat", player=self.name[seat])
+                    continue
+                say("discard", player=self.name[seat], count=len(discard), plural=len(discard) != 1,
+                    shown="??" not in discard, cards=discard)
+                if "??" not in receive:  # (none received for a discard: `[]`, as it happened)
+                    kept = [c for c in hand_now.get(seat, []) if c not in discard]
+                    hand_now[seat] = kept + list(receive)
+                    say("redealt", player=self.name[seat], kept=kept, cards=receive)
+            elif kind == "show":
+                shown[seat] = list(e["cards"])
+                say("show", player=self.name[seat], cards=e["cards"])
+            elif kind == "muck":
+                mucked.add(seat)
+                say("muck", player=self.name[seat])
+            elif kind == "return":
+                round_in[seat] = round_in.get(seat, 0) - e["amount"]
+                self.left[seat] += e["amount"]
+                put_in -= e["amount"]
+                say("uncalled", amount=e["amount"], player=self.name[seat])
+            elif kind == "award":
+                won[seat] = won.get(seat, 0) + e["amount"]
+                pot = ((pots["main"] if side_pots else pots["only"]) if e["pot"] == 0
+                       else pots["side"].replace("{pot:int}", str(e["pot"])))
+                say("collect", player=self.name[seat], amount=e["amount"], pot=pot)
+            # rake: stated in the summary
+        if showdown_at is None and contested:
+            say("show_down")
+        self.summary(put_in, board, roles, shown, won, folded, mucked)
+        return self.out
+
+    def all_in(self, seat: int, event: dict) -> bool:
+        return bool(event.get("all_in")) or self.left[seat] == 0
+
+    def head(self) -> None:
+        writer, hand = self.writer, self.hand
+        stakes = hand["stakes"]
+        if hand["structure"] == "fixed-limit":
+            small, big = stakes["bet_units"][0], stakes["bet_units"][-1]
+        else:
+            small, big = stakes["blinds"]
+        stamp = writer.stamp(hand.get("started_at"))
+        header = writer.dialect.header
+        self.out.append(header["write"].write({
+            "hand_id": hand_number(hand["hand_id"]),
+            "game": f"{writer.games[hand['variant']]} {writer.limits[hand['structure']]}",
+            "small": small, "big": big, "cash": bool(hand.get("currency")), "currency": hand.get("currency"),
+            "stamped": stamp is not None, "stamp": stamp}, self.money))
+        self.out.append(header["table"].write({"table": hand["table_id"], "sized": True,
+                                               "max_seats": hand["max_seats"], "button": hand["events"][0]["seat"]}))
+        for n in sorted(self.seats):
+            away = self.seats[n].get("status") == "sitting_out"
+            self.say("seat", seat=n, player=self.name[n], stack=self.seats[n]["stack"], status=away,
+                     status_text=" is sitting out")
+
+    def summary(self, put_in: int, board: list[str], roles: dict[int, list[str]], shown: dict[int, list[str]],
+                won: dict[int, int], folded: dict[int, int], mucked: set[int]) -> None:
+        writer, hand, say = self.writer, self.hand, self.say
+        events = hand["events"]
+        syntax = writer.dialect.syntax
+        words = writer.dialect.data["summary"]["roles"]
+        results = writer.dialect.results
+        rakes = [e["amount"] for e in events if e["kind"] == "rake"]
+        say("summary")
+        say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes))
+        if board:
+            say("board", cards=board)
+        dealt = [e["seat"] for e in events if e["kind"] == "deal" and e["to"] == "hole"]
+        for seat in sorted(dict.fromkeys(dealt)):
+            role = "".join(words[r.replace(" ", "_")] for r in roles.get(seat, []))
+            if seat in shown:
+                result = results["showed_won" if seat in won else "showed_lost"].write(
+                    {"cards": shown[seat], "amount": won.get(seat)}, self.money)
+            elif seat in won:
+                result = results["collected"].write({"amount": won[seat]}, self.money)
+            elif seat in folded:
+                where = folded[seat]
+                at = (syntax["folded_at_draw"][min(where, 1)] if hand["variant"] == "five-card-draw"
+                      else syntax["folded_at"][min(where, 3)])
+                result = results["folded"].write({"where": at})
+            elif seat in mucked:
+                result = results["mucked"].write({})
+            else:
+                result = results["lost"].write({})
+            say("summary_seat", seat=seat, player=self.name[seat], roles=role, result=result)

@@ -1,0 +1,307 @@
+"""Room dialects: a room's hand-history export described as data (`rooms/<room>.yaml`) and compiled once.
+
+Why data: every room writes the same facts (seats, posts, bets, boards, awards) in its own words, and the
+anchors that wrote one converter class per room (800-2,400 lines each) broke whenever a room changed a line.
+A dialect holds the room's words as line *templates*, its syntax (amounts, cards, times, game names) as
+tables and its export habits as named *conventions*; one engine reads every dialect, and the same templates,
+run backwards, write the room's text (so `verify --via ROOM` proves each room with the mutation suite).
+
+A template is text with typed fields: `{player:player}: raises {by:amount} to {to:amount}{all_in?: and is
+all-in}`. `{name:type}` is a field; `{name?:text}` an optional part (the flag `name` says whether it is
+there; it may hold fields). A template compiles into a regular expression with a named group per field
+(`Template.pattern`) and writes itself from values (`Template.write`). The types are `FIELD_TYPES`; a
+dialect's `syntax` gives the room's words for the types that are the room's own (amounts, streets, pots).
+
+The dialect files are checked against `schemas/dialect.schema.json` when loaded; a broken dialect is an
+installation fault (`DialectError`), never a verdict on a hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FIELD_TYPES", "Dialect", "DialectError", "Money", "Template", "dialect", "room_names"]
+
+#: a field's type -> what it matches (`{}` marks a pattern the dialect's syntax supplies)
+FIELD_TYPES = {
+    "int": r"\d+",
+    "amount": "{amount}",
+    "cards": r"[^\]]*",
+    "player": r".+?",
+    "text": r".*?",
+    "word": r"\S+",
+    "words": r"(?:[\w']+ ){0,3}?",
+    "code": r"\b[A-Z]{3}\b",
+    "zone": r"[A-Z]{2,5}",
+    "time_sep": r" - | ",
+    "hand_word": r"Hand|Game",
+    "street": "{street}",
+    "draw": "{draw}",
+    "pot": "{pot}",
+    "pot_list": r".*?",
+    "roles": "{roles}",
+    "seat_status": r" is sitting out| out of hand.*| will be allowed to play after the button",
+    "bracketless": r"[^()]*",
+    "time": "{time}",
+}
+_FIELD = re.compile(r"\{(?P<name>\w+)(?P<optional>\?)?:")
+
+
+class DialectError(ValueError):
+    """A dialect file that cannot be used (missing, not YAML, against its schema, a template that does not
+    compile): a broken installation or a dialect being written, reported once with the file's name."""
+
+
+@dataclass(frozen=True)
+class Lit:
+    text: str
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Maybe:
+    name: str
+    parts: tuple[Lit | Field | Maybe, ...]
+
+
+Part = Lit | Field | Maybe
+
+
+def parse_template(text: str) -> tuple[Part, ...]:
+    """A template's parts (`{name:type}` fields and `{name?:...}` optional parts, which nest)."""
+    parts, _ = _parse(text, 0, top=True)
+    return parts
+
+
+def _parse(text: str, at: int, top: bool) -> tuple[tuple[Part, ...], int]:
+    parts: list[Part] = []
+    literal: list[str] = []
+    while at < len(text):
+        char = text[at]
+        if char == "}" and not top:
+            break
+        match = _FIELD.match(text, at) if char == "{" else None
+        if match is None:
+            if char in "{}":
+                raise DialectError(f"unbalanced brace at {at} in template {text!r}")
+            literal.append(char)
+            at += 1
+            continue
+        if literal:
+            parts.append(Lit("".join(literal)))
+            literal = []
+        name, at = match["name"], match.end()
+        if match["optional"]:
+            inner, at = _parse(text, at, top=False)
+            parts.append(Maybe(name, inner))
+        else:
+            close = text.find("}", at)
+            kind = text[at:close]
+            if close < 0 or kind not in FIELD_TYPES:
+                raise DialectError(f"field {name!r} of unknown type {kind!r} in template {text!r}")
+            parts.append(Field(name, kind))
+            at = close
+        if at >= len(text) or text[at] != "}":
+            raise DialectError(f"unclosed field {name!r} in template {text!r}")
+        at += 1
+    if not top and (at >= len(text) or text[at] != "}"):
+        raise DialectError(f"unclosed optional part in template {text!r}")
+    if literal:
+        parts.append(Lit("".join(literal)))
+    return tuple(parts), at
+
+
+@dataclass(frozen=True)
+class Money:
+    """Amounts as a room prints them: an integer count of the hand's units (`places` decimals; a cash amount
+    with its currency's symbol) written and read in the dialect's syntax."""
+
+    symbol: str
+    places: int
+    #: chips of a play-money or tournament hand are printed counted in this unit (the text states none)
+    unit: int = 1
+
+    def __call__(self, amount: int) -> str:
+        if self.places == 0:
+            return f"{self.symbol}{amount // self.unit}"
+        whole, part = divmod(amount, 10 ** self.places)
+        return f"{self.symbol}{whole}.{part:0{self.places}d}"
+
+
+@dataclass(frozen=True)
+class Template:
+    """One kind of line: its parts, the regular expression that reads it and the text that writes it."""
+
+    kind: str
+    source: str
+    parts: tuple[Part, ...]
+    pattern: re.Pattern[str]
+
+    def write(self, values: Mapping[str, Any], money: Money | None = None) -> str:
+        """The line for `values` (a field's value: an int, an amount in the hand's units, a list of cards or a
+        text; an optional part is written when its flag is true)."""
+        return "".join(_write(part, values, money) for part in self.parts)
+
+    def read(self, line: str) -> dict[str, str | None] | None:
+        """The fields of `line` as texts (None for an optional part not there), or None when it is not this
+        kind of line."""
+        match = self.pattern.fullmatch(line)
+        return None if match is None else match.groupdict()
+
+
+def _write(part: Part, values: Mapping[str, Any], money: Money | None) -> str:
+    if isinstance(part, Lit):
+        return part.text
+    if isinstance(part, Maybe):
+        return "".join(_write(p, values, money) for p in part.parts) if values.get(part.name) else ""
+    value = values[part.name]
+    if part.type == "amount":
+        if money is None:
+            raise ValueError(f"amount {part.name} written without the hand's money")
+        return money(value)
+    if part.type == "cards":
+        return " ".join(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """A room's export, compiled: its templates by kind, syntax tables and conventions."""
+
+    room: str
+    title: str
+    source: Path
+    data: dict[str, Any]
+    lines: dict[str, Template]
+    quiet: tuple[Template, ...]
+    header: dict[str, Template]
+    results: dict[str, Template]
+    time: Template
+    zones: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def syntax(self) -> dict[str, Any]:
+        return self.data["syntax"]
+
+    def convention(self, name: str) -> Any:
+        """A convention's value (KeyError for one the dialect does not declare: never guessed)."""
+        return self.data["conventions"][name]["value"]
+
+    def money(self, currency: str | None, places: int) -> Money:
+        """How this room prints amounts of `currency` (None: chips) with `places` decimals."""
+        symbols = {code: symbol for symbol, code in self.syntax["amount"]["symbols"].items()}
+        return Money(symbols.get(currency, "") if currency else "", places)
+
+
+def _amount_pattern(amount: dict[str, Any]) -> str:
+    symbols = "".join(re.escape(s) for s in amount["symbols"])
+    thousands, decimal = re.escape(amount["thousands"]), re.escape(amount["decimal"])
+    return rf"[{symbols}]?(?:\d{{1,3}}(?:{thousands}\d{{3}})+|\d+)(?:{decimal}\d+)?"
+
+
+def _alternatives(words: list[str]) -> str:
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+class _Compiler:
+    """Templates to regular expressions, with the dialect's own patterns for its syntax's types."""
+
+    def __init__(self, syntax: dict[str, Any]) -> None:
+        pots = syntax["pots"]
+        self.own = {
+            "amount": _amount_pattern(syntax["amount"]),
+            "street": _alternatives(syntax["streets"]),
+            "draw": _alternatives(syntax["draws"]),
+            "pot": "|".join([re.escape(pots["only"]), re.escape(pots["main"]),
+                             re.escape(pots["side"]).replace(re.escape("{pot:int}"), r"\d+")]),
+            "roles": "(?: \\((?:button|small blind|big blind)\\))*",
+        }
+        self.own["time"] = self.regex(parse_template(syntax["time"]["pattern"]))
+
+    def regex(self, parts: tuple[Part, ...]) -> str:
+        out = []
+        for part in parts:
+            if isinstance(part, Lit):
+                out.append(re.escape(part.text))
+            elif isinstance(part, Maybe):
+                out.append(f"(?P<{part.name}>{self.regex(part.parts)})?")
+            else:
+                body = FIELD_TYPES[part.type]
+                if body.startswith("{"):
+                    body = self.own[body[1:-1]]
+                out.append(f"(?P<{part.name}>{body})")
+        return "".join(out)
+
+    def template(self, kind: str, source: str, flags: int = 0) -> Template:
+        parts = parse_template(source)
+        try:
+            pattern = re.compile(self.regex(parts), flags)
+        except re.error as exc:
+            raise DialectError(f"template {kind!r} does not compile: {exc}") from exc
+        return Template(kind, source, parts, pattern)
+
+
+def _rooms_dir() -> Path:
+    from auditor.resources import rooms_dir
+    return rooms_dir()
+
+
+def room_names() -> tuple[str, ...]:
+    """The rooms with a dialect, by file name."""
+    return tuple(sorted(path.stem for path in _rooms_dir().glob("*.yaml")))
+
+
+@cache
+def dialect(room: str) -> Dialect:
+    """The compiled dialect of `room` (`rooms/<room>.yaml`), loaded and checked once per process."""
+    return load(_rooms_dir() / f"{room}.yaml")
+
+
+def load(path: Path) -> Dialect:
+    """A dialect file compiled; DialectError naming the file for anything that keeps it from being used."""
+    import yaml
+
+    try:
+        data = yaml.load(path.read_text("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise DialectError(f"{path}: cannot read the dialect: {exc}") from exc
+    _check_schema(path, data)
+    try:
+        compiler = _Compiler(data["syntax"])
+        flags = re.IGNORECASE if data["recognise"].get("case_insensitive") else 0
+        lines = {kind: compiler.template(kind, source) for kind, source in data["lines"].items()
+                 if isinstance(source, str)}
+        quiet = tuple(compiler.template("quiet", source) for source in data["lines"].get("quiet", []))
+        header = {kind: compiler.template(kind, source) for kind, source in data["header"]["find"].items()}
+        header["write"] = compiler.template("header", data["header"]["write"])
+        header["table"] = compiler.template("table", data["header"]["table"])
+        header["hand_start"] = compiler.template("hand_start", data["recognise"]["hand_start"], flags)
+        results = {kind: compiler.template(kind, source) for kind, source in data["summary"]["results"].items()}
+        time = compiler.template("time", data["syntax"]["time"]["pattern"])
+    except DialectError as exc:
+        raise DialectError(f"{path}: {exc}") from exc
+    return Dialect(data["room"], data["title"], path, data, lines, quiet, header, results, time,
+                   dict(data["syntax"]["time"]["zones"]))
+
+
+def _check_schema(path: Path, data: Any) -> None:
+    import jsonschema
+
+    from auditor.resources import schema_path
+
+    schema = json.loads(schema_path("dialect.schema.json").read_text("utf-8"))
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+        raise DialectError(f"{path}: {where}: {error.message}")
