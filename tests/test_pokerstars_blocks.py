@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.ingest import pokerstars
+from auditor.ingest import text_blocks
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.pokerstars import read_pokerstars
@@ -38,7 +38,7 @@ def _flat(items) -> list:
 
 
 def _read_both(path: Path, block: int, monkeypatch: pytest.MonkeyPatch, limits: Limits = DEFAULT_LIMITS):
-    monkeypatch.setattr(pokerstars, "BLOCK_BYTES", block)
+    monkeypatch.setattr(text_blocks, "BLOCK_BYTES", block)
     reference = list(read_pokerstars(path, limits=limits))
     column = _flat(read_pokerstars_tables(path, limits, batch_hands=7, chunk_hands=3))
     return reference, column
@@ -94,7 +94,7 @@ def test_every_block_size_gives_the_items_of_the_whole_file(tmp_path, monkeypatc
 def test_line_numbers_run_on_across_blocks(tmp_path, monkeypatch):
     path = tmp_path / "simulated.txt"
     path.write_bytes(SIMULATED.read_bytes())
-    monkeypatch.setattr(pokerstars, "BLOCK_BYTES", 500)
+    monkeypatch.setattr(text_blocks, "BLOCK_BYTES", 500)
     hands = [i for i in read_pokerstars(path) if isinstance(i, SourceHand)]
     lines = SIMULATED.read_text(encoding="utf-8").split("\n")
     assert len(hands) > 20
@@ -106,7 +106,7 @@ def test_a_stretch_without_a_hand_past_the_limit_stops_the_file(tmp_path, monkey
     text = SIMULATED.read_text(encoding="utf-8")
     path = tmp_path / "long.txt"
     path.write_text(text[:5000] + "\n" + "x" * 90 + ("\nchat line without end" * 400) + "\n" + text, encoding="utf-8")
-    monkeypatch.setattr(pokerstars, "BLOCK_BYTES", 256)
+    monkeypatch.setattr(text_blocks, "BLOCK_BYTES", 256)
     items = list(read_pokerstars(path, limits=DEFAULT_LIMITS.replace(max_file_bytes=4096)))
     last = items[-1]
     assert isinstance(last, Quarantined) and last.code == "limit" and "the rest of the file is not read" in last.reason

@@ -574,9 +574,9 @@ class _Hand:
                 say("uncalled", amount=e["amount"], player=self.name[seat])
             elif kind == "award":
                 won[seat] = won.get(seat, 0) + e["amount"]
-                pot = ((pots["main"] if side_pots else pots["only"]) if e["pot"] == 0
-                       else pots["side"].replace("{pot:int}", str(e["pot"])))
-                say("collect", player=self.name[seat], amount=e["amount"], pot=pot)
+                pot = (pots["main"] if side_pots else pots["only"]) if e["pot"] == 0 else pots["side"]
+                say("collect", player=self.name[seat], amount=e["amount"], pot=pot, numbered=e["pot"] > 0,
+                    side=e["pot"])
             # rake: stated in the summary
         if showdown_at is None and contested:
             say("show_down")
@@ -600,8 +600,9 @@ class _Hand:
             "game": f"{writer.games[hand['variant']]} {writer.limits[hand['structure']]}",
             "small": small, "big": big, "cash": bool(hand.get("currency")), "currency": hand.get("currency"),
             "stamped": stamp is not None, "stamp": stamp}, self.money))
-        self.out.append(header["table"].write({"table": hand["table_id"], "sized": True,
-                                               "max_seats": hand["max_seats"], "button": hand["events"][0]["seat"]}))
+        self.out.append(header["table"].write({"table": hand["table_id"], "sized": True, "mid": " ",
+                                               "max_seats": hand["max_seats"], "buttoned": True,
+                                               "button": hand["events"][0]["seat"]}))
         for n in sorted(self.seats):
             away = self.seats[n].get("status") == "sitting_out"
             self.say("seat", seat=n, player=self.name[n], stack=self.seats[n]["stack"], status=away,

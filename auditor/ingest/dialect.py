@@ -18,6 +18,7 @@ installation fault (`DialectError`), never a verdict on a hand.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -26,7 +27,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FIELD_TYPES", "Dialect", "DialectError", "Money", "Template", "dialect", "room_names"]
+import numpy as np
+
+__all__ = ["FIELD_TYPES", "Dialect", "DialectError", "Money", "Program", "Template", "dialect", "room_names"]
 
 #: a field's type -> what it matches (`{}` marks a pattern the dialect's syntax supplies)
 FIELD_TYPES = {
@@ -34,6 +37,8 @@ FIELD_TYPES = {
     "amount": "{amount}",
     "cards": r"[^\]]*",
     "player": r".+?",
+    "name": r".+",
+    "rest": r".*",
     "text": r".*?",
     "word": r"\S+",
     "words": r"(?:[\w']+ ){0,3}?",
@@ -46,7 +51,7 @@ FIELD_TYPES = {
     "pot": "{pot}",
     "pot_list": r".*?",
     "roles": "{roles}",
-    "seat_status": r" is sitting out| out of hand.*| will be allowed to play after the button",
+    "seat_status": "{seat_status}",
     "bracketless": r"[^()]*",
     "time": "{time}",
 }
@@ -175,6 +180,129 @@ def _write(part: Part, values: Mapping[str, Any], money: Money | None) -> str:
     return str(value)
 
 
+#: the syntax word lists a `choice` field of each type chooses from
+_CHOICES = {"street": lambda x: x["streets"], "draw": lambda x: x["draws"],
+            "pot": lambda x: [x["pots"]["only"], x["pots"]["main"], x["pots"]["side"]],
+            "seat_status": lambda x: list(x["seat_status"].values())}
+#: dialect field types as the compiled matcher's (`room_match.TYPES`; the choices above are "choice")
+_KERNEL_TYPES = {"int": "int", "amount": "amount", "cards": "cards", "player": "player", "name": "name",
+                 "text": "text", "word": "word", "code": "code", "zone": "zone", "bracketless": "bracketless",
+                 "pot_list": "text", "roles": "text", "rest": "name"}
+
+
+@dataclass(frozen=True)
+class Program:
+    """A dialect's reading templates as rows the compiled matcher runs (`room_match.match`): `rows` (op, a, b, c)
+    with every template's program one after another (template t begins at row `starts[t]`, reads lines of kind
+    `kinds[t]`, holds its fields in `slots[t][field]`), `lit` the literals' bytes, `words` the choices' word
+    lists (table, word, (lo, length)) longest first, `amount_slots[t]` the slots of its amounts; and the amount
+    syntax (`symbols` padded rows, `thousands` and `decimal` bytes, -1 for none), `width` the most slots."""
+
+    rows: np.ndarray
+    lit: np.ndarray
+    words: np.ndarray
+    starts: np.ndarray
+    kinds: tuple[str, ...]
+    slots: tuple[dict[str, int], ...]
+    amount_slots: tuple[frozenset[int], ...]
+    templates: tuple[Template, ...]
+    symbols: np.ndarray
+    thousands: int
+    decimal: int
+    width: int
+
+    def literal(self, text: str) -> tuple[int, int]:
+        """Where `text` is among the literals: (lo, length); appended when absent (before the program is used)."""
+        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        blob = self.lit.tobytes()
+        at = blob.find(data.tobytes())
+        if at < 0:
+            raise DialectError(f"{text!r} is no literal of the dialect's templates")
+        return at, len(data)
+
+    @classmethod
+    def of(cls, spoken: Dialect) -> Program:
+        from auditor.ingest import room_match as M
+
+        rows: list[list[int]] = []
+        lit = bytearray()
+        tables: list[list[tuple[int, int]]] = []
+        table_of: dict[str, int] = {}
+
+        def literal(text: str) -> tuple[int, int]:
+            data = text.encode("utf-8")
+            lit.extend(data)
+            return len(lit) - len(data), len(data)
+
+        def emit(parts: tuple[Part, ...], slots: dict[str, int]) -> None:
+            for part in parts:
+                if isinstance(part, Lit):
+                    rows.append([M.OP_LIT, *literal(part.text), 0])
+                elif isinstance(part, Maybe):
+                    slot = slots.setdefault(part.name, len(slots))
+                    at = len(rows)
+                    rows.append([M.OP_MAYBE, slot, 0, 0])
+                    emit(part.parts, slots)
+                    rows.append([M.OP_END, slot, 0, 0])
+                    rows[at][2] = len(rows)
+                else:
+                    slot = slots.setdefault(part.name, len(slots))
+                    if part.type in _CHOICES:
+                        if part.type not in table_of:
+                            words = sorted(_CHOICES[part.type](spoken.syntax), key=len, reverse=True)
+                            table_of[part.type] = len(tables)
+                            tables.append([literal(word) for word in words])
+                        rows.append([M.OP_FIELD, M.TYPES.index("choice"), slot, table_of[part.type]])
+                    elif part.type in _KERNEL_TYPES:
+                        rows.append([M.OP_FIELD, M.TYPES.index(_KERNEL_TYPES[part.type]), slot, 0])
+                    else:
+                        raise DialectError(f"a line template cannot hold a field of type {part.type!r}")
+
+        starts: list[int] = []
+        slots_of: list[dict[str, int]] = []
+        amount_slots: list[frozenset[int]] = []
+        for template in spoken.every:
+            starts.append(len(rows))
+            slots: dict[str, int] = {}
+            emit(template.parts, slots)
+            rows.append([M.OP_DONE, 0, 0, 0])
+            slots_of.append(slots)
+            amount_slots.append(frozenset(slots[p.name] for p in _fields(template.parts) if p.type == "amount"))
+        # the words the engine compares with, kept among the literals (`literal`)
+        for words in _CHOICES.values():
+            for word in words(spoken.syntax):
+                literal(word)
+        for group in spoken.syntax["markers"].values():
+            for word in group:
+                literal(word)
+        for word in spoken.data["summary"]["shown"]:
+            literal(word)
+        widest = max((len(t) for t in tables), default=1)
+        words = np.full((max(len(tables), 1), widest, 2), -1, dtype=np.int64)
+        for t, table in enumerate(tables):
+            for k, (lo, n) in enumerate(table):
+                words[t, k] = (lo, n)
+        amount = spoken.syntax["amount"]
+        symbols = [symbol.encode("utf-8") for symbol in amount["symbols"]]
+        width = max((len(b) for b in symbols), default=1)
+        symbol_rows = np.zeros((max(len(symbols), 1), width), dtype=np.uint8)
+        for k, b in enumerate(symbols):
+            symbol_rows[k, :len(b)] = np.frombuffer(b, dtype=np.uint8)
+        return cls(np.array(rows, dtype=np.int64), np.frombuffer(bytes(lit) or b"\0", dtype=np.uint8).copy(), words,
+                   np.array(starts, dtype=np.int64), tuple(t.kind for t in spoken.every), tuple(slots_of),
+                   tuple(amount_slots), spoken.every, symbol_rows,
+                   ord(amount["thousands"]) if amount["thousands"] else -1, ord(amount["decimal"]),
+                   max((len(s) for s in slots_of), default=1))
+
+
+def _fields(parts: tuple[Part, ...]):
+    for part in parts:
+        if isinstance(part, Field):
+            yield part
+        elif isinstance(part, Maybe):
+            yield from _fields(part.parts)
+
+
 @dataclass(frozen=True)
 class Dialect:
     """A room's export, compiled: its templates by kind, syntax tables and conventions."""
@@ -185,10 +313,16 @@ class Dialect:
     data: dict[str, Any]
     lines: dict[str, Template]
     quiet: tuple[Template, ...]
+    every: tuple[Template, ...]
     header: dict[str, Template]
     results: dict[str, Template]
     time: Template
     zones: dict[str, str] = field(default_factory=dict)
+
+    @functools.cached_property
+    def program(self) -> Program:
+        """The reading templates as one program for the compiled matcher (`room_match`)."""
+        return Program.of(self)
 
     @property
     def syntax(self) -> dict[str, Any]:
@@ -223,9 +357,9 @@ class _Compiler:
             "amount": _amount_pattern(syntax["amount"]),
             "street": _alternatives(syntax["streets"]),
             "draw": _alternatives(syntax["draws"]),
-            "pot": "|".join([re.escape(pots["only"]), re.escape(pots["main"]),
-                             re.escape(pots["side"]).replace(re.escape("{pot:int}"), r"\d+")]),
+            "pot": _alternatives([pots["only"], pots["main"], pots["side"]]),
             "roles": "(?: \\((?:button|small blind|big blind)\\))*",
+            "seat_status": _alternatives(list(syntax["seat_status"].values())),
         }
         self.own["time"] = self.regex(parse_template(syntax["time"]["pattern"]))
 
@@ -280,9 +414,12 @@ def load(path: Path) -> Dialect:
     try:
         compiler = _Compiler(data["syntax"])
         flags = re.IGNORECASE if data["recognise"].get("case_insensitive") else 0
-        lines = {kind: compiler.template(kind, source) for kind, source in data["lines"].items()
-                 if isinstance(source, str)}
-        quiet = tuple(compiler.template("quiet", source) for source in data["lines"].get("quiet", []))
+        every = tuple(compiler.template(kind, source) for kind, sources in data["lines"].items()
+                      for source in ([sources] if isinstance(sources, str) else sources))
+        lines = {}
+        for template in every:
+            lines.setdefault(template.kind, template)  # a kind's first template is the one written
+        quiet = tuple(t for t in every if t.kind == "quiet")
         header = {kind: compiler.template(kind, source) for kind, source in data["header"]["find"].items()}
         header["write"] = compiler.template("header", data["header"]["write"])
         header["table"] = compiler.template("table", data["header"]["table"])
@@ -291,7 +428,7 @@ def load(path: Path) -> Dialect:
         time = compiler.template("time", data["syntax"]["time"]["pattern"])
     except DialectError as exc:
         raise DialectError(f"{path}: {exc}") from exc
-    return Dialect(data["room"], data["title"], path, data, lines, quiet, header, results, time,
+    return Dialect(data["room"], data["title"], path, data, lines, quiet, every, header, results, time,
                    dict(data["syntax"]["time"]["zones"]))
 
 

@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from auditor.ingest import columnar_validate, pokerstars, pokerstars_headers, pokerstars_kernel
+from auditor.ingest import columnar_validate, pokerstars, pokerstars_headers, pokerstars_kernel, text_blocks
 from auditor.ingest.arrow_columns import (
     EventNames,
     card_lists,
@@ -150,7 +150,7 @@ def _plain(raw: bytes, first: bool = True) -> bytes | None:
     kernel's (see the module docstring)."""
     if first and raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8):]
-    elif first and pokerstars.wide(raw):
+    elif first and text_blocks.wide(raw):
         return None
     if not raw:  # (U+FEFF, separators, the Kelvin sign and the long s: `pokerstars_kernel.lines` flags them)
         return None

@@ -1,0 +1,1368 @@
+"""One compiled reader for every text room: a hand's lines -> statements (the dialect's templates) -> canonical rows.
+
+Why one: every room writes the same facts in its own words. The words are the dialect's (`dialect.Program`, run
+by `room_match.match`); what the facts mean is poker's, the same in every room, and lives here once: who put
+how much in (the betting ledger: a bet, a call, a raise written as "to" a total, all-in, blinds live or dead),
+the deal, the draw, the board, the showdown and the awards, and the room's conventions, each switched on by the
+dialect and each applied only where its own evidence holds in the file.
+
+A hand is read in two passes over its lines (`hand`): the first recognises every line (`_recognise`: its
+statement kind, the seat it names, its fields' spans) and finds the most decimals any amount has (the hand's
+money scale), the second (`_play` and the statement functions) keeps the ledger and writes the rows. Anything
+the canonical log cannot hold ends the hand with an error code (`ERRORS`) and its line and numbers, which the
+driver (`rooms`) words; anything merely illegal is written as it happened, for the rules to judge.
+
+Rows: per hand `H_*`; per seat `S_*` (seat, stack, name span, status); per event `E_*` (the `EV_COLUMNS` the
+column-wise readers share, `arrow_columns.event_table`); cards as codes rank * 4 + suit in the canonical order
+(`CARD_NAMES`), 52 unknown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from auditor.ingest.room_match import STACK, amount_end, match
+from auditor.model.compiled import njit
+
+__all__ = ["CARD_NAMES", "ERRORS", "EV_COLUMNS", "H_COLUMNS", "KINDS", "convert", "lines"]
+
+#: statement kinds the engine reads (a dialect's `lines` keys); the templates only written are `WRITE_ONLY`
+KINDS = ("seat", "post_small_blind", "post_big_blind", "post_both_blinds", "post_ante", "post_straddle",
+         "post_button_blind", "post_bring_in", "fold", "check", "call", "bet", "raise", "show", "muck", "muck_shown",
+         "discard", "stand_pat", "dealt", "redealt", "timed_out", "sits_out", "is_sitting_out",
+         "is_sitting_out_plain", "has_returned", "cashed_out", "uncalled", "collect", "marker", "total", "board",
+         "summary_seat", "summary_other_seat", "run_twice_summary", "cancelled", "ignored", "quiet")
+(K_SEAT, K_POST_SB, K_POST_BB, K_POST_BOTH, K_POST_ANTE, K_POST_STRADDLE, K_POST_BUTTON, K_POST_BRING_IN, K_FOLD,
+ K_CHECK, K_CALL, K_BET, K_RAISE, K_SHOW, K_MUCK, K_MUCK_SHOWN, K_DISCARD, K_STAND_PAT, K_DEALT, K_REDEALT,
+ K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED, K_CASHED_OUT, K_UNCALLED,
+ K_COLLECT, K_MARKER, K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_CANCELLED,
+ K_IGNORED, K_QUIET) = range(len(KINDS))
+WRITE_ONLY = ("hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary")
+#: kinds read only inside the summary
+SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY)
+#: the fields the ledger reads, by name (a template's slot of each, -1 where it has none: `dialect.Program`)
+FIELDS = ("player", "amount", "by", "to", "all_in", "cards", "count", "shown", "kept", "seat", "stack", "status",
+          "status_text", "status_tail", "pot", "numbered", "side", "name", "rest", "total", "raked", "rake",
+          "board", "roles", "result")
+(F_PLAYER, F_AMOUNT, F_BY, F_TO, F_ALL_IN, F_CARDS, F_COUNT, F_SHOWN, F_KEPT, F_SEAT, F_STACK, F_STATUS,
+ F_STATUS_TEXT, F_STATUS_TAIL, F_POT, F_NUMBERED, F_SIDE, F_NAME, F_REST, F_TOTAL, F_RAKED, F_RAKE, F_BOARD,
+ F_ROLES, F_RESULT) = range(len(FIELDS))
+
+KIND_NAMES = ("button", "post", "action", "return", "deal", "show", "muck", "rake", "award", "kill", "draw")
+E_BUTTON, E_POST, E_ACTION, E_RETURN, E_DEAL, E_SHOW, E_MUCK, E_RAKE, E_AWARD, E_KILL, E_DRAW = range(11)
+ACTION_NAMES = ("check", "call", "bet", "raise", "fold")
+A_CHECK, A_CALL, A_BET, A_RAISE, A_FOLD = range(5)
+POST_NAMES = ("ante", "dead", "blind", "missed", "straddle")
+P_ANTE, P_DEAD, P_BLIND, P_MISSED, P_STRADDLE = range(5)
+TARGET_NAMES = ("hole", "board")
+CARD_NAMES = (*(r + s for r in "23456789TJQKA" for s in "cdhs"), "??")
+UNKNOWN = 52
+
+EV_COLUMNS = ("kind", "seat", "action", "post", "blind", "amount", "to", "all_in", "target", "card_lo", "card_hi",
+              "pot", "receive_lo", "receive_hi")
+(C_KIND, C_SEAT, C_ACTION, C_POST, C_BLIND, C_AMOUNT, C_TO, C_ALL_IN, C_TARGET, C_CARD_LO, C_CARD_HI, C_POT,
+ C_RECEIVE_LO, C_RECEIVE_HI) = range(len(EV_COLUMNS))
+#: per seat row out: seat, stack, name [lo, hi) in the data, sitting out (1) or not
+S_SEAT, S_STACK, S_NAME_LO, S_NAME_HI, S_STATUS = range(5)
+
+#: per hand: in (from the driver: the header's and table line's facts) then out
+H_COLUMNS = ("line_lo", "line_hi", "button", "hole", "tournament", "older", "draw", "fixed", "small", "small_places",
+             "big", "big_places", "kills", "implied_return",
+             "ok", "error", "error_line", "arg0", "arg1", "arg2", "places", "sb_posted", "ante", "highest", "seat_lo",
+             "seat_hi", "ev_lo", "ev_hi", "returned")
+(H_LINE_LO, H_LINE_HI, H_BUTTON, H_HOLE, H_TOURNAMENT, H_OLDER, H_DRAW, H_FIXED, H_SMALL, H_SMALL_PLACES, H_BIG,
+ H_BIG_PLACES, H_KILLS, H_IMPLIED, H_OK, H_ERROR, H_ERROR_LINE, H_ARG0, H_ARG1, H_ARG2, H_PLACES, H_SB, H_ANTE,
+ H_HIGHEST, H_SEAT_LO, H_SEAT_HI, H_EV_LO, H_EV_HI, H_RETURNED) = range(len(H_COLUMNS))
+
+#: why a hand cannot be read: (name, quarantine code); the driver words each (`rooms.MESSAGES`)
+ERRORS = (
+    ("none", ""), ("no_seats", "truncated"), ("seat_range", "damaged"), ("name_blank", "damaged"),
+    ("same_name", "damaged"), ("amount_large", "damaged"), ("amount_places", "damaged"),
+    ("not_understood", "damaged"), ("uncalled_unseated", "damaged"), ("before_deal", "damaged"),
+    ("after_deal", "damaged"), ("cancelled", "cancelled"), ("summary_early", "damaged"),
+    ("forced_bet", "unsupported-feature"), ("puts_in", "inconsistent-amounts"),
+    ("all_in_behind", "inconsistent-amounts"), ("action_before_deal", "damaged"),
+    ("no_more", "inconsistent-amounts"), ("run_twice", "unsupported-feature"), ("second_deal", "damaged"),
+    ("marker_predeal", "damaged"), ("no_such_draw", "damaged"), ("unknown_street", "damaged"),
+    ("board_in_draw", "damaged"), ("board_after_showdown", "damaged"), ("flop_not_understood", "damaged"),
+    ("board_not_repeated", "damaged"), ("not_a_card", "damaged"), ("dealt_before", "damaged"),
+    ("dealt_unseated", "damaged"), ("draw_outside", "damaged"), ("discard_count", "damaged"),
+    ("discard_range", "damaged"), ("side_pot", "unsupported-feature"), ("cashed_out", "unsupported-feature"),
+    ("summary_board", "damaged"), ("run_twice_summary", "unsupported-feature"), ("summary_seat_name", "damaged"),
+    ("summary_not_understood", "damaged"), ("no_hole_cards", "truncated"), ("no_summary", "truncated"),
+    ("no_showdown", "truncated"), ("no_award", "truncated"), ("too_long", "limit"), ("side_pot_range", "damaged"),
+)
+(X_NONE, X_NO_SEATS, X_SEAT_RANGE, X_NAME_BLANK, X_SAME_NAME, X_AMOUNT_LARGE, X_AMOUNT_PLACES, X_NOT_UNDERSTOOD,
+ X_UNCALLED_UNSEATED, X_BEFORE_DEAL, X_AFTER_DEAL, X_CANCELLED, X_SUMMARY_EARLY, X_FORCED_BET, X_PUTS_IN,
+ X_ALL_IN_BEHIND, X_ACTION_BEFORE_DEAL, X_NO_MORE, X_RUN_TWICE, X_SECOND_DEAL, X_MARKER_PREDEAL, X_NO_SUCH_DRAW,
+ X_UNKNOWN_STREET, X_BOARD_IN_DRAW, X_BOARD_AFTER_SHOWDOWN, X_FLOP_NOT_UNDERSTOOD, X_BOARD_NOT_REPEATED,
+ X_NOT_A_CARD, X_DEALT_BEFORE, X_DEALT_UNSEATED, X_DRAW_OUTSIDE, X_DISCARD_COUNT, X_DISCARD_RANGE, X_SIDE_POT,
+ X_CASHED_OUT, X_SUMMARY_BOARD, X_RUN_TWICE_SUMMARY, X_SUMMARY_SEAT_NAME, X_SUMMARY_NOT_UNDERSTOOD,
+ X_NO_HOLE_CARDS, X_NO_SUMMARY, X_NO_SHOWDOWN, X_NO_AWARD, X_TOO_LONG, X_SIDE_POT_RANGE) = range(len(ERRORS))
+#: what a `before_deal` error names (arg0)
+BEFORE_DEAL_WHAT = ("an uncalled bet returned", "a show", "a muck", "a pot collected", "a post")
+
+#: line flags (`lines`)
+L_BLANK, L_MAYBE_BLANK, L_HEADER, L_INNER, L_LONG, L_STARS = 1, 2, 4, 8, 16, 32
+#: seat statuses (`Words.seat_status` codes): sitting out (and absent), waiting for the button, out of hand
+ST_SITTING_OUT, ST_AFTER_BUTTON, ST_OUT_OF_HAND = 1, 2, 3
+#: sections of a hand
+SEC_PREDEAL, SEC_PLAY, SEC_SHOWDOWN, SEC_SUMMARY = range(4)
+#: marker roles (`Words.markers`)
+M_HOLE, M_STREET, M_DRAW, M_SHOW_DOWN, M_SUMMARY, M_RUN_TWICE = range(6)
+#: amounts: at most this many integer digits, this many decimals (the log's range and finest scale)
+MAX_DIGITS = 15
+MAX_PLACES = 6
+
+# per-seat state rows (index: seat number 0..10)
+(R_PRESENT, R_SITTING_OUT, R_ABSENT, R_TIMED_OUT, R_UNUSED, R_LEFT, R_ROUND_IN, R_IN_ROUND, R_LAST_BETS, R_LAST_IN,
+ R_FOLDED, R_VOLUNTARY, R_SHOWN, R_HOLE_ROW, R_HOLE_LO, R_HOLE_HI, R_KNOWN_LO, R_KNOWN_HI, R_LAST_DRAW,
+ R_FOLD_WRITTEN, R_POSTED) = range(21)
+N_R = 21
+# scalars of the hand
+(V_SECTION, V_NE, V_NC, V_NS, V_PLACES, V_SCALE, V_BLIND1, V_BLIND2, V_SB_POSTED, V_ANTE, V_SHOWDOWN, V_DRAWN,
+ V_AWARDS, V_RETURNS, V_TOTAL_POT, V_NB, V_EV0, V_ERROR, V_ERROR_LINE, V_ARG0, V_ARG1, V_ARG2) = range(22)
+N_V = 22
+
+
+@njit(cache=True)
+def lines(data, prefix, fold_case, max_line, starts, ends, flags):  # pragma: no cover - compiled
+    """Cut `data` into lines (CR LF, CR and LF end a line; blanks, tabs and U+FEFF are cut at both ends), writing
+    each line's [start, end) and flags: blank, maybe blank (only bytes beyond ASCII and blanks: Python decides),
+    a hand-start candidate (begins with `prefix`, in any case when `fold_case`), `prefix` later in the line, past
+    the line limit, an archive-separator candidate; returns the number of lines (-1: arrays too short)."""
+    n = data.shape[0]
+    count = 0
+    a = 0
+    i = 0
+    while True:
+        at_end = i >= n
+        if at_end or data[i] == 10 or data[i] == 13:
+            if count >= starts.shape[0]:
+                return -1
+            s = a
+            e = i
+            while True:
+                if s < e and (data[s] == 32 or data[s] == 9):
+                    s += 1
+                elif s + 3 <= e and data[s] == 0xEF and data[s + 1] == 0xBB and data[s + 2] == 0xBF:
+                    s += 3
+                else:
+                    break
+            while True:
+                if e > s and (data[e - 1] == 32 or data[e - 1] == 9):
+                    e -= 1
+                elif e - 3 >= s and data[e - 3] == 0xEF and data[e - 2] == 0xBB and data[e - 1] == 0xBF:
+                    e -= 3
+                else:
+                    break
+            starts[count] = s
+            ends[count] = e
+            flags[count] = _flags(data, s, e, prefix, fold_case, max_line)
+            count += 1
+            if at_end:
+                break
+            if data[i] == 13 and i + 1 < n and data[i + 1] == 10:
+                i += 1
+            a = i + 1
+        i += 1
+    return count
+
+
+@njit(cache=True)
+def _prefix_at(data, q, e, prefix, fold_case):  # pragma: no cover - compiled
+    m = prefix.shape[0]
+    if e - q < m:
+        return False
+    for j in range(m):
+        b = data[q + j]
+        c = prefix[j]
+        if fold_case:
+            if 65 <= b <= 90:
+                b += 32
+            if 65 <= c <= 90:
+                c += 32
+        if b != c:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _flags(data, s, e, prefix, fold_case, max_line):  # pragma: no cover - compiled
+    f = 0
+    if e - s > max_line:
+        f |= L_LONG
+    if _prefix_at(data, s, e, prefix, fold_case):
+        f |= L_HEADER
+    printable = False
+    high = False
+    first = prefix[0] | 32 if fold_case else prefix[0]
+    for q in range(s, e):
+        b = data[q]
+        if b >= 128:
+            high = True
+            # the Kelvin sign and the long s fold into ASCII letters: only Python's case-folding can say
+            if fold_case and ((b == 0xE2 and q + 2 < e and data[q + 1] == 0x84 and data[q + 2] == 0xAA)
+                              or (b == 0xC5 and q + 1 < e and data[q + 1] == 0xBF)):
+                f |= L_INNER | L_HEADER
+        elif b != 32 and b != 9 and not (11 <= b <= 13) and not (28 <= b <= 31):
+            printable = True
+            if q > s and (b | 32 if fold_case else b) == first and _prefix_at(data, q, e, prefix, fold_case):
+                f |= L_INNER
+            if b == 42 and q + 1 < e and (data[q + 1] == 35 or (data[q + 1] == 32 and q + 2 < e
+                                                                 and data[q + 2] == 35)):
+                f |= L_STARS
+    if not printable:
+        f |= L_MAYBE_BLANK if high else L_BLANK
+    return f
+
+
+# ------------------------------------------------------------------------------------------------ amounts, cards
+
+@njit(cache=True)
+def _amount(data, q, e, symbols, thousands, decimal):  # pragma: no cover - compiled
+    """(mantissa, decimals, integer digits) of the amount data[q:e] (its whole text, as `room_match` found it)."""
+    end = amount_end(data, q, e, symbols, thousands, decimal)
+    p = q
+    while p < end and not (48 <= data[p] <= 57):
+        p += 1
+    value = np.int64(0)
+    digits = 0
+    places = 0
+    after = False
+    lead = True
+    for j in range(p, end):
+        b = data[j]
+        if b == decimal and thousands != decimal:
+            after = True
+            continue
+        if not 48 <= b <= 57:
+            continue
+        if after:
+            places += 1
+        else:
+            if lead and b == 48:
+                continue
+            lead = False
+            digits += 1
+        if digits <= MAX_DIGITS + 1 and places <= MAX_PLACES + 1:
+            value = value * 10 + (b - 48)
+    return value, places, digits
+
+
+@njit(cache=True)
+def _scaled(value, places, scale_places):  # pragma: no cover - compiled
+    for _ in range(scale_places - places):
+        value *= 10
+    return value
+
+
+@njit(cache=True)
+def _cards(data, q, e, rank_of, suit_of, out, nc):  # pragma: no cover - compiled
+    """The cards of data[q:e] split on blanks into out[nc:]: (new nc, -1) or (nc, position of a word that is no
+    card)."""
+    p = q
+    while True:
+        while p < e and (data[p] == 32 or data[p] == 9):
+            p += 1
+        if p >= e:
+            return nc, -1
+        w = p
+        while p < e and data[p] != 32 and data[p] != 9:
+            p += 1
+        if p - w != 2 or rank_of[data[w]] < 0 or suit_of[data[w + 1]] < 0 or nc >= out.shape[0]:
+            return nc, w
+        out[nc] = rank_of[data[w]] * 4 + suit_of[data[w + 1]]
+        nc += 1
+
+
+# ------------------------------------------------------------------------------------------------ the seat list
+
+@njit(cache=True)
+def _fail(V, error, line, a0=0, a1=0, a2=0):  # pragma: no cover - compiled
+    V[V_ERROR] = error
+    V[V_ERROR_LINE] = line
+    V[V_ARG0] = a0
+    V[V_ARG1] = a1
+    V[V_ARG2] = a2
+    return False
+
+
+@njit(cache=True)
+def _lit_is(data, a, b, lit, lo, n):  # pragma: no cover - compiled
+    """Whether data[a:b] is the literal lit[lo:lo + n]."""
+    if b - a != n:
+        return False
+    j = 0
+    while j < n and data[a + j] == lit[lo + j]:
+        j += 1
+    return j == n
+
+
+@njit(cache=True)
+def _int(data, q, e):  # pragma: no cover - compiled
+    """The value of the digits data[q:e] (at most 4 are read: a longer number is no seat or count)."""
+    value = 0
+    for j in range(q, min(e, q + 5)):
+        value = value * 10 + (data[j] - 48)
+    return value
+
+
+@njit(cache=True)
+def _same(data, a, b, c, d):  # pragma: no cover - compiled
+    if b - a != d - c:
+        return False
+    j = 0
+    while j < b - a and data[a + j] == data[c + j]:
+        j += 1
+    return j == b - a
+
+
+@njit(cache=True)
+def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, stack):  # pragma: no cover - compiled
+    """The seat lines from line lo on, while they are seat lines: their entries in `ent` (seat, name lo, hi,
+    stack mantissa, places, status 0 active / 1 sitting out / 2 absent), their names in `names`. Returns (the
+    first line after them, entries), or (-1, 0) with V's error set."""
+    rows, lit, words, symbols, thousands, decimal, t_start, t_kind, _, slot_of, status_words = P[:11]
+    seat_t = -1
+    for t in range(t_start.shape[0]):
+        if t_kind[t] == K_SEAT:
+            seat_t = t
+    i = lo
+    count = 0
+    none = np.zeros((0, 3), dtype=np.int64)
+    while i < hi:
+        f = flags[i]
+        if f & L_BLANK:
+            i += 1
+            continue
+        s = starts[i]
+        e = ends[i]
+        if f & L_LONG or not match(data, s, e, rows, t_start[seat_t], lit, words, none, symbols, thousands, decimal,
+                                   slots, stack):
+            break
+        st = slot_of[seat_t, F_STATUS_TEXT]
+        tail = slot_of[seat_t, F_STATUS_TAIL]
+        status = 0
+        if st >= 0 and slots[st, 0] >= 0:
+            code = 0
+            for k in range(status_words.shape[0]):
+                if _lit_is(data, slots[st, 0], slots[st, 1], lit, status_words[k, 0], status_words[k, 1]):
+                    code = status_words[k, 2]
+            if slots[tail, 1] > slots[tail, 0] and code != ST_OUT_OF_HAND:
+                break  # a status with words after it: no seat line (the list ends here)
+            status = 2 if code == ST_SITTING_OUT else 1
+        ss = slot_of[seat_t, F_SEAT]
+        if slots[ss, 1] - slots[ss, 0] > 4:
+            return _fail(V, X_SEAT_RANGE, i, slots[ss, 0], slots[ss, 1]), 0
+        seat = _int(data, slots[ss, 0], slots[ss, 1])
+        sp = slot_of[seat_t, F_PLAYER]
+        nlo, nhi = slots[sp, 0], slots[sp, 1]
+        if data[nlo] == 32 or data[nhi - 1] == 32 or data[nlo] == 9 or data[nhi - 1] == 9:
+            return _fail(V, X_NAME_BLANK, i, seat), 0
+        for k in range(count):
+            if _same(data, ent[k, 1], ent[k, 2], nlo, nhi):
+                return _fail(V, X_SAME_NAME, i), 0
+        if count >= ent.shape[0] or seat < 1 or seat > 10:
+            return _fail(V, X_SEAT_RANGE, i, slots[ss, 0], slots[ss, 1]), 0
+        sk = slot_of[seat_t, F_STACK]
+        value, places, digits = _amount(data, slots[sk, 0], slots[sk, 1], symbols, thousands, decimal)
+        if digits > MAX_DIGITS or places > MAX_PLACES:
+            return _fail(V, X_AMOUNT_LARGE if digits > MAX_DIGITS else X_AMOUNT_PLACES, i, slots[sk, 0],
+                         slots[sk, 1]), 0
+        V[V_PLACES] = max(V[V_PLACES], places)
+        ent[count, 0] = seat
+        ent[count, 1] = nlo
+        ent[count, 2] = nhi
+        ent[count, 3] = value
+        ent[count, 4] = places
+        ent[count, 5] = status
+        count += 1
+        i += 1
+    # names longest first, in seat-list order among equals
+    for k in range(count):
+        names[k, 0] = ent[k, 0]
+        names[k, 1] = ent[k, 1]
+        names[k, 2] = ent[k, 2]
+    for k in range(1, count):
+        j = k
+        while j > 0 and names[j, 2] - names[j, 1] > names[j - 1, 2] - names[j - 1, 1]:
+            for c in range(3):
+                names[j, c], names[j - 1, c] = names[j - 1, c], names[j, c]
+            j -= 1
+    return i, count
+
+
+# ------------------------------------------------------------------------------------------------ recognition
+
+#: template groups (`Words.groups`): tried for a seated name that begins the line, beginning with a literal,
+#: in the summary, the `*** NAME ***` line, and lines anyone may say (no seat needed)
+G_PLAYER, G_ROOM, G_SUMMARY, G_MARKER, G_QUIET = range(5)
+
+
+@njit(cache=True)
+def _try(data, s, e, P, group, kind_only, names, slots, stack):  # pragma: no cover - compiled
+    """The first template of `group` (of kind `kind_only` when >= 0) the line matches, or -1."""
+    rows, lit, words, symbols, thousands, decimal, t_start, t_kind, t_group = P[:9]
+    for t in range(t_start.shape[0]):
+        if t_group[t] != group or (kind_only >= 0 and t_kind[t] != kind_only):
+            continue
+        if match(data, s, e, rows, t_start[t], lit, words, names, symbols, thousands, decimal, slots, stack):
+            return t
+    return -1
+
+
+@njit(cache=True)
+def _marker_role(data, slots, t, P):  # pragma: no cover - compiled
+    """The role of a `*** NAME ***` line's name (`M_*`; -1 a name not listed; -2 a name the marker pattern does not
+    allow: only letters, digits and blanks)."""
+    lit = P[1]
+    slot_of = P[9]
+    marker_words = P[11]
+    ns = slot_of[t, F_NAME]
+    a, b = slots[ns, 0], slots[ns, 1]
+    if a >= b:
+        return -2
+    for q in range(a, b):
+        c = data[q]
+        if not (c == 32 or 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122):
+            return -2
+    for k in range(marker_words.shape[0]):
+        if _lit_is(data, a, b, lit, marker_words[k, 0], marker_words[k, 1]):
+            return marker_words[k, 2]
+    return -1
+
+
+@njit(cache=True)
+def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat, st_slots, st_err,
+               stack):  # pragma: no cover - compiled
+    """Each line lo..hi - 1 (after the seat list): its template (st_t; -1 blank), the seat of the name it begins
+    with (st_seat), its fields (st_slots) and a line it cannot be (st_err: an error code, raised when the hand
+    reaches the line). Returns the most decimals of its amounts."""
+    slot_of = P[9]
+    amounts = P[15]
+    symbols, thousands, decimal = P[3], P[4], P[5]
+    one = np.zeros((1, 3), dtype=np.int64)
+    places_max = 0
+    summary = False
+    for i in range(lo, hi):
+        j = i - lo
+        st_t[j] = -1
+        st_seat[j] = -1
+        st_err[j] = 0
+        if flags[i] & L_BLANK:
+            continue
+        s = starts[i]
+        e = ends[i]
+        slots = st_slots[j]
+        if flags[i] & L_LONG:
+            st_err[j] = X_TOO_LONG
+            continue
+        t = -1
+        if summary:
+            t = _try(data, s, e, P, G_SUMMARY, -1, one[:0], slots, stack)
+            if t < 0:
+                st_err[j] = X_SUMMARY_NOT_UNDERSTOOD
+                continue
+        else:
+            t = _try(data, s, e, P, G_MARKER, -1, one[:0], slots, stack)
+            if t >= 0:
+                role = _marker_role(data, slots, t, P)
+                if role == -2:
+                    t = -1
+                elif role == M_SUMMARY:
+                    summary = True
+            if t < 0:
+                for k in range(count):
+                    n = names[k, 2] - names[k, 1]
+                    if e - s >= n and _same(data, s, s + n, names[k, 1], names[k, 2]):
+                        one[0, 0] = names[k, 0]
+                        one[0, 1] = names[k, 1]
+                        one[0, 2] = names[k, 2]
+                        t = _try(data, s, e, P, G_PLAYER, -1, one, slots, stack)
+                        if t >= 0:
+                            st_seat[j] = names[k, 0]
+                            break
+            if t < 0:
+                t = _try(data, s, e, P, G_ROOM, -1, names[:count], slots, stack)
+                if t >= 0:
+                    sp = slot_of[t, F_PLAYER]
+                    if sp >= 0:
+                        for k in range(count):
+                            if slots[sp, 0] >= 0 and _same(data, slots[sp, 0], slots[sp, 1], names[k, 1],
+                                                           names[k, 2]):
+                                st_seat[j] = names[k, 0]
+                                break
+            if t < 0:
+                t = _try(data, s, e, P, G_QUIET, -1, one[:0], slots, stack)
+            if t < 0:
+                st_err[j] = X_NOT_UNDERSTOOD
+                continue
+        st_t[j] = t
+        for f in range(slots.shape[0]):
+            if amounts[t, f] and slots[f, 0] >= 0:
+                _, places, digits = _amount(data, slots[f, 0], slots[f, 1], symbols, thousands, decimal)
+                if digits > MAX_DIGITS or places > MAX_PLACES:
+                    st_err[j] = X_AMOUNT_LARGE if digits > MAX_DIGITS else X_AMOUNT_PLACES
+                    st_slots[j, 0, 0] = slots[f, 0]  # the amount's text, for the message
+                    st_slots[j, 0, 1] = slots[f, 1]
+                    break
+                places_max = max(places_max, places)
+    return places_max
+
+
+# ------------------------------------------------------------------------------------------------ the ledger
+
+@njit(cache=True)
+def _event(ev, V, kind, seat):  # pragma: no cover - compiled
+    """A new event row (all keys unset), or -1 when the rows are full."""
+    row = V[V_NE]
+    if row >= ev.shape[0]:
+        return -1
+    for c in range(ev.shape[1]):
+        ev[row, c] = -1
+    ev[row, C_KIND] = kind
+    ev[row, C_SEAT] = seat
+    V[V_NE] += 1
+    return row
+
+
+@njit(cache=True)
+def _insert(ev, V, S, at):  # pragma: no cover - compiled
+    """Room for one event at row `at` (the rows after it move down one; the rows the state points at with them)."""
+    if V[V_NE] >= ev.shape[0]:
+        return False
+    for row in range(V[V_NE], at, -1):
+        for c in range(ev.shape[1]):
+            ev[row, c] = ev[row - 1, c]
+    V[V_NE] += 1
+    for o in range(11):
+        for r in (R_HOLE_ROW, R_LAST_DRAW):
+            if S[r, o] >= at:
+                S[r, o] += 1
+    return True
+
+
+@njit(cache=True)
+def _deal_in(ev, V, S, h, k, seat):  # pragma: no cover - compiled
+    """Deal `seat` in after the fact (it acts or is dealt cards though listed as sitting out), in its place in the
+    deal order: before the first deal of a seat later in the order, else after the last deal."""
+    S[R_SITTING_OUT, seat] = 0
+    button = h[k, H_BUTTON]
+    mine = (seat - button - 1) % 10 if V[V_SECTION] != SEC_PREDEAL else 99
+    at = -1
+    last = -1
+    for row in range(V[V_EV0], V[V_NE]):
+        if ev[row, C_KIND] == E_DEAL and ev[row, C_TARGET] == 0:
+            last = row
+            o = ev[row, C_SEAT]
+            theirs = (o - button - 1) % 10 if V[V_SECTION] != SEC_PREDEAL else 99
+            if at < 0 and theirs > mine:
+                at = row
+    if at < 0:
+        at = last + 1 if last >= 0 else V[V_NE]
+    if not _insert(ev, V, S, at):
+        return False
+    for c in range(ev.shape[1]):
+        ev[at, c] = -1
+    ev[at, C_KIND] = E_DEAL
+    ev[at, C_SEAT] = seat
+    ev[at, C_TARGET] = 0
+    S[R_HOLE_ROW, seat] = at
+    return True
+
+
+@njit(cache=True)
+def _new_round(S):  # pragma: no cover - compiled
+    bets = False
+    for o in range(11):
+        if S[R_IN_ROUND, o] and S[R_ROUND_IN, o] > 0:
+            bets = True
+    if bets:
+        for o in range(11):
+            S[R_LAST_BETS, o] = S[R_ROUND_IN, o]
+            S[R_LAST_IN, o] = S[R_IN_ROUND, o]
+    for o in range(11):
+        S[R_ROUND_IN, o] = 0
+        S[R_IN_ROUND, o] = 0
+
+
+@njit(cache=True)
+def _take(S, V, line, seat, amount, all_in):  # pragma: no cover - compiled
+    if amount < 0 or amount > S[R_LEFT, seat]:
+        return _fail(V, X_PUTS_IN, line, seat, amount, S[R_LEFT, seat])
+    S[R_LEFT, seat] -= amount
+    if all_in and S[R_LEFT, seat] != 0:
+        return _fail(V, X_ALL_IN_BEHIND, line, seat, S[R_LEFT, seat])
+    return True
+
+
+@njit(cache=True)
+def _add_post(ev, V, S, seat, post, amount, all_in, live, blind):  # pragma: no cover - compiled
+    row = _event(ev, V, E_POST, seat)
+    if row < 0:
+        return False
+    ev[row, C_POST] = post
+    ev[row, C_BLIND] = blind
+    ev[row, C_AMOUNT] = amount
+    ev[row, C_ALL_IN] = 1 if all_in or S[R_LEFT, seat] == 0 else -1
+    S[R_POSTED, seat] = 1
+    if live:
+        S[R_ROUND_IN, seat] += amount
+        S[R_IN_ROUND, seat] = 1
+    return True
+
+
+@njit(cache=True)
+def _post(ev, V, S, h, k, line, seat, kind, amount, all_in):  # pragma: no cover - compiled
+    """A forced bet (`_HandReader.post`): blinds live, a second small blind dead, a second big blind live (a new
+    or returning player's), both blinds at once the big live and the rest dead."""
+    if V[V_SECTION] != SEC_PREDEAL:
+        return _fail(V, X_AFTER_DEAL, line, 4)
+    S[R_SITTING_OUT, seat] = 0
+    if not h[k, H_TOURNAMENT]:
+        S[R_ABSENT, seat] = 0
+    if not _take(S, V, line, seat, amount, all_in):
+        return False
+    if kind in (K_POST_BUTTON, K_POST_BRING_IN):
+        return _fail(V, X_FORCED_BET, line, 0 if kind == K_POST_BUTTON else 1)
+    if kind == K_POST_ANTE:
+        V[V_ANTE] = max(V[V_ANTE], amount)
+        return _add_post(ev, V, S, seat, P_ANTE, amount, all_in, False, -1)
+    if kind == K_POST_STRADDLE:
+        return _add_post(ev, V, S, seat, P_STRADDLE, amount, all_in, True, -1)
+    if kind == K_POST_BOTH:
+        big = _scaled(h[k, H_SMALL if h[k, H_FIXED] else H_BIG], h[k, H_SMALL_PLACES if h[k, H_FIXED]
+                                                                    else H_BIG_PLACES], V[V_SCALE])
+        live = min(amount, big)
+        if not _add_post(ev, V, S, seat, P_MISSED, live, all_in and amount == live, True, -1):
+            return False
+        if amount > live:
+            return _add_post(ev, V, S, seat, P_DEAD, amount - live, all_in, False, -1)
+        return True
+    number = 1 if kind == K_POST_SB else 2
+    if (number == 1 and V[V_BLIND1]) or (number == 2 and V[V_BLIND2]):
+        if number == 2:
+            return _add_post(ev, V, S, seat, P_MISSED, amount, all_in, True, -1)
+        return _add_post(ev, V, S, seat, P_DEAD, amount, all_in, False, -1)
+    if number == 1:
+        V[V_BLIND1] = 1
+        if not all_in:
+            V[V_SB_POSTED] = amount
+    else:
+        V[V_BLIND2] = 1
+    return _add_post(ev, V, S, seat, P_BLIND, amount, all_in, True, number)
+
+
+@njit(cache=True)
+def _room_folds(S, ev, V, seat, timed_out):  # pragma: no cover - compiled
+    """Whether a fold is the room's (a `kill`), by the file's own evidence: the player absent by its markers, or
+    timed out, or with no chips behind only because forced posts took them; never after the cards were shown,
+    never for a player all-in by a bet, call or raise of their own, never a second fold."""
+    if S[R_SHOWN, seat]:
+        return False
+    if S[R_ABSENT, seat] or timed_out:
+        return True
+    return S[R_LEFT, seat] == 0 and not S[R_VOLUNTARY, seat] and not S[R_FOLD_WRITTEN, seat]
+
+
+@njit(cache=True)
+def _action(ev, V, S, h, k, line, seat, verb, amount, to, all_in):  # pragma: no cover - compiled
+    """A check, fold, call, bet or raise (`_HandReader.action`): `amount` the chips a call or bet adds, `to` a
+    raise's round total (-1 where the text gives the other)."""
+    if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+        return _fail(V, X_ACTION_BEFORE_DEAL, line)
+    if S[R_HOLE_ROW, seat] < 0 and not _deal_in(ev, V, S, h, k, seat):
+        return False
+    timed_out = S[R_TIMED_OUT, seat] == 1
+    S[R_TIMED_OUT, seat] = 0
+    if verb == A_FOLD:
+        S[R_FOLDED, seat] = 1
+        if h[k, H_KILLS] and _room_folds(S, ev, V, seat, timed_out):
+            S[R_FOLD_WRITTEN, seat] = 1
+            return _event(ev, V, E_KILL, seat) >= 0
+        S[R_FOLD_WRITTEN, seat] = 1
+    if verb in (A_FOLD, A_CHECK):
+        row = _event(ev, V, E_ACTION, seat)
+        if row < 0:
+            return False
+        ev[row, C_ACTION] = verb
+        return True
+    S[R_ABSENT, seat] = 0
+    S[R_VOLUNTARY, seat] = 1
+    before = S[R_ROUND_IN, seat]
+    current = 0
+    for o in range(11):
+        if S[R_IN_ROUND, o]:
+            current = max(current, S[R_ROUND_IN, o])
+    if to < 0:
+        to = before + amount
+    amount = to - before
+    if amount <= 0:
+        return _fail(V, X_NO_MORE, line, seat, to, before)
+    if not _take(S, V, line, seat, amount, all_in):
+        return False
+    if verb in (A_BET, A_RAISE):
+        verb = A_RAISE if current > 0 else A_BET
+    S[R_ROUND_IN, seat] = to
+    S[R_IN_ROUND, seat] = 1
+    row = _event(ev, V, E_ACTION, seat)
+    if row < 0:
+        return False
+    ev[row, C_ACTION] = verb
+    ev[row, C_AMOUNT] = amount
+    ev[row, C_TO] = to
+    ev[row, C_ALL_IN] = 1 if all_in or S[R_LEFT, seat] == 0 else -1
+    return True
+
+
+@njit(cache=True)
+def _deal(ev, V, S, h, k):  # pragma: no cover - compiled
+    """Hole cards to every seat dealt in, clockwise from the button's left: not a cash seat sitting out, nor a
+    tournament seat out of hand; a tournament deals its absent players in (the room posts and folds for them)."""
+    V[V_SECTION] = SEC_PLAY
+    button = h[k, H_BUTTON]
+    for step in range(1, 11):
+        seat = (button + step - 1) % 10 + 1
+        if not S[R_PRESENT, seat]:
+            continue
+        if h[k, H_TOURNAMENT] and S[R_ABSENT, seat]:
+            S[R_SITTING_OUT, seat] = 0
+        elif S[R_SITTING_OUT, seat]:
+            continue
+        row = _event(ev, V, E_DEAL, seat)
+        if row < 0:
+            return False
+        ev[row, C_TARGET] = 0
+        S[R_HOLE_ROW, seat] = row
+    return True
+
+
+@njit(cache=True)
+def _brackets(data, q, e, out):  # pragma: no cover - compiled
+    """The `[...]` groups of data[q:e] as rows (lo, hi) of their insides; how many (at most out's rows + 1)."""
+    n = 0
+    p = q
+    while p < e:
+        if data[p] == 91:
+            c = p + 1
+            while c < e and data[c] != 93:
+                c += 1
+            if c >= e:
+                break
+            if n < out.shape[0]:
+                out[n, 0] = p + 1
+                out[n, 1] = c
+            n += 1
+            p = c + 1
+        else:
+            p += 1
+    return n
+
+
+@njit(cache=True)
+def _remember(S, cards, h, k, seat, lo, hi):  # pragma: no cover - compiled
+    """Cards the text shows for `seat` (a show, a muck, a fold, the summary): its hole cards when no deal line
+    gave them (the last shown wins), in a game whose hole cards are all the player holds."""
+    if not h[k, H_DRAW] and hi - lo == h[k, H_HOLE]:
+        S[R_KNOWN_LO, seat] = lo
+        S[R_KNOWN_HI, seat] = hi
+
+
+@njit(cache=True)
+def _read_cards(data, a, b, P, cards, V, line):  # pragma: no cover - compiled
+    """The cards of data[a:b] appended to `cards`: (lo, hi), or (-1, -1) with the error set."""
+    lo = V[V_NC]
+    nc, bad = _cards(data, a, b, P[13], P[14], cards, lo)
+    if bad >= 0:
+        w = bad
+        while w < b and data[w] != 32 and data[w] != 9:
+            w += 1
+        _fail(V, X_NOT_A_CARD, line, bad, w)
+        return -1, -1
+    V[V_NC] = nc
+    return lo, nc
+
+
+@njit(cache=True)
+def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board, line):  # pragma: no cover
+    """A flop, turn or river line (`street` 0, 1, 2...): its cards after the board so far (which a later street's
+    line repeats first)."""
+    if h[k, H_DRAW]:
+        return _fail(V, X_BOARD_IN_DRAW, line, name_lo, name_hi)
+    if V[V_SHOWDOWN]:
+        return _fail(V, X_BOARD_AFTER_SHOWDOWN, line, name_lo, name_hi)
+    groups = np.zeros((3, 2), dtype=np.int64)
+    n = _brackets(data, a, b, groups)
+    if street == 0:
+        if n != 1:
+            return _fail(V, X_FLOP_NOT_UNDERSTOOD, line)
+        lo, hi = _read_cards(data, groups[0, 0], groups[0, 1], P, cards, V, line)
+    else:
+        if n != 2:
+            return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi)
+        lo, hi = _read_cards(data, groups[0, 0], groups[0, 1], P, cards, V, line)
+        if lo < 0:
+            return False
+        same = hi - lo == V[V_NB]
+        if same:
+            for j in range(hi - lo):
+                if cards[lo + j] != board[j]:
+                    same = False
+        V[V_NC] = lo
+        if not same:
+            return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi)
+        lo, hi = _read_cards(data, groups[1, 0], groups[1, 1], P, cards, V, line)
+    if lo < 0:
+        return False
+    for j in range(lo, hi):
+        if V[V_NB] < board.shape[0]:
+            board[V[V_NB]] = cards[j]
+            V[V_NB] += 1
+    row = _event(ev, V, E_DEAL, -1)
+    if row < 0:
+        return False
+    ev[row, C_TARGET] = 1
+    ev[row, C_CARD_LO] = lo
+    ev[row, C_CARD_HI] = hi
+    _new_round(S)
+    return True
+
+
+@njit(cache=True)
+def _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line):  # pragma: no cover - compiled
+    """A `*** NAME ***` line: the deal, a street, the draw, the showdown or the summary (by the dialect's words)."""
+    slot_of = P[9]
+    lit = P[1]
+    marker_words = P[11]
+    ns, rs = slot_of[t, F_NAME], slot_of[t, F_REST]
+    a, b = slots[ns, 0], slots[ns, 1]
+    role = -1
+    index = 0
+    for w in range(marker_words.shape[0]):
+        if _lit_is(data, a, b, lit, marker_words[w, 0], marker_words[w, 1]):
+            role = marker_words[w, 2]
+            index = marker_words[w, 3]
+            break
+    if role == M_RUN_TWICE:
+        return _fail(V, X_RUN_TWICE, line, a, b)
+    if role == M_HOLE:
+        if V[V_SECTION] != SEC_PREDEAL:
+            return _fail(V, X_SECOND_DEAL, line, a, b)
+        return _deal(ev, V, S, h, k)
+    if V[V_SECTION] == SEC_PREDEAL:
+        return _fail(V, X_MARKER_PREDEAL, line, a, b)
+    if role == M_STREET:
+        return _board(data, slots[rs, 0], slots[rs, 1], a, b, index, ev, V, S, h, k, P, cards, board, line)
+    if role == M_DRAW:
+        if not h[k, H_DRAW] or V[V_DRAWN]:
+            return _fail(V, X_NO_SUCH_DRAW, line, a, b)
+        V[V_DRAWN] = 1
+        _new_round(S)
+        return True
+    if role == M_SHOW_DOWN:
+        V[V_SHOWDOWN] = 1
+        V[V_SECTION] = SEC_SHOWDOWN
+        return True
+    if role == M_SUMMARY:
+        V[V_SECTION] = SEC_SUMMARY
+        return True
+    return _fail(V, X_UNKNOWN_STREET, line, a, b)
+
+
+@njit(cache=True)
+def _draw(ev, V, S, h, k, line, seat, lo, hi):  # pragma: no cover - compiled
+    """A discard (cards[lo:hi]) or a stand pat (none) in five-card draw's draw; the first opens the draw."""
+    if not h[k, H_DRAW] or V[V_SECTION] != SEC_PLAY:
+        return _fail(V, X_DRAW_OUTSIDE, line)
+    if not V[V_DRAWN]:
+        V[V_DRAWN] = 1
+        _new_round(S)
+    if S[R_HOLE_ROW, seat] < 0 and not _deal_in(ev, V, S, h, k, seat):
+        return False
+    row = _event(ev, V, E_DRAW, seat)
+    if row < 0:
+        return False
+    ev[row, C_CARD_LO] = lo
+    ev[row, C_CARD_HI] = hi
+    ev[row, C_RECEIVE_LO] = -2  # unknown cards, as many as discarded (`finish`)
+    ev[row, C_RECEIVE_HI] = hi - lo
+    S[R_LAST_DRAW, seat] = row
+    return True
+
+
+@njit(cache=True)
+def _dealt(data, slots, t, ev, V, S, h, k, P, cards, line, seat):  # pragma: no cover - compiled
+    """`Dealt to NAME [cards]` (and, after a draw, `[kept] [received]`)."""
+    slot_of = P[9]
+    if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+        return _fail(V, X_DEALT_BEFORE, line)
+    if S[R_HOLE_ROW, seat] < 0 and not _deal_in(ev, V, S, h, k, seat):
+        return False
+    kept, got = slot_of[t, F_KEPT], slot_of[t, F_CARDS]
+    if V[V_DRAWN] and h[k, H_DRAW]:
+        row = S[R_LAST_DRAW, seat]
+        if row >= 0 and kept >= 0:
+            lo, hi = _read_cards(data, slots[got, 0], slots[got, 1], P, cards, V, line)
+            if lo < 0:
+                return False
+            ev[row, C_RECEIVE_LO] = lo
+            ev[row, C_RECEIVE_HI] = hi
+        return True
+    lo = V[V_NC]
+    if kept >= 0:
+        a, _ = _read_cards(data, slots[kept, 0], slots[kept, 1], P, cards, V, line)
+        if a < 0:
+            return False
+    a, _ = _read_cards(data, slots[got, 0], slots[got, 1], P, cards, V, line)
+    if a < 0:
+        return False
+    S[R_HOLE_LO, seat] = lo
+    S[R_HOLE_HI, seat] = V[V_NC]
+    return True
+
+
+@njit(cache=True)
+def _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line):  # pragma: no cover - compiled
+    """`Seat N: NAME ...` in the summary: the name must be the seat's; cards it says were shown are kept."""
+    slot_of = P[9]
+    lit = P[1]
+    shown_words = P[12]
+    ss = slot_of[t, F_SEAT]
+    if slots[ss, 1] - slots[ss, 0] > 4:
+        return _fail(V, X_SEAT_RANGE, line, slots[ss, 0], slots[ss, 1])
+    seat = _int(data, slots[ss, 0], slots[ss, 1])
+    sp = slot_of[t, F_PLAYER] if slot_of[t, F_PLAYER] >= 0 else slot_of[t, F_REST]
+    p = slots[sp, 0]
+    e = slots[slot_of[t, F_RESULT], 1] if slot_of[t, F_RESULT] >= 0 else slots[sp, 1]
+    tail = -1
+    for j in range(count):
+        if ent[j, 0] != seat:
+            continue
+        n = ent[j, 2] - ent[j, 1]
+        if p + n <= e and _same(data, p, p + n, ent[j, 1], ent[j, 2]) and (p + n == e or data[p + n] == 32):
+            tail = p + n
+            break
+    if tail < 0:
+        return _fail(V, X_SUMMARY_SEAT_NAME, line, seat)
+    # the first "showed [" or "mucked [" (a word of its own) after the name: the cards inside
+    for q in range(tail, e):
+        if q > tail and (48 <= data[q - 1] <= 57 or 65 <= data[q - 1] <= 90 or 97 <= data[q - 1] <= 122
+                         or data[q - 1] == 95):
+            continue
+        for w in range(shown_words.shape[0]):
+            n = shown_words[w, 1]
+            if q + n + 2 <= e and _lit_is(data, q, q + n, lit, shown_words[w, 0], n) and data[q + n] == 32 \
+                    and data[q + n + 1] == 91:
+                c = q + n + 2
+                while c < e and data[c] != 93:
+                    c += 1
+                if c < e:
+                    lo, hi = _read_cards(data, q + n + 2, c, P, cards, V, line)
+                    if lo < 0:
+                        return False
+                    _remember(S, cards, h, k, seat, lo, hi)
+                    return True
+    return True
+
+
+@njit(cache=True)
+def _value(data, slots, t, f, P, V):  # pragma: no cover - compiled
+    """The amount in field f of template t's line, in the hand's scale (-1: the template has no such field)."""
+    slot = P[9][t, f]
+    if slot < 0 or slots[slot, 0] < 0:
+        return -1
+    value, places, _ = _amount(data, slots[slot, 0], slots[slot, 1], P[3], P[4], P[5])
+    return _scaled(value, places, V[V_SCALE])
+
+
+@njit(cache=True)
+def _flag(slots, t, f, P):  # pragma: no cover - compiled
+    slot = P[9][t, f]
+    return slot >= 0 and slots[slot, 0] >= 0
+
+
+@njit(cache=True)
+def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count, line):  # pragma: no cover
+    """One recognised line, by its kind."""
+    kind = P[7][t]
+    slot_of = P[9]
+    if kind == K_MARKER:
+        return _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line)
+    if K_POST_SB <= kind <= K_POST_BRING_IN:
+        return _post(ev, V, S, h, k, line, seat, kind, _value(data, slots, t, F_AMOUNT, P, V),
+                     _flag(slots, t, F_ALL_IN, P))
+    if kind == K_CHECK:
+        return _action(ev, V, S, h, k, line, seat, A_CHECK, -1, -1, False)
+    if kind == K_FOLD:
+        if _flag(slots, t, F_SHOWN, P):
+            cs = slot_of[t, F_CARDS]
+            lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
+            if lo < 0:
+                return False
+            _remember(S, cards, h, k, seat, lo, hi)
+        return _action(ev, V, S, h, k, line, seat, A_FOLD, -1, -1, False)
+    if kind in (K_CALL, K_BET):
+        return _action(ev, V, S, h, k, line, seat, A_CALL if kind == K_CALL else A_BET,
+                       _value(data, slots, t, F_AMOUNT, P, V), -1, _flag(slots, t, F_ALL_IN, P))
+    if kind == K_RAISE:
+        return _action(ev, V, S, h, k, line, seat, A_RAISE, -1, _value(data, slots, t, F_TO, P, V),
+                       _flag(slots, t, F_ALL_IN, P))
+    if kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN):
+        if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+            return _fail(V, X_BEFORE_DEAL, line, 1 if kind == K_SHOW else 2)
+        lo = hi = -1
+        if kind != K_MUCK:
+            cs = slot_of[t, F_CARDS]
+            lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
+            if lo < 0:
+                return False
+        row = _event(ev, V, E_SHOW if kind == K_SHOW else E_MUCK, seat)
+        if row < 0:
+            return False
+        if kind == K_SHOW:
+            ev[row, C_CARD_LO] = lo
+            ev[row, C_CARD_HI] = hi
+            S[R_SHOWN, seat] = 1
+        if kind != K_MUCK:
+            _remember(S, cards, h, k, seat, lo, hi)
+        return True
+    if kind == K_DISCARD:
+        cs, ns = slot_of[t, F_CARDS], slot_of[t, F_COUNT]
+        if slots[ns, 1] - slots[ns, 0] > 4:
+            return _fail(V, X_DISCARD_RANGE, line, slots[ns, 0], slots[ns, 1])
+        n = _int(data, slots[ns, 0], slots[ns, 1])
+        if _flag(slots, t, F_SHOWN, P):
+            lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
+            if lo < 0:
+                return False
+        else:
+            lo = V[V_NC]
+            if lo + n > cards.shape[0]:
+                return _fail(V, X_TOO_LONG, line)
+            for j in range(n):
+                cards[lo + j] = UNKNOWN
+            hi = lo + n
+            V[V_NC] = hi
+        if hi - lo != n:
+            return _fail(V, X_DISCARD_COUNT, line, n, hi - lo)
+        return _draw(ev, V, S, h, k, line, seat, lo, hi)
+    if kind == K_STAND_PAT:
+        return _draw(ev, V, S, h, k, line, seat, V[V_NC], V[V_NC])
+    if kind in (K_DEALT, K_REDEALT):
+        return _dealt(data, slots, t, ev, V, S, h, k, P, cards, line, seat)
+    if kind == K_TIMED_OUT:
+        S[R_TIMED_OUT, seat] = 1
+        return True
+    if kind in (K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN):
+        S[R_ABSENT, seat] = 1
+        if V[V_SECTION] == SEC_PREDEAL and not S[R_POSTED, seat]:
+            S[R_SITTING_OUT, seat] = 1
+        return True
+    if kind == K_HAS_RETURNED:
+        S[R_ABSENT, seat] = 0
+        return True
+    if kind == K_CASHED_OUT:
+        return _fail(V, X_CASHED_OUT, line)
+    if kind == K_CANCELLED:
+        return _fail(V, X_CANCELLED, line)
+    if kind == K_UNCALLED:
+        if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+            return _fail(V, X_BEFORE_DEAL, line, 0)
+        amount = _value(data, slots, t, F_AMOUNT, P, V)
+        S[R_ROUND_IN, seat] = max(0, S[R_ROUND_IN, seat] - amount)
+        S[R_IN_ROUND, seat] = 1
+        S[R_LEFT, seat] += amount
+        row = _event(ev, V, E_RETURN, seat)
+        if row < 0:
+            return False
+        ev[row, C_AMOUNT] = amount
+        V[V_RETURNS] += 1
+        return True
+    if kind == K_COLLECT:
+        return _collect(data, slots, t, seat, ev, V, P, line)
+    if kind == K_TOTAL:
+        if _flag(slots, t, F_RAKED, P):
+            row = _event(ev, V, E_RAKE, -1)
+            if row < 0:
+                return False
+            ev[row, C_AMOUNT] = _value(data, slots, t, F_RAKE, P, V)
+        V[V_TOTAL_POT] = _value(data, slots, t, F_TOTAL, P, V)
+        return True
+    if kind == K_BOARD:
+        cs = slot_of[t, F_CARDS]
+        lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
+        if lo < 0:
+            return False
+        V[V_NC] = lo
+        same = hi - lo == V[V_NB]
+        if same:
+            for j in range(hi - lo):
+                if cards[lo + j] != board[j]:
+                    same = False
+        return same or _fail(V, X_SUMMARY_BOARD, line)
+    if kind in (K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT):
+        return _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line)
+    if kind == K_RUN_TWICE_SUMMARY:
+        return _fail(V, X_RUN_TWICE_SUMMARY, line)
+    return True  # ignored and quiet lines: nothing the log holds
+
+
+@njit(cache=True)
+def _collect(data, slots, t, seat, ev, V, P, line):  # pragma: no cover - compiled
+    """`NAME collected X from pot|main pot|side pot[-N]`: an award from pot 0 or side pot N (1 unnumbered)."""
+    slot_of = P[9]
+    lit = P[1]
+    pot_words = P[16]
+    if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+        return _fail(V, X_BEFORE_DEAL, line, 3)
+    ps = slot_of[t, F_POT]
+    side = _lit_is(data, slots[ps, 0], slots[ps, 1], lit, pot_words[0], pot_words[1])
+    numbered = _flag(slots, t, F_NUMBERED, P)
+    if numbered and not side:
+        return _fail(V, X_NOT_UNDERSTOOD, line)
+    pot = 0
+    if side:
+        pot = 1
+        if numbered:
+            ns = slot_of[t, F_SIDE]
+            if slots[ns, 1] - slots[ns, 0] > 4:
+                return _fail(V, X_SIDE_POT_RANGE, line, slots[ns, 0], slots[ns, 1])
+            pot = _int(data, slots[ns, 0], slots[ns, 1])
+    if pot > 10:
+        return _fail(V, X_SIDE_POT, line, pot)
+    row = _event(ev, V, E_AWARD, seat)
+    if row < 0:
+        return False
+    ev[row, C_POT] = pot
+    ev[row, C_AMOUNT] = _value(data, slots, t, F_AMOUNT, P, V)
+    V[V_AWARDS] += 1
+    return True
+
+
+@njit(cache=True)
+def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
+    """The implied uncalled return (the dialect's `implied_uncalled_return`, only in a hand whose header carries
+    the convention's evidence): with no return written, when the chips put in exceed the chips paid by exactly
+    the unmatched part of the last round's top bet and the stated total is the awards (plus the rake), that part
+    went back to its bettor, written after the last action or kill. True when it was written."""
+    if V[V_RETURNS] or V[V_TOTAL_POT] < 0 or not h[k, H_IMPLIED] or not h[k, H_OLDER]:
+        return False
+    now = False
+    for o in range(11):
+        if S[R_IN_ROUND, o] and S[R_ROUND_IN, o] > 0:
+            now = True
+    top = -1
+    top_v = np.int64(0)
+    any_bets = False
+    for o in range(11):
+        there = S[R_IN_ROUND, o] if now else S[R_LAST_IN, o]
+        if there:
+            any_bets = True
+            v = S[R_ROUND_IN, o] if now else S[R_LAST_BETS, o]
+            if top < 0 or v > top_v:
+                top, top_v = o, v
+    if not any_bets:
+        return False
+    second = np.int64(0)
+    for o in range(11):
+        there = S[R_IN_ROUND, o] if now else S[R_LAST_IN, o]
+        if there and o != top:
+            second = max(second, S[R_ROUND_IN, o] if now else S[R_LAST_BETS, o])
+    unmatched = top_v - second
+    if unmatched <= 0 or S[R_FOLDED, top]:
+        return False
+    put = np.int64(0)
+    awarded = np.int64(0)
+    rake = np.int64(0)
+    last = -1
+    for row in range(V[V_EV0], V[V_NE]):
+        kind = ev[row, C_KIND]
+        if (kind in (E_POST, E_ACTION)) and ev[row, C_AMOUNT] >= 0:
+            put += ev[row, C_AMOUNT]
+        elif kind == E_AWARD:
+            awarded += ev[row, C_AMOUNT]
+        elif kind == E_RAKE:
+            rake += ev[row, C_AMOUNT]
+        if kind in (E_ACTION, E_KILL):
+            last = row
+    if put - awarded - rake != unmatched or (V[V_TOTAL_POT] != awarded + rake and V[V_TOTAL_POT] != awarded):
+        return False
+    if last < 0 or not _insert(ev, V, S, last + 1):
+        return False
+    for c in range(ev.shape[1]):
+        ev[last + 1, c] = -1
+    ev[last + 1, C_KIND] = E_RETURN
+    ev[last + 1, C_SEAT] = top
+    ev[last + 1, C_AMOUNT] = unmatched
+    return True
+
+
+@njit(cache=True)
+def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - compiled
+    """The hand's end checked (dealt, summarised, shown down when contested, awarded), its hole cards, draws and
+    seat rows written."""
+    if V[V_SECTION] == SEC_PREDEAL:
+        return _fail(V, X_NO_HOLE_CARDS, -1)
+    if V[V_SECTION] != SEC_SUMMARY:
+        return _fail(V, X_NO_SUMMARY, -1)
+    live = 0
+    for o in range(11):
+        if S[R_HOLE_ROW, o] >= 0 and not S[R_FOLDED, o]:
+            live += 1
+    if live > 1 and not V[V_SHOWDOWN]:
+        return _fail(V, X_NO_SHOWDOWN, -1, live)
+    if V[V_AWARDS] == 0:
+        return _fail(V, X_NO_AWARD, -1)
+    hole = h[k, H_HOLE]
+    for o in range(11):
+        row = S[R_HOLE_ROW, o]
+        if row < 0:
+            continue
+        if S[R_HOLE_LO, o] < 0 and S[R_KNOWN_LO, o] >= 0:
+            S[R_HOLE_LO, o] = S[R_KNOWN_LO, o]
+            S[R_HOLE_HI, o] = S[R_KNOWN_HI, o]
+        if S[R_HOLE_LO, o] < 0:
+            if V[V_NC] + hole > cards.shape[0]:
+                return _fail(V, X_TOO_LONG, -1)
+            S[R_HOLE_LO, o] = V[V_NC]
+            for _ in range(hole):
+                cards[V[V_NC]] = UNKNOWN
+                V[V_NC] += 1
+            S[R_HOLE_HI, o] = V[V_NC]
+        ev[row, C_CARD_LO] = S[R_HOLE_LO, o]
+        ev[row, C_CARD_HI] = S[R_HOLE_HI, o]
+    for row in range(V[V_EV0], V[V_NE]):  # draws whose received cards the text does not show: unknown
+        if ev[row, C_KIND] == E_DRAW and ev[row, C_RECEIVE_LO] == -2:
+            n = ev[row, C_RECEIVE_HI]
+            if V[V_NC] + n > cards.shape[0]:
+                return _fail(V, X_TOO_LONG, -1)
+            ev[row, C_RECEIVE_LO] = V[V_NC]
+            for _ in range(n):
+                cards[V[V_NC]] = UNKNOWN
+                V[V_NC] += 1
+            ev[row, C_RECEIVE_HI] = V[V_NC]
+    h[k, H_RETURNED] = 1 if _implied_return(ev, V, S, h, k) else 0
+    if V[V_NS] + count > s_out.shape[0]:
+        return _fail(V, X_TOO_LONG, -1)
+    order = np.argsort(ent[:count, 0], kind="mergesort")
+    highest = 0
+    for j in order:
+        seat = ent[j, 0]
+        row = V[V_NS]
+        s_out[row, S_SEAT] = seat
+        s_out[row, S_STACK] = _scaled(ent[j, 3], ent[j, 4], V[V_SCALE])
+        s_out[row, S_NAME_LO] = ent[j, 1]
+        s_out[row, S_NAME_HI] = ent[j, 2]
+        first = True
+        for i in range(j):
+            if ent[i, 0] == seat:
+                first = False
+        # the first entry of a seat has the seat's status; a seat listed again keeps its own, as written
+        s_out[row, S_STATUS] = (1 if S[R_SITTING_OUT, seat] else 0) if first else (1 if ent[j, 5] else 0)
+        V[V_NS] += 1
+        highest = max(highest, seat)
+    h[k, H_HIGHEST] = highest
+    return True
+
+
+@njit(cache=True)
+def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, st_slots, st_err, stack, ns, ne,
+          nc):  # pragma: no cover - compiled
+    """One hand (`h[k]`): its seat list, then its lines recognised, then played through the ledger; its rows from
+    seat row `ns`, event row `ne` and card `nc` on. Returns its scalars (`V_*`: an error, or where its rows end)."""
+    S = np.zeros((N_R, 11), dtype=np.int64)
+    S[R_HOLE_ROW:R_LAST_DRAW + 1, :] = -1
+    V = np.zeros(N_V, dtype=np.int64)
+    V[V_NE] = ne
+    V[V_NC] = nc
+    V[V_NS] = ns
+    V[V_EV0] = ne
+    V[V_SB_POSTED] = -1
+    V[V_ANTE] = -1
+    V[V_TOTAL_POT] = -1
+    lo, hi = h[k, H_LINE_LO], h[k, H_LINE_HI]
+    ent = np.zeros((64, 6), dtype=np.int64)
+    names = np.zeros((64, 3), dtype=np.int64)
+    slots = st_slots[0]
+    i, count = _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, stack)
+    if i < 0:
+        return V
+    if count == 0:
+        _fail(V, X_NO_SEATS, -1)
+        return V
+    for j in range(count):
+        seat = ent[j, 0]
+        if not S[R_PRESENT, seat]:
+            S[R_PRESENT, seat] = 1
+            S[R_SITTING_OUT, seat] = 1 if ent[j, 5] else 0
+            S[R_ABSENT, seat] = 1 if ent[j, 5] == 2 else 0
+    places = _recognise(data, starts, ends, flags, i, hi, P, names, count, st_t, st_seat, st_slots, st_err, stack)
+    scale = max(places, V[V_PLACES], h[k, H_SMALL_PLACES], h[k, H_BIG_PLACES], h[k, H_PLACES])
+    V[V_SCALE] = scale
+    for j in range(count):  # a seat listed twice: its two players' chips counted together
+        S[R_LEFT, ent[j, 0]] += _scaled(ent[j, 3], ent[j, 4], scale)
+    row = _event(ev, V, E_BUTTON, h[k, H_BUTTON])
+    if row < 0:
+        _fail(V, X_TOO_LONG, -1)
+        return V
+    V[V_SECTION] = SEC_PREDEAL
+    board = np.zeros(64, dtype=np.int64)
+    for line in range(i, hi):
+        j = line - i
+        if st_err[j]:
+            _fail(V, st_err[j], line, st_slots[j, 0, 0], st_slots[j, 0, 1])
+            return V
+        t = st_t[j]
+        if t < 0:
+            continue
+        if not _statement(data, st_slots[j], t, st_seat[j], ev, V, S, h, k, P, cards, board, ent, count, line):
+            if V[V_ERROR] == 0:
+                _fail(V, X_TOO_LONG, line)
+            return V
+    _finish(ev, V, S, h, k, cards, s_out, ent, count)
+    return V
+
+
+@njit(cache=True)
+def convert(data, starts, ends, flags, h, P, s_out, ev, cards, width):  # pragma: no cover - compiled
+    """Every hand of `h` (rows `H_COLUMNS`, the inputs set by the driver) read into seat rows, event rows and
+    cards, in order; a hand that fails leaves no rows and its error in `h`. Returns (seats, events, cards)."""
+    ns = 0
+    ne = 0
+    nc = 0
+    longest = 1
+    for k in range(h.shape[0]):
+        longest = max(longest, h[k, H_LINE_HI] - h[k, H_LINE_LO])
+    st_t = np.zeros(longest, dtype=np.int64)
+    st_seat = np.zeros(longest, dtype=np.int64)
+    st_slots = np.zeros((longest, width, 2), dtype=np.int64)
+    st_err = np.zeros(longest, dtype=np.int64)
+    stack = np.zeros((STACK, 3), dtype=np.int64)
+    for k in range(h.shape[0]):
+        h[k, H_EV_LO] = ne
+        V = _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, st_slots, st_err, stack, ns,
+                  ne, nc)
+        if V[V_ERROR]:
+            h[k, H_OK] = 0
+            h[k, H_ERROR] = V[V_ERROR]
+            h[k, H_ERROR_LINE] = V[V_ERROR_LINE]
+            h[k, H_ARG0] = V[V_ARG0]
+            h[k, H_ARG1] = V[V_ARG1]
+            h[k, H_ARG2] = V[V_ARG2]
+            h[k, H_SEAT_LO] = ns
+            h[k, H_SEAT_HI] = ns
+            h[k, H_EV_HI] = ne
+            h[k, H_PLACES] = V[V_SCALE]
+            continue
+        h[k, H_OK] = 1
+        h[k, H_PLACES] = V[V_SCALE]
+        h[k, H_SB] = V[V_SB_POSTED]
+        h[k, H_ANTE] = V[V_ANTE]
+        h[k, H_SEAT_LO] = ns
+        h[k, H_SEAT_HI] = V[V_NS]
+        h[k, H_EV_HI] = V[V_NE]
+        ns = V[V_NS]
+        ne = V[V_NE]
+        nc = V[V_NC]
+    return ns, ne, nc

@@ -1,0 +1,936 @@
+"""Reading a text room's export by its dialect: the file's blocks, lines and hands, the headers, then the compiled
+ledger (`room_ledger`) for every hand, and canonical tables out. One path for every hand of every text room.
+
+The contract is docs/readers.md: every hand ends as exactly one canonical hand (in a `TableChunk`) or one
+`Quarantined` naming file, line and reason; notes of the conventions applied come once per file; a hand is
+refused only when the canonical log cannot hold what its text says, never for being illegal.
+
+Why the header is read here, in Python: a header holds few facts (game, stakes, time, tournament) but in free
+order, and is read once per hand against the dialect's game and structure words; everything after it is read
+by the compiled ledger.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from functools import cache, lru_cache
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pyarrow as pa
+
+from auditor.ingest import room_ledger as L
+from auditor.ingest.arrow_columns import EventNames, card_lists, event_table, list_array, span_positions, texts
+from auditor.ingest.dialect import Dialect, dialect
+from auditor.ingest.limits import DEFAULT_LIMITS, Limits
+from auditor.ingest.parquet import TableChunk
+from auditor.ingest.text_blocks import decode_block, decode_bytes, in_blocks, line_start, wide
+from auditor.model.records import Quarantined, ReaderNote, SourceHand
+from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
+
+__all__ = ["read_room"]
+
+Item = TableChunk | SourceHand | Quarantined | ReaderNote
+#: hands read by one call of the ledger (its fixed costs spread, its arrays a few tens of MB)
+BATCH_HANDS = 4096
+#: at most this many hands per TableChunk
+CHUNK_HANDS = 1000
+MAX_REASON_TEXT = 60
+_EVENT_NAMES = EventNames.of(type("Names", (), {"KIND_NAMES": L.KIND_NAMES, "ACTION_NAMES": L.ACTION_NAMES,
+                                               "POST_NAMES": L.POST_NAMES, "TARGET_NAMES": L.TARGET_NAMES}))
+_CARDS = pa.array(L.CARD_NAMES, pa.string())
+_STATUS = pa.array(["active", "sitting_out"], pa.string())
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REASON_TEXT else text[: MAX_REASON_TEXT - 3] + "..."
+
+
+class _Bad(Exception):
+    def __init__(self, reason: str, code: str) -> None:
+        super().__init__(reason)
+        self.reason, self.code = reason, code
+
+
+# ------------------------------------------------------------------------------------------------ the dialect
+
+@dataclass(frozen=True, eq=False)
+class Room:
+    """A dialect made ready for the ledger: the kernel's tuple of tables (`words`) and the header's patterns."""
+
+    dialect: Dialect
+    words: tuple
+    width: int
+    prefix: np.ndarray
+    fold_case: bool
+    header: re.Pattern[str]
+    separator: re.Pattern[str] | None
+    limit: re.Pattern[str]
+    stakes: re.Pattern[str]
+    stamp: re.Pattern[str]
+    code: re.Pattern[str]
+    games: tuple[tuple[re.Pattern[str], str, str | None, int | None], ...]
+    structures: dict[str, str | None]
+    symbols: dict[str, str]
+    tournament: str
+    older: str | None
+    kills: bool
+    table: re.Pattern[str]
+    zones: dict[str, str]
+    written_zone: ZoneInfo
+    unseated_act: re.Pattern[str]
+    unseated_collect: re.Pattern[str]
+
+    @classmethod
+    def of(cls, spoken: Dialect) -> Room:
+        program = spoken.program
+        syntax = spoken.syntax
+        count = len(program.kinds)
+        t_kind = np.full(count, -1, dtype=np.int64)
+        t_group = np.full(count, -1, dtype=np.int64)
+        slot_of = np.full((count, len(L.FIELDS)), -1, dtype=np.int64)
+        amounts = np.zeros((count, program.width), dtype=np.bool_)
+        for t, (kind, slots, template) in enumerate(zip(program.kinds, program.slots, program.templates,
+                                                        strict=True)):
+            if kind in L.WRITE_ONLY:
+                continue
+            t_kind[t] = L.KINDS.index(kind)
+            first = template.parts[0]
+            starts_with_player = getattr(first, "type", None) == "player"
+            t_group[t] = (L.G_MARKER if kind == "marker" else
+                          L.G_SUMMARY if L.KINDS.index(kind) in L.SUMMARY_KINDS else
+                          L.G_PLAYER if starts_with_player else
+                          L.G_QUIET if kind == "quiet" else L.G_ROOM)
+            for name, slot in slots.items():
+                if name in L.FIELDS:
+                    slot_of[t, L.FIELDS.index(name)] = slot
+                    if slot in program.amount_slots[t]:
+                        amounts[t, slot] = True
+        status_codes = {"sitting_out": L.ST_SITTING_OUT, "after_button": L.ST_AFTER_BUTTON,
+                        "out_of_hand": L.ST_OUT_OF_HAND}
+        status_words = np.array([(*program.literal(word), status_codes[name])
+                                 for name, word in syntax["seat_status"].items()], dtype=np.int64).reshape(-1, 3)
+        roles = {"hole_cards": L.M_HOLE, "show_down": L.M_SHOW_DOWN, "summary": L.M_SUMMARY,
+                 "run_twice": L.M_RUN_TWICE}
+        markers = [(*program.literal(w), roles[role], 0) for role, ws in syntax["markers"].items() for w in ws]
+        markers += [(*program.literal(w), L.M_STREET, k) for k, w in enumerate(syntax["streets"])]
+        markers += [(*program.literal(w), L.M_DRAW, 0) for w in syntax["draws"]]
+        shown = [program.literal(w) for w in spoken.data["summary"]["shown"]]
+        ranks, suits = syntax["cards"]["ranks"], syntax["cards"]["suits"]
+        rank_of = np.full(256, -1, dtype=np.int64)
+        suit_of = np.full(256, -1, dtype=np.int64)
+        for k, c in enumerate(ranks):
+            rank_of[ord(c)] = k
+        for k, c in enumerate(suits):
+            suit_of[ord(c)] = k
+        words = (program.rows, program.lit, program.words, program.symbols, np.int64(program.thousands),
+                 np.int64(program.decimal), program.starts, t_kind, t_group, slot_of, status_words,
+                 np.array(markers, dtype=np.int64).reshape(-1, 4), np.array(shown, dtype=np.int64).reshape(-1, 2),
+                 rank_of, suit_of, amounts, np.array(program.literal(syntax["pots"]["side"]), dtype=np.int64))
+        recognise = spoken.data["recognise"]
+        fold = bool(recognise.get("case_insensitive"))
+        start = spoken.header["hand_start"]
+        lead = start.parts[0].text if hasattr(start.parts[0], "text") else ""
+        flags = re.IGNORECASE if fold else 0
+        amount = _amount_pattern(syntax["amount"])
+        symbols = dict(syntax["amount"]["symbols"])
+        games = []
+        for game in syntax["games"]:
+            word = game["name"]
+            pattern = re.compile(rf"(?<![\w.,{''.join(map(re.escape, symbols))}+-]){re.escape(word)}(?![\w+-])",
+                                 re.IGNORECASE)
+            games.append((pattern, word, game.get("unsupported") or game["variant"],
+                          None if "unsupported" in game else _HOLE[game["variant"]]))
+        structures = {words.lower(): (value if isinstance(value, str) else None)
+                      for words, value in syntax["structures"].items()}
+        limit_words = sorted(syntax["structures"], key=len, reverse=True)
+        conventions = spoken.data["conventions"]
+        implied = conventions.get("implied_uncalled_return", {})
+        separator = recognise.get("separator")
+        table = spoken.header["table"]
+        return cls(spoken, words, program.width, np.frombuffer(lead.encode("utf-8"), dtype=np.uint8).copy(), fold,
+                   re.compile(start.pattern.pattern + r"\s*(?P<rest>.*)$", flags),
+                   re.compile(separator) if separator else None,
+                   re.compile(r"\b(?P<limit>" + "|".join(map(re.escape, limit_words)) + r")\b", re.IGNORECASE),
+                   re.compile(rf"(?<![\d/.,])(?P<small>{amount})/(?P<big>{amount})(?![\d/])"),
+                   re.compile(r"(?P<y>\d{4})/(?P<mo>\d{1,2})/(?P<d>\d{1,2})(?: - | )(?P<h>\d{1,2}):(?P<mi>\d{2}):"
+                              r"(?P<s>\d{2})(?: \(?(?P<zone>[A-Z]{2,5})\)?)?"),
+                   re.compile(r"\b([A-Z]{3})\b"), tuple(games), structures, symbols,
+                   spoken.header["tournament"].parts[0].text.lower(),
+                   implied.get("evidence") if implied.get("value") == "older_header_only" else None,
+                   conventions.get("room_folds", {}).get("value") == "kill", table.pattern,
+                   dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
+                   *_unseated(spoken, amount))
+
+
+def _unseated(spoken: Dialect, amount: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """What a line of someone with no seat looks like: a player's statement (`NAME: verb...`, the verbs of the
+    dialect's player lines) or an award (`NAME collected X from ...`)."""
+    verbs = set()
+    for template in spoken.every:
+        parts = template.parts
+        if template.kind != "quiet" and len(parts) > 1 and getattr(parts[0], "type", None) == "player" \
+                and hasattr(parts[1], "text") and parts[1].text.startswith(": "):
+            verbs.add(parts[1].text[2:].split(" ")[0])
+    act = re.compile(r"^(?P<player>.+?): (?:" + "|".join(sorted(map(re.escape, verbs))) + r")\b")
+    collect = spoken.lines["collect"].parts
+    words = collect[1].text if len(collect) > 1 and hasattr(collect[1], "text") else " collected "
+    after = collect[3].text if len(collect) > 3 and hasattr(collect[3], "text") else " from "
+    return act, re.compile(rf"^(?P<player>.+?){re.escape(words)}{amount}{re.escape(after)}")
+
+
+_HOLE = {"holdem": 2, "omaha": 4, "five-card-draw": 5, "omaha-nz": 4, "three-card-nz": 3}
+
+
+def _amount_pattern(amount: dict) -> str:
+    symbols = "".join(re.escape(s) for s in amount["symbols"])
+    thousands, decimal = re.escape(amount["thousands"]), re.escape(amount["decimal"])
+    return rf"[{symbols}]?(?:\d{{1,3}}(?:{thousands}\d{{3}})+|\d+)(?:{decimal}\d+)?"
+
+
+@cache
+def room(name: str) -> Room:
+    return Room.of(dialect(name))
+
+
+# ------------------------------------------------------------------------------------------------ headers
+
+@dataclass(frozen=True)
+class Header:
+    """What a hand's header says (`read_header`), in the dialect's words turned into the log's."""
+
+    hand_id: str
+    tournament: bool
+    older: bool
+    variant: str
+    hole: int
+    structure: str
+    small: Decimal
+    big: Decimal
+    places: int
+    currency: str | None
+    started_at: str | None
+
+
+def _places(value: Decimal) -> int:
+    exponent = value.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+def read_header(spoken: Room, line: str) -> Header:
+    """The header's facts (`_Bad` for a header that names no game, structure or stakes the log can hold)."""
+    m = spoken.header.match(line)
+    if not m:
+        raise _Bad(f"not a {spoken.dialect.title} hand header", "damaged")
+    key = m["rest"]
+    facts = _header_facts(spoken, key) if len(key) <= 256 else _read_rest(spoken, key)
+    started = _started_at(spoken, key)
+    older = spoken.older is not None and line[:len(spoken.older)].lower() == spoken.older.lower()
+    return Header(m["hand_id"], *facts[:1], older, *facts[1:], started)
+
+
+@lru_cache(maxsize=4096)
+def _header_facts(spoken: Room, rest: str) -> tuple:
+    return _read_rest(spoken, rest)
+
+
+def _read_rest(spoken: Room, rest: str) -> tuple:
+    tournament = rest[:len(spoken.tournament)].lower() == spoken.tournament
+    limit = spoken.limit.search(rest)
+    if not limit:
+        raise _Bad(f"header names no betting structure: '{_short(rest)}'", "damaged")
+    before = rest[: limit.start()]
+    game = _find_game(spoken, before)
+    if game is None:
+        raise _Bad(f"game not recognised: '{_short(before + limit['limit'])}'", "unsupported-game")
+    at, what, hole = game
+    game_text = (before[at:] + limit["limit"]).strip()
+    if hole is None:
+        raise _Bad(f"unsupported variant: {game_text} is {what}, which the engine does not have", "unsupported-game")
+    structure = spoken.structures.get(limit["limit"].lower())
+    if structure is None:
+        raise _Bad(f"unsupported betting structure: {game_text}", "unsupported-game")
+    after = rest[limit.end():]
+    stakes = spoken.stakes.search(after)
+    if not stakes:
+        raise _Bad(f"header has no stakes: '{_short(rest)}'", "damaged")
+    small, big = _money(spoken, stakes["small"]), _money(spoken, stakes["big"])
+    symbol = next((s for s in spoken.symbols if stakes["small"].startswith(s)), None)
+    tail = after[stakes.end():]
+    closing = tail.find(")")
+    code = spoken.code.search(tail[:closing] if closing >= 0 else "")
+    currency = None
+    if not tournament and (code or symbol):
+        currency = code[1] if code else spoken.symbols[symbol]
+    return (tournament, what, hole, structure, small, big, max(_places(small), _places(big)), currency)
+
+
+def _money(spoken: Room, text: str) -> Decimal:
+    amount = spoken.dialect.syntax["amount"]
+    for symbol in spoken.symbols:
+        text = text.removeprefix(symbol)
+    if amount["thousands"]:
+        text = text.replace(amount["thousands"], "")
+    value = Decimal(text.replace(amount["decimal"], "."))
+    if value.adjusted() > L.MAX_DIGITS:
+        raise _Bad(f"amount '{_short(text)}' is too large", "damaged")
+    if _places(value) > L.MAX_PLACES:
+        raise _Bad(f"amount '{_short(text)}' has more than {L.MAX_PLACES} decimal places", "damaged")
+    return value
+
+
+def _find_game(spoken: Room, before: str) -> tuple[int, str, int | None] | None:
+    """(position, what, hole cards) of the game the header names before its structure: any game the engine lacks
+    named anywhere there wins over the game it qualifies ("Omaha Hi/Lo" is hi/lo), else the first listed."""
+    found = [(m.start(), rank, what, hole) for rank, (pattern, _, what, hole) in enumerate(spoken.games)
+             if (m := pattern.search(before))]
+    if not found:
+        return None
+    at = min(f[0] for f in found)
+    unsupported = [f for f in found if f[3] is None]
+    chosen = min(unsupported or found, key=lambda f: f[1])
+    return at, chosen[2], chosen[3]
+
+
+def _started_at(spoken: Room, rest: str) -> str | None:
+    """The header's first time in a zone the dialect knows (none written: the room's own), as ISO 8601 in the
+    room's written zone."""
+    for m in spoken.stamp.finditer(rest):
+        zone = m["zone"] or spoken.dialect.syntax["time"]["written_zone"]
+        if zone not in spoken.zones:
+            continue
+        return _stamp_time(spoken, int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
+                           zone)
+    return None
+
+
+def _stamp_time(spoken: Room, year: int, month: int, day: int, hour: int, minute: int, second: int,
+                zone: str) -> str | None:
+    try:
+        local = datetime(year, month, day, hour, minute, second, tzinfo=_zone(spoken.zones[zone]))
+        return local.astimezone(spoken.written_zone).isoformat()
+    except (ValueError, OverflowError):
+        return None
+
+
+@cache
+def _zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)
+
+
+def read_table(spoken: Room, line: str) -> tuple[str | None, int, int | None]:
+    """(table id, button seat, table size) of the table line."""
+    m = spoken.table.fullmatch(line)
+    if not m:
+        raise _Bad(f"table line not understood: '{_short(line)}'", "damaged")
+    if not m["buttoned"]:
+        raise _Bad("the table line names no button seat", "damaged")
+    button = _whole(m["button"], "button seat")
+    size = _whole(m["max_seats"], "table size") if m["sized"] else None
+    if size is not None and not 2 <= size <= 10:
+        raise _Bad(f"a {size}-seat table (the canonical log has 2 to 10 seats)", "unsupported-feature")
+    return m["table"] or None, button, size
+
+
+def _whole(digits: str, what: str) -> int:
+    if len(digits) > 4:
+        raise _Bad(f"{what} {_short(digits)} is out of range", "damaged")
+    return int(digits)
+
+
+# ------------------------------------------------------------------------------------------------ the file
+
+def read_room(path: Path | str, room_name: str, *, rule_pack: str = "tda-2024", limits: Limits = DEFAULT_LIMITS,
+              batch_hands: int | None = None, chunk_hands: int | None = None) -> Iterator[Item]:
+    """Every hand of a text export of room `room_name`: runs of read hands as TableChunks, each refused hand a
+    Quarantined, each convention applied a ReaderNote once per file (before the first hand it was applied to).
+    Never raises on bad input. The file is read a block at a time (`text_blocks.in_blocks`)."""
+    spoken = room(room_name)
+    name = str(path)
+    noted: set[str] = set()
+    batch = max(1, batch_hands or BATCH_HANDS)
+    chunk = max(1, chunk_hands or CHUNK_HANDS)
+
+    def block(raw: bytes, line0: int, final: bool) -> Generator[Item, None, tuple[int, int]]:
+        return _Block(spoken, raw, line0, final, name, limits, rule_pack).items(noted, batch, chunk)
+
+    yield from in_blocks(Path(path), limits, block)
+
+
+class _Block:
+    """One block of a file: its text as UTF-8 bytes, its lines and its hands' spans."""
+
+    def __init__(self, spoken: Room, raw: bytes, line0: int, final: bool, name: str, limits: Limits,
+                 rule_pack: str) -> None:
+        self.spoken, self.raw, self.line0, self.final = spoken, raw, line0, final
+        self.name, self.limits, self.rule_pack = name, limits, rule_pack
+        text = _utf8(raw, line0 == 0)
+        self.data = np.frombuffer(text, dtype=np.uint8)
+        cap = text.count(b"\n") + text.count(b"\r") + 1
+        starts = np.empty(cap, dtype=np.int64)
+        ends = np.empty(cap, dtype=np.int64)
+        flags = np.empty(cap, dtype=np.int64)
+        n = L.lines(self.data, spoken.prefix, spoken.fold_case, limits.pokerstars_max_line_bytes, starts, ends, flags)
+        self.starts, self.ends, self.flags = starts[:n], ends[:n], flags[:n]
+        self.number = np.arange(n, dtype=np.int64)  # each line's number in the block (0-based)
+        self._settle_blanks_and_separators()
+        self.spans = self._spans()
+
+    def text(self, i: int) -> str:
+        return self.data[self.starts[i]:self.ends[i]].tobytes().decode("utf-8", "replace")
+
+    def _settle_blanks_and_separators(self) -> None:
+        """Lines of blanks beyond ASCII (Python says whether they are blank) and archive separators become blank."""
+        for i in np.flatnonzero(self.flags & (L.L_MAYBE_BLANK | L.L_STARS)).tolist():
+            line = self.text(i)
+            if self.flags[i] & L.L_MAYBE_BLANK:
+                if line.isspace() or not line:
+                    self.flags[i] |= L.L_BLANK
+            elif self.spoken.separator is not None and line[:3] == "***" and self.spoken.separator.match(line):
+                self.flags[i] |= L.L_BLANK
+
+    def _spans(self) -> list[tuple[int, int]]:
+        """[start, end) of each hand (and of any text before the first, a fragment): a hand starts at a line the
+        dialect's hand start matches. Where a line holds a hand start after its beginning (an export that lost the
+        end of a hand) or a seated name looks like one, `_careful_spans` decides, as a name can never start a hand."""
+        if (self.flags & L.L_INNER).any():
+            return self._careful_spans()
+        candidates = np.flatnonzero((self.flags & L.L_HEADER) & ~(self.flags & L.L_LONG)).tolist()
+        heads = [i for i in candidates if self.spoken.header.match(self.text(i))]
+        return self._with_fragment(heads)
+
+    def _with_fragment(self, heads: list[int]) -> list[tuple[int, int]]:
+        """The hands' spans; text before the first header that is not blank is `fragment`."""
+        n = len(self.starts)
+        first = heads[0] if heads else n
+        self.fragment = None if (self.flags[:first] & L.L_BLANK).all() else (0, first)
+        return list(zip(heads, [*heads[1:], n], strict=False))
+
+    def _careful_spans(self) -> list[tuple[int, int]]:
+        """The reference rule for hand starts: a header-like line is no new hand when it begins with the name of a
+        player seated in the hand being read; a header may begin inside a line (the next line a table line, the
+        line no seat line, no seated player's line, no chat), and then the line is cut in two there."""
+        spoken = self.spoken
+        seat = spoken.dialect.lines["seat"].pattern
+        heads: list[int] = []
+        names: list[str] = []
+        in_seats = False
+        i = 0
+        while i < len(self.starts):
+            if self.flags[i] & (L.L_BLANK | L.L_LONG):
+                i += 1
+                continue
+            line = self.text(i)
+            if self.flags[i] & L.L_HEADER and spoken.header.match(line) and \
+                    not (heads and any(line.startswith((n + ":", n + " ")) for n in names)):
+                heads.append(i)
+                names, in_seats = [], True
+                i += 1
+                continue
+            inner = self._inner_header(i, line, names) if self.flags[i] & L.L_INNER else 0
+            if inner:
+                self._cut(i, len(line[:inner].encode("utf-8")))
+                heads.append(i + 1)
+                names, in_seats = [], True
+                i += 2
+                continue
+            if in_seats:
+                if line.startswith("*** "):
+                    in_seats = False
+                elif line[:5] == "Seat ":
+                    m = seat.fullmatch(line)
+                    if m:
+                        names.append(m["player"])
+            i += 1
+        return self._with_fragment(heads)
+
+    def _inner_header(self, i: int, line: str, names: list[str]) -> int:
+        """Where a whole header (its date too) begins inside line i, when the next line is the table line."""
+        spoken = self.spoken
+        if i + 1 >= len(self.starts) or not self.text(i + 1).startswith("Table '") or line.startswith("Seat ") \
+                or any(line.startswith(n) for n in names):
+            return 0
+        lead = spoken.prefix.tobytes().decode("utf-8")
+        at = 1
+        while True:
+            at = line.lower().find(lead.lower(), at) if spoken.fold_case else line.find(lead, at)
+            if at < 0:
+                return 0
+            m = spoken.header.match(line[at:])
+            if m and ' said, "' not in line[:at] and spoken.stamp.search(m["rest"]):
+                return at
+            at += 1
+
+    def _cut(self, i: int, at: int) -> None:
+        """Line i cut at byte `at` of it: two lines of one number (the hand before ends inside it)."""
+        lo, hi = self.starts[i], self.ends[i]
+        self.starts = np.insert(self.starts, i + 1, lo + at)
+        self.ends = np.insert(self.ends, i + 1, hi)
+        self.ends[i] = lo + at
+        self.flags = np.insert(self.flags, i + 1, L.L_HEADER)
+        self.flags[i] &= ~(L.L_INNER | L.L_HEADER)
+        self.number = np.insert(self.number, i + 1, self.number[i])
+        self.cuts = getattr(self, "cuts", set()) | {i}
+
+
+def _utf8(raw: bytes, first: bool) -> bytes:
+    """A block's text as UTF-8 bytes: the bytes themselves when they are UTF-8 (after a UTF-8 byte-order mark at
+    the file's start), else decoded (`text_blocks`) and encoded again."""
+    if first and raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    elif first and wide(raw):
+        return decode_bytes(raw).encode("utf-8", "surrogatepass")
+    try:
+        raw.decode("utf-8")
+        return raw
+    except UnicodeDecodeError:
+        return decode_block(raw).encode("utf-8", "surrogatepass")
+
+
+class _Hands:
+    """A batch of a block's hands made ready for the ledger: their `h` rows and what the header gave each."""
+
+    def __init__(self, count: int) -> None:
+        self.h = np.zeros((count, len(L.H_COLUMNS)), dtype=np.int64)
+        self.header: list[Header | None] = [None] * count
+        self.table: list[tuple[str | None, int, int | None] | None] = [None] * count
+        self.refused: list[Quarantined | None] = [None] * count
+
+
+def _block_items(self: _Block, noted: set[str], batch: int, chunk: int) -> Generator[Item, None, tuple[int, int]]:
+    """The block's items (`text_blocks.in_blocks`): all its hands when it is the file's last, else all but the
+    last that begins a line (it may go on in the next block, which begins with it); returns the (bytes, lines)
+    of the block used."""
+    hands = self.spans
+    cuts = getattr(self, "cuts", set())
+    done = len(hands)
+    if not self.final:
+        done = next((k for k in range(len(hands) - 1, -1, -1) if hands[k][0] - 1 not in cuts), 0)
+    if self.fragment is not None and (hands or self.final):
+        a, b = self.fragment
+        too_long = _too_long(self, a, b)
+        if too_long:
+            yield Quarantined(self.name, self.line0 + int(self.number[a]) + 1, f"{too_long}; the hand is not read",
+                              code="limit")
+        else:
+            first = next(i for i in range(a, b) if not self.flags[i] & L.L_BLANK)
+            yield Quarantined(self.name, self.line0 + int(self.number[first]) + 1,
+                              f"not a whole hand: text before the first '{self.spoken.dialect.title} Hand #' header "
+                              "(a fragment of a hand)", code="truncated")
+    for a in range(0, done, batch):
+        yield from _batch(self, hands[a:min(done, a + batch)], noted, chunk)
+    if self.final:
+        return len(self.raw), int(self.number[-1]) + 1 if len(self.number) else 0
+    if done >= len(hands):
+        return 0, 0
+    start = int(self.number[hands[done][0]])
+    return line_start(self.raw, start), start
+
+
+_Block.items = _block_items  # type: ignore[attr-defined]
+
+
+def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: int) -> Iterator[Item]:
+    """A batch of hands: each header and table line read, the rest by the ledger, the items in order."""
+    spoken, name = block.spoken, block.name
+    hands = _Hands(len(spans))
+    h = hands.h
+    line_of = block.number
+    for k, (a, b) in enumerate(spans):
+        start_line = block.line0 + int(line_of[a]) + 1
+        header_text = block.text(a)
+        m = spoken.header.match(header_text)
+        hand_id = m["hand_id"] if m else None
+        too_long = _too_long(block, a, b)
+        if too_long:
+            long_first = bool(block.flags[a] & L.L_LONG)
+            hands.refused[k] = Quarantined(name, start_line, f"{too_long}; the hand is not read",
+                                           None if long_first else hand_id, code="limit")
+            continue
+        body = next((i for i in range(a + 1, b) if not block.flags[i] & L.L_BLANK), None)
+        table_text = block.text(body) if body is not None else ""
+        table_id = None
+        if table_text.startswith("Table '"):
+            tm = spoken.table.fullmatch(table_text)
+            table_id = (tm["table"] or None) if tm else None
+        try:
+            header = read_header(spoken, header_text)
+            if body is None or not table_text.startswith("Table '"):
+                raise _Bad("truncated: no 'Table' line after the header", "truncated")
+            table = read_table(spoken, table_text)
+        except _Bad as bad:
+            hands.refused[k] = Quarantined(name, start_line, bad.reason, hand_id, code=bad.code, table_id=table_id)
+            continue
+        hands.header[k], hands.table[k] = header, table
+        row = h[k]
+        row[L.H_LINE_LO], row[L.H_LINE_HI] = body + 1, b
+        row[L.H_BUTTON], row[L.H_HOLE] = table[1], header.hole
+        row[L.H_TOURNAMENT], row[L.H_OLDER] = header.tournament, header.older
+        row[L.H_DRAW], row[L.H_FIXED] = header.variant == "five-card-draw", header.structure == "fixed-limit"
+        row[L.H_SMALL], row[L.H_SMALL_PLACES] = _mantissa(header.small), _places(header.small)
+        row[L.H_BIG], row[L.H_BIG_PLACES] = _mantissa(header.big), _places(header.big)
+        row[L.H_KILLS], row[L.H_IMPLIED] = spoken.kills, spoken.older is not None
+        row[L.H_PLACES] = spoken.dialect.syntax["amount"]["cash_places"] if header.currency else 0
+    read = [k for k in range(len(spans)) if hands.header[k] is not None]
+    tables = None
+    if read:
+        rows = h[read]
+        lines = int((rows[:, L.H_LINE_HI] - rows[:, L.H_LINE_LO]).sum())
+        data_size = int(sum(block.ends[b - 1] - block.starts[a] for a, b in (spans[k] for k in read)))
+        s_out = np.zeros((len(read) * 12 + 16, 5), dtype=np.int64)
+        ev = np.zeros((lines + 16 * len(read) + 16, len(L.EV_COLUMNS)), dtype=np.int64)
+        cards = np.zeros(data_size // 2 + 64 * len(read) + 64, dtype=np.int64)
+        ns, ne, nc = L.convert(block.data, block.starts, block.ends, block.flags, rows, spoken.words, s_out, ev, cards,
+                               spoken.width)
+        h[read] = rows
+        ok = [k for k in read if h[k, L.H_OK]]
+        for k in read:
+            if not h[k, L.H_OK]:
+                hands.refused[k] = _refusal(block, spans[k], hands, k)
+        if ok:
+            tables = _tables(block, [spans[k] for k in ok], hands, ok, s_out[:ns], ev[:ne], cards[:nc])
+            from auditor.ingest import columnar_validate
+
+            verdicts = columnar_validate.validate(tables.hands, tables.seats, tables.events)
+            for j, k in enumerate(ok):
+                if not verdicts.valid[j]:
+                    hands.refused[k] = Quarantined(name, block.line0 + int(line_of[spans[k][0]]) + 1,
+                                                   f"reader could not convert: {verdicts.reasons[j]}",
+                                                   hands.header[k].hand_id, code="invalid-record",
+                                                   table_id=hands.table[k][0])
+            tables = tables.keep(verdicts.valid)
+    yield from _in_order(block, spans, hands, tables, noted, chunk)
+
+
+def _too_long(block: _Block, a: int, b: int) -> str | None:
+    """Why lines a..b - 1 are not read (a line or the hand past its limit), or None."""
+    limits = block.limits
+    long_line = next((i for i in range(a, b) if block.flags[i] & L.L_LONG), None)
+    if long_line is not None:
+        return (f"line {block.line0 + int(block.number[long_line]) + 1} is longer than "
+                f"{limits.pokerstars_max_line_bytes} bytes (limit pokerstars_max_line_bytes)")
+    if int((block.ends[a:b] - block.starts[a:b] + 1).sum()) > limits.pokerstars_max_hand_bytes:
+        return f"hand is longer than {limits.pokerstars_max_hand_bytes} bytes (limit pokerstars_max_hand_bytes)"
+    return None
+
+
+def _mantissa(value: Decimal) -> int:
+    return int(value.scaleb(_places(value)))
+
+
+def _number_text(value: int, places: int) -> str:
+    """An amount in the hand's scale as the reader says it in a reason (a plain decimal number)."""
+    if places == 0:
+        return str(value)
+    sign = "-" if value < 0 else ""
+    whole, part = divmod(abs(value), 10 ** places)
+    return f"{sign}{whole}.{part:0{places}d}"
+
+
+def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Quarantined:
+    """The quarantine entry of a hand the ledger refused, worded as its error says."""
+    h = hands.h[k]
+    header, table = hands.header[k], hands.table[k]
+    assert header is not None and table is not None
+    error, code = L.ERRORS[int(h[L.H_ERROR])]
+    at = int(h[L.H_ERROR_LINE])
+    n = block.line0 + int(block.number[at]) + 1 if at >= 0 else 0
+    a0, a1, a2 = (int(x) for x in h[L.H_ARG0:L.H_ARG2 + 1])
+    places = int(h[L.H_PLACES])
+
+    def span_text(lo: int, hi: int) -> str:
+        return block.data[lo:hi].tobytes().decode("utf-8", "replace")
+
+    line = block.text(at) if at >= 0 else ""
+    reason = {
+        "no_seats": lambda: "truncated: no seat lines (nobody is seated)",
+        "seat_range": lambda: f"line {n}: seat {_short(span_text(a0, a1))} is out of range",
+        "name_blank": lambda: (f"line {n}: seat {a0}'s player name starts or ends with a blank, which the lines "
+                               "naming the player cannot show"),
+        "same_name": lambda: f"line {n}: two seats have the same player name",
+        "amount_large": lambda: f"amount '{_short(span_text(a0, a1))}' is too large",
+        "amount_places": lambda: (f"amount '{_short(span_text(a0, a1))}' has more than {L.MAX_PLACES} decimal "
+                                  "places"),
+        "not_understood": lambda: _not_understood(block.spoken, n, line, _seated(block, span)),
+        "before_deal": lambda: f"line {n}: {L.BEFORE_DEAL_WHAT[a0]} before the cards are dealt",
+        "after_deal": lambda: f"line {n}: {L.BEFORE_DEAL_WHAT[a0]} after the cards are dealt",
+        "cancelled": lambda: "hand cancelled",
+        "forced_bet": lambda: (f"line {n}: a {('button blind', 'bring-in')[a0]}, which the canonical log does not "
+                               "have"),
+        "puts_in": lambda: (f"line {n}: seat {a0} puts in {_number_text(a1, places)} with "
+                            f"{_number_text(a2, places)} behind"),
+        "all_in_behind": lambda: f"line {n}: seat {a0} is said to be all-in with {_number_text(a1, places)} behind",
+        "action_before_deal": lambda: f"line {n}: a betting action before the deal",
+        "no_more": lambda: (f"line {n}: seat {a0} {_verb(line)}s to {_number_text(a1, places)}, no more than the "
+                            f"{_number_text(a2, places)} it has in"),
+        "run_twice": lambda: (f"run it twice: the hand has '*** {span_text(a0, a1)} ***', two boards, which the "
+                              "engine does not have"),
+        "second_deal": lambda: f"line {n}: a second deal ('*** {span_text(a0, a1)} ***')",
+        "marker_predeal": lambda: f"line {n}: '*** {span_text(a0, a1)} ***' before the cards are dealt",
+        "no_such_draw": lambda: f"line {n}: '*** {span_text(a0, a1)} ***' in a game with no such draw",
+        "unknown_street": lambda: (f"line {n}: street '*** {_short(span_text(a0, a1))} ***' is not one this reader "
+                                   "knows"),
+        "board_in_draw": lambda: f"line {n}: a {span_text(a0, a1).lower()} in five-card draw",
+        "board_after_showdown": lambda: f"line {n}: a {span_text(a0, a1).lower()} after the showdown",
+        "flop_not_understood": lambda: f"line {n}: flop line not understood",
+        "board_not_repeated": lambda: (f"line {n}: the {span_text(a0, a1).lower()} line does not repeat the board "
+                                       "dealt so far"),
+        "not_a_card": lambda: f"line {n}: card '{_short(span_text(a0, a1))}' is not a card",
+        "dealt_before": lambda: f"line {n}: cards dealt before the deal",
+        "draw_outside": lambda: f"line {n}: a draw outside the draw of five-card draw",
+        "discard_count": lambda: f"line {n}: discards {a0} cards but shows {a1}",
+        "discard_range": lambda: f"line {n}: discard count {_short(span_text(a0, a1))} is out of range",
+        "side_pot": lambda: f"line {n}: side pot {a0} (the canonical log numbers pots 0 to 10)",
+        "side_pot_range": lambda: f"line {n}: side pot {_short(span_text(a0, a1))} is out of range",
+        "cashed_out": lambda: (f"line {n}: the hand was cashed out (all-in cash out), which the engine does not "
+                               "model"),
+        "summary_board": lambda: f"line {n}: the summary board differs from the board dealt",
+        "run_twice_summary": lambda: ("run it twice: the summary shows two boards, which the engine does not "
+                                      "have"),
+        "summary_seat_name": lambda: f"line {n}: the summary names seat {a0} differently from the seat list",
+        "summary_not_understood": lambda: f"line {n}: summary line not understood: '{_short(line)}'",
+        "no_hole_cards": lambda: "truncated: no *** HOLE CARDS *** line",
+        "no_summary": lambda: "truncated: no *** SUMMARY *** section",
+        "no_showdown": lambda: (f"truncated: {a0} players reach the showdown, but there is no *** SHOW DOWN "
+                                "***"),
+        "no_award": lambda: "truncated: no pot was awarded (no 'collected' line)",
+        "too_long": lambda: f"line {n}: the hand holds more than the reader's arrays (limit)",
+    }[error]()
+    if isinstance(reason, tuple):
+        reason, code = reason
+    return Quarantined(block.name, block.line0 + int(block.number[span[0]]) + 1, reason, header.hand_id,
+                       code=code, table_id=table[0])
+
+
+def _seated(block: _Block, span: tuple[int, int]) -> list[str]:
+    """The names of a hand's seat list (for wording a refusal only)."""
+    seat = block.spoken.dialect.lines["seat"].pattern
+    names = []
+    started = False
+    for i in range(span[0] + 1, span[1]):
+        if block.flags[i] & L.L_BLANK:
+            continue
+        m = seat.fullmatch(block.text(i))
+        if m:
+            names.append(m["player"])
+            started = True
+        elif started:
+            break
+    return names
+
+
+def _verb(line: str) -> str:
+    for verb in ("call", "bet", "raise"):
+        if f": {verb}s " in line:
+            return verb
+    return "raise"
+
+
+def _not_understood(spoken: Room, n: int, line: str, names: list[str]) -> tuple[str, str]:
+    """Why a line no template reads is refused, as precisely as the line allows: an uncalled bet or cards given
+    to no seated player, a summary line before the summary, a player's line the room does not write, an action
+    of someone with no seat."""
+    lines = spoken.dialect.lines
+    uncalled = lines["uncalled"].read(line)
+    if uncalled:
+        return f"line {n}: an uncalled bet goes back to '{_short(uncalled['player'])}', who has no seat", "damaged"
+    lead = lines["dealt"].parts[0]
+    if hasattr(lead, "text") and line.startswith(lead.text) and len(line) > len(lead.text):
+        return f"line {n}: cards dealt to someone with no seat: '{_short(line[len(lead.text):])}'", "damaged"
+    for kind in ("total", "board", "run_twice_summary"):
+        first = lines[kind].parts[0]
+        if hasattr(first, "text") and line.startswith(first.text):
+            return f"line {n}: summary line before *** SUMMARY ***: '{_short(line)}'", "damaged"
+    if any(line.startswith(name) for name in names):
+        return f"line {n} not understood: '{_short(line)}'", "damaged"
+    m = spoken.unseated_act.match(line) or spoken.unseated_collect.match(line)
+    if m:
+        return f"line {n}: '{_short(m['player'])}' acts but has no seat in this hand", "damaged"
+    return f"line {n} not understood: '{_short(line)}'", "damaged"
+
+
+# ------------------------------------------------------------------------------------------------ tables, items
+
+def _tables(block: _Block, spans: list[tuple[int, int]], hands: _Hands, ok: list[int], seats: np.ndarray,
+            ev: np.ndarray, cards: np.ndarray) -> CanonicalTables:
+    """The canonical tables of the hands the ledger read (`ok`, in order), as the log's stakes rules make them."""
+    count = len(ok)
+    h = hands.h[ok]
+    headers = [hands.header[k] for k in ok]
+    tables = [hands.table[k] for k in ok]
+    spoken = block.spoken
+    places = h[:, L.H_PLACES]
+    scale = 10 ** places
+    cash = np.array([x.currency is not None for x in headers], dtype=bool)
+    small = np.array([int(x.small.scaleb(int(p))) for x, p in zip(headers, places.tolist(), strict=True)],
+                     dtype=np.int64)
+    big = np.array([int(x.big.scaleb(int(p))) for x, p in zip(headers, places.tolist(), strict=True)], dtype=np.int64)
+    fixed = h[:, L.H_FIXED] == 1
+    draw = h[:, L.H_DRAW] == 1
+    sb = np.where(h[:, L.H_SB] >= 0, h[:, L.H_SB], small // 2)
+    blinds = np.stack([np.where(fixed, sb, small), np.where(fixed, small, big)], axis=1)
+    units = np.where(draw[:, None], np.stack([small, big, small, big], axis=1), np.stack([small, small, big, big], 1))
+    unit_count = np.where(fixed, np.where(draw, 2, 4), 0)
+    bet_values = units[np.arange(4)[None, :] < unit_count[:, None]]
+    ante = np.where(h[:, L.H_ANTE] >= 0, h[:, L.H_ANTE], 0)
+    smallest = np.where(cash & (scale >= 100), scale // 100, scale)
+    # the chip unit: the gcd of the smallest chip and every amount of the hand
+    per_seat = h[:, L.H_SEAT_HI] - h[:, L.H_SEAT_LO]
+    per_event = h[:, L.H_EV_HI] - h[:, L.H_EV_LO]
+    seat_owner = np.repeat(np.arange(count), per_seat)
+    ev_owner = np.repeat(np.arange(count), per_event)
+    amount, to = ev[:, L.C_AMOUNT], ev[:, L.C_TO]
+    values = np.concatenate([smallest, blinds[:, 0], blinds[:, 1], np.where(fixed, small, 0), np.where(fixed, big, 0),
+                             seats[:, L.S_STACK], np.where(amount >= 0, amount, 0), np.where(to >= 0, to, 0)])
+    owners = np.concatenate([np.arange(count)] * 5 + [seat_owner, ev_owner, ev_owner])
+    order = np.argsort(owners, kind="stable")
+    grouped = values[order]
+    firsts = np.searchsorted(owners[order], np.arange(count))
+    chip_unit = np.gcd.reduceat(grouped, firsts)
+    chip_unit = np.where(chip_unit == 0, 1, chip_unit)
+    default = spoken.dialect.data["writes"]["default_max_seats"]
+    max_seats = np.array([t[2] if t[2] is not None else max(default, int(x)) for t, x in
+                          zip(tables, h[:, L.H_HIGHEST].tolist(), strict=True)], dtype=np.int64)
+    zeros = np.zeros(count, np.int64)
+    no_lists = list_array(zeros, pa.array([], pa.int64()))
+    lines = [block.line0 + int(block.number[spans[j][0]]) + 1 for j in range(count)]
+    columns = {
+        "hand": pa.array(np.arange(count, dtype=np.int32)),
+        "hand_id": pa.array([x.hand_id for x in headers], pa.string()),
+        "table_id": pa.array([t[0] for t in tables], pa.string()),
+        "room": pa.array([spoken.dialect.title], pa.string()).take(pa.array(zeros)),
+        "started_at": texts([x.started_at for x in headers]),
+        "variant": pa.array([x.variant for x in headers], pa.string()),
+        "structure": pa.array([x.structure for x in headers], pa.string()),
+        "rule_pack": pa.array([block.rule_pack], pa.string()).take(pa.array(zeros)),
+        "currency": texts([x.currency for x in headers]),
+        "max_seats": pa.array(max_seats.astype(np.int8), pa.int8()),
+        "blinds": list_array(np.full(count, 2, np.int64), pa.array(blinds.reshape(-1), pa.int64())),
+        "ante": pa.array(ante, pa.int64()),
+        "bet_units": list_array(unit_count, pa.array(bet_values, pa.int64())),
+        "spread_min": no_lists,
+        "spread_max": no_lists,
+        "table_min": pa.nulls(count, pa.int64()),
+        "table_max": pa.nulls(count, pa.int64()),
+        "chip_unit": pa.array(chip_unit, pa.int64()),
+        "file": pa.array([block.name], pa.string()).take(pa.array(zeros)),
+        "line": pa.array(np.array(lines, dtype=np.int64)),
+        "money_scale": pa.array(scale, pa.int64()),
+    }
+    hands_table = pa.table([columns[field.name] for field in HANDS_SCHEMA], schema=HANDS_SCHEMA)
+    seat_columns = {
+        "hand": pa.array(seat_owner.astype(np.int32)),
+        "seat": pa.array(seats[:, L.S_SEAT].astype(np.int8), pa.int8()),
+        "player": _slices(block.data, seats[:, L.S_NAME_LO], seats[:, L.S_NAME_HI]),
+        "stack": pa.array(seats[:, L.S_STACK], pa.int64()),
+        "status": _STATUS.take(pa.array(seats[:, L.S_STATUS])),
+    }
+    seat_table = pa.table([seat_columns[field.name] for field in SEATS_SCHEMA], schema=SEATS_SCHEMA)
+    events = event_table(per_event, _EVENT_NAMES, kind=ev[:, L.C_KIND], seat=ev[:, L.C_SEAT],
+                         action=ev[:, L.C_ACTION], post=ev[:, L.C_POST], blind=ev[:, L.C_BLIND], amount=amount, to=to,
+                         all_in=ev[:, L.C_ALL_IN], target=ev[:, L.C_TARGET], pot=ev[:, L.C_POT],
+                         cards=card_lists(ev[:, L.C_CARD_LO], ev[:, L.C_CARD_HI], cards, _CARDS),
+                         receive=card_lists(ev[:, L.C_RECEIVE_LO], ev[:, L.C_RECEIVE_HI], cards, _CARDS))
+    return CanonicalTables(hands_table, seat_table, events)
+
+
+def _slices(data: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> pa.Array:
+    """The UTF-8 texts data[lo:hi] as one string array (no Python string each)."""
+    lengths, at = span_positions(lo, hi)
+    offsets = np.zeros(len(lo) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.StringArray.from_buffers(len(lo), pa.py_buffer(offsets), pa.py_buffer(data[at].tobytes()))
+
+
+_IMPLIED_NOTE = ("implied-uncalled-return",
+                 "this export writes no 'Uncalled bet (X) returned to' line and leaves the uncalled chips out of "
+                 "'Total pot'; the unmatched part of the last bet is read as returned to its bettor wherever the "
+                 "stated total agrees")
+
+
+def _in_order(block: _Block, spans: list[tuple[int, int]], hands: _Hands, tables: CanonicalTables | None,
+              noted: set[str], chunk: int) -> Iterator[Item]:
+    """The batch's items in file order: runs of read hands as chunks, refused hands as quarantine entries, a note
+    before the first hand of the file a convention was applied to."""
+    starts = tables.starts() if tables is not None else None
+    row = 0
+    run: list[int] = []
+
+    def flush() -> Iterator[Item]:
+        nonlocal row, run
+        if run:
+            assert tables is not None and starts is not None
+            part = tables.between(row, row + len(run), *starts)
+            yield _chunk(block, part, list(run))
+            row += len(run)
+            run = []
+
+    cuts = getattr(block, "cuts", set())
+    for k, span in enumerate(spans):
+        refused = hands.refused[k]
+        if refused is not None:
+            yield from flush()
+            if span[1] - 1 in cuts:
+                refused = Quarantined(refused.file, refused.line, f"truncated: the hand's text stops inside line "
+                                      f"{block.line0 + int(block.number[span[1] - 1]) + 1}, where the next hand's "
+                                      f"header begins ({refused.reason})", refused.hand_id, code="truncated",
+                                      table_id=refused.table_id)
+            yield refused
+            continue
+        if hands.h[k, L.H_RETURNED] and _IMPLIED_NOTE[0] not in noted:
+            yield from flush()
+            noted.add(_IMPLIED_NOTE[0])
+            yield ReaderNote(block.name, block.line0 + int(block.number[span[0]]) + 1, *_IMPLIED_NOTE)
+        run.append(k)
+        if len(run) >= chunk:
+            yield from flush()
+    yield from flush()
+
+
+def _chunk(block: _Block, tables: CanonicalTables, hands: list[int]) -> TableChunk:
+    empty = np.zeros(0, np.int64)
+    count = len(hands)
+    return TableChunk(tables, block.name, [None] * count, [None] * count, HANDS_SCHEMA.empty_table(),
+                      SEATS_SCHEMA.empty_table(), empty, empty, EVENTS_SCHEMA.empty_table(), empty, empty,
+                      _Sources(tables, block.name, list(range(count))))
+
+
+class _Sources(Sequence):
+    """A chunk's hands as SourceHands, each rebuilt from its canonical rows when asked for (a report shows few)."""
+
+    def __init__(self, tables: CanonicalTables, name: str, rows: list[int]) -> None:
+        self.tables, self.name, self.rows = tables, name, rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def take(self, rows: Sequence[int]) -> _Sources:
+        return _Sources(self.tables, self.name, [self.rows[int(i)] for i in rows])
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        from auditor.ingest.parquet import _event, _hand_dict, _strip
+
+        r = self.rows[i]
+        tables = self.tables
+        h = tables.hands.slice(r, 1).to_pylist()[0]
+        seat_starts, event_starts = tables.starts()
+        seats = tables.seats.slice(int(seat_starts[r]), int(seat_starts[r + 1] - seat_starts[r])).to_pylist()
+        events = tables.events.slice(int(event_starts[r]), int(event_starts[r + 1] - event_starts[r])).to_pylist()
+        number = h["hand"]
+        seat_dicts = []
+        for s in seats:
+            entry = _strip({k: s[k] for k in ("seat", "player", "stack", "status")})
+            if entry.get("status") == "active":
+                del entry["status"]
+            seat_dicts.append(entry)
+        hand = _hand_dict(h, {number: seat_dicts}, {number: [_event(e) for e in events]})
+        return SourceHand(hand, self.name, int(h["line"]))
