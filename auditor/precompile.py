@@ -62,12 +62,13 @@ _SAMPLES = {
     "auditor.ingest.phh_kernel": ("phh", True),
     "auditor.ingest.jsonl_scan": ("jsonl", True),
     "auditor.ingest.ohh_kernel": ("ohh", True),
-    "auditor.ingest.pokerstars_kernel": ("pokerstars", True),
+    "auditor.ingest.room_match": ("pokerstars", False),
+    "auditor.ingest.room_ledger": ("pokerstars", False),
     "auditor.ingest.columnar_kernels": ("parquet", False),
     "auditor.ingest.columnar_validate": ("parquet", False),
 }
 #: the formats `reference_first` can choose, as the first-run notice names them
-_FORMAT_WORDS = {"jsonl": "JSON Lines", "ohh": "OHH", "phh": "PHH", "pokerstars": "PokerStars text"}
+_FORMAT_WORDS = {"jsonl": "JSON Lines", "ohh": "OHH", "phh": "PHH"}
 #: `auditor compile --format` choices
 FORMATS = tuple(FORMAT_MODULES)
 

@@ -56,9 +56,9 @@ from auditor.engines.parquet_ranges import plan_ranges, read_range_tables
 from auditor.ingest import phh_scan, phh_toml
 from auditor.ingest.jsonl import read_jsonl
 from auditor.ingest.ohh import read_ohh
-from auditor.ingest.parquet import read_parquet, write_parquet
+from auditor.ingest.parquet import TableChunk, read_parquet, write_parquet
 from auditor.ingest.phh import read_phh, read_phh_files, read_plain_phh_batch
-from auditor.ingest.pokerstars import read_pokerstars
+from auditor.ingest.rooms import read_room
 from auditor.ingest.tables import build_tables
 from auditor.ingest.validate import schema_error
 from auditor.model.records import SourceHand
@@ -189,11 +189,12 @@ def main() -> None:
     t_read_ranges, _, _ = timed(lambda: [x for a, b in ranges for x in read_range_tables(dataset, layout, a, b)],
                                 args.repeat)
     others = []
-    for label, folder, reader in (("PokerStars text", "pokerstars", read_pokerstars), ("OHH", "ohh", read_ohh)):
+    for label, folder, reader in (("PokerStars text", "pokerstars", lambda path: read_room(path, "pokerstars")),
+                                  ("OHH", "ohh", read_ohh)):
         if (args.corpus / folder).is_dir():
             inputs = [i.path for i in discover([args.corpus / folder])[0]]
             t_other, _, got = timed(lambda inputs=inputs, reader=reader: read_all(reader, inputs), args.repeat)
-            count = sum(isinstance(x, SourceHand) for x in got)
+            count = sum(x.num_hands if isinstance(x, TableChunk) else isinstance(x, SourceHand) for x in got)
             others.append((f"  {label} (the corpus's own {count:,} hands)", t_other, count))
 
     # -- ours, stage by stage; PokerKit's parse alone ------------------------------------------------

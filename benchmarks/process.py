@@ -38,16 +38,17 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(command: list[str], what: str) -> dict:
-    """Run `command` from this checkout, sampling the memory and CPU of its process tree every 0.2 s."""
+def measure(command: list[str], what: str, checkout: Path = ROOT) -> dict:
+    """Run `command` from `checkout` (this one unless given: another version's code, for side by side), sampling
+    the memory and CPU of its process tree every 0.2 s."""
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     cpu0 = _children_cpu()
     # as a user's installation: Python's bytecode cache on (with PYTHONDONTWRITEBYTECODE every start compiles the
     # auditor's modules again)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(ROOT)
-    child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    env["PYTHONPATH"] = str(checkout)
+    child = subprocess.Popen(command, cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                              env=env)
     process = psutil.Process(child.pid)
     samples: list[tuple[float, int]] = []

@@ -1,7 +1,8 @@
 """How fast the PokerStars text and OHH readers are, alone and under a whole `auditor audit`. Run by hand:
 
     python benchmarks/readers_speed.py [--hands 20000] [--repeat 3] [--profile pokerstars|ohh] [--snapshot FILE]
-    python benchmarks/readers_speed.py --target [--scale 1000000] [--formats pokerstars,ohh]
+                                       [--vs CHECKOUT]
+    python benchmarks/readers_speed.py --target [--scale 1000000] [--formats pokerstars,ohh] [--vs CHECKOUT]
 
 Large files of simulated hands are written once with OUR writers (PokerStars by its dialect,
 rooms/pokerstars.yaml; auditor/export/ohh.py; the games each format holds) and cached under /tmp/readers_speed
@@ -9,14 +10,13 @@ rooms/pokerstars.yaml; auditor/export/ohh.py; the games each format holds) and c
 corpus's own files (/work/shared/corpus/pokerstars, /ohh) are timed too. For each input it prints, in hands/s
 and microseconds a hand, CPU time (what the machine spent; the wall clock of a shared machine is noise):
 
-- read: the reader's items (`read_pokerstars` / `read_ohh`, to a list), in this process;
-- for PokerStars, read column-wise: `pokerstars_tables.read_pokerstars_tables`' items (the hands it takes as
-  TableChunks, the others the reference's), and how many hands it took;
-- the read of the large file stage by stage (the reader's own steps, one after the other);
+- read: the reader's items (PokerStars by the dialect engine, `rooms.read_room`, its hands as TableChunks; OHH by
+  `read_ohh`, to a list), in this process;
+- the OHH read of the large file stage by stage (the reader's own steps, one after the other);
 - audit: `auditor audit FILE --format jsonl --output /dev/null --quiet --jobs 1` in a child process (its CPU,
-  start-up and Numba's cache load included: what a user waits for; about 2.5 s of CPU before the first hand).
-  PokerStars files of `ingest.compiled.MIN_FILE_BYTES["pokerstars"]` or more take the column-wise path; the audit
-  is timed again with that threshold out of reach (the reference path), and both are printed;
+  start-up and Numba's cache load included: what a user waits for; about 2.5 s of CPU before the first hand);
+  with `--vs CHECKOUT`, the same audit by that checkout's code (another version: `git worktree add`), the two
+  run in turn, so both are measured in the same minutes;
 - `--compile`: the PokerStars kernels' compile CPU (a child process with an empty NUMBA_CACHE_DIR) and their
   load from the cache (a second child), the columnar validator's included;
 - OHH column-wise (`auditor/ingest/ohh_tables.py`): the read through `read_ohh_tables` (how many
@@ -65,8 +65,7 @@ from auditor.check.packs import resolve_pack  # noqa: E402
 from auditor.export import writer  # noqa: E402
 from auditor.ingest.ohh import read_ohh  # noqa: E402
 from auditor.ingest.parquet import TableChunk  # noqa: E402
-from auditor.ingest.pokerstars import read_pokerstars  # noqa: E402
-from auditor.ingest.pokerstars_tables import read_pokerstars_tables  # noqa: E402
+from auditor.ingest.rooms import read_room  # noqa: E402
 from auditor.model.records import SourceHand  # noqa: E402
 from auditor.simulate import simulate_mixed  # noqa: E402
 
@@ -82,7 +81,8 @@ GAMES = {
                           ("omaha", "pot-limit"), ("omaha", "no-limit")])],
 }
 SUFFIX = {"pokerstars": ".txt", "ohh": ".ohh"}
-READERS: dict[str, Callable[[Path], Iterator]] = {"pokerstars": read_pokerstars, "ohh": read_ohh}
+READERS: dict[str, Callable[[Path], Iterator]] = {"pokerstars": lambda path: read_room(path, "pokerstars"),
+                                                  "ohh": read_ohh}
 
 
 def simulated(fmt: str, hands: int, seed: int = 7) -> Path:
@@ -141,19 +141,9 @@ def cpu_timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, obje
     return best_cpu, best_wall, result
 
 
-def read_columnwise(paths: list[Path]) -> list:
-    """`read_pokerstars_tables`' items of each file, in this process."""
-    return [x for p in paths for x in read_pokerstars_tables(p)]
-
-
-#: the child's start for an audit through the reference PokerStars reader only (the column-wise path's threshold
-#: out of reach)
-REFERENCE_ONLY = "import auditor.ingest.compiled as t; t.MIN_FILE_BYTES[\"pokerstars\"] = 1 << 62; "
-
-
-def audit_cpu(paths: list[Path], repeat: int, prelude: str = "") -> tuple[float, float]:
+def audit_cpu(paths: list[Path], repeat: int, prelude: str = "", checkout: Path = ROOT) -> tuple[float, float]:
     """(best CPU seconds, best wall seconds) of `auditor audit PATHS` in a child process, one job (`prelude`: Python
-    run first in the child)."""
+    run first in the child; `checkout`: whose code the child runs)."""
     command = [sys.executable, "-c", prelude + "from auditor.cli import main; main()", "audit", *map(str, paths),
                "--format", "jsonl", "--output", os.devnull, "--quiet", "--jobs", "1", "--allow-unaudited",
                "--fail-on", "never"]
@@ -161,7 +151,8 @@ def audit_cpu(paths: list[Path], repeat: int, prelude: str = "") -> tuple[float,
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         w0 = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(command, cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)}, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.perf_counter() - w0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -193,9 +184,9 @@ def ohh_columnwise(paths: list[Path]) -> tuple[int, int, int]:
 
 
 def stages(fmt: str, path: Path) -> list[tuple[str, float, int]]:
-    """(stage, CPU seconds, hands) of one read of `path`, stage by stage (the reader's own steps, called one
+    """(stage, CPU seconds, hands) of one OHH read of `path`, stage by stage (the reader's own steps, called one
     after the other as the reader calls them hand by hand; the collector off)."""
-    from auditor.ingest import ohh, pokerstars
+    from auditor.ingest import ohh
     from auditor.ingest.jsonl import consistency_error
     from auditor.ingest.validate import schema_error
 
@@ -204,26 +195,16 @@ def stages(fmt: str, path: Path) -> list[tuple[str, float, int]]:
     gc.disable()
     try:
         t0 = clock()
-        if fmt == "pokerstars":
-            lines = pokerstars.split_lines(pokerstars.decode_bytes(path.read_bytes()))
-            t1 = clock()
-            spans = pokerstars._hand_spans(lines)
-            t2 = clock()
-            hands = [pokerstars._HandReader(lines[a:b], a + 1, "tda-2024").read() for a, b, _ in spans]
-            t3 = clock()
-            steps = [("  bytes to lines (decode, split)", t1 - t0), ("  hand spans", t2 - t1),
-                     ("  hands read (_HandReader, Decimal amounts)", t3 - t2)]
-        else:
-            with path.open("rb") as stream:
-                objects = [obj for _, obj, error in ohh._json_objects(stream) if error is None]
-            t1 = clock()
-            for obj in objects:
-                ohh.ohh_schema_error(obj)
-            t2 = clock()
-            hands = [ohh._Hand(obj["ohh"], "tda-2024").canonical() for obj in objects]
-            t3 = clock()
-            steps = [("  JSON objects (json, Decimal floats)", t1 - t0), ("  OHH schema (jsonschema-rs)", t2 - t1),
-                     ("  mapped to the canonical hand", t3 - t2)]
+        with path.open("rb") as stream:
+            objects = [obj for _, obj, error in ohh._json_objects(stream) if error is None]
+        t1 = clock()
+        for obj in objects:
+            ohh.ohh_schema_error(obj)
+        t2 = clock()
+        hands = [ohh._Hand(obj["ohh"], "tda-2024").canonical() for obj in objects]
+        t3 = clock()
+        steps = [("  JSON objects (json, Decimal floats)", t1 - t0), ("  OHH schema (jsonschema-rs)", t2 - t1),
+                 ("  mapped to the canonical hand", t3 - t2)]
         t3 = clock()
         for hand in hands:
             schema_error(hand)
@@ -245,9 +226,9 @@ def compile_cpu() -> tuple[float, float]:
 
     sample = simulated("pokerstars", 200)
     body = ("import time; from pathlib import Path; t0 = time.process_time(); "
-            "from auditor.ingest.pokerstars_tables import read_pokerstars_tables; "
-            f"list(read_pokerstars_tables(Path({str(sample)!r}))); print(time.process_time() - t0)")
-    bare = ("import time; t0 = time.process_time(); import auditor.ingest.pokerstars_tables; "
+            "from auditor.ingest.rooms import read_room; "
+            f"list(read_room(Path({str(sample)!r}), 'pokerstars')); print(time.process_time() - t0)")
+    bare = ("import time; t0 = time.process_time(); import auditor.ingest.rooms; "
             "print(time.process_time() - t0)")
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
@@ -265,12 +246,21 @@ def compile_cpu() -> tuple[float, float]:
     return first - imports, again - imports
 
 
-def target(fmt: str, hands: int, repeat: int) -> None:
+def target(fmt: str, hands: int, repeat: int, vs: Path | None = None) -> None:
     """The target line of one format: whole audits of a `hands`-hand file and its convert, measured as a user runs
-    them (`process.measure`)."""
+    them (`process.measure`); with `vs`, that checkout's audits of the same file too, run in turn with these."""
     path = simulated(fmt, hands)
-    runs = [measure([sys.executable, "-m", "auditor", "audit", str(path), "--jobs", "1", "--format", "jsonl",
-                     "--output", os.devnull, "--quiet", "--fail-on", "never"], "audit") for _ in range(repeat)]
+    command = [sys.executable, "-m", "auditor", "audit", str(path), "--jobs", "1", "--format", "jsonl",
+               "--output", os.devnull, "--quiet", "--fail-on", "never"]
+    runs, theirs = [], []
+    for _ in range(repeat):
+        runs.append(measure(command, "audit"))
+        if vs is not None:
+            theirs.append(measure(command, "audit", checkout=vs))
+    if theirs:
+        print(f"{fmt} {hands:,} hands, auditor audit --jobs 1 by {vs}: CPU "
+              + " / ".join(f"{r['cpu']:.1f}" for r in theirs) + " s (median "
+              f"{statistics.median(r['cpu'] for r in theirs):.1f} s)", flush=True)
     cpu = statistics.median(r["cpu"] for r in runs)
     peak = max(r["peak"] for r in runs)
     read = next((line for line in runs[0]["summary"].splitlines() if "hands read" in line), "").strip()
@@ -313,13 +303,14 @@ def main() -> None:
     parser.add_argument("--target", action="store_true",
                         help="whole audits and converts of a --scale-hand file: hands/min per core, memory")
     parser.add_argument("--scale", type=int, default=1_000_000, help="the file's hands for --target")
+    parser.add_argument("--vs", type=Path, help="another checkout whose audits are timed in turn with these")
     args = parser.parse_args()
     formats = args.formats.split(",")
     if args.target:
         print(f"{platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, load "
               f"{os.getloadavg()[0]:.2f}", flush=True)
         for fmt in formats:
-            target(fmt, args.scale, args.repeat)
+            target(fmt, args.scale, args.repeat, args.vs)
         return
     inputs = {fmt: {"simulated": [simulated(fmt, args.hands)], "corpus": corpus_files(fmt)} for fmt in formats}
     #: what the audit is given: the corpus as its folder (the audit skips what it does not recognise)
@@ -348,19 +339,13 @@ def main() -> None:
             size = sum(p.stat().st_size for p in paths)
             cpu, wall, items = cpu_timed(lambda fmt=fmt, paths=paths: read_items(fmt, paths), args.repeat)
             assert isinstance(items, list)
-            hands = sum(isinstance(x, SourceHand) for x in items)
+            hands = sum(x.num_hands if isinstance(x, TableChunk) else isinstance(x, SourceHand) for x in items)
             snapshot.update({f"{fmt}:{p}": [plain(x) for x in read_items(fmt, [p])] for p in paths} if args.snapshot
                             else {})
             print(f"{fmt} {kind}: {len(paths)} file(s), {size / 1e6:.1f} MB, {hands:,} hands, "
                   f"{len(items) - hands:,} other items")
             print(line("  read (the reader's items)", cpu, wall, hands))
-            if fmt == "pokerstars":
-                cpu, wall, fast = cpu_timed(lambda paths=paths: read_columnwise(paths), args.repeat)
-                assert isinstance(fast, list)
-                taken = sum(x.num_hands for x in fast if isinstance(x, TableChunk))
-                print(line("  read column-wise (read_pokerstars_tables)", cpu, wall, hands)
-                      + f"  ({taken:,} of {hands:,} hands taken)")
-            if kind == "simulated":
+            if kind == "simulated" and fmt == "ohh":
                 for label, seconds, count in stages(fmt, paths[0]):
                     print(line("  " + label, seconds, seconds, count))
             if fmt == "ohh":  # the column-wise path, in the same minutes
@@ -377,9 +362,9 @@ def main() -> None:
             elif not args.no_audit:
                 cpu, wall = audit_cpu(audited[fmt][kind], args.repeat)
                 print(line("  auditor audit --jobs 1 (child process)", cpu, wall, hands))
-                if fmt == "pokerstars":
-                    cpu, wall = audit_cpu(audited[fmt][kind], args.repeat, REFERENCE_ONLY)
-                    print(line("  the same audit, reference reader only", cpu, wall, hands))
+                if args.vs:
+                    cpu, wall = audit_cpu(audited[fmt][kind], args.repeat, checkout=args.vs)
+                    print(line(f"  the same audit by {args.vs}", cpu, wall, hands))
             sys.stdout.flush()
     if args.snapshot:
         with args.snapshot.open("wb") as out:

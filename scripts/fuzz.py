@@ -831,7 +831,12 @@ class ContainedError(PropertyBroken):
 def check_items(items: list, label: str) -> None:
     """Every item a reader yields is a valid hand or a quarantine with a one-line reason naming file and line,
     and no quarantine reports an exception of the reader's own."""
-    for item in items:
+    from auditor.ingest.parquet import TableChunk
+
+    expanded = []
+    for item in items:  # a text room's hands come as chunks: each hand and quarantine entry of them is checked
+        expanded += [*item.quarantined, *item.sources()] if isinstance(item, TableChunk) else [item]
+    for item in expanded:
         if isinstance(item, Quarantined):
             if not isinstance(item.reason, str) or not item.reason.strip():
                 raise PropertyBroken(f"{label}: quarantine without a reason: {item!r}")
@@ -855,6 +860,14 @@ def check_items(items: list, label: str) -> None:
                 raise PropertyBroken(f"{label}: reader note is not one printable line: {item!r}"[:500])
         else:
             raise PropertyBroken(f"{label}: reader yielded {type(item).__name__}")
+
+
+def _counted(items) -> int:
+    """Hands and quarantine entries among a reader's items (a chunk's each counted)."""
+    from auditor.ingest.parquet import TableChunk
+
+    return sum(x.num_hands + len(x.quarantined) if isinstance(x, TableChunk) else isinstance(x, SourceHand | Quarantined)
+               for x in items)
 
 
 def _outsized(value: object) -> bool:
@@ -886,10 +899,6 @@ def run_reader(path: Path, fmt: str, limits: Limits) -> list:
 def _column_wise(path: Path, fmt: str, limits: Limits) -> list | None:
     """The items the column-wise reader an audit takes for a large input of `fmt` gives for `path`, its size
     threshold waived; None when no such reader takes this kind of file (archives, gzip, other suffixes)."""
-    if fmt == "pokerstars" and path.suffix == ".txt":
-        from auditor.ingest.pokerstars_tables import read_pokerstars_tables
-
-        return list(read_pokerstars_tables(path, limits))
     if fmt == "ohh" and path.suffix in (".ohh", ".json") and path.read_bytes()[:2] != b"\x1f\x8b":
         from auditor.ingest.ohh_tables import read_ohh_tables
 
@@ -959,8 +968,7 @@ def check_audit(directory: Path, fmt: str, limits: Limits) -> str:
     from auditor.pipeline import audit
 
     # hands and quarantine entries only: a ReaderNote (a room's convention applied) is neither
-    expected_read = sum(sum(isinstance(x, SourceHand | Quarantined) for x in read_file(p, fmt, None, limits))
-                        for p in sorted(directory.iterdir()))
+    expected_read = sum(_counted(read_file(p, fmt, None, limits)) for p in sorted(directory.iterdir()))
     try:
         result = audit([directory], pack="tda-2024", input_format=fmt, limits=limits)
     except UsageError as exc:  # every readable hand is a game tda-2024 has no rule for: the run stops, by design

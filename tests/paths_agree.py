@@ -1,6 +1,6 @@
 """What "both reader paths agree" means (their tables, and audits through each), for the column-wise readers' tests.
 
-`tests/test_phh_tables.py`, `test_ohh_tables.py` and `test_pokerstars_tables.py` each audit the same inputs
+`tests/test_phh_tables.py` and `test_ohh_tables.py` each audit the same inputs
 through the reference reader and through the column-wise one; a user must not be able to tell which ran, so
 everything a report is made from has to be equal, not only the findings.
 """

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from reader_items import one_by_one
 
 from auditor import convert as converting
 from auditor.cli import main
@@ -139,7 +140,7 @@ def test_the_dataset_holds_what_reading_the_logs_hand_by_hand_gives(source, tmp_
     out = tmp_path / "ds"
     done = converting.convert([folder], out, batch_size=70)
     inputs, _ = discover([folder])
-    items = list(read_inputs(inputs))
+    items = one_by_one(read_inputs(inputs))
     hands = [i for i in items if isinstance(i, SourceHand)]
     quarantined = [i for i in items if isinstance(i, Quarantined)]
     assert (done.hands, done.quarantined) == (len(hands), len(quarantined))

@@ -39,7 +39,8 @@ def test_dialect_compiles_and_names_its_suffix(room):
 def _sample(part: Field, money: Money):
     """A value of each type. Names are plain here: a template's pattern alone cannot tell a name that holds the
     room's words from the words, which is why the engine matches names against the hand's seats."""
-    return {"int": 7, "amount": 1250, "cards": ["Ah", "Td"], "player": "Bob", "name": "Bo b", "text": "some text",
+    return {"int": 7, "amount": 1250, "cards": ["Ah", "Td"], "player": "Bob", "name": "Bo b", "rest": "the rest",
+            "text": "some text",
             "word": "USD", "words": "Zoom ", "code": "EUR", "zone": "ET", "time_sep": " ", "hand_word": "Hand",
             "pot_list": "", "roles": " (button)", "seat_status": " is sitting out", "bracketless": "$2 bounty",
             "time": "2024/01/02 10:11:12 ET"}.get(part.type)

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
+from reader_items import one_by_one
 
 from auditor.check.packs import builtin_pack_paths, load_pack
 from auditor.export.text_room import room_writer
@@ -49,7 +50,7 @@ def _hands(variant: str, structure: str, n: int, seed: int, **options) -> list[d
 def _read(tmp: Path, hands: list[dict], name: str = "a.txt") -> list:
     path = tmp / name
     assert ps.write_hands(hands, path) == len(hands)
-    return list(read_file(path, name="x"))
+    return one_by_one(read_file(path, name="x"))
 
 
 def _findings(pack, hands: list[dict], mapped: bool) -> set[tuple]:
@@ -261,7 +262,7 @@ def test_reader_refuses_a_name_with_a_leading_blank_instead_of_reading_another_s
         s["player"] = " 0" if s["seat"] == folder else "0"
     path = tmp_path / "blank.txt"
     path.write_text("\n".join(ps.format_hand(hand)) + "\n", encoding="utf-8")
-    (item,) = list(read_file(path))
+    (item,) = one_by_one(read_file(path))
     assert isinstance(item, Quarantined) and item.code == "damaged"
     assert "starts or ends with a blank" in item.reason
 

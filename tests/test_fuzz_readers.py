@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reader_items import one_by_one
 
 from auditor.ingest import detect
 from auditor.ingest.detect import read_file
@@ -291,27 +292,27 @@ def test_ohh_amount_with_a_huge_exponent_is_refused_at_once():
 
 def test_pokerstars_chat_flood_is_read_in_linear_time():
     """`^.+? said, ".*"$` took quadratic time on a line full of ` said, "` (0.1 s for 32 KB, 1.7 s for a
-    1 MB hand); `_unseated_chat` matches the same lines in linear time."""
-    from auditor.ingest.pokerstars import _unseated_chat
-
-    old = re.compile(r'^.+? said, ".*"$')
-    for line in ['a said, "hi"', ' said, "x"', 'a said, "', 'a said, ""', 'x said, "a" said, "b', "plain",
-                 'said, "x"', 'ab said, "x', 'a said, "x" ', 'a said, "\u00e9"']:
-        assert _unseated_chat(line) == bool(old.match(line)), line
+    1 MB hand); the dialect's matcher resolves a `text` before a closing literal at once, so a flood of chat
+    lines is read in linear time, and read as the chat it is."""
     hand = (FIXTURES / "pokerstars" / "small_and_big_blinds.txt").read_text(encoding="utf-8")
-    flood = ('rail said, "' + ' said, "' * 2000 + "\n") * 60
+    flood = ('rail said, "' + ' said, "' * 2000 + '"\n') * 6
     poisoned = hand.replace("*** SUMMARY ***", flood + "*** SUMMARY ***", 1)
+    read_bytes(hand.encode(), ".txt", "pokerstars")  # (compiled before the clock starts)
     started = time.perf_counter()
-    read_bytes(poisoned.encode(), ".txt", "pokerstars")
+    items = one_by_one(read_bytes(poisoned.encode(), ".txt", "pokerstars"))
     assert time.perf_counter() - started < 1.0
+    assert [type(i).__name__ for i in items] == ["SourceHand"]
 
 
 @given(st.text(alphabet=' said,"ab\u00e9\n', max_size=40))
 @FUZZ
-def test_unseated_chat_matches_the_regex_it_replaces(line):
-    from auditor.ingest.pokerstars import _unseated_chat
+def test_chat_is_read_as_the_regex_of_the_old_reader_read_it(line):
+    """A line is chat (`NAME said, "..."`) exactly where `^.+? said, ".*"$` matched (the dialect's template)."""
+    from auditor.ingest.dialect import dialect
 
-    assert _unseated_chat(line) == bool(re.match(r'^.+? said, ".*"$', line))
+    chat = next(t for t in dialect("pokerstars").quiet if "said" in t.source)
+    line = line.replace("\n", "")
+    assert (chat.pattern.fullmatch(line) is not None) == bool(re.match(r'^.+? said, ".*"$', line))
 
 
 def test_ohh_object_of_many_closing_lines_is_parsed_in_near_linear_time():
@@ -364,7 +365,7 @@ def test_uncalled_bet_to_a_player_with_nothing_in_is_not_a_reader_error():
 def test_cp1252_text_is_decoded_in_linear_c_time():
     """A 10 MB non-UTF-8 file full of euro signs spent 2 s in str.translate; the decode is now all in C
     and gives what the translate table gave."""
-    from auditor.ingest.pokerstars import decode_bytes
+    from auditor.ingest.text_blocks import decode_bytes
 
     undefined = (0x81, 0x8D, 0x8F, 0x90, 0x9D)
     table = str.maketrans({b: bytes([b]).decode("cp1252") for b in range(0x80, 0xA0) if b not in undefined})

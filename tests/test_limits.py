@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from reader_items import one_by_one
 
 from auditor.cli import main
 from auditor.ingest.detect import read_file, unsafe_member_name
@@ -101,7 +102,7 @@ def test_zip_members_that_leave_the_archive_are_refused(tmp_path, member):
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr(member, lines[0])
         z.writestr("good.jsonl", lines[1])
-    items = list(read_file(archive))
+    items = one_by_one(read_file(archive))
     assert _kinds(items) == ["Quarantined", "SourceHand"]
     assert "refused" in items[0].reason and items[0].code == "damaged"
     assert items[0].file == f"{archive}!{member}"
@@ -123,7 +124,7 @@ def test_zip_with_too_many_members_is_refused(tmp_path):
     with zipfile.ZipFile(archive, "w") as z:
         for i in range(30):
             z.writestr(f"h{i}.jsonl", b"\n")
-    items = list(read_file(archive, limits=Limits(max_archive_members=20)))
+    items = one_by_one(read_file(archive, limits=Limits(max_archive_members=20)))
     assert len(items) == 1
     assert "30 members" in items[0].reason and "max_archive_members" in items[0].reason
     assert items[0].code == "limit"
@@ -138,7 +139,7 @@ def test_damaged_and_encrypted_zip_members_are_quarantined(tmp_path):
     data[60] ^= 0xFF  # inside the deflate stream of the first member
     damaged = tmp_path / "damaged.zip"
     damaged.write_bytes(bytes(data))
-    items = list(read_file(damaged))
+    items = one_by_one(read_file(damaged))
     assert items and all(isinstance(i, Quarantined | SourceHand) for i in items)
     assert any("unreadable archive member" in i.reason or "invalid JSON" in i.reason or "not UTF-8" in i.reason
                for i in items if isinstance(i, Quarantined))
@@ -153,7 +154,7 @@ def test_damaged_and_encrypted_zip_members_are_quarantined(tmp_path):
     data[central + 8] |= 0x01
     secret = tmp_path / "secret.zip"
     secret.write_bytes(bytes(data))
-    items = list(read_file(secret))
+    items = one_by_one(read_file(secret))
     assert len(items) == 1 and "unreadable archive member" in items[0].reason
 
 
@@ -164,7 +165,7 @@ def test_gzip_bomb_of_high_ratio_is_refused(tmp_path):
     bomb = tmp_path / "bomb.jsonl.gz"
     bomb.write_bytes(gzip.compress(b"\n" * (24 * 1024 * 1024), compresslevel=9))
     assert bomb.stat().st_size < 100_000  # ratio about 1,000
-    items = list(read_file(bomb))
+    items = one_by_one(read_file(bomb))
     assert len(items) == 1
     reason = items[0].reason
     assert "max_compression_ratio" in reason and "decompression bomb" in reason and items[0].code == "limit"
@@ -181,7 +182,7 @@ def test_gzip_past_the_total_unpacked_limit_is_refused_in_every_reader(tmp_path)
         data = fixture.read_bytes()
         big = tmp_path / f"big{fixture.suffix}.gz"
         big.write_bytes(gzip.compress(data * (1_200_000 // len(data) + 1)))
-        quarantined = [i for i in read_file(big, fmt, limits=limits) if isinstance(i, Quarantined)]
+        quarantined = [i for i in one_by_one(read_file(big, fmt, limits=limits)) if isinstance(i, Quarantined)]
         assert any("max_unpacked_bytes" in q.reason and q.code == "limit" for q in quarantined), fmt
 
 
@@ -191,7 +192,7 @@ def test_zip_bomb_member_is_refused_and_the_rest_read(tmp_path):
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("bomb.jsonl", b" " * (20 * 1024 * 1024))
         z.writestr("hands.jsonl", lines[0])
-    items = list(read_file(archive))
+    items = one_by_one(read_file(archive))
     assert _kinds(items) == ["Quarantined", "SourceHand"]
     assert "max_compression_ratio" in items[0].reason and items[0].file.endswith("!bomb.jsonl")
     assert items[0].code == "limit"
@@ -204,9 +205,9 @@ def test_zip_past_the_total_limit_is_refused_before_unpacking(tmp_path):
         for i in range(3):
             z.writestr(f"h{i}.jsonl", member)
     # zipfile never yields more than a member's declared size, so the declared total is a true bound
-    items = list(read_file(archive, limits=Limits(max_unpacked_bytes=len(member) * 3 - 1)))
+    items = one_by_one(read_file(archive, limits=Limits(max_unpacked_bytes=len(member) * 3 - 1)))
     assert len(items) == 1 and "max_unpacked_bytes" in items[0].reason and items[0].code == "limit"
-    assert len(list(read_file(archive, limits=Limits(max_unpacked_bytes=len(member) * 3)))) == 60
+    assert len(one_by_one(read_file(archive, limits=Limits(max_unpacked_bytes=len(member) * 3)))) == 60
 
 
 def test_a_device_is_refused_at_once_whatever_the_format():
@@ -217,7 +218,7 @@ def test_a_device_is_refused_at_once_whatever_the_format():
         pytest.skip("no /dev/zero here")
     started = time.monotonic()
     for fmt in ("auto", "jsonl", "ohh", "pokerstars", "phh"):
-        items = list(read_file(zero, fmt))
+        items = one_by_one(read_file(zero, fmt))
         assert len(items) == 1 and items[0].code == "unsupported-format" and "a device" in items[0].reason, fmt
     assert time.monotonic() - started < 1
 
@@ -246,7 +247,7 @@ def test_a_fifo_is_spooled_under_max_unpacked_bytes(tmp_path, over):
     writer = _fifo_writer(fifo, hand, 50)
     limit = len(hand) * 50 - (1 if over else 0)
     started = time.monotonic()
-    items = list(read_file(fifo, limits=Limits(max_unpacked_bytes=limit)))
+    items = one_by_one(read_file(fifo, limits=Limits(max_unpacked_bytes=limit)))
     writer.join(5)
     assert time.monotonic() - started < 10
     if over:
@@ -259,7 +260,7 @@ def test_truncated_gzip_is_quarantined_not_raised(tmp_path):
     data = gzip.compress(b"".join(_hand_lines(3)))
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(data[: len(data) // 2])
-    items = list(read_file(cut, "jsonl"))
+    items = one_by_one(read_file(cut, "jsonl"))
     assert items and isinstance(items[-1], Quarantined)
     assert "truncated" in items[-1].reason or "damaged" in items[-1].reason
 
@@ -271,12 +272,12 @@ def test_parquet_bomb_is_refused_from_its_footer(tmp_path):
     dataset = tmp_path / "dataset"
     write_parquet(build_tables([parse_hand_line(line, "x.jsonl", n) for n in range(1, 2001)]), dataset)
     # 2,000 copies of one hand: the tables unpack (and decode) to over 10 times their files
-    items = list(read_file(dataset, limits=Limits(max_compression_ratio=10, ratio_grace_bytes=1)))
+    items = one_by_one(read_file(dataset, limits=Limits(max_compression_ratio=10, ratio_grace_bytes=1)))
     assert len(items) == 1 and "refused Parquet dataset: hands.parquet" in items[0].reason
     assert "max_compression_ratio" in items[0].reason and items[0].code == "limit"
-    items = list(read_file(dataset, limits=Limits(max_unpacked_bytes=100_000)))
+    items = one_by_one(read_file(dataset, limits=Limits(max_unpacked_bytes=100_000)))
     assert len(items) == 1 and "max_unpacked_bytes" in items[0].reason
-    assert len(list(read_file(dataset))) == 2000
+    assert len(one_by_one(read_file(dataset))) == 2000
 
 
 # --------------------------------------------------------------------------------------- 10 MB lines
@@ -286,12 +287,12 @@ def test_ten_megabyte_line_in_jsonl_is_quarantined_and_reading_goes_on(tmp_path)
     lines = _hand_lines(2)
     path = tmp_path / "long.jsonl"
     path.write_bytes(lines[0] + b'{"hand_id": "' + b"x" * TEN_MB + b'"}\n' + lines[1])
-    items = list(read_file(path))
+    items = one_by_one(read_file(path))
     assert _kinds(items) == ["SourceHand", "Quarantined", "SourceHand"]
     assert items[1].line == 2 and "jsonl_max_line_bytes" in items[1].reason
     assert items[2].line == 3
     # a lower limit applies per run
-    small = list(read_file(path, limits=Limits(jsonl_max_line_bytes=1000)))
+    small = one_by_one(read_file(path, limits=Limits(jsonl_max_line_bytes=1000)))
     assert _kinds(small) == ["Quarantined"] * 3
 
 
@@ -301,7 +302,7 @@ def test_ten_megabyte_line_in_pokerstars_costs_only_its_hand(tmp_path):
     poisoned = hand.replace(b"*** SUMMARY ***", chat + b"*** SUMMARY ***", 1)
     path = tmp_path / "long.txt"
     path.write_bytes(hand + poisoned + hand)
-    items = list(read_file(path, "pokerstars"))
+    items = one_by_one(read_file(path, "pokerstars"))
     assert _kinds(items) == ["SourceHand", "Quarantined", "SourceHand"]
     assert "pokerstars_max_line_bytes" in items[1].reason and items[1].hand_id == items[0].hand["hand_id"]
 
@@ -313,7 +314,7 @@ def test_ten_megabyte_line_in_ohh_costs_only_its_object(tmp_path):
     # within the default limits (16 MB: one-line JSON arrays of many hands are real) the object is parsed
     # and refused by the schema; under a lower limit it is never held in memory
     for limits, reason in ((DEFAULT_LIMITS, "ohh schema"), (Limits(ohh_max_line_bytes=1024**2), "ohh_max_line_bytes")):
-        items = list(read_file(path, "ohh", limits=limits))
+        items = one_by_one(read_file(path, "ohh", limits=limits))
         assert _kinds(items) == ["SourceHand", "Quarantined", "SourceHand"]
         assert reason in items[1].reason and len(items[1].one_line()) < 1000
 
@@ -322,8 +323,8 @@ def test_ten_megabyte_line_in_phh_costs_only_its_table(tmp_path):
     text = PHH_FIXTURE.read_bytes()
     path = tmp_path / "long.phhs"
     path.write_bytes(text + b"\n[99]\nvariant = 'NT'\nactions = ['" + b"z" * TEN_MB + b"']\n")
-    items = list(read_file(path, "phh"))
-    before = list(read_file(PHH_FIXTURE, "phh"))
+    items = one_by_one(read_file(path, "phh"))
+    before = one_by_one(read_file(PHH_FIXTURE, "phh"))
     assert [i.line for i in items[:-1]] == [i.line for i in before]  # the file's own hands, read as before
     assert isinstance(items[-1], Quarantined) and "phh_max_line_bytes" in items[-1].reason
     assert items[-1].code == "limit"
@@ -333,13 +334,13 @@ def test_oversized_hands_are_refused_per_reader(tmp_path):
     tiny = Limits(pokerstars_max_hand_bytes=200, ohh_max_hand_bytes=200, phh_max_hand_bytes=200)
     for fixture, fmt, limit in ((PS_FIXTURE, "pokerstars", "pokerstars_max_hand_bytes"),
                                 (OHH_FIXTURE, "ohh", "ohh_max_hand_bytes"), (PHH_FIXTURE, "phh", "phh_max_hand_bytes")):
-        items = list(read_file(fixture, fmt, limits=tiny))
+        items = one_by_one(read_file(fixture, fmt, limits=tiny))
         assert items and all(isinstance(i, Quarantined) and limit in i.reason and i.code == "limit"
                              for i in items), fmt
 
 
 def test_whole_file_readers_refuse_files_past_max_file_bytes():
-    items = list(read_file(PS_FIXTURE, "pokerstars", limits=Limits(max_file_bytes=100)))
+    items = one_by_one(read_file(PS_FIXTURE, "pokerstars", limits=Limits(max_file_bytes=100)))
     assert len(items) == 1 and "max_file_bytes" in items[0].reason
 
 
@@ -381,14 +382,14 @@ def test_parquet_dataset_missing_or_retyped_columns_is_quarantined_naming_the_co
     write_parquet(build_tables(hands), dataset)
     events = pq.read_table(dataset / "events.parquet")
     pq.write_table(events.drop_columns(["kind"]), dataset / "events.parquet")
-    items = list(read_file(dataset))
+    items = one_by_one(read_file(dataset))
     assert len(items) == 1 and "events.parquet: no column kind" in items[0].reason
     assert items[0].code == "invalid-record"
     write_parquet(build_tables(hands), dataset)
     table = pq.read_table(dataset / "hands.parquet")
     table = table.set_column(table.schema.get_field_index("line"), "line", pa.array(["x", "y"]))
     pq.write_table(table, dataset / "hands.parquet")
-    items = list(read_file(dataset))
+    items = one_by_one(read_file(dataset))
     assert len(items) == 1 and "column line has type string" in items[0].reason
     assert items[0].code == "invalid-record"
     json.dumps([i.reason for i in items])  # reasons are plain text
@@ -513,12 +514,12 @@ def test_each_limit_just_under_and_just_over(tmp_path, name):
     build, named = EDGES[name]
     path, fmt, size, extra = build(tmp_path)
     started = time.monotonic()
-    at = list(read_file(path, fmt, limits=Limits(**{name: size}, **extra)))
+    at = one_by_one(read_file(path, fmt, limits=Limits(**{name: size}, **extra)))
     assert time.monotonic() - started < 5
     assert at and not [i for i in at if isinstance(i, Quarantined) and i.code == "limit"], at
     assert any(isinstance(i, SourceHand) for i in at)
     started = time.monotonic()
-    over = list(read_file(path, fmt, limits=Limits(**{name: size - 1}, **extra)))
+    over = one_by_one(read_file(path, fmt, limits=Limits(**{name: size - 1}, **extra)))
     assert time.monotonic() - started < 5
     refusals = [i for i in over if isinstance(i, Quarantined) and i.code == "limit"]
     assert refusals and all(named in i.reason for i in refusals), over

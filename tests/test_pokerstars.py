@@ -14,9 +14,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from reader_items import read_pokerstars, sniff_pokerstars
 
 from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.pokerstars import read_pokerstars, sniff_pokerstars
 from auditor.ingest.validate import schema_error
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.pipeline import audit
@@ -558,3 +558,18 @@ def test_damaged_hands_never_raise(tmp_path):
 def test_a_missing_file_is_quarantined(tmp_path):
     items = read_all(tmp_path / "nope.txt")
     assert len(items) == 1 and items[0].reason.startswith("cannot open")
+
+
+def test_a_file_named_with_undecodable_bytes_is_audited_under_its_shown_name(tmp_path):
+    """A room's hands come as tables; a file whose name is no valid text (a byte that is not UTF-8) is shown with
+    the byte escaped, in every hand and quarantine entry, as any other format's file is."""
+    import os
+
+    name = os.fsdecode(b"stars-\xff.txt")
+    path = tmp_path / name
+    path.write_bytes((FIXTURES / "small_and_big_blinds.txt").read_bytes() + b"\n\nPokerStars Hand #1: cut\n")
+    result = audit([path])
+    assert (result.hands_read, result.hands_audited) == (2, 1)
+    (refused,) = result.quarantined
+    assert refused.code == "damaged" and refused.file == str(tmp_path / "stars-\\xff.txt")
+    assert list(result.read_per_file) == [refused.file]

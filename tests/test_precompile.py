@@ -358,7 +358,11 @@ def test_the_sample_hand_reads_back_clean_in_every_format(fmt, tmp_path):
     assert (result.hands_read, result.hands_audited, len(result.findings), result.quarantined) == \
         (hands, hands, 0, [])
     called = {name.rsplit(".", 1)[0] for name in calls}
-    assert set(precompile.FORMAT_MODULES[fmt]) - called == set()
+    # a module whose kernels only other kernels call (the dialect engine's matcher) is compiled with its callers
+    from auditor.model.compiled import uncached
+
+    reached = called | {m for m in precompile.FORMAT_MODULES[fmt] if m not in called and not uncached([m])}
+    assert set(precompile.FORMAT_MODULES[fmt]) - reached == set()
 
 
 def test_a_phh_folder_whose_scanner_would_take_longer_to_compile_is_read_the_reference_way(cold, tmp_path):

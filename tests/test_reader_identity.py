@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reader_items import read_pokerstars
 
 from auditor.ingest.ohh import read_ohh
-from auditor.ingest.pokerstars import read_pokerstars
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -345,7 +345,7 @@ def _estimate(item: InputFile) -> int:
     return max(1, size // BYTES_PER_HAND)
 
 
-def read_input(item: InputFile, limits: Any = None) -> Iterator[SourceHand | Quarantined | ReaderNote]:
+def read_input(item: InputFile, limits: Any = None) -> Iterator[SourceHand | Quarantined | ReaderNote | TableChunk]:
     """Every item of one input, positions named as the run shows them: what the reader labels with the
     path it opened (`str(path)`, or `path!member` for an archive member) is relabelled `item.label` (the
     path with undecodable bytes escaped, or `<stdin>` for a spooled stream), so no surrogate reaches a
@@ -370,11 +370,13 @@ def read_input(item: InputFile, limits: Any = None) -> Iterator[SourceHand | Qua
         yield read
 
 
-def _relabelled(read: SourceHand | Quarantined | ReaderNote, real: str,
-                shown: str) -> SourceHand | Quarantined | ReaderNote:
+def _relabelled(read: SourceHand | Quarantined | ReaderNote | TableChunk, real: str,
+                shown: str) -> SourceHand | Quarantined | ReaderNote | TableChunk:
     file = read.file
     file = shown + file[len(real):] if file.startswith(real) else file
     file = shown_text(file)
+    if isinstance(read, TableChunk):  # a room's hands, read as tables
+        return read.renamed(file, lambda reason: shown_text(reason.replace(real, shown)))
     # dataclasses.replace keeps every other field as the reader set it
     if isinstance(read, SourceHand):
         return dataclasses.replace(read, file=file)
@@ -402,7 +404,7 @@ def read_piece(piece: Piece, limits: Any = None, reference: frozenset[str] = fro
         yield from contained(read_phh(item.path, rule_pack=DEFAULT_PACK, label=item.name or item.path.as_posix(),
                                       limits=limits or DEFAULT_LIMITS, scanner=False), str(item.path))
     elif item.format not in reference and takes_column_wise(item.path, item.format, item.label):
-        # JSON Lines, OHH, PokerStars text scanned and validated column-wise (imported here: a small run never
+        # JSON Lines and OHH scanned and validated column-wise (imported here: a small run never
         # loads these kernels)
         module, read = _COLUMN_WISE[item.format]
         reader = getattr(importlib.import_module(module), read)
@@ -415,7 +417,6 @@ def read_piece(piece: Piece, limits: Any = None, reference: frozenset[str] = fro
 _COLUMN_WISE = {
     "jsonl": ("auditor.ingest.jsonl_tables", "read_jsonl_tables"),
     "ohh": ("auditor.ingest.ohh_tables", "read_ohh_tables"),
-    "pokerstars": ("auditor.ingest.pokerstars_tables", "read_pokerstars_tables"),
 }
 
 

@@ -606,7 +606,7 @@ class _Hand:
         for n in sorted(self.seats):
             away = self.seats[n].get("status") == "sitting_out"
             self.say("seat", seat=n, player=self.name[n], stack=self.seats[n]["stack"], status=away,
-                     status_text=" is sitting out")
+                     status_text=self.writer.dialect.syntax["seat_status"]["sitting_out"], status_tail="")
 
     def summary(self, put_in: int, board: list[str], roles: dict[int, list[str]], shown: dict[int, list[str]],
                 won: dict[int, int], folded: dict[int, int], mucked: set[int]) -> None:

@@ -1,6 +1,6 @@
 """Arrow columns from the column-wise readers' flat arrays, one helper per conversion.
 
-The column-wise readers (`phh_tables`, `ohh_tables`, `pokerstars_tables`) turn their kernels' int64 rows into
+The column-wise readers (`phh_tables`, `ohh_tables`, the rooms' engine `rooms`) turn their kernels' int64 rows into
 the canonical tables' Arrow columns the same way: lists from per-row counts, names from codes, small integers
 and texts with nulls, cards from spans of a card-code array. They share these helpers so that the three give
 exactly the types `build_tables` gives (their identity tests compare the tables column by column), and a

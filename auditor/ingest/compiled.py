@@ -26,7 +26,7 @@ from auditor.model.inputs import InputFile
 
 #: a text file smaller than this (as stored: a gzip file's compressed size) is read by its format's reference
 #: reader, a larger one column-wise (`takes_column_wise`). Both give the same items (tests/test_jsonl_tables.py,
-#: test_ohh_tables.py, test_pokerstars_tables.py), so this decides only the time, and a run of small files
+#: test_ohh_tables.py), so this decides only the time, and a run of small files
 #: (sample_logs, the corpus) neither compiles nor loads the kernels:
 #: - JSON Lines: the kernels cost ~0.3-0.5 s a process to load from Numba's cache and ~9 s of CPU to compile on the
 #:   first run after an install, against ~40-60 µs a hand saved: below ~4,000 hands (~8 MiB at ~2 KB a hand) they
@@ -34,22 +34,23 @@ from auditor.model.inputs import InputFile
 #: - OHH: ~0.15-0.2 s of CPU to load in an audit (Numba loaded for the replay), against ~150 µs a hand saved (audits
 #:   of 280 and 1,619 of our writer's ~2.6 KB objects through both paths): it pays from ~1,100 hands (~3 MB); 4 MiB
 #:   (~1,600 hands) keeps a margin. Their first compile costs ~31 s of CPU;
-#: - PokerStars text: ~0.05 s of CPU to load once Numba is loaded (the columnar validator's ~0.3 s more when
-#:   nothing else loaded them) and ~17 s to compile, against ~200 µs a hand saved: below ~1,500 hands they cost
-#:   more than they save; 2 MiB is ~1,900 hands at our writer's ~1.1 KB a hand.
-MIN_FILE_BYTES = {"jsonl": 8 << 20, "ohh": 4 << 20, "pokerstars": 2 << 20}
+#: A text room (PokerStars) has no threshold: the dialect engine is its one reader, for a file of any size.
+MIN_FILE_BYTES = {"jsonl": 8 << 20, "ohh": 4 << 20}
 
 _VALIDATOR = ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
 _PHH_SCANNER = ("auditor.ingest.phh_scan",)
 _PHH_TABLES = ("auditor.ingest.phh_kernel", *_VALIDATOR)
 _JSONL_TABLES = ("auditor.ingest.jsonl_scan", *_VALIDATOR)
 _OHH_TABLES = ("auditor.ingest.ohh_kernel", *_VALIDATOR)
-_PS_TABLES = ("auditor.ingest.pokerstars_kernel", *_VALIDATOR)
+#: a text room's one reader (every file of it, whatever its size): the dialect engine
+_ROOMS = ("auditor.ingest.room_match", "auditor.ingest.room_ledger", *_VALIDATOR)
 #: the kernel modules each input format's reader can call, on every path it has (`auditor compile --format`)
 FORMAT_MODULES = {"jsonl": _JSONL_TABLES, "parquet": _VALIDATOR, "phh": (*_PHH_SCANNER, *_PHH_TABLES),
-                  "pokerstars": _PS_TABLES, "ohh": _OHH_TABLES}
+                  "pokerstars": _ROOMS, "ohh": _OHH_TABLES}
 #: the text formats whose column-wise path a file of `MIN_FILE_BYTES` takes, with the kernel modules that path runs
-TEXT_PATHS = {"jsonl": _JSONL_TABLES, "ohh": _OHH_TABLES, "pokerstars": _PS_TABLES}
+TEXT_PATHS = {"jsonl": _JSONL_TABLES, "ohh": _OHH_TABLES}
+#: the text rooms, read by the dialect engine alone (no other path): its kernels run for every such input
+ROOM_FORMATS = {"pokerstars": _ROOMS}
 #: the formats whose compiled path only saves time (each file it does not take, or a format read the reference way
 #: this run, the reference reader reads to the same hands): the text formats' column-wise paths and PHH's byte
 #: scanner and converter
@@ -58,25 +59,25 @@ OPTIONAL_PATHS = {**TEXT_PATHS, "phh": FORMAT_MODULES["phh"]}
 #: compile --format F` over a cache holding the replay's kernels; the OHH scanner's includes the JSON Lines
 #: scanner's routines it calls)
 COMPILE_S = {"auditor.ingest.jsonl_scan": 8.5, "auditor.ingest.ohh_kernel": 24.0,
-             "auditor.ingest.pokerstars_kernel": 17.0, "auditor.ingest.phh_scan": 6.0, "auditor.ingest.phh_kernel": 6.0,
+             "auditor.ingest.phh_scan": 6.0, "auditor.ingest.phh_kernel": 6.0,
              "auditor.ingest.columnar_kernels": 1.5, "auditor.ingest.columnar_validate": 1.5}
 #: CPU seconds a byte of input costs the whole audit more when read the reference way than column-wise (the same
 #: session: 20,000 hands of our writer's in each text format, the corpus's 5,123 PHH files; `audit()` both ways with
 #: every kernel cached)
-REFERENCE_EXTRA_S_PER_BYTE = {"jsonl": 49e-9, "ohh": 69e-9, "pokerstars": 216e-9, "phh": 560e-9}
+REFERENCE_EXTRA_S_PER_BYTE = {"jsonl": 49e-9, "ohh": 69e-9, "phh": 560e-9}
 #: what each module's kernels are, for the notice
 _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kernel": "the PHH reader",
           "auditor.ingest.jsonl_scan": "the JSON Lines reader", "auditor.ingest.ohh_kernel": "the OHH reader",
-          "auditor.ingest.pokerstars_kernel": "the PokerStars reader",
+          "auditor.ingest.room_match": "the text rooms' reader", "auditor.ingest.room_ledger": "the text rooms' reader",
           "auditor.ingest.columnar_kernels": "the columnar validator",
           "auditor.ingest.columnar_validate": "the columnar validator"}
 
 
 def takes_column_wise(path: Path, fmt: str, label: str) -> bool:
-    """Whether an audit input of a text format is read column-wise (`jsonl_tables`, `ohh_tables`,
-    `pokerstars_tables`): a regular file named by its own path (what `detect.read_file` would give its reference
-    reader unchanged: not a zip archive, not a FIFO spooled first, no label put in place of the path), of
-    `MIN_FILE_BYTES[fmt]` or more; an OHH file not gzip too (its column-wise reader reads plain bytes)."""
+    """Whether an audit input of a text format is read column-wise (`jsonl_tables`, `ohh_tables`): a regular
+    file named by its own path (what `detect.read_file` would give its reference reader unchanged: not a zip
+    archive, not a FIFO spooled first, no label put in place of the path), of `MIN_FILE_BYTES[fmt]` or more; an
+    OHH file not gzip too (its column-wise reader reads plain bytes)."""
     if fmt not in MIN_FILE_BYTES or not large_plain_input(path, label, MIN_FILE_BYTES[fmt]):
         return False
     if fmt != "ohh":
@@ -113,6 +114,9 @@ def reader_modules(inputs: Sequence[InputFile], reference: frozenset[str] = froz
         modules.update(dict.fromkeys(_VALIDATOR))
     for fmt, path_modules in TEXT_PATHS.items():
         if fmt not in reference and any(_takes(fmt, item) for item in inputs):
+            modules.update(dict.fromkeys(path_modules))
+    for fmt, path_modules in ROOM_FORMATS.items():
+        if any(item.format == fmt for item in inputs):
             modules.update(dict.fromkeys(path_modules))
     return tuple(modules)
 

@@ -90,9 +90,9 @@ def _sniff_phh(head: bytes) -> bool:
 
 
 def _sniff_pokerstars(head: bytes) -> bool:
-    from auditor.ingest.pokerstars import sniff_pokerstars
+    from auditor.ingest.rooms import sniff
 
-    return sniff_pokerstars(head)
+    return sniff("pokerstars", head)
 
 
 def _read_jsonl(path: Path, _name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
@@ -114,9 +114,9 @@ def _read_phh(path: Path, name: str, limits: Limits) -> Iterator[SourceHand | Qu
 
 
 def _read_pokerstars(path: Path, _name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
-    from auditor.ingest.pokerstars import read_pokerstars
+    from auditor.ingest.rooms import read_room
 
-    return read_pokerstars(path, rule_pack=DEFAULT_PACK, limits=limits)
+    return read_room(path, "pokerstars", rule_pack=DEFAULT_PACK, limits=limits)
 
 
 FORMATS: tuple[Format, ...] = (
@@ -417,8 +417,12 @@ class _ArchiveTooBig(LimitExceeded):
 
 def _relabel(items: Iterator[SourceHand | Quarantined], real: str, label: str) -> Iterator[SourceHand | Quarantined]:
     """Report positions against the name the user gave (the archive member), not our temporary copy."""
+    from auditor.ingest.parquet import TableChunk
+
     for item in items:
-        if isinstance(item, SourceHand):
+        if isinstance(item, TableChunk):
+            yield item.renamed(label, lambda reason: reason.replace(real, label))
+        elif isinstance(item, SourceHand):
             yield SourceHand(item.hand, label, item.line, item.claimed_file, item.claimed_line)
         elif isinstance(item, ReaderNote):
             yield ReaderNote(label, item.line, item.code, item.text)

@@ -31,7 +31,7 @@ import os
 import shutil
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -714,6 +714,17 @@ class TableChunk:
         lines = self.tables.hands["line"]
         last = int(lines[len(lines) - 1].as_py()) if len(lines) else 0
         return max(last, self.quarantined[-1].line) if self.quarantined else last
+
+    def renamed(self, file: str, reword: Callable[[str], str]) -> TableChunk:
+        """The chunk as read from `file` (an archive member or a FIFO read through a copy): its hands, their
+        sources and its quarantine entries named so, `reword` applied to the entries' reasons."""
+        hands = self.tables.hands
+        names = hands.schema.names
+        hands = hands.set_column(names.index("file"), "file", pa.repeat(pa.scalar(file, pa.string()), hands.num_rows))
+        given = self._given.renamed(file) if hasattr(self._given, "renamed") else self._given
+        quarantined = tuple(replace(q, file=file, reason=reword(q.reason)) for q in self.quarantined)
+        return replace(self, tables=CanonicalTables(hands, self.tables.seats, self.tables.events), file=file,
+                       _given=given, quarantined=quarantined)
 
     def source(self, i: int) -> SourceHand:
         """Hand `i` as `read_parquet` gives it (its dict rebuilt from the dataset's rows; for the few hands a

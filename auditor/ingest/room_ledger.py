@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from auditor.ingest.room_match import STACK, amount_end, match
+from auditor.ingest.room_match import OP_FIELD, OP_LIT, STACK, T_PLAYER, amount_end, match
 from auditor.model.compiled import njit
 
 __all__ = ["CARD_NAMES", "ERRORS", "EV_COLUMNS", "H_COLUMNS", "KINDS", "convert", "lines"]
@@ -68,11 +68,11 @@ S_SEAT, S_STACK, S_NAME_LO, S_NAME_HI, S_STATUS = range(5)
 #: per hand: in (from the driver: the header's and table line's facts) then out
 H_COLUMNS = ("line_lo", "line_hi", "button", "hole", "tournament", "older", "draw", "fixed", "small", "small_places",
              "big", "big_places", "kills", "implied_return",
-             "ok", "error", "error_line", "arg0", "arg1", "arg2", "places", "sb_posted", "ante", "highest", "seat_lo",
-             "seat_hi", "ev_lo", "ev_hi", "returned")
+             "ok", "error", "error_line", "arg0", "arg1", "arg2", "arg3", "arg4", "places", "sb_posted", "ante",
+             "highest", "seat_lo", "seat_hi", "ev_lo", "ev_hi", "returned")
 (H_LINE_LO, H_LINE_HI, H_BUTTON, H_HOLE, H_TOURNAMENT, H_OLDER, H_DRAW, H_FIXED, H_SMALL, H_SMALL_PLACES, H_BIG,
- H_BIG_PLACES, H_KILLS, H_IMPLIED, H_OK, H_ERROR, H_ERROR_LINE, H_ARG0, H_ARG1, H_ARG2, H_PLACES, H_SB, H_ANTE,
- H_HIGHEST, H_SEAT_LO, H_SEAT_HI, H_EV_LO, H_EV_HI, H_RETURNED) = range(len(H_COLUMNS))
+ H_BIG_PLACES, H_KILLS, H_IMPLIED, H_OK, H_ERROR, H_ERROR_LINE, H_ARG0, H_ARG1, H_ARG2, H_ARG3, H_ARG4, H_PLACES,
+ H_SB, H_ANTE, H_HIGHEST, H_SEAT_LO, H_SEAT_HI, H_EV_LO, H_EV_HI, H_RETURNED) = range(len(H_COLUMNS))
 
 #: why a hand cannot be read: (name, quarantine code); the driver words each (`rooms.MESSAGES`)
 ERRORS = (
@@ -117,12 +117,13 @@ MAX_PLACES = 6
 # per-seat state rows (index: seat number 0..10)
 (R_PRESENT, R_SITTING_OUT, R_ABSENT, R_TIMED_OUT, R_UNUSED, R_LEFT, R_ROUND_IN, R_IN_ROUND, R_LAST_BETS, R_LAST_IN,
  R_FOLDED, R_VOLUNTARY, R_SHOWN, R_HOLE_ROW, R_HOLE_LO, R_HOLE_HI, R_KNOWN_LO, R_KNOWN_HI, R_LAST_DRAW,
- R_FOLD_WRITTEN, R_POSTED) = range(21)
-N_R = 21
+ R_FOLD_WRITTEN, R_POSTED, R_LEFT_PLACES, R_ROUND_PLACES) = range(23)
+N_R = 23
 # scalars of the hand
 (V_SECTION, V_NE, V_NC, V_NS, V_PLACES, V_SCALE, V_BLIND1, V_BLIND2, V_SB_POSTED, V_ANTE, V_SHOWDOWN, V_DRAWN,
- V_AWARDS, V_RETURNS, V_TOTAL_POT, V_NB, V_EV0, V_ERROR, V_ERROR_LINE, V_ARG0, V_ARG1, V_ARG2) = range(22)
-N_V = 22
+ V_AWARDS, V_RETURNS, V_TOTAL_POT, V_NB, V_EV0, V_ERROR, V_ERROR_LINE, V_ARG0, V_ARG1, V_ARG2, V_ARG3,
+ V_ARG4) = range(24)
+N_V = 24
 
 
 @njit(cache=True)
@@ -279,7 +280,7 @@ def _cards(data, q, e, rank_of, suit_of, out, nc):  # pragma: no cover - compile
 # ------------------------------------------------------------------------------------------------ the seat list
 
 @njit(cache=True)
-def _fail(V, error, line, a0=0, a1=0, a2=0):  # pragma: no cover - compiled
+def _fail(V, error, line, a0, a1, a2):  # pragma: no cover - compiled
     V[V_ERROR] = error
     V[V_ERROR_LINE] = line
     V[V_ARG0] = a0
@@ -354,22 +355,26 @@ def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, st
             status = 2 if code == ST_SITTING_OUT else 1
         ss = slot_of[seat_t, F_SEAT]
         if slots[ss, 1] - slots[ss, 0] > 4:
-            return _fail(V, X_SEAT_RANGE, i, slots[ss, 0], slots[ss, 1]), 0
+            _fail(V, X_SEAT_RANGE, i, slots[ss, 0], slots[ss, 1], 0)
+            return -1, 0
         seat = _int(data, slots[ss, 0], slots[ss, 1])
         sp = slot_of[seat_t, F_PLAYER]
         nlo, nhi = slots[sp, 0], slots[sp, 1]
         if data[nlo] == 32 or data[nhi - 1] == 32 or data[nlo] == 9 or data[nhi - 1] == 9:
-            return _fail(V, X_NAME_BLANK, i, seat), 0
+            _fail(V, X_NAME_BLANK, i, seat, 0, 0)
+            return -1, 0
         for k in range(count):
             if _same(data, ent[k, 1], ent[k, 2], nlo, nhi):
-                return _fail(V, X_SAME_NAME, i), 0
+                _fail(V, X_SAME_NAME, i, 0, 0, 0)
+                return -1, 0
         if count >= ent.shape[0] or seat < 1 or seat > 10:
-            return _fail(V, X_SEAT_RANGE, i, slots[ss, 0], slots[ss, 1]), 0
+            _fail(V, X_SEAT_RANGE, i, slots[ss, 0], slots[ss, 1], 0)
+            return -1, 0
         sk = slot_of[seat_t, F_STACK]
         value, places, digits = _amount(data, slots[sk, 0], slots[sk, 1], symbols, thousands, decimal)
         if digits > MAX_DIGITS or places > MAX_PLACES:
-            return _fail(V, X_AMOUNT_LARGE if digits > MAX_DIGITS else X_AMOUNT_PLACES, i, slots[sk, 0],
-                         slots[sk, 1]), 0
+            _fail(V, X_AMOUNT_LARGE if digits > MAX_DIGITS else X_AMOUNT_PLACES, i, slots[sk, 0], slots[sk, 1], 0)
+            return -1, 0
         V[V_PLACES] = max(V[V_PLACES], places)
         ent[count, 0] = seat
         ent[count, 1] = nlo
@@ -407,6 +412,15 @@ def _try(data, s, e, P, group, kind_only, names, slots, stack):  # pragma: no co
     for t in range(t_start.shape[0]):
         if t_group[t] != group or (kind_only >= 0 and t_kind[t] != kind_only):
             continue
+        # most templates fail on their first literal (after the player's name when there is one name to try):
+        # checked here before the walk, which would first clear every slot
+        r = t_start[t]
+        p = s
+        if rows[r, 0] == OP_FIELD and rows[r, 1] == T_PLAYER and names.shape[0] == 1:
+            p = s + names[0, 2] - names[0, 1]
+            r += 1
+        if rows[r, 0] == OP_LIT and not _lit_is(data, p, min(p + rows[r, 2], e), lit, rows[r, 1], rows[r, 2]):
+            continue
         if match(data, s, e, rows, t_start[t], lit, words, names, symbols, thousands, decimal, slots, stack):
             return t
     return -1
@@ -443,6 +457,7 @@ def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat
     amounts = P[15]
     symbols, thousands, decimal = P[3], P[4], P[5]
     one = np.zeros((1, 3), dtype=np.int64)
+    none = np.zeros((0, 3), dtype=np.int64)
     places_max = 0
     summary = False
     for i in range(lo, hi):
@@ -460,12 +475,12 @@ def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat
             continue
         t = -1
         if summary:
-            t = _try(data, s, e, P, G_SUMMARY, -1, one[:0], slots, stack)
+            t = _try(data, s, e, P, G_SUMMARY, -1, none, slots, stack)
             if t < 0:
                 st_err[j] = X_SUMMARY_NOT_UNDERSTOOD
                 continue
         else:
-            t = _try(data, s, e, P, G_MARKER, -1, one[:0], slots, stack)
+            t = _try(data, s, e, P, G_MARKER, -1, none, slots, stack)
             if t >= 0:
                 role = _marker_role(data, slots, t, P)
                 if role == -2:
@@ -484,7 +499,7 @@ def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat
                             st_seat[j] = names[k, 0]
                             break
             if t < 0:
-                t = _try(data, s, e, P, G_ROOM, -1, names[:count], slots, stack)
+                t = _try(data, s, e, P, G_ROOM, -1, names, slots, stack)
                 if t >= 0:
                     sp = slot_of[t, F_PLAYER]
                     if sp >= 0:
@@ -494,7 +509,7 @@ def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat
                                 st_seat[j] = names[k, 0]
                                 break
             if t < 0:
-                t = _try(data, s, e, P, G_QUIET, -1, one[:0], slots, stack)
+                t = _try(data, s, e, P, G_QUIET, -1, none, slots, stack)
             if t < 0:
                 st_err[j] = X_NOT_UNDERSTOOD
                 continue
@@ -585,20 +600,29 @@ def _new_round(S):  # pragma: no cover - compiled
     for o in range(11):
         S[R_ROUND_IN, o] = 0
         S[R_IN_ROUND, o] = 0
+        S[R_ROUND_PLACES, o] = 0
 
 
 @njit(cache=True)
-def _take(S, V, line, seat, amount, all_in):  # pragma: no cover - compiled
+def _take(S, V, line, seat, amount, places, all_in):  # pragma: no cover - compiled
+    """Chips put in from the seat's stack. The reasons say amounts as the old exports' arithmetic on decimals
+    does: each with the most decimals of the amounts it was made of (`places`, `R_*_PLACES`)."""
     if amount < 0 or amount > S[R_LEFT, seat]:
-        return _fail(V, X_PUTS_IN, line, seat, amount, S[R_LEFT, seat])
+        _fail(V, X_PUTS_IN, line, seat, amount, S[R_LEFT, seat])
+        V[V_ARG3] = places
+        V[V_ARG4] = S[R_LEFT_PLACES, seat]
+        return False
     S[R_LEFT, seat] -= amount
+    S[R_LEFT_PLACES, seat] = max(S[R_LEFT_PLACES, seat], places)
     if all_in and S[R_LEFT, seat] != 0:
-        return _fail(V, X_ALL_IN_BEHIND, line, seat, S[R_LEFT, seat])
+        _fail(V, X_ALL_IN_BEHIND, line, seat, S[R_LEFT, seat], 0)
+        V[V_ARG3] = S[R_LEFT_PLACES, seat]
+        return False
     return True
 
 
 @njit(cache=True)
-def _add_post(ev, V, S, seat, post, amount, all_in, live, blind):  # pragma: no cover - compiled
+def _add_post(ev, V, S, seat, post, amount, places, all_in, live, blind):  # pragma: no cover - compiled
     row = _event(ev, V, E_POST, seat)
     if row < 0:
         return False
@@ -609,49 +633,50 @@ def _add_post(ev, V, S, seat, post, amount, all_in, live, blind):  # pragma: no 
     S[R_POSTED, seat] = 1
     if live:
         S[R_ROUND_IN, seat] += amount
+        S[R_ROUND_PLACES, seat] = max(S[R_ROUND_PLACES, seat], places)
         S[R_IN_ROUND, seat] = 1
     return True
 
 
 @njit(cache=True)
-def _post(ev, V, S, h, k, line, seat, kind, amount, all_in):  # pragma: no cover - compiled
+def _post(ev, V, S, h, k, line, seat, kind, amount, places, all_in):  # pragma: no cover - compiled
     """A forced bet (`_HandReader.post`): blinds live, a second small blind dead, a second big blind live (a new
     or returning player's), both blinds at once the big live and the rest dead."""
     if V[V_SECTION] != SEC_PREDEAL:
-        return _fail(V, X_AFTER_DEAL, line, 4)
+        return _fail(V, X_AFTER_DEAL, line, 4, 0, 0)
     S[R_SITTING_OUT, seat] = 0
     if not h[k, H_TOURNAMENT]:
         S[R_ABSENT, seat] = 0
-    if not _take(S, V, line, seat, amount, all_in):
+    if not _take(S, V, line, seat, amount, places, all_in):
         return False
     if kind in (K_POST_BUTTON, K_POST_BRING_IN):
-        return _fail(V, X_FORCED_BET, line, 0 if kind == K_POST_BUTTON else 1)
+        return _fail(V, X_FORCED_BET, line, 0 if kind == K_POST_BUTTON else 1, 0, 0)
     if kind == K_POST_ANTE:
         V[V_ANTE] = max(V[V_ANTE], amount)
-        return _add_post(ev, V, S, seat, P_ANTE, amount, all_in, False, -1)
+        return _add_post(ev, V, S, seat, P_ANTE, amount, places, all_in, False, -1)
     if kind == K_POST_STRADDLE:
-        return _add_post(ev, V, S, seat, P_STRADDLE, amount, all_in, True, -1)
+        return _add_post(ev, V, S, seat, P_STRADDLE, amount, places, all_in, True, -1)
     if kind == K_POST_BOTH:
         big = _scaled(h[k, H_SMALL if h[k, H_FIXED] else H_BIG], h[k, H_SMALL_PLACES if h[k, H_FIXED]
                                                                     else H_BIG_PLACES], V[V_SCALE])
         live = min(amount, big)
-        if not _add_post(ev, V, S, seat, P_MISSED, live, all_in and amount == live, True, -1):
+        if not _add_post(ev, V, S, seat, P_MISSED, live, places, all_in and amount == live, True, -1):
             return False
         if amount > live:
-            return _add_post(ev, V, S, seat, P_DEAD, amount - live, all_in, False, -1)
+            return _add_post(ev, V, S, seat, P_DEAD, amount - live, places, all_in, False, -1)
         return True
     number = 1 if kind == K_POST_SB else 2
     if (number == 1 and V[V_BLIND1]) or (number == 2 and V[V_BLIND2]):
         if number == 2:
-            return _add_post(ev, V, S, seat, P_MISSED, amount, all_in, True, -1)
-        return _add_post(ev, V, S, seat, P_DEAD, amount, all_in, False, -1)
+            return _add_post(ev, V, S, seat, P_MISSED, amount, places, all_in, True, -1)
+        return _add_post(ev, V, S, seat, P_DEAD, amount, places, all_in, False, -1)
     if number == 1:
         V[V_BLIND1] = 1
         if not all_in:
             V[V_SB_POSTED] = amount
     else:
         V[V_BLIND2] = 1
-    return _add_post(ev, V, S, seat, P_BLIND, amount, all_in, True, number)
+    return _add_post(ev, V, S, seat, P_BLIND, amount, places, all_in, True, number)
 
 
 @njit(cache=True)
@@ -667,11 +692,11 @@ def _room_folds(S, ev, V, seat, timed_out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _action(ev, V, S, h, k, line, seat, verb, amount, to, all_in):  # pragma: no cover - compiled
-    """A check, fold, call, bet or raise (`_HandReader.action`): `amount` the chips a call or bet adds, `to` a
-    raise's round total (-1 where the text gives the other)."""
+def _action(ev, V, S, h, k, line, seat, verb, amount, to, places, all_in):  # pragma: no cover - compiled
+    """A check, fold, call, bet or raise: `amount` the chips a call or bet adds, `to` a raise's round total (-1
+    where the text gives the other), `places` the decimals the text gave it."""
     if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
-        return _fail(V, X_ACTION_BEFORE_DEAL, line)
+        return _fail(V, X_ACTION_BEFORE_DEAL, line, 0, 0, 0)
     if S[R_HOLE_ROW, seat] < 0 and not _deal_in(ev, V, S, h, k, seat):
         return False
     timed_out = S[R_TIMED_OUT, seat] == 1
@@ -691,17 +716,23 @@ def _action(ev, V, S, h, k, line, seat, verb, amount, to, all_in):  # pragma: no
     S[R_ABSENT, seat] = 0
     S[R_VOLUNTARY, seat] = 1
     before = S[R_ROUND_IN, seat]
+    before_places = S[R_ROUND_PLACES, seat] if S[R_IN_ROUND, seat] else 0
     current = 0
     for o in range(11):
         if S[R_IN_ROUND, o]:
             current = max(current, S[R_ROUND_IN, o])
     if to < 0:
         to = before + amount
+    to_places = places if amount < 0 else max(places, before_places)
     amount = to - before
     if amount <= 0:
-        return _fail(V, X_NO_MORE, line, seat, to, before)
-    if not _take(S, V, line, seat, amount, all_in):
+        _fail(V, X_NO_MORE, line, seat, to, before)
+        V[V_ARG3] = to_places
+        V[V_ARG4] = before_places
         return False
+    if not _take(S, V, line, seat, amount, max(to_places, before_places), all_in):
+        return False
+    S[R_ROUND_PLACES, seat] = to_places
     if verb in (A_BET, A_RAISE):
         verb = A_RAISE if current > 0 else A_BET
     S[R_ROUND_IN, seat] = to
@@ -778,7 +809,7 @@ def _read_cards(data, a, b, P, cards, V, line):  # pragma: no cover - compiled
         w = bad
         while w < b and data[w] != 32 and data[w] != 9:
             w += 1
-        _fail(V, X_NOT_A_CARD, line, bad, w)
+        _fail(V, X_NOT_A_CARD, line, bad, w, 0)
         return -1, -1
     V[V_NC] = nc
     return lo, nc
@@ -789,18 +820,18 @@ def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board
     """A flop, turn or river line (`street` 0, 1, 2...): its cards after the board so far (which a later street's
     line repeats first)."""
     if h[k, H_DRAW]:
-        return _fail(V, X_BOARD_IN_DRAW, line, name_lo, name_hi)
+        return _fail(V, X_BOARD_IN_DRAW, line, name_lo, name_hi, 0)
     if V[V_SHOWDOWN]:
-        return _fail(V, X_BOARD_AFTER_SHOWDOWN, line, name_lo, name_hi)
+        return _fail(V, X_BOARD_AFTER_SHOWDOWN, line, name_lo, name_hi, 0)
     groups = np.zeros((3, 2), dtype=np.int64)
     n = _brackets(data, a, b, groups)
     if street == 0:
         if n != 1:
-            return _fail(V, X_FLOP_NOT_UNDERSTOOD, line)
+            return _fail(V, X_FLOP_NOT_UNDERSTOOD, line, 0, 0, 0)
         lo, hi = _read_cards(data, groups[0, 0], groups[0, 1], P, cards, V, line)
     else:
         if n != 2:
-            return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi)
+            return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi, 0)
         lo, hi = _read_cards(data, groups[0, 0], groups[0, 1], P, cards, V, line)
         if lo < 0:
             return False
@@ -811,7 +842,7 @@ def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board
                     same = False
         V[V_NC] = lo
         if not same:
-            return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi)
+            return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi, 0)
         lo, hi = _read_cards(data, groups[1, 0], groups[1, 1], P, cards, V, line)
     if lo < 0:
         return False
@@ -845,18 +876,18 @@ def _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line):  # pragma: n
             index = marker_words[w, 3]
             break
     if role == M_RUN_TWICE:
-        return _fail(V, X_RUN_TWICE, line, a, b)
+        return _fail(V, X_RUN_TWICE, line, a, b, 0)
     if role == M_HOLE:
         if V[V_SECTION] != SEC_PREDEAL:
-            return _fail(V, X_SECOND_DEAL, line, a, b)
+            return _fail(V, X_SECOND_DEAL, line, a, b, 0)
         return _deal(ev, V, S, h, k)
     if V[V_SECTION] == SEC_PREDEAL:
-        return _fail(V, X_MARKER_PREDEAL, line, a, b)
+        return _fail(V, X_MARKER_PREDEAL, line, a, b, 0)
     if role == M_STREET:
         return _board(data, slots[rs, 0], slots[rs, 1], a, b, index, ev, V, S, h, k, P, cards, board, line)
     if role == M_DRAW:
         if not h[k, H_DRAW] or V[V_DRAWN]:
-            return _fail(V, X_NO_SUCH_DRAW, line, a, b)
+            return _fail(V, X_NO_SUCH_DRAW, line, a, b, 0)
         V[V_DRAWN] = 1
         _new_round(S)
         return True
@@ -867,14 +898,14 @@ def _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line):  # pragma: n
     if role == M_SUMMARY:
         V[V_SECTION] = SEC_SUMMARY
         return True
-    return _fail(V, X_UNKNOWN_STREET, line, a, b)
+    return _fail(V, X_UNKNOWN_STREET, line, a, b, 0)
 
 
 @njit(cache=True)
 def _draw(ev, V, S, h, k, line, seat, lo, hi):  # pragma: no cover - compiled
     """A discard (cards[lo:hi]) or a stand pat (none) in five-card draw's draw; the first opens the draw."""
     if not h[k, H_DRAW] or V[V_SECTION] != SEC_PLAY:
-        return _fail(V, X_DRAW_OUTSIDE, line)
+        return _fail(V, X_DRAW_OUTSIDE, line, 0, 0, 0)
     if not V[V_DRAWN]:
         V[V_DRAWN] = 1
         _new_round(S)
@@ -896,7 +927,7 @@ def _dealt(data, slots, t, ev, V, S, h, k, P, cards, line, seat):  # pragma: no 
     """`Dealt to NAME [cards]` (and, after a draw, `[kept] [received]`)."""
     slot_of = P[9]
     if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
-        return _fail(V, X_DEALT_BEFORE, line)
+        return _fail(V, X_DEALT_BEFORE, line, 0, 0, 0)
     if S[R_HOLE_ROW, seat] < 0 and not _deal_in(ev, V, S, h, k, seat):
         return False
     kept, got = slot_of[t, F_KEPT], slot_of[t, F_CARDS]
@@ -930,7 +961,7 @@ def _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line):  # pr
     shown_words = P[12]
     ss = slot_of[t, F_SEAT]
     if slots[ss, 1] - slots[ss, 0] > 4:
-        return _fail(V, X_SEAT_RANGE, line, slots[ss, 0], slots[ss, 1])
+        return _fail(V, X_SEAT_RANGE, line, slots[ss, 0], slots[ss, 1], 0)
     seat = _int(data, slots[ss, 0], slots[ss, 1])
     sp = slot_of[t, F_PLAYER] if slot_of[t, F_PLAYER] >= 0 else slot_of[t, F_REST]
     p = slots[sp, 0]
@@ -944,7 +975,7 @@ def _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line):  # pr
             tail = p + n
             break
     if tail < 0:
-        return _fail(V, X_SUMMARY_SEAT_NAME, line, seat)
+        return _fail(V, X_SUMMARY_SEAT_NAME, line, seat, 0, 0)
     # the first "showed [" or "mucked [" (a word of its own) after the name: the cards inside
     for q in range(tail, e):
         if q > tail and (48 <= data[q - 1] <= 57 or 65 <= data[q - 1] <= 90 or 97 <= data[q - 1] <= 122
@@ -977,6 +1008,16 @@ def _value(data, slots, t, f, P, V):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _places(data, slots, t, f, P):  # pragma: no cover - compiled
+    """The decimals the text gives the amount in field f of template t's line."""
+    slot = P[9][t, f]
+    if slot < 0 or slots[slot, 0] < 0:
+        return 0
+    _, places, _ = _amount(data, slots[slot, 0], slots[slot, 1], P[3], P[4], P[5])
+    return places
+
+
+@njit(cache=True)
 def _flag(slots, t, f, P):  # pragma: no cover - compiled
     slot = P[9][t, f]
     return slot >= 0 and slots[slot, 0] >= 0
@@ -991,9 +1032,9 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
         return _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line)
     if K_POST_SB <= kind <= K_POST_BRING_IN:
         return _post(ev, V, S, h, k, line, seat, kind, _value(data, slots, t, F_AMOUNT, P, V),
-                     _flag(slots, t, F_ALL_IN, P))
+                     _places(data, slots, t, F_AMOUNT, P), _flag(slots, t, F_ALL_IN, P))
     if kind == K_CHECK:
-        return _action(ev, V, S, h, k, line, seat, A_CHECK, -1, -1, False)
+        return _action(ev, V, S, h, k, line, seat, A_CHECK, -1, -1, 0, False)
     if kind == K_FOLD:
         if _flag(slots, t, F_SHOWN, P):
             cs = slot_of[t, F_CARDS]
@@ -1001,16 +1042,17 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
             if lo < 0:
                 return False
             _remember(S, cards, h, k, seat, lo, hi)
-        return _action(ev, V, S, h, k, line, seat, A_FOLD, -1, -1, False)
+        return _action(ev, V, S, h, k, line, seat, A_FOLD, -1, -1, 0, False)
     if kind in (K_CALL, K_BET):
         return _action(ev, V, S, h, k, line, seat, A_CALL if kind == K_CALL else A_BET,
-                       _value(data, slots, t, F_AMOUNT, P, V), -1, _flag(slots, t, F_ALL_IN, P))
+                       _value(data, slots, t, F_AMOUNT, P, V), -1, _places(data, slots, t, F_AMOUNT, P),
+                       _flag(slots, t, F_ALL_IN, P))
     if kind == K_RAISE:
         return _action(ev, V, S, h, k, line, seat, A_RAISE, -1, _value(data, slots, t, F_TO, P, V),
-                       _flag(slots, t, F_ALL_IN, P))
+                       _places(data, slots, t, F_TO, P), _flag(slots, t, F_ALL_IN, P))
     if kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN):
         if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
-            return _fail(V, X_BEFORE_DEAL, line, 1 if kind == K_SHOW else 2)
+            return _fail(V, X_BEFORE_DEAL, line, 1 if kind == K_SHOW else 2, 0, 0)
         lo = hi = -1
         if kind != K_MUCK:
             cs = slot_of[t, F_CARDS]
@@ -1030,7 +1072,7 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
     if kind == K_DISCARD:
         cs, ns = slot_of[t, F_CARDS], slot_of[t, F_COUNT]
         if slots[ns, 1] - slots[ns, 0] > 4:
-            return _fail(V, X_DISCARD_RANGE, line, slots[ns, 0], slots[ns, 1])
+            return _fail(V, X_DISCARD_RANGE, line, slots[ns, 0], slots[ns, 1], 0)
         n = _int(data, slots[ns, 0], slots[ns, 1])
         if _flag(slots, t, F_SHOWN, P):
             lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
@@ -1039,13 +1081,13 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
         else:
             lo = V[V_NC]
             if lo + n > cards.shape[0]:
-                return _fail(V, X_TOO_LONG, line)
+                return _fail(V, X_TOO_LONG, line, 0, 0, 0)
             for j in range(n):
                 cards[lo + j] = UNKNOWN
             hi = lo + n
             V[V_NC] = hi
         if hi - lo != n:
-            return _fail(V, X_DISCARD_COUNT, line, n, hi - lo)
+            return _fail(V, X_DISCARD_COUNT, line, n, hi - lo, 0)
         return _draw(ev, V, S, h, k, line, seat, lo, hi)
     if kind == K_STAND_PAT:
         return _draw(ev, V, S, h, k, line, seat, V[V_NC], V[V_NC])
@@ -1063,16 +1105,21 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
         S[R_ABSENT, seat] = 0
         return True
     if kind == K_CASHED_OUT:
-        return _fail(V, X_CASHED_OUT, line)
+        return _fail(V, X_CASHED_OUT, line, 0, 0, 0)
     if kind == K_CANCELLED:
-        return _fail(V, X_CANCELLED, line)
+        return _fail(V, X_CANCELLED, line, 0, 0, 0)
     if kind == K_UNCALLED:
         if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
-            return _fail(V, X_BEFORE_DEAL, line, 0)
+            return _fail(V, X_BEFORE_DEAL, line, 0, 0, 0)
         amount = _value(data, slots, t, F_AMOUNT, P, V)
-        S[R_ROUND_IN, seat] = max(0, S[R_ROUND_IN, seat] - amount)
+        places = _places(data, slots, t, F_AMOUNT, P)
+        rest = S[R_ROUND_IN, seat] - amount
+        S[R_ROUND_PLACES, seat] = max(S[R_ROUND_PLACES, seat] if S[R_IN_ROUND, seat] else 0, places) if rest > 0 \
+            else 0
+        S[R_ROUND_IN, seat] = max(0, rest)
         S[R_IN_ROUND, seat] = 1
         S[R_LEFT, seat] += amount
+        S[R_LEFT_PLACES, seat] = max(S[R_LEFT_PLACES, seat], places)
         row = _event(ev, V, E_RETURN, seat)
         if row < 0:
             return False
@@ -1091,7 +1138,14 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
         return True
     if kind == K_BOARD:
         cs = slot_of[t, F_CARDS]
-        lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
+        if cs < 0:  # not `Board [cards]`: one `[...]` group it must still be, of the board dealt
+            rs = slot_of[t, F_REST]
+            groups = np.zeros((2, 2), dtype=np.int64)
+            if _brackets(data, slots[rs, 0] - 1, slots[rs, 1], groups) != 1:
+                return _fail(V, X_SUMMARY_BOARD, line, 0, 0, 0)
+            lo, hi = _read_cards(data, groups[0, 0], groups[0, 1], P, cards, V, line)
+        else:
+            lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
         if lo < 0:
             return False
         V[V_NC] = lo
@@ -1100,11 +1154,11 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
             for j in range(hi - lo):
                 if cards[lo + j] != board[j]:
                     same = False
-        return same or _fail(V, X_SUMMARY_BOARD, line)
+        return same or _fail(V, X_SUMMARY_BOARD, line, 0, 0, 0)
     if kind in (K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT):
         return _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line)
     if kind == K_RUN_TWICE_SUMMARY:
-        return _fail(V, X_RUN_TWICE_SUMMARY, line)
+        return _fail(V, X_RUN_TWICE_SUMMARY, line, 0, 0, 0)
     return True  # ignored and quiet lines: nothing the log holds
 
 
@@ -1115,22 +1169,22 @@ def _collect(data, slots, t, seat, ev, V, P, line):  # pragma: no cover - compil
     lit = P[1]
     pot_words = P[16]
     if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
-        return _fail(V, X_BEFORE_DEAL, line, 3)
+        return _fail(V, X_BEFORE_DEAL, line, 3, 0, 0)
     ps = slot_of[t, F_POT]
     side = _lit_is(data, slots[ps, 0], slots[ps, 1], lit, pot_words[0], pot_words[1])
     numbered = _flag(slots, t, F_NUMBERED, P)
     if numbered and not side:
-        return _fail(V, X_NOT_UNDERSTOOD, line)
+        return _fail(V, X_NOT_UNDERSTOOD, line, 0, 0, 0)
     pot = 0
     if side:
         pot = 1
         if numbered:
             ns = slot_of[t, F_SIDE]
             if slots[ns, 1] - slots[ns, 0] > 4:
-                return _fail(V, X_SIDE_POT_RANGE, line, slots[ns, 0], slots[ns, 1])
+                return _fail(V, X_SIDE_POT_RANGE, line, slots[ns, 0], slots[ns, 1], 0)
             pot = _int(data, slots[ns, 0], slots[ns, 1])
     if pot > 10:
-        return _fail(V, X_SIDE_POT, line, pot)
+        return _fail(V, X_SIDE_POT, line, pot, 0, 0)
     row = _event(ev, V, E_AWARD, seat)
     if row < 0:
         return False
@@ -1203,17 +1257,17 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
     """The hand's end checked (dealt, summarised, shown down when contested, awarded), its hole cards, draws and
     seat rows written."""
     if V[V_SECTION] == SEC_PREDEAL:
-        return _fail(V, X_NO_HOLE_CARDS, -1)
+        return _fail(V, X_NO_HOLE_CARDS, -1, 0, 0, 0)
     if V[V_SECTION] != SEC_SUMMARY:
-        return _fail(V, X_NO_SUMMARY, -1)
+        return _fail(V, X_NO_SUMMARY, -1, 0, 0, 0)
     live = 0
     for o in range(11):
         if S[R_HOLE_ROW, o] >= 0 and not S[R_FOLDED, o]:
             live += 1
     if live > 1 and not V[V_SHOWDOWN]:
-        return _fail(V, X_NO_SHOWDOWN, -1, live)
+        return _fail(V, X_NO_SHOWDOWN, -1, live, 0, 0)
     if V[V_AWARDS] == 0:
-        return _fail(V, X_NO_AWARD, -1)
+        return _fail(V, X_NO_AWARD, -1, 0, 0, 0)
     hole = h[k, H_HOLE]
     for o in range(11):
         row = S[R_HOLE_ROW, o]
@@ -1224,7 +1278,7 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
             S[R_HOLE_HI, o] = S[R_KNOWN_HI, o]
         if S[R_HOLE_LO, o] < 0:
             if V[V_NC] + hole > cards.shape[0]:
-                return _fail(V, X_TOO_LONG, -1)
+                return _fail(V, X_TOO_LONG, -1, 0, 0, 0)
             S[R_HOLE_LO, o] = V[V_NC]
             for _ in range(hole):
                 cards[V[V_NC]] = UNKNOWN
@@ -1236,7 +1290,7 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
         if ev[row, C_KIND] == E_DRAW and ev[row, C_RECEIVE_LO] == -2:
             n = ev[row, C_RECEIVE_HI]
             if V[V_NC] + n > cards.shape[0]:
-                return _fail(V, X_TOO_LONG, -1)
+                return _fail(V, X_TOO_LONG, -1, 0, 0, 0)
             ev[row, C_RECEIVE_LO] = V[V_NC]
             for _ in range(n):
                 cards[V[V_NC]] = UNKNOWN
@@ -1244,7 +1298,7 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
             ev[row, C_RECEIVE_HI] = V[V_NC]
     h[k, H_RETURNED] = 1 if _implied_return(ev, V, S, h, k) else 0
     if V[V_NS] + count > s_out.shape[0]:
-        return _fail(V, X_TOO_LONG, -1)
+        return _fail(V, X_TOO_LONG, -1, 0, 0, 0)
     order = np.argsort(ent[:count, 0], kind="mergesort")
     highest = 0
     for j in order:
@@ -1289,7 +1343,7 @@ def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, s
     if i < 0:
         return V
     if count == 0:
-        _fail(V, X_NO_SEATS, -1)
+        _fail(V, X_NO_SEATS, -1, 0, 0, 0)
         return V
     for j in range(count):
         seat = ent[j, 0]
@@ -1302,23 +1356,24 @@ def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, s
     V[V_SCALE] = scale
     for j in range(count):  # a seat listed twice: its two players' chips counted together
         S[R_LEFT, ent[j, 0]] += _scaled(ent[j, 3], ent[j, 4], scale)
+        S[R_LEFT_PLACES, ent[j, 0]] = max(S[R_LEFT_PLACES, ent[j, 0]], ent[j, 4])
     row = _event(ev, V, E_BUTTON, h[k, H_BUTTON])
     if row < 0:
-        _fail(V, X_TOO_LONG, -1)
+        _fail(V, X_TOO_LONG, -1, 0, 0, 0)
         return V
     V[V_SECTION] = SEC_PREDEAL
     board = np.zeros(64, dtype=np.int64)
     for line in range(i, hi):
         j = line - i
         if st_err[j]:
-            _fail(V, st_err[j], line, st_slots[j, 0, 0], st_slots[j, 0, 1])
+            _fail(V, st_err[j], line, st_slots[j, 0, 0], st_slots[j, 0, 1], 0)
             return V
         t = st_t[j]
         if t < 0:
             continue
         if not _statement(data, st_slots[j], t, st_seat[j], ev, V, S, h, k, P, cards, board, ent, count, line):
             if V[V_ERROR] == 0:
-                _fail(V, X_TOO_LONG, line)
+                _fail(V, X_TOO_LONG, line, 0, 0, 0)
             return V
     _finish(ev, V, S, h, k, cards, s_out, ent, count)
     return V
@@ -1350,6 +1405,8 @@ def convert(data, starts, ends, flags, h, P, s_out, ev, cards, width):  # pragma
             h[k, H_ARG0] = V[V_ARG0]
             h[k, H_ARG1] = V[V_ARG1]
             h[k, H_ARG2] = V[V_ARG2]
+            h[k, H_ARG3] = V[V_ARG3]
+            h[k, H_ARG4] = V[V_ARG4]
             h[k, H_SEAT_LO] = ns
             h[k, H_SEAT_HI] = ns
             h[k, H_EV_HI] = ne

@@ -29,8 +29,9 @@ T_INT, T_AMOUNT, T_CARDS, T_PLAYER, T_TEXT, T_NAME, T_WORD, T_CHOICE, T_BRACKETL
     len(TYPES))
 #: how deep a walk may go back (choice points held at once); a line needing more is not matched
 STACK = 64
-#: alternatives tried for a line before giving up (hostile lines of many blanks cannot take quadratic time)
-MAX_STEPS = 20000
+#: steps a line may take per byte before the walk gives up (a hostile line cannot take quadratic time: the walk is
+#: linear on every template of the dialects, `text` before a closing literal resolved at once)
+STEPS_PER_BYTE = 64
 
 
 @njit(cache=True)
@@ -126,12 +127,13 @@ def match(data, s, e, program, start, lit, words, names, symbols, thousands, dec
     p = s
     alt = 0
     steps = 0
+    most = STEPS_PER_BYTE * (e - s + 64)
     for k in range(slots.shape[0]):
         slots[k, 0] = -1
         slots[k, 1] = -1
     while True:
         steps += 1
-        if steps > MAX_STEPS:
+        if steps > most:
             return False
         op0 = op
         p0 = p
@@ -170,14 +172,23 @@ def match(data, s, e, program, start, lit, words, names, symbols, thousands, dec
             kind = program[op, 1]
             slot = program[op, 2]
             if kind in (T_TEXT, T_NAME):
-                # text: as little as lets the rest match (alt = extra bytes); name: as much (alt = bytes less)
+                # text: as little as lets the rest match (alt = extra bytes); name: as much (alt = bytes less);
+                # either, when only a closing literal (or nothing) follows, is the one size that leaves it
+                closing = -1
+                if program[op + 1, 0] == OP_DONE:
+                    closing = 0
+                elif program[op + 1, 0] == OP_LIT and program[op + 2, 0] == OP_DONE:
+                    closing = program[op + 1, 2]
                 size = alt if kind == T_TEXT else e - p - alt
+                if closing >= 0:
+                    size = e - p - closing if alt == 0 else -1
                 if size < (0 if kind == T_TEXT else 1) or p + size > e:
                     ok = False
                 else:
                     slots[slot, 0] = p
                     slots[slot, 1] = p + size
-                    resume = alt + 1
+                    if closing < 0:
+                        resume = alt + 1
                     p += size
                     op += 1
             elif kind in (T_PLAYER, T_CHOICE):

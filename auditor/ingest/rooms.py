@@ -31,6 +31,7 @@ from auditor.ingest.dialect import Dialect, dialect
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.text_blocks import decode_block, decode_bytes, in_blocks, line_start, wide
+from auditor.model.inputs import shown_text
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
@@ -101,6 +102,12 @@ class Room:
                                                         strict=True)):
             if kind in L.WRITE_ONLY:
                 continue
+            if kind == "seat":  # read only at the head of a hand (`room_ledger._seat_list`), in no group
+                t_kind[t] = L.K_SEAT
+                for name, slot in slots.items():
+                    if name in L.FIELDS:
+                        slot_of[t, L.FIELDS.index(name)] = slot
+                continue
             t_kind[t] = L.KINDS.index(kind)
             first = template.parts[0]
             starts_with_player = getattr(first, "type", None) == "player"
@@ -152,7 +159,7 @@ class Room:
                       for words, value in syntax["structures"].items()}
         limit_words = sorted(syntax["structures"], key=len, reverse=True)
         conventions = spoken.data["conventions"]
-        implied = conventions.get("implied_uncalled_return", {})
+        implied = conventions["implied_uncalled_return"]
         separator = recognise.get("separator")
         table = spoken.header["table"]
         return cls(spoken, words, program.width, np.frombuffer(lead.encode("utf-8"), dtype=np.uint8).copy(), fold,
@@ -164,8 +171,8 @@ class Room:
                               r"(?P<s>\d{2})(?: \(?(?P<zone>[A-Z]{2,5})\)?)?"),
                    re.compile(r"\b([A-Z]{3})\b"), tuple(games), structures, symbols,
                    spoken.header["tournament"].parts[0].text.lower(),
-                   implied.get("evidence") if implied.get("value") == "older_header_only" else None,
-                   conventions.get("room_folds", {}).get("value") == "kill", table.pattern,
+                   implied["evidence"] if implied["value"] == "older_header_only" else None,
+                   conventions["room_folds"]["value"] == "kill", table.pattern,
                    dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
                    *_unseated(spoken, amount))
 
@@ -642,8 +649,12 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
     error, code = L.ERRORS[int(h[L.H_ERROR])]
     at = int(h[L.H_ERROR_LINE])
     n = block.line0 + int(block.number[at]) + 1 if at >= 0 else 0
-    a0, a1, a2 = (int(x) for x in h[L.H_ARG0:L.H_ARG2 + 1])
+    a0, a1, a2, a3, a4 = (int(x) for x in h[L.H_ARG0:L.H_ARG4 + 1])
     places = int(h[L.H_PLACES])
+
+    def number(value: int, decimals: int) -> str:  # an amount of the hand's scale, with the decimals it was given
+        return _number_text(value // 10 ** (places - decimals), decimals)
+
 
     def span_text(lo: int, hi: int) -> str:
         return block.data[lo:hi].tobytes().decode("utf-8", "replace")
@@ -664,12 +675,11 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
         "cancelled": lambda: "hand cancelled",
         "forced_bet": lambda: (f"line {n}: a {('button blind', 'bring-in')[a0]}, which the canonical log does not "
                                "have"),
-        "puts_in": lambda: (f"line {n}: seat {a0} puts in {_number_text(a1, places)} with "
-                            f"{_number_text(a2, places)} behind"),
-        "all_in_behind": lambda: f"line {n}: seat {a0} is said to be all-in with {_number_text(a1, places)} behind",
+        "puts_in": lambda: f"line {n}: seat {a0} puts in {number(a1, a3)} with {number(a2, a4)} behind",
+        "all_in_behind": lambda: f"line {n}: seat {a0} is said to be all-in with {number(a1, a3)} behind",
         "action_before_deal": lambda: f"line {n}: a betting action before the deal",
-        "no_more": lambda: (f"line {n}: seat {a0} {_verb(line)}s to {_number_text(a1, places)}, no more than the "
-                            f"{_number_text(a2, places)} it has in"),
+        "no_more": lambda: (f"line {n}: seat {a0} {_verb(line)}s to {number(a1, a3)}, no more than the "
+                            f"{number(a2, a4)} it has in"),
         "run_twice": lambda: (f"run it twice: the hand has '*** {span_text(a0, a1)} ***', two boards, which the "
                               "engine does not have"),
         "second_deal": lambda: f"line {n}: a second deal ('*** {span_text(a0, a1)} ***')",
@@ -820,7 +830,8 @@ def _tables(block: _Block, spans: list[tuple[int, int]], hands: _Hands, ok: list
         "table_min": pa.nulls(count, pa.int64()),
         "table_max": pa.nulls(count, pa.int64()),
         "chip_unit": pa.array(chip_unit, pa.int64()),
-        "file": pa.array([block.name], pa.string()).take(pa.array(zeros)),
+        # a file name that is no valid text cannot be an Arrow string: shown escaped, as every report shows it
+        "file": pa.array([shown_text(block.name)], pa.string()).take(pa.array(zeros)),
         "line": pa.array(np.array(lines, dtype=np.int64)),
         "money_scale": pa.array(scale, pa.int64()),
     }
@@ -914,6 +925,9 @@ class _Sources(Sequence):
     def take(self, rows: Sequence[int]) -> _Sources:
         return _Sources(self.tables, self.name, [self.rows[int(i)] for i in rows])
 
+    def renamed(self, name: str) -> _Sources:
+        return _Sources(self.tables, name, self.rows)
+
     def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
@@ -934,3 +948,25 @@ class _Sources(Sequence):
             seat_dicts.append(entry)
         hand = _hand_dict(h, {number: seat_dicts}, {number: [_event(e) for e in events]})
         return SourceHand(hand, self.name, int(h["line"]))
+
+
+#: how much of a file's opening detection looks at
+SNIFF_BYTES = 4096
+
+
+def sniff(room_name: str, head: bytes) -> bool:
+    """Whether a line of the (decompressed) head of a file starts a hand of the room (usually the first; an export
+    split by size starts with the end of a hand, and some tools put a title line first: such a file is still the
+    room's, its first lines a fragment quarantined as such)."""
+    spoken = room(room_name)
+    try:
+        text = decode_bytes(head[:SNIFF_BYTES])
+    except Exception:  # sniffing never raises
+        return False
+    lead = spoken.prefix.tobytes().decode("utf-8")
+    fold = spoken.fold_case
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        line = line.strip(" \t\ufeff")
+        if (line[:len(lead)].lower() == lead.lower() if fold else line.startswith(lead)) and spoken.header.match(line):
+            return True
+    return False

@@ -35,10 +35,10 @@ the format's writer to a file of their own in a temporary folder, read back with
 (:func:`auditor.ingest.detect.read_file`, format detected as ``auditor audit`` does) and audited from
 what the reader gave back. PHH, which an audit of a folder reads column-wise (``ingest.phh_tables``), is
 written the other way in every other round trip too, one ``.phh`` file per hand, read back both hand by hand
-and column-wise (:mod:`auditor.simulate.readback`); OHH and PokerStars text, whose large files an audit reads
-column-wise (``ingest.ohh_tables``, ``ingest.pokerstars_tables``), are read both ways in every other round
-trip: the column-wise tables are audited, and a hand the two readers do not agree on is a problem, "not
-audited". The report says how many hands each gave.
+and column-wise (:mod:`auditor.simulate.readback`); OHH, whose large files an audit reads column-wise
+(``ingest.ohh_tables``), is read both ways in every other round trip: the column-wise tables are audited, and
+a hand the two readers do not agree on is a problem, "not audited". A room's text (PokerStars) has one reader,
+the dialect engine (``ingest.rooms``), and is read by it alone. The report says how many hands each gave.
 A hand the writer cannot express is not written: it is counted as not
 expressible, with the writer's reason, and so is every planted fault of a category the format cannot
 show at all (the writer's ``HIDDEN_CATEGORIES``, e.g. burns in PokerStars text). A hand the reader
@@ -70,7 +70,7 @@ from auditor.ingest.detect import read_file
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.tables import build_tables, concat_tables
 from auditor.ingest.validate import schema_error
-from auditor.model.records import Quarantined, ReaderNote, SourceHand
+from auditor.model.records import ReaderNote, SourceHand
 from auditor.model.tables import CanonicalTables
 from auditor.replay.kernel import replay
 from auditor.replay.state import TableState
@@ -258,17 +258,10 @@ def _ohh_tables() -> Callable[[Path], Iterable]:
     return read_ohh_tables
 
 
-def _pokerstars_tables() -> Callable[[Path], Iterable]:
-    from auditor.ingest.pokerstars_tables import read_pokerstars_tables
-
-    return read_pokerstars_tables
-
-
 #: per format whose large files an audit reads column-wise, that reader (as a maker, imported when used): called
 #: on verify's small files directly, so its size threshold (`ingest.compiled.takes_column_wise`) is
 #: waived
-COLUMN_WISE: dict[str, Callable[[], Callable[[Path], Iterable]]] = {"ohh": _ohh_tables,
-                                                                     "pokerstars": _pokerstars_tables}
+COLUMN_WISE: dict[str, Callable[[], Callable[[Path], Iterable]]] = {"ohh": _ohh_tables}
 
 
 class _Via:
@@ -327,6 +320,7 @@ class _Via:
             self.column_wise += back.column_wise
         else:
             back = self._one_file(hands, name, lines)
+            self.column_wise += back.column_wise
         self.read_back += sum(q is None for q in back.lost)
         return readback.relabel(back, name, lines)
 
@@ -338,14 +332,7 @@ class _Via:
             items = [it for it in read_file(path, name=name) if not isinstance(it, ReaderNote)]
         finally:
             path.unlink(missing_ok=True)
-        if len(items) != len(hands):
-            why = (f"the {self.name} reader gave back {len(items)} hands for the {len(hands)} written: "
-                   + "; ".join(q.one_line() for q in items if isinstance(q, Quarantined))[:400])
-            lost = [Quarantined(name, k, why, h["hand_id"], code="internal-error") for k, h in enumerate(hands, 1)]
-            return readback.ReadBack(build_tables([]), list(lost))
-        read = [SourceHand(it.hand, name, line) for it, line in zip(items, lines, strict=True)
-                if isinstance(it, SourceHand)]
-        return readback.ReadBack(build_tables(read), [it if isinstance(it, Quarantined) else None for it in items])
+        return readback.from_items(items, [str(path)], len(hands))
 
     def write_copy(self, hands: Sequence[Hand], path: Path) -> None:
         """The format's file of `hands` beside a reproducer."""
