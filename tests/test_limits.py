@@ -66,7 +66,7 @@ def test_limits_are_one_frozen_dataclass_with_sane_defaults():
         limits.max_unpacked_bytes = 1  # type: ignore[misc]
     assert limits.max_unpacked_bytes == 4 * 1024**3
     assert limits.jsonl_max_line_bytes == 8 * 1024**2
-    assert limits.pokerstars_max_line_bytes < limits.jsonl_max_line_bytes
+    assert limits.room_max_line_bytes < limits.jsonl_max_line_bytes
     # every field is settable by name, as the command line does
     for name in Limits.names():
         assert getattr(Limits.parse([f"{name}=12345"]), name) == 12345
@@ -79,6 +79,8 @@ def test_parse_sizes_and_refuse_nonsense():
     assert parse_size("4GiB") == 4 * 1024**3
     assert Limits.parse(["jsonl_max_line_bytes=1M", " max_compression_ratio = 50 "]) == \
         Limits(jsonl_max_line_bytes=1024**2, max_compression_ratio=50)
+    # a limit's former name still sets it
+    assert Limits.parse(["pokerstars_max_line_bytes=1K"]) == Limits(room_max_line_bytes=1024)
     with pytest.raises(ValueError, match="unknown limit nonsense"):
         Limits.parse(["nonsense=1"])
     with pytest.raises(ValueError, match="expected NAME=VALUE"):
@@ -304,7 +306,7 @@ def test_ten_megabyte_line_in_pokerstars_costs_only_its_hand(tmp_path):
     path.write_bytes(hand + poisoned + hand)
     items = one_by_one(read_file(path, "pokerstars"))
     assert _kinds(items) == ["SourceHand", "Quarantined", "SourceHand"]
-    assert "pokerstars_max_line_bytes" in items[1].reason and items[1].hand_id == items[0].hand["hand_id"]
+    assert "room_max_line_bytes" in items[1].reason and items[1].hand_id == items[0].hand["hand_id"]
 
 
 def test_ten_megabyte_line_in_ohh_costs_only_its_object(tmp_path):
@@ -331,8 +333,8 @@ def test_ten_megabyte_line_in_phh_costs_only_its_table(tmp_path):
 
 
 def test_oversized_hands_are_refused_per_reader(tmp_path):
-    tiny = Limits(pokerstars_max_hand_bytes=200, ohh_max_hand_bytes=200, phh_max_hand_bytes=200)
-    for fixture, fmt, limit in ((PS_FIXTURE, "pokerstars", "pokerstars_max_hand_bytes"),
+    tiny = Limits(room_max_hand_bytes=200, ohh_max_hand_bytes=200, phh_max_hand_bytes=200)
+    for fixture, fmt, limit in ((PS_FIXTURE, "pokerstars", "room_max_hand_bytes"),
                                 (OHH_FIXTURE, "ohh", "ohh_max_hand_bytes"), (PHH_FIXTURE, "phh", "phh_max_hand_bytes")):
         items = one_by_one(read_file(fixture, fmt, limits=tiny))
         assert items and all(isinstance(i, Quarantined) and limit in i.reason and i.code == "limit"
@@ -495,8 +497,8 @@ EDGES = {
     "jsonl_max_line_bytes": (_edge_jsonl, "jsonl_max_line_bytes"),
     "ohh_max_hand_bytes": (_edge_ohh_hand, "ohh_max_hand_bytes"),
     "ohh_max_line_bytes": (_edge_ohh_line, "ohh_max_line_bytes"),
-    "pokerstars_max_line_bytes": (_edge_ps_line, "pokerstars_max_line_bytes"),
-    "pokerstars_max_hand_bytes": (_edge_ps_hand, "pokerstars_max_hand_bytes"),
+    "room_max_line_bytes": (_edge_ps_line, "room_max_line_bytes"),
+    "room_max_hand_bytes": (_edge_ps_hand, "room_max_hand_bytes"),
     "phh_max_hand_bytes": (_edge_phh_hand, "phh_max_hand_bytes"),
     "phh_max_line_bytes": (_edge_phh_line, "phh_max_line_bytes"),
     "parquet_max_footer_bytes": (_edge_footer, "parquet_max_footer_bytes"),

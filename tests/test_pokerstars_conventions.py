@@ -474,7 +474,7 @@ def _variant(tmp_path: Path, old: str, new: str | None) -> Quarantined:
     assert old in text
     path = tmp_path / "variant.txt"
     path.write_text(text[: text.index(old)] if new is None else text.replace(old, new, 1), encoding="utf-8")
-    (item,) = [i for i in read_pokerstars(path, limits=Limits(pokerstars_max_line_bytes=300))
+    (item,) = [i for i in read_pokerstars(path, limits=Limits(room_max_line_bytes=300))
                if not isinstance(i, ReaderNote)]
     assert isinstance(item, Quarantined), item
     return item

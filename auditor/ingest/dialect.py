@@ -153,6 +153,12 @@ class Template:
     parts: tuple[Part, ...]
     pattern: re.Pattern[str]
 
+    @property
+    def lead(self) -> str:
+        """The literal text the line begins with, before its first field ("" when a field comes first)."""
+        first = self.parts[0] if self.parts else None
+        return first.text if isinstance(first, Lit) else ""
+
     def write(self, values: Mapping[str, Any], money: Money | None = None) -> str:
         """The line for `values` (a field's value: an int, an amount in the hand's units, a list of cards or a
         text; an optional part is written when its flag is true)."""

@@ -62,10 +62,10 @@ class Limits:
     ohh_max_hand_bytes: int = 16 * MiB
     #: Open Hand History: one physical line
     ohh_max_line_bytes: int = 16 * MiB
-    #: PokerStars text: one line (real lines are under 200 characters; chat lines are the longest)
-    pokerstars_max_line_bytes: int = 16 * KiB
-    #: PokerStars text: one hand, header to the next header
-    pokerstars_max_hand_bytes: int = 1 * MiB
+    #: a room's text (PokerStars...): one line (real lines are under 200 characters; chat lines are the longest)
+    room_max_line_bytes: int = 16 * KiB
+    #: a room's text: one hand, header to the next header
+    room_max_hand_bytes: int = 1 * MiB
     #: PHH: one `.phh` document, or one table (hand) of a `.phhs` file
     phh_max_hand_bytes: int = 1 * MiB
     #: PHH: one physical line (the `actions` array is often written on one line)
@@ -98,9 +98,12 @@ class Limits:
             name, sep, value = setting.partition("=")
             if not sep:
                 raise ValueError(f"limit {setting!r}: expected NAME=VALUE")
-            changes[name.strip()] = parse_size(value)
+            changes[RENAMED.get(name.strip(), name.strip())] = parse_size(value)
         return (base or cls()).replace(**changes)
 
+
+#: limits' former names, still accepted (a user's scripts keep working)
+RENAMED = {"pokerstars_max_line_bytes": "room_max_line_bytes", "pokerstars_max_hand_bytes": "room_max_hand_bytes"}
 
 _SIZE = re.compile(r"^\s*(\d{1,15})\s*([KMG]?)(?:i?B)?\s*$", re.IGNORECASE)
 _UNIT = {"": 1, "K": KiB, "M": MiB, "G": GiB}

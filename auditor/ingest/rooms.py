@@ -16,7 +16,7 @@ import codecs
 import re
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import cache, lru_cache
 from pathlib import Path
@@ -88,6 +88,19 @@ class Room:
     written_zone: ZoneInfo
     unseated_act: re.Pattern[str]
     unseated_collect: re.Pattern[str]
+    #: the literal text the room begins these lines with (`Template.lead`): the header as written, the table
+    #: line, a seat line, a `*** NAME ***` marker; the words after a speaker's name in chat; an award's verb
+    header_lead: str
+    table_lead: str
+    seat_lead: str
+    marker_lead: str
+    chat_lead: str
+    collect_word: str
+
+    @property
+    def table_word(self) -> str:
+        """What the table line is called in a refusal: its first word."""
+        return (self.table_lead.split() or ["table"])[0]
 
     @classmethod
     def of(cls, spoken: Dialect) -> Room:
@@ -174,7 +187,8 @@ class Room:
                    implied["evidence"] if implied["value"] == "older_header_only" else None,
                    conventions["room_folds"]["value"] == "kill", table.pattern,
                    dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
-                   *_unseated(spoken, amount))
+                   *_unseated(spoken, amount), spoken.header["write"].lead, table.lead, spoken.lines["seat"].lead,
+                   spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken))
 
 
 def _unseated(spoken: Dialect, amount: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
@@ -188,9 +202,24 @@ def _unseated(spoken: Dialect, amount: str) -> tuple[re.Pattern[str], re.Pattern
             verbs.add(parts[1].text[2:].split(" ")[0])
     act = re.compile(r"^(?P<player>.+?): (?:" + "|".join(sorted(map(re.escape, verbs))) + r")\b")
     collect = spoken.lines["collect"].parts
-    words = collect[1].text if len(collect) > 1 and hasattr(collect[1], "text") else " collected "
-    after = collect[3].text if len(collect) > 3 and hasattr(collect[3], "text") else " from "
+    words = collect[1].text if len(collect) > 1 and hasattr(collect[1], "text") else ""
+    after = collect[3].text if len(collect) > 3 and hasattr(collect[3], "text") else ""
     return act, re.compile(rf"^(?P<player>.+?){re.escape(words)}{amount}{re.escape(after)}")
+
+
+def _chat_lead(spoken: Dialect) -> str:
+    """The words after a speaker's name in the room's chat line (a quiet line with a `chat` field), or ""."""
+    for template in spoken.quiet:
+        parts = template.parts
+        if any(getattr(part, "name", None) == "chat" for part in parts) and len(parts) > 1:
+            return getattr(parts[1], "text", "")
+    return ""
+
+
+def _collect_word(spoken: Dialect) -> str:
+    """The room's verb of an award line (`NAME collected X`), as the line says it."""
+    parts = spoken.lines["collect"].parts
+    return getattr(parts[1], "text", "").strip() if len(parts) > 1 else "collect"
 
 
 _HOLE = {"holdem": 2, "omaha": 4, "five-card-draw": 5, "omaha-nz": 4, "three-card-nz": 3}
@@ -211,7 +240,8 @@ def room(name: str) -> Room:
 
 @dataclass(frozen=True)
 class Header:
-    """What a hand's header says (`read_header`), in the dialect's words turned into the log's."""
+    """What a hand's header says (`read_header`), in the dialect's words turned into the log's; `row` is its part
+    of the hand's ledger row (`room_ledger.H_HOLE` to `H_IMPLIED`) and `places` the decimals the stakes have."""
 
     hand_id: str
     tournament: bool
@@ -224,6 +254,7 @@ class Header:
     places: int
     currency: str | None
     started_at: str | None
+    row: tuple[int, ...]
 
 
 def _places(value: Decimal) -> int:
@@ -231,16 +262,27 @@ def _places(value: Decimal) -> int:
     return -exponent if isinstance(exponent, int) and exponent < 0 else 0
 
 
-def read_header(spoken: Room, line: str) -> Header:
-    """The header's facts (`_Bad` for a header that names no game, structure or stakes the log can hold)."""
-    m = spoken.header.match(line)
+def read_header(spoken: Room, line: str, m: re.Match[str] | None) -> Header:
+    """The header's facts (`_Bad` for a header that names no game, structure or stakes the log can hold); `m`:
+    the dialect's header pattern on `line`.
+
+    Why the stamps are cut out before the facts are read: the facts (game, stakes, tournament) are the same for
+    every hand of a table, while the stamps change with each; read once per distinct header, they cost one
+    lookup a hand."""
     if not m:
         raise _Bad(f"not a {spoken.dialect.title} hand header", "damaged")
-    key = m["rest"]
-    facts = _header_facts(spoken, key) if len(key) <= 256 else _read_rest(spoken, key)
-    started = _started_at(spoken, key)
+    rest = m["rest"]
+    stamps = list(spoken.stamp.finditer(rest))
+    key = rest
+    for found in reversed(stamps):
+        key = key[:found.start()] + "\x00" + key[found.end():]
+    try:
+        facts = _header_facts(spoken, key) if len(key) <= 256 else _read_rest(spoken, key)
+    except _Bad:
+        facts = _read_rest(spoken, rest)  # worded with the header's own text
     older = spoken.older is not None and line[:len(spoken.older)].lower() == spoken.older.lower()
-    return Header(m["hand_id"], *facts[:1], older, *facts[1:], started)
+    return Header(m["hand_id"], facts[0], older, *facts[1:-1], _started_at(spoken, stamps),
+                  (facts[2], facts[0], older, *facts[-1]))
 
 
 @lru_cache(maxsize=4096)
@@ -276,7 +318,10 @@ def _read_rest(spoken: Room, rest: str) -> tuple:
     currency = None
     if not tournament and (code or symbol):
         currency = code[1] if code else spoken.symbols[symbol]
-    return (tournament, what, hole, structure, small, big, max(_places(small), _places(big)), currency)
+    # the ledger's row from H_DRAW to H_IMPLIED, then H_PLACES
+    row = (what == "five-card-draw", structure == "fixed-limit", _mantissa(small), _places(small), _mantissa(big),
+           _places(big), spoken.kills, spoken.older is not None)
+    return (tournament, what, hole, structure, small, big, max(_places(small), _places(big)), currency, row)
 
 
 def _money(spoken: Room, text: str) -> Decimal:
@@ -306,10 +351,10 @@ def _find_game(spoken: Room, before: str) -> tuple[int, str, int | None] | None:
     return at, chosen[2], chosen[3]
 
 
-def _started_at(spoken: Room, rest: str) -> str | None:
+def _started_at(spoken: Room, stamps: list[re.Match[str]]) -> str | None:
     """The header's first time in a zone the dialect knows (none written: the room's own), as ISO 8601 in the
     room's written zone."""
-    for m in spoken.stamp.finditer(rest):
+    for m in stamps:
         zone = m["zone"] or spoken.dialect.syntax["time"]["written_zone"]
         if zone not in spoken.zones:
             continue
@@ -321,10 +366,28 @@ def _started_at(spoken: Room, rest: str) -> str | None:
 def _stamp_time(spoken: Room, year: int, month: int, day: int, hour: int, minute: int, second: int,
                 zone: str) -> str | None:
     try:
-        local = datetime(year, month, day, hour, minute, second, tzinfo=_zone(spoken.zones[zone]))
-        return local.astimezone(spoken.written_zone).isoformat()
+        local = datetime(year, month, day, hour, minute, second)
+        shift = _hour_shift(spoken, zone, year, month, day, hour)
+        if shift is not None:
+            return (local + shift[0]).isoformat() + shift[1]
+        return local.replace(tzinfo=_zone(spoken.zones[zone])).astimezone(spoken.written_zone).isoformat()
     except (ValueError, OverflowError):
         return None
+
+
+@lru_cache(maxsize=65536)
+def _hour_shift(spoken: Room, zone: str, year: int, month: int, day: int, hour: int) -> tuple[timedelta, str] | None:
+    """How a time in `zone` within this hour moves to the room's written zone (the wall-clock shift and the
+    offset written), when it is the same for the hour's first and last second; None across a change of offset.
+
+    Why: the zone conversion is most of a header's cost, and the hands of an hour share it."""
+    tz = _zone(spoken.zones[zone])
+    first, last = datetime(year, month, day, hour, 0, 0), datetime(year, month, day, hour, 59, 59)
+    a = first.replace(tzinfo=tz).astimezone(spoken.written_zone)
+    b = last.replace(tzinfo=tz).astimezone(spoken.written_zone)
+    if a.utcoffset() != b.utcoffset() or a.replace(tzinfo=None) - first != b.replace(tzinfo=None) - last:
+        return None
+    return a.replace(tzinfo=None) - first, a.isoformat()[19:]
 
 
 @cache
@@ -379,12 +442,13 @@ class _Block:
         self.spoken, self.raw, self.line0, self.final = spoken, raw, line0, final
         self.name, self.limits, self.rule_pack = name, limits, rule_pack
         text = _utf8(raw, line0 == 0)
+        self.same = text is raw  # the block's bytes are its text's: a line's offset is its byte in the file
         self.data = np.frombuffer(text, dtype=np.uint8)
         cap = text.count(b"\n") + text.count(b"\r") + 1
         starts = np.empty(cap, dtype=np.int64)
         ends = np.empty(cap, dtype=np.int64)
         flags = np.empty(cap, dtype=np.int64)
-        n = L.lines(self.data, spoken.prefix, spoken.fold_case, limits.pokerstars_max_line_bytes, starts, ends, flags)
+        n = L.lines(self.data, spoken.prefix, spoken.fold_case, limits.room_max_line_bytes, starts, ends, flags)
         self.starts, self.ends, self.flags = starts[:n], ends[:n], flags[:n]
         self.number = np.arange(n, dtype=np.int64)  # each line's number in the block (0-based)
         self._settle_blanks_and_separators()
@@ -400,7 +464,7 @@ class _Block:
             if self.flags[i] & L.L_MAYBE_BLANK:
                 if line.isspace() or not line:
                     self.flags[i] |= L.L_BLANK
-            elif self.spoken.separator is not None and line[:3] == "***" and self.spoken.separator.match(line):
+            elif self.spoken.separator is not None and self.spoken.separator.match(line):
                 self.flags[i] |= L.L_BLANK
 
     def _spans(self) -> list[tuple[int, int]]:
@@ -449,9 +513,9 @@ class _Block:
                 i += 2
                 continue
             if in_seats:
-                if line.startswith("*** "):
+                if line.startswith(self.spoken.marker_lead):
                     in_seats = False
-                elif line[:5] == "Seat ":
+                elif line.startswith(self.spoken.seat_lead):
                     m = seat.fullmatch(line)
                     if m:
                         names.append(m["player"])
@@ -461,7 +525,8 @@ class _Block:
     def _inner_header(self, i: int, line: str, names: list[str]) -> int:
         """Where a whole header (its date too) begins inside line i, when the next line is the table line."""
         spoken = self.spoken
-        if i + 1 >= len(self.starts) or not self.text(i + 1).startswith("Table '") or line.startswith("Seat ") \
+        if i + 1 >= len(self.starts) or not self.text(i + 1).startswith(spoken.table_lead) \
+                or line.startswith(spoken.seat_lead) \
                 or any(line.startswith(n) for n in names):
             return 0
         lead = spoken.prefix.tobytes().decode("utf-8")
@@ -471,7 +536,7 @@ class _Block:
             if at < 0:
                 return 0
             m = spoken.header.match(line[at:])
-            if m and ' said, "' not in line[:at] and spoken.stamp.search(m["rest"]):
+            if m and (not spoken.chat_lead or spoken.chat_lead not in line[:at]) and spoken.stamp.search(m["rest"]):
                 return at
             at += 1
 
@@ -529,7 +594,7 @@ def _block_items(self: _Block, noted: set[str], batch: int, chunk: int) -> Gener
         else:
             first = next(i for i in range(a, b) if not self.flags[i] & L.L_BLANK)
             yield Quarantined(self.name, self.line0 + int(self.number[first]) + 1,
-                              f"not a whole hand: text before the first '{self.spoken.dialect.title} Hand #' header "
+                              f"not a whole hand: text before the first '{self.spoken.header_lead}' header "
                               "(a fragment of a hand)", code="truncated")
     for a in range(0, done, batch):
         yield from _batch(self, hands[a:min(done, a + batch)], noted, chunk)
@@ -538,7 +603,8 @@ def _block_items(self: _Block, noted: set[str], batch: int, chunk: int) -> Gener
     if done >= len(hands):
         return 0, 0
     start = int(self.number[hands[done][0]])
-    return line_start(self.raw, start), start
+    first = hands[done][0]
+    return (int(self.starts[first]) if self.same else line_start(self.raw, start)), start
 
 
 _Block.items = _block_items  # type: ignore[attr-defined]
@@ -550,41 +616,43 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
     hands = _Hands(len(spans))
     h = hands.h
     line_of = block.number
+    flags = block.flags
+    over = _over_limits(block, spans)
+    rows = []
+    kept = []
     for k, (a, b) in enumerate(spans):
-        start_line = block.line0 + int(line_of[a]) + 1
         header_text = block.text(a)
         m = spoken.header.match(header_text)
         hand_id = m["hand_id"] if m else None
-        too_long = _too_long(block, a, b)
-        if too_long:
-            long_first = bool(block.flags[a] & L.L_LONG)
-            hands.refused[k] = Quarantined(name, start_line, f"{too_long}; the hand is not read",
-                                           None if long_first else hand_id, code="limit")
+        if k in over:
+            too_long = _too_long(block, a, b)
+            hands.refused[k] = Quarantined(name, block.line0 + int(line_of[a]) + 1, f"{too_long}; the hand is not read",
+                                           None if flags[a] & L.L_LONG else hand_id, code="limit")
             continue
-        body = next((i for i in range(a + 1, b) if not block.flags[i] & L.L_BLANK), None)
-        table_text = block.text(body) if body is not None else ""
+        body = a + 1
+        while body < b and flags[body] & L.L_BLANK:
+            body += 1
+        table_text = block.text(body) if body < b else ""
         table_id = None
-        if table_text.startswith("Table '"):
-            tm = spoken.table.fullmatch(table_text)
-            table_id = (tm["table"] or None) if tm else None
         try:
-            header = read_header(spoken, header_text)
-            if body is None or not table_text.startswith("Table '"):
-                raise _Bad("truncated: no 'Table' line after the header", "truncated")
+            header = read_header(spoken, header_text, m)
+            if not table_text.startswith(spoken.table_lead):
+                raise _Bad(f"truncated: no '{spoken.table_word}' line after the header", "truncated")
             table = read_table(spoken, table_text)
         except _Bad as bad:
-            hands.refused[k] = Quarantined(name, start_line, bad.reason, hand_id, code=bad.code, table_id=table_id)
+            if table_text.startswith(spoken.table_lead):
+                tm = spoken.table.fullmatch(table_text)
+                table_id = (tm["table"] or None) if tm else None
+            hands.refused[k] = Quarantined(name, block.line0 + int(line_of[a]) + 1, bad.reason, hand_id,
+                                           code=bad.code, table_id=table_id)
             continue
         hands.header[k], hands.table[k] = header, table
-        row = h[k]
-        row[L.H_LINE_LO], row[L.H_LINE_HI] = body + 1, b
-        row[L.H_BUTTON], row[L.H_HOLE] = table[1], header.hole
-        row[L.H_TOURNAMENT], row[L.H_OLDER] = header.tournament, header.older
-        row[L.H_DRAW], row[L.H_FIXED] = header.variant == "five-card-draw", header.structure == "fixed-limit"
-        row[L.H_SMALL], row[L.H_SMALL_PLACES] = _mantissa(header.small), _places(header.small)
-        row[L.H_BIG], row[L.H_BIG_PLACES] = _mantissa(header.big), _places(header.big)
-        row[L.H_KILLS], row[L.H_IMPLIED] = spoken.kills, spoken.older is not None
-        row[L.H_PLACES] = spoken.dialect.syntax["amount"]["cash_places"] if header.currency else 0
+        rows.append((body + 1, b, table[1], *header.row))
+        kept.append(k)
+    if kept:
+        h[kept, :len(rows[0])] = np.array(rows, dtype=np.int64)
+        cash = spoken.dialect.syntax["amount"]["cash_places"]
+        h[kept, L.H_PLACES] = [cash if hands.header[k].currency else 0 for k in kept]
     read = [k for k in range(len(spans)) if hands.header[k] is not None]
     tables = None
     if read:
@@ -616,15 +684,27 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
     yield from _in_order(block, spans, hands, tables, noted, chunk)
 
 
+def _over_limits(block: _Block, spans: list[tuple[int, int]]) -> set[int]:
+    """The hands of `spans` (by index) with a line past its limit or past the hand's limit, all at once."""
+    if not spans:
+        return set()
+    lo = np.array([a for a, _ in spans], dtype=np.int64)
+    hi = np.array([b for _, b in spans], dtype=np.int64)
+    sizes = np.cumsum(np.concatenate(([0], block.ends - block.starts + 1)))
+    longs = np.cumsum(np.concatenate(([0], (block.flags & L.L_LONG) != 0)))
+    over = (sizes[hi] - sizes[lo] > block.limits.room_max_hand_bytes) | (longs[hi] > longs[lo])
+    return set(np.flatnonzero(over).tolist())
+
+
 def _too_long(block: _Block, a: int, b: int) -> str | None:
     """Why lines a..b - 1 are not read (a line or the hand past its limit), or None."""
     limits = block.limits
     long_line = next((i for i in range(a, b) if block.flags[i] & L.L_LONG), None)
     if long_line is not None:
         return (f"line {block.line0 + int(block.number[long_line]) + 1} is longer than "
-                f"{limits.pokerstars_max_line_bytes} bytes (limit pokerstars_max_line_bytes)")
-    if int((block.ends[a:b] - block.starts[a:b] + 1).sum()) > limits.pokerstars_max_hand_bytes:
-        return f"hand is longer than {limits.pokerstars_max_hand_bytes} bytes (limit pokerstars_max_hand_bytes)"
+                f"{limits.room_max_line_bytes} bytes (limit room_max_line_bytes)")
+    if int((block.ends[a:b] - block.starts[a:b] + 1).sum()) > limits.room_max_hand_bytes:
+        return f"hand is longer than {limits.room_max_hand_bytes} bytes (limit room_max_hand_bytes)"
     return None
 
 
@@ -660,6 +740,11 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
         return block.data[lo:hi].tobytes().decode("utf-8", "replace")
 
     line = block.text(at) if at >= 0 else ""
+    written = block.spoken.dialect.lines
+
+    def marker(name: str) -> str:  # a `*** NAME ***` line as the room writes it
+        return written["marker"].write({"name": name, "rest": ""})
+
     reason = {
         "no_seats": lambda: "truncated: no seat lines (nobody is seated)",
         "seat_range": lambda: f"line {n}: seat {_short(span_text(a0, a1))} is out of range",
@@ -680,12 +765,12 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
         "action_before_deal": lambda: f"line {n}: a betting action before the deal",
         "no_more": lambda: (f"line {n}: seat {a0} {_verb(line)}s to {number(a1, a3)}, no more than the "
                             f"{number(a2, a4)} it has in"),
-        "run_twice": lambda: (f"run it twice: the hand has '*** {span_text(a0, a1)} ***', two boards, which the "
+        "run_twice": lambda: (f"run it twice: the hand has '{marker(span_text(a0, a1))}', two boards, which the "
                               "engine does not have"),
-        "second_deal": lambda: f"line {n}: a second deal ('*** {span_text(a0, a1)} ***')",
-        "marker_predeal": lambda: f"line {n}: '*** {span_text(a0, a1)} ***' before the cards are dealt",
-        "no_such_draw": lambda: f"line {n}: '*** {span_text(a0, a1)} ***' in a game with no such draw",
-        "unknown_street": lambda: (f"line {n}: street '*** {_short(span_text(a0, a1))} ***' is not one this reader "
+        "second_deal": lambda: f"line {n}: a second deal ('{marker(span_text(a0, a1))}')",
+        "marker_predeal": lambda: f"line {n}: '{marker(span_text(a0, a1))}' before the cards are dealt",
+        "no_such_draw": lambda: f"line {n}: '{marker(span_text(a0, a1))}' in a game with no such draw",
+        "unknown_street": lambda: (f"line {n}: street '{marker(_short(span_text(a0, a1)))}' is not one this reader "
                                    "knows"),
         "board_in_draw": lambda: f"line {n}: a {span_text(a0, a1).lower()} in five-card draw",
         "board_after_showdown": lambda: f"line {n}: a {span_text(a0, a1).lower()} after the showdown",
@@ -706,11 +791,11 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
                                       "have"),
         "summary_seat_name": lambda: f"line {n}: the summary names seat {a0} differently from the seat list",
         "summary_not_understood": lambda: f"line {n}: summary line not understood: '{_short(line)}'",
-        "no_hole_cards": lambda: "truncated: no *** HOLE CARDS *** line",
-        "no_summary": lambda: "truncated: no *** SUMMARY *** section",
-        "no_showdown": lambda: (f"truncated: {a0} players reach the showdown, but there is no *** SHOW DOWN "
-                                "***"),
-        "no_award": lambda: "truncated: no pot was awarded (no 'collected' line)",
+        "no_hole_cards": lambda: f"truncated: no {written['hole_cards'].source} line",
+        "no_summary": lambda: f"truncated: no {written['summary'].source} section",
+        "no_showdown": lambda: (f"truncated: {a0} players reach the showdown, but there is no "
+                                f"{written['show_down'].source}"),
+        "no_award": lambda: f"truncated: no pot was awarded (no '{block.spoken.collect_word}' line)",
         "too_long": lambda: f"line {n}: the hand holds more than the reader's arrays (limit)",
     }[error]()
     if isinstance(reason, tuple):
@@ -757,7 +842,7 @@ def _not_understood(spoken: Room, n: int, line: str, names: list[str]) -> tuple[
     for kind in ("total", "board", "run_twice_summary"):
         first = lines[kind].parts[0]
         if hasattr(first, "text") and line.startswith(first.text):
-            return f"line {n}: summary line before *** SUMMARY ***: '{_short(line)}'", "damaged"
+            return f"line {n}: summary line before {lines['summary'].source}: '{_short(line)}'", "damaged"
     if any(line.startswith(name) for name in names):
         return f"line {n} not understood: '{_short(line)}'", "damaged"
     m = spoken.unseated_act.match(line) or spoken.unseated_collect.match(line)
