@@ -80,6 +80,20 @@ def rooms_dir() -> Path:
     return _data("rooms")
 
 
+def room_names() -> tuple[str, ...]:
+    """The rooms with a dialect (`rooms/<room>.yaml`), by file name: a room is added by adding its file."""
+    return tuple(sorted(path.stem for path in rooms_dir().glob("*.yaml")))
+
+
+def room_suffix(room: str) -> str:
+    """The file suffix a room's exports carry, as its dialect declares it (read alone, without compiling the
+    dialect: every start names the formats, few read a room)."""
+    for line in (rooms_dir() / f"{room}.yaml").read_text("utf-8").splitlines():
+        if line.startswith("suffix:"):
+            return line.split(":", 1)[1].strip().strip("'\"")
+    raise ResourceError(f"this installation is incomplete: the dialect of {room} declares no suffix; {_REINSTALL}")
+
+
 def schema_path(name: str) -> Path:
     """The installed schema `name` (one of SCHEMAS); ResourceError if it is missing."""
     path = schema_dir() / name

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from auditor.export import SUFFIXES, writer
-from auditor.ingest.dialect import FIELD_TYPES, DialectError, Field, Maybe, Money, dialect, load, room_names
-from auditor.resources import rooms_dir
+from auditor.ingest.dialect import FIELD_TYPES, DialectError, Field, Maybe, Money, dialect, load
+from auditor.resources import room_names, rooms_dir
 
 ROOMS = room_names()
 #: code that must speak of no room by name: the dialect engine and the dialect writer

@@ -59,6 +59,7 @@ def test_every_category_pokerstars_can_express_is_at_100_percent(via_pokerstars,
     text = "\n".join(format_report(verify_module.VerifyResult([report])))
     assert "via pokerstars" in text and "not expressible in pokerstars" in text
     assert "every category pokerstars can express at 100 %" in text
+    assert f"read back through pokerstars: {report.read_back} hands, by the room's dialect (its one reader)" in text
 
 
 def test_the_canonical_path_is_unchanged():

@@ -51,13 +51,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from auditor.resources import room_names, room_suffix
+
 #: format name -> module holding its writer (imported on first use); a room with a dialect has none of its own
 WRITERS: dict[str, str] = {
     "ohh": "auditor.export.ohh",
     "phh": "auditor.export.phh",
 }
 #: the file suffix each format's reader recognises
-SUFFIXES: dict[str, str] = {"pokerstars": ".txt", "ohh": ".ohh", "phh": ".phhs"}
+SUFFIXES: dict[str, str] = {**{room: room_suffix(room) for room in room_names()}, "ohh": ".ohh", "phh": ".phhs"}
 
 
 def writer(name: str) -> Any:

@@ -23,6 +23,7 @@ from pathlib import Path
 from auditor.ingest.files import GZIP_MAGIC, large_plain_input
 from auditor.model import compiled as cache
 from auditor.model.inputs import InputFile
+from auditor.resources import room_names
 
 #: a text file smaller than this (as stored: a gzip file's compressed size) is read by its format's reference
 #: reader, a larger one column-wise (`takes_column_wise`). Both give the same items (tests/test_jsonl_tables.py,
@@ -46,11 +47,11 @@ _OHH_TABLES = ("auditor.ingest.ohh_kernel", *_VALIDATOR)
 _ROOMS = ("auditor.ingest.room_match", "auditor.ingest.room_ledger", *_VALIDATOR)
 #: the kernel modules each input format's reader can call, on every path it has (`auditor compile --format`)
 FORMAT_MODULES = {"jsonl": _JSONL_TABLES, "parquet": _VALIDATOR, "phh": (*_PHH_SCANNER, *_PHH_TABLES),
-                  "pokerstars": _ROOMS, "ohh": _OHH_TABLES}
+                  **dict.fromkeys(room_names(), _ROOMS), "ohh": _OHH_TABLES}
 #: the text formats whose column-wise path a file of `MIN_FILE_BYTES` takes, with the kernel modules that path runs
 TEXT_PATHS = {"jsonl": _JSONL_TABLES, "ohh": _OHH_TABLES}
 #: the text rooms, read by the dialect engine alone (no other path): its kernels run for every such input
-ROOM_FORMATS = {"pokerstars": _ROOMS}
+ROOM_FORMATS = dict.fromkeys(room_names(), _ROOMS)
 #: the formats whose compiled path only saves time (each file it does not take, or a format read the reference way
 #: this run, the reference reader reads to the same hands): the text formats' column-wise paths and PHH's byte
 #: scanner and converter

@@ -35,6 +35,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import BinaryIO
 
@@ -51,6 +52,7 @@ from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
 from auditor.ingest.parquet import is_parquet_dataset
 from auditor.model.inputs import TEXT_FORMATS
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
+from auditor.resources import room_names, room_suffix
 
 SNIFF_BYTES = 4096
 #: the pack a room export is audited under when neither the file nor --pack names one
@@ -89,10 +91,10 @@ def _sniff_phh(head: bytes) -> bool:
     return sniff_phh(head)
 
 
-def _sniff_pokerstars(head: bytes) -> bool:
+def _sniff_room(room: str, head: bytes) -> bool:
     from auditor.ingest.rooms import sniff
 
-    return sniff("pokerstars", head)
+    return sniff(room, head)
 
 
 def _read_jsonl(path: Path, _name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
@@ -113,17 +115,19 @@ def _read_phh(path: Path, name: str, limits: Limits) -> Iterator[SourceHand | Qu
     return read_phh(path, rule_pack=DEFAULT_PACK, label=name, limits=limits)
 
 
-def _read_pokerstars(path: Path, _name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
+def _read_room(room: str, path: Path, _name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
     from auditor.ingest.rooms import read_room
 
-    return read_room(path, "pokerstars", rule_pack=DEFAULT_PACK, limits=limits)
+    return read_room(path, room, rule_pack=DEFAULT_PACK, limits=limits)
 
 
 FORMATS: tuple[Format, ...] = (
     Format("jsonl", (".jsonl", ".ndjson"), _sniff_jsonl, _read_jsonl),
     Format("ohh", (".ohh", ".json"), _sniff_ohh, _read_ohh),
     Format("phh", (".phh", ".phhs"), _sniff_phh, _read_phh),
-    Format("pokerstars", (".txt",), _sniff_pokerstars, _read_pokerstars),
+    # every room with a dialect (`rooms/<room>.yaml`): a room is added by adding its file
+    *(Format(room, (room_suffix(room),), partial(_sniff_room, room), partial(_read_room, room))
+      for room in room_names()),
 )
 BY_NAME = {f.name: f for f in FORMATS}
 if tuple(BY_NAME) != TEXT_FORMATS:  # the names the command line offers (model.inputs) are these readers'

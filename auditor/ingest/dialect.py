@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FIELD_TYPES", "Dialect", "DialectError", "Money", "Program", "Template", "dialect", "room_names"]
+__all__ = ["FIELD_TYPES", "Dialect", "DialectError", "Money", "Program", "Template", "dialect"]
 
 #: a field's type -> what it matches (`{}` marks a pattern the dialect's syntax supplies)
 FIELD_TYPES = {
@@ -395,11 +395,6 @@ class _Compiler:
 def _rooms_dir() -> Path:
     from auditor.resources import rooms_dir
     return rooms_dir()
-
-
-def room_names() -> tuple[str, ...]:
-    """The rooms with a dialect, by file name."""
-    return tuple(sorted(path.stem for path in _rooms_dir().glob("*.yaml")))
 
 
 @cache
