@@ -3,7 +3,7 @@
     python scripts/compare_room_reader.py --reference CHECKOUT [FILE_OR_FOLDER ...] [--simulate N]
 
 CHECKOUT is a checkout of a version whose PokerStars reader is to be compared (the hand-written reader this
-engine replaced lives in the versions before 0.19: `git worktree add /tmp/old <commit>`); it is run in a child
+engine replaced lives in the versions before 0.3.0: `git worktree add /tmp/old <commit>`); it is run in a child
 process with that checkout first on the import path, and its items come back as canonical tables and plain rows.
 For each file, both readers' items are compared: the hands (as canonical tables: what the audit reads), the
 quarantine entries (line, code, reason, hand id, table id) and the notes, in order. Prints each difference and a
@@ -13,14 +13,12 @@ summary; exits 1 when any file differs. With --simulate N, N hands of each game 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import pickle
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-
-import pyarrow as pa
 
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.rooms import read_room
@@ -44,49 +42,30 @@ def _split(items):
     return hands, tables, others
 
 
-#: run in the reference checkout: its reader's items for each file, as an Arrow file of its hands' canonical
-#: tables and a JSON list of the other items
+#: run in the reference checkout: its reader's items of each file, pickled (the records are the same classes in
+#: both versions, `auditor.model.records`)
 _CHILD = """
-import json, sys
+import pickle, sys
 from pathlib import Path
-import pyarrow as pa
 import auditor
 assert auditor.__file__.startswith(sys.argv[1]), auditor.__file__
 from auditor.ingest.pokerstars import read_pokerstars
-from auditor.ingest.tables import build_tables
-from auditor.model.records import Quarantined, ReaderNote, SourceHand
 for path, out in zip(sys.argv[2::2], sys.argv[3::2]):
-    hands, other = [], []
-    for item in read_pokerstars(Path(path)):
-        if isinstance(item, SourceHand):
-            hands.append(item)
-        elif isinstance(item, Quarantined):
-            other.append(("quarantine", item.line, item.code, item.reason, item.hand_id, item.table_id))
-        elif isinstance(item, ReaderNote):
-            other.append(("note", item.line, item.code))
-    tables = build_tables(hands)
-    for name in ("hands", "seats", "events"):
-        with pa.OSFile(f"{out}.{name}.arrow", "wb") as sink, pa.ipc.new_file(sink, getattr(tables, name).schema) as w:
-            w.write_table(getattr(tables, name))
-    Path(out + ".json").write_text(json.dumps(other))
+    Path(out).write_bytes(pickle.dumps(list(read_pokerstars(Path(path)))))
 """
 
 
-def reference_items(checkout: Path, files: list[Path], folder: Path) -> list[tuple[dict, list]]:
-    """The reference checkout's items of each file: ({table name: Arrow table}, [other items as tuples])."""
+def reference_items(checkout: Path, files: list[Path], folder: Path) -> list[list]:
+    """The reference checkout's items of each file."""
     outs = [str(folder / f"ref{i}") for i in range(len(files))]
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     pairs = [x for pair in zip(map(str, files), outs, strict=True) for x in pair]
     subprocess.run([sys.executable, "-c", _CHILD, str(checkout), *pairs], env=env, check=True, cwd=folder)
-    got = []
-    for out in outs:
-        tables = {name: pa.ipc.open_file(f"{out}.{name}.arrow").read_all() for name in ("hands", "seats", "events")}
-        got.append((tables, [tuple(x) for x in json.loads(Path(out + ".json").read_text())]))
-    return got
+    return [pickle.loads(Path(out).read_bytes()) for out in outs]
 
 
-def compare(path: Path, reference: tuple[dict, list]) -> list[str]:
-    ref_tables, ref_other = reference
+def compare(path: Path, reference: list) -> list[str]:
+    ref_hands, _, ref_other = _split(reference)
     _, new_tables, new_other = _split(read_room(path, "pokerstars"))
     problems = []
     for a, b in zip(ref_other, new_other, strict=False):
@@ -96,12 +75,13 @@ def compare(path: Path, reference: tuple[dict, list]) -> list[str]:
         problems.append(f"{path}: {len(ref_other)} quarantines/notes by the reference, {len(new_other)} by the dialect")
         extra = set(ref_other) ^ set(new_other)
         problems += [f"  only in one: {x}" for x in sorted(extra, key=str)[:5]]
+    ref = build_tables(ref_hands)
     new = concat_tables(new_tables) if new_tables else build_tables([])
-    if ref_tables["hands"].num_rows != new.num_hands:
-        problems.append(f"{path}: {ref_tables['hands'].num_rows} hands by the reference, {new.num_hands} by the dialect")
+    if ref.num_hands != new.num_hands:
+        problems.append(f"{path}: {ref.num_hands} hands by the reference, {new.num_hands} by the dialect")
         return problems
     for name in ("hands", "seats", "events"):
-        a, b = ref_tables[name], getattr(new, name)
+        a, b = getattr(ref, name), getattr(new, name)
         for column in a.column_names:
             x, y = a[column].to_pylist(), b[column].to_pylist()
             if x != y:

@@ -16,7 +16,8 @@ from auditor.resources import room_names, rooms_dir
 
 ROOMS = room_names()
 #: code that must speak of no room by name: the dialect engine and the dialect writer
-ROOM_NEUTRAL = ["auditor/ingest/dialect.py", "auditor/export/text_room.py"]
+ROOM_NEUTRAL = ["auditor/ingest/dialect.py", "auditor/export/text_room.py", "auditor/ingest/rooms.py",
+                "auditor/ingest/room_match.py", "auditor/ingest/room_ledger.py", "auditor/ingest/text_blocks.py"]
 #: the rooms detection names (ingest.detect); none may be named in room-neutral code
 ROOM_WORDS = ("pokerstars", "stars", "ggpoker", "winamax", "ipoker", "partypoker", "888", "pacific", "acr", "wpn",
               "bovada", "ignition", "unibet", "merge", "microgaming", "full tilt", "ongame", "cake", "pkr",

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FIELD_TYPES", "Dialect", "DialectError", "Money", "Program", "Template", "dialect"]
+__all__ = ["FIELD_TYPES", "Dialect", "DialectError", "Money", "Program", "Template", "amount_pattern", "dialect"]
 
 #: a field's type -> what it matches (`{}` marks a pattern the dialect's syntax supplies)
 FIELD_TYPES = {
@@ -344,7 +344,8 @@ class Dialect:
         return Money(symbols.get(currency, "") if currency else "", places)
 
 
-def _amount_pattern(amount: dict[str, Any]) -> str:
+def amount_pattern(amount: dict[str, Any]) -> str:
+    """A regular expression of an amount in the dialect's syntax (`syntax.amount`)."""
     symbols = "".join(re.escape(s) for s in amount["symbols"])
     thousands, decimal = re.escape(amount["thousands"]), re.escape(amount["decimal"])
     return rf"[{symbols}]?(?:\d{{1,3}}(?:{thousands}\d{{3}})+|\d+)(?:{decimal}\d+)?"
@@ -360,7 +361,7 @@ class _Compiler:
     def __init__(self, syntax: dict[str, Any]) -> None:
         pots = syntax["pots"]
         self.own = {
-            "amount": _amount_pattern(syntax["amount"]),
+            "amount": amount_pattern(syntax["amount"]),
             "street": _alternatives(syntax["streets"]),
             "draw": _alternatives(syntax["draws"]),
             "pot": _alternatives([pots["only"], pots["main"], pots["side"]]),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from auditor.ingest.room_match import OP_FIELD, OP_LIT, STACK, T_PLAYER, amount_end, match
+from auditor.ingest.room_match import OP_FIELD, OP_LIT, STACK, T_PLAYER, amount_end, at_literal, match
 from auditor.model.compiled import njit
 
 __all__ = ["CARD_NAMES", "ERRORS", "EV_COLUMNS", "H_COLUMNS", "KINDS", "convert", "lines"]
@@ -292,12 +292,7 @@ def _fail(V, error, line, a0, a1, a2):  # pragma: no cover - compiled
 @njit(cache=True)
 def _lit_is(data, a, b, lit, lo, n):  # pragma: no cover - compiled
     """Whether data[a:b] is the literal lit[lo:lo + n]."""
-    if b - a != n:
-        return False
-    j = 0
-    while j < n and data[a + j] == lit[lo + j]:
-        j += 1
-    return j == n
+    return b - a == n and at_literal(data, a, b, lit, lo, n)
 
 
 @njit(cache=True)
@@ -408,9 +403,10 @@ G_PLAYER, G_ROOM, G_SUMMARY, G_MARKER, G_QUIET = range(5)
 @njit(cache=True)
 def _try(data, s, e, P, group, kind_only, names, slots, stack):  # pragma: no cover - compiled
     """The first template of `group` (of kind `kind_only` when >= 0) the line matches, or -1."""
-    rows, lit, words, symbols, thousands, decimal, t_start, t_kind, t_group = P[:9]
-    for t in range(t_start.shape[0]):
-        if t_group[t] != group or (kind_only >= 0 and t_kind[t] != kind_only):
+    rows, lit, words, symbols, thousands, decimal, t_start, t_kind, members = P[:9]
+    for q in range(1, members[group, 0] + 1):
+        t = members[group, q]
+        if kind_only >= 0 and t_kind[t] != kind_only:
             continue
         # most templates fail on their first literal (after the player's name when there is one name to try):
         # checked here before the walk, which would first clear every slot

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from auditor.model.compiled import njit
 
-__all__ = ["OPS", "TYPES", "match"]
+__all__ = ["OPS", "TYPES", "at_literal", "match"]
 
 #: program operations (a row of the program: op, a, b, c)
 OPS = ("lit", "field", "maybe", "end", "done")
@@ -106,7 +106,8 @@ def _munch(data, p, e, kind, symbols, thousands, decimal):  # pragma: no cover -
 
 
 @njit(cache=True)
-def _at(data, p, e, blob, lo, n):  # pragma: no cover - compiled
+def at_literal(data, p, e, blob, lo, n):  # pragma: no cover - compiled
+    """Whether data[p:e] begins with the literal blob[lo:lo + n]."""
     if e - p < n:
         return False
     j = 0
@@ -145,7 +146,7 @@ def match(data, s, e, program, start, lit, words, names, symbols, thousands, dec
                 return True
             ok = False
         elif code == OP_LIT:
-            if _at(data, p, e, lit, program[op, 1], program[op, 2]):
+            if at_literal(data, p, e, lit, program[op, 1], program[op, 2]):
                 p += program[op, 2]
                 op += 1
             else:
@@ -213,7 +214,7 @@ def match(data, s, e, program, start, lit, words, names, symbols, thousands, dec
                         n = words[table, k, 1]
                         if n < 0:
                             break
-                        if _at(data, p, e, lit, words[table, k, 0], n):
+                        if at_literal(data, p, e, lit, words[table, k, 0], n):
                             found = k
                             size = n
                             break

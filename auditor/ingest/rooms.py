@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from auditor.ingest import room_ledger as L
 from auditor.ingest.arrow_columns import EventNames, card_lists, event_table, list_array, span_positions, texts
-from auditor.ingest.dialect import Dialect, dialect
+from auditor.ingest.dialect import Dialect, amount_pattern, dialect
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.text_blocks import decode_block, decode_bytes, in_blocks, line_start, wide
@@ -150,8 +150,15 @@ class Room:
             rank_of[ord(c)] = k
         for k, c in enumerate(suits):
             suit_of[ord(c)] = k
+        # each group's templates in order (`_try` walks a group's own, not every template)
+        members = np.zeros((L.G_QUIET + 1, count + 1), dtype=np.int64)
+        for t, group in enumerate(t_group.tolist()):
+            if group < 0:  # a template only written (`room_ledger.WRITE_ONLY`)
+                continue
+            members[group, 0] += 1
+            members[group, members[group, 0]] = t
         words = (program.rows, program.lit, program.words, program.symbols, np.int64(program.thousands),
-                 np.int64(program.decimal), program.starts, t_kind, t_group, slot_of, status_words,
+                 np.int64(program.decimal), program.starts, t_kind, members, slot_of, status_words,
                  np.array(markers, dtype=np.int64).reshape(-1, 4), np.array(shown, dtype=np.int64).reshape(-1, 2),
                  rank_of, suit_of, amounts, np.array(program.literal(syntax["pots"]["side"]), dtype=np.int64))
         recognise = spoken.data["recognise"]
@@ -159,7 +166,7 @@ class Room:
         start = spoken.header["hand_start"]
         lead = start.parts[0].text if hasattr(start.parts[0], "text") else ""
         flags = re.IGNORECASE if fold else 0
-        amount = _amount_pattern(syntax["amount"])
+        amount = amount_pattern(syntax["amount"])
         symbols = dict(syntax["amount"]["symbols"])
         games = []
         for game in syntax["games"]:
@@ -225,12 +232,6 @@ def _collect_word(spoken: Dialect) -> str:
 _HOLE = {"holdem": 2, "omaha": 4, "five-card-draw": 5, "omaha-nz": 4, "three-card-nz": 3}
 
 
-def _amount_pattern(amount: dict) -> str:
-    symbols = "".join(re.escape(s) for s in amount["symbols"])
-    thousands, decimal = re.escape(amount["thousands"]), re.escape(amount["decimal"])
-    return rf"[{symbols}]?(?:\d{{1,3}}(?:{thousands}\d{{3}})+|\d+)(?:{decimal}\d+)?"
-
-
 @cache
 def room(name: str) -> Room:
     return Room.of(dialect(name))
@@ -240,18 +241,12 @@ def room(name: str) -> Room:
 
 @dataclass(frozen=True)
 class Header:
-    """What a hand's header says (`read_header`), in the dialect's words turned into the log's; `row` is its part
-    of the hand's ledger row (`room_ledger.H_HOLE` to `H_IMPLIED`) and `places` the decimals the stakes have."""
+    """What a hand's header says (`read_header`), in the log's words; `row` is its part of the hand's ledger row
+    (`room_ledger.H_HOLE` to `H_IMPLIED`: hole cards, tournament, older export, the game, the stakes...)."""
 
     hand_id: str
-    tournament: bool
-    older: bool
     variant: str
-    hole: int
     structure: str
-    small: Decimal
-    big: Decimal
-    places: int
     currency: str | None
     started_at: str | None
     row: tuple[int, ...]
@@ -280,9 +275,10 @@ def read_header(spoken: Room, line: str, m: re.Match[str] | None) -> Header:
         facts = _header_facts(spoken, key) if len(key) <= 256 else _read_rest(spoken, key)
     except _Bad:
         facts = _read_rest(spoken, rest)  # worded with the header's own text
+    variant, structure, currency, hole, tournament, row = facts
     older = spoken.older is not None and line[:len(spoken.older)].lower() == spoken.older.lower()
-    return Header(m["hand_id"], facts[0], older, *facts[1:-1], _started_at(spoken, stamps),
-                  (facts[2], facts[0], older, *facts[-1]))
+    return Header(m["hand_id"], variant, structure, currency, _started_at(spoken, stamps),
+                  (hole, tournament, older, *row))
 
 
 @lru_cache(maxsize=4096)
@@ -318,10 +314,10 @@ def _read_rest(spoken: Room, rest: str) -> tuple:
     currency = None
     if not tournament and (code or symbol):
         currency = code[1] if code else spoken.symbols[symbol]
-    # the ledger's row from H_DRAW to H_IMPLIED, then H_PLACES
+    # the ledger's row from H_DRAW to H_IMPLIED
     row = (what == "five-card-draw", structure == "fixed-limit", _mantissa(small), _places(small), _mantissa(big),
            _places(big), spoken.kills, spoken.older is not None)
-    return (tournament, what, hole, structure, small, big, max(_places(small), _places(big)), currency, row)
+    return what, structure, currency, hole, tournament, row
 
 
 def _money(spoken: Room, text: str) -> Decimal:
@@ -395,8 +391,10 @@ def _zone(name: str) -> ZoneInfo:
     return ZoneInfo(name)
 
 
+@lru_cache(maxsize=4096)
 def read_table(spoken: Room, line: str) -> tuple[str | None, int, int | None]:
-    """(table id, button seat, table size) of the table line."""
+    """(table id, button seat, table size) of the table line (a table's lines differ only in the button's seat:
+    read once each)."""
     m = spoken.table.fullmatch(line)
     if not m:
         raise _Bad(f"table line not understood: '{_short(line)}'", "damaged")
@@ -864,9 +862,8 @@ def _tables(block: _Block, spans: list[tuple[int, int]], hands: _Hands, ok: list
     places = h[:, L.H_PLACES]
     scale = 10 ** places
     cash = np.array([x.currency is not None for x in headers], dtype=bool)
-    small = np.array([int(x.small.scaleb(int(p))) for x, p in zip(headers, places.tolist(), strict=True)],
-                     dtype=np.int64)
-    big = np.array([int(x.big.scaleb(int(p))) for x, p in zip(headers, places.tolist(), strict=True)], dtype=np.int64)
+    small = h[:, L.H_SMALL] * 10 ** (places - h[:, L.H_SMALL_PLACES])
+    big = h[:, L.H_BIG] * 10 ** (places - h[:, L.H_BIG_PLACES])
     fixed = h[:, L.H_FIXED] == 1
     draw = h[:, L.H_DRAW] == 1
     sb = np.where(h[:, L.H_SB] >= 0, h[:, L.H_SB], small // 2)

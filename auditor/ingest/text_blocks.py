@@ -18,16 +18,7 @@ from auditor.ingest.files import open_binary, open_failure
 from auditor.ingest.limits import LimitExceeded, Limits
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 
-__all__ = [
-    "BLOCK_BYTES",
-    "BlockReader",
-    "decode_block",
-    "decode_bytes",
-    "in_blocks",
-    "line_start",
-    "split_lines",
-    "wide",
-]
+__all__ = ["BLOCK_BYTES", "BlockReader", "decode_block", "decode_bytes", "in_blocks", "line_start", "wide"]
 
 
 # cp1252 leaves five bytes undefined; Windows maps them to the same code points as Latin-1 (_cp1252).
@@ -75,12 +66,6 @@ def _utf16_without_bom(raw: bytes) -> str | None:
     if even > half * 0.4 and odd == 0:
         return "utf-16-be"
     return None
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines on CR LF, CR or LF only (a name may hold other Unicode line breaks), trailing blanks cut."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return [line.strip(" \t\ufeff") for line in text.split("\n")]
 
 
 #: a text export is read about this many bytes at a time, each block cut where a hand begins (`in_blocks`)
@@ -202,7 +187,7 @@ def _last_line_end(chunk: bytes) -> int | None:
 
 
 def line_start(raw: bytes, line: int) -> int:
-    """The byte where line `line` (0-based, as `split_lines` cuts lines) of `raw` begins."""
+    """The byte where line `line` (0-based; lines end at CR LF, CR or LF) of `raw` begins."""
     if line == 0:
         return 0
     breaks = _BREAKS.finditer(raw)
