@@ -6,10 +6,10 @@ the PHH scanner ~6 s of CPU, the PHH converter ~6 s, the columnar validator ~3.3
 more), so the command line asks here once discovery knows the inputs (`precompile.first_run`), and announces what
 is still to compile instead of waiting in silence. The answer follows the readers' own choices: a `.phh` file goes
 through the PHH scanner, a run of `phh_tables.MIN_FILES` of them through the converter and the validator too; a
-Parquet dataset through the validator; a JSON Lines, OHH or PokerStars text file through its scanner and the
-validator only when `takes_column_wise` says so (its size: `MIN_FILE_BYTES`). Those paths only save time, so a
-first run reads a format the reference way instead when that costs less than compiling its kernels
-(`reference_first`).
+Parquet dataset through the validator; a JSON Lines or OHH file through its scanner and the validator only when
+`takes_column_wise` says so (its size: `MIN_FILE_BYTES`); a room's text through the dialect engine's, always.
+The optional paths only save time, so a first run reads a format the reference way instead when that costs less
+than compiling its kernels (`reference_first`).
 
 The size gates are here, not in the column-wise readers: asking whether a file takes a path must not import the
 path's kernels (a one-hand audit would load what it never runs).
@@ -35,7 +35,6 @@ from auditor.resources import room_names
 #: - OHH: ~0.15-0.2 s of CPU to load in an audit (Numba loaded for the replay), against ~150 µs a hand saved (audits
 #:   of 280 and 1,619 of our writer's ~2.6 KB objects through both paths): it pays from ~1,100 hands (~3 MB); 4 MiB
 #:   (~1,600 hands) keeps a margin. Their first compile costs ~31 s of CPU;
-#: A text room (PokerStars) has no threshold: the dialect engine is its one reader, for a file of any size.
 MIN_FILE_BYTES = {"jsonl": 8 << 20, "ohh": 4 << 20}
 
 _VALIDATOR = ("auditor.ingest.columnar_kernels", "auditor.ingest.columnar_validate")
@@ -56,15 +55,14 @@ ROOM_FORMATS = dict.fromkeys(room_names(), _ROOMS)
 #: this run, the reference reader reads to the same hands): the text formats' column-wise paths and PHH's byte
 #: scanner and converter
 OPTIONAL_PATHS = {**TEXT_PATHS, "phh": FORMAT_MODULES["phh"]}
-#: CPU seconds to compile each optional path's module on an empty cache (session 20, 2-core AMD EPYC: `auditor
+#: CPU seconds to compile each optional path's module on an empty cache (2-core AMD EPYC: `auditor
 #: compile --format F` over a cache holding the replay's kernels; the OHH scanner's includes the JSON Lines
 #: scanner's routines it calls)
 COMPILE_S = {"auditor.ingest.jsonl_scan": 8.5, "auditor.ingest.ohh_kernel": 24.0,
              "auditor.ingest.phh_scan": 6.0, "auditor.ingest.phh_kernel": 6.0,
              "auditor.ingest.columnar_kernels": 1.5, "auditor.ingest.columnar_validate": 1.5}
-#: CPU seconds a byte of input costs the whole audit more when read the reference way than column-wise (the same
-#: session: 20,000 hands of our writer's in each text format, the corpus's 5,123 PHH files; `audit()` both ways with
-#: every kernel cached)
+#: CPU seconds a byte of input costs the whole audit more when read the reference way than column-wise (20,000
+#: hands of our writer's in each text format, the corpus's 5,123 PHH files; `audit()` both ways, kernels cached)
 REFERENCE_EXTRA_S_PER_BYTE = {"jsonl": 49e-9, "ohh": 69e-9, "phh": 560e-9}
 #: what each module's kernels are, for the notice
 _WORDS = {"auditor.ingest.phh_scan": "the PHH reader", "auditor.ingest.phh_kernel": "the PHH reader",
@@ -129,9 +127,8 @@ def reference_first(inputs: Sequence[InputFile], missing: Sequence[str]) -> froz
     (`COMPILE_S`). The compiled path is a speed path only (its hands are the reference reader's, held equal by
     the readers' identity tests), so the choice changes the run's time, never what it reports.
 
-    Why: on a first run after an install the replay's kernels compile first (~13 s on two cores here); the
-    readers' compiled beside them made a 20,000-hand PokerStars file's first audit take 33-44 s against 20 s read
-    the reference way and 3.5 s once all is cached (session 20, 2-core AMD EPYC)."""
+    Why: on a first run after an install the replay's kernels compile first (~13 s on two cores here); a reader's
+    compiled beside them made a 20,000-hand file's first audit take 33-44 s against 20 s read the reference way."""
     chosen = set()
     for fmt, path_modules in OPTIONAL_PATHS.items():
         to_compile = [name for name in path_modules if name in missing]

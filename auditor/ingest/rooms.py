@@ -216,11 +216,9 @@ def _unseated(spoken: Dialect, amount: str) -> tuple[re.Pattern[str], re.Pattern
 
 def _chat_lead(spoken: Dialect) -> str:
     """The words after a speaker's name in the room's chat line (a quiet line with a `chat` field), or ""."""
-    for template in spoken.quiet:
-        parts = template.parts
-        if any(getattr(part, "name", None) == "chat" for part in parts) and len(parts) > 1:
-            return getattr(parts[1], "text", "")
-    return ""
+    chat = [t.parts for t in spoken.quiet if len(t.parts) > 1 and any(getattr(p, "name", "") == "chat"
+                                                                        for p in t.parts)]
+    return getattr(chat[0][1], "text", "") if chat else ""
 
 
 def _collect_word(spoken: Dialect) -> str:
