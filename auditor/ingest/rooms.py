@@ -16,10 +16,11 @@ import codecs
 import re
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -237,10 +238,10 @@ def room(name: str) -> Room:
 
 # ------------------------------------------------------------------------------------------------ headers
 
-@dataclass(frozen=True)
-class Header:
+class Header(NamedTuple):
     """What a hand's header says (`read_header`), in the log's words; `row` is its part of the hand's ledger row
-    (`room_ledger.H_HOLE` to `H_IMPLIED`: hole cards, tournament, older export, the game, the stakes...)."""
+    (`room_ledger.H_HOLE` to `H_IMPLIED`: hole cards, tournament, older export, the game, the stakes...). A
+    named tuple: one is made per hand."""
 
     hand_id: str
     variant: str
@@ -352,36 +353,35 @@ def _started_at(spoken: Room, stamps: list[re.Match[str]]) -> str | None:
         zone = m["zone"] or spoken.dialect.syntax["time"]["written_zone"]
         if zone not in spoken.zones:
             continue
-        return _stamp_time(spoken, int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
-                           zone)
+        y, mo, d, h, mi, s = (int(x) for x in m.group("y", "mo", "d", "h", "mi", "s"))
+        hour = _hour(spoken, zone, y, mo, d, h)
+        if hour is not None and mi <= 59 and s <= 59:
+            return f"{hour[0]}:{mi:02d}:{s:02d}{hour[1]}"
+        return _stamp_time(spoken, y, mo, d, h, mi, s, zone)
     return None
 
 
 def _stamp_time(spoken: Room, year: int, month: int, day: int, hour: int, minute: int, second: int,
                 zone: str) -> str | None:
     try:
-        local = datetime(year, month, day, hour, minute, second)
-        shift = _hour_shift(spoken, zone, year, month, day, hour)
-        if shift is not None:
-            return (local + shift[0]).isoformat() + shift[1]
-        return local.replace(tzinfo=_zone(spoken.zones[zone])).astimezone(spoken.written_zone).isoformat()
+        local = datetime(year, month, day, hour, minute, second, tzinfo=_zone(spoken.zones[zone]))
+        return local.astimezone(spoken.written_zone).isoformat()
     except (ValueError, OverflowError):
         return None
 
 
 @lru_cache(maxsize=65536)
-def _hour_shift(spoken: Room, zone: str, year: int, month: int, day: int, hour: int) -> tuple[timedelta, str] | None:
-    """How a time in `zone` within this hour moves to the room's written zone (the wall-clock shift and the
-    offset written), when it is the same for the hour's first and last second; None across a change of offset.
+def _hour(spoken: Room, zone: str, year: int, month: int, day: int, hour: int) -> tuple[str, str] | None:
+    """The hour's start in the room's written zone (`YYYY-MM-DDTHH`) and the offset written, when every time of
+    the hour moves there by the same whole hours; else None (a change of offset within the hour, a shift of
+    minutes, an hour the calendar does not have), and each time is converted alone (`_stamp_time`).
 
-    Why: the zone conversion is most of a header's cost, and the hands of an hour share it."""
-    tz = _zone(spoken.zones[zone])
-    first, last = datetime(year, month, day, hour, 0, 0), datetime(year, month, day, hour, 59, 59)
-    a = first.replace(tzinfo=tz).astimezone(spoken.written_zone)
-    b = last.replace(tzinfo=tz).astimezone(spoken.written_zone)
-    if a.utcoffset() != b.utcoffset() or a.replace(tzinfo=None) - first != b.replace(tzinfo=None) - last:
+    Why: the zone conversion was most of a header's cost, and the hands of an hour share it."""
+    first = _stamp_time(spoken, year, month, day, hour, 0, 0, zone)
+    last = _stamp_time(spoken, year, month, day, hour, 59, 59, zone)
+    if first is None or last != first[:14] + "59:59" + first[19:] or first[14:19] != "00:00":
         return None
-    return a.replace(tzinfo=None) - first, a.isoformat()[19:]
+    return first[:13], first[19:]
 
 
 @cache
@@ -439,6 +439,7 @@ class _Block:
         self.name, self.limits, self.rule_pack = name, limits, rule_pack
         text = _utf8(raw, line0 == 0)
         self.same = text is raw  # the block's bytes are its text's: a line's offset is its byte in the file
+        self.bytes = text
         self.data = np.frombuffer(text, dtype=np.uint8)
         cap = text.count(b"\n") + text.count(b"\r") + 1
         starts = np.empty(cap, dtype=np.int64)
@@ -451,7 +452,7 @@ class _Block:
         self.spans = self._spans()
 
     def text(self, i: int) -> str:
-        return self.data[self.starts[i]:self.ends[i]].tobytes().decode("utf-8", "replace")
+        return self.bytes[self.starts[i]:self.ends[i]].decode("utf-8", "replace")
 
     def _settle_blanks_and_separators(self) -> None:
         """Lines of blanks beyond ASCII (Python says whether they are blank) and archive separators become blank."""
