@@ -1,10 +1,11 @@
-"""The PokerStars writer: canonical hand -> PokerStars text -> the real reader gives the same hand back.
+"""A room's writer (its dialect run backwards): canonical hand -> the room's text -> the real reader gives the
+same hand back; then PokerStars' own ways.
 
-The property: for any simulated hand the format can hold (any of its games and structures, table
-sizes, players sitting out, one planted fault or none, player names of any characters the room's lines
-keep), the reader's hand equals the canonical hand after the normalisation `carried()` states (hand
-number, room, time in Eastern time, chips counted in the chip unit, no burns), and the audit reports
-the same findings on both.
+The property, for every room with a dialect (`rooms/`): for any simulated hand the format can hold (any of its
+games and structures, table sizes, players sitting out, one planted fault or none, player names of any characters
+the room's lines keep, names made of the room's own words), the reader's hand equals the canonical hand after the
+normalisation `carried()` states (hand number, room, time in the room's zone, chips counted in the chip unit, no
+burns), and the audit reports the same findings on both.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from reader_items import one_by_one
 from auditor.check.packs import builtin_pack_paths, load_pack
 from auditor.export.text_room import room_writer
 from auditor.ingest.detect import read_file
+from auditor.ingest.dialect import Lit, dialect
 from auditor.ingest.tables import build_tables
 from auditor.model.records import Quarantined, SourceHand
 from auditor.replay.state import TableState
+from auditor.resources import room_names
 from auditor.simulate import simulate_hands
 from auditor.simulate.mutate import REGISTRY, prime, register_pack
 from auditor.simulate.verify import _audit, applicable_mutators
@@ -33,13 +36,9 @@ ps = room_writer("pokerstars")
 PACKS = {name: load_pack(path) for name, path in builtin_pack_paths().items()}
 PACK_OF = {"holdem": "tda-2024", "omaha": "tda-2024", "five-card-draw": "online-five-card-draw"}
 CORPUS = Path("/work/shared/corpus/pokerstars/hhsmithy")
-#: player names: any printable text the room's lines keep (no line breaks, no trailing blank)
-#: ... and names made of the room's own words, which a reader must not take for its lines
-ROOM_WORDS = ["Dealt to", "Uncalled bet", "(1)", "returned to", "collected", "from pot", ":", "folds", "calls 2",
-              "raises", "to", "and is all-in", "Seat 1:", "(5 in chips)", "is sitting out", "shows [Ah Kd]",
-              "PokerStars Hand #1:", "Table 'x'", "Total pot", "said,", '"hi"', "has timed out", "mucks hand", "[]"]
-NAMES = st.one_of(st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=14),
-                  st.lists(st.sampled_from(ROOM_WORDS), min_size=1, max_size=3).map(" ".join))
+#: player names: any printable text the room's lines keep (no line breaks, no trailing blank); with names made of
+#: the room's own words (`_names`)
+NAMES = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=14)
 
 
 def _hands(variant: str, structure: str, n: int, seed: int, **options) -> list[dict]:
@@ -47,13 +46,13 @@ def _hands(variant: str, structure: str, n: int, seed: int, **options) -> list[d
     return list(simulate_hands(variant, structure, n, seed, house=pack.house, rule_pack=pack.name, **options))
 
 
-def _read(tmp: Path, hands: list[dict], name: str = "a.txt") -> list:
+def _read(tmp: Path, hands: list[dict], name: str = "a.txt", room=ps) -> list:
     path = tmp / name
-    assert ps.write_hands(hands, path) == len(hands)
-    return one_by_one(read_file(path, name="x"))
+    assert room.write_hands(hands, path) == len(hands)
+    return one_by_one(read_file(path, name="x"))  # detected as an audit detects it
 
 
-def _findings(pack, hands: list[dict], mapped: bool) -> set[tuple]:
+def _findings(pack, hands: list[dict], mapped: bool, room=ps) -> set[tuple]:
     """(line, category, rule, seq) of every finding on `hands` audited in order; with `mapped`, the seq of
     the canonical event as the text's reader numbers it."""
     findings, failed = _audit(build_tables([SourceHand(h, "x", k) for k, h in enumerate(hands, 1)]), pack, TableState())
@@ -62,18 +61,40 @@ def _findings(pack, hands: list[dict], mapped: bool) -> set[tuple]:
     for r in findings.itertuples():
         seq = None if pd.isna(r.seq) else int(r.seq)
         if mapped and seq is not None:
-            seq = ps.event_index(hands[int(r.line) - 1])[seq]
+            seq = room.event_index(hands[int(r.line) - 1])[seq]
         out.add((int(r.line), r.category, r.rule_id, seq))
     return out
 
 
+def _room_words(room: str) -> list[str]:
+    """Words of the room's own lines (its templates' literal text), which a reader must not take for its lines
+    when a player is named with them."""
+    spoken = dialect(room)
+    texts = [part.text.strip() for t in (*spoken.every, *spoken.header.values()) for part in t.parts
+             if isinstance(part, Lit) and part.text.strip()]
+    return [*sorted(set(texts)), "(1)", "calls 2", "(5 in chips)", "shows [Ah Kd]", '"hi"', "[]"]
+
+
+def _names(room: str) -> st.SearchStrategy[str]:
+    return st.one_of(NAMES, st.lists(st.sampled_from(_room_words(room)), min_size=1, max_size=3).map(" ".join))
+
+
+def _games(room: str) -> list[str]:
+    """The games of `PACK_OF` the room deals (its dialect's game words)."""
+    dealt = {game.get("variant") for game in dialect(room).syntax["games"]}
+    return sorted(v for v in PACK_OF if v in dealt)
+
+
+@pytest.mark.parametrize("room_name", room_names())
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
           phases=(Phase.explicit, Phase.reuse, Phase.generate))
-@given(variant=st.sampled_from(sorted(PACK_OF)), structure=st.sampled_from(["fixed-limit", "pot-limit", "no-limit"]),
-       seed=st.integers(0, 2**31 - 1), high=st.integers(2, 9), names=st.lists(NAMES, min_size=9, max_size=9),
-       fault=st.integers(0, 200))
-def test_text_reads_back_as_the_same_hand_with_the_same_findings(tmp_path_factory, variant, structure, seed, high,
-                                                                  names, fault):
+@given(game=st.integers(0, 99), structure=st.sampled_from(["fixed-limit", "pot-limit", "no-limit"]),
+       seed=st.integers(0, 2**31 - 1), high=st.integers(2, 9), data=st.data(), fault=st.integers(0, 200))
+def test_text_reads_back_as_the_same_hand_with_the_same_findings(tmp_path_factory, room_name, game, structure, seed,
+                                                                  high, data, fault):
+    room = room_writer(room_name)
+    variant = _games(room_name)[game % len(_games(room_name))]
+    names = data.draw(st.lists(_names(room_name), min_size=9, max_size=9))
     pack = PACKS[PACK_OF[variant]]
     register_pack(pack)
     hands = _hands(variant, structure, 8, seed, table_size=(2, min(high, 7 if variant == "five-card-draw" else 9)),
@@ -86,19 +107,20 @@ def test_text_reads_back_as_the_same_hand_with_the_same_findings(tmp_path_factor
             s["player"] = rename[s["player"]]
     mutators = applicable_mutators(pack, variant, structure)
     last = pickle.loads(pickle.dumps(hands[-1]))
-    alone = [m for m in mutators if not m.needs_history and m.category not in ps.HIDDEN_CATEGORIES]
+    alone = [m for m in mutators if not m.needs_history and m.category not in room.HIDDEN_CATEGORIES]
     mutator = alone[fault % len(alone)] if fault < 100 and alone else None
     if mutator is not None and mutator.plant(last) is not None:
         hands[-1] = last
-    why = next((r for h in hands if (r := ps.cannot_express(h))), None)
+    why = next((r for h in hands if (r := room.cannot_express(h))), None)
     assume(why is None)
-    back = _read(tmp_path_factory.mktemp("ps"), hands)
+    back = _read(tmp_path_factory.mktemp("room"), hands, "a" + room.SUFFIX, room)
     assert len(back) == len(hands)
     for h, item in zip(hands, back, strict=True):
         assert isinstance(item, SourceHand), item.one_line()
         got = dict(item.hand, rule_pack=h["rule_pack"])
-        assert got == ps.carried(h)
-    assert _findings(pack, [i.hand for i in back], mapped=False) == _findings(pack, hands, mapped=True)
+        assert got == room.carried(h)
+    assert _findings(pack, [i.hand for i in back], mapped=False) == \
+        _findings(pack, hands, mapped=True, room=room)
 
 
 def test_the_text_follows_the_rooms_conventions(tmp_path):
