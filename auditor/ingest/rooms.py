@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from auditor.ingest import room_ledger as L
 from auditor.ingest.arrow_columns import EventNames, card_lists, event_table, list_array, span_positions, texts
+from auditor.ingest.detect import SNIFF_BYTES
 from auditor.ingest.dialect import Dialect, amount_pattern, dialect
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
@@ -90,7 +91,7 @@ class Room:
     unseated_act: re.Pattern[str]
     unseated_collect: re.Pattern[str]
     #: the literal text the room begins these lines with (`Template.lead`): the header as written, the table
-    #: line, a seat line, a `*** NAME ***` marker; the words after a speaker's name in chat; an award's verb
+    #: line, a seat line, a `*** NAME ***` marker; the words after a speaker's name in chat, and in an award line
     header_lead: str
     table_lead: str
     seat_lead: str
@@ -210,9 +211,8 @@ def _unseated(spoken: Dialect, amount: str) -> tuple[re.Pattern[str], re.Pattern
             verbs.add(parts[1].text[2:].split(" ")[0])
     act = re.compile(r"^(?P<player>.+?): (?:" + "|".join(sorted(map(re.escape, verbs))) + r")\b")
     collect = spoken.lines["collect"].parts
-    words = collect[1].text if len(collect) > 1 and hasattr(collect[1], "text") else ""
     after = collect[3].text if len(collect) > 3 and hasattr(collect[3], "text") else ""
-    return act, re.compile(rf"^(?P<player>.+?){re.escape(words)}{amount}{re.escape(after)}")
+    return act, re.compile(rf"^(?P<player>.+?){re.escape(_collect_word(spoken))}{amount}{re.escape(after)}")
 
 
 def _chat_lead(spoken: Dialect) -> str:
@@ -223,9 +223,9 @@ def _chat_lead(spoken: Dialect) -> str:
 
 
 def _collect_word(spoken: Dialect) -> str:
-    """The room's verb of an award line (`NAME collected X`), as the line says it."""
+    """The words after the player's name in the room's award line (`NAME collected X`: " collected ")."""
     parts = spoken.lines["collect"].parts
-    return getattr(parts[1], "text", "").strip() if len(parts) > 1 else "collect"
+    return getattr(parts[1], "text", "") if len(parts) > 1 else ""
 
 
 _HOLE = {"holdem": 2, "omaha": 4, "five-card-draw": 5, "omaha-nz": 4, "three-card-nz": 3}
@@ -732,7 +732,6 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
     def number(value: int, decimals: int) -> str:  # an amount of the hand's scale, with the decimals it was given
         return _number_text(value // 10 ** (places - decimals), decimals)
 
-
     def span_text(lo: int, hi: int) -> str:
         return block.data[lo:hi].tobytes().decode("utf-8", "replace")
 
@@ -792,7 +791,7 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
         "no_summary": lambda: f"truncated: no {written['summary'].source} section",
         "no_showdown": lambda: (f"truncated: {a0} players reach the showdown, but there is no "
                                 f"{written['show_down'].source}"),
-        "no_award": lambda: f"truncated: no pot was awarded (no '{block.spoken.collect_word}' line)",
+        "no_award": lambda: f"truncated: no pot was awarded (no '{block.spoken.collect_word.strip()}' line)",
         "too_long": lambda: f"line {n}: the hand holds more than the reader's arrays (limit)",
     }[error]()
     if isinstance(reason, tuple):
@@ -1029,10 +1028,6 @@ class _Sources(Sequence):
             seat_dicts.append(entry)
         hand = _hand_dict(h, {number: seat_dicts}, {number: [_event(e) for e in events]})
         return SourceHand(hand, self.name, int(h["line"]))
-
-
-#: how much of a file's opening detection looks at
-SNIFF_BYTES = 4096
 
 
 def sniff(room_name: str, head: bytes) -> bool:
