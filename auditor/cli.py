@@ -196,7 +196,8 @@ def main() -> None:
 @click.option("--scheduler", metavar="ADDRESS",
               help="--engine dask: the scheduler to use (tcp://host:8786); default: start a local cluster.")
 @click.option("--limit", "limit_settings", multiple=True, metavar="NAME=VALUE",
-              help="Change an input limit, e.g. jsonl_max_line_bytes=1M (repeatable; the README lists them).")
+              help="Change an input limit, e.g. jsonl_max_line_bytes=1M (repeatable; docs/hostile-input.md lists "
+                   "them).")
 @click.option("--manifest", "manifest", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True), default=None,
               metavar="FILE|-",
               help="Also write the run's evidence manifest alone to FILE, or - (standard output, when no report goes "

@@ -247,7 +247,7 @@ def test_sample_report_renders_in_chromium_with_its_charts(result, page, tmp_pat
     assert run.returncode == 0, run.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
     if os.environ.get("AUDITOR_SCREENSHOT") == "1":
-        # the README's picture: the report of the sample logs as the repository shows it
+        # the README's picture (and docs/reports.md's): the report of the sample logs as the repository shows it
         relative = tmp_path / "relative.html"
         cwd = Path.cwd()
         os.chdir(ROOT)

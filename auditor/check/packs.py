@@ -316,7 +316,7 @@ MAX_YAML_DEPTH = 32
 #: about 3 MB. Checked before parsing (one stat()): parsing YAML costs about 0.5 s per MB.
 MAX_PACK_BYTES = 8 * 1024 * 1024
 #: the most rules a pack may have, in one file and after `extends` is merged. The built-in packs have
-#: 20-40; loading and checking cost grow with the number of rules (see README, "Pack limits"), so a
+#: 20-40; loading and checking cost grow with the number of rules (docs/hostile-input.md, "Pack limits"), so a
 #: limit keeps a hostile or generated pack from stalling a run.
 MAX_RULES = 2000
 #: no list in a pack is longer (rules and disable are the longest the schema allows), and no mapping has
