@@ -121,6 +121,34 @@ def test_a_broken_dialect_is_refused_naming_its_file(tmp_path, change, message):
     assert str(path) in str(caught.value)
 
 
+def test_a_dialect_on_a_base_says_only_what_differs(tmp_path):
+    """A room exporting another room's format (`base: pokerstars`) inherits every line, table and convention it
+    does not restate; a mapping it restates is combined key by key, a list or a text replaces the base's."""
+    (tmp_path / "pokerstars.yaml").write_text((rooms_dir() / "pokerstars.yaml").read_text("utf-8"), "utf-8")
+    (tmp_path / "clone.yaml").write_text(
+        'base: pokerstars\nroom: clone\ntitle: Clone\nsuffix: .txt\n'
+        'recognise: {hand_start: "Clone Hand #{hand_id:int}:"}\n'
+        'lines: {check: "{player:player} checks", ignored: ["Nothing to see"]}\n', "utf-8")
+    clone, base = load(tmp_path / "clone.yaml"), dialect("pokerstars")
+    assert (clone.room, clone.title) == ("clone", "Clone")
+    assert clone.header["hand_start"].read("Clone Hand #12:") == {"hand_id": "12"}
+    assert clone.lines["check"].source == "{player:player} checks"
+    assert clone.lines["raise"].source == base.lines["raise"].source  # inherited
+    assert clone.data["recognise"]["separator"] == base.data["recognise"]["separator"]
+    assert clone.data["lines"]["ignored"] == ["Nothing to see"]  # a list replaced whole
+    assert clone.data["conventions"] == base.data["conventions"]
+
+
+@pytest.mark.parametrize("base", ["clone", "missing", "../pokerstars"])
+def test_a_base_that_cannot_be_built_on_is_refused(tmp_path, base):
+    """A base that is the file itself (a loop), no dialect, or a path outside the rooms' folder."""
+    path = tmp_path / "clone.yaml"
+    path.write_text(f"base: {base}\nroom: clone\n", "utf-8")
+    with pytest.raises(DialectError) as caught:
+        load(path)
+    assert str(path) in str(caught.value) or "missing.yaml" in str(caught.value)
+
+
 @pytest.mark.parametrize("source", ROOM_NEUTRAL)
 def test_room_neutral_code_names_no_room(source):
     text = (Path(__file__).resolve().parent.parent / source).read_text("utf-8").lower()

@@ -22,6 +22,7 @@ from auditor.cli import main
 from auditor.export import ohh, writer
 from auditor.ingest.detect import read_file
 from auditor.model.records import SourceHand
+from auditor.resources import room_names
 from auditor.simulate import verify as verify_module
 from auditor.simulate.tables import simulate_mixed
 from auditor.simulate.verify import VIA, format_report, verify_pack
@@ -60,6 +61,18 @@ def test_every_category_pokerstars_can_express_is_at_100_percent(via_pokerstars,
     assert "via pokerstars" in text and "not expressible in pokerstars" in text
     assert "every category pokerstars can express at 100 %" in text
     assert f"read back through pokerstars: {report.read_back} hands, by the room's dialect (its one reader)" in text
+
+
+@pytest.mark.parametrize("room", [r for r in room_names() if r != "pokerstars"])
+def test_every_category_each_room_can_express_is_at_100_percent(room):
+    """Every other room's dialect, through its own writer and reader (the writer comes free with the dialect)."""
+    report = verify_pack("tda-2024", HANDS, SEED, via=room)
+    assert not report.problems, "\n".join(q.one_line() for q in report.problems[:10])
+    assert report.column_wise == report.read_back > 0
+    table = report.table
+    assert len(table) >= 10 and (table["expected"] > 0).all()
+    assert (table["found"] == table["expected"]).all() and (table["false"] == 0).all()
+    assert report.ok and "seating" in report.unexpressed
 
 
 def test_the_canonical_path_is_unchanged():

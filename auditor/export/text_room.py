@@ -617,7 +617,8 @@ class _Hand:
         results = writer.dialect.results
         rakes = [e["amount"] for e in events if e["kind"] == "rake"]
         say("summary")
-        say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes))
+        say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes),
+            **{f"deduct_{n}": 0 for n in range(1, 5)})
         if board:
             say("board", cards=board)
         dealt = [e["seat"] for e in events if e["kind"] == "deal" and e["to"] == "hole"]

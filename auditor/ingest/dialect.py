@@ -406,12 +406,7 @@ def dialect(room: str) -> Dialect:
 
 def load(path: Path) -> Dialect:
     """A dialect file compiled; DialectError naming the file for anything that keeps it from being used."""
-    import yaml
-
-    try:
-        data = yaml.load(path.read_text("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise DialectError(f"{path}: cannot read the dialect: {exc}") from exc
+    data = _read(path, ())
     _check_schema(path, data)
     try:
         compiler = _Compiler(data["syntax"])
@@ -432,6 +427,28 @@ def load(path: Path) -> Dialect:
         raise DialectError(f"{path}: {exc}") from exc
     return Dialect(data["room"], data["title"], path, data, lines, quiet, every, header, results, time,
                    dict(data["syntax"]["time"]["zones"]))
+
+
+def _read(path: Path, seen: tuple[Path, ...]) -> Any:
+    """A dialect file's data, on top of its `base` dialect's when it names one: a room that writes another
+    room's format under its own header says only what differs (mappings combined key by key; a list or a text
+    replaces the base's whole)."""
+    import yaml
+
+    try:
+        data = yaml.load(path.read_text("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise DialectError(f"{path}: cannot read the dialect: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("base"), str):
+        return data
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", data["base"]) or path.with_name(f"{data['base']}.yaml") in seen:
+        raise DialectError(f"{path}: base {data['base']!r} is not a dialect it can build on")
+    return _over(_read(path.with_name(f"{data['base']}.yaml"), (*seen, path)), data)
+
+
+def _over(base: Any, over: Any) -> Any:
+    return ({**base, **{key: _over(base.get(key), value) for key, value in over.items()}}
+            if isinstance(base, dict) and isinstance(over, dict) else over)
 
 
 def _check_schema(path: Path, data: Any) -> None:

@@ -41,12 +41,13 @@ WRITE_ONLY = ("hole_cards", "first_board", "next_board", "draw_round", "show_dow
 #: kinds read only inside the summary
 SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY)
 #: the fields the ledger reads, by name (a template's slot of each, -1 where it has none: `dialect.Program`)
+#: (the total line's `deduct_1`..`deduct_4`: the house's takes besides the rake, a jackpot or promotion fee, a tax)
 FIELDS = ("player", "amount", "by", "to", "all_in", "cards", "count", "shown", "kept", "seat", "stack", "status",
           "status_text", "status_tail", "pot", "numbered", "side", "name", "rest", "total", "raked", "rake",
-          "board", "roles", "result")
+          "deduct_1", "deduct_2", "deduct_3", "deduct_4", "board", "roles", "result")
 (F_PLAYER, F_AMOUNT, F_BY, F_TO, F_ALL_IN, F_CARDS, F_COUNT, F_SHOWN, F_KEPT, F_SEAT, F_STACK, F_STATUS,
- F_STATUS_TEXT, F_STATUS_TAIL, F_POT, F_NUMBERED, F_SIDE, F_NAME, F_REST, F_TOTAL, F_RAKED, F_RAKE, F_BOARD,
- F_ROLES, F_RESULT) = range(len(FIELDS))
+ F_STATUS_TEXT, F_STATUS_TAIL, F_POT, F_NUMBERED, F_SIDE, F_NAME, F_REST, F_TOTAL, F_RAKED, F_RAKE, F_DEDUCT_1,
+ F_DEDUCT_2, F_DEDUCT_3, F_DEDUCT_4, F_BOARD, F_ROLES, F_RESULT) = range(len(FIELDS))
 
 KIND_NAMES = ("button", "post", "action", "return", "deal", "show", "muck", "rake", "award", "kill", "draw")
 E_BUTTON, E_POST, E_ACTION, E_RETURN, E_DEAL, E_SHOW, E_MUCK, E_RAKE, E_AWARD, E_KILL, E_DRAW = range(11)
@@ -78,27 +79,26 @@ H_COLUMNS = ("line_lo", "line_hi", "button", "hole", "tournament", "older", "dra
 ERRORS = (
     ("none", ""), ("no_seats", "truncated"), ("seat_range", "damaged"), ("name_blank", "damaged"),
     ("same_name", "damaged"), ("amount_large", "damaged"), ("amount_places", "damaged"),
-    ("not_understood", "damaged"), ("uncalled_unseated", "damaged"), ("before_deal", "damaged"),
-    ("after_deal", "damaged"), ("cancelled", "cancelled"), ("summary_early", "damaged"),
-    ("forced_bet", "unsupported-feature"), ("puts_in", "inconsistent-amounts"),
+    ("not_understood", "damaged"), ("before_deal", "damaged"), ("after_deal", "damaged"),
+    ("cancelled", "cancelled"), ("forced_bet", "unsupported-feature"), ("puts_in", "inconsistent-amounts"),
     ("all_in_behind", "inconsistent-amounts"), ("action_before_deal", "damaged"),
     ("no_more", "inconsistent-amounts"), ("run_twice", "unsupported-feature"), ("second_deal", "damaged"),
     ("marker_predeal", "damaged"), ("no_such_draw", "damaged"), ("unknown_street", "damaged"),
     ("board_in_draw", "damaged"), ("board_after_showdown", "damaged"), ("flop_not_understood", "damaged"),
     ("board_not_repeated", "damaged"), ("not_a_card", "damaged"), ("dealt_before", "damaged"),
-    ("dealt_unseated", "damaged"), ("draw_outside", "damaged"), ("discard_count", "damaged"),
-    ("discard_range", "damaged"), ("side_pot", "unsupported-feature"), ("cashed_out", "unsupported-feature"),
-    ("summary_board", "damaged"), ("run_twice_summary", "unsupported-feature"), ("summary_seat_name", "damaged"),
+    ("draw_outside", "damaged"), ("discard_count", "damaged"), ("discard_range", "damaged"),
+    ("side_pot", "unsupported-feature"), ("cashed_out", "unsupported-feature"), ("summary_board", "damaged"),
+    ("run_twice_summary", "unsupported-feature"), ("summary_seat_name", "damaged"),
     ("summary_not_understood", "damaged"), ("no_hole_cards", "truncated"), ("no_summary", "truncated"),
     ("no_showdown", "truncated"), ("no_award", "truncated"), ("too_long", "limit"), ("side_pot_range", "damaged"),
 )
 (X_NONE, X_NO_SEATS, X_SEAT_RANGE, X_NAME_BLANK, X_SAME_NAME, X_AMOUNT_LARGE, X_AMOUNT_PLACES, X_NOT_UNDERSTOOD,
- X_UNCALLED_UNSEATED, X_BEFORE_DEAL, X_AFTER_DEAL, X_CANCELLED, X_SUMMARY_EARLY, X_FORCED_BET, X_PUTS_IN,
- X_ALL_IN_BEHIND, X_ACTION_BEFORE_DEAL, X_NO_MORE, X_RUN_TWICE, X_SECOND_DEAL, X_MARKER_PREDEAL, X_NO_SUCH_DRAW,
- X_UNKNOWN_STREET, X_BOARD_IN_DRAW, X_BOARD_AFTER_SHOWDOWN, X_FLOP_NOT_UNDERSTOOD, X_BOARD_NOT_REPEATED,
- X_NOT_A_CARD, X_DEALT_BEFORE, X_DEALT_UNSEATED, X_DRAW_OUTSIDE, X_DISCARD_COUNT, X_DISCARD_RANGE, X_SIDE_POT,
- X_CASHED_OUT, X_SUMMARY_BOARD, X_RUN_TWICE_SUMMARY, X_SUMMARY_SEAT_NAME, X_SUMMARY_NOT_UNDERSTOOD,
- X_NO_HOLE_CARDS, X_NO_SUMMARY, X_NO_SHOWDOWN, X_NO_AWARD, X_TOO_LONG, X_SIDE_POT_RANGE) = range(len(ERRORS))
+ X_BEFORE_DEAL, X_AFTER_DEAL, X_CANCELLED, X_FORCED_BET, X_PUTS_IN, X_ALL_IN_BEHIND, X_ACTION_BEFORE_DEAL, X_NO_MORE,
+ X_RUN_TWICE, X_SECOND_DEAL, X_MARKER_PREDEAL, X_NO_SUCH_DRAW, X_UNKNOWN_STREET, X_BOARD_IN_DRAW,
+ X_BOARD_AFTER_SHOWDOWN, X_FLOP_NOT_UNDERSTOOD, X_BOARD_NOT_REPEATED, X_NOT_A_CARD, X_DEALT_BEFORE, X_DRAW_OUTSIDE,
+ X_DISCARD_COUNT, X_DISCARD_RANGE, X_SIDE_POT, X_CASHED_OUT, X_SUMMARY_BOARD, X_RUN_TWICE_SUMMARY,
+ X_SUMMARY_SEAT_NAME, X_SUMMARY_NOT_UNDERSTOOD, X_NO_HOLE_CARDS, X_NO_SUMMARY, X_NO_SHOWDOWN, X_NO_AWARD, X_TOO_LONG,
+ X_SIDE_POT_RANGE) = range(len(ERRORS))
 #: what a `before_deal` error names (arg0)
 BEFORE_DEAL_WHAT = ("an uncalled bet returned", "a show", "a muck", "a pot collected", "a post")
 
@@ -927,6 +927,8 @@ def _dealt(data, slots, t, ev, V, S, h, k, P, cards, line, seat):  # pragma: no 
     if S[R_HOLE_ROW, seat] < 0 and not _deal_in(ev, V, S, h, k, seat):
         return False
     kept, got = slot_of[t, F_KEPT], slot_of[t, F_CARDS]
+    if got < 0:  # the deal said without its cards (another player's, as some rooms write it): dealt face down
+        return True
     if V[V_DRAWN] and h[k, H_DRAW]:
         row = S[R_LAST_DRAW, seat]
         if row >= 0 and kept >= 0:
@@ -1125,11 +1127,13 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
     if kind == K_COLLECT:
         return _collect(data, slots, t, seat, ev, V, P, line)
     if kind == K_TOTAL:
-        if _flag(slots, t, F_RAKED, P):
-            row = _event(ev, V, E_RAKE, -1)
-            if row < 0:
-                return False
-            ev[row, C_AMOUNT] = _value(data, slots, t, F_RAKE, P, V)
+        for f in range(F_RAKE, F_DEDUCT_4 + 1):  # the rake when stated, each further take when not nothing
+            taken = _value(data, slots, t, f, P, V)
+            if taken > 0 or (f == F_RAKE and _flag(slots, t, F_RAKED, P)):
+                row = _event(ev, V, E_RAKE, -1)
+                if row < 0:
+                    return False
+                ev[row, C_AMOUNT] = taken
         V[V_TOTAL_POT] = _value(data, slots, t, F_TOTAL, P, V)
         return True
     if kind == K_BOARD:

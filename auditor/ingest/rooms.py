@@ -117,16 +117,10 @@ class Room:
                                                         strict=True)):
             if kind in L.WRITE_ONLY:
                 continue
-            if kind == "seat":  # read only at the head of a hand (`room_ledger._seat_list`), in no group
-                t_kind[t] = L.K_SEAT
-                for name, slot in slots.items():
-                    if name in L.FIELDS:
-                        slot_of[t, L.FIELDS.index(name)] = slot
-                continue
             t_kind[t] = L.KINDS.index(kind)
-            first = template.parts[0]
-            starts_with_player = getattr(first, "type", None) == "player"
-            t_group[t] = (L.G_MARKER if kind == "marker" else
+            starts_with_player = getattr(template.parts[0], "type", None) == "player"
+            # a seat line is read only at the head of a hand (`room_ledger._seat_list`), in no group
+            t_group[t] = (-1 if kind == "seat" else L.G_MARKER if kind == "marker" else
                           L.G_SUMMARY if L.KINDS.index(kind) in L.SUMMARY_KINDS else
                           L.G_PLAYER if starts_with_player else
                           L.G_QUIET if kind == "quiet" else L.G_ROOM)
@@ -146,12 +140,9 @@ class Room:
         markers += [(*program.literal(w), L.M_DRAW, 0) for w in syntax["draws"]]
         shown = [program.literal(w) for w in spoken.data["summary"]["shown"]]
         ranks, suits = syntax["cards"]["ranks"], syntax["cards"]["suits"]
-        rank_of = np.full(256, -1, dtype=np.int64)
-        suit_of = np.full(256, -1, dtype=np.int64)
-        for k, c in enumerate(ranks):
-            rank_of[ord(c)] = k
-        for k, c in enumerate(suits):
-            suit_of[ord(c)] = k
+        rank_of, suit_of = np.full(256, -1, dtype=np.int64), np.full(256, -1, dtype=np.int64)
+        rank_of[[ord(c) for c in ranks]] = np.arange(len(ranks))
+        suit_of[[ord(c) for c in suits]] = np.arange(len(suits))
         # each group's templates in order (`_try` walks a group's own, not every template)
         members = np.zeros((L.G_QUIET + 1, count + 1), dtype=np.int64)
         for t, group in enumerate(t_group.tolist()):
