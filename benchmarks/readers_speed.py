@@ -54,6 +54,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +68,7 @@ from auditor.ingest.ohh import read_ohh  # noqa: E402
 from auditor.ingest.parquet import TableChunk  # noqa: E402
 from auditor.ingest.rooms import read_room  # noqa: E402
 from auditor.model.records import SourceHand  # noqa: E402
+from auditor.resources import room_names, room_suffix  # noqa: E402
 from auditor.simulate import simulate_mixed  # noqa: E402
 
 CACHE = Path("/tmp/readers_speed")
@@ -80,9 +82,15 @@ GAMES = {
     "ohh": [("tda-2024", [("holdem", "no-limit"), ("holdem", "pot-limit"), ("holdem", "fixed-limit"),
                           ("omaha", "pot-limit"), ("omaha", "no-limit")])],
 }
-SUFFIX = {"pokerstars": ".txt", "ohh": ".ohh"}
-READERS: dict[str, Callable[[Path], Iterator]] = {"pokerstars": lambda path: read_room(path, "pokerstars"),
+#: every other room: PokerStars' games that its dialect writes
+GAMES |= {room: [(pack, [g for g in games if g[0] in writer(room).games]) for pack, games in GAMES["pokerstars"]
+                 if any(g[0] in writer(room).games for g in games)]
+          for room in room_names() if room != "pokerstars"}
+SUFFIX = {**{room: room_suffix(room) for room in room_names()}, "ohh": ".ohh"}
+READERS: dict[str, Callable[[Path], Iterator]] = {**{room: partial(read_room, room_name=room) for room in room_names()},
                                                   "ohh": read_ohh}
+#: where the corpus keeps each format's real files
+CORPUS_FOLDERS = {"pokerstars": "pokerstars", "ggpoker": "rooms-2/ggpoker", "ohh": "ohh"}
 
 
 def simulated(fmt: str, hands: int, seed: int = 7) -> Path:
@@ -111,8 +119,8 @@ def simulated(fmt: str, hands: int, seed: int = 7) -> Path:
 
 
 def corpus_files(fmt: str) -> list[Path]:
-    folder = CORPUS / ("pokerstars" if fmt == "pokerstars" else "ohh")
-    suffixes = (".txt",) if fmt == "pokerstars" else (".ohh", ".json")
+    folder = CORPUS / CORPUS_FOLDERS.get(fmt, fmt)
+    suffixes = (".ohh", ".json") if fmt == "ohh" else (".txt",)
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.lower().endswith(suffixes))
 
 
@@ -314,7 +322,8 @@ def main() -> None:
         return
     inputs = {fmt: {"simulated": [simulated(fmt, args.hands)], "corpus": corpus_files(fmt)} for fmt in formats}
     #: what the audit is given: the corpus as its folder (the audit skips what it does not recognise)
-    audited = {fmt: {"simulated": inputs[fmt]["simulated"], "corpus": [CORPUS / fmt]} for fmt in formats}
+    audited = {fmt: {"simulated": inputs[fmt]["simulated"], "corpus": [CORPUS / CORPUS_FOLDERS.get(fmt, fmt)]}
+               for fmt in formats}
 
     if args.compile:
         compiled, loaded = compile_cpu()

@@ -72,9 +72,11 @@ from auditor.ingest.limits import DEFAULT_LIMITS, Limits  # noqa: E402
 from auditor.ingest.phh import _read_phh_reference, read_phh  # noqa: E402
 from auditor.ingest.validate import schema_error  # noqa: E402
 from auditor.model.records import Quarantined, ReaderNote, SourceHand  # noqa: E402
+from auditor.resources import room_names  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
-READERS = ("jsonl", "parquet", "pokerstars", "ohh", "phh")
+ROOMS = room_names()
+READERS = ("jsonl", "parquet", *ROOMS, "ohh", "phh")
 TEN_MB = 10 * 1024 * 1024
 
 
@@ -127,11 +129,17 @@ def load_seeds(reader: str, corpus: Path = CORPUS, phh_files: int = 400) -> Seed
             # every hand of the planted and damaged files, a sample of the big clean ones
             step = 1 if len(lines) < 100 else 25
             seeds.pieces += [(".jsonl", piece) for piece in _windows(lines[::step], b"", 3)]
-    elif reader == "pokerstars":
-        for path in _files((ROOT / "tests/fixtures/pokerstars", "*.txt"), (corpus / "pokerstars", "**/*.txt"),
-                           (corpus / "pokerstars", "**/HH*")):
+    elif reader in ROOMS:
+        from auditor.ingest.detect import detect
+        from auditor.ingest.dialect import dialect
+
+        # the room's fixtures and every corpus file detected as the room's, cut at its hands' first words
+        lead = re.escape(dialect(reader).header["hand_start"].lead.encode("utf-8"))
+        for path in _files((ROOT / "tests/fixtures" / reader, "**/*.txt"), (corpus, "**/*.txt"), (corpus, "**/HH*")):
+            if path.is_relative_to(corpus) and getattr(detect(path), "name", None) != reader:
+                continue
             data = path.read_bytes()
-            hands = _split_at(data, rb"^(?:\xef\xbb\xbf)?PokerStars ")
+            hands = _split_at(data, rb"^(?:\xef\xbb\xbf)?" + lead)
             seeds.pieces += [(".txt", piece) for piece in _windows(hands, b"", 3)]
             if len(data) < 20_000:
                 seeds.pieces.append((".txt", data))
@@ -656,10 +664,10 @@ def grammar_jsonl(work: Path, rng: random.Random) -> tuple[Path, str, list[str],
 
 
 def grammar_export(work: Path, rng: random.Random) -> tuple[Path, str, list[str], int | None]:
-    """Drawn hands written by one of the writers (PokerStars, OHH, PHH) and read back by its reader."""
-    from auditor.export import writer
+    """Drawn hands written by one of the writers (each room's dialect, OHH, PHH) and read back by its reader."""
+    from auditor.export import SUFFIXES, writer
 
-    fmt = rng.choice(("pokerstars", "ohh", "phh"))
+    fmt = rng.choice((*ROOMS, "ohh", "phh"))
     module = writer(fmt)
     from auditor.ingest.jsonl import consistency_error
 
@@ -668,8 +676,7 @@ def grammar_export(work: Path, rng: random.Random) -> tuple[Path, str, list[str]
     hands = [h for h in grammar_hands(rng) if consistency_error(h) is None and module.cannot_express(h) is None]
     if not hands:  # nothing this writer can express: the drawn hands are read as canonical JSON instead
         return grammar_jsonl(work, rng)
-    suffix = {"pokerstars": ".txt", "ohh": ".ohh", "phh": ".phhs"}[fmt]
-    path = work / f"input{suffix}"
+    path = work / f"input{SUFFIXES[fmt]}"
     module.write_hands(hands, path)
     return path, fmt, [f"{len(hands)} drawn hands via the {fmt} writer"], None
 
@@ -868,6 +875,15 @@ def _counted(items) -> int:
 
     return sum(x.num_hands + len(x.quarantined) if isinstance(x, TableChunk) else isinstance(x, SourceHand | Quarantined)
                for x in items)
+
+
+def _tally(items) -> tuple[int, int]:
+    """(hands read, quarantine entries) among a reader's items, a chunk's hands and entries each counted."""
+    from auditor.ingest.parquet import TableChunk
+
+    chunks = [x for x in items if isinstance(x, TableChunk)]
+    return (sum(isinstance(x, SourceHand) for x in items) + sum(x.num_hands for x in chunks),
+            sum(isinstance(x, Quarantined) for x in items) + sum(len(x.quarantined) for x in chunks))
 
 
 def _outsized(value: object) -> bool:
@@ -1093,8 +1109,9 @@ class Fuzzer:
         if elapsed > self.args.slow:
             stats.slow += 1
             self.save(stats, "slow", f"slow {elapsed:.1f} s ({', '.join(how)})", path, f"{elapsed:.2f} s", str(how))
-        stats.hands += sum(isinstance(i, SourceHand) for i in items)
-        stats.quarantined += sum(isinstance(i, Quarantined) for i in items)
+        hands, quarantined = _tally(items)
+        stats.hands += hands
+        stats.quarantined += quarantined
         if self.args.audit_every and stats.reader != "g-names" and path.exists():
             keep = self.work / "recent" / f"{index:09d}{''.join(path.suffixes[-2:]) if path.is_file() else ''}"
             keep.parent.mkdir(exist_ok=True)
@@ -1149,8 +1166,9 @@ class Fuzzer:
         if elapsed > self.args.slow:
             stats.slow += 1
             self.save(stats, "slow", f"slow {elapsed:.1f} s ({', '.join(how)})", path, f"{elapsed:.2f} s", str(how))
-        stats.hands += sum(isinstance(i, SourceHand) for i in items)
-        stats.quarantined += sum(isinstance(i, Quarantined) for i in items)
+        hands, quarantined = _tally(items)
+        stats.hands += hands
+        stats.quarantined += quarantined
         if self.args.audit_every and path.exists():
             keep = self.work / "recent" / f"{index:09d}{''.join(path.suffixes[-2:]) if path.is_file() else ''}"
             keep.parent.mkdir(exist_ok=True)

@@ -16,7 +16,15 @@ PLAIN = ["2024-01-01T00:02:30Z", "2023-12-31T23:59:59Z", "2024-02-29T12:00:00Z",
 ODD = ["2023-02-29T12:00:00Z", "2024-04-31T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T23:59:60Z",
        "2024-13-01T00:00:00Z", "2024-01-01T00:00:00+13:00", "2024-01-01T00:00:00.5Z", "2024-01-01T00:00:00",
        "2024-01-01 00:00:00Z", "3000-01-01T00:00:00Z", "1600-01-01T00:00:00Z", "not a time", "", "0000-01-01T00:00:00Z",
-       "2024-01-01T00:00:00z", "２０２４-01-01T00:00:00Z"]
+       "2024-01-01T00:00:00z", "２０２４-01-01T00:00:00Z", "2925-09-17T05:51:54+00:00", "1600-01-01T00:00:00-05:00"]
+
+
+def test_a_year_nanoseconds_cannot_hold_is_no_usable_time() -> None:
+    """A damaged year with an offset (`2925-...+00:00`, as a room's reader writes a header's time) parses, in
+    microseconds, but cannot be held in nanoseconds: the hand counts as untimed, the run goes on."""
+    spans = periods_of(["f", "f", "f"], ["2925-09-17T05:51:54+00:00", "2025-01-01T00:00:00+00:00",
+                                         "1600-01-01T00:00:00-05:00"])
+    assert spans["f"].untimed == 2 and spans["f"].first == spans["f"].last == 1735689600 * 10**9
 
 
 def _reference(files: list[str], columns: list[list[str | None]]) -> dict:

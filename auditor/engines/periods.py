@@ -41,8 +41,11 @@ def periods_of(files: Sequence[str], started_at: Sequence[object]) -> dict[str, 
         instant = pd.to_datetime(pd.Series(values, dtype=object), utc=True, errors="coerce", format="ISO8601")
     except (ValueError, TypeError, OverflowError):  # text pandas cannot even coerce: no time is usable
         instant = pd.Series(pd.NaT, index=range(len(values)), dtype="datetime64[ns, UTC]")
-    untimed = instant.isna().to_numpy()
-    ticks = instant.dt.tz_localize(None).astype("datetime64[ns]").to_numpy().view(np.int64)
+    # a time before 1677 or after 2262 is parsed (in microseconds) but cannot be held in nanoseconds: no usable time
+    naive = instant.dt.tz_localize(None)
+    naive = naive.where(naive.between(pd.Timestamp.min, pd.Timestamp.max))
+    untimed = naive.isna().to_numpy()
+    ticks = naive.astype("datetime64[ns]").to_numpy().view(np.int64)
     aware = pc.fill_null(pc.match_substring_regex(pa.array(values, pa.string()), _OFFSET), False)
     no_offset = ~untimed & ~aware.to_numpy(zero_copy_only=False)
     codes, names = pd.factorize(np.asarray(list(files), dtype=object))
