@@ -90,7 +90,8 @@ SUFFIX = {**{room: room_suffix(room) for room in room_names()}, "ohh": ".ohh"}
 READERS: dict[str, Callable[[Path], Iterator]] = {**{room: partial(read_room, room_name=room) for room in room_names()},
                                                   "ohh": read_ohh}
 #: where the corpus keeps each format's real files
-CORPUS_FOLDERS = {"pokerstars": "pokerstars", "ggpoker": "rooms-2/ggpoker", "ohh": "ohh"}
+CORPUS_FOLDERS = {"pokerstars": "pokerstars", "ggpoker": "rooms-2/ggpoker", "wpn": "rooms-2/wpn",
+                  "winamax": "rooms-2/winamax", "ohh": "ohh"}
 
 
 def simulated(fmt: str, hands: int, seed: int = 7) -> Path:

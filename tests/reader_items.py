@@ -31,3 +31,18 @@ def sniff_pokerstars(head: bytes) -> bool:
     from auditor.ingest.rooms import sniff
 
     return sniff("pokerstars", head)
+
+
+def room_hands(path, room: str) -> list[dict]:
+    """The canonical hands of a room's text file, each checked to be read (not quarantined) and valid; the
+    room's convention notes left out."""
+    from auditor.ingest.jsonl import consistency_error
+    from auditor.ingest.rooms import read_room
+    from auditor.ingest.validate import schema_error
+    from auditor.model.records import ReaderNote, SourceHand
+
+    items = [i for i in one_by_one(read_room(path, room)) if not isinstance(i, ReaderNote)]
+    assert all(isinstance(i, SourceHand) for i in items), [i.one_line() for i in items]
+    for item in items:
+        assert schema_error(item.hand) is None and consistency_error(item.hand) is None, item.hand["hand_id"]
+    return [i.hand for i in items]

@@ -18,7 +18,8 @@ from auditor.pipeline import audit
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 EXPECTED = Path(__file__).resolve().parent / "expected"
 #: the folders of rooms-2/ and other-rooms/ whose room has a dialect: read whole
-READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker"]
+READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS / "rooms-2" / "winamax",
+              CORPUS / "other-rooms" / "winamax"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -48,12 +49,29 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert got == want
     assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
-    assert result.hands_audited > 5300 + 91
+    assert result.hands_audited == 5640  # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144
+
+
+#: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
+#: with a cash seat no line names (read as sitting out)
+WINAMAX_IN_AWARD = ("10MultipleHands.txt", "20141116_Double or Nothing(100679030)_real_holdem_no-limit.txt",
+                    "20150309_Colorado 1_real_holdem_no-limit.txt",
+                    "20150309_Expresso(112456330)_real_holdem_no-limit.txt",
+                    "20150309_SHORT TRACK 0,10€ 04_real_holdem_no-limit.txt",
+                    "20150718_holdemTournament(123703551)_real_holdem_no-limit.txt", "3BetHand.txt", "6 Max.txt",
+                    "BasicHand.txt", "FoldedPreflop.txt", "HeadsUp.txt", "HeroName.txt", "Limit1.txt", "Limit2.txt",
+                    "Limit3.txt", "NoHoleCards.txt", "NoLimitHoldem.txt", "Preflop.txt", "Table1.txt", "Table2.txt",
+                    "Table3.txt", "Table4.txt", "Turn.txt", "ValidHand.txt", "cashGame_HandWithoutAction.txt")
+WINAMAX_SILENT = ("10MultipleHands.txt", "20150309_SHORT TRACK 0,10€ 04_real_holdem_no-limit.txt", "3BetHand.txt",
+                  "HeroName.txt")
 
 
 def test_corpus_room_conventions_are_notes_not_findings(result):
-    """The two older PokerStars exports that write no 'Uncalled bet' line are read with the implied return
-    and said once per file, instead of a chip-conservation finding on each such hand."""
+    """The two older PokerStars exports that write no 'Uncalled bet' line are read with the implied return, and
+    Winamax's files with the uncalled bet paid in the award and its unmarked sitting-out seats, each said once per
+    file, instead of a chip-conservation or action-order finding on each such hand."""
     notes = Counter((Path(n.file).name, n.code) for n in result.notes)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
-                             ("DateIssue2.txt", "implied-uncalled-return"): 1})
+                             ("DateIssue2.txt", "implied-uncalled-return"): 1,
+                             **{(name, "uncalled-bet-in-award"): 1 for name in WINAMAX_IN_AWARD},
+                             **{(name, "silent-seat-sitting-out"): 1 for name in WINAMAX_SILENT}})

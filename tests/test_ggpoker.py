@@ -12,13 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from reader_items import one_by_one
+from reader_items import room_hands
 
 from auditor.ingest.detect import detect
-from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.rooms import read_room
-from auditor.ingest.validate import schema_error
-from auditor.model.records import SourceHand
 from auditor.pipeline import audit
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ggpoker"
@@ -26,11 +22,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "rooms-2" /
 
 
 def hands_of(path: Path) -> list[dict]:
-    items = one_by_one(read_room(path, "ggpoker"))
-    assert all(isinstance(i, SourceHand) for i in items), [i.one_line() for i in items]
-    for item in items:
-        assert schema_error(item.hand) is None and consistency_error(item.hand) is None, item.hand["hand_id"]
-    return [i.hand for i in items]
+    return room_hands(path, "ggpoker")
 
 
 def test_files_are_detected_as_ggpoker():

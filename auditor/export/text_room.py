@@ -136,7 +136,23 @@ class RoomWriter:
             return (f"the stakes {stakes} are not what {room} text states ({expected}: a limit header gives the "
                     "bets, the small blind is read from its post and the ante from the antes posted)")
         return (self._names_problem(hand) or self._events_problem(hand) or self._order_problem(hand)
-                or self._posts_problem(hand) or self._amounts_problem(hand))
+                or self._posts_problem(hand) or self._amounts_problem(hand) or self._conventions_problem(hand))
+
+    def _conventions_problem(self, hand: dict) -> str | None:
+        """What the room's conventions leave its text unable to tell apart: an uncalled bet kept in the pot
+        from one paid back with the pot (a room writing no return), a player dealt in who never acts from one
+        sitting out (a room marking neither)."""
+        room, events = self.dialect.title, hand["events"]
+        if self.dialect.convention("uncalled_return") == "in_the_award" and not any(
+                e["kind"] == "return" for e in events) and _unmatched(events) > 0:
+            return (f"an uncalled bet kept in the pot: {room} pays an uncalled bet back with the pot and writes no "
+                    "return, so its text cannot tell a bet kept from one returned")
+        if self.dialect.convention("silent_seats") == "sitting_out" and hand.get("currency") is not None:
+            named = {e.get("seat") for e in events if not (e["kind"] == "deal" and e["to"] == "hole")}
+            if any(e["kind"] == "deal" and e["to"] == "hole" and e["seat"] not in named for e in events):
+                return (f"a player dealt in who never acts: {room} marks no player sitting out, so its text cannot "
+                        "tell that player from one sitting out")
+        return None
 
     def _names_problem(self, hand: dict) -> str | None:
         """A table or player name the room's lines cannot keep: the reader splits lines on CR and LF, cuts
@@ -478,6 +494,18 @@ class _Hand:
         showdown_at = next((i for i, e in enumerate(events) if i > last_play
                             and (e["kind"] in ("show", "muck") or (contested and e["kind"] == "award"))), None)
         hole_written = False
+        conventions = writer.dialect.data["conventions"]
+        late_deal = conventions["hole_cards_marker"]["value"] == "before_blinds"
+        # a return before a board run out with no more betting, written at the showdown; an uncontested pot's
+        # award written in the summary alone (the rooms whose conventions say so)
+        late_return = conventions["uncalled_return"]["value"] == "after_the_board"
+        summary_awards = conventions["summary_awards"]["value"] == "when_no_award_line" and not contested
+        held: list[dict] = []
+        # an uncalled bet paid with the bettor's award from the highest pot it won, no line of its own
+        # (`uncalled_return: in_the_award`)
+        in_award: dict[int, int] = {}
+        paid = {e["seat"]: i for i, e in sorted(enumerate(events), key=lambda x: x[1].get("pot", -1))
+                if e["kind"] == "award"}
         skip = False
         pots = writer.dialect.syntax["pots"]
         for i, e in enumerate(events[1:], 1):
@@ -487,6 +515,9 @@ class _Hand:
             kind = e["kind"]
             if i == showdown_at:
                 say("show_down")
+                for r in held:
+                    say("uncalled", amount=r["amount"], player=self.name[r["seat"]])
+                held = []
             seat = e.get("seat")
             if kind == "post":
                 amount = e["amount"]
@@ -506,6 +537,9 @@ class _Hand:
                     round_in[seat] = round_in.get(seat, 0) + amount
                 else:
                     what = "small blind" if e["post"] == "dead" else "ante"
+                if late_deal and what != "ante" and not hole_written:  # the room writes its blinds after it
+                    say("hole_cards")
+                    hole_written = True
                 self.left[seat] -= amount
                 put_in += amount
                 say(_POSTS[what], player=self.name[seat], amount=amount, all_in=self.all_in(seat, e))
@@ -571,11 +605,22 @@ class _Hand:
                 round_in[seat] = round_in.get(seat, 0) - e["amount"]
                 self.left[seat] += e["amount"]
                 put_in -= e["amount"]
+                if conventions["uncalled_return"]["value"] == "in_the_award" and seat in paid:
+                    in_award[seat] = in_award.get(seat, 0) + e["amount"]
+                    continue
+                if late_return and showdown_at is not None and i < showdown_at and any(
+                        x["kind"] == "deal" and x["to"] == "board" for x in events[i:showdown_at]) and not any(
+                        x["kind"] == "action" for x in events[i:showdown_at]):
+                    held.append(e)
+                    continue
                 say("uncalled", amount=e["amount"], player=self.name[seat])
             elif kind == "award":
-                won[seat] = won.get(seat, 0) + e["amount"]
+                amount = e["amount"] + (in_award.pop(seat, 0) if paid.get(seat) == i else 0)
+                won[seat] = won.get(seat, 0) + amount
+                if summary_awards:
+                    continue
                 pot = (pots["main"] if side_pots else pots["only"]) if e["pot"] == 0 else pots["side"]
-                say("collect", player=self.name[seat], amount=e["amount"], pot=pot, numbered=e["pot"] > 0,
+                say("collect", player=self.name[seat], amount=amount, pot=pot, numbered=e["pot"] > 0,
                     side=e["pot"])
             # rake: stated in the summary
         if showdown_at is None and contested:
@@ -607,6 +652,8 @@ class _Hand:
             away = self.seats[n].get("status") == "sitting_out"
             self.say("seat", seat=n, player=self.name[n], stack=self.seats[n]["stack"], status=away,
                      status_text=self.writer.dialect.syntax["seat_status"]["sitting_out"], status_tail="")
+        if "blinds" in self.line:  # the room's marker before the forced bets
+            self.say("blinds")
 
     def summary(self, put_in: int, board: list[str], roles: dict[int, list[str]], shown: dict[int, list[str]],
                 won: dict[int, int], folded: dict[int, int], mucked: set[int]) -> None:
@@ -617,7 +664,9 @@ class _Hand:
         results = writer.dialect.results
         rakes = [e["amount"] for e in events if e["kind"] == "rake"]
         say("summary")
-        say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes),
+        # a room that pays an uncalled bet with the pot states the awards as the total
+        total = sum(won.values()) if writer.dialect.convention("uncalled_return") == "in_the_award" else put_in
+        say("total", total=total, pots="", raked=bool(rakes), rake=sum(rakes), unraked=not rakes,
             **{f"deduct_{n}": 0 for n in range(1, 5)})
         if board:
             say("board", cards=board)
@@ -639,3 +688,26 @@ class _Hand:
             else:
                 result = results["lost"].write({})
             say("summary_seat", seat=seat, player=self.name[seat], roles=role, result=result)
+
+
+def _unmatched(events: list[dict]) -> int:
+    """The unmatched part of the last betting round's top bet (0: none), its bettor not folded: the chips a
+    return would give back."""
+    rounds: list[dict[int, int]] = [{}]
+    folded: set[int] = set()
+    for e in events:
+        if (e["kind"] == "deal" and e["to"] == "board") or (e["kind"] == "draw" and not rounds[-1].get(-1)):
+            rounds.append({-1: 1} if e["kind"] == "draw" else {})
+        elif e["kind"] == "post" and e["post"] in ("blind", "missed", "straddle"):
+            rounds[-1][e["seat"]] = rounds[-1].get(e["seat"], 0) + e["amount"]
+        elif e["kind"] == "action" and "to" in e:
+            rounds[-1][e["seat"]] = e["to"]
+        if e["kind"] in ("kill", "action") and (e["kind"] == "kill" or e["action"] == "fold"):
+            folded.add(e["seat"])
+    last = next(({s: v for s, v in r.items() if s >= 0} for r in reversed(rounds)
+                 if any(v > 0 for s, v in r.items() if s >= 0)), {})
+    if len(last) < 1:
+        return 0
+    top = max(last, key=lambda s: last[s])
+    second = max((v for s, v in last.items() if s != top), default=0)
+    return 0 if top in folded else last[top] - second

@@ -571,6 +571,7 @@ _OTHER_ROOMS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ("Merge Gaming", "XML hand history",
          r"^\s*<description type=\"[^\"]*\" stakes=\"|<game id=\"[\d-]+\" starttime=\""),
         ("MicroGaming", "XML hand history", r"^(?:<\?xml[^>]*\?>\s*)?<Game (?:hhversion=\"\d\" )?id=\"\d+\" date="),
+        ("Winamax", "tournament summary", r"^Winamax Poker - Tournament summary : "),
         ("Winamax", "hand history", r"^Winamax Poker - "),
         ("OnGame", "hand history", r"^\*{5} History for hand [A-Z0-9]+-[\d-]+ \*{5}"),
         ("Entraction", "hand history", r"^Game # \d+ - .+ - Table \"[^\"]*\"\s*\nPlayers\(max \d+\):|^Game # \d+ - "),

@@ -136,12 +136,16 @@ class Money:
     places: int
     #: chips of a play-money or tournament hand are printed counted in this unit (the text states none)
     unit: int = 1
+    #: the symbol written after the number (`5€`), not before
+    after: bool = False
 
     def __call__(self, amount: int) -> str:
         if self.places == 0:
-            return f"{self.symbol}{amount // self.unit}"
-        whole, part = divmod(amount, 10 ** self.places)
-        return f"{self.symbol}{whole}.{part:0{self.places}d}"
+            number = f"{amount // self.unit}"
+        else:
+            whole, part = divmod(amount, 10 ** self.places)
+            number = f"{whole}.{part:0{self.places}d}"
+        return f"{number}{self.symbol}" if self.after else f"{self.symbol}{number}"
 
 
 @dataclass(frozen=True)
@@ -341,14 +345,16 @@ class Dialect:
     def money(self, currency: str | None, places: int) -> Money:
         """How this room prints amounts of `currency` (None: chips) with `places` decimals."""
         symbols = {code: symbol for symbol, code in self.syntax["amount"]["symbols"].items()}
-        return Money(symbols.get(currency, "") if currency else "", places)
+        return Money(symbols.get(currency, "") if currency else "", places,
+                     after=self.syntax["amount"]["symbol_position"] == "after")
 
 
 def amount_pattern(amount: dict[str, Any]) -> str:
     """A regular expression of an amount in the dialect's syntax (`syntax.amount`)."""
-    symbols = "".join(re.escape(s) for s in amount["symbols"])
+    symbols = "|".join(re.escape(s) for s in amount["symbols"])
     thousands, decimal = re.escape(amount["thousands"]), re.escape(amount["decimal"])
-    return rf"[{symbols}]?(?:\d{{1,3}}(?:{thousands}\d{{3}})+|\d+)(?:{decimal}\d+)?"
+    number = rf"(?:\d{{1,3}}(?:{thousands}\d{{3}})+|\d+)(?:{decimal}\d+)?"
+    return rf"(?:{symbols})?{number}" if amount["symbol_position"] == "before" else rf"{number}(?:{symbols})?"
 
 
 def _alternatives(words: list[str]) -> str:

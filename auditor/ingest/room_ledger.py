@@ -31,15 +31,16 @@ KINDS = ("seat", "post_small_blind", "post_big_blind", "post_both_blinds", "post
          "post_button_blind", "post_bring_in", "fold", "check", "call", "bet", "raise", "show", "muck", "muck_shown",
          "discard", "stand_pat", "dealt", "redealt", "timed_out", "sits_out", "is_sitting_out",
          "is_sitting_out_plain", "has_returned", "cashed_out", "uncalled", "collect", "marker", "total", "board",
-         "summary_seat", "summary_other_seat", "run_twice_summary", "cancelled", "ignored", "quiet")
+         "summary_seat", "summary_other_seat", "run_twice_summary", "cancelled", "ignored", "quiet", "seat_waiting",
+         "summary_award")
 (K_SEAT, K_POST_SB, K_POST_BB, K_POST_BOTH, K_POST_ANTE, K_POST_STRADDLE, K_POST_BUTTON, K_POST_BRING_IN, K_FOLD,
  K_CHECK, K_CALL, K_BET, K_RAISE, K_SHOW, K_MUCK, K_MUCK_SHOWN, K_DISCARD, K_STAND_PAT, K_DEALT, K_REDEALT,
  K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED, K_CASHED_OUT, K_UNCALLED,
  K_COLLECT, K_MARKER, K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_CANCELLED,
- K_IGNORED, K_QUIET) = range(len(KINDS))
-WRITE_ONLY = ("hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary")
+ K_IGNORED, K_QUIET, K_SEAT_WAITING, K_SUMMARY_AWARD) = range(len(KINDS))
+WRITE_ONLY = ("blinds", "hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary")
 #: kinds read only inside the summary
-SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY)
+SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_SUMMARY_AWARD)
 #: the fields the ledger reads, by name (a template's slot of each, -1 where it has none: `dialect.Program`)
 #: (the total line's `deduct_1`..`deduct_4`: the house's takes besides the rake, a jackpot or promotion fee, a tax)
 FIELDS = ("player", "amount", "by", "to", "all_in", "cards", "count", "shown", "kept", "seat", "stack", "status",
@@ -68,12 +69,22 @@ S_SEAT, S_STACK, S_NAME_LO, S_NAME_HI, S_STATUS = range(5)
 
 #: per hand: in (from the driver: the header's and table line's facts) then out
 H_COLUMNS = ("line_lo", "line_hi", "button", "hole", "tournament", "older", "draw", "fixed", "small", "small_places",
-             "big", "big_places", "kills", "implied_return",
+             "big", "big_places", "kills", "implied_return", "deal_mode", "return_mode", "summary_awards",
+             "silent_out",
              "ok", "error", "error_line", "arg0", "arg1", "arg2", "arg3", "arg4", "places", "sb_posted", "ante",
-             "highest", "seat_lo", "seat_hi", "ev_lo", "ev_hi", "returned")
+             "highest", "seat_lo", "seat_hi", "ev_lo", "ev_hi", "returned", "silenced")
 (H_LINE_LO, H_LINE_HI, H_BUTTON, H_HOLE, H_TOURNAMENT, H_OLDER, H_DRAW, H_FIXED, H_SMALL, H_SMALL_PLACES, H_BIG,
- H_BIG_PLACES, H_KILLS, H_IMPLIED, H_OK, H_ERROR, H_ERROR_LINE, H_ARG0, H_ARG1, H_ARG2, H_ARG3, H_ARG4, H_PLACES,
- H_SB, H_ANTE, H_HIGHEST, H_SEAT_LO, H_SEAT_HI, H_EV_LO, H_EV_HI, H_RETURNED) = range(len(H_COLUMNS))
+ H_BIG_PLACES, H_KILLS, H_IMPLIED, H_DEAL_MODE, H_RETURN_MODE, H_SUMMARY_AWARDS, H_SILENT_OUT, H_OK, H_ERROR,
+ H_ERROR_LINE, H_ARG0, H_ARG1, H_ARG2, H_ARG3, H_ARG4, H_PLACES, H_SB, H_ANTE, H_HIGHEST, H_SEAT_LO, H_SEAT_HI,
+ H_EV_LO, H_EV_HI, H_RETURNED, H_SILENCED) = range(len(H_COLUMNS))
+
+#: the values of the conventions `hole_cards_marker` and `uncalled_return` (`H_DEAL_MODE`, `H_RETURN_MODE`): the
+#: marker deals, or the blinds follow it, or a `Dealt to` line before it deals; a return is read where written,
+#: or placed in its betting round, or is in the award of the bettor (none written)
+DEAL_MODES = ("deals", "before_blinds", "after_the_deal")
+D_MARKER, D_BEFORE_BLINDS, D_AFTER_THE_DEAL = range(3)
+RETURN_MODES = ("end_of_its_round", "after_the_board", "in_the_award")
+U_WRITTEN, U_AFTER_THE_BOARD, U_IN_THE_AWARD = range(3)
 
 #: why a hand cannot be read: (name, quarantine code); the driver words each (`rooms.MESSAGES`)
 ERRORS = (
@@ -109,7 +120,7 @@ ST_SITTING_OUT, ST_AFTER_BUTTON, ST_OUT_OF_HAND = 1, 2, 3
 #: sections of a hand
 SEC_PREDEAL, SEC_PLAY, SEC_SHOWDOWN, SEC_SUMMARY = range(4)
 #: marker roles (`Words.markers`)
-M_HOLE, M_STREET, M_DRAW, M_SHOW_DOWN, M_SUMMARY, M_RUN_TWICE = range(6)
+M_HOLE, M_STREET, M_DRAW, M_SHOW_DOWN, M_SUMMARY, M_RUN_TWICE, M_BLINDS = range(7)
 #: amounts: at most this many integer digits, this many decimals (the log's range and finest scale)
 MAX_DIGITS = 15
 MAX_PLACES = 6
@@ -117,13 +128,13 @@ MAX_PLACES = 6
 # per-seat state rows (index: seat number 0..10)
 (R_PRESENT, R_SITTING_OUT, R_ABSENT, R_TIMED_OUT, R_UNUSED, R_LEFT, R_ROUND_IN, R_IN_ROUND, R_LAST_BETS, R_LAST_IN,
  R_FOLDED, R_VOLUNTARY, R_SHOWN, R_HOLE_ROW, R_HOLE_LO, R_HOLE_HI, R_KNOWN_LO, R_KNOWN_HI, R_LAST_DRAW,
- R_FOLD_WRITTEN, R_POSTED, R_LEFT_PLACES, R_ROUND_PLACES) = range(23)
-N_R = 23
+ R_FOLD_WRITTEN, R_POSTED, R_LEFT_PLACES, R_ROUND_PLACES, R_SUMMARY_WON) = range(24)
+N_R = 24
 # scalars of the hand
 (V_SECTION, V_NE, V_NC, V_NS, V_PLACES, V_SCALE, V_BLIND1, V_BLIND2, V_SB_POSTED, V_ANTE, V_SHOWDOWN, V_DRAWN,
  V_AWARDS, V_RETURNS, V_TOTAL_POT, V_NB, V_EV0, V_ERROR, V_ERROR_LINE, V_ARG0, V_ARG1, V_ARG2, V_ARG3,
- V_ARG4) = range(24)
-N_V = 24
+ V_ARG4, V_DEAL_PENDING, V_DEALT_EARLY) = range(26)
+N_V = 26
 
 
 @njit(cache=True)
@@ -320,10 +331,12 @@ def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, st
     stack mantissa, places, status 0 active / 1 sitting out / 2 absent), their names in `names`. Returns (the
     first line after them, entries), or (-1, 0) with V's error set."""
     rows, lit, words, symbols, thousands, decimal, t_start, t_kind, _, slot_of, status_words = P[:11]
-    seat_t = -1
+    seat_t = waiting_t = -1
     for t in range(t_start.shape[0]):
         if t_kind[t] == K_SEAT:
             seat_t = t
+        elif t_kind[t] == K_SEAT_WAITING:
+            waiting_t = t
     i = lo
     count = 0
     none = np.zeros((0, 3), dtype=np.int64)
@@ -334,8 +347,14 @@ def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, st
             continue
         s = starts[i]
         e = ends[i]
-        if f & L_LONG or not match(data, s, e, rows, t_start[seat_t], lit, words, none, symbols, thousands, decimal,
-                                   slots, stack):
+        if f & L_LONG:
+            break
+        if not match(data, s, e, rows, t_start[seat_t], lit, words, none, symbols, thousands, decimal, slots, stack):
+            # a player seated but not in the hand (waiting, no chips written): no seat of this hand
+            if waiting_t >= 0 and match(data, s, e, rows, t_start[waiting_t], lit, words, none, symbols, thousands,
+                                        decimal, slots, stack):
+                i += 1
+                continue
             break
         st = slot_of[seat_t, F_STATUS_TEXT]
         tail = slot_of[seat_t, F_STATUS_TAIL]
@@ -425,7 +444,7 @@ def _try(data, s, e, P, group, kind_only, names, slots, stack):  # pragma: no co
 @njit(cache=True)
 def _marker_role(data, slots, t, P):  # pragma: no cover - compiled
     """The role of a `*** NAME ***` line's name (`M_*`; -1 a name not listed; -2 a name the marker pattern does not
-    allow: only letters, digits and blanks)."""
+    allow: only letters, digits, blanks, `-` and `/`)."""
     lit = P[1]
     slot_of = P[9]
     marker_words = P[11]
@@ -435,7 +454,7 @@ def _marker_role(data, slots, t, P):  # pragma: no cover - compiled
         return -2
     for q in range(a, b):
         c = data[q]
-        if not (c == 32 or 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122):
+        if not (c == 32 or c == 45 or c == 47 or 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122):
             return -2
     for k in range(marker_words.shape[0]):
         if _lit_is(data, a, b, lit, marker_words[k, 0], marker_words[k, 1]):
@@ -581,6 +600,31 @@ def _deal_in(ev, V, S, h, k, seat):  # pragma: no cover - compiled
     ev[at, C_TARGET] = 0
     S[R_HOLE_ROW, seat] = at
     return True
+
+
+@njit(cache=True)
+def _return_in_its_round(ev, V, S, seat):  # pragma: no cover - compiled
+    """The row of an uncalled bet's return written after the board was run out (as some rooms do): right after
+    the betting round of the seat's last bet, raise or blind, before the next board card; -1 when the rows are
+    full."""
+    last = -1
+    for row in range(V[V_EV0], V[V_NE]):
+        if (ev[row, C_KIND] == E_ACTION or ev[row, C_KIND] == E_POST) and ev[row, C_SEAT] == seat:
+            last = row
+    at = V[V_NE]
+    for row in range(last + 1 if last >= 0 else V[V_NE], V[V_NE]):
+        if ev[row, C_KIND] == E_DEAL and ev[row, C_TARGET] == 1:
+            at = row
+            break
+    if at == V[V_NE]:
+        return _event(ev, V, E_RETURN, seat)
+    if not _insert(ev, V, S, at):
+        return -1
+    for c in range(ev.shape[1]):
+        ev[at, c] = -1
+    ev[at, C_KIND] = E_RETURN
+    ev[at, C_SEAT] = seat
+    return at
 
 
 @njit(cache=True)
@@ -873,9 +917,17 @@ def _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line):  # pragma: n
             break
     if role == M_RUN_TWICE:
         return _fail(V, X_RUN_TWICE, line, a, b, 0)
+    if role == M_BLINDS and V[V_SECTION] == SEC_PREDEAL:  # the forced bets' own marker: nothing dealt yet
+        return True
     if role == M_HOLE:
-        if V[V_SECTION] != SEC_PREDEAL:
+        if V[V_DEALT_EARLY]:  # the deal was the `Dealt to` line before it (`_dealt`)
+            V[V_DEALT_EARLY] = 0
+            return True
+        if V[V_SECTION] != SEC_PREDEAL or V[V_DEAL_PENDING]:
             return _fail(V, X_SECOND_DEAL, line, a, b, 0)
+        if h[k, H_DEAL_MODE] == D_BEFORE_BLINDS:  # the blinds follow the marker: the deal follows them (`_statement`)
+            V[V_DEAL_PENDING] = 1
+            return True
         return _deal(ev, V, S, h, k)
     if V[V_SECTION] == SEC_PREDEAL:
         return _fail(V, X_MARKER_PREDEAL, line, a, b, 0)
@@ -922,6 +974,10 @@ def _draw(ev, V, S, h, k, line, seat, lo, hi):  # pragma: no cover - compiled
 def _dealt(data, slots, t, ev, V, S, h, k, P, cards, line, seat):  # pragma: no cover - compiled
     """`Dealt to NAME [cards]` (and, after a draw, `[kept] [received]`)."""
     slot_of = P[9]
+    if V[V_SECTION] == SEC_PREDEAL and h[k, H_DEAL_MODE] == D_AFTER_THE_DEAL and not V[V_DEAL_PENDING]:
+        if not _deal(ev, V, S, h, k):  # the room writes the deal before its marker: this line is the deal
+            return False
+        V[V_DEALT_EARLY] = 1
     if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
         return _fail(V, X_DEALT_BEFORE, line, 0, 0, 0)
     if S[R_HOLE_ROW, seat] < 0 and not _deal_in(ev, V, S, h, k, seat):
@@ -1026,6 +1082,11 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
     """One recognised line, by its kind."""
     kind = P[7][t]
     slot_of = P[9]
+    if V[V_DEAL_PENDING] and not K_POST_SB <= kind <= K_POST_BRING_IN and kind not in (
+            K_QUIET, K_IGNORED, K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED):
+        V[V_DEAL_PENDING] = 0  # the first line after the hole-cards marker and the blinds that is play: the deal
+        if not _deal(ev, V, S, h, k):
+            return False
     if kind == K_MARKER:
         return _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line)
     if K_POST_SB <= kind <= K_POST_BRING_IN:
@@ -1118,7 +1179,8 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
         S[R_IN_ROUND, seat] = 1
         S[R_LEFT, seat] += amount
         S[R_LEFT_PLACES, seat] = max(S[R_LEFT_PLACES, seat], places)
-        row = _event(ev, V, E_RETURN, seat)
+        row = _event(ev, V, E_RETURN, seat) if h[k, H_RETURN_MODE] != U_AFTER_THE_BOARD else \
+            _return_in_its_round(ev, V, S, seat)
         if row < 0:
             return False
         ev[row, C_AMOUNT] = amount
@@ -1155,8 +1217,13 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
                 if cards[lo + j] != board[j]:
                     same = False
         return same or _fail(V, X_SUMMARY_BOARD, line, 0, 0, 0)
-    if kind in (K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT):
-        return _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line)
+    if kind in (K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_SUMMARY_AWARD):
+        if not _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line):
+            return False
+        if kind == K_SUMMARY_AWARD:  # kept for a hand with no award line (`_finish`); the seat checked above
+            S[R_SUMMARY_WON, _int(data, slots[slot_of[t, F_SEAT], 0], slots[slot_of[t, F_SEAT], 1])] += \
+                _value(data, slots, t, F_AMOUNT, P, V)
+        return True
     if kind == K_RUN_TWICE_SUMMARY:
         return _fail(V, X_RUN_TWICE_SUMMARY, line, 0, 0, 0)
     return True  # ignored and quiet lines: nothing the log holds
@@ -1195,53 +1262,77 @@ def _collect(data, slots, t, seat, ev, V, P, line):  # pragma: no cover - compil
 
 
 @njit(cache=True)
-def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
-    """The implied uncalled return (the dialect's `implied_uncalled_return`, only in a hand whose header carries
-    the convention's evidence): with no return written, when the chips put in exceed the chips paid by exactly
-    the unmatched part of the last round's top bet and the stated total is the awards (plus the rake), that part
-    went back to its bettor, written after the last action or kill. True when it was written."""
-    if V[V_RETURNS] or V[V_TOTAL_POT] < 0 or not h[k, H_IMPLIED] or not h[k, H_OLDER]:
-        return False
+def _unmatched(S):  # pragma: no cover - compiled
+    """(the seat, the chips) of the unmatched part of the last betting round's top bet; (-1, 0) for none."""
     now = False
     for o in range(11):
         if S[R_IN_ROUND, o] and S[R_ROUND_IN, o] > 0:
             now = True
     top = -1
     top_v = np.int64(0)
-    any_bets = False
     for o in range(11):
-        there = S[R_IN_ROUND, o] if now else S[R_LAST_IN, o]
-        if there:
-            any_bets = True
+        if S[R_IN_ROUND, o] if now else S[R_LAST_IN, o]:
             v = S[R_ROUND_IN, o] if now else S[R_LAST_BETS, o]
             if top < 0 or v > top_v:
                 top, top_v = o, v
-    if not any_bets:
-        return False
+    if top < 0:
+        return -1, np.int64(0)
     second = np.int64(0)
     for o in range(11):
-        there = S[R_IN_ROUND, o] if now else S[R_LAST_IN, o]
-        if there and o != top:
+        if (S[R_IN_ROUND, o] if now else S[R_LAST_IN, o]) and o != top:
             second = max(second, S[R_ROUND_IN, o] if now else S[R_LAST_BETS, o])
-    unmatched = top_v - second
-    if unmatched <= 0 or S[R_FOLDED, top]:
-        return False
-    put = np.int64(0)
-    awarded = np.int64(0)
-    rake = np.int64(0)
-    last = -1
+    return top, top_v - second
+
+
+@njit(cache=True)
+def _totals(ev, V, seat):  # pragma: no cover - compiled
+    """(chips put in, awarded, raked, the last action's or kill's row, the row of `seat`'s award from the
+    highest pot it won: the pot nearest the unmatched chips, which a room paying them with the pot adds there)."""
+    put = awarded = rake = np.int64(0)
+    last = mine = -1
     for row in range(V[V_EV0], V[V_NE]):
         kind = ev[row, C_KIND]
         if (kind in (E_POST, E_ACTION)) and ev[row, C_AMOUNT] >= 0:
             put += ev[row, C_AMOUNT]
         elif kind == E_AWARD:
             awarded += ev[row, C_AMOUNT]
+            if ev[row, C_SEAT] == seat and (mine < 0 or ev[row, C_POT] >= ev[mine, C_POT]):
+                mine = row
         elif kind == E_RAKE:
             rake += ev[row, C_AMOUNT]
         if kind in (E_ACTION, E_KILL):
             last = row
-    if put - awarded - rake != unmatched or (V[V_TOTAL_POT] != awarded + rake and V[V_TOTAL_POT] != awarded):
+    return put, awarded, rake, last, mine
+
+
+@njit(cache=True)
+def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
+    """The uncalled return a room leaves out of its text (with no return written): the dialect's
+    `implied_uncalled_return` in a hand whose header carries its evidence (the chips put in exceed the chips paid
+    by exactly the unmatched part of the last round's top bet, and the stated total is the awards, plus the
+    rake), or its `uncalled_return: in_the_award` (the bettor's award holds that part: every chip put in was paid
+    out and the stated total is the awards). The return is written after the last action or kill, and taken
+    from the bettor's award in the second case. True when it was written."""
+    older = h[k, H_IMPLIED] and h[k, H_OLDER]
+    in_award = h[k, H_RETURN_MODE] == U_IN_THE_AWARD
+    if V[V_RETURNS] or V[V_TOTAL_POT] < 0 or not (older or in_award):
         return False
+    top, unmatched = _unmatched(S)
+    if top < 0 or unmatched <= 0 or S[R_FOLDED, top]:
+        return False
+    put, awarded, rake, last, mine = _totals(ev, V, top)
+    if older and (put - awarded - rake != unmatched
+                  or (V[V_TOTAL_POT] != awarded + rake and V[V_TOTAL_POT] != awarded)):
+        return False
+    if in_award:
+        if put - awarded - rake != 0 or V[V_TOTAL_POT] != awarded or mine < 0 or ev[mine, C_AMOUNT] < unmatched:
+            return False
+        ev[mine, C_AMOUNT] -= unmatched
+        if ev[mine, C_AMOUNT] == 0:  # the award was the return alone
+            for row in range(mine, V[V_NE] - 1):
+                for c in range(ev.shape[1]):
+                    ev[row, c] = ev[row + 1, c]
+            V[V_NE] -= 1
     if last < 0 or not _insert(ev, V, S, last + 1):
         return False
     for c in range(ev.shape[1]):
@@ -1266,6 +1357,15 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
             live += 1
     if live > 1 and not V[V_SHOWDOWN]:
         return _fail(V, X_NO_SHOWDOWN, -1, live, 0, 0)
+    if V[V_AWARDS] == 0 and h[k, H_SUMMARY_AWARDS]:  # the room writes an uncontested pot's award in the summary
+        for o in range(11):
+            if S[R_SUMMARY_WON, o] > 0:
+                row = _event(ev, V, E_AWARD, o)
+                if row < 0:
+                    return _fail(V, X_TOO_LONG, -1, 0, 0, 0)
+                ev[row, C_POT] = 0
+                ev[row, C_AMOUNT] = S[R_SUMMARY_WON, o]
+                V[V_AWARDS] += 1
     if V[V_AWARDS] == 0:
         return _fail(V, X_NO_AWARD, -1, 0, 0, 0)
     hole = h[k, H_HOLE]
@@ -1352,6 +1452,12 @@ def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, s
             S[R_SITTING_OUT, seat] = 1 if ent[j, 5] else 0
             S[R_ABSENT, seat] = 1 if ent[j, 5] == 2 else 0
     places = _recognise(data, starts, ends, flags, i, hi, P, names, count, st_t, st_seat, st_slots, st_err, stack)
+    if h[k, H_SILENT_OUT] and not h[k, H_TOURNAMENT]:  # a cash seat no line of the hand names: sitting out
+        for j in range(count):
+            seat = ent[j, 0]
+            if not S[R_SITTING_OUT, seat] and not (st_seat[:hi - i] == seat).any():
+                S[R_SITTING_OUT, seat] = 1
+                h[k, H_SILENCED] += 1
     scale = max(places, V[V_PLACES], h[k, H_SMALL_PLACES], h[k, H_BIG_PLACES], h[k, H_PLACES])
     V[V_SCALE] = scale
     for j in range(count):  # a seat listed twice: its two players' chips counted together

@@ -45,21 +45,8 @@ def _digits(data, p, e):  # pragma: no cover - compiled
 def amount_end(data, p, e, symbols, thousands, decimal):  # pragma: no cover - compiled
     """Where the amount at p ends (p: none): a currency symbol (one of `symbols`, each a row of bytes padded
     with 0), digits (1-3 then groups of `thousands` and three digits, or digits alone), then `decimal` and
-    digits if there."""
-    q = p
-    for k in range(symbols.shape[0]):
-        m = 0
-        while m < symbols.shape[1] and symbols[k, m] != 0:
-            m += 1
-        if m and q + m <= e:
-            same = True
-            for j in range(m):
-                if data[q + j] != symbols[k, j]:
-                    same = False
-                    break
-            if same:
-                q += m
-                break
+    digits if there, then the symbol when none came before (rooms write it before or after the number)."""
+    q = p + _symbol_at(data, p, e, symbols)
     stop = _digits(data, q, e)
     if stop == q:
         return p
@@ -69,7 +56,25 @@ def amount_end(data, p, e, symbols, thousands, decimal):  # pragma: no cover - c
             stop += 4
     if stop + 1 < e and data[stop] == decimal and 48 <= data[stop + 1] <= 57:
         stop = _digits(data, stop + 2, e)
-    return stop
+    return stop + (_symbol_at(data, stop, e, symbols) if q == p else 0)
+
+
+@njit(cache=True)
+def _symbol_at(data, p, e, symbols):  # pragma: no cover - compiled
+    """The length of the currency symbol at p (0: none)."""
+    for k in range(symbols.shape[0]):
+        m = 0
+        while m < symbols.shape[1] and symbols[k, m] != 0:
+            m += 1
+        if m and p + m <= e:
+            same = True
+            for j in range(m):
+                if data[p + j] != symbols[k, j]:
+                    same = False
+                    break
+            if same:
+                return m
+    return 0
 
 
 @njit(cache=True)

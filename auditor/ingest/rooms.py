@@ -85,6 +85,10 @@ class Room:
     tournament: str
     older: str | None
     kills: bool
+    deal_mode: int
+    return_mode: int
+    summary_awards: bool
+    silent_out: bool
     table: re.Pattern[str]
     zones: dict[str, str]
     written_zone: ZoneInfo
@@ -120,7 +124,7 @@ class Room:
             t_kind[t] = L.KINDS.index(kind)
             starts_with_player = getattr(template.parts[0], "type", None) == "player"
             # a seat line is read only at the head of a hand (`room_ledger._seat_list`), in no group
-            t_group[t] = (-1 if kind == "seat" else L.G_MARKER if kind == "marker" else
+            t_group[t] = (-1 if kind in ("seat", "seat_waiting") else L.G_MARKER if kind == "marker" else
                           L.G_SUMMARY if L.KINDS.index(kind) in L.SUMMARY_KINDS else
                           L.G_PLAYER if starts_with_player else
                           L.G_QUIET if kind == "quiet" else L.G_ROOM)
@@ -134,7 +138,7 @@ class Room:
         status_words = np.array([(*program.literal(word), status_codes[name])
                                  for name, word in syntax["seat_status"].items()], dtype=np.int64).reshape(-1, 3)
         roles = {"hole_cards": L.M_HOLE, "show_down": L.M_SHOW_DOWN, "summary": L.M_SUMMARY,
-                 "run_twice": L.M_RUN_TWICE}
+                 "run_twice": L.M_RUN_TWICE, "blinds": L.M_BLINDS}
         markers = [(*program.literal(w), roles[role], 0) for role, ws in syntax["markers"].items() for w in ws]
         markers += [(*program.literal(w), L.M_STREET, k) for k, w in enumerate(syntax["streets"])]
         markers += [(*program.literal(w), L.M_DRAW, 0) for w in syntax["draws"]]
@@ -145,8 +149,9 @@ class Room:
         suit_of[[ord(c) for c in suits]] = np.arange(len(suits))
         # each group's templates in order (`_try` walks a group's own, not every template)
         members = np.zeros((L.G_QUIET + 1, count + 1), dtype=np.int64)
-        for t, group in enumerate(t_group.tolist()):
-            if group < 0:  # a template only written (`room_ledger.WRITE_ONLY`)
+        # the summary's catch-all seat line is tried after every other
+        for t, group in sorted(enumerate(t_group.tolist()), key=lambda x: program.kinds[x[0]] == "summary_other_seat"):
+            if group < 0:  # a template only written (`room_ledger.WRITE_ONLY`), or the seat lines
                 continue
             members[group, 0] += 1
             members[group, members[group, 0]] = t
@@ -179,13 +184,18 @@ class Room:
                    re.compile(start.pattern.pattern + r"\s*(?P<rest>.*)$", flags),
                    re.compile(separator) if separator else None,
                    re.compile(r"\b(?P<limit>" + "|".join(map(re.escape, limit_words)) + r")\b", re.IGNORECASE),
-                   re.compile(rf"(?<![\d/.,])(?P<small>{amount})/(?P<big>{amount})(?![\d/])"),
+                   # blinds, after the ante where the room writes it first (`ante/small/big`)
+                   re.compile(rf"(?<![\d/.,])(?:{amount}/)?(?P<small>{amount})/(?P<big>{amount})(?![\d/])"),
                    re.compile(r"(?P<y>\d{4})/(?P<mo>\d{1,2})/(?P<d>\d{1,2})(?: - | )(?P<h>\d{1,2}):(?P<mi>\d{2}):"
                               r"(?P<s>\d{2})(?: \(?(?P<zone>[A-Z]{2,5})\)?)?"),
                    re.compile(r"\b([A-Z]{3})\b"), tuple(games), structures, symbols,
                    spoken.header["tournament"].parts[0].text.lower(),
                    implied["evidence"] if implied["value"] == "older_header_only" else None,
-                   conventions["room_folds"]["value"] == "kill", table.pattern,
+                   conventions["room_folds"]["value"] == "kill",
+                   L.DEAL_MODES.index(conventions["hole_cards_marker"]["value"]),
+                   L.RETURN_MODES.index(conventions["uncalled_return"]["value"]),
+                   conventions["summary_awards"]["value"] == "when_no_award_line",
+                   conventions["silent_seats"]["value"] == "sitting_out", table.pattern,
                    dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
                    *_unseated(spoken, amount), spoken.header["write"].lead, table.lead, spoken.lines["seat"].lead,
                    spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken))
@@ -261,10 +271,11 @@ def read_header(spoken: Room, line: str, m: re.Match[str] | None) -> Header:
     key = rest
     for found in reversed(stamps):
         key = key[:found.start()] + "\x00" + key[found.end():]
+    tournament = spoken.tournament in line.lower()  # where the room writes it: before the hand id or after
     try:
-        facts = _header_facts(spoken, key) if len(key) <= 256 else _read_rest(spoken, key)
+        facts = _header_facts(spoken, key, tournament) if len(key) <= 256 else _read_rest(spoken, key, tournament)
     except _Bad:
-        facts = _read_rest(spoken, rest)  # worded with the header's own text
+        facts = _read_rest(spoken, rest, tournament)  # worded with the header's own text
     variant, structure, currency, hole, tournament, row = facts
     older = spoken.older is not None and line[:len(spoken.older)].lower() == spoken.older.lower()
     return Header(m["hand_id"], variant, structure, currency, _started_at(spoken, stamps),
@@ -272,12 +283,11 @@ def read_header(spoken: Room, line: str, m: re.Match[str] | None) -> Header:
 
 
 @lru_cache(maxsize=4096)
-def _header_facts(spoken: Room, rest: str) -> tuple:
-    return _read_rest(spoken, rest)
+def _header_facts(spoken: Room, rest: str, tournament: bool) -> tuple:
+    return _read_rest(spoken, rest, tournament)
 
 
-def _read_rest(spoken: Room, rest: str) -> tuple:
-    tournament = rest[:len(spoken.tournament)].lower() == spoken.tournament
+def _read_rest(spoken: Room, rest: str, tournament: bool) -> tuple:
     limit = spoken.limit.search(rest)
     if not limit:
         raise _Bad(f"header names no betting structure: '{_short(rest)}'", "damaged")
@@ -297,23 +307,24 @@ def _read_rest(spoken: Room, rest: str) -> tuple:
     if not stakes:
         raise _Bad(f"header has no stakes: '{_short(rest)}'", "damaged")
     small, big = _money(spoken, stakes["small"]), _money(spoken, stakes["big"])
-    symbol = next((s for s in spoken.symbols if stakes["small"].startswith(s)), None)
+    symbol = next((s for s in spoken.symbols if stakes["small"].startswith(s) or stakes["small"].endswith(s)), None)
     tail = after[stakes.end():]
     closing = tail.find(")")
     code = spoken.code.search(tail[:closing] if closing >= 0 else "")
     currency = None
     if not tournament and (code or symbol):
         currency = code[1] if code else spoken.symbols[symbol]
-    # the ledger's row from H_DRAW to H_IMPLIED
+    # the ledger's row from H_DRAW to H_SILENT_OUT
     row = (what == "five-card-draw", structure == "fixed-limit", _mantissa(small), _places(small), _mantissa(big),
-           _places(big), spoken.kills, spoken.older is not None)
+           _places(big), spoken.kills, spoken.older is not None, spoken.deal_mode, spoken.return_mode,
+           spoken.summary_awards, spoken.silent_out)
     return what, structure, currency, hole, tournament, row
 
 
 def _money(spoken: Room, text: str) -> Decimal:
     amount = spoken.dialect.syntax["amount"]
     for symbol in spoken.symbols:
-        text = text.removeprefix(symbol)
+        text = text.removeprefix(symbol).removesuffix(symbol)
     if amount["thousands"]:
         text = text.replace(amount["thousands"], "")
     value = Decimal(text.replace(amount["decimal"], "."))
@@ -931,10 +942,20 @@ def _slices(data: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> pa.Array:
     return pa.StringArray.from_buffers(len(lo), pa.py_buffer(offsets), pa.py_buffer(data[at].tobytes()))
 
 
-_IMPLIED_NOTE = ("implied-uncalled-return",
-                 "this export writes no 'Uncalled bet (X) returned to' line and leaves the uncalled chips out of "
-                 "'Total pot'; the unmatched part of the last bet is read as returned to its bettor wherever the "
-                 "stated total agrees")
+_SILENT_NOTE = ("silent-seat-sitting-out",
+                "this export lists seated players who sit out with no mark: a cash seat no line of the hand names "
+                "(no post, no action, no cards) is read as sitting out, not dealt in")
+#: the note of a return the text leaves out, by the dialect: in older exports, or paid with the award
+_IMPLIED_NOTES = {
+    False: ("implied-uncalled-return",
+            "this export writes no 'Uncalled bet (X) returned to' line and leaves the uncalled chips out of "
+            "'Total pot'; the unmatched part of the last bet is read as returned to its bettor wherever the "
+            "stated total agrees"),
+    True: ("uncalled-bet-in-award",
+           "this export writes no uncalled-bet line: the unmatched part of the last bet is paid to its bettor with "
+           "the pot; it is read as returned to the bettor, and taken out of that award, wherever every chip put in "
+           "was paid out and the stated total agrees"),
+}
 
 
 def _in_order(block: _Block, spans: list[tuple[int, int]], hands: _Hands, tables: CanonicalTables | None,
@@ -966,10 +987,12 @@ def _in_order(block: _Block, spans: list[tuple[int, int]], hands: _Hands, tables
                                       table_id=refused.table_id)
             yield refused
             continue
-        if hands.h[k, L.H_RETURNED] and _IMPLIED_NOTE[0] not in noted:
-            yield from flush()
-            noted.add(_IMPLIED_NOTE[0])
-            yield ReaderNote(block.name, block.line0 + int(block.number[span[0]]) + 1, *_IMPLIED_NOTE)
+        for applied, note in ((hands.h[k, L.H_RETURNED], _IMPLIED_NOTES[block.spoken.return_mode == L.U_IN_THE_AWARD]),
+                              (hands.h[k, L.H_SILENCED], _SILENT_NOTE)):
+            if applied and note[0] not in noted:
+                yield from flush()
+                noted.add(note[0])
+                yield ReaderNote(block.name, block.line0 + int(block.number[span[0]]) + 1, *note)
         run.append(k)
         if len(run) >= chunk:
             yield from flush()
