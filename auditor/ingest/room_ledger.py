@@ -1286,10 +1286,11 @@ def _unmatched(S):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _totals(ev, V, seat):  # pragma: no cover - compiled
-    """(chips put in, awarded, raked, the last action's or kill's row, the row of `seat`'s award from the
-    highest pot it won: the pot nearest the unmatched chips, which a room paying them with the pot adds there)."""
+    """(chips put in, awarded, raked, the last action's or kill's row, the last post's row, the row of `seat`'s
+    award from the highest pot it won: the pot nearest the unmatched chips, which a room paying them with the
+    pot adds there)."""
     put = awarded = rake = np.int64(0)
-    last = mine = -1
+    last = posted = mine = -1
     for row in range(V[V_EV0], V[V_NE]):
         kind = ev[row, C_KIND]
         if (kind in (E_POST, E_ACTION)) and ev[row, C_AMOUNT] >= 0:
@@ -1302,7 +1303,9 @@ def _totals(ev, V, seat):  # pragma: no cover - compiled
             rake += ev[row, C_AMOUNT]
         if kind in (E_ACTION, E_KILL):
             last = row
-    return put, awarded, rake, last, mine
+        elif kind == E_POST:
+            posted = row
+    return put, awarded, rake, last, posted, mine
 
 
 @njit(cache=True)
@@ -1320,9 +1323,13 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     top, unmatched = _unmatched(S)
     if top < 0 or unmatched <= 0 or S[R_FOLDED, top]:
         return False
-    put, awarded, rake, last, mine = _totals(ev, V, top)
+    put, awarded, rake, last, posted, mine = _totals(ev, V, top)
+    if last < 0 and in_award:  # no action at all (all in through the blinds): the return follows the posts
+        last = posted
     if older and (put - awarded - rake != unmatched
                   or (V[V_TOTAL_POT] != awarded + rake and V[V_TOTAL_POT] != awarded)):
+        return False
+    if last < 0 or V[V_NE] >= ev.shape[0]:
         return False
     if in_award:
         if put - awarded - rake != 0 or V[V_TOTAL_POT] != awarded or mine < 0 or ev[mine, C_AMOUNT] < unmatched:
