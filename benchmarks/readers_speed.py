@@ -350,10 +350,11 @@ def main() -> None:
             cpu, wall, items = cpu_timed(lambda fmt=fmt, paths=paths: read_items(fmt, paths), args.repeat)
             assert isinstance(items, list)
             hands = sum(x.num_hands if isinstance(x, TableChunk) else isinstance(x, SourceHand) for x in items)
+            others = sum(not isinstance(x, TableChunk | SourceHand) for x in items)
             snapshot.update({f"{fmt}:{p}": [plain(x) for x in read_items(fmt, [p])] for p in paths} if args.snapshot
                             else {})
             print(f"{fmt} {kind}: {len(paths)} file(s), {size / 1e6:.1f} MB, {hands:,} hands, "
-                  f"{len(items) - hands:,} other items")
+                  f"{others:,} other items")
             print(line("  read (the reader's items)", cpu, wall, hands))
             if kind == "simulated" and fmt == "ohh":
                 for label, seconds, count in stages(fmt, paths[0]):
