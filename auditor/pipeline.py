@@ -5,9 +5,9 @@ per file. A hand is *not covered* when the pack it is audited under has no rule 
 and structure): nothing judged it, so it is not counted as audited. Files found in a folder that are
 not hand logs are skipped; those recognisably hand histories of a room this auditor cannot read are
 named with their format (`detect.recognise_other`), because a compliance gate must not pass over them
-in silence (issue #13).
+in silence.
 
-Names are made here, once (issue #14): a file's name is valid text whatever bytes the file system
+Names are made here, once: a file's name is valid text whatever bytes the file system
 holds (a byte that is not UTF-8 is written `\xff`, while the real path is what is opened); a folder
 is known by the path the user gave, never by where it is mounted (`_folder_names`); standard input
 (`-`) and FIFOs are read once into a temporary file (`spool_stream`) and audited from there as
@@ -311,7 +311,7 @@ def _folder_names(paths: list[Path]) -> dict[Path, str]:
     part (`/mnt/ci/corpus/phh` -> `phh`), since where a corpus is mounted must not change its ids; when
     two such folders of one run end alike (`/a/casinoA/day1`, `/b/casinoB/day1`) each keeps as many
     parts as tells it apart from the others (`casinoA/day1`, `casinoB/day1`), so their hands' ids do
-    not collide (issue #14 item 10).
+    not collide.
     """
     folders = [p for p in paths if p.as_posix() != "-" and not is_parquet_dataset(p) and _is_dir(p)]
     names: dict[Path, str] = {}

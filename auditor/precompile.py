@@ -1,9 +1,9 @@
 """Compiling the kernels ahead of the audits that need them: `auditor compile`, and a first run's background compile.
 
 Why: Numba compiles a kernel the first time a process calls it and caches it on disk (`cache=True`). On an empty
-cache the replay's kernels cost ~20-60 s of CPU (24-33 s of wall time on two idle cores on session 12's host, 11.7 s
-on session 17's: fresh machines of this project's kind), the readers' up to ~60 s more, and issue 16 asks that a
-first run wait at most 10 s for it. A small audit does not need compiled code to finish quickly: the same kernels
+cache the replay's kernels cost ~20-60 s of CPU (24-33 s of wall time on two idle cores on the host of 2026-12-02,
+11.7 s on that of 2026-12-03: fresh machines of this project's kind), the readers' up to ~60 s more, and the target is
+that a first run wait at most 10 s for it. A small audit does not need compiled code to finish quickly: the same kernels
 run as plain Python (their `py_func`, the very source Numba compiles; ~2 ms a hand, `INTERPRETED_S_PER_HAND`) finish
 the README's `auditor audit sample_logs` in a few seconds. So the command line decides, once the inputs are found
 (`first_run`, called by `pipeline.audit` before any hand is read):
@@ -47,11 +47,11 @@ from auditor.model.inputs import InputFile
 from auditor.replay.kernel import warm
 from auditor.resources import room_names
 
-#: interpreted seconds a small first run may spend instead of waiting for compilation (issue 16: at most 10 s
+#: interpreted seconds a small first run may spend instead of waiting for compilation (the target: at most 10 s
 #: extra for a first run; the rest of the budget is what the interpreted run's start-up and noise take)
 BUDGET_S = 6.0
 #: CPU seconds a hand costs with the kernels run as Python, by input format (measured on the 2-core machine
-#: against the compiled run of the same inputs, session 12: the sample logs' JSON Lines 1.8 ms, the PHH
+#: against the compiled run of the same inputs, 2026-12-02: the sample logs' JSON Lines 1.8 ms, the PHH
 #: corpus 4.2 ms with the scanner, converter and validator interpreted too); rounded up
 INTERPRETED_S_PER_HAND = {"phh": 0.005, "parquet": 0.004}
 DEFAULT_S_PER_HAND = 0.0025

@@ -1,6 +1,6 @@
 """Replay the same hands in one batch and in small batches and show every difference in facts or failures.
 
-Why: there is one replay engine (`auditor.replay.kernel`; issue 16 deleted the Python engine once the two
+Why: there is one replay engine (`auditor.replay.kernel`; the Python engine was deleted once the two
 were shown identical). What the golden snapshots (tests/snapshots/facts) and the simulator oracle
 (`auditor verify`) do not see is the cross-hand state carried from one batch to the next (`TableState`:
 previous button, blinds owed, quarantine breaks, failures breaking a table's chain): the pipeline and the

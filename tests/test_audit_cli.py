@@ -93,7 +93,7 @@ def test_parquet_round_trip_gives_the_same_findings(tmp_path):
     from_parquet = audit([dataset])
     assert from_parquet.hands_read == from_jsonl.hands_read > 0
     # the same findings; they point at the dataset's rows (the source file and line a dataset stores are
-    # only claimed provenance, issue 14 item 7), in the log's order
+    # only claimed provenance), in the log's order
     columns = ["hand_id", "rule_id", "seat", "seq", "message", "expected", "actual"]
     left = from_jsonl.findings[columns].sort_values(["hand_id", "seq"]).reset_index(drop=True)
     right = from_parquet.findings[columns].sort_values(["hand_id", "seq"]).reset_index(drop=True)

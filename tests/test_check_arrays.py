@@ -1,4 +1,4 @@
-"""Checks over arrays (issue 16): three-valued predicates end to end, and the NumPy check path.
+"""Checks over arrays: three-valued predicates end to end, and the NumPy check path.
 
 Each case of the predicate reference (the docstring of auditor/check/expr.py) has a test here: a null in
 a comparison, in `and` / `or`, in arithmetic, under `not`, and `isnull()` being two-valued; then the same
@@ -163,7 +163,7 @@ def test_a_missing_violation_is_not_assessable_whether_or_not_needs_lists_the_fa
     facts, hands = _batch([2, 0, None, 5], [True, True, True, True])
     assert _coverage(_pack("x > 1", needs=needs), facts, hands) == {
         "findings": ["H0", "H3"], "checked": 3, "not_assessable": 1, "violations": 2, "overflow": 0}
-    # `not` does not turn the missing row into a violation (it did before issue 16)
+    # `not` does not turn the missing row into a violation (it did before the kernel engine)
     assert _coverage(_pack("not (x < 1)", needs=needs), facts, hands) == {
         "findings": ["H0", "H3"], "checked": 3, "not_assessable": 1, "violations": 2, "overflow": 0}
 

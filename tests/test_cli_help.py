@@ -1,4 +1,4 @@
-"""The command line's help (issue #15): descriptions never cut off, exit codes and the built-in pack
+"""The command line's help: descriptions never cut off, exit codes and the built-in pack
 names in `audit --help`, help text on every option, and --output errors that say what is wrong."""
 
 from __future__ import annotations

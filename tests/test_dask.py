@@ -46,7 +46,7 @@ def test_dask_on_real_logs_with_ids_repeated_across_files(client):
     assert (on_dask.findings["rule_id"] == "TDA-INT-id").sum() == 61
 
 
-# -- what a worker elsewhere is sent and checked for (issue #15) ---------------------------------------------
+# -- what a worker elsewhere is sent and checked for ---------------------------------------------
 
 
 def test_paths_sent_to_workers_are_absolute_and_reports_name_files_as_given(monkeypatch):

@@ -1,6 +1,6 @@
 """`--engine dask` on a real cluster: a scheduler and workers started as their own processes, elsewhere.
 
-Issue #15: with `dask scheduler` and `dask worker --nworkers 2 --nthreads 1` started in another directory,
+What broke: with `dask scheduler` and `dask worker --nworkers 2 --nthreads 1` started in another directory,
 `auditor audit sample_logs ... --engine dask --scheduler ...` sent the relative paths as given; every
 `sample_logs` file was 'cannot open' on the workers, and 1,418 hands that were never opened stood as seven
 one-line quarantines. A `LocalCluster` in the test process cannot show that (its workers share the test's
@@ -139,7 +139,7 @@ def without_timing(report: bytes) -> bytes:
 
 
 def inputs() -> list[str]:
-    """Relative to the repository root, as issue #15 named them: that is what broke."""
+    """Relative to the repository root, as the failing run named them: that is what broke."""
     return ["sample_logs"] + ([os.path.relpath(CORPUS, ROOT)] if CORPUS.is_dir() else [])
 
 
@@ -154,7 +154,7 @@ def test_real_cluster_elsewhere_gives_the_report_of_jobs_1(cluster: Cluster, tmp
     assert without_timing((tmp_path / "dask.json").read_bytes()) == expected
     summary = json.loads(expected)["summary"]
     assert "cannot open" not in expected.decode()
-    # issue #15: 236 hands read on the cluster instead of 1,654, the rest as seven 'cannot open' lines
+    # what broke: 236 hands read on the cluster instead of 1,654, the rest as seven 'cannot open' lines
     assert summary["hands_read"] == (1654 if CORPUS.is_dir() else 1427)
 
 

@@ -1,4 +1,4 @@
-"""Two engine gaps found by `auditor verify --via pokerstars` and by real exports (brief H19).
+"""Two engine gaps found by `auditor verify --via pokerstars` and by real exports.
 
 1. A rake the log states for the whole hand (PokerStars text names no pot) was allowed out of every pot,
    so a side pot no larger than the rake, paid into the main pot, was never seen. The pack's house
@@ -98,7 +98,7 @@ def test_a_side_pot_paid_into_the_main_pot_within_the_hand_rake_is_seen_when_the
     hand = _side_pot_hand(SIDE_INTO_MAIN)
     # the main pot paid more than it held (3050 > 3000): every allocation sees that
     assert _misawarded(hand, "any") == ["pot 0: held 3000, paid 3050", "pot 1: held 200, paid 0"]
-    # the brief's case: the side pot short by no more than the rake, the main pot within it
+    # the first gap's case: the side pot short by no more than the rake, the main pot within it
     hand = _side_pot_hand([_award(1, 2850 + 150, 0)], rake=200, hand_id="r2")  # 3000 paid, 200 rake
     assert _misawarded(hand, "any") == []  # each pot may be short by all 200: nothing is seen
     assert _misawarded(hand, "main") == ["pot 1: held 200, paid 0"]

@@ -201,7 +201,7 @@ def test_fact_rows_go_through_the_named_builder():
 
 
 def test_list_facts_are_list_columns_not_joined_text():
-    """Issue 16: a list-valued fact is a typed list column (null: not known; []: known to be none), declared
+    """A list-valued fact is a typed list column (null: not known; []: known to be none), declared
     with the separator messages write it with; the seat lists are integers."""
     lists = {c.name: c.dtype for t in FACT_TABLES.values() for c in t.columns if c.dtype in LIST_TYPES}
     assert set(lists) == set(LIST_SEPARATORS) and len(lists) >= 19

@@ -14,7 +14,7 @@ Regenerate after an intended change of the facts, and read the diff before commi
     AUDITOR_UPDATE_SNAPSHOTS=1 python3 -m pytest -q tests/test_facts_snapshots.py
 
 The snapshots were written by the Python engine, the oracle until the kernel engine
-(`auditor.replay.kernel.replay`) was shown identical to it; that engine is deleted (issue 16: one engine),
+(`auditor.replay.kernel.replay`) was shown identical to it; that engine is deleted (one engine),
 and these files, with the simulator oracle of `auditor verify`, are what holds the kernel to what it was.
 Regenerating them is therefore a change of the facts, never a way to make this test pass: read the diff.
 """

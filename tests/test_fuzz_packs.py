@@ -293,7 +293,7 @@ def test_yaml_alias_bomb_is_refused_before_expansion(tmp_path):
     assert time.perf_counter() - started < 1.0
 
 
-# Integer overflow (issue #14, item 11): random arithmetic predicates over extreme values are judged
+# Integer overflow: random arithmetic predicates over extreme values are judged
 # exactly as Python's unbounded integers judge them, or are not assessable where an intermediate result
 # leaves int64 (and the rest of the predicate does not decide). A wrapped number never decides a row, so
 # a rule can never fire, or pass, because of wrap-around.

@@ -139,7 +139,7 @@ CASES = {
 @pytest.mark.parametrize("reader", TEXT_READERS)
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_named_hostile_case(reader, case):
-    """Each case of issue 8 on twelve seeds of every reader (fixed randomness, so failures repeat)."""
+    """Each named hostile case on twelve seeds of every reader (fixed randomness, so failures repeat)."""
     pool = seeds(reader)
     for k in range(12):
         rng = random.Random(f"{reader}:{case}:{k}")

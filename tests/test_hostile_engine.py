@@ -1,4 +1,4 @@
-"""Hostile cases for the replay engine (issue #14 items 8 and 9).
+"""Hostile cases for the replay engine.
 
 8. Hands are ordered by the instant they started, not by the text of `started_at`: NZ local times
    written with their offset sort wrongly as text across the daylight-saving change.

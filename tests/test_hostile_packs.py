@@ -1,4 +1,4 @@
-"""Hostile rule packs, round two (issue #14, items 11 and 12).
+"""Hostile rule packs, round two.
 
 * Predicate arithmetic is checked: a user rule `amount * 10000 < 0` must not fire on a legal bet of
   999,999,999,999,750 because int64 wrapped. A row whose outcome depends on arithmetic that left int64

@@ -1,13 +1,13 @@
-"""Issue #14, round two, reader side: hostile inputs built here (in tmp_path), each a real malicious sample.
+"""Hostile input, round two, reader side: hostile inputs built here (in tmp_path), each a real malicious sample.
 
-- item 1: a Parquet dataset whose `room` column is one 1 MiB dictionary value shared by every row: a
+- a Parquet dataset whose `room` column is one 1 MiB dictionary value shared by every row: a
   15 KB file that decodes to gigabytes, refused from its footer and dictionary before any row is built;
   a reader's Rust panic (a BaseException) is contained like any other reader error;
-- item 3: a FIFO given to `read_file` is read once (spooled), so no hand is lost to detection;
-- item 4: zip members each just under the ratio grace: the ratio is judged over the whole archive;
-- item 6: a `.phhs` file is read table by table as it streams;
-- item 7: a dataset claiming its hands come from `real.jsonl` counts them as its own rows;
-- item 12: a zip entry named like a folder that holds data is quarantined, not skipped unsaid.
+- a FIFO given to `read_file` is read once (spooled), so no hand is lost to detection;
+- zip members each just under the ratio grace: the ratio is judged over the whole archive;
+- a `.phhs` file is read table by table as it streams;
+- a dataset claiming its hands come from `real.jsonl` counts them as its own rows;
+- a zip entry named like a folder that holds data is quarantined, not skipped unsaid.
 
 Each test states the time bound it runs in; none ends in a traceback.
 """
@@ -43,7 +43,7 @@ def _hands(n: int) -> list[SourceHand]:
     return [h for h in read_jsonl(HOLDEM) if isinstance(h, SourceHand)][:n]
 
 
-# --------------------------------------------------------------------------- item 1: dictionary bomb
+# ----------------------------------------------------------------------------------- dictionary bomb
 
 
 def _dictionary_bomb(directory: Path, rows: int, value_bytes: int = 1 << 20) -> Path:
@@ -131,7 +131,7 @@ def test_contained_lets_interrupts_through(stop):
         list(contained(reader(), "f.jsonl"))
 
 
-# --------------------------------------------------------------------------- item 7: forged provenance
+# ----------------------------------------------------------------------------------- forged provenance
 
 
 def test_forged_file_and_line_columns_are_claimed_provenance_only(tmp_path):
@@ -152,7 +152,7 @@ def test_forged_file_and_line_columns_are_claimed_provenance_only(tmp_path):
     assert per_file[str(dataset)] == 5
 
 
-# --------------------------------------------------------------------------- item 3: a pipe read once
+# ----------------------------------------------------------------------------------- a pipe read once
 
 
 def test_a_fifo_given_to_read_file_loses_no_hand(tmp_path):
@@ -180,7 +180,7 @@ def test_a_fifo_nobody_writes_to_is_refused_not_waited_on(tmp_path):
     assert time.monotonic() - started < 5
 
 
-# --------------------------------------------------------------------------- item 4: ratio over the archive
+# ----------------------------------------------------------------------------------- ratio over the archive
 
 
 def test_members_just_under_the_grace_are_judged_over_the_whole_archive(tmp_path):
@@ -236,7 +236,7 @@ def test_a_file_of_only_blank_lines_costs_no_reader_time(tmp_path):
     assert len(items) == 1 and items[0].code == "invalid-record"
 
 
-# --------------------------------------------------------------------------- item 12: a folder entry with data
+# ------------------------------------------------------------------------------------ a folder entry with data
 
 
 def test_a_folder_entry_that_holds_data_is_quarantined(tmp_path):

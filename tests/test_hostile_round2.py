@@ -1,12 +1,12 @@
-"""Issue #14, round two: hostile input a byte fuzzer does not make. Each test builds its malicious sample
+"""Hostile input, round two: what a byte fuzzer does not make. Each test builds its malicious sample
 in tmp_path and checks that the run ends without a traceback and that its summary reconciles
 (hands read = audited + not covered + quarantined).
 
-- item 2: a file name that is not valid UTF-8 (byte 0xff), as a tar or rsync from another system delivers;
-- item 3: `-` (standard input) and a FIFO on the command line, read once into a temporary file;
-- item 5: a hand that breaks one rule thousands of times, capped per hand and rule, the rest counted;
-- item 10: PHH folders of one name in two places (`casinoA/day1`, `casinoB/day1`), ids kept apart;
-- item 12: FIFOs, device links and dangling links inside a folder skipped with why, never opened;
+- a file name that is not valid UTF-8 (byte 0xff), as a tar or rsync from another system delivers;
+- `-` (standard input) and a FIFO on the command line, read once into a temporary file;
+- a hand that breaks one rule thousands of times, capped per hand and rule, the rest counted;
+- PHH folders of one name in two places (`casinoA/day1`, `casinoB/day1`), ids kept apart;
+- FIFOs, device links and dangling links inside a folder skipped with why, never opened;
   CSV cells with a formula behind a line break, a no-break space or an invisible character.
 """
 
@@ -59,7 +59,7 @@ def _hands(n: int) -> bytes:
     return b"".join(HOLDEM.read_bytes().splitlines(keepends=True)[:n])
 
 
-# --------------------------------------------------------------------------- item 2: names that are not UTF-8
+# ----------------------------------------------------------------------------------- names that are not UTF-8
 
 
 @pytest.fixture
@@ -117,7 +117,7 @@ def test_cli_audit_and_convert_survive_a_name_that_is_not_utf8(bad_name_folder: 
     assert audit([tmp_path / "dataset"]).hands_read == 10
 
 
-# --------------------------------------------------------------------------- item 3: standard input, FIFOs
+# ----------------------------------------------------------------------------------- standard input, FIFOs
 
 
 def test_standard_input_is_read_once_as_stdin():
@@ -194,7 +194,7 @@ def test_a_device_on_the_command_line_is_refused(tmp_path: Path):
         discover([dangling])
 
 
-# --------------------------------------------------------------------------- item 12: special files in a folder
+# ------------------------------------------------------------------------------------ special files in a folder
 
 
 def test_fifos_device_links_and_dangling_links_in_a_folder_are_skipped_with_why(tmp_path: Path):
@@ -247,7 +247,7 @@ def test_a_player_name_with_a_hidden_formula_is_neutralised_in_the_csv_report(tm
     assert any(c.startswith("seat 2 (\u00a0=HYPERLINK") for row in rows[1:] for c in row)  # prose stays prose
 
 
-# --------------------------------------------------------------------------- item 5: findings bounded per hand
+# ----------------------------------------------------------------------------------- findings bounded per hand
 
 
 def _check_storm(path: Path, hands: int, checks: int) -> None:
@@ -304,7 +304,7 @@ def test_cap_findings_keeps_the_first_of_each_hand_and_rule():
     assert dropped == {("p", "A"): 1}
 
 
-# --------------------------------------------------------------------------- item 10: folders of one name
+# ------------------------------------------------------------------------------------ folders of one name
 
 
 #: a PHH hand (two players, the small blind folds); `hand` numbers it within its folder's session

@@ -1,4 +1,4 @@
-"""House packs without traps (issue #15): every name a house pack gives must mean something, `overrides:`
+"""House packs without traps: every name a house pack gives must mean something, `overrides:`
 changes one field of an inherited rule by id, `rules show` and `rules check` say what the house changed,
 `rules check` runs the house's own examples, and docs/house-packs.md is run as written."""
 

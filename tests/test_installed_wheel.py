@@ -1,4 +1,4 @@
-"""The package works when installed from its wheel, not only as the editable install of a checkout (issue 15).
+"""The package works when installed from its wheel, not only as the editable install of a checkout.
 
 The fast tests run everywhere: the checkout's data links point at the top-level `rules/` and `schemas/`, and
 a broken installation is one error at start-up. The installed-wheel tests build the sdist and, from it, the

@@ -1,6 +1,6 @@
 """The end-of-hand facts of whole random hands against oracles written from the rule books, not the kernels.
 
-The Python reference engine is gone (issue 16: one engine), so the end-of-hand kernels (`kernel.pots`,
+The Python reference engine is gone (one engine), so the end-of-hand kernels (`kernel.pots`,
 `kernel.showdown`, `kernel.blinds`) are held here by properties whose oracle is small enough to check by eye.
 Each test draws whole canonical hands (seats, stacks, a button, blind posts, actions, all-ins, folds, uncalled
 returns, awards that fit the pots or not, rake by pot or by hand) and replays them with the one engine,

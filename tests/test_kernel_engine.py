@@ -1,6 +1,6 @@
 """The replay engine (`auditor.replay.kernel`): cuts into batches, hostile hands, hands it refuses.
 
-Issue 16: the kernel engine was shown identical to the Python engine it replaced (which is deleted) on
+The kernel engine was shown identical to the Python engine it replaced (which is deleted) on
 sample_logs, every rule example, the corpus and 1,000,000 simulated hands; the golden snapshots
 (tests/test_facts_snapshots.py) and the simulator oracle (`auditor verify`, tests/test_verify.py) hold
 it there now. These tests hold what those do not: the facts do not depend on where a run is cut into

@@ -1,7 +1,7 @@
 """The end-of-hand kernels (`auditor.replay.kernel.pots`, `.blinds`, `.showdown`) on arbitrary end states.
 
 They were held equal to the Python engine's end-of-hand methods (`_pots_facts`, `_blinds_facts`,
-`showdown.resolve`) on Hypothesis end states and on whole hands until that engine was deleted (issue 16:
+`showdown.resolve`) on Hypothesis end states and on whole hands until that engine was deleted (leaving
 one engine); the whole-hand identity is now the golden snapshots (tests/test_facts_snapshots.py, every
 rule example) and the simulator oracle of `auditor verify`, and whole random hands against rule-book oracles
 (tests/test_kernel_end_props.py: pots by `build_pots`, balance, misawards, odd chips, scale, blinds by

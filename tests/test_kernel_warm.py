@@ -1,4 +1,4 @@
-"""The parallel compile of the replay kernels (`auditor.replay.kernel.warm`, issue 16's first-run target).
+"""The parallel compile of the replay kernels (`auditor.replay.kernel.warm`, the first-run target).
 
 What must hold: the two parts are the notice's kernel modules, split so that no part's kernel calls the
 other's; a part compiles its own kernels and only those (the others run as Python and are restored after);

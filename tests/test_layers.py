@@ -1,4 +1,4 @@
-"""Layers one way (issue 16): no stage of the auditor imports a stage above it.
+"""Layers one way: no stage of the auditor imports a stage above it.
 
 The order, lowest first (a module may import its own package and any package of a lower layer, never a
 package of its own layer or a higher one):

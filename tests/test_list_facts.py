@@ -1,4 +1,4 @@
-"""List-valued facts (issue 16: "real list columns, not joined strings") through the predicate language and the
+"""List-valued facts (real list columns, not joined strings) through the predicate language and the
 message templates: equality of two lists, a list against text (its written form), membership, len(), truth,
 three-valued missing, refusals, rows taken by position, and messages that read exactly as the joined strings
 did. The engine's list columns themselves are held by the facts snapshots and `test_facts_contract.py`."""

@@ -1,4 +1,4 @@
-"""The evidence manifest (issue #15): what was audited, under which rules, by which tool, when.
+"""The evidence manifest: what was audited, under which rules, by which tool, when.
 
 Hashes are recomputed here from the files themselves (never read back from the manifest to compare
 with itself); the SARIF report with its artifacts is validated against the OASIS schema; the manifest

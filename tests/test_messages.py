@@ -1,4 +1,4 @@
-"""Finding messages speak as a floor supervisor does (issue #15), and a change to any of them is seen.
+"""Finding messages speak as a floor supervisor does, and a change to any of them is seen.
 
 Every violating example hand of the built-in packs (the ones `tests/test_rule_examples.py` runs) is
 audited and each finding's message, expected and actual text is compared with the snapshot

@@ -1,4 +1,4 @@
-"""Money shown as the log wrote it: `$0.50`, `€2`, `1,500` chips, `12.5` half chips (issue #13 item 6).
+"""Money shown as the log wrote it: `$0.50`, `€2`, `1,500` chips, `12.5` half chips.
 
 Canonical amounts are integers of the smallest unit; people see them divided by the hand's
 `money_scale` and written in its currency, in rule messages, expected/actual, `auditor explain` and

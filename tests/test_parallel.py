@@ -113,7 +113,7 @@ def test_a_dataset_in_ranges_gives_the_findings_of_its_logs(dataset, one_process
     from_dataset = audit([dataset], batch_size=BATCH, jobs=2)
     assert len(plan(discover([dataset])[0], BATCH)) > 3
     # the findings are the logs' own; they point at the dataset's rows (the file and line a dataset stores
-    # are only claimed provenance: issue 14 item 7)
+    # are only claimed provenance)
     same = [c for c in one_process.findings.columns if c not in ("file", "line")]
     assert from_dataset.findings[same].equals(one_process.findings[same])
     assert set(from_dataset.findings["file"]) == {str(dataset)}

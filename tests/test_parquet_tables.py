@@ -1,4 +1,4 @@
-"""Parquet straight to tables (issue 16): the readers' TableChunks against the dict path they replace.
+"""Parquet straight to tables: the readers' TableChunks against the dict path they replace.
 
 `read_parquet_tables` / `read_range_tables` give the valid hands of a dataset as canonical tables taken
 from the dataset's own rows; the reference is `build_tables` of the hands `read_parquet` rebuilds one dict

@@ -675,7 +675,7 @@ def test_hand_ids_name_the_folder_audited_not_where_it_is_mounted(tmp_path):
     assert ids[0] and all(hand_id.startswith("logs/side-pots.phhs[") for hand_id in ids[0])
 
 
-# --------------------------------------------------------------------------- .phhs streamed (issue 14 item 6)
+# --------------------------------------------------------------------------- .phhs streamed
 
 
 def _table(key: str) -> str:

@@ -1,6 +1,6 @@
 """PokerStars text as rooms really exported it, and illegal play recorded rather than refused.
 
-Readers record; rules judge (issue 13). Each hand here was written for this test in one export style
+Readers record; rules judge. Each hand here was written for this test in one export style
 (tests/fixtures/pokerstars/conventions/) or with one illegal thing in it (tests/fixtures/pokerstars/
 illegal/). A convention must read and audit under tda-2024 with no finding; an illegal hand must be
 read, not quarantined, and the audit must report it in the right category.

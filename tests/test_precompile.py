@@ -1,4 +1,4 @@
-"""Compiling ahead, and a small first run's kernels run as Python (`auditor.precompile`, issue 16's first-run target).
+"""Compiling ahead, and a small first run's kernels run as Python (`auditor.precompile`, the first-run target).
 
 What must hold: inside `interpreted` no compiled kernel is called at all (every name of every kernel is its
 Python function), and an audit there is the same audit as with the compiled kernels, through every reader's

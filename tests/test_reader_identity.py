@@ -1,4 +1,4 @@
-"""The PokerStars text and OHH readers give the items they gave before they were made faster (issue 16).
+"""The PokerStars text and OHH readers give the items they gave before they were made faster.
 
 Speeding a reader up must not change one item: a hand's dict, a quarantine entry (file, line, reason,
 hand id, code, table) or a reader note. `tests/snapshots/readers/identity.json` holds a digest of every

@@ -1,4 +1,4 @@
-"""The engine on what real room exports contain (issue #13): dead hands killed by the house, chains of
+"""The engine on what real room exports contain: dead hands killed by the house, chains of
 hands broken by a quarantined hand, evidence naming earlier hands, net results instead of bookings,
 all-in antes and blinds, all-in players who drop out, and two players listed in one seat.
 

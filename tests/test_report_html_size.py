@@ -1,4 +1,4 @@
-"""The HTML report at any size, in real headless Chromium (issue #15).
+"""The HTML report at any size, in real headless Chromium.
 
 The page must fit 1280 px and 1920 px without horizontal scrolling (measured in the browser:
 `document.documentElement.scrollWidth`), with the sample logs and with a report of thousands of

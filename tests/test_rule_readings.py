@@ -1,4 +1,4 @@
-"""Rule readings out of the engine (issue 16): the replay writes neutral facts, the pack decides.
+"""Rule readings out of the engine: the replay writes neutral facts, the pack decides.
 
 Each test replays a rule example (or a small hand) and checks the neutral facts that let a pack choose its
 reading, then that the built-in pack's choice gives the findings the example declares.

@@ -1,4 +1,4 @@
-"""Nothing unaudited passes in silence (issue #13).
+"""Nothing unaudited passes in silence.
 
 A batch with a quarantined hand, a hand no rule of its pack covers, or a skipped file that is a hand
 history of a room we cannot read must not exit 0 unless the user says so (`--allow-unaudited`); a

@@ -44,7 +44,7 @@ def covered_games(pack: Pack) -> frozenset[tuple[str, str]]:
     """Every (variant, structure) at least one rule of `pack` applies to.
 
     A hand of any other game is *not covered* by the pack: no rule could ever select it, so counting it
-    as audited would let a run go green over hands nothing judged (issue #13).
+    as audited would let a run go green over hands nothing judged.
     """
     return frozenset((v, s) for rule in pack.rules for v in rule.variants for s in rule.structures)
 

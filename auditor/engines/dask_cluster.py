@@ -9,7 +9,7 @@ already connected (library use, tests); with neither, a `LocalCluster` of `jobs`
 worker processes is started for the run and closed after it.
 
 Workers are other processes, often on other machines, started in whatever directory their operator
-chose (issue #15: relative input paths sent as given made every file 'cannot open' on the workers,
+chose (relative input paths sent as given made every file 'cannot open' on the workers,
 and 1,418 hands that were never opened showed up as seven one-line quarantines). So before anything
 is audited:
 

@@ -27,7 +27,7 @@ the 64-bit hash of each hand id (8 bytes a hand: 80 MB at ten million hands) is 
 and once split by their top bits into `HASH_BUCKETS` files, so that finding the repeated hashes
 (`first_uses`) sorts one bucket at a time: a few MB whatever the run, where sorting every hash at once
 (`np.unique` over the concatenation) held about 39 bytes a hand at the end of the run, 390 MB at ten
-million hands: the rise of the last quarter session 7 measured. The baselines' findings are kept only
+million hands: the rise of the last quarter measured on 2026-12-01. The baselines' findings are kept only
 when there are some, and their coverage is added up as it comes (`coverage.CoverageTotal`), a batch's
 own counts kept as a few integers so that a batch judged again can replace them. Hash collisions cost
 nothing but a look at the rows: ids are compared as text before a hand is called a duplicate.

@@ -7,7 +7,7 @@ Parquet ranges share row groups); their results come back in the order they fini
 them back in partition order. Workers report progress through a
 queue given to them when they start.
 
-Workers start warm (session 9). Where the platform has it (POSIX), they are forked from a `forkserver`
+Workers start warm. Where the platform has it (POSIX), they are forked from a `forkserver`
 whose preload, `auditor.engines.preload`, has imported everything a partition runs and loaded every kernel
 Numba has cached: a worker then starts in milliseconds (0.015 s of CPU) instead of a fresh interpreter's
 ~0.8 s of imports, and its first partition skips the kernel loading (measured figures in `preload`). The

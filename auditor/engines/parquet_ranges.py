@@ -7,7 +7,7 @@ chunk only the rows of seats.parquet and events.parquet that belong to those han
 sorted by hand number, so that is one forward scan of each). Each chunk is judged by the columnar
 validator as `read_parquet` judges it (`tests/test_parallel.py` checks they yield the same), so a dataset
 gets no easier ride for being large. `read_range_tables`, what partitions read, gives each chunk's valid
-hands as a TableChunk (canonical tables taken from the rows, no dict per hand or event: issue 16), which a
+hands as a TableChunk (canonical tables taken from the rows, no dict per hand or event), which a
 partition's `HandBatch` hands to the replay as they are; `read_range` still rebuilds one SourceHand each.
 
 The size limits follow the memory: a streamed dataset holds what one range reads, so the planner checks
@@ -687,7 +687,7 @@ def _event_dicts(table: pa.Table) -> list[dict[str, Any]]:
 
 class HandBatch(Sequence):
     """The hands of one batch of a partition, in order: hands read one by one (SourceHand) and the TableChunks
-    of a Parquet range, which reach the replay as the tables they already are (issue 16). Indexing gives
+    of a Parquet range, which reach the replay as the tables they already are. Indexing gives
     a SourceHand either way (a chunk's rebuilt on request: only the few hands a report shows ask)."""
 
     def __init__(self) -> None:

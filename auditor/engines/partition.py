@@ -73,7 +73,7 @@ PARTITIONS_WANTED = 16
 
 #: a batch is also cut once its hands hold this many events, so a run of hands of thousands of events each
 #: (2,000 checks facing a bet, the schema's most) keeps memory flat too: replay facts and findings grow
-#: with events, not hands (issue #14 item 5: 1,000 such hands in one batch peaked at 4.8 GB; 1.4 GB
+#: with events, not hands (1,000 such hands in one batch peaked at 4.8 GB; 1.4 GB
 #: at 500,000 events). Real hands average about 25 events (the sample logs: 24, at most 80), simulated ones
 #: 31, so a batch of 20,000 of them is not cut: at 500,000 events every 20,000-hand partition of the
 #: simulated million was two batches (16,200 hands, then 3,800), each paying the batch's fixed costs; at
@@ -395,7 +395,7 @@ def read_piece(piece: Piece, limits: Any = None, reference: frozenset[str] = fro
     item = piece.input
     if piece.rows is not None and piece.layout is not None:
         # the same last line of defence as every other reader (read_file wraps them all); the range's hands
-        # come as TableChunks, canonical tables already (issue 16)
+        # come as TableChunks, canonical tables already
         yield from contained(read_range_tables(item.path, piece.layout, *piece.rows), item.label)  # type: ignore[arg-type]
     elif "phh" in reference and _plain_phh(piece) and unseekable_kind(item.path) is None:
         # as `read_input` reads it (`detect.read_file`), without the byte scanner

@@ -1,4 +1,4 @@
-"""The period a run's hands cover: the first and last instant a hand started, per file (issue #15).
+"""The period a run's hands cover: the first and last instant a hand started, per file.
 
 An audit is evidence of what was audited, and the time span of the hands is part of that: a regulator
 asks "which days does this audit cover?". Partitions gather it batch by batch (`add_batch`, one

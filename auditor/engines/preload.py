@@ -3,11 +3,11 @@
 Why: a `spawn` worker is a fresh interpreter. Before its first partition it pays about 0.8 s of CPU importing
 NumPy, pandas, Arrow, Numba and the auditor, and its first partition costs about 0.9 s more than the others,
 half of it loading the kernels from Numba's on-disk cache (Numba then registered its lowering modules once per
-process, with SciPy's `scipy.linalg` when installed; since session 18 a load sets up Numba's runtime only:
+process, with SciPy's `scipy.linalg` when installed; now a load sets up Numba's runtime only:
 `model.compiled.njit`). `local.Workers` therefore starts its processes from a `forkserver` whose preload is this
 module: the server imports it once, and each worker is then an `os.fork()` of an interpreter that has imported
 everything a partition runs and loaded the cached kernels of the replay and of the run's readers (below; 22
-overloads, ~0.4 s, when first measured). Measured (session 9, 1,000,000 hands from Parquet): a worker starts in
+overloads, ~0.4 s, when first measured). Measured (2026-12-01, 1,000,000 hands from Parquet): a worker starts in
 0.015 s of CPU instead of 0.8, and its first partition costs ~0.65 s more than the others instead of ~0.9 (what
 is left is the first partition of any process: ~30,000 more page faults growing its heap, ~0.4 s of system time,
 and the first reads of the files); the server costs ~1.2-1.4 s of CPU once. Forked workers audit a partition at

@@ -1,6 +1,6 @@
 """Readers: every supported format in, canonical hands (`schemas/hand-log.schema.json`) out.
 
-Readers record; rules judge (issue #13). A reader writes into the canonical log exactly what the text
+Readers record; rules judge. A reader writes into the canonical log exactly what the text
 says happened, legal or not, and refuses a hand (a `Quarantined` entry, with a code from
 `records.QUARANTINE_CODES`) only when the canonical log cannot represent it:
 

@@ -174,7 +174,7 @@ def spool_if_unseekable(path: Path, limits: Limits = DEFAULT_LIMITS,
                         idle_seconds: float = STREAM_IDLE_SECONDS) -> Iterator[Path]:
     """`path` itself when it is a regular file (or a directory); a FIFO read once to its end into a
     temporary file (deleted when the block ends) otherwise, so detection and the reader both read the
-    copy and no hand is lost to the bytes detection looked at (issue 14 item 3).
+    copy and no hand is lost to the bytes detection looked at.
 
     At most `limits.max_unpacked_bytes` are taken: a FIFO that goes on past it, or stays silent for
     `idle_seconds` (nobody writing to it), raises `LimitExceeded` naming why. A device (`/dev/zero`,
@@ -224,7 +224,7 @@ def copy_fifo(path: Path, out: BinaryIO, cap: int, idle_seconds: float) -> None:
 
 def only_blank(path: Path, limits: Limits = DEFAULT_LIMITS) -> bool:
     """True when the (decompressed) file holds nothing but white space: it has no hand, and its reader
-    need not walk millions of empty lines one by one (issue 14 item 4: 8 MiB of newlines took a reader
+    need not walk millions of empty lines one by one (8 MiB of newlines took a reader
     four seconds). Read a MiB at a time and stopped at the first byte that is not blank, so a real log
     costs one read; a file that cannot be read, or passes a limit, is not blank (its reader says why)."""
     try:

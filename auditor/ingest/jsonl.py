@@ -58,7 +58,7 @@ def _held_back(items: Iterable[_T], name: str, watch: _Watch) -> Iterator[_T | Q
     """The items of a file with its per-line quarantines held back until a line parses as JSON or looks like
     it (`_json_like`: a hand cut short), or another entry comes: a file named like a log in which no line is
     JSON or looks like it (binary, a text file misnamed) is one `unsupported-format` entry, not one
-    quarantine per line (issue #15). At most HOLD_BACK are held; past that the file keeps its per-line
+    quarantine per line. At most HOLD_BACK are held; past that the file keeps its per-line
     entries. Any item that is not such a quarantine (a hand, a line the columnar path took) ends the wait."""
     held: list[Quarantined] | None = []
     bad_lines = 0

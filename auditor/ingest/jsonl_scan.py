@@ -1,7 +1,7 @@
 """A compiled byte scanner for canonical JSON Lines: many lines' hands spread into flat columns in one Numba call.
 
 Why: reading a canonical hand cost ~55 µs (json.loads ~27, jsonschema-rs ~15, the rest per-hand Python) and
-turning the dicts into tables (`tables.build_tables`) another ~27 µs; issue 16 wants readers and validation
+turning the dicts into tables (`tables.build_tables`) another ~27 µs; the kernel engine wants readers and validation
 columnar. Here the bytes of a batch of lines are walked once by `@njit(cache=True)` kernels that know the
 hand-log schema's shape (hand -> stakes, seats, events -> cards, draws) and write typed arrays: per line
 its integer fields and string ids, per seat and per event theirs, list items apart, every string decoded

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from auditor.ingest import columnar_validate
 
 TABLE_FILES = ("hands", "seats", "events")
-#: the hands `auditor convert` could not convert (issue #15), so auditing the dataset reports them again and
+#: the hands `auditor convert` could not convert, so auditing the dataset reports them again and
 #: hands read equals the hands of the original logs; optional (datasets written before it have none)
 QUARANTINE_FILE = "quarantined"
 QUARANTINE_SCHEMA = pa.schema([("file", pa.string()), ("line", pa.int64()), ("code", pa.string()),
@@ -672,7 +672,7 @@ def claimed_source(h: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True, eq=False)
 class TableChunk:
-    """The valid hands of a stretch of a dataset as canonical tables (issue 16), taken from the dataset's own
+    """The valid hands of a stretch of a dataset as canonical tables, taken from the dataset's own
     rows with no dict per hand or event: `tables` is what `build_tables` makes of the same hands read one
     by one (`tests/test_parquet_tables.py` holds them equal), `hand` 0..n-1 in row order, `file` the dataset
     (as `SourceHand.file`), `line` each hand's row number in hands.parquet. `claimed_file`/`claimed_line`

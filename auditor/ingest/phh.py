@@ -478,7 +478,7 @@ def _read_documents(path: Path, many: bool,
 def _streamed_tables(path: Path,
                      limits: Limits) -> Iterator[tuple[int, str | None, dict, tuple[str, str] | None] | None]:
     """The tables of a `.phhs` as it is read, each parsed on its own: memory is one table, whatever the
-    file's size (issue 14 item 6: parsed whole, a 512 MB file needed about 20 GB).
+    file's size (parsed whole, a 512 MB file needed about 20 GB).
 
     Yields None first, and nothing else, when the file does not start with a table header (blank and
     comment lines aside): keys before the first table change what the whole document means (a `.phh`
@@ -1009,7 +1009,7 @@ def _convert(fields: dict, hand_id: str, table_id: str, rule_pack: str,
 def _phh_betting(n: int, seat_of: list[int], stack: list[int], ante_units: list[int], blind_of: list[int],
                  payers: list[int], actions: list[tuple], units: Callable[[int | Fraction], int], scale: int,
                  hole_cards: int, paid_out: bool) -> tuple[list[dict], list[int], set[int], int, list[int]]:
-    """The PHH reader's betting bookkeeping, in one place (issue 16: to be replaced by the replay kernel's
+    """The PHH reader's betting bookkeeping, in one place (to be replaced by the replay kernel's
     one betting state machine): the button, ante and blind posts, each action as a canonical event, and the
     uncalled bet returned. Returns (events, live contributions, folded players, dead money, returned chips);
     `stack` (chips behind, by player in position order) is updated in place.

@@ -1,7 +1,7 @@
 """A compiled byte scanner for PHH files: many files' TOML fields and actions in one Numba call.
 
 Why: reading the PHH corpus cost ~240 µs a hand, of which the TOML fast path (`phh_toml`, regular
-expressions) was ~32 µs and splitting the action strings (`phh._parse_actions`) ~45 µs; issue 16
+expressions) was ~32 µs and splitting the action strings (`phh._parse_actions`) ~45 µs; the kernel engine
 wants the whole PHH audit at ~14 µs a hand. Here the bytes of many files are concatenated and
 `scan` walks them once in a `@njit(cache=True)` kernel, writing typed arrays (no Python object per
 field, action or card):

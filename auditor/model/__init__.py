@@ -1,6 +1,6 @@
 """The bottom layer: the data types every stage shares, and nothing that does a stage's work.
 
-Layers go one way (issue 16): model < ingest < replay < check < report, with `auditor.engines`,
+Layers go one way: model < ingest < replay < check < report, with `auditor.engines`,
 `auditor.pipeline` and `auditor.cli` orchestrating them (`tests/test_layers.py` holds the rule). A type
 that two stages exchange lives here, so neither has to import the other: the canonical tables and reader
 records (`tables`, `records`) that readers make and the replay reads; pots (`pots`), which the PHH reader,

@@ -1,6 +1,6 @@
 """An input the run reads, how its name is shown, and the error a bad command line raises.
 
-Names are made once (issue #14): `InputFile.name` and `shown` are decided by the pipeline's `discover`
+Names are made once: `InputFile.name` and `shown` are decided by the pipeline's `discover`
 and read by the engines (which open the file), the reports and the evidence manifest (which name it),
 so the type sits in the model below all of them.
 """
@@ -87,7 +87,7 @@ def shown_text(text: str) -> str:
     """`text` safe for a table, a report and a terminal: a byte that was not UTF-8 in a file name (Python
     holds it as a surrogate escape, e.g. `\\udcff` for byte 0xff) is written `\\xff`, any other lone
     surrogate `\\udxxx`. Arrow, JSON and the terminal refuse surrogates, so one name delivered by a tar or
-    rsync from another system used to fail the whole run (issue #14 item 2)."""
+    rsync from another system used to fail the whole run."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -1,4 +1,4 @@
-"""The period a run's hands cover, per file, as a value: first and last start (issue #15).
+"""The period a run's hands cover, per file, as a value: first and last start.
 
 The engines gather it (`auditor.engines.periods`: one vectorised parse per batch, merged per file) and
 the evidence manifest prints it, so the type and its text form sit in the model below both.

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from auditor.check.packs import Pack
     from auditor.report.hands import HandView
 
-#: findings of one rule in one hand kept and listed; the rest are counted per rule, not kept (issue #14
-#: item 5: a hand of 2,000 checks facing a bet gave 2,000 findings of one rule, and a 768 KB gzip of
+#: findings of one rule in one hand kept and listed; the rest are counted per rule, not kept (hostile
+#: input: a hand of 2,000 checks facing a bet gave 2,000 findings of one rule, and a 768 KB gzip of
 #: such hands 3.48 million findings held until the end, about 5 GB). A hundred say all a reviewer needs
 #: of one rule broken over and over in one hand; how many more there were is in the summary.
 MAX_FINDINGS_PER_HAND_RULE = 100
@@ -89,7 +89,7 @@ class AuditResult:
     #: findings left out of the listing because one rule already had `MAX_FINDINGS_PER_HAND_RULE` of them
     #: in the same hand, by (pack, rule id); counted in every total, so the summary still reconciles
     findings_not_listed: Counter = field(default_factory=Counter)
-    #: the evidence manifest's record (`report.manifest`, issue #15): when the run started and ended (UTC)
+    #: the evidence manifest's record (`report.manifest`): when the run started and ended (UTC)
     started_at: datetime | None = None
     ended_at: datetime | None = None
     #: the command line as typed (None when called as a library) and the directory it ran in

@@ -1,7 +1,7 @@
 """Seat order around the table: the one helper readers, exporters, the mutators and the simulator share.
 
 Seats are numbered clockwise, so "clockwise after a seat" is the higher-numbered seats in turn, then
-around past the top seat to the lowest. It was written four times (issue 16); this is the one copy.
+around past the top seat to the lowest. It was written four times; this is the one copy.
 The replay kernels keep their own compiled form of it (they run on arrays, not lists).
 """
 

@@ -1,6 +1,6 @@
 """Card texts as evaluator codes, and seat lists as the facts write them.
 
-What is left of the Python engine's showdown module (issue 16 deleted that engine; the batch evaluation of
+What is left of the Python engine's showdown module (that engine is deleted; the batch evaluation of
 contested pots is the kernel `auditor.replay.kernel.showdown`): the two small helpers the replay's Python
 finishing code still needs for the rare hands it words itself (seat draws, seating conflicts).
 """

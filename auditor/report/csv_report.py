@@ -33,7 +33,7 @@ def neutralise(value: object) -> object:
         return value.item() if hasattr(value, "item") else value
     text = strip_control(value)
     # a formula may also hide behind leading blanks, a line break or a non-breaking space, which some
-    # spreadsheets skip (issue #14 item 12)
+    # spreadsheets skip
     if text.startswith(FORMULA_STARTS) or _lstrip_blank(text).startswith(FORMULA_STARTS):
         return "'" + text
     return text

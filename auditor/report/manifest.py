@@ -1,4 +1,4 @@
-"""The evidence manifest of a run (issue #15): exactly what was audited, under which rules, by which tool.
+"""The evidence manifest of a run: exactly what was audited, under which rules, by which tool.
 
 An audit is evidence. Later, a regulator must be able to show which files were audited (path as given,
 size, SHA-256, hands read / audited / not covered / quarantined), under which rules (every pack's name,

@@ -11,7 +11,7 @@ pack and game no rule covers (`not-covered`), per skipped hand-history file (`sk
 per rule partly assessed (`partly-assessed`), and per reader note (`reader-note`, level note). The
 invocation's properties count them (`quarantined_by_code`, `hands_not_covered`, ...).
 
-The run's evidence manifest (issue #15, `report.manifest`) is stated the SARIF way too: the invocation
+The run's evidence manifest (`report.manifest`) is stated the SARIF way too: the invocation
 carries the command line, its arguments, the working directory and the start and end time (UTC);
 `artifacts` lists every input with its length, `sha-256` hash and hand counts (zip members and a Parquet
 dataset's three files as its children, `parentIndex`), and every pack file (`toolSpecifiedConfiguration`

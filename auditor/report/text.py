@@ -32,7 +32,7 @@ def strip_control(text: str) -> str:
 
     Every report shares this one filter: a terminal would obey an escape sequence in a player's
     name, and XML cannot hold most control characters at all. A byte of a file name that is not
-    UTF-8 (a surrogate escape) is written `\\xff`: no output stream can encode it (issue #14 item 2).
+    UTF-8 (a surrogate escape) is written `\\xff`: no output stream can encode it.
     """
     return _CONTROL.sub("", shown_text(text))
 
@@ -64,7 +64,7 @@ def write_text(result: AuditResult, out: TextIO) -> None:
 
 
 def unaudited_lines(result: AuditResult) -> list[str]:
-    """What the run did not audit, in a few plain lines: the first thing every report says (issue #13).
+    """What the run did not audit, in a few plain lines: the first thing every report says.
 
     Quarantined hands by code, hands not covered (their pack has no rule for their game) by pack and
     game, skipped files that are hand histories of rooms we cannot read, and rules not assessable on

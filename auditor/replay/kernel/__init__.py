@@ -1,8 +1,8 @@
-"""The kernel replay engine (issue 16): Numba kernels over flat integer columns from Arrow.
+"""The kernel replay engine: Numba kernels over flat integer columns from Arrow.
 
 `replay` is the one replay engine. It was ported from the Python engine and shown identical to it (every
 facts table and every failure: sample_logs, the rule examples, the corpus, 1,000,000 simulated and hostile
-hands), which was then deleted (issue 16); the golden facts snapshots and `auditor verify` hold it there.
+hands), which was then deleted; the golden facts snapshots and `auditor verify` hold it there.
 
 Kernels are compiled on first use and cached on disk (`cache=True`). `uncached_kernels` tells, before a
 run, whether that first compilation is still to come, so the command line can say why the first run

@@ -28,8 +28,8 @@ bool (the post took the seat's last chips).
 Output: `BlindFacts`. ``rows`` columns (int64 unless said): hand, seq, blind, seat, expected_seat, amount,
 expected_amount, posted (bool), in_order (bool), all_in (bool), button, players, blinds_required,
 seat_after_previous_blind; ``nulls`` for seq, seat, expected_seat, amount, expected_amount, in_order, all_in,
-button, seat_after_previous_blind. The player and expected_player names are H4's decoding (seat -> the player
-the seats table lists first in that seat; null for a null or unseated seat). Per hand: ``big_blind_seat``
+button, seat_after_previous_blind. The player and expected_player names are `replay._blinds`'s decoding (seat ->
+the player the seats table lists first in that seat; null for a null or unseated seat). Per hand: ``big_blind_seat``
 (the first post of the last declared blind, -1: none; ``big_blind_player`` is its player) and
 ``button_heir_seat`` (the pack's ``button_heir``: the seat of the first listed blind's first post by a seat
 other than the button; seed 004 lists small then big blind; -1: none, always -1 unless exactly two blinds are
@@ -103,7 +103,7 @@ def blind_facts(*, slot_start: np.ndarray, slot_seat: np.ndarray, slot_dealt_in:
 
     cap = len(declared_amount) + len(post_blind)
     # a few 2D int64 tables, one row per column (the _B?_... constants), instead of ~45 arrays: one array
-    # argument per column made the kernel's compile slower (issue 16, H-compile)
+    # argument per column made the kernel's compile slower
     hands = np.zeros((2, n), dtype=np.int64)
     hands[_BH_BAD], hands[_BH_BUTTON] = bad, hand_button
     offs = np.stack([slot_start, declared_start, post_start])

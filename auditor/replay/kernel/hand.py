@@ -1,6 +1,6 @@
 """The per-hand event-loop kernel: one compiled pass over every hand's events.
 
-Why a kernel: the Python engine it replaced (deleted, issue 16) walked Python objects per event, about 230 µs a
+Why a kernel: the Python engine it replaced (deleted) walked Python objects per event, about 230 µs a
 hand; this is the same state machine over the flat arrays of `encode.Encoded`, written so that Numba
 compiles it (`@njit(cache=True)`), and with `NUMBA_DISABLE_JIT=1` it runs as plain Python for debugging.
 

@@ -39,8 +39,8 @@ Rakes, event order (``rake_start`` offsets): ``rake_pot`` int64 (0..63, or -1: s
 
 Output: `PotFacts`. Pot rows are one per (hand, pot id the awards name), by hand then pot id ascending, as the
 engine writes them. Scalar columns are arrays of the row count with a bool null mask where the fact can be
-null; list-valued facts are (offsets, values) pairs. The strings the old engine writes are H4's decoding step
-(or `render` in the tests); their exact forms:
+null; list-valued facts are (offsets, values) pairs. The strings the old engine writes are `replay._pots`'s
+decoding step (or `render` in the tests); their exact forms:
 
 - a seat list (``eligible_seats``, ``winner_seats``, ``odd_chip_seats``, ``odd_chip_seats_by_position``,
   ``paid_without_showing``, ``odd_chip_seats_by_suit``, ``winner_seats_by_evaluation``): ``",".join(str(s))``,
@@ -178,7 +178,7 @@ def pot_facts(*, slot_start: np.ndarray, slot_seat: np.ndarray, slot_total: np.n
 
     out = PotFacts(invalid=bad)
     # the kernel reads and writes a few 2D int64 tables, one row per column (the _X_... constants): one array
-    # argument per column made its compile several times slower (issue 16, H-compile)
+    # argument per column made its compile several times slower
     hands = np.stack([bad.astype(np.int64), hand_button, hand_dead, hand_chips_in, hand_chip_unit, hand_max_seats,
                       hand_rake_from]) if n else np.zeros((7, 0), dtype=np.int64)
     offs = np.stack([slot_start, award_start, rake_start])

@@ -1,16 +1,16 @@
 """Orchestration of the kernel engine: encode the batch, run the kernels, build the facts tables.
 
-`replay(tables, houses, state)` is the one replay engine (issue 16: the Python engine it was shown identical
+`replay(tables, houses, state)` is the one replay engine (the Python engine it was shown identical
 to on sample_logs, every rule example, the corpus and 1,000,000 simulated hands is deleted; the golden
 snapshots in tests/snapshots/facts and the independent simulator oracle `auditor.simulate.play`, through
 `auditor verify`, now hold it to what it was). Facts columns are built from
 the kernels' arrays with vectorised `take` on the Arrow columns (strings decoded from codes, nulls from
 sentinels), never a Python loop per row.
 
-Status (issue 16, session of brief H4): every facts table comes from the kernels. Actions, rounds and
+Status: every facts table comes from the kernels. Actions, rounds and
 draws from the per-hand kernel (`hand.replay_hands`); hands and seats from it and the cross-hand kernel
 (`table.cross_hands`), which also carries `TableState` and decides the failures; blinds, pots and showdowns
-from H5's end-of-hand kernels (`blinds.blind_facts`, `pots.pot_facts`, `showdown.showdown_facts`) fed with
+from the end-of-hand kernels (`blinds.blind_facts`, `pots.pot_facts`, `showdown.showdown_facts`) fed with
 the per-hand end state. Python finishes only the hands that need words or events no kernel handles
 (duplicate cards, players in two seats or two players in a seat, seat requests/fills/draws: a mask, never
 a loop over every hand) and converts the state once per table of the batch.

@@ -153,7 +153,7 @@ def showdown_facts(pots: PotFacts, *, slot_hole: np.ndarray, slot_hole_known: np
     cap_eval = n_ev + n_rows
     cap_odd = len(ws_values) + n_ev
     # a few 2D int64 tables, one row per column (the _X_... constants), instead of ~45 arrays: one array
-    # argument per column made the kernel's compile several times slower (issue 16, H-compile)
+    # argument per column made the kernel's compile several times slower
     i64 = np.int64
     rows_in = np.zeros((8, n_rows), dtype=i64)
     for i, col in ((_RI_NEEDS, rows["needs_showdown"]), (_RI_HAND, rows["hand"]), (_RI_AWARDED, rows["awarded"]),

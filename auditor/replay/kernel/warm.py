@@ -1,7 +1,7 @@
 """Compile the replay kernels on two cores at once, so the first run after an install waits less.
 
 Why: Numba compiles a kernel in the process that first calls it, one kernel after another, on one core;
-the replay's kernels took about 20 s of CPU that way (issue 16's target is at most 10 s extra for the first
+the replay's kernels took about 20 s of CPU that way (the target is at most 10 s extra for the first
 run). The kernels are independent compilations written to Numba's on-disk cache (`cache=True`), so
 `compile_kernels` splits them into two parts: a helper process compiles one part while this process
 compiles the other, and each writes its results to the cache; afterwards every kernel of both parts loads
@@ -10,7 +10,7 @@ equal (measured apart: 14.4 s and 13.5 s against 26.9 s for all in one process, 
 core the compile wall time is about halved; measured on the 2-core machine at load 2.4-3.7, the whole first
 `auditor audit sample_logs` took 18.2 s (median of 3) against 22.1 s compiling in one process. Each part also
 compiles lean (`_lean_compile`: no Numba rewrites, LLVM -O2 without loop vectorisation), which cut the
-per-hand kernel's compile CPU from ~11.5 to ~9.7 s and the helper's part by ~0.5 s (session 9).
+per-hand kernel's compile CPU from ~11.5 to ~9.7 s and the helper's part by ~0.5 s (measured on 2026-12-01).
 
 Choosing a part for a new kernel module: a part is a set of modules whose kernels call only kernels of the
 same part (a test holds it); put the module where the two parts' compile CPU stays closest to equal, counting
@@ -146,7 +146,7 @@ def _replay_one_hand() -> None:
     replay(tables, [HouseRules()], None)
 
 
-#: compile settings while a part compiles (`_lean_compile`), for the state-machine kernels of issue 16 (branchy
+#: compile settings while a part compiles (`_lean_compile`), for the replay's state-machine kernels (branchy
 #: event loops over a few seats and int64 tables, with nothing for these optimisations to find): LLVM at
 #: optimisation level 2 instead of Numba's 3, no loop vectorisation, and none of Numba's IR rewrite passes
 #: (`no_rewrites`: semantic constants, dead-branch pruning, array expressions, constant getitems). Measured with
