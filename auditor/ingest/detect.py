@@ -255,7 +255,7 @@ def read_plain_phh(paths: Sequence[Path], names: Sequence[str | None], limits: L
 def _read_spooled(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
     """`_read_any`, with a FIFO first read once into a temporary file (`files.spool_if_unseekable`):
     detection reads the opening bytes of what it looks at, and a pipe does not give them back, so
-    reading a pipe in place lost the hands in its first 64 KiB (issue 14 item 3). Positions and
+    reading a pipe in place lost the hands in its first 64 KiB. Positions and
     reasons name the FIFO, never the copy. A device or socket is refused: it may never end."""
     kind = unseekable_kind(path)
     if kind is not None and kind != "a FIFO (named pipe)":
@@ -346,7 +346,7 @@ MAX_GZIP_LAYERS = 4
 @dataclass
 class _Budget:
     """What the members of one archive have unpacked so far, and from how many compressed bytes: the
-    ratio and its grace are judged over the whole archive, not member by member (issue 14 item 4: 200
+    ratio and its grace are judged over the whole archive, not member by member (200
     members of 8 MiB - 1 newlines each stayed under a per-member grace and ran for ten minutes)."""
 
     unpacked: int = 0
@@ -487,7 +487,7 @@ def _read_zip(path: Path, fmt: str, name: str, limits: Limits) -> Iterator[Sourc
             if info.is_dir():
                 if info.file_size or info.compress_size > 2:  # an empty deflate stream is 2 bytes
                     # a folder entry holding data: no archive tool writes one, and what it holds has no
-                    # file name to tell its format by; said, never skipped unseen (issue 14 item 12)
+                    # file name to tell its format by; said, never skipped unseen
                     yield Quarantined(label, 0, f"archive entry named as a folder holds {info.file_size} bytes "
                                                 "(not read: a folder has no format; rename the entry)",
                                       code="unsupported-format")
