@@ -99,9 +99,11 @@ def discover(paths: Iterable[Path], input_format: str = "auto",
             fmt, seen = (_format_seen(path, input_format, st) if st is not None and stat.S_ISREG(st.st_mode)
                          else (_format_of(path, input_format), None))
             if fmt is None:
-                known = recognise_skipped([path]).get(path) if path.is_file() else None
-                if known:
-                    raise UsageError(f"{shown_text(str(path))}: {known}")
+                known, document = recognise_skipped([path]) if path.is_file() else ({}, {})
+                if path in known:
+                    raise UsageError(f"{shown_text(str(path))}: {known[path]}")
+                if path in document:
+                    raise UsageError(f"{shown_text(str(path))}: a {document[path]}, not a hand history")
                 raise UsageError(f"{shown_text(str(path))}: not a hand log this auditor reads (use --input-format "
                                  "to force one)")
             found.append(InputFile(path, fmt, shown_text(path.as_posix()), seen=seen))
@@ -268,18 +270,20 @@ def _copy_fifo(path: Path, out: Any, cap: int, name: str) -> None:
 HEAD_BYTES = 4096
 
 
-def recognise_skipped(paths: Iterable[Path]) -> dict[Path, str]:
-    """Which skipped files are recognisably hand histories of another room, and what they are.
+def recognise_skipped(paths: Iterable[Path]) -> tuple[dict[Path, str], dict[Path, str]]:
+    """Which skipped files are recognisably hand histories of another room, and what they are; and which are
+    a room's other files (a tournament summary: no hands in it), named.
 
     Uses `auditor.ingest.detect.recognise_other` when that exists (it reads only the opening bytes,
     decompressed, and the name); without it nothing is recognised and every skipped file stays "not a
     hand log"."""
     try:
-        from auditor.ingest.detect import recognise_other  # type: ignore[attr-defined]
+        from auditor.ingest.detect import recognise_document, recognise_other  # type: ignore[attr-defined]
         from auditor.ingest.files import open_binary
     except ImportError:
-        return {}
+        return {}, {}
     found: dict[Path, str] = {}
+    documents: dict[Path, str] = {}
     for path in paths:
         if not_regular(path, inside_folder=True):  # never opened: a FIFO would block, a device never end
             continue
@@ -291,7 +295,9 @@ def recognise_skipped(paths: Iterable[Path]) -> dict[Path, str]:
         known = recognise_other(head, path.name)
         if known:
             found[path] = known
-    return found
+        elif document := recognise_document(head, path.name):
+            documents[path] = document
+    return found, documents
 
 
 def _name_inside(top: str, folder: Path, path: Path) -> str:
@@ -547,7 +553,7 @@ def _audit(paths: list[Path], pack: str | None, batch_size: int, limits: Limits 
     return AuditResult(all_findings, _total_coverage(run.coverage, packs), quarantined, hands_read,
                        hands_read - len(quarantined) - outside, inputs, packs, time.perf_counter() - started,
                        skipped, read_per_file, not_covered, not_covered_per_file, list(notes.values()),
-                       recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p, True))},
+                       *recognise_skipped(skipped), {p: why for p in skipped if (why := not_regular(p, True))},
                        not_listed, started_at, datetime.now(UTC), None if command is None else tuple(command),
                        _working_directory(), digests, periods, changed, pack_records,
                        [shown_text(Path(p).as_posix()) for p in paths], table_hands, run.finding_hands(),

@@ -271,3 +271,29 @@ def test_an_audit_names_every_room_s_skipped_file_in_its_summary(tmp_path):
     run = CliRunner().invoke(main, ["audit", str(logs), "--quiet"])
     assert run.exit_code == 3, run.output
     assert f"{len(unread)} hand-history file(s) skipped" in run.output
+
+
+def test_a_tournament_summary_is_named_and_not_counted_as_hands_unaudited(tmp_path):
+    """A room's tournament summary holds no hands: skipped and named as what it is, beside the files that are no
+    hand logs, and the run is not failed for it (an audit of a folder holding one passes with exit 0)."""
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+    from auditor.pipeline import audit
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "summary.txt").write_text("Winamax Poker - Tournament summary : Expresso(112456330)\n"
+                                      "Player : tc1591\nBuy-In : 0.46€ + 0.04€\n", encoding="utf-8")
+    (logs / "888.txt").write_text("***** 888poker Tournament Summary *****\nTournament ID: 1\n", encoding="utf-8")
+    (logs / "holdem.jsonl").write_bytes((ROOT / "sample_logs" / "holdem.jsonl").read_bytes())
+    result = audit([logs])
+    assert result.skipped_hand_histories == {}
+    assert result.skipped_documents == {logs / "summary.txt": "Winamax tournament summary",
+                                        logs / "888.txt": "888poker tournament summary"}
+    run = CliRunner().invoke(main, ["audit", str(logs), "--quiet"])
+    assert run.exit_code == (1 if len(result.findings) else 0), run.output  # never 3 (unaudited) for a summary
+    text = CliRunner().invoke(main, ["audit", str(logs)]).output
+    assert "summary.txt: a Winamax tournament summary" in text
+    alone = CliRunner().invoke(main, ["audit", str(logs / "summary.txt")])
+    assert alone.exit_code == 2 and "a Winamax tournament summary, not a hand history" in alone.output

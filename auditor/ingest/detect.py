@@ -615,14 +615,25 @@ def other_room(head: bytes, name: str = "") -> tuple[str, str] | None:
     return None
 
 
+#: what a room exports beside its hand histories: named when skipped, but no hands went unaudited
+NOT_HAND_HISTORIES = ("tournament summary",)
+
+
 def recognise_other(head: bytes, name: str = "") -> str | None:
-    """Name the format of a file we have no reader for, e.g. "888poker hand history: no reader for this
-    room", or None when the opening bytes (`head`: the first SNIFF_BYTES of the file, decompressed) are
-    no format we know. For the summary's list of skipped files: a skipped hand history is hands not
+    """Name the format of a hand history we have no reader for, e.g. "888poker hand history: no reader for
+    this room", or None when the opening bytes (`head`: the first SNIFF_BYTES of the file, decompressed) are
+    no hand history we know. For the summary's list of skipped files: a skipped hand history is hands not
     audited, which a regulator must be told, unlike a README beside the logs."""
     found = other_room(head, name)
-    return f"{found[0]} {found[1]}: no reader for this room" if found else None
+    return f"{found[0]} {found[1]}: no reader for this room" if found and found[1] not in NOT_HAND_HISTORIES \
+        else None
 
 
-__all__ = ["FORMATS", "detect", "looks_like_log", "other_room", "read_file", "read_plain_phh",
-           "recognise_other", "unsafe_member_name"]
+def recognise_document(head: bytes, name: str = "") -> str | None:
+    """Name a room's file that is not a hand history (e.g. "Winamax tournament summary"), else None."""
+    found = other_room(head, name)
+    return f"{found[0]} {found[1]}" if found and found[1] in NOT_HAND_HISTORIES else None
+
+
+__all__ = ["FORMATS", "NOT_HAND_HISTORIES", "detect", "looks_like_log", "other_room", "read_file", "read_plain_phh",
+           "recognise_document", "recognise_other", "unsafe_member_name"]

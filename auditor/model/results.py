@@ -83,6 +83,9 @@ class AuditResult:
     #: skipped files that are recognisably hand histories of a room this auditor cannot read: path -> what
     #: they are (`detect.recognise_other`: "888poker hand history: no reader for this room")
     skipped_hand_histories: dict[Path, str] = field(default_factory=dict)
+    #: skipped files that are a room's other documents, no hand history (`detect.recognise_document`): path ->
+    #: what they are ("Winamax tournament summary"); listed with the files that are no hand logs, never unaudited
+    skipped_documents: dict[Path, str] = field(default_factory=dict)
     #: skipped entries of a folder that are not regular files, never opened: path -> why (`not_regular`:
     #: "a FIFO (named pipe)", "a link to a device", "a link to nothing")
     skipped_not_regular: dict[Path, str] = field(default_factory=dict)

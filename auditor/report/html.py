@@ -434,7 +434,8 @@ def _summary(result: AuditResult, names: Names) -> dict[str, Any]:
         "packs": list(result.packs.values()),
         "inputs": [names(item.name or item.path.as_posix()) for item in result.inputs[:20]],
         "inputs_total": len(result.inputs),
-        "skipped": [names(p.as_posix()) for p in others[:10]], "skipped_total": len(others),
+        "skipped": [names(p.as_posix()) + (f": a {result.skipped_documents[p]}" if p in result.skipped_documents
+                                           else "") for p in others[:10]], "skipped_total": len(others),
         "special": [(names(p.as_posix()), why) for p, why in list(special.items())[:10]],
         "special_total": len(special),
         "not_listed": not_listed_line(result).strip() if result.findings_not_listed else "",

@@ -31,6 +31,8 @@ def not_audited(result: AuditResult) -> dict[str, Any]:
                         for (pack, variant, structure), count in sorted(result.not_covered.items())],
         "skipped_hand_histories": [{"file": shown_text(path.as_posix()), "format": known}
                                    for path, known in result.skipped_hand_histories.items()],
+        "skipped_documents": [{"file": shown_text(path.as_posix()), "what": known}
+                              for path, known in result.skipped_documents.items()],
         "rules_partly_assessed": [{"pack": r.pack, "rule_id": r.rule_id, "hands_in_scope": int(r.hands_in_scope),
                                    "hands_not_assessable": int(r.hands_not_assessable)}
                                   for r in result.partly_assessed().itertuples(index=False)],

@@ -188,7 +188,8 @@ def write_summary(result: AuditResult, out: TextIO) -> None:
     special = result.skipped_not_regular
     others = [p for p in result.skipped_files if p not in result.skipped_hand_histories and p not in special]
     if others:
-        names = ", ".join(clean(p) for p in others[:5])
+        documents = result.skipped_documents
+        names = ", ".join(clean(p) + (f": a {clean(documents[p])}" if p in documents else "") for p in others[:5])
         more = f" and {len(others) - 5} more" if len(others) > 5 else ""
         out.write(f"  files skipped, not recognised as hand logs: {len(others)} ({names}{more})\n")
     if special:
