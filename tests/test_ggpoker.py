@@ -84,6 +84,14 @@ def test_a_cash_out_is_refused_as_a_feature_the_log_cannot_hold():
     assert "cashed out" in result.quarantined[0].reason and "line 25" in result.quarantined[0].reason
 
 
+def test_chips_the_room_drops_into_the_pot_are_refused_as_a_feature_the_log_cannot_hold():
+    """`Cash Drop to Pot : total $0.50` (a promotion): chips no player put in, for which the log has no event."""
+    result = audit([FIXTURES / "cash_drop.txt"], pack="tda-2024")
+    assert [(q.line, q.code, q.hand_id) for q in result.quarantined] == [(1, "unsupported-feature", "RC1000000001")]
+    assert result.quarantined[0].reason == \
+        "line 14: 'Cash Drop to Pot : total $0.50', which the canonical log cannot hold"
+
+
 def test_the_real_exports_are_read_whole_with_no_finding():
     """The corpus's GGPoker Rush & Cash files (2025): every hand read, none refused, no finding under tda-2024."""
     if not CORPUS.is_dir():

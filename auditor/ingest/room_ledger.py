@@ -32,12 +32,12 @@ KINDS = ("seat", "post_small_blind", "post_big_blind", "post_both_blinds", "post
          "discard", "stand_pat", "dealt", "redealt", "timed_out", "sits_out", "is_sitting_out",
          "is_sitting_out_plain", "has_returned", "cashed_out", "uncalled", "collect", "marker", "total", "board",
          "summary_seat", "summary_other_seat", "run_twice_summary", "cancelled", "ignored", "quiet", "seat_waiting",
-         "summary_award")
+         "summary_award", "unsupported")
 (K_SEAT, K_POST_SB, K_POST_BB, K_POST_BOTH, K_POST_ANTE, K_POST_STRADDLE, K_POST_BUTTON, K_POST_BRING_IN, K_FOLD,
  K_CHECK, K_CALL, K_BET, K_RAISE, K_SHOW, K_MUCK, K_MUCK_SHOWN, K_DISCARD, K_STAND_PAT, K_DEALT, K_REDEALT,
  K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED, K_CASHED_OUT, K_UNCALLED,
  K_COLLECT, K_MARKER, K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_CANCELLED,
- K_IGNORED, K_QUIET, K_SEAT_WAITING, K_SUMMARY_AWARD) = range(len(KINDS))
+ K_IGNORED, K_QUIET, K_SEAT_WAITING, K_SUMMARY_AWARD, K_UNSUPPORTED) = range(len(KINDS))
 WRITE_ONLY = ("blinds", "hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary")
 #: kinds read only inside the summary
 SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_SUMMARY_AWARD)
@@ -102,6 +102,7 @@ ERRORS = (
     ("run_twice_summary", "unsupported-feature"), ("summary_seat_name", "damaged"),
     ("summary_not_understood", "damaged"), ("no_hole_cards", "truncated"), ("no_summary", "truncated"),
     ("no_showdown", "truncated"), ("no_award", "truncated"), ("too_long", "limit"), ("side_pot_range", "damaged"),
+    ("unsupported_line", "unsupported-feature"),
 )
 (X_NONE, X_NO_SEATS, X_SEAT_RANGE, X_NAME_BLANK, X_SAME_NAME, X_AMOUNT_LARGE, X_AMOUNT_PLACES, X_NOT_UNDERSTOOD,
  X_BEFORE_DEAL, X_AFTER_DEAL, X_CANCELLED, X_FORCED_BET, X_PUTS_IN, X_ALL_IN_BEHIND, X_ACTION_BEFORE_DEAL, X_NO_MORE,
@@ -109,7 +110,7 @@ ERRORS = (
  X_BOARD_AFTER_SHOWDOWN, X_FLOP_NOT_UNDERSTOOD, X_BOARD_NOT_REPEATED, X_NOT_A_CARD, X_DEALT_BEFORE, X_DRAW_OUTSIDE,
  X_DISCARD_COUNT, X_DISCARD_RANGE, X_SIDE_POT, X_CASHED_OUT, X_SUMMARY_BOARD, X_RUN_TWICE_SUMMARY,
  X_SUMMARY_SEAT_NAME, X_SUMMARY_NOT_UNDERSTOOD, X_NO_HOLE_CARDS, X_NO_SUMMARY, X_NO_SHOWDOWN, X_NO_AWARD, X_TOO_LONG,
- X_SIDE_POT_RANGE) = range(len(ERRORS))
+ X_SIDE_POT_RANGE, X_UNSUPPORTED_LINE) = range(len(ERRORS))
 #: what a `before_deal` error names (arg0)
 BEFORE_DEAL_WHAT = ("an uncalled bet returned", "a show", "a muck", "a pot collected", "a post")
 
@@ -1165,6 +1166,8 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
         return True
     if kind == K_CASHED_OUT:
         return _fail(V, X_CASHED_OUT, line, 0, 0, 0)
+    if kind == K_UNSUPPORTED:  # a line the room writes of something the log has no event for
+        return _fail(V, X_UNSUPPORTED_LINE, line, 0, 0, 0)
     if kind == K_CANCELLED:
         return _fail(V, X_CANCELLED, line, 0, 0, 0)
     if kind == K_UNCALLED:

@@ -782,6 +782,7 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
         "discard_range": lambda: f"line {n}: discard count {_short(span_text(a0, a1))} is out of range",
         "side_pot": lambda: f"line {n}: side pot {a0} (the canonical log numbers pots 0 to 10)",
         "side_pot_range": lambda: f"line {n}: side pot {_short(span_text(a0, a1))} is out of range",
+        "unsupported_line": lambda: f"line {n}: '{_short(line)}', which the canonical log cannot hold",
         "cashed_out": lambda: (f"line {n}: the hand was cashed out (all-in cash out), which the engine does not "
                                "model"),
         "summary_board": lambda: f"line {n}: the summary board differs from the board dealt",
