@@ -559,10 +559,11 @@ def _event(ev, V, kind, seat):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _insert(ev, V, S, at):  # pragma: no cover - compiled
-    """Room for one event at row `at` (the rows after it move down one; the rows the state points at with them)."""
+def _insert(ev, V, S, at, kind, seat):  # pragma: no cover - compiled
+    """A new event at row `at` (all keys unset; the rows after it move down one, the rows the state points at
+    with them): `at`, or -1 when the rows are full."""
     if V[V_NE] >= ev.shape[0]:
-        return False
+        return -1
     for row in range(V[V_NE], at, -1):
         for c in range(ev.shape[1]):
             ev[row, c] = ev[row - 1, c]
@@ -571,7 +572,11 @@ def _insert(ev, V, S, at):  # pragma: no cover - compiled
         for r in (R_HOLE_ROW, R_LAST_DRAW):
             if S[r, o] >= at:
                 S[r, o] += 1
-    return True
+    for c in range(ev.shape[1]):
+        ev[at, c] = -1
+    ev[at, C_KIND] = kind
+    ev[at, C_SEAT] = seat
+    return at
 
 
 @njit(cache=True)
@@ -592,12 +597,8 @@ def _deal_in(ev, V, S, h, k, seat):  # pragma: no cover - compiled
                 at = row
     if at < 0:
         at = last + 1 if last >= 0 else V[V_NE]
-    if not _insert(ev, V, S, at):
+    if _insert(ev, V, S, at, E_DEAL, seat) < 0:
         return False
-    for c in range(ev.shape[1]):
-        ev[at, c] = -1
-    ev[at, C_KIND] = E_DEAL
-    ev[at, C_SEAT] = seat
     ev[at, C_TARGET] = 0
     S[R_HOLE_ROW, seat] = at
     return True
@@ -617,15 +618,7 @@ def _return_in_its_round(ev, V, S, seat):  # pragma: no cover - compiled
         if ev[row, C_KIND] == E_DEAL and ev[row, C_TARGET] == 1:
             at = row
             break
-    if at == V[V_NE]:
-        return _event(ev, V, E_RETURN, seat)
-    if not _insert(ev, V, S, at):
-        return -1
-    for c in range(ev.shape[1]):
-        ev[at, c] = -1
-    ev[at, C_KIND] = E_RETURN
-    ev[at, C_SEAT] = seat
-    return at
+    return _insert(ev, V, S, at, E_RETURN, seat)
 
 
 @njit(cache=True)
@@ -1343,12 +1336,8 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
                 for c in range(ev.shape[1]):
                     ev[row, c] = ev[row + 1, c]
             V[V_NE] -= 1
-    if last < 0 or not _insert(ev, V, S, last + 1):
+    if last < 0 or _insert(ev, V, S, last + 1, E_RETURN, top) < 0:
         return False
-    for c in range(ev.shape[1]):
-        ev[last + 1, c] = -1
-    ev[last + 1, C_KIND] = E_RETURN
-    ev[last + 1, C_SEAT] = top
     ev[last + 1, C_AMOUNT] = unmatched
     return True
 
