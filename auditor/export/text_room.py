@@ -143,15 +143,24 @@ class RoomWriter:
         from one paid back with the pot (a room writing no return), a player dealt in who never acts from one
         sitting out (a room marking neither)."""
         room, events = self.dialect.title, hand["events"]
-        if self.dialect.convention("uncalled_return") == "in_the_award" and not any(
-                e["kind"] == "return" for e in events) and _unmatched(events) > 0:
-            return (f"an uncalled bet kept in the pot: {room} pays an uncalled bet back with the pot and writes no "
-                    "return, so its text cannot tell a bet kept from one returned")
-        if self.dialect.convention("silent_seats") == "sitting_out" and hand.get("currency") is not None:
+        if self.dialect.convention("uncalled_return") == "in_the_award":
+            returns = sum(e["amount"] for e in events if e["kind"] == "return")
+            if not returns and _unmatched(events) > 0:
+                return (f"an uncalled bet kept in the pot: {room} pays an uncalled bet back with the pot and writes "
+                        "no return, so its text cannot tell a bet kept from one returned")
+            put = sum(e.get("amount", 0) for e in events if e["kind"] in ("post", "action"))
+            if returns and put - returns != sum(e["amount"] for e in events if e["kind"] in ("award", "rake")):
+                return (f"an uncalled bet returned in a hand whose chips do not balance: {room} pays the bet back "
+                        "with the pot, and its reader takes the return out of the award only where the chips do")
+        if self.dialect.convention("silent_seats") == "sitting_out":
             named = {e.get("seat") for e in events if not (e["kind"] == "deal" and e["to"] == "hole")}
-            if any(e["kind"] == "deal" and e["to"] == "hole" and e["seat"] not in named for e in events):
+            cash = hand.get("currency") is not None
+            if cash and any(e["kind"] == "deal" and e["to"] == "hole" and e["seat"] not in named for e in events):
                 return (f"a player dealt in who never acts: {room} marks no player sitting out, so its text cannot "
                         "tell that player from one sitting out")
+            if any(s.get("status") == "sitting_out" and (not cash or s["seat"] in named) for s in hand["seats"]):
+                return (f"a player sitting out who is named in the hand, or at a tournament: {room} marks no player "
+                        "sitting out, so its text tells one only by the silence of a cash seat")
         return None
 
     def _names_problem(self, hand: dict) -> str | None:

@@ -1282,9 +1282,9 @@ def _unmatched(S):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _totals(ev, V, seat):  # pragma: no cover - compiled
-    """(chips put in, awarded, raked, the last action's or kill's row, the last post's row, the row of `seat`'s
-    award from the highest pot it won: the pot nearest the unmatched chips, which a room paying them with the
-    pot adds there)."""
+    """(chips put in, awarded, raked, the last action's or kill's row, the last post's or hole deal's row, the
+    row of `seat`'s award from the highest pot it won: the pot nearest the unmatched chips, which a room paying
+    them with the pot adds there)."""
     put = awarded = rake = np.int64(0)
     last = posted = mine = -1
     for row in range(V[V_EV0], V[V_NE]):
@@ -1299,7 +1299,7 @@ def _totals(ev, V, seat):  # pragma: no cover - compiled
             rake += ev[row, C_AMOUNT]
         if kind in (E_ACTION, E_KILL):
             last = row
-        elif kind == E_POST:
+        elif kind == E_POST or (kind == E_DEAL and ev[row, C_TARGET] == 0):
             posted = row
     return put, awarded, rake, last, posted, mine
 
@@ -1320,7 +1320,7 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     if top < 0 or unmatched <= 0 or S[R_FOLDED, top]:
         return False
     put, awarded, rake, last, posted, mine = _totals(ev, V, top)
-    if last < 0 and in_award:  # no action at all (all in through the blinds): the return follows the posts
+    if last < 0 and in_award:  # no action (all in through the blinds): the return follows the posts and deal
         last = posted
     if older and (put - awarded - rake != unmatched
                   or (V[V_TOTAL_POT] != awarded + rake and V[V_TOTAL_POT] != awarded)):
