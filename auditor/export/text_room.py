@@ -503,12 +503,13 @@ class _Hand:
         showdown_at = next((i for i, e in enumerate(events) if i > last_play
                             and (e["kind"] in ("show", "muck") or (contested and e["kind"] == "award"))), None)
         hole_written = False
-        conventions = writer.dialect.data["conventions"]
-        late_deal = conventions["hole_cards_marker"]["value"] == "before_blinds"
-        # a return before a board run out with no more betting, written at the showdown; an uncontested pot's
-        # award written in the summary alone (the rooms whose conventions say so)
-        late_return = conventions["uncalled_return"]["value"] == "after_the_board"
-        summary_awards = conventions["summary_awards"]["value"] == "when_no_award_line" and not contested
+        convention = writer.dialect.convention
+        late_deal = convention("hole_cards_marker") == "before_blinds"
+        # a return before a board run out with no more betting, written at the showdown; a return paid with the
+        # bettor's award; an uncontested pot's award written in the summary alone (the rooms whose conventions say so)
+        late_return = convention("uncalled_return") == "after_the_board"
+        returns_in_award = convention("uncalled_return") == "in_the_award"
+        summary_awards = convention("summary_awards") == "when_no_award_line" and not contested
         held: list[dict] = []
         # an uncalled bet paid with the bettor's award from the highest pot it won, no line of its own
         # (`uncalled_return: in_the_award`)
@@ -614,7 +615,7 @@ class _Hand:
                 round_in[seat] = round_in.get(seat, 0) - e["amount"]
                 self.left[seat] += e["amount"]
                 put_in -= e["amount"]
-                if conventions["uncalled_return"]["value"] == "in_the_award" and seat in paid:
+                if returns_in_award and seat in paid:
                     in_award[seat] = in_award.get(seat, 0) + e["amount"]
                     continue
                 if late_return and showdown_at is not None and i < showdown_at and any(
@@ -702,20 +703,21 @@ class _Hand:
 def _unmatched(events: list[dict]) -> int:
     """The unmatched part of the last betting round's top bet (0: none), its bettor not folded: the chips a
     return would give back."""
-    rounds: list[dict[int, int]] = [{}]
+    rounds: list[dict[int, int]] = [{}]  # each round's chips in, by seat
     folded: set[int] = set()
+    drawn = False
     for e in events:
-        if (e["kind"] == "deal" and e["to"] == "board") or (e["kind"] == "draw" and not rounds[-1].get(-1)):
-            rounds.append({-1: 1} if e["kind"] == "draw" else {})
+        if (e["kind"] == "deal" and e["to"] == "board") or (e["kind"] == "draw" and not drawn):  # a new round
+            drawn = drawn or e["kind"] == "draw"
+            rounds.append({})
         elif e["kind"] == "post" and e["post"] in ("blind", "missed", "straddle"):
             rounds[-1][e["seat"]] = rounds[-1].get(e["seat"], 0) + e["amount"]
         elif e["kind"] == "action" and "to" in e:
             rounds[-1][e["seat"]] = e["to"]
-        if e["kind"] in ("kill", "action") and (e["kind"] == "kill" or e["action"] == "fold"):
+        if e["kind"] == "kill" or (e["kind"] == "action" and e["action"] == "fold"):
             folded.add(e["seat"])
-    last = next(({s: v for s, v in r.items() if s >= 0} for r in reversed(rounds)
-                 if any(v > 0 for s, v in r.items() if s >= 0)), {})
-    if len(last) < 1:
+    last = next((r for r in reversed(rounds) if any(v > 0 for v in r.values())), {})
+    if not last:
         return 0
     top = max(last, key=lambda s: last[s])
     second = max((v for s, v in last.items() if s != top), default=0)

@@ -1336,8 +1336,7 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
                 for c in range(ev.shape[1]):
                     ev[row, c] = ev[row + 1, c]
             V[V_NE] -= 1
-    if last < 0 or _insert(ev, V, S, last + 1, E_RETURN, top) < 0:
-        return False
+    _insert(ev, V, S, last + 1, E_RETURN, top)  # room checked above, before the award was touched
     ev[last + 1, C_AMOUNT] = unmatched
     return True
 

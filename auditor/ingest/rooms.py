@@ -977,6 +977,8 @@ def _in_order(block: _Block, spans: list[tuple[int, int]], hands: _Hands, tables
             run = []
 
     cuts = getattr(block, "cuts", set())
+    # each convention the ledger may apply to a hand (its column in the hand's row) and the note that says so
+    notes = ((L.H_RETURNED, _IMPLIED_NOTES[block.spoken.return_mode == L.U_IN_THE_AWARD]), (L.H_SILENCED, _SILENT_NOTE))
     for k, span in enumerate(spans):
         refused = hands.refused[k]
         if refused is not None:
@@ -988,9 +990,8 @@ def _in_order(block: _Block, spans: list[tuple[int, int]], hands: _Hands, tables
                                       table_id=refused.table_id)
             yield refused
             continue
-        for applied, note in ((hands.h[k, L.H_RETURNED], _IMPLIED_NOTES[block.spoken.return_mode == L.U_IN_THE_AWARD]),
-                              (hands.h[k, L.H_SILENCED], _SILENT_NOTE)):
-            if applied and note[0] not in noted:
+        for column, note in notes:
+            if hands.h[k, column] and note[0] not in noted:
                 yield from flush()
                 noted.add(note[0])
                 yield ReaderNote(block.name, block.line0 + int(block.number[span[0]]) + 1, *note)
