@@ -12,6 +12,12 @@ money scale), the second (`_play` and the statement functions) keeps the ledger 
 the canonical log cannot hold ends the hand with an error code (`ERRORS`) and its line and numbers, which the
 driver (`rooms`) words; anything merely illegal is written as it happened, for the rules to judge.
 
+Every kernel under `convert` is compiled without reference counting (`_nrt=False`), and allocates nothing:
+`convert` allocates the scratch arrays once a batch and hands them down. Why: a compiled call takes and drops a
+reference on every array it is given, atomically, and the ledger's functions are given a dozen arrays and the
+dialect's tables each; that bookkeeping was more than half of the ledger's time. A kernel that allocates, or
+returns an array to a counted caller, does not compile (or is a leak) here: allocate in `convert` instead.
+
 Rows: per hand `H_*`; per seat `S_*` (seat, stack, name span, status); per event `E_*` (the `EV_COLUMNS` the
 column-wise readers share, `arrow_columns.event_table`); cards as codes rank * 4 + suit in the canonical order
 (`CARD_NAMES`), 52 unknown.
@@ -182,7 +188,7 @@ def lines(data, prefix, fold_case, max_line, starts, ends, flags):  # pragma: no
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _prefix_at(data, q, e, prefix, fold_case):  # pragma: no cover - compiled
     m = prefix.shape[0]
     if e - q < m:
@@ -200,7 +206,7 @@ def _prefix_at(data, q, e, prefix, fold_case):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _flags(data, s, e, prefix, fold_case, max_line):  # pragma: no cover - compiled
     f = 0
     if e - s > max_line:
@@ -232,7 +238,7 @@ def _flags(data, s, e, prefix, fold_case, max_line):  # pragma: no cover - compi
 
 # ------------------------------------------------------------------------------------------------ amounts, cards
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _amount(data, q, e, symbols, thousands, decimal):  # pragma: no cover - compiled
     """(mantissa, decimals, integer digits) of the amount data[q:e] (its whole text, as `room_match` found it)."""
     end = amount_end(data, q, e, symbols, thousands, decimal)
@@ -263,14 +269,14 @@ def _amount(data, q, e, symbols, thousands, decimal):  # pragma: no cover - comp
     return value, places, digits
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _scaled(value, places, scale_places):  # pragma: no cover - compiled
     for _ in range(scale_places - places):
         value *= 10
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _cards(data, q, e, rank_of, suit_of, out, nc):  # pragma: no cover - compiled
     """The cards of data[q:e] split on blanks into out[nc:]: (new nc, -1) or (nc, position of a word that is no
     card)."""
@@ -291,7 +297,7 @@ def _cards(data, q, e, rank_of, suit_of, out, nc):  # pragma: no cover - compile
 
 # ------------------------------------------------------------------------------------------------ the seat list
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fail(V, error, line, a0, a1, a2):  # pragma: no cover - compiled
     V[V_ERROR] = error
     V[V_ERROR_LINE] = line
@@ -301,13 +307,13 @@ def _fail(V, error, line, a0, a1, a2):  # pragma: no cover - compiled
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _lit_is(data, a, b, lit, lo, n):  # pragma: no cover - compiled
     """Whether data[a:b] is the literal lit[lo:lo + n]."""
     return b - a == n and at_literal(data, a, b, lit, lo, n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _int(data, q, e):  # pragma: no cover - compiled
     """The value of the digits data[q:e] (at most 4 are read: a longer number is no seat or count)."""
     value = 0
@@ -316,7 +322,7 @@ def _int(data, q, e):  # pragma: no cover - compiled
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _same(data, a, b, c, d):  # pragma: no cover - compiled
     if b - a != d - c:
         return False
@@ -326,7 +332,7 @@ def _same(data, a, b, c, d):  # pragma: no cover - compiled
     return j == b - a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, stack):  # pragma: no cover - compiled
     """The seat lines from line lo on, while they are seat lines: their entries in `ent` (seat, name lo, hi,
     stack mantissa, places, status 0 active / 1 sitting out / 2 absent), their names in `names`. Returns (the
@@ -340,7 +346,7 @@ def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, st
             waiting_t = t
     i = lo
     count = 0
-    none = np.zeros((0, 3), dtype=np.int64)
+    none = names[:0]
     while i < hi:
         f = flags[i]
         if f & L_BLANK:
@@ -420,7 +426,7 @@ def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, st
 G_PLAYER, G_ROOM, G_SUMMARY, G_MARKER, G_QUIET = range(5)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _try(data, s, e, P, group, kind_only, names, slots, stack):  # pragma: no cover - compiled
     """The first template of `group` (of kind `kind_only` when >= 0) the line matches, or -1."""
     rows, lit, words, symbols, thousands, decimal, t_start, t_kind, members = P[:9]
@@ -442,7 +448,7 @@ def _try(data, s, e, P, group, kind_only, names, slots, stack):  # pragma: no co
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _marker_role(data, slots, t, P):  # pragma: no cover - compiled
     """The role of a `*** NAME ***` line's name (`M_*`; -1 a name not listed; -2 a name the marker pattern does not
     allow: only letters, digits, blanks, `-` and `/`)."""
@@ -463,7 +469,7 @@ def _marker_role(data, slots, t, P):  # pragma: no cover - compiled
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat, st_slots, st_err,
                stack):  # pragma: no cover - compiled
     """Each line lo..hi - 1 (after the seat list): its template (st_t; -1 blank), the seat of the name it begins
@@ -472,8 +478,7 @@ def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat
     slot_of = P[9]
     amounts = P[15]
     symbols, thousands, decimal = P[3], P[4], P[5]
-    one = np.zeros((1, 3), dtype=np.int64)
-    none = np.zeros((0, 3), dtype=np.int64)
+    none = names[:0]
     places_max = 0
     summary = False
     for i in range(lo, hi):
@@ -507,10 +512,7 @@ def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat
                 for k in range(count):
                     n = names[k, 2] - names[k, 1]
                     if e - s >= n and _same(data, s, s + n, names[k, 1], names[k, 2]):
-                        one[0, 0] = names[k, 0]
-                        one[0, 1] = names[k, 1]
-                        one[0, 2] = names[k, 2]
-                        t = _try(data, s, e, P, G_PLAYER, -1, one, slots, stack)
+                        t = _try(data, s, e, P, G_PLAYER, -1, names[k:k + 1], slots, stack)
                         if t >= 0:
                             st_seat[j] = names[k, 0]
                             break
@@ -544,7 +546,7 @@ def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat
 
 # ------------------------------------------------------------------------------------------------ the ledger
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _event(ev, V, kind, seat):  # pragma: no cover - compiled
     """A new event row (all keys unset), or -1 when the rows are full."""
     row = V[V_NE]
@@ -558,7 +560,7 @@ def _event(ev, V, kind, seat):  # pragma: no cover - compiled
     return row
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _insert(ev, V, S, at, kind, seat):  # pragma: no cover - compiled
     """A new event at row `at` (all keys unset; the rows after it move down one, the rows the state points at
     with them): `at`, or -1 when the rows are full."""
@@ -579,7 +581,7 @@ def _insert(ev, V, S, at, kind, seat):  # pragma: no cover - compiled
     return at
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deal_in(ev, V, S, h, k, seat):  # pragma: no cover - compiled
     """Deal `seat` in after the fact (it acts or is dealt cards though listed as sitting out), in its place in the
     deal order: before the first deal of a seat later in the order, else after the last deal."""
@@ -604,7 +606,7 @@ def _deal_in(ev, V, S, h, k, seat):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _return_in_its_round(ev, V, S, seat):  # pragma: no cover - compiled
     """The row of an uncalled bet's return written after the board was run out (as some rooms do): right after
     the betting round of the seat's last bet, raise or blind, before the next board card; -1 when the rows are
@@ -621,7 +623,7 @@ def _return_in_its_round(ev, V, S, seat):  # pragma: no cover - compiled
     return _insert(ev, V, S, at, E_RETURN, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _new_round(S):  # pragma: no cover - compiled
     bets = False
     for o in range(11):
@@ -637,7 +639,7 @@ def _new_round(S):  # pragma: no cover - compiled
         S[R_ROUND_PLACES, o] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _take(S, V, line, seat, amount, places, all_in):  # pragma: no cover - compiled
     """Chips put in from the seat's stack. The reasons say amounts as the old exports' arithmetic on decimals
     does: each with the most decimals of the amounts it was made of (`places`, `R_*_PLACES`)."""
@@ -655,7 +657,7 @@ def _take(S, V, line, seat, amount, places, all_in):  # pragma: no cover - compi
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _add_post(ev, V, S, seat, post, amount, places, all_in, live, blind):  # pragma: no cover - compiled
     row = _event(ev, V, E_POST, seat)
     if row < 0:
@@ -672,7 +674,7 @@ def _add_post(ev, V, S, seat, post, amount, places, all_in, live, blind):  # pra
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _post(ev, V, S, h, k, line, seat, kind, amount, places, all_in):  # pragma: no cover - compiled
     """A forced bet (`_HandReader.post`): blinds live, a second small blind dead, a second big blind live (a new
     or returning player's), both blinds at once the big live and the rest dead."""
@@ -713,7 +715,7 @@ def _post(ev, V, S, h, k, line, seat, kind, amount, places, all_in):  # pragma: 
     return _add_post(ev, V, S, seat, P_BLIND, amount, places, all_in, True, number)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _room_folds(S, ev, V, seat, timed_out):  # pragma: no cover - compiled
     """Whether a fold is the room's (a `kill`), by the file's own evidence: the player absent by its markers, or
     timed out, or with no chips behind only because forced posts took them; never after the cards were shown,
@@ -725,7 +727,7 @@ def _room_folds(S, ev, V, seat, timed_out):  # pragma: no cover - compiled
     return S[R_LEFT, seat] == 0 and not S[R_VOLUNTARY, seat] and not S[R_FOLD_WRITTEN, seat]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _action(ev, V, S, h, k, line, seat, verb, amount, to, places, all_in):  # pragma: no cover - compiled
     """A check, fold, call, bet or raise: `amount` the chips a call or bet adds, `to` a raise's round total (-1
     where the text gives the other), `places` the decimals the text gave it."""
@@ -781,7 +783,7 @@ def _action(ev, V, S, h, k, line, seat, verb, amount, to, places, all_in):  # pr
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deal(ev, V, S, h, k):  # pragma: no cover - compiled
     """Hole cards to every seat dealt in, clockwise from the button's left: not a cash seat sitting out, nor a
     tournament seat out of hand; a tournament deals its absent players in (the room posts and folds for them)."""
@@ -803,11 +805,13 @@ def _deal(ev, V, S, h, k):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True)
-def _brackets(data, q, e, out):  # pragma: no cover - compiled
-    """The `[...]` groups of data[q:e] as rows (lo, hi) of their insides; how many (at most out's rows + 1)."""
+@njit(cache=True, _nrt=False)
+def _brackets(data, q, e):  # pragma: no cover - compiled
+    """The `[...]` groups of data[q:e]: (how many, the first's inside lo, hi, the second's lo, hi; -1 where there
+    is none)."""
     n = 0
     p = q
+    lo0 = hi0 = lo1 = hi1 = -1
     while p < e:
         if data[p] == 91:
             c = p + 1
@@ -815,17 +819,18 @@ def _brackets(data, q, e, out):  # pragma: no cover - compiled
                 c += 1
             if c >= e:
                 break
-            if n < out.shape[0]:
-                out[n, 0] = p + 1
-                out[n, 1] = c
+            if n == 0:
+                lo0, hi0 = p + 1, c
+            elif n == 1:
+                lo1, hi1 = p + 1, c
             n += 1
             p = c + 1
         else:
             p += 1
-    return n
+    return n, lo0, hi0, lo1, hi1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _remember(S, cards, h, k, seat, lo, hi):  # pragma: no cover - compiled
     """Cards the text shows for `seat` (a show, a muck, a fold, the summary): its hole cards when no deal line
     gave them (the last shown wins), in a game whose hole cards are all the player holds."""
@@ -834,7 +839,7 @@ def _remember(S, cards, h, k, seat, lo, hi):  # pragma: no cover - compiled
         S[R_KNOWN_HI, seat] = hi
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _read_cards(data, a, b, P, cards, V, line):  # pragma: no cover - compiled
     """The cards of data[a:b] appended to `cards`: (lo, hi), or (-1, -1) with the error set."""
     lo = V[V_NC]
@@ -849,7 +854,7 @@ def _read_cards(data, a, b, P, cards, V, line):  # pragma: no cover - compiled
     return lo, nc
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board, line):  # pragma: no cover
     """A flop, turn or river line (`street` 0, 1, 2...): its cards after the board so far (which a later street's
     line repeats first)."""
@@ -857,16 +862,15 @@ def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board
         return _fail(V, X_BOARD_IN_DRAW, line, name_lo, name_hi, 0)
     if V[V_SHOWDOWN]:
         return _fail(V, X_BOARD_AFTER_SHOWDOWN, line, name_lo, name_hi, 0)
-    groups = np.zeros((3, 2), dtype=np.int64)
-    n = _brackets(data, a, b, groups)
+    n, lo0, hi0, lo1, hi1 = _brackets(data, a, b)
     if street == 0:
         if n != 1:
             return _fail(V, X_FLOP_NOT_UNDERSTOOD, line, 0, 0, 0)
-        lo, hi = _read_cards(data, groups[0, 0], groups[0, 1], P, cards, V, line)
+        lo, hi = _read_cards(data, lo0, hi0, P, cards, V, line)
     else:
         if n != 2:
             return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi, 0)
-        lo, hi = _read_cards(data, groups[0, 0], groups[0, 1], P, cards, V, line)
+        lo, hi = _read_cards(data, lo0, hi0, P, cards, V, line)
         if lo < 0:
             return False
         same = hi - lo == V[V_NB]
@@ -877,7 +881,7 @@ def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board
         V[V_NC] = lo
         if not same:
             return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi, 0)
-        lo, hi = _read_cards(data, groups[1, 0], groups[1, 1], P, cards, V, line)
+        lo, hi = _read_cards(data, lo1, hi1, P, cards, V, line)
     if lo < 0:
         return False
     for j in range(lo, hi):
@@ -894,7 +898,7 @@ def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line):  # pragma: no cover - compiled
     """A `*** NAME ***` line: the deal, a street, the draw, the showdown or the summary (by the dialect's words)."""
     slot_of = P[9]
@@ -943,7 +947,7 @@ def _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line):  # pragma: n
     return _fail(V, X_UNKNOWN_STREET, line, a, b, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _draw(ev, V, S, h, k, line, seat, lo, hi):  # pragma: no cover - compiled
     """A discard (cards[lo:hi]) or a stand pat (none) in five-card draw's draw; the first opens the draw."""
     if not h[k, H_DRAW] or V[V_SECTION] != SEC_PLAY:
@@ -964,7 +968,7 @@ def _draw(ev, V, S, h, k, line, seat, lo, hi):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _dealt(data, slots, t, ev, V, S, h, k, P, cards, line, seat):  # pragma: no cover - compiled
     """`Dealt to NAME [cards]` (and, after a draw, `[kept] [received]`)."""
     slot_of = P[9]
@@ -1001,7 +1005,7 @@ def _dealt(data, slots, t, ev, V, S, h, k, P, cards, line, seat):  # pragma: no 
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line):  # pragma: no cover - compiled
     """`Seat N: NAME ...` in the summary: the name must be the seat's; cards it says were shown are kept."""
     slot_of = P[9]
@@ -1045,7 +1049,7 @@ def _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line):  # pr
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _value(data, slots, t, f, P, V):  # pragma: no cover - compiled
     """The amount in field f of template t's line, in the hand's scale (-1: the template has no such field)."""
     slot = P[9][t, f]
@@ -1055,7 +1059,7 @@ def _value(data, slots, t, f, P, V):  # pragma: no cover - compiled
     return _scaled(value, places, V[V_SCALE])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _places(data, slots, t, f, P):  # pragma: no cover - compiled
     """The decimals the text gives the amount in field f of template t's line."""
     slot = P[9][t, f]
@@ -1065,13 +1069,13 @@ def _places(data, slots, t, f, P):  # pragma: no cover - compiled
     return places
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _flag(slots, t, f, P):  # pragma: no cover - compiled
     slot = P[9][t, f]
     return slot >= 0 and slots[slot, 0] >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count, line):  # pragma: no cover
     """One recognised line, by its kind."""
     kind = P[7][t]
@@ -1198,10 +1202,10 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
         cs = slot_of[t, F_CARDS]
         if cs < 0:  # not `Board [cards]`: one `[...]` group it must still be, of the board dealt
             rs = slot_of[t, F_REST]
-            groups = np.zeros((2, 2), dtype=np.int64)
-            if _brackets(data, slots[rs, 0] - 1, slots[rs, 1], groups) != 1:
+            n, lo0, hi0, _, _ = _brackets(data, slots[rs, 0] - 1, slots[rs, 1])
+            if n != 1:
                 return _fail(V, X_SUMMARY_BOARD, line, 0, 0, 0)
-            lo, hi = _read_cards(data, groups[0, 0], groups[0, 1], P, cards, V, line)
+            lo, hi = _read_cards(data, lo0, hi0, P, cards, V, line)
         else:
             lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
         if lo < 0:
@@ -1225,7 +1229,7 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
     return True  # ignored and quiet lines: nothing the log holds
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _collect(data, slots, t, seat, ev, V, P, line):  # pragma: no cover - compiled
     """`NAME collected X from pot|main pot|side pot[-N]`: an award from pot 0 or side pot N (1 unnumbered)."""
     slot_of = P[9]
@@ -1257,7 +1261,7 @@ def _collect(data, slots, t, seat, ev, V, P, line):  # pragma: no cover - compil
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _unmatched(S):  # pragma: no cover - compiled
     """(the seat, the chips) of the unmatched part of the last betting round's top bet; (-1, 0) for none."""
     now = False
@@ -1280,7 +1284,7 @@ def _unmatched(S):  # pragma: no cover - compiled
     return top, top_v - second
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _totals(ev, V, seat):  # pragma: no cover - compiled
     """(chips put in, awarded, raked, the last action's or kill's row, the last post's or hole deal's row, the
     row of `seat`'s award from the highest pot it won: the pot nearest the unmatched chips, which a room paying
@@ -1304,7 +1308,7 @@ def _totals(ev, V, seat):  # pragma: no cover - compiled
     return put, awarded, rake, last, posted, mine
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     """The uncalled return a room leaves out of its text (with no return written): the dialect's
     `implied_uncalled_return` in a hand whose header carries its evidence (the chips put in exceed the chips paid
@@ -1341,7 +1345,7 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - compiled
     """The hand's end checked (dealt, summarised, shown down when contested, awarded), its hole cards, draws and
     seat rows written."""
@@ -1397,35 +1401,36 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
     h[k, H_RETURNED] = 1 if _implied_return(ev, V, S, h, k) else 0
     if V[V_NS] + count > s_out.shape[0]:
         return _fail(V, X_TOO_LONG, -1, 0, 0, 0)
-    order = np.argsort(ent[:count, 0], kind="mergesort")
     highest = 0
-    for j in order:
-        seat = ent[j, 0]
-        row = V[V_NS]
-        s_out[row, S_SEAT] = seat
-        s_out[row, S_STACK] = _scaled(ent[j, 3], ent[j, 4], V[V_SCALE])
-        s_out[row, S_NAME_LO] = ent[j, 1]
-        s_out[row, S_NAME_HI] = ent[j, 2]
+    for seat in range(S.shape[1]):  # the entries by seat, a seat's in the order written
         first = True
-        for i in range(j):
-            if ent[i, 0] == seat:
-                first = False
-        # the first entry of a seat has the seat's status; a seat listed again keeps its own, as written
-        s_out[row, S_STATUS] = (1 if S[R_SITTING_OUT, seat] else 0) if first else (1 if ent[j, 5] else 0)
-        V[V_NS] += 1
-        highest = max(highest, seat)
+        for j in range(count):
+            if ent[j, 0] != seat:
+                continue
+            row = V[V_NS]
+            s_out[row, S_SEAT] = seat
+            s_out[row, S_STACK] = _scaled(ent[j, 3], ent[j, 4], V[V_SCALE])
+            s_out[row, S_NAME_LO] = ent[j, 1]
+            s_out[row, S_NAME_HI] = ent[j, 2]
+            # the first entry of a seat has the seat's status; a seat listed again keeps its own, as written
+            s_out[row, S_STATUS] = (1 if S[R_SITTING_OUT, seat] else 0) if first else (1 if ent[j, 5] else 0)
+            first = False
+            V[V_NS] += 1
+            highest = seat
     h[k, H_HIGHEST] = highest
     return True
 
 
-@njit(cache=True)
-def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, st_slots, st_err, stack, ns, ne,
-          nc):  # pragma: no cover - compiled
+@njit(cache=True, _nrt=False)
+def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, st_slots, st_err, stack, S, V, ent,
+          names, board, ns, ne, nc):  # pragma: no cover - compiled
     """One hand (`h[k]`): its seat list, then its lines recognised, then played through the ledger; its rows from
-    seat row `ns`, event row `ne` and card `nc` on. Returns its scalars (`V_*`: an error, or where its rows end)."""
-    S = np.zeros((N_R, 11), dtype=np.int64)
+    seat row `ns`, event row `ne` and card `nc` on. Its scalars (`V_*`: an error, or where its rows end) left in
+    `V`. `S`, `V`, `ent`, `names` and `board` are the caller's, cleared here: this kernel allocates nothing, so
+    it is compiled without reference counting (the arrays its many callees are given are never counted)."""
+    S[:, :] = 0
     S[R_HOLE_ROW:R_LAST_DRAW + 1, :] = -1
-    V = np.zeros(N_V, dtype=np.int64)
+    V[:] = 0
     V[V_NE] = ne
     V[V_NC] = nc
     V[V_NS] = ns
@@ -1434,15 +1439,15 @@ def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, s
     V[V_ANTE] = -1
     V[V_TOTAL_POT] = -1
     lo, hi = h[k, H_LINE_LO], h[k, H_LINE_HI]
-    ent = np.zeros((64, 6), dtype=np.int64)
-    names = np.zeros((64, 3), dtype=np.int64)
+    ent[:, :] = 0
+    names[:, :] = 0
     slots = st_slots[0]
     i, count = _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, stack)
     if i < 0:
-        return V
+        return
     if count == 0:
         _fail(V, X_NO_SEATS, -1, 0, 0, 0)
-        return V
+        return
     for j in range(count):
         seat = ent[j, 0]
         if not S[R_PRESENT, seat]:
@@ -1453,7 +1458,10 @@ def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, s
     if h[k, H_SILENT_OUT] and not h[k, H_TOURNAMENT]:  # a cash seat no line of the hand names: sitting out
         for j in range(count):
             seat = ent[j, 0]
-            if not S[R_SITTING_OUT, seat] and not (st_seat[:hi - i] == seat).any():
+            named = False
+            for j2 in range(hi - i):
+                named = named or st_seat[j2] == seat
+            if not S[R_SITTING_OUT, seat] and not named:
                 S[R_SITTING_OUT, seat] = 1
                 h[k, H_SILENCED] += 1
     scale = max(places, V[V_PLACES], h[k, H_SMALL_PLACES], h[k, H_BIG_PLACES], h[k, H_PLACES])
@@ -1464,23 +1472,23 @@ def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, s
     row = _event(ev, V, E_BUTTON, h[k, H_BUTTON])
     if row < 0:
         _fail(V, X_TOO_LONG, -1, 0, 0, 0)
-        return V
+        return
     V[V_SECTION] = SEC_PREDEAL
-    board = np.zeros(64, dtype=np.int64)
+    board[:] = 0
     for line in range(i, hi):
         j = line - i
         if st_err[j]:
             _fail(V, st_err[j], line, st_slots[j, 0, 0], st_slots[j, 0, 1], 0)
-            return V
+            return
         t = st_t[j]
         if t < 0:
             continue
         if not _statement(data, st_slots[j], t, st_seat[j], ev, V, S, h, k, P, cards, board, ent, count, line):
             if V[V_ERROR] == 0:
                 _fail(V, X_TOO_LONG, line, 0, 0, 0)
-            return V
+            return
     _finish(ev, V, S, h, k, cards, s_out, ent, count)
-    return V
+    return
 
 
 @njit(cache=True)
@@ -1498,10 +1506,15 @@ def convert(data, starts, ends, flags, h, P, s_out, ev, cards, width):  # pragma
     st_slots = np.zeros((longest, width, 2), dtype=np.int64)
     st_err = np.zeros(longest, dtype=np.int64)
     stack = np.zeros((STACK, 3), dtype=np.int64)
+    S = np.zeros((N_R, 11), dtype=np.int64)
+    V = np.zeros(N_V, dtype=np.int64)
+    ent = np.zeros((64, 6), dtype=np.int64)
+    names = np.zeros((64, 3), dtype=np.int64)
+    board = np.zeros(64, dtype=np.int64)
     for k in range(h.shape[0]):
         h[k, H_EV_LO] = ne
-        V = _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, st_slots, st_err, stack, ns,
-                  ne, nc)
+        _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, st_slots, st_err, stack, S, V, ent,
+              names, board, ns, ne, nc)
         if V[V_ERROR]:
             h[k, H_OK] = 0
             h[k, H_ERROR] = V[V_ERROR]
