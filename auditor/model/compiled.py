@@ -50,9 +50,29 @@ def njit(**options: Any) -> Callable[[Callable], Any]:
         lean = _lean_cache_class()
         if lean is not None and type(getattr(kernel, "_cache", None)) is lean.__base__:
             kernel._cache = lean(kernel.py_func)
+        if callable(getattr(kernel, "get_call_template", None)):
+            _typed_without_literals(kernel)
         return kernel
 
     return make
+
+
+def _typed_without_literals(kernel: Any) -> None:
+    """A kernel called from another is compiled for its arguments' types, never their values.
+
+    Why: Numba compiles a kernel called from compiled code for the literal values of its constant arguments
+    (`_fail(V, X_NO_SEATS, -1, 0, 0, 0)` is one version, `_fail(V, X_TOO_LONG, line, 0, 0, 0)` another), and
+    links every version, with its own callees, into every caller: the room ledger's error helper alone was
+    compiled 44 times. Compiled once per argument type, each kernel is one function. Where Numba's dispatcher
+    is not the shape this was written for, the kernel keeps Numba's own typing (only compile time is lost)."""
+    from numba.core import types
+
+    template = kernel.get_call_template
+
+    def get_call_template(args: tuple, kws: dict) -> Any:
+        return template(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
+
+    kernel.get_call_template = get_call_template
 
 
 @functools.cache
