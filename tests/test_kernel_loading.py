@@ -48,7 +48,10 @@ def test_every_kernel_is_made_by_the_auditors_njit():
         kernels = _kernels(name)
         assert kernels, name
         for attr, kernel in kernels.items():
-            assert type(kernel._cache) is lean, f"{name}.{attr}"
+            if kernel.targetoptions.get("no_cpython_wrapper"):  # a `compiled.callee`: cached with its callers
+                assert type(kernel._cache).__name__ == "NullCache" and not kernel.targetoptions["_nrt"], attr
+            else:
+                assert type(kernel._cache) is lean, f"{name}.{attr}"
             found += 1
     assert found > 100
     # and no module of the package makes a kernel with Numba's own decorator (it would load with the set-up)

@@ -302,7 +302,7 @@ def test_every_kernel_module_is_named_once():
     its kernels compiled and the background compile would not compile them."""
     defined = sorted(p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
                      for p in (ROOT / "auditor").rglob("*.py")
-                     if re.search(r"^@njit", p.read_text(encoding="utf-8"), re.MULTILINE))
+                     if re.search(r"^@(njit|callee)\b", p.read_text(encoding="utf-8"), re.MULTILINE))
     assert sorted(precompile.kernel_modules()) == defined
     assert len(set(precompile.kernel_modules())) == len(precompile.kernel_modules())
     from auditor.replay.kernel import KERNEL_MODULES

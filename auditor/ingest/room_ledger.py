@@ -6,17 +6,16 @@ how much in (the betting ledger: a bet, a call, a raise written as "to" a total,
 the deal, the draw, the board, the showdown and the awards, and the room's conventions, each switched on by the
 dialect and each applied only where its own evidence holds in the file.
 
-A hand is read in two passes over its lines (`hand`): the first recognises every line (`_recognise`: its
-statement kind, the seat it names, its fields' spans) and finds the most decimals any amount has (the hand's
-money scale), the second (`_play` and the statement functions) keeps the ledger and writes the rows. Anything
+A hand is read in two passes over its lines (`convert`): the first recognises every line (`_open`,
+`_recognise`: its statement kind, the seat it names, its fields' spans) and finds the most decimals any amount
+has (the hand's money scale), the second (`_statement` and the functions it calls) keeps the ledger and writes
+the rows. Anything
 the canonical log cannot hold ends the hand with an error code (`ERRORS`) and its line and numbers, which the
 driver (`rooms`) words; anything merely illegal is written as it happened, for the rules to judge.
 
-Every kernel under `convert` is compiled without reference counting (`_nrt=False`), and allocates nothing:
-`convert` allocates the scratch arrays once a batch and hands them down. Why: a compiled call takes and drops a
-reference on every array it is given, atomically, and the ledger's functions are given a dozen arrays and the
-dialect's tables each; that bookkeeping was more than half of the ledger's time. A kernel that allocates, or
-returns an array to a counted caller, does not compile (or is a leak) here: allocate in `convert` instead.
+Every kernel under `convert` is a `callee` (`model.compiled`: no reference counting, no Python entry point),
+and allocates nothing: `convert` allocates the scratch arrays once a batch and hands them down, and no callee
+returns an array.
 
 Rows: per hand `H_*`; per seat `S_*` (seat, stack, name span, status); per event `E_*` (the `EV_COLUMNS` the
 column-wise readers share, `arrow_columns.event_table`); cards as codes rank * 4 + suit in the canonical order
@@ -28,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from auditor.ingest.room_match import OP_FIELD, OP_LIT, STACK, T_PLAYER, amount_end, at_literal, match
-from auditor.model.compiled import njit
+from auditor.model.compiled import callee, njit
 
 __all__ = ["CARD_NAMES", "ERRORS", "EV_COLUMNS", "H_COLUMNS", "KINDS", "convert", "lines"]
 
@@ -188,7 +187,7 @@ def lines(data, prefix, fold_case, max_line, starts, ends, flags):  # pragma: no
     return count
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _prefix_at(data, q, e, prefix, fold_case):  # pragma: no cover - compiled
     m = prefix.shape[0]
     if e - q < m:
@@ -206,7 +205,7 @@ def _prefix_at(data, q, e, prefix, fold_case):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _flags(data, s, e, prefix, fold_case, max_line):  # pragma: no cover - compiled
     f = 0
     if e - s > max_line:
@@ -238,7 +237,7 @@ def _flags(data, s, e, prefix, fold_case, max_line):  # pragma: no cover - compi
 
 # ------------------------------------------------------------------------------------------------ amounts, cards
 
-@njit(cache=True, _nrt=False)
+@callee
 def _amount(data, q, e, symbols, thousands, decimal):  # pragma: no cover - compiled
     """(mantissa, decimals, integer digits) of the amount data[q:e] (its whole text, as `room_match` found it)."""
     end = amount_end(data, q, e, symbols, thousands, decimal)
@@ -269,14 +268,14 @@ def _amount(data, q, e, symbols, thousands, decimal):  # pragma: no cover - comp
     return value, places, digits
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _scaled(value, places, scale_places):  # pragma: no cover - compiled
     for _ in range(scale_places - places):
         value *= 10
     return value
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _cards(data, q, e, rank_of, suit_of, out, nc):  # pragma: no cover - compiled
     """The cards of data[q:e] split on blanks into out[nc:]: (new nc, -1) or (nc, position of a word that is no
     card)."""
@@ -297,7 +296,7 @@ def _cards(data, q, e, rank_of, suit_of, out, nc):  # pragma: no cover - compile
 
 # ------------------------------------------------------------------------------------------------ the seat list
 
-@njit(cache=True, _nrt=False)
+@callee
 def _fail(V, error, line, a0, a1, a2):  # pragma: no cover - compiled
     V[V_ERROR] = error
     V[V_ERROR_LINE] = line
@@ -307,13 +306,13 @@ def _fail(V, error, line, a0, a1, a2):  # pragma: no cover - compiled
     return False
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _lit_is(data, a, b, lit, lo, n):  # pragma: no cover - compiled
     """Whether data[a:b] is the literal lit[lo:lo + n]."""
     return b - a == n and at_literal(data, a, b, lit, lo, n)
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _int(data, q, e):  # pragma: no cover - compiled
     """The value of the digits data[q:e] (at most 4 are read: a longer number is no seat or count)."""
     value = 0
@@ -322,7 +321,7 @@ def _int(data, q, e):  # pragma: no cover - compiled
     return value
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _same(data, a, b, c, d):  # pragma: no cover - compiled
     if b - a != d - c:
         return False
@@ -332,7 +331,7 @@ def _same(data, a, b, c, d):  # pragma: no cover - compiled
     return j == b - a
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, stack):  # pragma: no cover - compiled
     """The seat lines from line lo on, while they are seat lines: their entries in `ent` (seat, name lo, hi,
     stack mantissa, places, status 0 active / 1 sitting out / 2 absent), their names in `names`. Returns (the
@@ -426,7 +425,7 @@ def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, st
 G_PLAYER, G_ROOM, G_SUMMARY, G_MARKER, G_QUIET = range(5)
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _try(data, s, e, P, group, kind_only, names, slots, stack):  # pragma: no cover - compiled
     """The first template of `group` (of kind `kind_only` when >= 0) the line matches, or -1."""
     rows, lit, words, symbols, thousands, decimal, t_start, t_kind, members = P[:9]
@@ -448,7 +447,7 @@ def _try(data, s, e, P, group, kind_only, names, slots, stack):  # pragma: no co
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _marker_role(data, slots, t, P):  # pragma: no cover - compiled
     """The role of a `*** NAME ***` line's name (`M_*`; -1 a name not listed; -2 a name the marker pattern does not
     allow: only letters, digits, blanks, `-` and `/`)."""
@@ -469,7 +468,7 @@ def _marker_role(data, slots, t, P):  # pragma: no cover - compiled
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat, st_slots, st_err,
                stack):  # pragma: no cover - compiled
     """Each line lo..hi - 1 (after the seat list): its template (st_t; -1 blank), the seat of the name it begins
@@ -546,7 +545,7 @@ def _recognise(data, starts, ends, flags, lo, hi, P, names, count, st_t, st_seat
 
 # ------------------------------------------------------------------------------------------------ the ledger
 
-@njit(cache=True, _nrt=False)
+@callee
 def _event(ev, V, kind, seat):  # pragma: no cover - compiled
     """A new event row (all keys unset), or -1 when the rows are full."""
     row = V[V_NE]
@@ -560,7 +559,7 @@ def _event(ev, V, kind, seat):  # pragma: no cover - compiled
     return row
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _insert(ev, V, S, at, kind, seat):  # pragma: no cover - compiled
     """A new event at row `at` (all keys unset; the rows after it move down one, the rows the state points at
     with them): `at`, or -1 when the rows are full."""
@@ -581,7 +580,7 @@ def _insert(ev, V, S, at, kind, seat):  # pragma: no cover - compiled
     return at
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _deal_in(ev, V, S, h, k, seat):  # pragma: no cover - compiled
     """Deal `seat` in after the fact (it acts or is dealt cards though listed as sitting out), in its place in the
     deal order: before the first deal of a seat later in the order, else after the last deal."""
@@ -606,7 +605,7 @@ def _deal_in(ev, V, S, h, k, seat):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _return_in_its_round(ev, V, S, seat):  # pragma: no cover - compiled
     """The row of an uncalled bet's return written after the board was run out (as some rooms do): right after
     the betting round of the seat's last bet, raise or blind, before the next board card; -1 when the rows are
@@ -623,7 +622,7 @@ def _return_in_its_round(ev, V, S, seat):  # pragma: no cover - compiled
     return _insert(ev, V, S, at, E_RETURN, seat)
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _new_round(S):  # pragma: no cover - compiled
     bets = False
     for o in range(11):
@@ -639,7 +638,7 @@ def _new_round(S):  # pragma: no cover - compiled
         S[R_ROUND_PLACES, o] = 0
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _take(S, V, line, seat, amount, places, all_in):  # pragma: no cover - compiled
     """Chips put in from the seat's stack. The reasons say amounts as the old exports' arithmetic on decimals
     does: each with the most decimals of the amounts it was made of (`places`, `R_*_PLACES`)."""
@@ -657,7 +656,7 @@ def _take(S, V, line, seat, amount, places, all_in):  # pragma: no cover - compi
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _add_post(ev, V, S, seat, post, amount, places, all_in, live, blind):  # pragma: no cover - compiled
     row = _event(ev, V, E_POST, seat)
     if row < 0:
@@ -674,7 +673,7 @@ def _add_post(ev, V, S, seat, post, amount, places, all_in, live, blind):  # pra
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _post(ev, V, S, h, k, line, seat, kind, amount, places, all_in):  # pragma: no cover - compiled
     """A forced bet (`_HandReader.post`): blinds live, a second small blind dead, a second big blind live (a new
     or returning player's), both blinds at once the big live and the rest dead."""
@@ -715,7 +714,7 @@ def _post(ev, V, S, h, k, line, seat, kind, amount, places, all_in):  # pragma: 
     return _add_post(ev, V, S, seat, P_BLIND, amount, places, all_in, True, number)
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _room_folds(S, ev, V, seat, timed_out):  # pragma: no cover - compiled
     """Whether a fold is the room's (a `kill`), by the file's own evidence: the player absent by its markers, or
     timed out, or with no chips behind only because forced posts took them; never after the cards were shown,
@@ -727,7 +726,7 @@ def _room_folds(S, ev, V, seat, timed_out):  # pragma: no cover - compiled
     return S[R_LEFT, seat] == 0 and not S[R_VOLUNTARY, seat] and not S[R_FOLD_WRITTEN, seat]
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _action(ev, V, S, h, k, line, seat, verb, amount, to, places, all_in):  # pragma: no cover - compiled
     """A check, fold, call, bet or raise: `amount` the chips a call or bet adds, `to` a raise's round total (-1
     where the text gives the other), `places` the decimals the text gave it."""
@@ -783,7 +782,7 @@ def _action(ev, V, S, h, k, line, seat, verb, amount, to, places, all_in):  # pr
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _deal(ev, V, S, h, k):  # pragma: no cover - compiled
     """Hole cards to every seat dealt in, clockwise from the button's left: not a cash seat sitting out, nor a
     tournament seat out of hand; a tournament deals its absent players in (the room posts and folds for them)."""
@@ -805,7 +804,7 @@ def _deal(ev, V, S, h, k):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _brackets(data, q, e):  # pragma: no cover - compiled
     """The `[...]` groups of data[q:e]: (how many, the first's inside lo, hi, the second's lo, hi; -1 where there
     is none)."""
@@ -830,7 +829,7 @@ def _brackets(data, q, e):  # pragma: no cover - compiled
     return n, lo0, hi0, lo1, hi1
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _remember(S, cards, h, k, seat, lo, hi):  # pragma: no cover - compiled
     """Cards the text shows for `seat` (a show, a muck, a fold, the summary): its hole cards when no deal line
     gave them (the last shown wins), in a game whose hole cards are all the player holds."""
@@ -839,7 +838,7 @@ def _remember(S, cards, h, k, seat, lo, hi):  # pragma: no cover - compiled
         S[R_KNOWN_HI, seat] = hi
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _read_cards(data, a, b, P, cards, V, line):  # pragma: no cover - compiled
     """The cards of data[a:b] appended to `cards`: (lo, hi), or (-1, -1) with the error set."""
     lo = V[V_NC]
@@ -854,7 +853,7 @@ def _read_cards(data, a, b, P, cards, V, line):  # pragma: no cover - compiled
     return lo, nc
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board, line):  # pragma: no cover
     """A flop, turn or river line (`street` 0, 1, 2...): its cards after the board so far (which a later street's
     line repeats first)."""
@@ -898,7 +897,7 @@ def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line):  # pragma: no cover - compiled
     """A `*** NAME ***` line: the deal, a street, the draw, the showdown or the summary (by the dialect's words)."""
     slot_of = P[9]
@@ -947,7 +946,7 @@ def _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line):  # pragma: n
     return _fail(V, X_UNKNOWN_STREET, line, a, b, 0)
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _draw(ev, V, S, h, k, line, seat, lo, hi):  # pragma: no cover - compiled
     """A discard (cards[lo:hi]) or a stand pat (none) in five-card draw's draw; the first opens the draw."""
     if not h[k, H_DRAW] or V[V_SECTION] != SEC_PLAY:
@@ -968,7 +967,7 @@ def _draw(ev, V, S, h, k, line, seat, lo, hi):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _dealt(data, slots, t, ev, V, S, h, k, P, cards, line, seat):  # pragma: no cover - compiled
     """`Dealt to NAME [cards]` (and, after a draw, `[kept] [received]`)."""
     slot_of = P[9]
@@ -1005,7 +1004,7 @@ def _dealt(data, slots, t, ev, V, S, h, k, P, cards, line, seat):  # pragma: no 
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line):  # pragma: no cover - compiled
     """`Seat N: NAME ...` in the summary: the name must be the seat's; cards it says were shown are kept."""
     slot_of = P[9]
@@ -1049,7 +1048,7 @@ def _summary_seat(data, slots, t, S, h, k, P, cards, V, ent, count, line):  # pr
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _value(data, slots, t, f, P, V):  # pragma: no cover - compiled
     """The amount in field f of template t's line, in the hand's scale (-1: the template has no such field)."""
     slot = P[9][t, f]
@@ -1059,7 +1058,7 @@ def _value(data, slots, t, f, P, V):  # pragma: no cover - compiled
     return _scaled(value, places, V[V_SCALE])
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _places(data, slots, t, f, P):  # pragma: no cover - compiled
     """The decimals the text gives the amount in field f of template t's line."""
     slot = P[9][t, f]
@@ -1069,13 +1068,13 @@ def _places(data, slots, t, f, P):  # pragma: no cover - compiled
     return places
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _flag(slots, t, f, P):  # pragma: no cover - compiled
     slot = P[9][t, f]
     return slot >= 0 and slots[slot, 0] >= 0
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count, line):  # pragma: no cover
     """One recognised line, by its kind."""
     kind = P[7][t]
@@ -1229,7 +1228,7 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
     return True  # ignored and quiet lines: nothing the log holds
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _collect(data, slots, t, seat, ev, V, P, line):  # pragma: no cover - compiled
     """`NAME collected X from pot|main pot|side pot[-N]`: an award from pot 0 or side pot N (1 unnumbered)."""
     slot_of = P[9]
@@ -1261,7 +1260,7 @@ def _collect(data, slots, t, seat, ev, V, P, line):  # pragma: no cover - compil
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _unmatched(S):  # pragma: no cover - compiled
     """(the seat, the chips) of the unmatched part of the last betting round's top bet; (-1, 0) for none."""
     now = False
@@ -1284,7 +1283,7 @@ def _unmatched(S):  # pragma: no cover - compiled
     return top, top_v - second
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _totals(ev, V, seat):  # pragma: no cover - compiled
     """(chips put in, awarded, raked, the last action's or kill's row, the last post's or hole deal's row, the
     row of `seat`'s award from the highest pot it won: the pot nearest the unmatched chips, which a room paying
@@ -1308,7 +1307,7 @@ def _totals(ev, V, seat):  # pragma: no cover - compiled
     return put, awarded, rake, last, posted, mine
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     """The uncalled return a room leaves out of its text (with no return written): the dialect's
     `implied_uncalled_return` in a hand whose header carries its evidence (the chips put in exceed the chips paid
@@ -1345,7 +1344,7 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - compiled
     """The hand's end checked (dealt, summarised, shown down when contested, awarded), its hole cards, draws and
     seat rows written."""
@@ -1421,13 +1420,13 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
     return True
 
 
-@njit(cache=True, _nrt=False)
-def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, st_slots, st_err, stack, S, V, ent,
-          names, board, ns, ne, nc):  # pragma: no cover - compiled
-    """One hand (`h[k]`): its seat list, then its lines recognised, then played through the ledger; its rows from
-    seat row `ns`, event row `ne` and card `nc` on. Its scalars (`V_*`: an error, or where its rows end) left in
-    `V`. `S`, `V`, `ent`, `names` and `board` are the caller's, cleared here: this kernel allocates nothing, so
-    it is compiled without reference counting (the arrays its many callees are given are never counted)."""
+@callee
+def _open(data, starts, ends, flags, h, k, P, ev, st_t, st_seat, st_slots, st_err, stack, S, V, ent, names, ns, ne,
+          nc):  # pragma: no cover - compiled
+    """A hand (`h[k]`) opened for the ledger (`convert` plays it): the state (`S`, `V`, `ent`, `names`) cleared,
+    its seat list read, its lines recognised, its money scale found, its button written; its rows from seat row
+    `ns`, event row `ne` and card `nc` on. Returns (its first line after the seat list, its seat entries), or
+    (-1, 0) with V's error set."""
     S[:, :] = 0
     S[R_HOLE_ROW:R_LAST_DRAW + 1, :] = -1
     V[:] = 0
@@ -1444,10 +1443,10 @@ def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, s
     slots = st_slots[0]
     i, count = _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, stack)
     if i < 0:
-        return
+        return -1, 0
     if count == 0:
         _fail(V, X_NO_SEATS, -1, 0, 0, 0)
-        return
+        return -1, 0
     for j in range(count):
         seat = ent[j, 0]
         if not S[R_PRESENT, seat]:
@@ -1469,26 +1468,11 @@ def _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, s
     for j in range(count):  # a seat listed twice: its two players' chips counted together
         S[R_LEFT, ent[j, 0]] += _scaled(ent[j, 3], ent[j, 4], scale)
         S[R_LEFT_PLACES, ent[j, 0]] = max(S[R_LEFT_PLACES, ent[j, 0]], ent[j, 4])
-    row = _event(ev, V, E_BUTTON, h[k, H_BUTTON])
-    if row < 0:
+    if _event(ev, V, E_BUTTON, h[k, H_BUTTON]) < 0:
         _fail(V, X_TOO_LONG, -1, 0, 0, 0)
-        return
+        return -1, 0
     V[V_SECTION] = SEC_PREDEAL
-    board[:] = 0
-    for line in range(i, hi):
-        j = line - i
-        if st_err[j]:
-            _fail(V, st_err[j], line, st_slots[j, 0, 0], st_slots[j, 0, 1], 0)
-            return
-        t = st_t[j]
-        if t < 0:
-            continue
-        if not _statement(data, st_slots[j], t, st_seat[j], ev, V, S, h, k, P, cards, board, ent, count, line):
-            if V[V_ERROR] == 0:
-                _fail(V, X_TOO_LONG, line, 0, 0, 0)
-            return
-    _finish(ev, V, S, h, k, cards, s_out, ent, count)
-    return
+    return i, count
 
 
 @njit(cache=True)
@@ -1512,9 +1496,25 @@ def convert(data, starts, ends, flags, h, P, s_out, ev, cards, width):  # pragma
     names = np.zeros((64, 3), dtype=np.int64)
     board = np.zeros(64, dtype=np.int64)
     for k in range(h.shape[0]):
+        # the hand played here, not in a kernel of its own: a kernel's compile compiles again every kernel it calls,
+        # and a kernel per hand between this loop and the statements cost 2.5 s more of the first compile
         h[k, H_EV_LO] = ne
-        _hand(data, starts, ends, flags, h, k, P, s_out, ev, cards, st_t, st_seat, st_slots, st_err, stack, S, V, ent,
-              names, board, ns, ne, nc)
+        i, count = _open(data, starts, ends, flags, h, k, P, ev, st_t, st_seat, st_slots, st_err, stack, S, V, ent,
+                         names, ns, ne, nc)
+        board[:] = 0
+        for line in range(max(i, 0), h[k, H_LINE_HI] if i >= 0 else 0):
+            j = line - i
+            if st_err[j]:
+                _fail(V, st_err[j], line, st_slots[j, 0, 0], st_slots[j, 0, 1], 0)
+                break
+            t = st_t[j]
+            if t >= 0 and not _statement(data, st_slots[j], t, st_seat[j], ev, V, S, h, k, P, cards, board, ent,
+                                         count, line):
+                if V[V_ERROR] == 0:
+                    _fail(V, X_TOO_LONG, line, 0, 0, 0)
+                break
+        if i >= 0 and V[V_ERROR] == 0:
+            _finish(ev, V, S, h, k, cards, s_out, ent, count)
         if V[V_ERROR]:
             h[k, H_OK] = 0
             h[k, H_ERROR] = V[V_ERROR]

@@ -11,13 +11,13 @@ Matching is a backtracking walk over the program: a literal must match byte for 
 lets the rest match, `name` as much; `player` tries the hand's names longest first; a choice tries its words
 longest first; an optional part is tried present, then absent. The whole line must be used. A field's slot
 holds its [start, end) in the data (-1 when its optional part is absent; for `player` the start is the seat
-number's row in the names given, see `match`). Compiled without reference counting, as the ledger that calls
-them (`room_ledger`'s docstring says why): these functions allocate nothing.
+number's row in the names given, see `match`). Each is a `callee` of the ledger (`model.compiled`): it allocates
+nothing.
 """
 
 from __future__ import annotations
 
-from auditor.model.compiled import njit
+from auditor.model.compiled import callee
 
 __all__ = ["OPS", "TYPES", "at_literal", "match"]
 
@@ -35,14 +35,14 @@ STACK = 64
 STEPS_PER_BYTE = 64
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _digits(data, p, e):  # pragma: no cover - compiled
     while p < e and 48 <= data[p] <= 57:
         p += 1
     return p
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def amount_end(data, p, e, symbols, thousands, decimal):  # pragma: no cover - compiled
     """Where the amount at p ends (p: none): a currency symbol (one of `symbols`, each a row of bytes padded
     with 0), digits (1-3 then groups of `thousands` and three digits, or digits alone), then `decimal` and
@@ -60,7 +60,7 @@ def amount_end(data, p, e, symbols, thousands, decimal):  # pragma: no cover - c
     return stop + (_symbol_at(data, stop, e, symbols) if q == p else 0)
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _symbol_at(data, p, e, symbols):  # pragma: no cover - compiled
     """The length of the currency symbol at p (0: none)."""
     for k in range(symbols.shape[0]):
@@ -78,7 +78,7 @@ def _symbol_at(data, p, e, symbols):  # pragma: no cover - compiled
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def _munch(data, p, e, kind, symbols, thousands, decimal):  # pragma: no cover - compiled
     """The end of the longest run of a greedy type at p (p itself for an empty run)."""
     if kind == T_INT:
@@ -111,7 +111,7 @@ def _munch(data, p, e, kind, symbols, thousands, decimal):  # pragma: no cover -
     return q
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def at_literal(data, p, e, blob, lo, n):  # pragma: no cover - compiled
     """Whether data[p:e] begins with the literal blob[lo:lo + n]."""
     if e - p < n:
@@ -122,7 +122,7 @@ def at_literal(data, p, e, blob, lo, n):  # pragma: no cover - compiled
     return j == n
 
 
-@njit(cache=True, _nrt=False)
+@callee
 def match(data, s, e, program, start, lit, words, names, symbols, thousands, decimal, slots, stack):  # pragma: no cover
     """Whether line data[s:e] is the template whose program begins at row `start` of `program`; its fields'
     [start, end) go to `slots` (a row per slot). `lit` holds the literals' bytes; `words[c]` a choice's words as

@@ -57,6 +57,19 @@ def njit(**options: Any) -> Callable[[Callable], Any]:
     return make
 
 
+def callee(func: Callable) -> Any:
+    """A kernel only other kernels call, that allocates nothing: compiled without reference counting, with no
+    entry point for Python, and not cached on its own (it is compiled into, and cached with, the kernels that
+    call it).
+
+    Why: a compiled call takes and drops a reference on every array it is given, atomically; a reader's ledger
+    gives its functions a dozen arrays and the dialect's tables on every line, and that bookkeeping was more
+    than half of its time. An entry point for Python and a cache entry of its own are compile time and disk for
+    nothing, as Python never calls it and its callers' cache holds it. A callee that allocates does not compile
+    ("NRT required but not enabled"): its caller allocates and hands the array down."""
+    return njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)(func)
+
+
 def _typed_without_literals(kernel: Any) -> None:
     """A kernel called from another is compiled for its arguments' types, never their values.
 
