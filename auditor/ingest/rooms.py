@@ -350,16 +350,17 @@ def _find_game(spoken: Room, before: str) -> tuple[int, str, int | None] | None:
 
 def _started_at(spoken: Room, stamps: list[re.Match[str]]) -> str | None:
     """The header's first time in a zone the dialect knows (none written: the room's own), as ISO 8601 in the
-    room's written zone."""
+    room's written zone. The hour is looked up by its text (`_hour`); minutes and seconds written with two
+    digits each are the result's own text."""
     for m in stamps:
         zone = m["zone"] or spoken.dialect.syntax["time"]["written_zone"]
         if zone not in spoken.zones:
             continue
-        y, mo, d, h, mi, s = (int(x) for x in m.group("y", "mo", "d", "h", "mi", "s"))
+        y, mo, d, h, mi, s = m.group("y", "mo", "d", "h", "mi", "s")
         hour = _hour(spoken, zone, y, mo, d, h)
-        if hour is not None and mi <= 59 and s <= 59:
-            return f"{hour[0]}:{mi:02d}:{s:02d}{hour[1]}"
-        return _stamp_time(spoken, y, mo, d, h, mi, s, zone)
+        if hour is not None and len(mi) == 2 == len(s) and (mi + s).isascii() and mi <= "59" and s <= "59":
+            return f"{hour[0]}:{mi}:{s}{hour[1]}"
+        return _stamp_time(spoken, int(y), int(mo), int(d), int(h), int(mi), int(s), zone)
     return None
 
 
@@ -373,14 +374,16 @@ def _stamp_time(spoken: Room, year: int, month: int, day: int, hour: int, minute
 
 
 @lru_cache(maxsize=65536)
-def _hour(spoken: Room, zone: str, year: int, month: int, day: int, hour: int) -> tuple[str, str] | None:
+def _hour(spoken: Room, zone: str, year: str, month: str, day: str, hour: str) -> tuple[str, str] | None:
     """The hour's start in the room's written zone (`YYYY-MM-DDTHH`) and the offset written, when every time of
     the hour moves there by the same whole hours; else None (a change of offset within the hour, a shift of
     minutes, an hour the calendar does not have), and each time is converted alone (`_stamp_time`).
 
-    Why: the zone conversion was most of a header's cost, and the hands of an hour share it."""
-    first = _stamp_time(spoken, year, month, day, hour, 0, 0, zone)
-    last = _stamp_time(spoken, year, month, day, hour, 59, 59, zone)
+    Why: the zone conversion was most of a header's cost, and the hands of an hour share it; keyed by the hour's
+    digits as written, a hand's lookup converts no number."""
+    y, mo, d, h = int(year), int(month), int(day), int(hour)
+    first = _stamp_time(spoken, y, mo, d, h, 0, 0, zone)
+    last = _stamp_time(spoken, y, mo, d, h, 59, 59, zone)
     if first is None or last != first[:14] + "59:59" + first[19:] or first[14:19] != "00:00":
         return None
     return first[:13], first[19:]
@@ -450,6 +453,7 @@ class _Block:
         n = L.lines(self.data, spoken.prefix, spoken.fold_case, limits.room_max_line_bytes, starts, ends, flags)
         self.starts, self.ends, self.flags = starts[:n], ends[:n], flags[:n]
         self.number = np.arange(n, dtype=np.int64)  # each line's number in the block (0-based)
+        self.header_matches: dict[int, re.Match[str]] = {}
         self._settle_blanks_and_separators()
         self.spans = self._spans()
 
@@ -473,8 +477,9 @@ class _Block:
         if (self.flags & L.L_INNER).any():
             return self._careful_spans()
         candidates = np.flatnonzero((self.flags & L.L_HEADER) & ~(self.flags & L.L_LONG)).tolist()
-        heads = [i for i in candidates if self.spoken.header.match(self.text(i))]
-        return self._with_fragment(heads)
+        header = self.spoken.header
+        self.header_matches = {i: m for i in candidates if (m := header.match(self.text(i)))}
+        return self._with_fragment(list(self.header_matches))
 
     def _with_fragment(self, heads: list[int]) -> list[tuple[int, int]]:
         """The hands' spans; text before the first header that is not blank is `fragment`."""
@@ -620,8 +625,9 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
     rows = []
     kept = []
     for k, (a, b) in enumerate(spans):
-        header_text = block.text(a)
-        m = spoken.header.match(header_text)
+        m = block.header_matches.get(a)  # the hand's header as `_spans` matched it, else matched here
+        header_text = m.string if m else block.text(a)
+        m = m or spoken.header.match(header_text)
         hand_id = m["hand_id"] if m else None
         if k in over:
             too_long = _too_long(block, a, b)
