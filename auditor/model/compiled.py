@@ -66,7 +66,8 @@ def callee(func: Callable) -> Any:
     gives its functions a dozen arrays and the dialect's tables on every line, and that bookkeeping was more
     than half of its time. An entry point for Python and a cache entry of its own are compile time and disk for
     nothing, as Python never calls it and its callers' cache holds it. A callee that allocates does not compile
-    ("NRT required but not enabled"): its caller allocates and hands the array down."""
+    ("NRT required but not enabled"): its caller allocates and hands the array down. A callee returns no array:
+    a counted caller would drop a reference the callee never took."""
     return njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)(func)
 
 
