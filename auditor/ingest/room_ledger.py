@@ -187,6 +187,12 @@ def lines(data, prefix, fold_case, max_line, starts, ends, flags):  # pragma: no
     return count
 
 
+#: the ASCII bytes a line may hold and still be blank (space, tab, the line and file separators); a constant of
+#: the compiled code, read by index
+_BLANK_BYTE = np.zeros(128, dtype=np.bool_)
+_BLANK_BYTE[[9, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+
+
 @callee
 def _prefix_at(data, q, e, prefix, fold_case):  # pragma: no cover - compiled
     m = prefix.shape[0]
@@ -223,7 +229,7 @@ def _flags(data, s, e, prefix, fold_case, max_line):  # pragma: no cover - compi
             if fold_case and ((b == 0xE2 and q + 2 < e and data[q + 1] == 0x84 and data[q + 2] == 0xAA)
                               or (b == 0xC5 and q + 1 < e and data[q + 1] == 0xBF)):
                 f |= L_INNER | L_HEADER
-        elif b != 32 and b != 9 and not (11 <= b <= 13) and not (28 <= b <= 31):
+        elif not _BLANK_BYTE[b]:
             printable = True
             if q > s and (b | 32 if fold_case else b) == first and _prefix_at(data, q, e, prefix, fold_case):
                 f |= L_INNER
