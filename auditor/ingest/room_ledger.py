@@ -9,9 +9,9 @@ dialect and each applied only where its own evidence holds in the file.
 A hand is read in two passes over its lines (`convert`): the first recognises every line (`_open`,
 `_recognise`: its statement kind, the seat it names, its fields' spans) and finds the most decimals any amount
 has (the hand's money scale), the second (`_statement` and the functions it calls) keeps the ledger and writes
-the rows. Anything
-the canonical log cannot hold ends the hand with an error code (`ERRORS`) and its line and numbers, which the
-driver (`rooms`) words; anything merely illegal is written as it happened, for the rules to judge.
+the rows. Anything the canonical log cannot hold ends the hand with an error code (`ERRORS`) and its line and
+numbers, which the driver (`rooms`) words; anything merely illegal is written as it happened, for the rules to
+judge.
 
 Every kernel under `convert` is a `callee` (`model.compiled`: no reference counting, no Python entry point),
 and allocates nothing: `convert` allocates the scratch arrays once a batch and hands them down, and no callee
