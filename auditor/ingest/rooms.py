@@ -257,15 +257,14 @@ def _places(value: Decimal) -> int:
     return -exponent if isinstance(exponent, int) and exponent < 0 else 0
 
 
-def read_header(spoken: Room, line: str, m: re.Match[str] | None) -> Header:
+def read_header(spoken: Room, m: re.Match[str]) -> Header:
     """The header's facts (`_Bad` for a header that names no game, structure or stakes the log can hold); `m`:
-    the dialect's header pattern on `line`.
+    the dialect's header pattern on the header line, as the hand's span was found by it (`_Block.header_matches`).
 
     Why the stamps are cut out before the facts are read: the facts (game, stakes, tournament) are the same for
     every hand of a table, while the stamps change with each; read once per distinct header, they cost one
     lookup a hand."""
-    if not m:
-        raise _Bad(f"not a {spoken.dialect.title} hand header", "damaged")
+    line = m.string
     rest = m["rest"]
     stamps = list(spoken.stamp.finditer(rest))
     key = rest
@@ -494,7 +493,7 @@ class _Block:
         line no seat line, no seated player's line, no chat), and then the line is cut in two there."""
         spoken = self.spoken
         seat = spoken.dialect.lines["seat"].pattern
-        heads: list[int] = []
+        heads = self.header_matches
         names: list[str] = []
         in_seats = False
         i = 0
@@ -503,16 +502,16 @@ class _Block:
                 i += 1
                 continue
             line = self.text(i)
-            if self.flags[i] & L.L_HEADER and spoken.header.match(line) and \
+            if self.flags[i] & L.L_HEADER and (m := spoken.header.match(line)) and \
                     not (heads and any(line.startswith((n + ":", n + " ")) for n in names)):
-                heads.append(i)
+                heads[i] = m
                 names, in_seats = [], True
                 i += 1
                 continue
             inner = self._inner_header(i, line, names) if self.flags[i] & L.L_INNER else 0
             if inner:
                 self._cut(i, len(line[:inner].encode("utf-8")))
-                heads.append(i + 1)
+                heads[i + 1] = spoken.header.match(self.text(i + 1))  # the match `_inner_header` found
                 names, in_seats = [], True
                 i += 2
                 continue
@@ -524,7 +523,7 @@ class _Block:
                     if m:
                         names.append(m["player"])
             i += 1
-        return self._with_fragment(heads)
+        return self._with_fragment(list(heads))
 
     def _inner_header(self, i: int, line: str, names: list[str]) -> int:
         """Where a whole header (its date too) begins inside line i, when the next line is the table line."""
@@ -625,10 +624,8 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
     rows = []
     kept = []
     for k, (a, b) in enumerate(spans):
-        m = block.header_matches.get(a)  # the hand's header as `_spans` matched it, else matched here
-        header_text = m.string if m else block.text(a)
-        m = m or spoken.header.match(header_text)
-        hand_id = m["hand_id"] if m else None
+        m = block.header_matches[a]  # the hand's header as `_spans` matched it
+        hand_id = m["hand_id"]
         if k in over:
             too_long = _too_long(block, a, b)
             hands.refused[k] = Quarantined(name, block.line0 + int(line_of[a]) + 1, f"{too_long}; the hand is not read",
@@ -640,7 +637,7 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
         table_text = block.text(body) if body < b else ""
         table_id = None
         try:
-            header = read_header(spoken, header_text, m)
+            header = read_header(spoken, m)
             if not table_text.startswith(spoken.table_lead):
                 raise _Bad(f"truncated: no '{spoken.table_word}' line after the header", "truncated")
             table = read_table(spoken, table_text)
