@@ -1,5 +1,6 @@
 """Reader items as the tests look at them: every hand a SourceHand, whether the reader gave it alone or in a
-TableChunk (a text room's reader gives its hands as chunks, each hand's dict rebuilt from its rows on request)."""
+TableChunk (a text room's reader gives its hands as chunks, each hand's dict rebuilt from its rows on request);
+and a file's audit as its findings."""
 
 from __future__ import annotations
 
@@ -31,6 +32,23 @@ def sniff_pokerstars(head: bytes) -> bool:
     from auditor.ingest.rooms import sniff
 
     return sniff("pokerstars", head)
+
+
+def finding_rows(result) -> list[tuple[str, str, str]]:
+    """(hand id, rule id, category) of every finding of an `AuditResult`, in its order."""
+    findings = result.findings
+    return list(zip(findings["hand_id"], findings["rule_id"], findings["category"], strict=True))
+
+
+def findings(path, pack: str = "tda-2024", hands: int | None = None) -> list[tuple[str, str, str]]:
+    """`finding_rows` of the audit of `path` (a file or folder) under `pack`; every hand read is audited, none
+    quarantined (`hands` of them, when given)."""
+    from auditor.pipeline import audit
+
+    result = audit([path], pack=pack)
+    assert result.quarantined == [] and result.hands_audited == result.hands_read > 0
+    assert hands is None or result.hands_audited == hands, result.hands_audited
+    return finding_rows(result)
 
 
 def room_hands(path, room: str) -> list[dict]:

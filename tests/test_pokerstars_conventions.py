@@ -14,7 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from reader_items import read_pokerstars, sniff_pokerstars
+from reader_items import findings, read_pokerstars, sniff_pokerstars
 
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import Limits
@@ -37,13 +37,6 @@ def hands_of(path: Path) -> list[dict]:
     for item in items:
         assert schema_error(item.hand) is None and consistency_error(item.hand) is None, item.hand["hand_id"]
     return [i.hand for i in items]
-
-
-def findings(path: Path, pack: str = "tda-2024") -> list[tuple[str, str, str]]:
-    """(hand id, rule id, category) of every finding of the file's audit under `pack`; every hand audited."""
-    result = audit([path], pack=pack)
-    assert result.quarantined == [] and result.hands_audited == result.hands_read > 0
-    return list(zip(result.findings["hand_id"], result.findings["rule_id"], result.findings["category"], strict=True))
 
 
 def kinds(hand: dict, *wanted: str) -> list[dict]:
