@@ -1507,20 +1507,21 @@ def convert(data, starts, ends, flags, h, P, s_out, ev, cards, width):  # pragma
         h[k, H_EV_LO] = ne
         i, count = _open(data, starts, ends, flags, h, k, P, ev, st_t, st_seat, st_slots, st_err, stack, S, V, ent,
                          names, ns, ne, nc)
-        board[:] = 0
-        for line in range(max(i, 0), h[k, H_LINE_HI] if i >= 0 else 0):
-            j = line - i
-            if st_err[j]:
-                _fail(V, st_err[j], line, st_slots[j, 0, 0], st_slots[j, 0, 1], 0)
-                break
-            t = st_t[j]
-            if t >= 0 and not _statement(data, st_slots[j], t, st_seat[j], ev, V, S, h, k, P, cards, board, ent,
-                                         count, line):
-                if V[V_ERROR] == 0:
-                    _fail(V, X_TOO_LONG, line, 0, 0, 0)
-                break
-        if i >= 0 and V[V_ERROR] == 0:
-            _finish(ev, V, S, h, k, cards, s_out, ent, count)
+        if i >= 0:  # opened: its lines played, then its end checked
+            board[:] = 0
+            for line in range(i, h[k, H_LINE_HI]):
+                j = line - i
+                if st_err[j]:
+                    _fail(V, st_err[j], line, st_slots[j, 0, 0], st_slots[j, 0, 1], 0)
+                    break
+                t = st_t[j]
+                if t >= 0 and not _statement(data, st_slots[j], t, st_seat[j], ev, V, S, h, k, P, cards, board,
+                                             ent, count, line):
+                    if V[V_ERROR] == 0:
+                        _fail(V, X_TOO_LONG, line, 0, 0, 0)
+                    break
+            if V[V_ERROR] == 0:
+                _finish(ev, V, S, h, k, cards, s_out, ent, count)
         if V[V_ERROR]:
             h[k, H_OK] = 0
             h[k, H_ERROR] = V[V_ERROR]
