@@ -47,8 +47,7 @@ from pathlib import Path
 
 from auditor.export.ohh import burn_problem, chip_unit_problem, contributions, returns_problem, to_problem
 from auditor.ingest.jsonl import consistency_error
-from auditor.ingest.phh import share_winnings
-from auditor.model.pots import build_pots
+from auditor.model.pots import build_pots, share_winnings
 from auditor.model.seats import clockwise_after
 
 __all__ = ["HIDDEN_CATEGORIES", "cannot_express", "cannot_express_together", "event_index", "to_phh", "write_hands"]

@@ -119,7 +119,7 @@ from auditor.ingest.files import GZIP_MAGIC, open_binary, open_failure, read_all
 from auditor.ingest.jsonl import consistency_error
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.validate import schema_error
-from auditor.model.pots import build_pots
+from auditor.model.pots import attribute_winnings, build_pots
 from auditor.model.records import Quarantined, SourceHand
 
 __all__ = ["PHH_SUFFIXES", "read_phh", "read_phh_files", "read_plain_phh_batch", "sniff_phh"]
@@ -1179,69 +1179,16 @@ def _post(seat: int, kind: str, blind: int | None, amount: int, all_in: bool) ->
 
 
 def _awards(pots: list, won: dict[int, int], seat_of: list[int], rake: int, hand_id: str) -> list[dict]:
-    """Award events that pay each player's winnings out of the pots they are eligible for.
-
-    Pots are settled from the last side pot to the main pot; see the module docstring.
-    """
-    if len(pots) == 1:  # the common case, one pot and one winner of all of it: what the general path pays
-        winners = [(s, w) for s, w in won.items() if w != 0]
-        if (len(winners) == 1 and winners[0][1] > 0 and winners[0][1] == pots[0].amount - rake
-                and winners[0][0] in pots[0].eligible):
-            return [{"kind": "award", "pot": 0, "seat": winners[0][0], "amount": winners[0][1]}]
-    position = {seat: p for p, seat in enumerate(seat_of)}  # 0 = first seat left of the button
+    """Award events that pay each player's winnings out of the pots they are eligible for
+    (`model.pots.attribute_winnings`; see the module docstring), with a warning where they cannot be."""
     losers = {s: w for s, w in won.items() if w < 0}
     if losers:
         log.warning("%s: finishing stacks below what the actions leave for seat(s) %s", hand_id,
                     ", ".join(f"{s} ({w})" for s, w in sorted(losers.items())))
-    remaining = {s: w for s, w in won.items() if w > 0}
-    paid: list[dict[int, int]] = [{} for _ in pots]
-    unpaid = 0
-    for p in range(len(pots) - 1, -1, -1):
-        amount = pots[p].amount - (rake if p == 0 else 0)
-        takers = sorted((s for s in pots[p].eligible if remaining.get(s, 0) > 0), key=position.__getitem__)
-        shares = share_winnings(amount, takers, remaining)
-        for s, a in shares.items():
-            remaining[s] -= a
-            paid[p][s] = paid[p].get(s, 0) + a
-        unpaid += amount - sum(shares.values())
-    leftover = {s: w for s, w in remaining.items() if w > 0}
+    paid, leftover, unpaid = attribute_winnings(pots, won, seat_of, rake)
     if leftover or unpaid:
         log.warning("%s: winnings cannot be attributed to pots consistently (unattributed winnings %s, "
                     "pot chips nobody won %d); the rest is paid from the main pot", hand_id, leftover, unpaid)
-        for s, w in leftover.items():
-            if paid:
-                paid[0][s] = paid[0].get(s, 0) + w
-    events = []
-    for p, shares in enumerate(paid):
-        for s in sorted(shares, key=position.__getitem__):
-            if shares[s] > 0:
-                events.append({"kind": "award", "pot": p, "seat": s, "amount": shares[s]})
-    return events
+    return [{"kind": "award", "pot": p, "seat": s, "amount": a} for p, s, a in paid]
 
 
-def share_winnings(amount: int, takers: list[int], caps: dict[int, int]) -> dict[int, int]:
-    """Share `amount` among `takers` (in position order) as equally as their caps allow; chips that
-    cannot be shared equally go to the takers with the most cap left, ties in position order. The PHH
-    writer uses it too, so it predicts exactly what this reader will attribute."""
-    shares = dict.fromkeys(takers, 0)
-    left = amount
-    open_ = list(takers)
-    while left > 0 and open_:
-        base = left // len(open_)
-        capped = [s for s in open_ if caps[s] - shares[s] <= base]
-        if capped:
-            for s in capped:
-                give = caps[s] - shares[s]
-                shares[s] += give
-                left -= give
-                open_.remove(s)
-            continue
-        for s in open_:
-            shares[s] += base
-        left -= base * len(open_)
-        by_room = sorted(open_, key=lambda s: -(caps[s] - shares[s]))
-        for s in by_room[:left]:
-            shares[s] += 1
-        left -= min(left, len(by_room))
-        break
-    return shares
