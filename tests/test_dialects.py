@@ -54,17 +54,20 @@ def _values(parts, money, spoken, values):
             _values(part.parts, money, spoken, values)
         elif isinstance(part, Field):
             value = _sample(part, money)
+            if part.type == "time":  # a time as the room writes it
+                value = spoken.time.write(_values(spoken.time.parts, money, spoken, {}), money)
             if value is None:  # the room's own words
                 own = {"street": spoken.syntax["streets"][0], "draw": spoken.syntax["draws"][0],
                        "pot": spoken.syntax["pots"]["main"],
-                       "seat_status": next(iter(spoken.syntax["seat_status"].values()))}
+                       "seat_status": next(iter(spoken.syntax["seat_status"].values())),
+                       "brand": spoken.syntax.get("brands", ["?"])[0]}
                 value = own[part.type]
             values[part.name] = value
     return values
 
 
-def _text(part: Field, value, money: Money) -> str:
-    return money(value) if part.type == "amount" else " ".join(value) if part.type == "cards" else str(value)
+def _text(part: Field, value, money: Money, card_separator: str = " ") -> str:
+    return money(value) if part.type == "amount" else card_separator.join(value) if part.type == "cards" else str(value)
 
 
 @pytest.mark.parametrize("room", ROOMS)
@@ -80,7 +83,8 @@ def test_every_template_reads_back_what_it_writes(room):
         assert read is not None, (template.kind, line, template.pattern.pattern)
         fields = [p for p in _walk(template.parts) if isinstance(p, Field)]
         for part in fields:
-            assert read[part.name] == _text(part, values[part.name], money), (template.kind, part.name, line)
+            assert read[part.name] == _text(part, values[part.name], money, template.card_separator), \
+                (template.kind, part.name, line)
 
 
 def _walk(parts):

@@ -36,6 +36,7 @@ from zoneinfo import ZoneInfo
 
 from auditor.ingest.dialect import Dialect, Money, dialect
 from auditor.ingest.jsonl import consistency_error
+from auditor.model.pots import attribute_winnings, build_pots
 
 __all__ = ["RoomWriter", "hand_number", "room_writer"]
 
@@ -152,6 +153,29 @@ class RoomWriter:
             if returns and put - returns != sum(e["amount"] for e in events if e["kind"] in ("award", "rake")):
                 return (f"an uncalled bet returned in a hand whose chips do not balance: {room} pays the bet back "
                         "with the pot, and its reader takes the return out of the award only where the chips do")
+        if self.dialect.convention("uncalled_return") == "not_written":
+            returns = [e for e in events if e["kind"] == "return"]
+            unmatched = _unmatched(events, folded_too=True)
+            if sum(e["amount"] for e in returns) != unmatched or len(returns) > 1 or (
+                    returns and returns[0]["seat"] != _unmatched(events, seat=True, folded_too=True)):
+                return (f"an uncalled bet kept, or a return other than the unmatched part of the last bet: {room} "
+                        "writes no return, and its reader returns that part")
+        if self.dialect.convention("rake_line") == "not_written":
+            put = sum(e.get("amount", 0) for e in events if e["kind"] in ("post", "action"))
+            kept = put - sum(e["amount"] for e in events if e["kind"] in ("return", "award"))
+            rake = sum(e["amount"] for e in events if e["kind"] == "rake")
+            if kept != rake and not (kept < 0 and rake == 0):  # (awards above the chips in stay to be seen)
+                return (f"chips put in that were neither paid out nor raked, or a rake other than those chips: "
+                        f"{room} writes no rake, and its reader takes the chips not paid out for the rake")
+        if "pot" not in self.dialect.lines["collect"].pattern.groupindex and not _paid_as_attributed(hand):
+            return (f"awards other than the pots pay them as a dealer would: {room} names no pot in its award lines, "
+                    "and its reader pays each player's winnings from the pots the player can win, the last first")
+        if self.dialect.convention("all_in_marker") == "none" and _all_in_behind(hand):
+            return f"a post or action called all-in that leaves chips behind: {room} writes no all-in mark"
+        if "status" not in self.dialect.lines["seat"].pattern.groupindex and \
+                self.dialect.convention("folds_before_the_deal") != "sitting_out" and \
+                any(s.get("status") == "sitting_out" for s in hand["seats"]):
+            return f"a player sitting out: {room} marks none in its seat lines"
         if self.dialect.convention("silent_seats") == "sitting_out":
             named = {e.get("seat") for e in events if not (e["kind"] == "deal" and e["to"] == "hole")}
             cash = hand.get("currency") is not None
@@ -165,13 +189,14 @@ class RoomWriter:
 
     def _names_problem(self, hand: dict) -> str | None:
         """A table or player name the room's lines cannot keep: the reader splits lines on CR and LF, cuts
-        blanks and byte-order marks at both ends of a line, and reads `*** ... ***` lines as markers."""
+        blanks and byte-order marks at both ends of a line, and reads `*** ... ***` lines (the room's marker) as
+        markers."""
         for what, name in [("table", hand["table_id"])] + [("player", s["player"]) for s in hand["seats"]]:
             if "\n" in name or "\r" in name:
                 return f"{what} {name!r} holds a line break"
             if name != name.strip(" \t\ufeff"):
                 return f"{what} {name!r} starts or ends in a blank, which the room's lines do not keep"
-            if name.startswith("*** "):
+            if name.startswith(self.dialect.lines["marker"].lead):
                 return f"{what} {name!r} reads as a street marker"
             try:
                 name.encode("utf-8")
@@ -395,7 +420,9 @@ class RoomWriter:
                   for k, v in self._expected_stakes(hand).items()}
         stakes["chip_unit"] = 1
         out["stakes"] = stakes
-        out["max_seats"] = hand["max_seats"]
+        # (a room whose table line says no size: the reader's table of `default_max_seats`, or of the highest seat)
+        out["max_seats"] = hand["max_seats"] if "max_seats" in self.dialect.header["table"].pattern.groupindex else \
+            max(self.dialect.data["writes"]["default_max_seats"], *(s["seat"] for s in hand["seats"]))
         out["rule_pack"] = hand["rule_pack"]
         seats = []
         left: dict[int, int] = {}
@@ -509,6 +536,19 @@ class _Hand:
         # bettor's award; an uncontested pot's award written in the summary alone (the rooms whose conventions say so)
         late_return = convention("uncalled_return") == "after_the_board"
         returns_in_award = convention("uncalled_return") == "in_the_award"
+        # a room that writes no return: the return left out, or paid with the bettor's award where no rake is taken
+        # (as a walk's big blind is paid), and no summary: the showdown marker before the shows and the awards
+        unwritten_return = convention("uncalled_return") == "not_written"
+        if unwritten_return and not any(e["kind"] == "rake" for e in events):
+            returns_in_award = True
+        no_summary = convention("summary_section") == "none"
+        if no_summary:
+            showdown_at = next((i for i, e in enumerate(events) if i > last_play
+                                and e["kind"] in ("show", "muck", "award")), None)
+        # the seats sitting out, written as folds before the deal (`folds_before_the_deal: sitting_out`)
+        out_folds = [s["seat"] for s in hand["seats"] if s.get("status") == "sitting_out"
+                     and not any(e["kind"] == "post" and e["seat"] == s["seat"] for e in events)] \
+            if convention("folds_before_the_deal") == "sitting_out" else []
         summary_awards = convention("summary_awards") == "when_no_award_line" and not contested
         held: list[dict] = []
         # an uncalled bet paid with the bettor's award from the highest pot it won, no line of its own
@@ -552,8 +592,14 @@ class _Hand:
                     hole_written = True
                 self.left[seat] -= amount
                 put_in += amount
-                say(_POSTS[what], player=self.name[seat], amount=amount, all_in=self.all_in(seat, e))
+                dead = amount - e["amount"] if what == "both" else 0  # both blinds as two amounts: dead, live
+                if "dead" in self.line[_POSTS[what]].pattern.groupindex:
+                    amount -= dead
+                say(_POSTS[what], player=self.name[seat], amount=amount, dead=dead, all_in=self.all_in(seat, e))
             elif kind == "deal" and e["to"] == "hole":
+                for out in out_folds:
+                    say("fold", player=self.name[out])
+                out_folds = []
                 if not hole_written:
                     say("hole_cards")
                     hole_written = True
@@ -623,7 +669,8 @@ class _Hand:
                         x["kind"] == "action" for x in events[i:showdown_at]):
                     held.append(e)
                     continue
-                say("uncalled", amount=e["amount"], player=self.name[seat])
+                if not unwritten_return:
+                    say("uncalled", amount=e["amount"], player=self.name[seat])
             elif kind == "award":
                 amount = e["amount"] + (in_award.pop(seat, 0) if paid.get(seat) == i else 0)
                 won[seat] = won.get(seat, 0) + amount
@@ -633,9 +680,10 @@ class _Hand:
                 say("collect", player=self.name[seat], amount=amount, pot=pot, numbered=e["pot"] > 0,
                     side=e["pot"])
             # rake: stated in the summary
-        if showdown_at is None and contested:
+        if showdown_at is None and (contested or no_summary):
             say("show_down")
-        self.summary(put_in, board, roles, shown, won, folded, mucked)
+        if not no_summary:
+            self.summary(put_in, board, roles, shown, won, folded, mucked)
         return self.out
 
     def all_in(self, seat: int, event: dict) -> bool:
@@ -650,14 +698,15 @@ class _Hand:
             small, big = stakes["blinds"]
         stamp = writer.stamp(hand.get("started_at"))
         header = writer.dialect.header
+        words = writer.dialect.data["header"].get("write_words", {})
+        game, limit = writer.games[hand["variant"]], writer.limits[hand["structure"]]
         self.out.append(header["write"].write({
-            "hand_id": hand_number(hand["hand_id"]),
-            "game": f"{writer.games[hand['variant']]} {writer.limits[hand['structure']]}",
-            "small": small, "big": big, "cash": bool(hand.get("currency")), "currency": hand.get("currency"),
-            "stamped": stamp is not None, "stamp": stamp}, self.money))
-        self.out.append(header["table"].write({"table": hand["table_id"], "sized": True, "mid": " ",
+            **words, "hand_id": hand_number(hand["hand_id"]), "game": f"{game} {limit}", "variant": game,
+            "limit": limit, "small": small, "big": big, "cash": bool(hand.get("currency")),
+            "currency": hand.get("currency"), "stamped": stamp is not None, "stamp": stamp}, self.money))
+        self.out.append(header["table"].write({**words, "table": hand["table_id"], "sized": True, "mid": " ",
                                                "max_seats": hand["max_seats"], "buttoned": True,
-                                               "button": hand["events"][0]["seat"]}))
+                                               "button": hand["events"][0]["seat"], "players": len(self.seats)}))
         for n in sorted(self.seats):
             away = self.seats[n].get("status") == "sitting_out"
             self.say("seat", seat=n, player=self.name[n], stack=self.seats[n]["stack"], status=away,
@@ -700,9 +749,55 @@ class _Hand:
             say("summary_seat", seat=seat, player=self.name[seat], roles=role, result=result)
 
 
-def _unmatched(events: list[dict]) -> int:
-    """The unmatched part of the last betting round's top bet (0: none), its bettor not folded: the chips a
-    return would give back."""
+def _paid_as_attributed(hand: dict) -> bool:
+    """Whether the awards of `hand` are, in order, what a reader that knows only each player's winnings pays from
+    the pots (`model.pots.attribute_winnings`, as `ingest.rooms` does for a room naming no pot)."""
+    events = hand["events"]
+    contributed: dict[int, int] = {}
+    dead = rake = 0
+    folded: set[int] = set()
+    won: dict[int, int] = {}
+    for e in events:
+        kind = e["kind"]
+        if kind == "post":
+            if e["post"] == "dead":
+                dead += e["amount"]
+            else:
+                contributed[e["seat"]] = contributed.get(e["seat"], 0) + e["amount"]
+        elif kind == "action" and e["action"] != "fold" and e.get("amount", 0) > 0:
+            contributed[e["seat"]] = contributed.get(e["seat"], 0) + e["amount"]
+        elif kind == "return":
+            contributed[e["seat"]] = contributed.get(e["seat"], 0) - e["amount"]
+        elif kind == "rake":
+            rake += e["amount"]
+        elif kind == "award":
+            won[e["seat"]] = won.get(e["seat"], 0) + e["amount"]
+        if kind == "kill" or (kind == "action" and e["action"] == "fold"):
+            folded.add(e["seat"])
+    awards = [(e["pot"], e["seat"], e["amount"]) for e in events if e["kind"] == "award"]
+    pots = build_pots(contributed, folded, dead)
+    if len(pots) <= 1:
+        return all(pot == 0 for pot, _, _ in awards)
+    order = [events[i]["seat"] for i in _deal_order(hand)]
+    return attribute_winnings(pots, won, order, rake)[0] == awards
+
+
+def _all_in_behind(hand: dict) -> bool:
+    """Whether a post or action of `hand` is called all-in yet leaves chips behind."""
+    left = {s["seat"]: s["stack"] for s in hand["seats"]}
+    for e in hand["events"]:
+        if e["kind"] in ("post", "action") and "amount" in e:
+            left[e["seat"]] -= e["amount"]
+            if e.get("all_in") and left[e["seat"]] != 0:
+                return True
+        elif e["kind"] == "return":
+            left[e["seat"]] += e["amount"]
+    return False
+
+
+def _unmatched(events: list[dict], seat: bool = False, folded_too: bool = False):
+    """The unmatched part of the last betting round's top bet (0: none), its bettor not folded (or folded too,
+    `folded_too`): the chips a return would give back; with `seat`, the bettor's seat instead (None: none)."""
     rounds: list[dict[int, int]] = [{}]  # each round's chips in, by seat
     folded: set[int] = set()
     drawn = False
@@ -718,7 +813,11 @@ def _unmatched(events: list[dict]) -> int:
             folded.add(e["seat"])
     last = next((r for r in reversed(rounds) if any(v > 0 for v in r.values())), {})
     if not last:
-        return 0
+        return None if seat else 0
     top = max(last, key=lambda s: last[s])
     second = max((v for s, v in last.items() if s != top), default=0)
-    return 0 if top in folded else last[top] - second
+    if top in folded and not folded_too:
+        return None if seat else 0
+    if seat:
+        return None if last[top] == second else top
+    return last[top] - second

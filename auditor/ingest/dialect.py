@@ -54,6 +54,7 @@ FIELD_TYPES = {
     "seat_status": "{seat_status}",
     "bracketless": r"[^()]*",
     "time": "{time}",
+    "brand": "{brand}",
 }
 _FIELD = re.compile(r"\{(?P<name>\w+)(?P<optional>\?)?:")
 
@@ -156,6 +157,8 @@ class Template:
     source: str
     parts: tuple[Part, ...]
     pattern: re.Pattern[str]
+    #: what the room writes between cards (`syntax.cards.separator`)
+    card_separator: str = " "
 
     @property
     def lead(self) -> str:
@@ -166,7 +169,7 @@ class Template:
     def write(self, values: Mapping[str, Any], money: Money | None = None) -> str:
         """The line for `values` (a field's value: an int, an amount in the hand's units, a list of cards or a
         text; an optional part is written when its flag is true)."""
-        return "".join(_write(part, values, money) for part in self.parts)
+        return "".join(_write(part, values, money, self.card_separator) for part in self.parts)
 
     def read(self, line: str) -> dict[str, str | None] | None:
         """The fields of `line` as texts (None for an optional part not there), or None when it is not this
@@ -175,18 +178,18 @@ class Template:
         return None if match is None else match.groupdict()
 
 
-def _write(part: Part, values: Mapping[str, Any], money: Money | None) -> str:
+def _write(part: Part, values: Mapping[str, Any], money: Money | None, card_separator: str) -> str:
     if isinstance(part, Lit):
         return part.text
     if isinstance(part, Maybe):
-        return "".join(_write(p, values, money) for p in part.parts) if values.get(part.name) else ""
+        return "".join(_write(p, values, money, card_separator) for p in part.parts) if values.get(part.name) else ""
     value = values[part.name]
     if part.type == "amount":
         if money is None:
             raise ValueError(f"amount {part.name} written without the hand's money")
         return money(value)
     if part.type == "cards":
-        return " ".join(value)
+        return card_separator.join(value)
     return str(value)
 
 
@@ -328,6 +331,8 @@ class Dialect:
     results: dict[str, Template]
     time: Template
     zones: dict[str, str] = field(default_factory=dict)
+    #: the header's lines after its first, each a template it must match (`header.lines`)
+    header_more: tuple[Template, ...] = ()
 
     @functools.cached_property
     def program(self) -> Program:
@@ -337,6 +342,16 @@ class Dialect:
     @property
     def syntax(self) -> dict[str, Any]:
         return self.data["syntax"]
+
+    @property
+    def header_lines(self) -> int:
+        """How many lines the header is (the hand's first line and the next ones, blank lines not counted)."""
+        return 1 + len(self.data["header"].get("lines", ()))
+
+    @property
+    def table_lines(self) -> int:
+        """How many lines after the header the table template reads, joined by line breaks."""
+        return int(self.data["header"].get("table_lines", 1))
 
     def convention(self, name: str) -> Any:
         """A convention's value (KeyError for one the dialect does not declare: never guessed)."""
@@ -366,6 +381,7 @@ class _Compiler:
 
     def __init__(self, syntax: dict[str, Any]) -> None:
         pots = syntax["pots"]
+        self.card_separator = syntax["cards"]["separator"]
         self.own = {
             "amount": amount_pattern(syntax["amount"]),
             "street": _alternatives(syntax["streets"]),
@@ -373,6 +389,8 @@ class _Compiler:
             "pot": _alternatives([pots["only"], pots["main"], pots["side"]]),
             "roles": "(?: \\((?:button|small blind|big blind)\\))*",
             "seat_status": _alternatives(list(syntax["seat_status"].values())),
+            # the names a room's header may carry (its skins, its old names): only those start its hands
+            "brand": _alternatives(syntax.get("brands", [])) or "(?!)",
         }
         self.own["time"] = self.regex(parse_template(syntax["time"]["pattern"]))
 
@@ -396,7 +414,7 @@ class _Compiler:
             pattern = re.compile(self.regex(parts), flags)
         except re.error as exc:
             raise DialectError(f"template {kind!r} does not compile: {exc}") from exc
-        return Template(kind, source, parts, pattern)
+        return Template(kind, source, parts, pattern, self.card_separator)
 
 
 def _rooms_dir() -> Path:
@@ -426,13 +444,14 @@ def load(path: Path) -> Dialect:
         header = {kind: compiler.template(kind, source) for kind, source in data["header"]["find"].items()}
         header["write"] = compiler.template("header", data["header"]["write"])
         header["table"] = compiler.template("table", data["header"]["table"])
+        more = tuple(compiler.template("header_line", source) for source in data["header"].get("lines", ()))
         header["hand_start"] = compiler.template("hand_start", data["recognise"]["hand_start"], flags)
         results = {kind: compiler.template(kind, source) for kind, source in data["summary"]["results"].items()}
         time = compiler.template("time", data["syntax"]["time"]["pattern"])
     except DialectError as exc:
         raise DialectError(f"{path}: {exc}") from exc
     return Dialect(data["room"], data["title"], path, data, lines, quiet, every, header, results, time,
-                   dict(data["syntax"]["time"]["zones"]))
+                   dict(data["syntax"]["time"]["zones"]), more)
 
 
 def _read(path: Path, seen: tuple[Path, ...]) -> Any:
@@ -447,7 +466,7 @@ def _read(path: Path, seen: tuple[Path, ...]) -> Any:
         raise DialectError(f"{path}: cannot read the dialect: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("base"), str):
         return data
-    if not re.fullmatch(r"[a-z][a-z0-9-]*", data["base"]) or path.with_name(f"{data['base']}.yaml") in seen:
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", data["base"]) or path.with_name(f"{data['base']}.yaml") in seen:
         raise DialectError(f"{path}: base {data['base']!r} is not a dialect it can build on")
     return _over(_read(path.with_name(f"{data['base']}.yaml"), (*seen, path)), data)
 

@@ -50,10 +50,10 @@ SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_T
 #: (the total line's `deduct_1`..`deduct_4`: the house's takes besides the rake, a jackpot or promotion fee, a tax)
 FIELDS = ("player", "amount", "by", "to", "all_in", "cards", "count", "shown", "kept", "seat", "stack", "status",
           "status_text", "status_tail", "pot", "numbered", "side", "name", "rest", "total", "raked", "rake",
-          "deduct_1", "deduct_2", "deduct_3", "deduct_4", "board", "roles", "result")
+          "deduct_1", "deduct_2", "deduct_3", "deduct_4", "board", "roles", "result", "dead")
 (F_PLAYER, F_AMOUNT, F_BY, F_TO, F_ALL_IN, F_CARDS, F_COUNT, F_SHOWN, F_KEPT, F_SEAT, F_STACK, F_STATUS,
  F_STATUS_TEXT, F_STATUS_TAIL, F_POT, F_NUMBERED, F_SIDE, F_NAME, F_REST, F_TOTAL, F_RAKED, F_RAKE, F_DEDUCT_1,
- F_DEDUCT_2, F_DEDUCT_3, F_DEDUCT_4, F_BOARD, F_ROLES, F_RESULT) = range(len(FIELDS))
+ F_DEDUCT_2, F_DEDUCT_3, F_DEDUCT_4, F_BOARD, F_ROLES, F_RESULT, F_DEAD) = range(len(FIELDS))
 
 KIND_NAMES = ("button", "post", "action", "return", "deal", "show", "muck", "rake", "award", "kill", "draw")
 E_BUTTON, E_POST, E_ACTION, E_RETURN, E_DEAL, E_SHOW, E_MUCK, E_RAKE, E_AWARD, E_KILL, E_DRAW = range(11)
@@ -75,21 +75,22 @@ S_SEAT, S_STACK, S_NAME_LO, S_NAME_HI, S_STATUS = range(5)
 #: per hand: in (from the driver: the header's and table line's facts) then out
 H_COLUMNS = ("line_lo", "line_hi", "button", "hole", "tournament", "older", "draw", "fixed", "small", "small_places",
              "big", "big_places", "kills", "implied_return", "deal_mode", "return_mode", "summary_awards",
-             "silent_out",
+             "silent_out", "new_cards", "no_summary", "rake_derived", "predeal_fold_out",
              "ok", "error", "error_line", "arg0", "arg1", "arg2", "arg3", "arg4", "places", "sb_posted", "ante",
-             "highest", "seat_lo", "seat_hi", "ev_lo", "ev_hi", "returned", "silenced")
+             "highest", "seat_lo", "seat_hi", "ev_lo", "ev_hi", "returned", "silenced", "raked")
 (H_LINE_LO, H_LINE_HI, H_BUTTON, H_HOLE, H_TOURNAMENT, H_OLDER, H_DRAW, H_FIXED, H_SMALL, H_SMALL_PLACES, H_BIG,
- H_BIG_PLACES, H_KILLS, H_IMPLIED, H_DEAL_MODE, H_RETURN_MODE, H_SUMMARY_AWARDS, H_SILENT_OUT, H_OK, H_ERROR,
- H_ERROR_LINE, H_ARG0, H_ARG1, H_ARG2, H_ARG3, H_ARG4, H_PLACES, H_SB, H_ANTE, H_HIGHEST, H_SEAT_LO, H_SEAT_HI,
- H_EV_LO, H_EV_HI, H_RETURNED, H_SILENCED) = range(len(H_COLUMNS))
+ H_BIG_PLACES, H_KILLS, H_IMPLIED, H_DEAL_MODE, H_RETURN_MODE, H_SUMMARY_AWARDS, H_SILENT_OUT, H_NEW_CARDS,
+ H_NO_SUMMARY, H_RAKE_DERIVED, H_PREDEAL_FOLD_OUT, H_OK, H_ERROR, H_ERROR_LINE, H_ARG0, H_ARG1, H_ARG2, H_ARG3,
+ H_ARG4, H_PLACES, H_SB, H_ANTE, H_HIGHEST, H_SEAT_LO, H_SEAT_HI, H_EV_LO, H_EV_HI, H_RETURNED, H_SILENCED,
+ H_RAKED) = range(len(H_COLUMNS))
 
 #: the values of the conventions `hole_cards_marker` and `uncalled_return` (`H_DEAL_MODE`, `H_RETURN_MODE`): the
 #: marker deals, or the blinds follow it, or a `Dealt to` line before it deals; a return is read where written,
-#: or placed in its betting round, or is in the award of the bettor (none written)
+#: or placed in its betting round, or is in the award of the bettor (none written), or never written (derived)
 DEAL_MODES = ("deals", "before_blinds", "after_the_deal")
 D_MARKER, D_BEFORE_BLINDS, D_AFTER_THE_DEAL = range(3)
-RETURN_MODES = ("end_of_its_round", "after_the_board", "in_the_award")
-U_WRITTEN, U_AFTER_THE_BOARD, U_IN_THE_AWARD = range(3)
+RETURN_MODES = ("end_of_its_round", "after_the_board", "in_the_award", "not_written")
+U_WRITTEN, U_AFTER_THE_BOARD, U_IN_THE_AWARD, U_NOT_WRITTEN = range(4)
 
 #: why a hand cannot be read: (name, quarantine code); the driver words each (`rooms.MESSAGES`)
 ERRORS = (
@@ -283,16 +284,16 @@ def _scaled(value, places, scale_places):  # pragma: no cover - compiled
 
 @callee
 def _cards(data, q, e, rank_of, suit_of, out, nc):  # pragma: no cover - compiled
-    """The cards of data[q:e] split on blanks into out[nc:]: (new nc, -1) or (nc, position of a word that is no
-    card)."""
+    """The cards of data[q:e] split on blanks and commas (`[ 4h, Kc, 3s ]`) into out[nc:]: (new nc, -1) or (nc,
+    position of a word that is no card)."""
     p = q
     while True:
-        while p < e and (data[p] == 32 or data[p] == 9):
+        while p < e and (data[p] == 32 or data[p] == 9 or data[p] == 44):
             p += 1
         if p >= e:
             return nc, -1
         w = p
-        while p < e and data[p] != 32 and data[p] != 9:
+        while p < e and data[p] != 32 and data[p] != 9 and data[p] != 44:
             p += 1
         if p - w != 2 or rank_of[data[w]] < 0 or suit_of[data[w + 1]] < 0 or nc >= out.shape[0]:
             return nc, w
@@ -872,6 +873,8 @@ def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board
         if n != 1:
             return _fail(V, X_FLOP_NOT_UNDERSTOOD, line, 0, 0, 0)
         lo, hi = _read_cards(data, lo0, hi0, P, cards, V, line)
+    elif n == 1 and h[k, H_NEW_CARDS]:  # the room writes a street's new cards alone (`board_lines: new_cards`)
+        lo, hi = _read_cards(data, lo0, hi0, P, cards, V, line)
     else:
         if n != 2:
             return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi, 0)
@@ -1093,11 +1096,21 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
     if kind == K_MARKER:
         return _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line)
     if K_POST_SB <= kind <= K_POST_BRING_IN:
-        return _post(ev, V, S, h, k, line, seat, kind, _value(data, slots, t, F_AMOUNT, P, V),
-                     _places(data, slots, t, F_AMOUNT, P), _flag(slots, t, F_ALL_IN, P))
+        amount = _value(data, slots, t, F_AMOUNT, P, V)
+        places = _places(data, slots, t, F_AMOUNT, P)
+        if slot_of[t, F_DEAD] >= 0:  # both blinds written as two amounts, the dead one first: `[$1 + $2]`
+            amount += _value(data, slots, t, F_DEAD, P, V)
+            places = max(places, _places(data, slots, t, F_DEAD, P))
+        return _post(ev, V, S, h, k, line, seat, kind, amount, places, _flag(slots, t, F_ALL_IN, P))
     if kind == K_CHECK:
         return _action(ev, V, S, h, k, line, seat, A_CHECK, -1, -1, 0, False)
     if kind == K_FOLD:
+        # `folds_before_the_deal: sitting_out`: a player who put nothing in declines the hand (after a post, it is
+        # an action before the deal, refused below)
+        if V[V_SECTION] == SEC_PREDEAL and h[k, H_PREDEAL_FOLD_OUT] and not S[R_POSTED, seat]:
+            S[R_ABSENT, seat] = 1
+            S[R_SITTING_OUT, seat] = 1
+            return True
         if _flag(slots, t, F_SHOWN, P):
             cs = slot_of[t, F_CARDS]
             lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
@@ -1110,6 +1123,9 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
                        _value(data, slots, t, F_AMOUNT, P, V), -1, _places(data, slots, t, F_AMOUNT, P),
                        _flag(slots, t, F_ALL_IN, P))
     if kind == K_RAISE:
+        if slot_of[t, F_TO] < 0:  # a raise written as the chips it adds (`raise_amounts: added`)
+            return _action(ev, V, S, h, k, line, seat, A_RAISE, _value(data, slots, t, F_AMOUNT, P, V), -1,
+                           _places(data, slots, t, F_AMOUNT, P), _flag(slots, t, F_ALL_IN, P))
         return _action(ev, V, S, h, k, line, seat, A_RAISE, -1, _value(data, slots, t, F_TO, P, V),
                        _places(data, slots, t, F_TO, P), _flag(slots, t, F_ALL_IN, P))
     if kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN):
@@ -1243,7 +1259,8 @@ def _collect(data, slots, t, seat, ev, V, P, line):  # pragma: no cover - compil
     if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
         return _fail(V, X_BEFORE_DEAL, line, 3, 0, 0)
     ps = slot_of[t, F_POT]
-    side = _lit_is(data, slots[ps, 0], slots[ps, 1], lit, pot_words[0], pot_words[1])
+    # (a room that names no pot in its award line: the pot it is paid from is not said, pot 0)
+    side = ps >= 0 and _lit_is(data, slots[ps, 0], slots[ps, 1], lit, pot_words[0], pot_words[1])
     numbered = _flag(slots, t, F_NUMBERED, P)
     if numbered and not side:
         return _fail(V, X_NOT_UNDERSTOOD, line, 0, 0, 0)
@@ -1319,25 +1336,31 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     `implied_uncalled_return` in a hand whose header carries its evidence (the chips put in exceed the chips paid
     by exactly the unmatched part of the last round's top bet, and the stated total is the awards, plus the
     rake), or its `uncalled_return: in_the_award` (the bettor's award holds that part: every chip put in was paid
-    out and the stated total is the awards). The return is written after the last action or kill, and taken
-    from the bettor's award in the second case. True when it was written."""
+    out and the stated total is the awards), or `not_written` (a room that never writes one: the part is returned;
+    it is in the bettor's award where the chips not paid out are fewer than it, as when every chip was paid out).
+    The return is written after the last action or kill, and taken from the bettor's award where it was paid
+    with it. True when it was written."""
     older = h[k, H_IMPLIED] and h[k, H_OLDER]
     in_award = h[k, H_RETURN_MODE] == U_IN_THE_AWARD
-    if V[V_RETURNS] or V[V_TOTAL_POT] < 0 or not (older or in_award):
+    derived = h[k, H_RETURN_MODE] == U_NOT_WRITTEN
+    if V[V_RETURNS] or (V[V_TOTAL_POT] < 0 and not derived) or not (older or in_award or derived):
         return False
     top, unmatched = _unmatched(S)
-    if top < 0 or unmatched <= 0 or S[R_FOLDED, top]:
+    # (a bettor who then folded is paid back the part no one matched too, where no return is ever written)
+    if top < 0 or unmatched <= 0 or (S[R_FOLDED, top] and not derived):
         return False
     put, awarded, rake, last, posted, mine = _totals(ev, V, top)
-    if last < 0 and in_award:  # no action (all in through the blinds): the return follows the posts and deal
+    if last < 0 and (in_award or derived):  # no action (all in through the blinds): after the posts and deal
         last = posted
     if older and (put - awarded - rake != unmatched
                   or (V[V_TOTAL_POT] != awarded + rake and V[V_TOTAL_POT] != awarded)):
         return False
     if last < 0 or V[V_NE] >= ev.shape[0]:
         return False
-    if in_award:
-        if put - awarded - rake != 0 or V[V_TOTAL_POT] != awarded or mine < 0 or ev[mine, C_AMOUNT] < unmatched:
+    if in_award and (put - awarded - rake != 0 or V[V_TOTAL_POT] != awarded):
+        return False
+    if in_award or (derived and put - awarded - rake < unmatched):  # paid with the bettor's award
+        if mine < 0 or ev[mine, C_AMOUNT] < unmatched:
             return False
         ev[mine, C_AMOUNT] -= unmatched
         if ev[mine, C_AMOUNT] == 0:  # the award was the return alone
@@ -1351,12 +1374,32 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
 
 
 @callee
+def _derived_rake(ev, V, h, k):  # pragma: no cover - compiled
+    """The rake of a room that writes none (`rake_line: not_written`): the chips put in, less those returned and
+    those awarded, when that is more than nothing (`H_RAKED`); awards above the chips in are left to the rules.
+    False only when the rows are full."""
+    put, awarded, rake, _, _, _ = _totals(ev, V, -1)
+    for row in range(V[V_EV0], V[V_NE]):
+        if ev[row, C_KIND] == E_RETURN:
+            put -= ev[row, C_AMOUNT]
+    if put - awarded - rake <= 0:
+        return True
+    row = _event(ev, V, E_RAKE, -1)
+    if row < 0:
+        return False
+    ev[row, C_AMOUNT] = put - awarded - rake
+    h[k, H_RAKED] = 1
+    return True
+
+
+@callee
 def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - compiled
     """The hand's end checked (dealt, summarised, shown down when contested, awarded), its hole cards, draws and
     seat rows written."""
     if V[V_SECTION] == SEC_PREDEAL:
         return _fail(V, X_NO_HOLE_CARDS, -1, 0, 0, 0)
-    if V[V_SECTION] != SEC_SUMMARY:
+    # (a room whose showdown marker closes the hand, with no summary: `summary_section: none`)
+    if V[V_SECTION] != SEC_SUMMARY and not (h[k, H_NO_SUMMARY] and V[V_SECTION] == SEC_SHOWDOWN):
         return _fail(V, X_NO_SUMMARY, -1, 0, 0, 0)
     live = 0
     for o in range(11):
@@ -1404,6 +1447,9 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
                 V[V_NC] += 1
             ev[row, C_RECEIVE_HI] = V[V_NC]
     h[k, H_RETURNED] = 1 if _implied_return(ev, V, S, h, k) else 0
+    h[k, H_RAKED] = 0
+    if h[k, H_RAKE_DERIVED] and not _derived_rake(ev, V, h, k):
+        return _fail(V, X_TOO_LONG, -1, 0, 0, 0)
     if V[V_NS] + count > s_out.shape[0]:
         return _fail(V, X_TOO_LONG, -1, 0, 0, 0)
     highest = 0

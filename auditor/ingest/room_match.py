@@ -234,6 +234,9 @@ def match(data, s, e, program, start, lit, words, names, symbols, thousands, dec
                     op += 1
             else:
                 q = _munch(data, p, e, kind, symbols, thousands, decimal)
+                if kind == T_CARDS and program[op + 1, 0] == OP_LIT and lit[program[op + 1, 1]] == 32:
+                    while q > p and data[q - 1] == 32:  # cards before a closing ` ]`: the blanks are the literal's
+                        q -= 1
                 if q == p and kind != T_CARDS and kind != T_BRACKETLESS:
                     ok = False
                 else:

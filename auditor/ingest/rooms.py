@@ -34,6 +34,7 @@ from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.text_blocks import decode_block, decode_bytes, in_blocks, line_start, wide
 from auditor.model.inputs import shown_text
+from auditor.model.pots import attribute_winnings, build_pots
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
@@ -75,6 +76,8 @@ class Room:
     fold_case: bool
     header: re.Pattern[str]
     separator: re.Pattern[str] | None
+    #: the bytes every separator line begins with (`recognise.separator_lead`); b"": the kernel's `L_STARS` lines
+    separator_lead: bytes
     limit: re.Pattern[str]
     stakes: re.Pattern[str]
     stamp: re.Pattern[str]
@@ -89,7 +92,14 @@ class Room:
     return_mode: int
     summary_awards: bool
     silent_out: bool
+    new_cards: bool
+    no_summary: bool
+    rake_derived: bool
+    predeal_fold_out: bool
     table: re.Pattern[str]
+    #: the lines of a hand's header (its first line and the next ones) and of its table template
+    header_lines: int
+    table_lines: int
     zones: dict[str, str]
     written_zone: ZoneInfo
     unseated_act: re.Pattern[str]
@@ -102,6 +112,9 @@ class Room:
     marker_lead: str
     chat_lead: str
     collect_word: str
+    #: the room's award line names the pot it pays (`collect` has a `pot` field); where it does not, the awards
+    #: of a hand with side pots are attributed to its pots (`_attribute_awards`)
+    pots_named: bool
 
     @property
     def table_word(self) -> str:
@@ -182,12 +195,11 @@ class Room:
         table = spoken.header["table"]
         return cls(spoken, words, program.width, np.frombuffer(lead.encode("utf-8"), dtype=np.uint8).copy(), fold,
                    re.compile(start.pattern.pattern + r"\s*(?P<rest>.*)$", flags),
-                   re.compile(separator) if separator else None,
+                   re.compile(separator) if separator else None, recognise.get("separator_lead", "").encode("utf-8"),
                    re.compile(r"\b(?P<limit>" + "|".join(map(re.escape, limit_words)) + r")\b", re.IGNORECASE),
                    # blinds, after the ante where the room writes it first (`ante/small/big`)
                    re.compile(rf"(?<![\d/.,])(?:{amount}/)?(?P<small>{amount})/(?P<big>{amount})(?![\d/])"),
-                   re.compile(r"(?P<y>\d{4})/(?P<mo>\d{1,2})/(?P<d>\d{1,2})(?: - | )(?P<h>\d{1,2}):(?P<mi>\d{2}):"
-                              r"(?P<s>\d{2})(?: \(?(?P<zone>[A-Z]{2,5})\)?)?"),
+                   re.compile(spoken.time.pattern.pattern.replace(r"(?P<year>\d+)", r"(?P<year>\d{4})")),
                    re.compile(r"\b([A-Z]{3})\b"), tuple(games), structures, symbols,
                    spoken.header["tournament"].parts[0].text.lower(),
                    implied["evidence"] if implied["value"] == "older_header_only" else None,
@@ -195,10 +207,16 @@ class Room:
                    L.DEAL_MODES.index(conventions["hole_cards_marker"]["value"]),
                    L.RETURN_MODES.index(conventions["uncalled_return"]["value"]),
                    conventions["summary_awards"]["value"] == "when_no_award_line",
-                   conventions["silent_seats"]["value"] == "sitting_out", table.pattern,
+                   conventions["silent_seats"]["value"] == "sitting_out",
+                   conventions["board_lines"]["value"] == "new_cards",
+                   conventions["summary_section"]["value"] == "none",
+                   conventions["rake_line"]["value"] == "not_written",
+                   conventions["folds_before_the_deal"]["value"] == "sitting_out", table.pattern,
+                   spoken.header_lines, spoken.table_lines,
                    dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
                    *_unseated(spoken, amount), spoken.header["write"].lead, table.lead, spoken.lines["seat"].lead,
-                   spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken))
+                   spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken),
+                   "pot" in spoken.lines["collect"].pattern.groupindex)
 
 
 def _unseated(spoken: Dialect, amount: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
@@ -257,20 +275,32 @@ def _places(value: Decimal) -> int:
     return -exponent if isinstance(exponent, int) and exponent < 0 else 0
 
 
-def read_header(spoken: Room, m: re.Match[str]) -> Header:
+def read_header(spoken: Room, m: re.Match[str], more: Sequence[str] = (), in_table: bool = False) -> Header:
     """The header's facts (`_Bad` for a header that names no game, structure or stakes the log can hold); `m`:
-    the dialect's header pattern on the header line, as the hand's span was found by it (`_Block.header_matches`).
+    the dialect's header pattern on the header line, as the hand's span was found by it (`_Block.header_matches`);
+    `more`: the header's next lines, where the dialect's header has several (`header.lines`: each must match its
+    template, and its `facts` field is read with the first line's rest); `in_table`: the table line says the hand
+    is a tournament's.
 
     Why the stamps are cut out before the facts are read: the facts (game, stakes, tournament) are the same for
     every hand of a table, while the stamps change with each; read once per distinct header, they cost one
     lookup a hand."""
     line = m.string
     rest = m["rest"]
+    templates = spoken.dialect.header_more
+    if len(more) < len(templates):
+        raise _Bad("truncated: the header is cut short", "truncated")
+    for template, text in zip(templates, more, strict=False):
+        found = template.pattern.fullmatch(text)
+        if found is None:
+            raise _Bad(f"header line not understood: '{_short(text)}'", "damaged")
+        rest += "\n" + (found.groupdict().get("facts") or "")
     stamps = list(spoken.stamp.finditer(rest))
     key = rest
     for found in reversed(stamps):
         key = key[:found.start()] + "\x00" + key[found.end():]
-    tournament = spoken.tournament in line.lower()  # where the room writes it: before the hand id or after
+    # where the room writes it: before the hand id or after, or on the table line
+    tournament = in_table or spoken.tournament in line.lower()
     try:
         facts = _header_facts(spoken, key, tournament) if len(key) <= 256 else _read_rest(spoken, key, tournament)
     except _Bad:
@@ -292,10 +322,15 @@ def _read_rest(spoken: Room, rest: str, tournament: bool) -> tuple:
         raise _Bad(f"header names no betting structure: '{_short(rest)}'", "damaged")
     before = rest[: limit.start()]
     game = _find_game(spoken, before)
-    if game is None:
-        raise _Bad(f"game not recognised: '{_short(before + limit['limit'])}'", "unsupported-game")
-    at, what, hole = game
-    game_text = (before[at:] + limit["limit"]).strip()
+    if game is not None:
+        at, what, hole = game
+        game_text = (before[at:] + limit["limit"]).strip()
+    else:  # a room that names the structure first: `No Limit Holdem`
+        game = _find_game(spoken, rest[limit.end():])
+        if game is None:
+            raise _Bad(f"game not recognised: '{_short(before + limit['limit'])}'", "unsupported-game")
+        at, what, hole = game
+        game_text = rest[limit.start():].split("\n")[0].split(" - ")[0].strip()
     if hole is None:
         raise _Bad(f"unsupported variant: {game_text} is {what}, which the engine does not have", "unsupported-game")
     structure = spoken.structures.get(limit["limit"].lower())
@@ -303,6 +338,9 @@ def _read_rest(spoken: Room, rest: str, tournament: bool) -> tuple:
         raise _Bad(f"unsupported betting structure: {game_text}", "unsupported-game")
     after = rest[limit.end():]
     stakes = spoken.stakes.search(after)
+    if not stakes:  # a room that writes the stakes first: `$0.50/$1 Blinds No Limit Holdem`
+        after = before
+        stakes = spoken.stakes.search(after)
     if not stakes:
         raise _Bad(f"header has no stakes: '{_short(rest)}'", "damaged")
     small, big = _money(spoken, stakes["small"]), _money(spoken, stakes["big"])
@@ -313,10 +351,11 @@ def _read_rest(spoken: Room, rest: str, tournament: bool) -> tuple:
     currency = None
     if not tournament and (code or symbol):
         currency = code[1] if code else spoken.symbols[symbol]
-    # the ledger's row from H_DRAW to H_SILENT_OUT
+    # the ledger's row from H_DRAW to H_PREDEAL_FOLD_OUT
     row = (what == "five-card-draw", structure == "fixed-limit", _mantissa(small), _places(small), _mantissa(big),
            _places(big), spoken.kills, spoken.older is not None, spoken.deal_mode, spoken.return_mode,
-           spoken.summary_awards, spoken.silent_out)
+           spoken.summary_awards, spoken.silent_out, spoken.new_cards, spoken.no_summary, spoken.rake_derived,
+           spoken.predeal_fold_out)
     return what, structure, currency, hole, tournament, row
 
 
@@ -352,10 +391,10 @@ def _started_at(spoken: Room, stamps: list[re.Match[str]]) -> str | None:
     room's written zone. The hour is looked up by its text (`_hour`); minutes and seconds written with two
     digits each are the result's own text."""
     for m in stamps:
-        zone = m["zone"] or spoken.dialect.syntax["time"]["written_zone"]
+        zone = m.groupdict().get("zone") or spoken.dialect.syntax["time"]["written_zone"]
         if zone not in spoken.zones:
             continue
-        y, mo, d, h, mi, s = m.group("y", "mo", "d", "h", "mi", "s")
+        y, mo, d, h, mi, s = m.group("year", "month", "day", "hour", "minute", "second")
         hour = _hour(spoken, zone, y, mo, d, h)
         if hour is not None and len(mi) == 2 == len(s) and (mi + s).isascii() and mi <= "59" and s <= "59":
             return f"{hour[0]}:{mi}:{s}{hour[1]}"
@@ -403,10 +442,11 @@ def read_table(spoken: Room, line: str) -> tuple[str | None, int, int | None]:
     if not m["buttoned"]:
         raise _Bad("the table line names no button seat", "damaged")
     button = _whole(m["button"], "button seat")
-    size = _whole(m["max_seats"], "table size") if m["sized"] else None
+    size = _whole(m["max_seats"], "table size") if m.groupdict().get("sized") else None
     if size is not None and not 2 <= size <= 10:
         raise _Bad(f"a {size}-seat table (the canonical log has 2 to 10 seats)", "unsupported-feature")
-    return m["table"] or None, button, size
+    # (a table line naming the tournament first: the table is the tournament's, its name kept whole)
+    return ((m.groupdict().get("tournament") or "") + m["table"]) or None, button, size
 
 
 def _whole(digits: str, what: str) -> int:
@@ -460,8 +500,14 @@ class _Block:
         return self.bytes[self.starts[i]:self.ends[i]].decode("utf-8", "replace")
 
     def _settle_blanks_and_separators(self) -> None:
-        """Lines of blanks beyond ASCII (Python says whether they are blank) and archive separators become blank."""
-        for i in np.flatnonzero(self.flags & (L.L_MAYBE_BLANK | L.L_STARS)).tolist():
+        """Lines of blanks beyond ASCII (Python says whether they are blank) and archive separators become blank
+        (the candidates the kernel flags, or those beginning with the dialect's `separator_lead`)."""
+        candidates = self.flags & (L.L_MAYBE_BLANK | L.L_STARS)
+        lead = self.spoken.separator_lead
+        if lead and len(self.data):
+            first = self.data[np.minimum(self.starts, len(self.data) - 1)]
+            candidates = candidates | ((first == lead[0]) & (self.ends - self.starts >= len(lead)))
+        for i in np.flatnonzero(candidates).tolist():
             line = self.text(i)
             if self.flags[i] & L.L_MAYBE_BLANK:
                 if line.isspace() or not line:
@@ -528,9 +574,11 @@ class _Block:
     def _inner_header(self, i: int, line: str, names: list[str]) -> int:
         """Where a whole header (its date too) begins inside line i, when the next line is the table line."""
         spoken = self.spoken
-        if i + 1 >= len(self.starts) or not self.text(i + 1).startswith(spoken.table_lead) \
-                or line.startswith(spoken.seat_lead) \
-                or any(line.startswith(n) for n in names):
+        more = spoken.dialect.header_more
+        if i + 1 >= len(self.starts) or line.startswith(spoken.seat_lead) or any(line.startswith(n) for n in names):
+            return 0
+        after = self.text(i + 1)  # the header's second line, or the table line when the header is one line
+        if not (more[0].pattern.fullmatch(after) if more else after.startswith(spoken.table_lead)):
             return 0
         lead = spoken.prefix.tobytes().decode("utf-8")
         at = 1
@@ -539,7 +587,8 @@ class _Block:
             if at < 0:
                 return 0
             m = spoken.header.match(line[at:])
-            if m and (not spoken.chat_lead or spoken.chat_lead not in line[:at]) and spoken.stamp.search(m["rest"]):
+            if m and (not spoken.chat_lead or spoken.chat_lead not in line[:at]) and \
+                    (more or spoken.stamp.search(m["rest"])):
                 return at
             at += 1
 
@@ -631,20 +680,17 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             hands.refused[k] = Quarantined(name, block.line0 + int(line_of[a]) + 1, f"{too_long}; the hand is not read",
                                            None if flags[a] & L.L_LONG else hand_id, code="limit")
             continue
-        body = a + 1
-        while body < b and flags[body] & L.L_BLANK:
-            body += 1
-        table_text = block.text(body) if body < b else ""
+        more, table_text, body = _head(block, a, b)
         table_id = None
         try:
-            header = read_header(spoken, m)
-            if not table_text.startswith(spoken.table_lead):
+            tm = spoken.table.fullmatch(table_text)
+            header = read_header(spoken, m, more, bool(tm and tm.groupdict().get("tournament")))
+            if not table_text.startswith(spoken.table_lead) or table_text.count("\n") < spoken.table_lines - 1:
                 raise _Bad(f"truncated: no '{spoken.table_word}' line after the header", "truncated")
             table = read_table(spoken, table_text)
         except _Bad as bad:
             if table_text.startswith(spoken.table_lead):
-                tm = spoken.table.fullmatch(table_text)
-                table_id = (tm["table"] or None) if tm else None
+                table_id = ((tm.groupdict().get("tournament") or "") + tm["table"]) or None if tm else None
             hands.refused[k] = Quarantined(name, block.line0 + int(line_of[a]) + 1, bad.reason, hand_id,
                                            code=bad.code, table_id=table_id)
             continue
@@ -667,6 +713,8 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
         ns, ne, nc = L.convert(block.data, block.starts, block.ends, block.flags, rows, spoken.words, s_out, ev, cards,
                                spoken.width)
         h[read] = rows
+        if not spoken.pots_named:
+            ev, ne = _attribute_awards(h, read, ev[:ne])
         ok = [k for k in read if h[k, L.H_OK]]
         for k in read:
             if not h[k, L.H_OK]:
@@ -684,6 +732,102 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
                                                    table_id=hands.table[k][0])
             tables = tables.keep(verdicts.valid)
     yield from _in_order(block, spans, hands, tables, noted, chunk)
+
+
+def _attribute_awards(h: np.ndarray, read: list[int], ev: np.ndarray) -> tuple[np.ndarray, int]:
+    """The awards of a room whose award lines name no pot, attributed to the pots of the hand where it has side
+    pots (someone all-in): as a dealer pays them, from the last side pot to the main pot, each to the players
+    eligible for it who won anything (`model.pots.attribute_winnings`, as PHH's winnings are). The ledger wrote
+    them all to the main pot; the rule that judges who won each pot needs each pot's own. Returns the event rows
+    with those hands' awards rewritten (the hands' `H_EV_*` ranges moved to match) and their count.
+
+    Why here, in Python: only hands with an all-in can have side pots, few of a file, and the pot layers are the
+    model's (`model.pots.build_pots`), shared with the replay engine, so the pot numbers agree."""
+    ok = [k for k in read if h[k, L.H_OK]]
+    if not ok:
+        return ev, len(ev)
+    lo = h[ok, L.H_EV_LO]
+    all_in = np.flatnonzero(ev[:, L.C_ALL_IN] == 1)
+    owners = sorted(set((np.searchsorted(lo, all_in, side="right") - 1).tolist()))
+    pieces: list[np.ndarray] = []
+    done = 0
+    delta = np.zeros(len(ok), dtype=np.int64)  # rows gained by each hand
+    for j in owners:
+        a, b = int(h[ok[j], L.H_EV_LO]), int(h[ok[j], L.H_EV_HI])
+        rows = _pot_awards(ev[a:b])
+        if rows is not None:
+            pieces += [ev[done:a], rows]
+            done = b
+            delta[j] = len(rows) - (b - a)
+    if not pieces:
+        return ev, len(ev)
+    after = np.cumsum(delta)
+    h[ok, L.H_EV_LO] += after - delta
+    h[ok, L.H_EV_HI] += after
+    pieces.append(ev[done:])
+    out = np.concatenate(pieces)
+    return out, len(out)
+
+
+def _pot_awards(rows: np.ndarray) -> np.ndarray | None:
+    """A hand's event rows with its awards attributed to its pots, or None when it has one pot."""
+    contributed: dict[int, int] = {}
+    dead = rake = 0
+    folded: set[int] = set()
+    won: dict[int, int] = {}
+    order: list[int] = []
+    awards = []
+    for r, row in enumerate(rows.tolist()):
+        kind, seat, amount = row[L.C_KIND], row[L.C_SEAT], row[L.C_AMOUNT]
+        if kind == L.E_POST:
+            if row[L.C_POST] == L.P_DEAD:
+                dead += amount
+            else:
+                contributed[seat] = contributed.get(seat, 0) + amount
+        elif kind == L.E_ACTION:
+            if row[L.C_ACTION] == L.A_FOLD:
+                folded.add(seat)
+            elif amount > 0:
+                contributed[seat] = contributed.get(seat, 0) + amount
+        elif kind == L.E_KILL:
+            folded.add(seat)
+        elif kind == L.E_RETURN:
+            contributed[seat] = contributed.get(seat, 0) - amount
+        elif kind == L.E_DEAL and row[L.C_TARGET] == 0:
+            order.append(seat)
+        elif kind == L.E_RAKE:
+            rake += amount
+        elif kind == L.E_AWARD:
+            won[seat] = won.get(seat, 0) + amount
+            awards.append(r)
+    pots = build_pots(contributed, folded, dead)
+    if len(pots) <= 1 or not awards:
+        return None
+    paid, _, _ = attribute_winnings(pots, won, order, rake)
+    template = rows[awards[0]]
+    new = np.repeat(template[None, :], len(paid), axis=0)
+    for n, (pot, seat, amount) in enumerate(paid):
+        new[n, L.C_POT], new[n, L.C_SEAT], new[n, L.C_AMOUNT] = pot, seat, amount
+    keep = np.ones(len(rows), dtype=bool)
+    keep[awards] = False
+    at = awards[0]
+    return np.concatenate([rows[:at][keep[:at]], new, rows[at:][keep[at:]]])
+
+
+def _head(block: _Block, a: int, b: int) -> tuple[list[str], str, int]:
+    """The header's lines after the first and the table's text (its lines joined by line breaks) of the hand at
+    lines a..b - 1, blank lines skipped, and the last of those lines (the seat list follows it)."""
+    spoken = block.spoken
+    more: list[str] = []
+    table: list[str] = []
+    body = a
+    i = a + 1
+    while i < b and len(more) + len(table) < spoken.header_lines - 1 + spoken.table_lines:
+        if not block.flags[i] & L.L_BLANK:
+            (more if len(more) < spoken.header_lines - 1 else table).append(block.text(i))
+            body = i
+        i += 1
+    return more, "\n".join(table), body
 
 
 def _over_limits(block: _Block, spans: list[tuple[int, int]]) -> set[int]:
@@ -949,17 +1093,24 @@ def _slices(data: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> pa.Array:
 _SILENT_NOTE = ("silent-seat-sitting-out",
                 "this export lists seated players who sit out with no mark: a cash seat no line of the hand names "
                 "(no post, no action, no cards) is read as sitting out, not dealt in")
-#: the note of a return the text leaves out, by the dialect: in older exports, or paid with the award
+#: the note of a return the text leaves out, by the dialect's `uncalled_return`: in older exports, or paid with
+#: the award, or never written
 _IMPLIED_NOTES = {
-    False: ("implied-uncalled-return",
+    L.U_WRITTEN: ("implied-uncalled-return",
             "this export writes no 'Uncalled bet (X) returned to' line and leaves the uncalled chips out of "
             "'Total pot'; the unmatched part of the last bet is read as returned to its bettor wherever the "
             "stated total agrees"),
-    True: ("uncalled-bet-in-award",
+    L.U_IN_THE_AWARD: ("uncalled-bet-in-award",
            "this export writes no uncalled-bet line: the unmatched part of the last bet is paid to its bettor with "
            "the pot; it is read as returned to the bettor, and taken out of that award, wherever every chip put in "
            "was paid out and the stated total agrees"),
+    L.U_NOT_WRITTEN: ("uncalled-bet-derived",
+                      "this export never writes an uncalled bet's return: the unmatched part of the last bet is read "
+                      "as returned to its bettor"),
 }
+_IMPLIED_NOTES[L.U_AFTER_THE_BOARD] = _IMPLIED_NOTES[L.U_WRITTEN]
+_RAKE_NOTE = ("rake-derived", "this export writes no rake: the chips put in and not returned or awarded are read "
+              "as the rake the house took")
 
 
 def _in_order(block: _Block, spans: list[tuple[int, int]], hands: _Hands, tables: CanonicalTables | None,
@@ -981,7 +1132,8 @@ def _in_order(block: _Block, spans: list[tuple[int, int]], hands: _Hands, tables
 
     cuts = getattr(block, "cuts", set())
     # each convention the ledger may apply to a hand (its column in the hand's row) and the note that says so
-    notes = ((L.H_RETURNED, _IMPLIED_NOTES[block.spoken.return_mode == L.U_IN_THE_AWARD]), (L.H_SILENCED, _SILENT_NOTE))
+    notes = ((L.H_RETURNED, _IMPLIED_NOTES[block.spoken.return_mode]), (L.H_SILENCED, _SILENT_NOTE),
+             (L.H_RAKED, _RAKE_NOTE))
     for k, span in enumerate(spans):
         refused = hands.refused[k]
         if refused is not None:
