@@ -19,7 +19,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 EXPECTED = Path(__file__).resolve().parent / "expected"
 #: the folders of rooms-2/ and other-rooms/ whose room has a dialect: read whole
 READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS / "rooms-2" / "winamax",
-              CORPUS / "other-rooms" / "winamax"]
+              CORPUS / "other-rooms" / "winamax", CORPUS / "rooms-2" / "888", CORPUS / "other-rooms" / "888poker"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -49,7 +49,7 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert got == want
     assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
-    assert result.hands_audited == 5640  # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144
+    assert result.hands_audited == 5798  # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
@@ -62,16 +62,35 @@ WINAMAX_IN_AWARD = ("10MultipleHands.txt", "20141116_Double or Nothing(100679030
                     "BasicHand.txt", "FoldedPreflop.txt", "HeadsUp.txt", "HeroName.txt", "Limit1.txt", "Limit2.txt",
                     "Limit3.txt", "NoHoleCards.txt", "NoLimitHoldem.txt", "Preflop.txt", "Table1.txt", "Table2.txt",
                     "Table3.txt", "Table4.txt", "Turn.txt", "ValidHand.txt", "cashGame_HandWithoutAction.txt")
+#: 888poker files with an uncalled bet it wrote no return for, and those with rake (888 writes neither): the
+#: tournament files' name is long, the same but for the tournament number and day
+_EIGHT_TOURNAMENT = "888poker2016{} Tournament ${} Step {} WSOP, 888Live & Major Tournaments ({}) No Limit Holdem.txt"
+EIGHT_RETURNS = ("3BetHand.txt", "6 Max.txt", "AllInHandWithShowdown.txt", "BasicHand.txt", "Flop.txt",
+                 "FoldedPreflop.txt", "GeneralHand.txt", "HeadsUp.txt", "HeroName.txt", "Limit1.txt", "Limit2.txt",
+                 "Limit4.txt", "NoHoleCards.txt", "NoLimitHoldem.txt", "NoLimitOmaha.txt", "PotLimitOmaha.txt",
+                 "Preflop.txt", "Table1.txt", "Table3.txt", "Table4.txt", "Table5.txt", "Turn.txt", "ValidHand.txt",
+                 "hands.txt", "hands.txt", "hands.txt",
+                 *(_EIGHT_TOURNAMENT.format(day, "0.01", 1, number) for day, number in
+                   (("0327", 78669312), ("0327", 78669773), ("0327", 78670191), ("0328", 78670600))),
+                 _EIGHT_TOURNAMENT.format("0328", "0.09 + $0.01", 2, 78678966))
+EIGHT_RAKES = ("3BetHand.txt", "6 Max.txt", "AllInHandWithShowdown.txt", "BasicHand.txt", "FixedLimitHoldem.txt",
+               "Flop.txt", "Full Ring (9 Handed).txt", "GeneralHand.txt", "HeadsUp.txt", "Limit2.txt", "Limit3.txt",
+               "NoLimitHoldem.txt", "OmahaShowdown.txt", "PostingDead.txt", "PotLimitOmaha.txt", "River.txt",
+               "Table2.txt", "Table3.txt", "Table4.txt", "Table5.txt", "Turn.txt", "ValidHand.txt", "WithShowdown.txt",
+               "hands.txt", "hands.txt", "hands.txt")
 WINAMAX_SILENT = ("10MultipleHands.txt", "20150309_SHORT TRACK 0,10€ 04_real_holdem_no-limit.txt", "3BetHand.txt",
                   "HeroName.txt")
 
 
 def test_corpus_room_conventions_are_notes_not_findings(result):
-    """The two older PokerStars exports that write no 'Uncalled bet' line are read with the implied return, and
-    Winamax's files with the uncalled bet paid in the award and its unmarked sitting-out seats, each said once per
-    file, instead of a chip-conservation or action-order finding on each such hand."""
+    """The two older PokerStars exports that write no 'Uncalled bet' line are read with the implied return,
+    Winamax's files with the uncalled bet paid in the award and its unmarked sitting-out seats, and 888's with the
+    uncalled bet and the rake it never writes, each said once per file, instead of a chip-conservation or
+    action-order finding on each such hand."""
     notes = Counter((Path(n.file).name, n.code) for n in result.notes)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
                              ("DateIssue2.txt", "implied-uncalled-return"): 1,
                              **{(name, "uncalled-bet-in-award"): 1 for name in WINAMAX_IN_AWARD},
-                             **{(name, "silent-seat-sitting-out"): 1 for name in WINAMAX_SILENT}})
+                             **{(name, "silent-seat-sitting-out"): 1 for name in WINAMAX_SILENT}}) \
+        + Counter((name, "uncalled-bet-derived") for name in EIGHT_RETURNS) \
+        + Counter((name, "rake-derived") for name in EIGHT_RAKES)

@@ -31,8 +31,8 @@ _EMPTY = "only a byte-order mark"
 _FRAGMENT = "a fragment of a hand (parser-test snippet without a header line)"
 #: the rooms whose exports (in the shape of `ROOM_HEADERS`) have a dialect: read by it, not skipped; and the
 #: folders of other-rooms/ whose files that dialect reads (WPN's there are its older layout, not read)
-READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax"}
-READ_FOLDERS = {"winamax": "winamax"}
+READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "888poker": "888poker"}
+READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker"}
 #: file (relative to other-rooms/) -> (what its content is recognised as: a room, "pokerstars" for a file our
 #: PokerStars reader reads, or None), and why it differs from its folder
 NOT_THE_FOLDERS_ROOM: dict[str, tuple[str | None, str]] = {
@@ -77,8 +77,9 @@ def test_every_other_room_sample_is_named_by_its_room():
                 assert (found[0] if found else None) == want, rel
             continue
         assert found is not None and found[0] == FOLDER_ROOM[rel.split("/")[0]], (rel, found)
-        # no reader of ours claims it, unless its format has a dialect, which reads it
-        assert getattr(detect(path), "name", None) == READ_FOLDERS.get(rel.split("/")[0]), rel
+        # no reader of ours claims it, unless its format has a dialect, which reads its hand histories
+        reader = READ_FOLDERS.get(rel.split("/")[0]) if found[1] == "hand history" else None
+        assert getattr(detect(path), "name", None) == reader, rel
         named += 1
     assert named == len(_samples()) - len(NOT_THE_FOLDERS_ROOM) == 405
     assert all(Path(OTHER_ROOMS, rel).is_file() for rel in NOT_THE_FOLDERS_ROOM)  # the list is not stale
@@ -223,10 +224,10 @@ ROOMS_2 = OTHER_ROOMS.parent / "rooms-2"
 
 @pytest.mark.skipif(not ROOMS_2.is_dir(), reason=f"the shared corpus is not at {ROOMS_2}")
 def test_every_hand_history_of_the_newer_rooms_is_named():
-    """rooms-2/: Bovada and Ignition, 888, PartyPoker and the others: every file a hand history of a room
-    without a reader, named by its room (the PokerNow logs as PokerNow's); GGPoker's and WPN's read by their
-    dialects."""
-    folder_rooms = {"888": {"888poker"}, "bovada": {"Bovada", "Ignition"},
+    """rooms-2/: Bovada and Ignition, PartyPoker and the others: every file a hand history of a room without a
+    reader, named by its room (the PokerNow logs as PokerNow's); GGPoker's, WPN's, Winamax's and 888's read by
+    their dialects."""
+    folder_rooms = {"bovada": {"Bovada", "Ignition"},
                     "ipoker": {"iPoker"}, "partypoker": {"PartyPoker"}, "pokernow": {"PokerNow"}}
     named: dict[str, set[str]] = {}
     for path in sorted(p for p in ROOMS_2.rglob("*") if p.is_file() and p.suffix != ".tsv"):

@@ -140,22 +140,22 @@ def test_the_json_junit_and_sarif_reports_say_first_what_was_not_audited(tmp_pat
 
 def test_a_skipped_hand_history_of_a_room_we_cannot_read_does_not_pass(tmp_path, monkeypatch):
     folder = _folder(tmp_path, **{"a.jsonl": NZ_CLEAN.read_text(encoding="utf-8"),
-                                  "session.txt": "#Game No : 123\n***** 888poker Hand History for Game 123 *****\n",
+                                  "session.txt": "***** Betfair Poker Hand History for Game 123 *****\n",
                                   "README.md": "notes\n"})
 
     def recognise_other(head: bytes, name: str) -> str | None:  # as detect's: what the file is, if known
-        return "888poker hand history: no reader for this room" if b"888poker Hand History" in head else None
+        return "Betfair Poker hand history: no reader for this room" if b"Betfair Poker Hand History" in head else None
 
     monkeypatch.setattr(detect, "recognise_other", recognise_other, raising=False)
     result = audit([folder])
-    assert list(result.skipped_hand_histories.values()) == ["888poker hand history: no reader for this room"]
+    assert list(result.skipped_hand_histories.values()) == ["Betfair Poker hand history: no reader for this room"]
     assert result.unaudited and result.hands_audited == result.hands_read == 1
     out = _run(folder)
     assert out.exit_code == 3, out.output
     summary = _summary(out.output)
     assert summary[0] == "  not audited: 0 hand(s) quarantined, 0 hand(s) not covered, 1 hand-history file(s) skipped"
     assert summary[1:3] == ["    skipped, hand histories this auditor cannot read: 1 file(s)",
-                            "      888poker hand history: no reader for this room: 1 file(s): "
+                            "      Betfair Poker hand history: no reader for this room: 1 file(s): "
                             f"{folder / 'session.txt'}"]
     assert any(line.startswith("  files skipped, not recognised as hand logs: 1 (") and "README.md" in line
                for line in summary)
@@ -163,7 +163,7 @@ def test_a_skipped_hand_history_of_a_room_we_cannot_read_does_not_pass(tmp_path,
     # named on the command line, it is a usage error that says whose file it is
     named = _run(folder / "session.txt")
     assert named.exit_code == 2
-    assert f"auditor: {folder / 'session.txt'}: 888poker hand history: no reader for this room" in named.stderr
+    assert f"auditor: {folder / 'session.txt'}: Betfair Poker hand history: no reader for this room" in named.stderr
 
 
 def test_reader_notes_reach_the_result_once_per_file_and_code(monkeypatch):
