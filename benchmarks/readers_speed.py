@@ -91,7 +91,7 @@ READERS: dict[str, Callable[[Path], Iterator]] = {**{room: partial(read_room, ro
                                                   "ohh": read_ohh}
 #: where the corpus keeps each format's real files
 CORPUS_FOLDERS = {"pokerstars": "pokerstars", "ggpoker": "rooms-2/ggpoker", "wpn": "rooms-2/wpn",
-                  "winamax": "rooms-2/winamax", "ohh": "ohh"}
+                  "winamax": "rooms-2/winamax", "888poker": "rooms-2/888", "ohh": "ohh"}
 
 
 def simulated(fmt: str, hands: int, seed: int = 7) -> Path:

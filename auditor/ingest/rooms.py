@@ -199,7 +199,7 @@ class Room:
                    re.compile(r"\b(?P<limit>" + "|".join(map(re.escape, limit_words)) + r")\b", re.IGNORECASE),
                    # blinds, after the ante where the room writes it first (`ante/small/big`)
                    re.compile(rf"(?<![\d/.,])(?:{amount}/)?(?P<small>{amount})/(?P<big>{amount})(?![\d/])"),
-                   re.compile(spoken.time.pattern.pattern.replace(r"(?P<year>\d+)", r"(?P<year>\d{4})")),
+                   re.compile(_stamp_pattern(spoken.time.pattern.pattern)),
                    re.compile(r"\b([A-Z]{3})\b"), tuple(games), structures, symbols,
                    spoken.header["tournament"].parts[0].text.lower(),
                    implied["evidence"] if implied["value"] == "older_header_only" else None,
@@ -217,6 +217,17 @@ class Room:
                    *_unseated(spoken, amount), spoken.header["write"].lead, table.lead, spoken.lines["seat"].lead,
                    spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken),
                    "pot" in spoken.lines["collect"].pattern.groupindex)
+
+
+#: the digits each field of a time stamp has (`syntax.time.pattern`), so a stamp's numbers are always small
+_STAMP_DIGITS = {"year": "{4}", "month": "{1,2}", "day": "{1,2}", "hour": "{1,2}", "minute": "{2}", "second": "{2}"}
+
+
+def _stamp_pattern(pattern: str) -> str:
+    """The dialect's time pattern with each number bounded to the digits it can have."""
+    for name, digits in _STAMP_DIGITS.items():
+        pattern = pattern.replace(rf"(?P<{name}>\d+)", rf"(?P<{name}>\d{digits})")
+    return pattern
 
 
 def _unseated(spoken: Dialect, amount: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
