@@ -36,6 +36,7 @@ from auditor.ingest.text_blocks import decode_block, decode_bytes, in_blocks, li
 from auditor.model.inputs import shown_text
 from auditor.model.pots import attribute_winnings, build_pots
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
+from auditor.model.seats import clockwise_after
 from auditor.model.tables import EVENTS_SCHEMA, HANDS_SCHEMA, SEATS_SCHEMA, CanonicalTables
 
 __all__ = ["read_room"]
@@ -747,82 +748,101 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
 
 def _attribute_awards(h: np.ndarray, read: list[int], ev: np.ndarray) -> tuple[np.ndarray, int]:
     """The awards of a room whose award lines name no pot, attributed to the pots of the hand where it has side
-    pots (someone all-in): as a dealer pays them, from the last side pot to the main pot, each to the players
-    eligible for it who won anything (`model.pots.attribute_winnings`, as PHH's winnings are). The ledger wrote
-    them all to the main pot; the rule that judges who won each pot needs each pot's own. Returns the event rows
-    with those hands' awards rewritten (the hands' `H_EV_*` ranges moved to match) and their count.
+    pots: as a dealer pays them, from the last side pot to the main pot, each to the players eligible for it who
+    won anything (`model.pots.attribute_winnings`, as PHH's winnings are). The ledger wrote them all to the main
+    pot; the rule that judges who won each pot needs each pot's own. Returns the event rows with those hands'
+    awards rewritten in place of the first (the hands' `H_EV_*` ranges moved to match) and their count.
 
-    Why here, in Python: only hands with an all-in can have side pots, few of a file, and the pot layers are the
-    model's (`model.pots.build_pots`), shared with the replay engine, so the pot numbers agree."""
+    Why so: the facts of every hand of the batch are summed at once (`_PotFacts`); only a hand whose players still
+    in put in different amounts has side pots, and only such a hand is paid out in Python, by the model's pot
+    layers (`model.pots.build_pots`), shared with the replay engine, so the pot numbers agree."""
     ok = [k for k in read if h[k, L.H_OK]]
     if not ok:
         return ev, len(ev)
-    lo = h[ok, L.H_EV_LO]
-    all_in = np.flatnonzero(ev[:, L.C_ALL_IN] == 1)
-    owners = sorted(set((np.searchsorted(lo, all_in, side="right") - 1).tolist()))
-    pieces: list[np.ndarray] = []
-    done = 0
-    delta = np.zeros(len(ok), dtype=np.int64)  # rows gained by each hand
-    for j in owners:
-        a, b = int(h[ok[j], L.H_EV_LO]), int(h[ok[j], L.H_EV_HI])
-        rows = _pot_awards(ev[a:b])
-        if rows is not None:
-            pieces += [ev[done:a], rows]
-            done = b
-            delta[j] = len(rows) - (b - a)
-    if not pieces:
+    facts = _PotFacts(h[ok, L.H_EV_LO], h[ok, L.H_EV_HI], ev)
+    at: list[int] = []  # where each hand's new awards go (its first award row), and the rows
+    rows: list[list[int]] = []
+    gone: list[np.ndarray] = []
+    delta = np.zeros(len(ok), dtype=np.int64)
+    for j in facts.side_pot_hands():
+        paid = facts.paid(j)
+        if paid is None:
+            continue
+        awards = facts.award_rows(j)
+        template = ev[awards[0]].tolist()
+        for pot, seat, amount in paid:
+            row = list(template)
+            row[L.C_POT], row[L.C_SEAT], row[L.C_AMOUNT] = pot, seat, amount
+            at.append(int(awards[0]))
+            rows.append(row)
+        gone.append(awards)
+        delta[j] = len(paid) - len(awards)
+    if not rows:
         return ev, len(ev)
+    grown = np.insert(ev, at, np.array(rows, dtype=ev.dtype), axis=0)
+    old = np.concatenate(gone)
+    out = np.delete(grown, old + np.searchsorted(np.array(at), old, side="right"), axis=0)
     after = np.cumsum(delta)
     h[ok, L.H_EV_LO] += after - delta
     h[ok, L.H_EV_HI] += after
-    pieces.append(ev[done:])
-    out = np.concatenate(pieces)
     return out, len(out)
 
 
-def _pot_awards(rows: np.ndarray) -> np.ndarray | None:
-    """A hand's event rows with its awards attributed to its pots, or None when it has one pot."""
-    contributed: dict[int, int] = {}
-    dead = rake = 0
-    folded: set[int] = set()
-    won: dict[int, int] = {}
-    order: list[int] = []
-    awards = []
-    for r, row in enumerate(rows.tolist()):
-        kind, seat, amount = row[L.C_KIND], row[L.C_SEAT], row[L.C_AMOUNT]
-        if kind == L.E_POST:
-            if row[L.C_POST] == L.P_DEAD:
-                dead += amount
-            else:
-                contributed[seat] = contributed.get(seat, 0) + amount
-        elif kind == L.E_ACTION:
-            if row[L.C_ACTION] == L.A_FOLD:
-                folded.add(seat)
-            elif amount > 0:
-                contributed[seat] = contributed.get(seat, 0) + amount
-        elif kind == L.E_KILL:
-            folded.add(seat)
-        elif kind == L.E_RETURN:
-            contributed[seat] = contributed.get(seat, 0) - amount
-        elif kind == L.E_DEAL and row[L.C_TARGET] == 0:
-            order.append(seat)
-        elif kind == L.E_RAKE:
-            rake += amount
-        elif kind == L.E_AWARD:
-            won[seat] = won.get(seat, 0) + amount
-            awards.append(r)
-    pots = build_pots(contributed, folded, dead)
-    if len(pots) <= 1 or not awards:
-        return None
-    paid, _, _ = attribute_winnings(pots, won, order, rake)
-    template = rows[awards[0]]
-    new = np.repeat(template[None, :], len(paid), axis=0)
-    for n, (pot, seat, amount) in enumerate(paid):
-        new[n, L.C_POT], new[n, L.C_SEAT], new[n, L.C_AMOUNT] = pot, seat, amount
-    keep = np.ones(len(rows), dtype=bool)
-    keep[awards] = False
-    at = awards[0]
-    return np.concatenate([rows[:at][keep[:at]], new, rows[at:][keep[at:]]])
+class _PotFacts:
+    """What the pots of a batch's hands are made of, summed for all hands at once from their event rows (hand j's
+    rows are lo[j]..hi[j] - 1): each seat's chips in (live, less returns), the dead money, the rake, each seat's
+    winnings, who folded and who was dealt in."""
+
+    def __init__(self, lo: np.ndarray, hi: np.ndarray, ev: np.ndarray) -> None:
+        counts = hi - lo
+        n = len(lo)
+        owner = np.repeat(np.arange(n), counts)
+        rows = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(lo, counts)
+        kind, amount = ev[rows, L.C_KIND], ev[rows, L.C_AMOUNT]
+        seat = ev[rows, L.C_SEAT].clip(0, 10)
+        post, action = ev[rows, L.C_POST], ev[rows, L.C_ACTION]
+        live = ((kind == L.E_POST) & (post != L.P_DEAD)) | ((kind == L.E_ACTION) & (action != L.A_FOLD))
+        self.put = np.zeros((n, 11), dtype=np.int64)
+        np.add.at(self.put, (owner, seat), np.where(live & (amount > 0), amount, 0)
+                  - np.where(kind == L.E_RETURN, amount, 0))
+        self.won = np.zeros((n, 11), dtype=np.int64)
+        award = kind == L.E_AWARD
+        np.add.at(self.won, (owner[award], seat[award]), amount[award])
+        self.dead = np.bincount(owner, np.where((kind == L.E_POST) & (post == L.P_DEAD), amount, 0),
+                                minlength=n).astype(np.int64)
+        self.rake = np.bincount(owner, np.where(kind == L.E_RAKE, amount, 0), minlength=n).astype(np.int64)
+        folds = (kind == L.E_KILL) | ((kind == L.E_ACTION) & (action == L.A_FOLD))
+        self.out = np.zeros((n, 11), dtype=bool)
+        self.out[owner[folds], seat[folds]] = True
+        hole = (kind == L.E_DEAL) & (ev[rows, L.C_TARGET] == 0)
+        self.dealt = np.zeros((n, 11), dtype=bool)
+        self.dealt[owner[hole], seat[hole]] = True
+        self.button = ev[lo, L.C_SEAT]
+        self.awards = rows[award]
+        self.award_owner = owner[award]
+
+    def side_pot_hands(self) -> list[int]:
+        """The hands with an award whose players still in at the end put in different amounts."""
+        still_in = self.dealt & ~self.out
+        top = np.where(still_in, self.put, np.iinfo(np.int64).min).max(axis=1)
+        least = np.where(still_in, self.put, np.iinfo(np.int64).max).min(axis=1)
+        awarded = np.zeros(len(self.put), dtype=bool)
+        awarded[self.award_owner] = True
+        return np.flatnonzero(awarded & still_in.any(axis=1) & (top != least)).tolist()
+
+    def award_rows(self, j: int) -> np.ndarray:
+        return self.awards[self.award_owner == j]
+
+    def paid(self, j: int) -> list[tuple[int, int, int]] | None:
+        """Hand j's awards (pot, seat, amount) as its pots pay them, or None when it has one pot."""
+        put, won = self.put[j].tolist(), self.won[j].tolist()
+        contributed = {s: put[s] for s in range(11) if put[s]}
+        folded = {s for s in range(11) if self.out[j, s]}
+        pots = build_pots(contributed, folded, int(self.dead[j]))
+        if len(pots) <= 1:
+            return None
+        order = clockwise_after(np.flatnonzero(self.dealt[j]).tolist(), int(self.button[j]))
+        return attribute_winnings(pots, {s: won[s] for s in range(11) if won[s]}, order, int(self.rake[j]))[0]
 
 
 def _head(block: _Block, a: int, b: int) -> tuple[list[str], str, int]:
