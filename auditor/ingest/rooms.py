@@ -82,6 +82,8 @@ class Room:
     limit: re.Pattern[str]
     stakes: re.Pattern[str]
     stamp: re.Pattern[str]
+    #: the stamp has a zone field (`syntax.time.pattern`)
+    stamp_zoned: bool
     code: re.Pattern[str]
     games: tuple[tuple[re.Pattern[str], str, str | None, int | None], ...]
     structures: dict[str, str | None]
@@ -98,8 +100,10 @@ class Room:
     rake_derived: bool
     predeal_fold_out: bool
     table: re.Pattern[str]
-    #: the lines of a hand's header (its first line and the next ones) and of its table template
+    #: the lines of a hand's header (its first line and the next ones: those after it, `header_more`) and of its
+    #: table template
     header_lines: int
+    header_more: tuple
     table_lines: int
     zones: dict[str, str]
     written_zone: ZoneInfo
@@ -200,7 +204,7 @@ class Room:
                    re.compile(r"\b(?P<limit>" + "|".join(map(re.escape, limit_words)) + r")\b", re.IGNORECASE),
                    # blinds, after the ante where the room writes it first (`ante/small/big`)
                    re.compile(rf"(?<![\d/.,])(?:{amount}/)?(?P<small>{amount})/(?P<big>{amount})(?![\d/])"),
-                   re.compile(_stamp_pattern(spoken.time.pattern.pattern)),
+                   re.compile(_stamp_pattern(spoken.time.pattern.pattern)), "zone" in spoken.time.pattern.groupindex,
                    re.compile(r"\b([A-Z]{3})\b"), tuple(games), structures, symbols,
                    spoken.header["tournament"].parts[0].text.lower(),
                    implied["evidence"] if implied["value"] == "older_header_only" else None,
@@ -213,7 +217,7 @@ class Room:
                    conventions["summary_section"]["value"] == "none",
                    conventions["rake_line"]["value"] == "not_written",
                    conventions["folds_before_the_deal"]["value"] == "sitting_out", table.pattern,
-                   spoken.header_lines, spoken.table_lines,
+                   spoken.header_lines, spoken.header_more, spoken.table_lines,
                    dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
                    *_unseated(spoken, amount), spoken.header["write"].lead, table.lead, spoken.lines["seat"].lead,
                    spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken),
@@ -299,14 +303,15 @@ def read_header(spoken: Room, m: re.Match[str], more: Sequence[str] = (), in_tab
     lookup a hand."""
     line = m.string
     rest = m["rest"]
-    templates = spoken.dialect.header_more
-    if len(more) < len(templates):
-        raise _Bad("truncated: the header is cut short", "truncated")
-    for template, text in zip(templates, more, strict=False):
-        found = template.pattern.fullmatch(text)
-        if found is None:
-            raise _Bad(f"header line not understood: '{_short(text)}'", "damaged")
-        rest += "\n" + (found.groupdict().get("facts") or "")
+    templates = spoken.header_more
+    if templates:
+        if len(more) < len(templates):
+            raise _Bad("truncated: the header is cut short", "truncated")
+        for template, text in zip(templates, more, strict=False):
+            found = template.pattern.fullmatch(text)
+            if found is None:
+                raise _Bad(f"header line not understood: '{_short(text)}'", "damaged")
+            rest += "\n" + (found.groupdict().get("facts") or "")
     stamps = list(spoken.stamp.finditer(rest))
     key = rest
     for found in reversed(stamps):
@@ -403,7 +408,7 @@ def _started_at(spoken: Room, stamps: list[re.Match[str]]) -> str | None:
     room's written zone. The hour is looked up by its text (`_hour`); minutes and seconds written with two
     digits each are the result's own text."""
     for m in stamps:
-        zone = m.groupdict().get("zone") or spoken.dialect.syntax["time"]["written_zone"]
+        zone = (m["zone"] if spoken.stamp_zoned else None) or spoken.dialect.syntax["time"]["written_zone"]
         if zone not in spoken.zones:
             continue
         y, mo, d, h, mi, s = m.group("year", "month", "day", "hour", "minute", "second")
@@ -442,6 +447,13 @@ def _hour(spoken: Room, zone: str, year: str, month: str, day: str, hour: str) -
 @cache
 def _zone(name: str) -> ZoneInfo:
     return ZoneInfo(name)
+
+
+@lru_cache(maxsize=4096)
+def _table_tournament(spoken: Room, line: str) -> bool:
+    """Whether the table line names the hand's tournament (an optional `tournament` part of its template)."""
+    m = spoken.table.fullmatch(line) if "tournament" in spoken.table.groupindex else None
+    return bool(m and m["tournament"])
 
 
 @lru_cache(maxsize=4096)
@@ -695,13 +707,13 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
         more, table_text, body = _head(block, a, b)
         table_id = None
         try:
-            tm = spoken.table.fullmatch(table_text)
-            header = read_header(spoken, m, more, bool(tm and tm.groupdict().get("tournament")))
+            header = read_header(spoken, m, more, _table_tournament(spoken, table_text))
             if not table_text.startswith(spoken.table_lead) or table_text.count("\n") < spoken.table_lines - 1:
                 raise _Bad(f"truncated: no '{spoken.table_word}' line after the header", "truncated")
             table = read_table(spoken, table_text)
         except _Bad as bad:
             if table_text.startswith(spoken.table_lead):
+                tm = spoken.table.fullmatch(table_text)
                 table_id = ((tm.groupdict().get("tournament") or "") + tm["table"]) or None if tm else None
             hands.refused[k] = Quarantined(name, block.line0 + int(line_of[a]) + 1, bad.reason, hand_id,
                                            code=bad.code, table_id=table_id)
@@ -849,12 +861,18 @@ def _head(block: _Block, a: int, b: int) -> tuple[list[str], str, int]:
     """The header's lines after the first and the table's text (its lines joined by line breaks) of the hand at
     lines a..b - 1, blank lines skipped, and the last of those lines (the seat list follows it)."""
     spoken = block.spoken
+    flags = block.flags
+    if not spoken.header_more and spoken.table_lines == 1:  # one header line, one table line: the common layout
+        body = a + 1
+        while body < b and flags[body] & L.L_BLANK:
+            body += 1
+        return [], block.text(body) if body < b else "", body
     more: list[str] = []
     table: list[str] = []
     body = a
     i = a + 1
     while i < b and len(more) + len(table) < spoken.header_lines - 1 + spoken.table_lines:
-        if not block.flags[i] & L.L_BLANK:
+        if not flags[i] & L.L_BLANK:
             (more if len(more) < spoken.header_lines - 1 else table).append(block.text(i))
             body = i
         i += 1
