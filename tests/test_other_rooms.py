@@ -31,8 +31,8 @@ _EMPTY = "only a byte-order mark"
 _FRAGMENT = "a fragment of a hand (parser-test snippet without a header line)"
 #: the rooms whose exports (in the shape of `ROOM_HEADERS`) have a dialect: read by it, not skipped; and the
 #: folders of other-rooms/ whose files that dialect reads (WPN's there are its older layout, not read)
-READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax"}
-READ_FOLDERS = {"winamax": "winamax"}
+READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "iPoker": "ipoker"}
+READ_FOLDERS = {"winamax": "winamax", "ipoker": "ipoker"}
 #: file (relative to other-rooms/) -> (what its content is recognised as: a room, "pokerstars" for a file our
 #: PokerStars reader reads, or None), and why it differs from its folder
 NOT_THE_FOLDERS_ROOM: dict[str, tuple[str | None, str]] = {
@@ -227,7 +227,7 @@ def test_every_hand_history_of_the_newer_rooms_is_named():
     without a reader, named by its room (the PokerNow logs as PokerNow's); GGPoker's and WPN's read by their
     dialects."""
     folder_rooms = {"888": {"888poker"}, "bovada": {"Bovada", "Ignition"},
-                    "ipoker": {"iPoker"}, "partypoker": {"PartyPoker"}, "pokernow": {"PokerNow"}}
+                    "partypoker": {"PartyPoker"}, "pokernow": {"PokerNow"}}
     named: dict[str, set[str]] = {}
     for path in sorted(p for p in ROOMS_2.rglob("*") if p.is_file() and p.suffix != ".tsv"):
         folder = path.relative_to(ROOMS_2).parts[0]
