@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["XmlDialect", "XmlDialectError", "xml_dialect", "xml_room_names"]
+__all__ = ["XmlDialect", "XmlDialectError", "xml_dialect"]
 
 
 class XmlDialectError(ValueError):
@@ -25,12 +25,6 @@ class XmlDialectError(ValueError):
 def _xml_rooms_dir() -> Path:
     from auditor.resources import rooms_dir
     return rooms_dir() / "xml"
-
-
-def xml_room_names() -> tuple[str, ...]:
-    """The XML rooms with a dialect (`rooms/xml/<room>.yaml`), by file name."""
-    folder = _xml_rooms_dir()
-    return tuple(sorted(p.stem for p in folder.glob("*.yaml"))) if folder.is_dir() else ()
 
 
 @cache

@@ -92,8 +92,8 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
     events = ctx.play(button, acts, pockets, boards, m, cash)
     flagged = header.get(fields.get("uncalled_flag", ""), "").strip().lower() == "true"
     returned, paid = ctx.settle({s: m(v) for s, v in wins.items()}, flagged, bool(boards))
-    if returned is not None:  # after the betting round of its bettor's last bet
-        events.insert(ctx.round_ends.get(ctx.last_raise_round.get(returned["seat"], 0), len(events)), returned)
+    if returned is not None:  # after the betting round its bettor last put chips in
+        events.insert(ctx.round_ends.get(ctx.last_put_round.get(returned["seat"], 0), len(events)), returned)
     events += ctx.showdown() + paid
     hand: dict[str, Any] = {
         "hand_id": hand_id, "table_id": table, "room": d.title,
@@ -279,10 +279,11 @@ class _Hand:
         self.sitting: set[int] = set()
         self.dealt: list[int] = []
         self.pockets: dict[int, list[str]] = {}
-        self.last_raise_round: dict[int, int] = {}
+        self.last_put_round: dict[int, int] = {}
         self.round_ends: dict[int, int] = {}  # betting round -> index after its last event
         self.aggressors: dict[int, int] = {}  # betting round -> its last bettor or raiser
         self.last_round = -1  # the last betting round anyone acted in
+        self.order: list[int] = []  # the seats clockwise from the button's left
 
     def seat_record(self, seat: int) -> dict[str, Any]:
         rec: dict[str, Any] = {"seat": seat, "player": self.seats[seat], "stack": self.stacks[seat]}
@@ -322,10 +323,11 @@ class _Hand:
             self._spend(seat, amount, e)
             if a.spec["post"] != "ante":
                 in_round[seat] = in_round.get(seat, 0) + amount
-                self.last_raise_round[seat] = rounds["betting"][0]
+                self.last_put_round[seat] = rounds["betting"][0]
             events.append(e)
         acting = {names[a.player] for a in acts if not a.spec.get("sits_out")}
         order = sorted(self.seats, key=lambda s: (s - button - 1) % 10)
+        self.order = order
         silent = [s for s in order if s not in acting and s not in pockets]
         if d.convention("silent_seats") == "sitting_out" and cash and silent:
             self.sitting.update(silent)
@@ -376,8 +378,9 @@ class _Hand:
             top = max(in_round.values(), default=0)
             kind = "call" if to <= top else ("bet" if top == 0 else "raise")
         if kind in ("bet", "raise"):
-            self.last_raise_round[seat] = r
             self.aggressors[r] = seat
+        if added:
+            self.last_put_round[seat] = r
         e.update(action=kind, amount=added, to=to)
         in_round[seat] = to
         self._spend(seat, added, e)
@@ -421,6 +424,8 @@ class _Hand:
                 back = {"kind": "return", "seat": bettor, "amount": returned}
         pots = _pots(self.put, self.folded)
         awards = _share(pots, {s: v for s, v in paid.items() if v > 0})
+        place = {s: k for k, s in enumerate(self.order)}  # a pot's winners clockwise from the button's left
+        awards.sort(key=lambda a: (a[0], place.get(a[1], len(place))))
         events.extend({"kind": "award", "pot": p, "seat": s, "amount": v} for p, s, v in awards)
         total = sum(self.put.values())
         kept = total - sum(paid.values())
@@ -449,24 +454,33 @@ def _pots(put: dict[int, int], folded: set[int]) -> list[tuple[int, set[int]]]:
 
 
 def _share(pots: list[tuple[int, set[int]]], wins: dict[int, int]) -> list[tuple[int, int, int]]:
-    """Each winner's win laid on the pots it could win, the side pots first (each paid whole as far as the wins
-    go, split between its winners in equal parts), what is left on the main pot: (pot, seat, amount)."""
+    """Each winner's win laid on the pots it could win: the side pots first, the last one first, each paid whole
+    as far as the wins go and split in equal parts between the winners who may win it, an odd chip to whoever
+    has the most left to place; what is left lies on the main pot (the rake comes out of it): (pot, seat,
+    amount). The file gives one win per player, and a pot's share of it is what a split can be."""
     left = dict(wins)
     out: dict[tuple[int, int], int] = {}
+
+    def give(index: int, seat: int, amount: int) -> None:
+        out[(index, seat)] = out.get((index, seat), 0) + amount
+        left[seat] -= amount
+
     for index in range(len(pots) - 1, 0, -1):
         amount, eligible = pots[index]
         takers = sorted(s for s in eligible if left.get(s, 0) > 0)
         while amount > 0 and takers:
-            share = max(1, amount // len(takers))
-            for s in list(takers):
-                give = min(share, left[s], amount)
-                if give:
-                    out[(index, s)] = out.get((index, s), 0) + give
-                    left[s] -= give
-                    amount -= give
-                if left[s] == 0:
-                    takers.remove(s)
-    for s, v in left.items():
-        if v > 0:
-            out[(0, s)] = out.get((0, s), 0) + v
+            share = amount // len(takers)
+            if share == 0:  # odd chips: to those with the most still to place
+                for seat in sorted(takers, key=lambda s: -left[s])[:amount]:
+                    give(index, seat, 1)
+                    amount -= 1
+            else:
+                for seat in takers:
+                    given = min(share, left[seat])
+                    give(index, seat, given)
+                    amount -= given
+            takers = [s for s in takers if left[s] > 0]
+    for seat, value in left.items():
+        if value > 0:
+            give(0, seat, value)
     return sorted((p, s, v) for (p, s), v in out.items())
