@@ -1,4 +1,4 @@
-"""The XML dialect engine's reader: a room's XML hand histories (iPoker...) read by the room's dialect
+"""The XML dialect engine's reader: a room's XML hand histories read by the room's dialect
 (`rooms/xml/<room>.yaml`), with no room named in the code.
 
 API, as every reader (docs/readers.md): `read_xml_room(path, room, rule_pack=, limits=)` yields one SourceHand
@@ -34,14 +34,16 @@ Item = SourceHand | Quarantined | ReaderNote
 
 
 def sniff(room: str, head: bytes) -> bool:
-    """The room's XML: its root element's start tag, and one of the dialect's marks, in the opening bytes."""
+    """The room's XML: a document opening on its root element (after an XML declaration, or a document type
+    declaration the reader will refuse), with one of the dialect's marks in the opening bytes."""
     spoken = xml_dialect(room)
     rec = spoken.data["recognise"]
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith(b"<?xml"):
-        text = text[text.find(b"?>") + 2:].lstrip(b" \t\r\n") if b"?>" in text else b""
-    root = rec["root"].encode()
-    if not (text.startswith(b"<" + root + b" ") or text.startswith(b"<" + root + b">")):
+    root = b"<" + rec["root"].encode()
+    if not text.startswith((root + b" ", root + b">", b"<?xml", b"<!DOCTYPE")):
+        return False
+    at = text.find(root)
+    if at < 0 or text[at + len(root):at + len(root) + 1] not in (b" ", b">", b"\t", b"\r", b"\n"):
         return False
     return any(mark.encode() in head for mark in rec["any_of"])
 
