@@ -255,6 +255,8 @@ def test_a_violation_under_each_convention_is_still_reported(name, expected):
     ("malformed.xml", "damaged", "XML not well-formed: mismatched tag (line 34, column 47); the rest of the file is "
                                  "not read"),
     ("truncated.xml", "truncated", "the file ends inside the hand (line 35, column 7)"),
+    # Bruno has €8.40 behind after his big blind and calls €9: no stack can be written that makes it true
+    ("puts_in_more_than_behind.xml", "inconsistent-amounts", "line 29: seat 4 puts in 900 with 840 behind"),
 ])
 def test_each_hand_the_log_cannot_hold_is_refused_with_its_reason(name, code, reason):
     (item,) = [i for i in items(FIXTURES / "refused" / name) if not isinstance(i, ReaderNote)]
@@ -284,6 +286,13 @@ def test_nesting_and_size_past_their_limits(tmp_path):
             if not isinstance(i, ReaderNote)] == [("SourceHand", None, None), ("Quarantined", "limit", "9000000002")]
 
 
+def test_an_encoding_that_cannot_be_read_is_one_damaged_line(tmp_path):
+    text = (FIXTURES / "cash.xml").read_text("utf-8").replace('encoding="utf-8"', 'encoding="utV-8"')
+    (tmp_path / "a.xml").write_text(text, "utf-8")
+    (item,) = items(tmp_path / "a.xml")
+    assert (item.line, item.code) == (1, "damaged") and "unknown encoding: utV-8" in item.reason
+
+
 def test_bad_files_are_one_line_each_and_the_batch_goes_on(tmp_path):
     """A folder of every refused file, a gzipped clean file and a clean one: each bad file one line, the clean
     hands audited."""
@@ -296,7 +305,8 @@ def test_bad_files_are_one_line_each_and_the_batch_goes_on(tmp_path):
     result = audit([logs], pack="tda-2024")
     assert result.hands_audited == 3
     assert Counter(q.code for q in result.quarantined) == {"damaged": 5, "unsupported-game": 2, "limit": 1,
-                                                          "unsupported-feature": 1, "truncated": 1}
+                                                          "unsupported-feature": 1, "truncated": 1,
+                                                          "inconsistent-amounts": 1}
     assert all("\n" not in q.one_line() for q in result.quarantined)
 
 

@@ -4,7 +4,8 @@ Readers record, rules judge: an action is written as the file has it, legal or n
 action out of turn or after a fold, a raise too small); the hand is refused (`Refusal`) only when the canonical
 log cannot hold what the file says: a game or structure the engine lacks (`unsupported-game`), an action code
 the dialect does not know or a player acting who has no seat (`damaged`), more than ten seats
-(`unsupported-feature`), an amount that is no amount (`damaged`).
+(`unsupported-feature`), an amount that is no amount (`damaged`), a player putting in more than they have
+behind or raising to no more than they have in (`inconsistent-amounts`, in the text rooms' words).
 
 The room's conventions (the dialect's `conventions`, docs/xml-rooms.md) each apply only where their evidence
 holds; what each applied is returned with the hand, so the reader can say it once per file:
@@ -56,6 +57,7 @@ class _Act:
     player: str
     spec: dict[str, Any]
     amount: int
+    line: int = 0
 
 
 def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
@@ -235,7 +237,7 @@ def _action(d: XmlDialect, child: Node, number: int, af: dict[str, str], names: 
     if amount is None:
         raise Refusal("damaged", f"an amount that is no number: {child.attrs.get(af['amount'], '')[:30]!r} "
                       f"(line {child.line})")
-    return _Act(int(order), number, player, spec, amount.value)
+    return _Act(int(order), number, player, spec, amount.value, child.line)
 
 
 def _time(node: Node, path: list[str]) -> str | None:
@@ -275,6 +277,7 @@ class _Hand:
         self.d, self.variant, self.seats, self.stacks, self.applied = d, variant, seats, stacks, applied
         self.left = dict(stacks)
         self.put = dict.fromkeys(seats, 0)
+        self.live = dict.fromkeys(seats, 0)  # what each put in that counts toward a bet (no antes, no dead money)
         self.folded: set[int] = set()
         self.sitting: set[int] = set()
         self.dealt: list[int] = []
@@ -320,9 +323,10 @@ class _Hand:
                     blinds.add(blind)
                     e["blind"] = blind
             e["amount"] = amount
-            self._spend(seat, amount, e)
-            if a.spec["post"] != "ante":
+            self._spend(seat, amount, e, a.line)
+            if e["post"] not in ("ante", "dead"):  # live money: it counts toward the player's bets
                 in_round[seat] = in_round.get(seat, 0) + amount
+                self.live[seat] += amount
                 self.last_put_round[seat] = rounds["betting"][0]
             events.append(e)
         acting = {names[a.player] for a in acts if not a.spec.get("sits_out")}
@@ -355,7 +359,11 @@ class _Hand:
             raise Refusal("damaged", f"community cards in round {stray[0]}, where none are dealt")
         return events
 
-    def _spend(self, seat: int, amount: int, e: dict) -> None:
+    def _spend(self, seat: int, amount: int, e: dict, line: int) -> None:
+        """Chips the seat puts in; more than it has behind cannot be placed (the text rooms' words)."""
+        if amount > self.left[seat]:
+            raise Refusal("inconsistent-amounts", f"line {line}: seat {seat} puts in {amount} with {self.left[seat]} "
+                          "behind")
         self.left[seat] -= amount
         self.put[seat] += amount
         if self.left[seat] == 0 and amount > 0:
@@ -374,6 +382,9 @@ class _Hand:
         amount = m(a.amount)
         to = amount if a.spec.get("amount") == "to" else before + amount
         added = to - before
+        if a.spec.get("amount") == "to" and added <= 0:
+            raise Refusal("inconsistent-amounts", f"line {a.line}: seat {seat} raises to {to}, no more than the "
+                          f"{before} it has in")
         if kind == "all_in":
             top = max(in_round.values(), default=0)
             kind = "call" if to <= top else ("bet" if top == 0 else "raise")
@@ -383,7 +394,8 @@ class _Hand:
             self.last_put_round[seat] = r
         e.update(action=kind, amount=added, to=to)
         in_round[seat] = to
-        self._spend(seat, added, e)
+        self._spend(seat, added, e, a.line)
+        self.live[seat] += added
         return e
 
     def showdown(self) -> list[dict]:
@@ -406,9 +418,9 @@ class _Hand:
         and what each put in (see the module)."""
         events: list[dict] = []
         back: dict | None = None
-        tops = sorted(self.put.values(), reverse=True)
+        tops = sorted(self.live.values(), reverse=True)  # the unmatched part of the last bet: live money only
         unmatched = tops[0] - (tops[1] if len(tops) > 1 else 0)
-        bettor = max(self.put, key=lambda s: self.put[s])
+        bettor = max(self.live, key=lambda s: self.live[s])
         paid = dict(wins)
         if unmatched > 0:
             if flagged:

@@ -87,7 +87,7 @@ def _item(spoken: XmlDialect, item: Game | Broken, name: str, rule_pack: str, no
     except Refusal as refusal:
         yield Quarantined(name, node.line, refusal.reason, hand_id, code=refusal.code, table_id=table)
         return
-    except (ValueError, KeyError, IndexError, TypeError) as exc:  # a bug, not the file's fault
+    except Exception as exc:  # a bug of ours, not the file's fault: this hand only, the file reads on
         yield Quarantined(name, node.line, f"the reader failed on this hand: {type(exc).__name__}: {exc}",
                           hand_id, code="internal-error", table_id=table)
         return

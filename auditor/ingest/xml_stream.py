@@ -200,6 +200,9 @@ def games(stream: BinaryIO, session: str, header: str, hand: str, hand_id: str,
     except _Refused as exc:
         yield from _drain(b)
         yield _broken(b, exc.reason, exc.code)
+    except (LookupError, UnicodeError) as exc:  # an encoding declared that Python cannot decode
+        yield from _drain(b)
+        yield _broken(b, f"text in an encoding that cannot be read: {exc}", "damaged")
     except expat.ExpatError as exc:
         yield from _drain(b)
         broken = _not_well_formed(b, exc)
