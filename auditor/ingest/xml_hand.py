@@ -25,6 +25,7 @@ from typing import Any
 
 from auditor.ingest.xml_dialect import XmlDialect
 from auditor.ingest.xml_stream import Game, Node
+from auditor.model.pots import build_pots
 
 __all__ = ["Read", "Refusal", "convert"]
 
@@ -278,6 +279,7 @@ class _Hand:
         self.left = dict(stacks)
         self.put = dict.fromkeys(seats, 0)
         self.live = dict.fromkeys(seats, 0)  # what each put in that counts toward a bet (no antes, no dead money)
+        self.dead = 0  # dead money: in the main pot, nobody's bet
         self.folded: set[int] = set()
         self.sitting: set[int] = set()
         self.dealt: list[int] = []
@@ -323,7 +325,7 @@ class _Hand:
                     blinds.add(blind)
                     e["blind"] = blind
             e["amount"] = amount
-            self._spend(seat, amount, e, a.line)
+            self._spend(seat, amount, e, a.line, dead=e["post"] == "dead")
             if e["post"] not in ("ante", "dead"):  # live money: it counts toward the player's bets
                 in_round[seat] = in_round.get(seat, 0) + amount
                 self.live[seat] += amount
@@ -359,13 +361,17 @@ class _Hand:
             raise Refusal("damaged", f"community cards in round {stray[0]}, where none are dealt")
         return events
 
-    def _spend(self, seat: int, amount: int, e: dict, line: int) -> None:
-        """Chips the seat puts in; more than it has behind cannot be placed (the text rooms' words)."""
+    def _spend(self, seat: int, amount: int, e: dict, line: int, dead: bool = False) -> None:
+        """Chips the seat puts in (dead money: in the main pot, nobody's bet); more than it has behind cannot be
+        placed (the text rooms' words)."""
         if amount > self.left[seat]:
             raise Refusal("inconsistent-amounts", f"line {line}: seat {seat} puts in {amount} with {self.left[seat]} "
                           "behind")
         self.left[seat] -= amount
-        self.put[seat] += amount
+        if dead:
+            self.dead += amount
+        else:
+            self.put[seat] += amount
         if self.left[seat] == 0 and amount > 0:
             e["all_in"] = True
 
@@ -434,35 +440,19 @@ class _Hand:
             if returned:
                 self.put[bettor] -= returned
                 back = {"kind": "return", "seat": bettor, "amount": returned}
-        pots = _pots(self.put, self.folded)
+        pots = [(pot.amount, set(pot.eligible)) for pot in build_pots(self.put, self.folded, self.dead)] \
+            or [(sum(self.put.values()) + self.dead, set())]
         awards = _share(pots, {s: v for s, v in paid.items() if v > 0})
         place = {s: k for k, s in enumerate(self.order)}  # a pot's winners clockwise from the button's left
         awards.sort(key=lambda a: (a[0], place.get(a[1], len(place))))
         events.extend({"kind": "award", "pot": p, "seat": s, "amount": v} for p, s, v in awards)
-        total = sum(self.put.values())
+        total = sum(self.put.values()) + self.dead
         kept = total - sum(paid.values())
         rake = self.d.conventions["rake"]
         if kept > 0 and rake["value"] == "the_chips_not_paid" and flop and kept * 100 <= rake["max_percent"] * total:
             events.append({"kind": "rake", "pot": 0, "amount": kept})
             self.applied.append("rake")
         return back, events
-
-
-def _pots(put: dict[int, int], folded: set[int]) -> list[tuple[int, set[int]]]:
-    """The pots the chips make: (amount, seats that may win it), the main pot first."""
-    levels = sorted({v for s, v in put.items() if s not in folded and v > 0})
-    pots: list[tuple[int, set[int]]] = []
-    floor = 0
-    for level in levels:
-        amount = sum(min(v, level) - min(v, floor) for v in put.values())
-        eligible = {s for s, v in put.items() if s not in folded and v >= level}
-        if amount:
-            pots.append((amount, eligible))
-        floor = level
-    rest = sum(v - min(v, floor) for v in put.values())
-    if rest and pots:
-        pots[-1] = (pots[-1][0] + rest, pots[-1][1])
-    return pots or [(sum(put.values()), set())]
 
 
 def _share(pots: list[tuple[int, set[int]]], wins: dict[int, int]) -> list[tuple[int, int, int]]:
