@@ -240,6 +240,8 @@ def test_clean_hands_give_no_finding_and_each_convention_is_said_once_per_file()
     # action_order: the numbers say Bruno folded, Alba bet out of turn, then Bruno checked
     ("acts_after_folding.xml", [("9000000001", "TDA-53", "action-order"), ("9000000001", "TDA-50", "illegal-action")]),
     ("check_facing_a_bet.xml", [("9000000001", "TDA-55", "illegal-action")]),
+    # Carla listed in Bruno's seat: recorded as listed, and the seating rule reports it
+    ("seat_listed_twice.xml", [("9000000001", "TDA-INT-seat", "seating")]),
 ])
 def test_a_violation_under_each_convention_is_still_reported(name, expected):
     assert findings(FIXTURES / "illegal" / name, hands=1) == expected

@@ -1,9 +1,9 @@
 """One hand element of an XML room turned into a canonical hand, by the room's dialect (`xml_dialect`).
 
 Readers record, rules judge: an action is written as the file has it, legal or not (a check facing a bet, an
-action out of turn or after a fold, a raise too small); the hand is refused (`Refusal`) only when the canonical
-log cannot hold what the file says: a game or structure the engine lacks (`unsupported-game`), an action code
-the dialect does not know or a player acting who has no seat (`damaged`), more than ten seats
+action out of turn or after a fold, a raise too small, a seat listed twice); the hand is refused (`Refusal`) only
+when the canonical log cannot hold what the file says: a game or structure the engine lacks (`unsupported-game`),
+an action code the dialect does not know or a player acting who has no seat (`damaged`), more than ten seats
 (`unsupported-feature`), an amount that is no amount (`damaged`), a player putting in more than they have
 behind or raising to no more than they have in (`inconsistent-amounts`, in the text rooms' words).
 
@@ -73,7 +73,7 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
     table = header.get(fields["table"], "").strip() or (f"tournament {tournament}" if tournament else "")
     if not table:
         raise Refusal("damaged", "the session names no table")
-    seats, names, stacks, wins, button, currency = _players(d, node)
+    seats, names, stacks, wins, button, currency, doubles = _players(d, node)
     declared = header.get(fields["currency"], "").strip().upper()
     if tournament:
         currency = None
@@ -92,6 +92,7 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
     if getattr(acts, "reordered", False):
         applied.append("action_order")
     ctx = _Hand(d, variant, seats, {s: m(v) for s, v in stacks.items()}, applied)
+    ctx.names = names
     events = ctx.play(button, acts, pockets, boards, m, cash)
     flagged = header.get(fields.get("uncalled_flag", ""), "").strip().lower() == "true"
     returned, paid = ctx.settle({s: m(v) for s, v in wins.items()}, flagged, bool(boards))
@@ -114,7 +115,9 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
     max_seats = int(size) if size.isdigit() and 2 <= int(size) <= 10 else d.data["game"]["default_max_seats"]
     hand["max_seats"] = max(max_seats, max(seats))
     hand["stakes"] = _stakes(structure, events, m(small) if small else None, m(big) if big else None)
-    hand["seats"] = [ctx.seat_record(s) for s in sorted(seats)]
+    # a seat listed twice is recorded as listed (the replay plays it as its first player; a rule reports it)
+    hand["seats"] = sorted([ctx.seat_record(s) for s in seats] + [{**x, "stack": m(x["stack"])} for x in doubles],
+                           key=lambda rec: rec["seat"])
     hand["events"] = events
     return Read(hand, applied)
 
@@ -141,8 +144,11 @@ def _game(d: XmlDialect, header: dict[str, str]) -> tuple[str, str, int | None, 
 
 
 def _players(d: XmlDialect, node: Node) -> tuple[dict[int, str], dict[str, int], dict[int, int], dict[int, int],
-                                                  int | None, str | None]:
+                                                  int | None, str | None, list[dict[str, Any]]]:
+    """The players: seat -> first name listed there, name -> seat, stacks and wins by seat, the dealer's seat,
+    the currency the amounts show, and the later rows of a seat listed twice (recorded, not refused)."""
     f = d.doc["player_fields"]
+    doubles: list[dict[str, Any]] = []
     seats: dict[int, str] = {}
     names: dict[str, int] = {}
     stacks: dict[int, int] = {}
@@ -159,18 +165,21 @@ def _players(d: XmlDialect, node: Node) -> tuple[dict[int, str], dict[str, int],
         if name in names:
             raise Refusal("damaged", f"player {name!r} listed twice: the file names actions by player, so they "
                           "cannot be put on a seat")
-        if seat in seats:
-            raise Refusal("damaged", f"seat {seat} listed twice")
         stack, win = d.amount(p.attrs.get(f["stack"])), d.amount(p.attrs.get(f["win"], "0"))
         if stack is None or win is None:
             raise Refusal("damaged", f"an amount that is no number for {name!r} (line {p.line})")
         currency = currency or stack.currency or win.currency
-        seats[seat], names[name], stacks[seat], wins[seat] = name, seat, stack.value, win.value
+        names[name] = seat
+        if seat in seats:  # two players in one seat: the seat's chips are its first player's
+            doubles.append({"seat": seat, "player": name, "stack": stack.value})
+            wins[seat] += win.value
+            continue
+        seats[seat], stacks[seat], wins[seat] = name, stack.value, win.value
         if p.attrs.get(f["button"]) == d.doc["button_flag"]:
             button = seat
     if not seats:
         raise Refusal("truncated", "a hand with no players")
-    return seats, names, stacks, wins, button, currency
+    return seats, names, stacks, wins, button, currency, doubles
 
 
 def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> tuple[list[_Act], dict[int, list[str]],
@@ -289,6 +298,7 @@ class _Hand:
         self.aggressors: dict[int, int] = {}  # betting round -> its last bettor or raiser
         self.last_round = -1  # the last betting round anyone acted in
         self.order: list[int] = []  # the seats clockwise from the button's left
+        self.names: dict[str, int] = {n: s for s, n in seats.items()}  # every player listed -> seat
 
     def seat_record(self, seat: int) -> dict[str, Any]:
         rec: dict[str, Any] = {"seat": seat, "player": self.seats[seat], "stack": self.stacks[seat]}
@@ -301,7 +311,7 @@ class _Hand:
         d = self.d
         if button is None:
             raise Refusal("damaged", "no player is marked as the dealer")
-        names = {n: s for s, n in self.seats.items()}
+        names = self.names
         events: list[dict] = [{"kind": "button", "seat": button}]
         rounds = d.data["rounds"]
         posts = [a for a in acts if a.round == rounds["posts"]]
