@@ -465,7 +465,7 @@ def _terminated(signum: int, _frame: object) -> None:
 @click.option("--format", "fmt", type=click.Choice(SIMULATE_FORMATS), default="jsonl", show_default=True,
               help="File format: canonical JSON Lines, or a room's format (hands it cannot express are left out).")
 @click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
-              help="File to write (.jsonl or .jsonl.gz for jsonl; .txt, .ohh, .phhs for the others).")
+              help="File to write (.jsonl or .jsonl.gz for jsonl; .txt, .xml, .ohh, .phhs for the others).")
 def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, seat_draws: bool, fmt: str,
              output: Path) -> None:
     """Write legal hands played under a pack's house rules (deterministic for a seed)."""
