@@ -324,6 +324,13 @@ def test_detection_by_content_and_the_other_xml_rooms_stay_named():
     assert SUFFIXES["ipoker"] == ".xml"
 
 
+def test_a_utf16_export_is_read_as_its_utf8_twin(tmp_path):
+    text = (FIXTURES / "cash.xml").read_text("utf-8").replace('encoding="utf-8"', 'encoding="utf-16"')
+    (tmp_path / "a.xml").write_bytes(text.encode("utf-16"))
+    assert detect(tmp_path / "a.xml").name == "ipoker"
+    assert hands_of(tmp_path / "a.xml") == hands_of(FIXTURES / "cash.xml")
+
+
 def test_the_engine_names_no_room():
     """The XML engine's code speaks of elements, codes and conventions; the room is its dialect file."""
     words = ("ipoker", "gamecode", "tablename", "uncalled_bet_enabled", "merge", "microgaming", "pokerstars")

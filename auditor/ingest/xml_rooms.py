@@ -38,6 +38,8 @@ def sniff(room: str, head: bytes) -> bool:
     declaration the reader will refuse), with one of the dialect's marks in the opening bytes."""
     spoken = xml_dialect(room)
     rec = spoken.data["recognise"]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with its byte-order mark, which expat reads too
+        head = head.decode("utf-16", "replace").encode("utf-8")
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     root = b"<" + rec["root"].encode()
     if not text.startswith((root + b" ", root + b">", b"<?xml", b"<!DOCTYPE")):
