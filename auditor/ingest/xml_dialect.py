@@ -61,6 +61,11 @@ class Amount:
     currency: str | None
 
 
+_UNSEEN = object()
+#: amounts remembered at most (the memo starts again past it: a file of hostile amounts costs no memory)
+_MEMO = 65536
+
+
 class XmlDialect:
     """The dialect's data (`data`), with its pattern compiled and its tables inverted for the writer."""
 
@@ -88,6 +93,7 @@ class XmlDialect:
         self.suit_word = {v: k for k, v in cards["suits"].items()}
         self.rank_word = {v: k for k, v in cards["ranks"].items()}
         self.symbol_of = {code: sym for sym, code in reversed(list(self.symbols.items()))}
+        self._amounts: dict[str, Amount | None] = {}
 
     def convention(self, name: str) -> str:
         return str(self.conventions[name]["value"])
@@ -103,9 +109,19 @@ class XmlDialect:
         """`£1,000.50`, `1.000,50 €`, `$5`, `12` as an integer of 10**-places units, or None when it is no amount.
 
         A separator followed by more digits than `places` groups thousands (three digits each); the last one
-        followed by 1..places digits at the end is the decimal mark. Never a float."""
+        followed by 1..places digits at the end is the decimal mark. Never a float. A file repeats the same few
+        amounts (`€0`, the blinds), so each text is worked out once (a bounded memo)."""
         if text is None:
             return None
+        known = self._amounts.get(text, _UNSEEN)
+        if known is not _UNSEEN:
+            return known  # type: ignore[return-value]
+        if len(self._amounts) >= _MEMO:
+            self._amounts.clear()
+        found = self._amounts[text] = self._amount(text)
+        return found
+
+    def _amount(self, text: str) -> Amount | None:
         currency = None
         found = self._symbol.findall(text)
         if found:
