@@ -24,7 +24,7 @@ import click
 
 from auditor.model.inputs import INPUT_FORMATS
 from auditor.report.formats import FORMATS
-from auditor.resources import room_names
+from auditor.resources import room_names, xml_room_names
 
 if TYPE_CHECKING:
     from auditor.check.packs import Pack
@@ -35,8 +35,8 @@ EXIT_UNAUDITED = 3
 #: `audit --format` choices: the report formats (`report.formats`, which names each one's writer)
 REPORT_FORMATS = tuple(FORMATS)
 #: `simulate --format` and `verify --via` choices (simulate.writer.FORMATS, simulate.verify.VIA; kept in step by a test)
-SIMULATE_FORMATS = ("jsonl", *room_names(), "ohh", "phh")
-VERIFY_VIA = ("canonical", *room_names(), "ohh", "phh")
+SIMULATE_FORMATS = ("jsonl", *room_names(), *xml_room_names(), "ohh", "phh")
+VERIFY_VIA = ("canonical", *room_names(), *xml_room_names(), "ohh", "phh")
 #: `compile --format` choices (precompile.FORMATS; kept in step by a test)
 COMPILE_FORMATS = ("jsonl", "parquet", "phh", *room_names(), "ohh")
 
@@ -465,7 +465,7 @@ def _terminated(signum: int, _frame: object) -> None:
 @click.option("--format", "fmt", type=click.Choice(SIMULATE_FORMATS), default="jsonl", show_default=True,
               help="File format: canonical JSON Lines, or a room's format (hands it cannot express are left out).")
 @click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
-              help="File to write (.jsonl or .jsonl.gz for jsonl; .txt, .ohh, .phhs for the others).")
+              help="File to write (.jsonl or .jsonl.gz for jsonl; .txt, .xml, .ohh, .phhs for the others).")
 def simulate(variant: str, structure: str, pack: str, hands: int, seed: int, seat_draws: bool, fmt: str,
              output: Path) -> None:
     """Write legal hands played under a pack's house rules (deterministic for a seed)."""

@@ -23,7 +23,8 @@ from importlib.resources import files
 from pathlib import Path
 
 #: every schema the package opens: hand logs, Open Hand History input, rule packs
-SCHEMAS = ("hand-log.schema.json", "ohh.schema.json", "rule-pack.schema.json", "dialect.schema.json")
+SCHEMAS = ("hand-log.schema.json", "ohh.schema.json", "rule-pack.schema.json", "dialect.schema.json",
+           "xml-dialect.schema.json")
 #: what to tell someone whose installation lacks a data file
 _REINSTALL = ("reinstall poker-auditor (python3 -m pip install --force-reinstall poker-auditor), or from a source "
               "checkout: python3 -m pip install -e .")
@@ -83,6 +84,20 @@ def rooms_dir() -> Path:
 def room_names() -> tuple[str, ...]:
     """The rooms with a dialect (`rooms/<room>.yaml`), by file name: a room is added by adding its file."""
     return tuple(sorted(path.stem for path in rooms_dir().glob("*.yaml")))
+
+
+def xml_room_names() -> tuple[str, ...]:
+    """The rooms whose exports are XML, with a dialect in `rooms/xml/<room>.yaml` (not globbed by `room_names`)."""
+    folder = rooms_dir() / "xml"
+    return tuple(sorted(path.stem for path in folder.glob("*.yaml"))) if folder.is_dir() else ()
+
+
+def xml_room_suffix(room: str) -> str:
+    """The file suffix an XML room's exports carry, as its dialect declares it."""
+    for line in (rooms_dir() / "xml" / f"{room}.yaml").read_text("utf-8").splitlines():
+        if line.startswith("suffix:"):
+            return line.split(":", 1)[1].strip().strip("'\"")
+    raise ResourceError(f"this installation is incomplete: the dialect of {room} declares no suffix; {_REINSTALL}")
 
 
 def room_suffix(room: str) -> str:

@@ -487,6 +487,27 @@ def _edge_footer(tmp: Path) -> tuple[Path, str, int, dict]:
     return dataset, "auto", max(footer_bytes(dataset / f"{t}.parquet") for t in ("hands", "seats", "events")), {}
 
 
+IPOKER_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "ipoker" / "cash.xml"
+
+
+def _edge_xml_depth(tmp: Path) -> tuple[Path, str, int, dict]:
+    (tmp / "a.xml").write_bytes(IPOKER_FIXTURE.read_bytes())
+    return tmp / "a.xml", "ipoker", 5, {}  # session / game / general / players / player
+
+
+def _edge_xml_hand(tmp: Path) -> tuple[Path, str, int, dict]:
+    data = IPOKER_FIXTURE.read_bytes()
+    (tmp / "a.xml").write_bytes(data)
+    starts = [i for i in range(len(data)) if data.startswith(b"<game ", i)]
+    return tmp / "a.xml", "ipoker", max(data.index(b"</game>", i) - i for i in starts), {}  # start tag to end tag
+
+
+def _edge_xml_token(tmp: Path) -> tuple[Path, str, int, dict]:
+    data = IPOKER_FIXTURE.read_bytes()
+    (tmp / "a.xml").write_bytes(data)
+    return tmp / "a.xml", "ipoker", max(len(run) for run in data.split(b">")), {}  # between one `>` and the next
+
+
 #: limit -> (sample builder, what the refusal names); the sample sits exactly at the limit it is read under
 EDGES = {
     "max_unpacked_bytes": (_edge_unpacked, "max_unpacked_bytes"),
@@ -502,6 +523,9 @@ EDGES = {
     "phh_max_hand_bytes": (_edge_phh_hand, "phh_max_hand_bytes"),
     "phh_max_line_bytes": (_edge_phh_line, "phh_max_line_bytes"),
     "parquet_max_footer_bytes": (_edge_footer, "parquet_max_footer_bytes"),
+    "xml_max_depth": (_edge_xml_depth, "xml_max_depth"),
+    "xml_max_hand_bytes": (_edge_xml_hand, "xml_max_hand_bytes"),
+    "xml_max_token_bytes": (_edge_xml_token, "xml_max_token_bytes"),
 }
 
 

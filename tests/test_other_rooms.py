@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from auditor.ingest.detect import SNIFF_BYTES, detect, other_room, read_file, recognise_other
+from auditor.ingest.detect import NOT_HAND_HISTORIES, SNIFF_BYTES, detect, other_room, read_file, recognise_other
 from auditor.model.records import Quarantined
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,8 +31,9 @@ _EMPTY = "only a byte-order mark"
 _FRAGMENT = "a fragment of a hand (parser-test snippet without a header line)"
 #: the rooms whose exports (in the shape of `ROOM_HEADERS`) have a dialect: read by it, not skipped; and the
 #: folders of other-rooms/ whose files that dialect reads (WPN's there are its older layout, not read)
-READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "888poker": "888poker"}
-READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker"}
+READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "888poker": "888poker",
+           "iPoker": "ipoker"}
+READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker", "ipoker": "ipoker"}
 #: file (relative to other-rooms/) -> (what its content is recognised as: a room, "pokerstars" for a file our
 #: PokerStars reader reads, or None), and why it differs from its folder
 NOT_THE_FOLDERS_ROOM: dict[str, tuple[str | None, str]] = {
@@ -78,7 +79,7 @@ def test_every_other_room_sample_is_named_by_its_room():
             continue
         assert found is not None and found[0] == FOLDER_ROOM[rel.split("/")[0]], (rel, found)
         # no reader of ours claims it, unless its format has a dialect, which reads its hand histories
-        reader = READ_FOLDERS.get(rel.split("/")[0]) if found[1] == "hand history" else None
+        reader = READ_FOLDERS.get(rel.split("/")[0]) if found[1] not in NOT_HAND_HISTORIES else None
         assert getattr(detect(path), "name", None) == reader, rel
         named += 1
     assert named == len(_samples()) - len(NOT_THE_FOLDERS_ROOM) == 405
@@ -225,10 +226,9 @@ ROOMS_2 = OTHER_ROOMS.parent / "rooms-2"
 @pytest.mark.skipif(not ROOMS_2.is_dir(), reason=f"the shared corpus is not at {ROOMS_2}")
 def test_every_hand_history_of_the_newer_rooms_is_named():
     """rooms-2/: Bovada and Ignition, PartyPoker and the others: every file a hand history of a room without a
-    reader, named by its room (the PokerNow logs as PokerNow's); GGPoker's, WPN's, Winamax's and 888's read by
-    their dialects."""
-    folder_rooms = {"bovada": {"Bovada", "Ignition"},
-                    "ipoker": {"iPoker"}, "partypoker": {"PartyPoker"}, "pokernow": {"PokerNow"}}
+    reader, named by its room (the PokerNow logs as PokerNow's); GGPoker's, WPN's, Winamax's, 888's and iPoker's
+    read by their dialects."""
+    folder_rooms = {"bovada": {"Bovada", "Ignition"}, "partypoker": {"PartyPoker"}, "pokernow": {"PokerNow"}}
     named: dict[str, set[str]] = {}
     for path in sorted(p for p in ROOMS_2.rglob("*") if p.is_file() and p.suffix != ".tsv"):
         folder = path.relative_to(ROOMS_2).parts[0]

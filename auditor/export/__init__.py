@@ -4,8 +4,9 @@ They exist to prove the readers: `auditor verify --via FORMAT` writes every simu
 hand in FORMAT, reads it back with that format's reader and audits what comes back, so a reader is
 measured on exactly the hands the canonical log holds (one planted violation each).
 
-A text room's writer is its dialect run backwards (`auditor.export.text_room`, from `rooms/<room>.yaml`); OHH
-and PHH have writer modules of their own. Each writer exposes:
+A text room's writer is its dialect run backwards (`auditor.export.text_room`, from `rooms/<room>.yaml`), and so
+is an XML room's (`auditor.export.xml_room`, from `rooms/xml/<room>.yaml`); OHH and PHH have writer modules of their
+own. Each writer exposes:
 
 - `cannot_express(hand) -> str | None`: why this format cannot hold `hand` (a variant or event the
   format has no words for, e.g. PHH has no seat draw), or None when it can. Verify lists the
@@ -51,7 +52,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from auditor.resources import room_names, room_suffix
+from auditor.resources import room_names, room_suffix, xml_room_names, xml_room_suffix
 
 #: format name -> module holding its writer (imported on first use); a room with a dialect has none of its own
 WRITERS: dict[str, str] = {
@@ -59,7 +60,8 @@ WRITERS: dict[str, str] = {
     "phh": "auditor.export.phh",
 }
 #: the file suffix each format's reader recognises
-SUFFIXES: dict[str, str] = {**{room: room_suffix(room) for room in room_names()}, "ohh": ".ohh", "phh": ".phhs"}
+SUFFIXES: dict[str, str] = {**{room: room_suffix(room) for room in room_names()},
+                            **{room: xml_room_suffix(room) for room in xml_room_names()}, "ohh": ".ohh", "phh": ".phhs"}
 
 
 def writer(name: str) -> Any:
@@ -67,5 +69,8 @@ def writer(name: str) -> Any:
     writer)."""
     if name in WRITERS:
         return importlib.import_module(WRITERS[name])
+    if name in xml_room_names():
+        from auditor.export.xml_room import xml_room_writer
+        return xml_room_writer(name)
     from auditor.export.text_room import room_writer
     return room_writer(name)

@@ -6,7 +6,7 @@ unpacked into a private temporary folder under names we choose, so a member call
 `../../etc/passwd` can never be written outside it.
 
 A file no reader recognises is not a hand this auditor can audit; `recognise_other` still names
-the well-known room formats we have no reader for (888poker, iPoker, Winamax, ...), so the summary
+the well-known room formats we have no reader for (888poker, Merge, MicroGaming, ...), so the summary
 can say "888poker hand history: no reader for this room" instead of "not recognised".
 
 What this module refuses, each with its quarantine code (docs/readers.md, "Archives and files"):
@@ -52,7 +52,7 @@ from auditor.ingest.limits import DEFAULT_LIMITS, LimitExceeded, Limits
 from auditor.ingest.parquet import is_parquet_dataset
 from auditor.model.inputs import TEXT_FORMATS
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
-from auditor.resources import room_names, room_suffix
+from auditor.resources import room_names, room_suffix, xml_room_names, xml_room_suffix
 
 SNIFF_BYTES = 4096
 #: the pack a room export is audited under when neither the file nor --pack names one
@@ -121,6 +121,18 @@ def _read_room(room: str, path: Path, _name: str, limits: Limits) -> Iterator[So
     return read_room(path, room, rule_pack=DEFAULT_PACK, limits=limits)
 
 
+def _sniff_xml_room(room: str, head: bytes) -> bool:
+    from auditor.ingest.xml_rooms import sniff
+
+    return sniff(room, head)
+
+
+def _read_xml_room(room: str, path: Path, _name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
+    from auditor.ingest.xml_rooms import read_xml_room
+
+    return read_xml_room(path, room, rule_pack=DEFAULT_PACK, limits=limits)
+
+
 FORMATS: tuple[Format, ...] = (
     Format("jsonl", (".jsonl", ".ndjson"), _sniff_jsonl, _read_jsonl),
     Format("ohh", (".ohh", ".json"), _sniff_ohh, _read_ohh),
@@ -128,6 +140,9 @@ FORMATS: tuple[Format, ...] = (
     # every room with a dialect (`rooms/<room>.yaml`): a room is added by adding its file
     *(Format(room, (room_suffix(room),), partial(_sniff_room, room), partial(_read_room, room))
       for room in room_names()),
+    # every XML room with a dialect (`rooms/xml/<room>.yaml`)
+    *(Format(room, (xml_room_suffix(room),), partial(_sniff_xml_room, room), partial(_read_xml_room, room))
+      for room in xml_room_names()),
 )
 BY_NAME = {f.name: f for f in FORMATS}
 if tuple(BY_NAME) != TEXT_FORMATS:  # the names the command line offers (model.inputs) are these readers'

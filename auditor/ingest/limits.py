@@ -70,6 +70,13 @@ class Limits:
     phh_max_hand_bytes: int = 1 * MiB
     #: PHH: one physical line (the `actions` array is often written on one line)
     phh_max_line_bytes: int = 256 * KiB
+    #: an XML room (iPoker...): one hand element (`<game>`), from its start tag to its end tag (real ones are 2-10 KB)
+    xml_max_hand_bytes: int = 1 * MiB
+    #: an XML room: the bytes between one `>` and the next (a tag with its attributes, with the text before it; real
+    #: ones are under 300 bytes), judged before the XML parser holds them
+    xml_max_token_bytes: int = 64 * KiB
+    #: an XML room: elements nested in one another (real files nest 6 deep)
+    xml_max_depth: int = 32
     #: Parquet: the footer (metadata) of one table file, parsed before anything else; `auditor convert`
     #: writes a few KB, while a footer of a million row groups takes Arrow gigabytes to hold
     parquet_max_footer_bytes: int = 16 * MiB

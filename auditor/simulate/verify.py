@@ -74,7 +74,7 @@ from auditor.model.records import ReaderNote, SourceHand
 from auditor.model.tables import CanonicalTables
 from auditor.replay.kernel import replay
 from auditor.replay.state import TableState
-from auditor.resources import room_names
+from auditor.resources import room_names, xml_room_names
 from auditor.simulate import readback
 from auditor.simulate.mutate import REGISTRY, Hand, Mutator, Planted, primed, register_pack
 from auditor.simulate.play import STRUCTURES
@@ -717,7 +717,7 @@ def format_report(result: VerifyResult) -> Iterator[str]:
         through = "" if p.via == "canonical" else f" via {p.via}"
         yield (f"{p.pack} {p.version}{through}: {p.clean_hands} clean hands, {p.mutated_hands} mutated hands, "
                f"{p.seconds:.1f} s ({rate:.0f} clean hands/s)")
-        if p.via in room_names():
+        if p.via in room_names() or p.via in xml_room_names():
             yield f"  read back through {p.via}: {p.read_back} hands, by the room's dialect (its one reader)"
         elif p.via != "canonical":
             yield (f"  read back through {p.via}: {p.read_back} hands, {p.column_wise} of them by its column-wise "

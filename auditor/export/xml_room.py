@@ -1,0 +1,429 @@
+"""Canonical hands written as an XML room's hand history: the room's dialect (`rooms/xml/<room>.yaml`) run
+backwards, the writer's side of the XML dialect engine (`auditor/ingest/xml_rooms.py` reads what it writes).
+
+Why: `auditor verify --via ROOM` proves the room's reader by writing simulated hands, one planted fault each,
+in the room's XML and auditing what the reader gives back. The elements, attributes, action codes, card and
+money syntax are the dialect's; only the order of statements is code, and no room is named in it.
+
+What the XML cannot carry, and how it is handled:
+
+- Chips: a hand without a currency is written counted in its own chip unit (every amount divided by
+  `stakes.chip_unit`), as the reader takes one chip as the unit; a raked hand in other chips is refused (a rake
+  schedule is in the log's own units). A cash hand is written in its money, in cents, with a chip of one cent.
+- The file states no rake, no return of an uncalled bet, no show and no muck: the reader derives them (the
+  dialect's conventions). The writer states `uncalled_flag` true, so a `win` is the award alone; a hand whose
+  derived return, rake or shows are not those of the log (an uncalled bet kept, a rake the file cannot
+  imply, chips missing without a flop, a show out of order, a muck) is refused with that reason.
+- Cards: every hole card the log knows is written, except those of a player still in at the end who did not
+  show (written hidden: the file shows a player's cards only when they were shown). Burns have no element
+  (`HIDDEN_CATEGORIES`).
+- `cannot_express` writes the hand and reads it back: whatever the reader would give back differently from
+  `carried(hand)` is refused, named by what differs, so a hand verify writes is one the reader returns whole.
+
+A writer never judges: an illegal action is written as the room would (a check facing a bet is a check), so
+the reader records it and a rule reports it.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from auditor.ingest.jsonl import consistency_error
+from auditor.ingest.limits import DEFAULT_LIMITS
+from auditor.ingest.xml_dialect import XmlDialect, xml_dialect
+
+__all__ = ["XmlRoomWriter", "xml_room_writer"]
+
+#: the chip unit (in the log's integer amounts) the reader takes for a hand without a currency
+IMPLIED_CHIP_UNIT = 1
+_KINDS = {"holdem": "Holdem", "omaha": "Omaha"}
+
+
+def xml_room_writer(room: str) -> XmlRoomWriter:
+    """The writer of the XML room `room` (KeyError if it has no dialect)."""
+    try:
+        return XmlRoomWriter(xml_dialect(room))
+    except FileNotFoundError as exc:
+        raise KeyError(room) from exc
+
+
+class XmlRoomWriter:
+    """An XML room's writer (the interface `auditor.export` documents), from its dialect."""
+
+    IMPLIED_CHIP_UNIT = IMPLIED_CHIP_UNIT
+
+    def __init__(self, spoken: XmlDialect) -> None:
+        self.d = spoken
+        self.SUFFIX = spoken.suffix
+        self.HIDDEN_CATEGORIES = dict(spoken.data["writes"]["hidden_categories"])
+        game = spoken.data["game"]
+        self.games = {v: k for k, v in reversed(list(game["games"].items())) if isinstance(v, str)}
+        self.structures = {v: k for k, v in reversed(list(game["structures"].items())) if isinstance(v, str)}
+
+    # -- what the XML can hold ---------------------------------------------------------------------------
+
+    def cannot_express(self, hand: dict) -> str | None:
+        """Why the room's XML cannot hold `hand`, or None when it can (see the module docstring)."""
+        title = self.d.title
+        unplaced = consistency_error(hand)
+        if unplaced:
+            return f"the hand cannot be replayed: {unplaced}"
+        if hand.get("variant") not in self.games:
+            return f"{title} deals no {hand.get('variant')} (it has {', '.join(self.games)})"
+        if hand.get("structure") not in self.structures:
+            return f"{title} has no {hand.get('structure')} games"
+        stakes = hand["stakes"]
+        extra = sorted(set(stakes) - {"blinds", "chip_unit", "bet_units", "ante"})
+        if extra:
+            return f"{title} XML has no words for stakes {', '.join(extra)}"
+        if hand.get("currency") is not None and (hand.get("money_scale", 1) != self.d.scale
+                                                 or stakes["chip_unit"] != 1):
+            return (f"a {title} cash game counts in cents with a chip of one; this hand has money_scale "
+                    f"{hand.get('money_scale', 1)} and chip unit {stakes['chip_unit']}")
+        if hand.get("currency") is not None and hand["currency"] not in self.d.symbol_of:
+            return f"{title} writes no symbol for {hand['currency']}"
+        unit = self._unit(hand)
+        if any(s["stack"] % unit for s in hand["seats"]) or any(
+                e.get(k, 0) % unit for e in hand["events"] if e["kind"] != "deal" for k in ("amount", "to")):
+            return f"an amount that is not a whole number of chips of {unit}"
+        if unit != 1 and any(e["kind"] == "rake" for e in hand["events"]):
+            return (f"a raked hand in chips of {unit}: {title} XML states no chip unit, so this writer counts chips "
+                    "in the hand's unit, which would move the rake against a schedule in the log's own units")
+        return (self._names_problem(hand) or self._events_problem(hand) or self._all_in_problem(hand)
+                or self._round_trip_problem(hand))
+
+    def _unit(self, hand: dict) -> int:
+        return 1 if hand.get("currency") is not None else hand["stakes"]["chip_unit"]
+
+    def _names_problem(self, hand: dict) -> str | None:
+        """Names the XML cannot keep as they are: control characters (not XML), white space the reader trims or
+        an attribute folds, one name in two seats (actions name the player, not the seat)."""
+        for what, name in [("table", hand["table_id"])] + [("player", s["player"]) for s in hand["seats"]]:
+            if any(ord(c) < 32 or 0xD800 <= ord(c) <= 0xDFFF or ord(c) in (0xFFFE, 0xFFFF) for c in name):
+                return f"{what} {name!r} holds a character XML cannot hold"
+            if name != name.strip():
+                return f"{what} {name!r} starts or ends in white space, which {self.d.title} XML does not keep"
+        if len({s["player"] for s in hand["seats"]}) < len(hand["seats"]):
+            return (f"one player name in two seats: {self.d.title} actions name the player, not the seat, so the "
+                    "XML cannot say which of the two seats acts")
+        if any(s.get("status", "active") not in ("active", "sitting_out") for s in hand["seats"]):
+            return f"{self.d.title} marks an absent seat only as sitting out"
+        return None
+
+    def _events_problem(self, hand: dict) -> str | None:
+        title = self.d.title
+        events = hand["events"]
+        seating = next((e["kind"] for e in events if e["kind"].startswith("seat_")), None)
+        if seating:
+            return f"{title} XML has no element for a {seating.replace('_', ' ')} (a hand's players are only listed)"
+        if not events or events[0]["kind"] != "button" or sum(e["kind"] == "button" for e in events) != 1:
+            return f"{title} marks one dealer, before the hand starts"
+        for e in events:
+            kind = e["kind"]
+            if kind == "post" and e["post"] not in ("blind", "ante", "missed", "dead"):
+                return f"{title} has no action code for a {e['post']} post"
+            if kind == "post" and e["post"] == "blind" and e.get("blind") not in (1, 2):
+                return f"{title} has no third blind"
+            if kind not in ("button", "post", "deal", "action", "show", "return", "award", "rake"):
+                return f"{title} XML has no element for a {kind} event"
+            if kind == "deal" and e["to"] == "board" and "??" in e["cards"]:
+                return f"a community card whose face the log does not know ({title} writes every board card)"
+            if kind == "deal" and e["to"] == "hole" and "??" in e["cards"] and len(set(e["cards"])) > 1:
+                return f"hole cards partly known ({title} writes a hand whole or hidden)"
+        boards = sum(e["kind"] == "deal" and e["to"] == "board" for e in events)
+        if boards > len(self.d.data["rounds"]["betting"]) - 1:
+            return f"{boards} community-card deals ({title} has {len(self.d.data['rounds']['betting']) - 1})"
+        return None
+
+    def _round_trip_problem(self, hand: dict) -> str | None:
+        """Write the hand, read it back, and name the first thing the reader would give back otherwise."""
+        from auditor.ingest.xml_hand import Refusal, convert
+        from auditor.ingest.xml_stream import Broken, games
+
+        doc = self.d.doc
+        text = self.session_text([hand])
+        items = list(games(io.BytesIO(text.encode("utf-8")), doc["session"], doc["header"], doc["hand"],
+                           doc["hand_id"], DEFAULT_LIMITS))
+        if len(items) != 1 or isinstance(items[0], Broken):
+            return f"{self.d.title} XML of this hand does not read back as one hand"
+        try:
+            back = convert(items[0], self.d, hand["rule_pack"]).hand
+        except Refusal as refusal:
+            return f"its {self.d.title} XML would be refused: {refusal.reason}"
+        return _difference(self.carried(hand), back, self.d.title)
+
+    # -- writing -------------------------------------------------------------------------------------------
+
+    def write_hands(self, hands: Iterable[dict], path: str | Path) -> int:
+        """Write the hands (each one `cannot_express` accepts) to one file of the room's XML, in order: a
+        session per run of hands at the same table and game; returns how many were written. UTF-8."""
+        runs: list[list[dict]] = []
+        for hand in hands:
+            problem = self.cannot_express(hand)
+            if problem:
+                raise ValueError(f"hand {hand.get('hand_id')!r} cannot be written as {self.d.title} XML: {problem}")
+            if runs and self._header(runs[-1][-1]) == self._header(hand):
+                runs[-1].append(hand)
+            else:
+                runs.append([hand])
+        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+            for k, run in enumerate(runs):
+                stream.write(self.session_text(run, declaration=k == 0))
+        return sum(map(len, runs))
+
+    def _header(self, hand: dict) -> dict[str, str]:
+        fields = self.d.doc["header_fields"]
+        currency = hand.get("currency")
+        stakes = hand["stakes"]
+        small, big = (stakes["bet_units"][0], stakes["bet_units"][-1]) if hand["structure"] == "fixed-limit" \
+            else tuple(stakes["blinds"])
+        out = {fields["game"]: f"{self.games[hand['variant']]} {self.structures[hand['structure']]} "
+                               f"{self._money(hand, small)}/{self._money(hand, big)}",
+               fields["table"]: hand["table_id"]}
+        if currency is not None:
+            out[fields["currency"]] = currency
+        if "table_size" in fields:
+            out[fields["table_size"]] = str(hand["max_seats"])
+        if "uncalled_flag" in fields:
+            out[fields["uncalled_flag"]] = "true"
+        return out
+
+    def _money(self, hand: dict, value: int) -> str:
+        currency = hand.get("currency")
+        if currency is not None:
+            return self.d.money_text(value, currency, hand.get("money_scale", self.d.scale))
+        return self.d.money_text(value // hand["stakes"]["chip_unit"], None, 1)
+
+    def session_text(self, hands: list[dict], declaration: bool = True) -> str:
+        """One session element holding `hands` (which share a header), as the room writes it."""
+        doc = self.d.doc
+        out = ['<?xml version="1.0" encoding="utf-8"?>'] if declaration else []
+        out.append(f'<{doc["session"]} sessioncode="0">')
+        out.append(f"  <{doc['header']}>")
+        for tag, value in self._header(hands[0]).items():
+            out.append(f"    <{tag}>{escape(value)}</{tag}>")
+        out.append(f"  </{doc['header']}>")
+        for hand in hands:
+            out.extend(self._game(hand))
+        out.append(f"</{doc['session']}>")
+        return "\n".join(out) + "\n"
+
+    def _game(self, hand: dict) -> list[str]:
+        d, doc = self.d, self.d.doc
+        events = hand["events"]
+        button = events[0]["seat"]
+        wins: dict[int, int] = {}
+        for e in events:
+            if e["kind"] == "award":
+                wins[e["seat"]] = wins.get(e["seat"], 0) + e["amount"]
+        pf, af, cf = doc["player_fields"], doc["action_fields"], doc["cards_fields"]
+        out = [f"  <{doc['hand']} {doc['hand_id']}={quoteattr(hand['hand_id'])}>"]
+        started = _stamp(hand.get("started_at"))
+        inner = "    "
+        path = doc["hand_started"]
+        players_path = doc["player"]
+        out.append(f"{inner}<{path[0]}>")
+        if started and len(path) == 2 and players_path[0] == path[0]:
+            out.append(f"{inner}  <{path[1]}>{started}</{path[1]}>")
+        out.append(f"{inner}  <{players_path[1]}>")
+        for s in hand["seats"]:
+            attrs = {pf["seat"]: str(s["seat"]), pf["name"]: s["player"], pf["stack"]: self._money(hand, s["stack"]),
+                     pf["button"]: d.doc["button_flag"] if s["seat"] == button else "0",
+                     pf["win"]: self._money(hand, wins.get(s["seat"], 0))}
+            out.append(f"{inner}    <{players_path[2]} " + " ".join(f"{k}={quoteattr(v)}" for k, v in attrs.items())
+                       + " />")
+        out.append(f"{inner}  </{players_path[1]}>")
+        out.append(f"{inner}</{path[0]}>")
+        for number, lines in self._rounds(hand, af, cf):
+            out.append(f'{inner}<{doc["round"]} {doc["round_number"]}="{number}">')
+            out.extend(f"{inner}  {line}" for line in lines)
+            out.append(f"{inner}</{doc['round']}>")
+        out.append(f"  </{doc['hand']}>")
+        return out
+
+    def _rounds(self, hand: dict, af: dict[str, str], cf: dict[str, str]) -> list[tuple[int, list[str]]]:
+        """The round elements: the posts (and who sits out), then each betting round with its cards and actions,
+        every action numbered in the order it was taken."""
+        d = self.d
+        rounds = d.data["rounds"]
+        names = {s["seat"]: s["player"] for s in hand["seats"]}
+        events = hand["events"]
+        live = _live_at_end(events)
+        shown = {e["seat"] for e in events if e["kind"] == "show"}
+        posts: list[str] = []
+        betting: dict[int, list[str]] = {r: [] for r in rounds["betting"]}
+        number = 0
+
+        def action(seat: int, code: str, amount: int | None) -> str:
+            nonlocal number
+            number += 1
+            value = self._money(hand, amount or 0)
+            return (f"<{d.doc['action']} {af['order']}=\"{number}\" {af['player']}={quoteattr(names[seat])} "
+                    f"{af['code']}=\"{code}\" {af['amount']}={quoteattr(value)} />")
+
+        for s in hand["seats"]:
+            if s.get("status") == "sitting_out":
+                posts.append(action(s["seat"], d.code_for(sits_out=True), 0))
+        current = rounds["betting"][0]
+        boards = iter(rounds["betting"][1:])
+        kinds = list(rounds["board"])
+        for e in events:
+            kind = e["kind"]
+            if kind == "post":
+                spec = {"blind": {"post": "blind", "blind": e.get("blind")}, "ante": {"post": "ante"},
+                        "missed": {"post": "blind", "blind": 2}, "dead": {"post": "blind", "blind": 1}}[e["post"]]
+                posts.append(action(e["seat"], d.code_for(**spec), e["amount"]))
+            elif kind == "deal" and e["to"] == "hole":
+                cards = e["cards"] if e["seat"] not in live or e["seat"] in shown else ["??"] * len(e["cards"])
+                text = " ".join(d.card_word(c) for c in cards)
+                betting[current].append(f"<{d.doc['cards']} {cf['kind']}=\"{rounds['hole_cards']}\" "
+                                        f"{cf['player']}={quoteattr(names[e['seat']])}>{text}</{d.doc['cards']}>")
+            elif kind == "deal" and e["to"] == "board":
+                current = next(boards)
+                word = kinds[min(rounds["betting"].index(current) - 1, len(kinds) - 1)]
+                text = " ".join(d.card_word(c) for c in e["cards"])
+                betting[current].append(f"<{d.doc['cards']} {cf['kind']}=\"{word}\" {cf['player']}=\"\">{text}"
+                                        f"</{d.doc['cards']}>")
+            elif kind == "action":
+                what = e["action"]
+                if what in ("fold", "check"):
+                    betting[current].append(action(e["seat"], d.code_for(action=what), 0))
+                elif what == "raise":
+                    betting[current].append(action(e["seat"], d.code_for(action="raise", amount="to"), e["to"]))
+                else:
+                    betting[current].append(action(e["seat"], d.code_for(action=what, amount="added"), e["amount"]))
+        out = [(rounds["posts"], posts)]
+        out.extend((r, lines) for r, lines in betting.items() if lines)
+        return out
+
+    # -- what the reader gives back --------------------------------------------------------------------------
+
+    def carried(self, hand: dict) -> dict:
+        """`hand` as the room's reader should give it back from this writer's XML: the room's title, the time in
+        whole seconds (UTC), chips of a hand without a currency counted in its chip unit, burns and event times
+        gone, `all_in` only where true, a seat's status only when sitting out."""
+        unit = self._unit(hand)
+        out: dict[str, Any] = {"hand_id": hand["hand_id"], "table_id": hand["table_id"], "room": self.d.title,
+                               "variant": hand["variant"], "structure": hand["structure"],
+                               "rule_pack": hand["rule_pack"]}
+        stamp = _stamp(hand.get("started_at"))
+        if stamp:
+            out["started_at"] = stamp.replace(" ", "T") + "+00:00"
+        if hand.get("currency") is not None:
+            out["currency"] = hand["currency"]
+            out["money_scale"] = hand.get("money_scale", 1)
+        out["max_seats"] = hand["max_seats"]
+        stakes = {k: (v // unit if isinstance(v, int) else [x // unit for x in v]) for k, v in hand["stakes"].items()}
+        stakes["chip_unit"] = 1
+        out["stakes"] = stakes
+        out["seats"] = [{"seat": s["seat"], "player": s["player"], "stack": s["stack"] // unit,
+                         **({"status": "sitting_out"} if s.get("status") == "sitting_out" else {})}
+                        for s in sorted(hand["seats"], key=lambda s: s["seat"])]
+        live = _live_at_end(hand["events"])
+        shown = {e["seat"] for e in hand["events"] if e["kind"] == "show"}
+        left = {s["seat"]: s["stack"] // unit for s in hand["seats"]}
+        events = []
+        for e in hand["events"]:
+            if e["kind"] == "deal" and e["to"] == "burn":
+                continue
+            e = {k: (v // unit if k in ("amount", "to") and e["kind"] != "deal" else v) for k, v in e.items()
+                 if k not in ("time", "all_in")}
+            if e["kind"] in ("post", "action") and "amount" in e:
+                left[e["seat"]] = left.get(e["seat"], 0) - e["amount"]
+                if left[e["seat"]] == 0 and e["amount"] > 0:
+                    e["all_in"] = True
+            elif e["kind"] == "return":
+                left[e["seat"]] = left.get(e["seat"], 0) + e["amount"]
+            elif e["kind"] == "deal" and e["to"] == "hole" and e["seat"] in live and e["seat"] not in shown:
+                e["cards"] = ["??"] * len(e["cards"])
+            events.append(e)
+        out["events"] = events
+        return out
+
+    def _all_in_problem(self, hand: dict) -> str | None:
+        """The XML has no all-in mark: the reader marks a post or action all-in when it leaves no chips behind,
+        so a mark that says otherwise cannot be written."""
+        left = {s["seat"]: s["stack"] for s in hand["seats"]}
+        for e in hand["events"]:
+            if e["kind"] in ("post", "action") and "amount" in e:
+                left[e["seat"]] = left.get(e["seat"], 0) - e["amount"]
+                if bool(e.get("all_in")) != (left[e["seat"]] == 0 and e["amount"] > 0):
+                    return (f"an all-in mark that disagrees with the chips left ({self.d.title} XML has no all-in "
+                            "mark: its reader marks an action all-in when it leaves no chips behind)")
+            elif e["kind"] == "return":
+                left[e["seat"]] = left.get(e["seat"], 0) + e["amount"]
+        return None
+
+    def event_index(self, hand: dict) -> list[int | None]:
+        """For each event of `hand`, its index in the hand read back (None for a burn, which has no element)."""
+        out: list[int | None] = []
+        k = 0
+        for e in hand["events"]:
+            if e["kind"] == "deal" and e["to"] == "burn":
+                out.append(None)
+            else:
+                out.append(k)
+                k += 1
+        return out
+
+
+def _live_at_end(events: list[dict]) -> set[int]:
+    dealt = {e["seat"] for e in events if e["kind"] == "deal" and e["to"] == "hole"}
+    folded = {e["seat"] for e in events if e["kind"] == "action" and e["action"] == "fold"}
+    live = dealt - folded
+    return live if len(live) > 1 else set()
+
+
+def _stamp(started: str | None) -> str | None:
+    """`2024-01-01T00:02:30Z` as the room writes a start: `2024-01-01 00:02:30`, in UTC."""
+    if not started:
+        return None
+    try:
+        moment = datetime.fromisoformat(started.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+_WHAT = {"return": "an uncalled bet returned otherwise than the room's reader derives it (the XML writes no return)",
+         "rake": "a rake the XML cannot imply (it writes none: chips not paid after a flop, up to its share, are rake)",
+         "show": "shows the XML cannot say (it writes who showed, not in which order, and no muck)",
+         "muck": "a muck (the XML writes none)",
+         "award": "awards the XML cannot lay on the pots as the log does (it writes one win per player)",
+         "deal": "cards dealt otherwise than the XML deals them (clockwise from the dealer, at once)",
+         "action": "an action whose amounts the XML cannot state (a raise's total, a call's or bet's chips)",
+         "post": "a post the XML's action codes read back otherwise",
+         "button": "the dealer"}
+
+
+#: the events the reader derives rather than reads, in the order a difference is put down to them
+_DERIVED = ("return", "rake", "show", "muck", "award")
+
+
+def _difference(want: dict, got: dict, title: str) -> str | None:
+    """What differs between the hand expected back and the hand read back, as a reason (None when equal)."""
+    for key in ("hand_id", "table_id", "variant", "structure", "currency", "money_scale", "max_seats", "started_at"):
+        if want.get(key) != got.get(key):
+            return f"{title} XML reads back another {key.replace('_', ' ')}"
+    if want["stakes"] != got["stakes"]:
+        return (f"the stakes {want['stakes']} are not what {title} XML states ({got['stakes']}: the blinds from its "
+                "game line, an ante from the antes posted)")
+    if want["seats"] != got["seats"]:
+        return (f"seats {title} XML reads back otherwise (a player dealt in while sitting out, or sitting out "
+                "without a mark)")
+    a, b = want["events"], got["events"]
+    for x, y in zip(a, b, strict=False):
+        if x != y:  # where two kinds meet, the one the reader derives names the cause (a return it placed...)
+            kind = min((x["kind"], y["kind"]), key=lambda k: _DERIVED.index(k) if k in _DERIVED else len(_DERIVED))
+            return _WHAT.get(kind, f"a {kind} event {title} XML cannot hold")
+    if len(a) != len(b):
+        extra = (a if len(a) > len(b) else b)[min(len(a), len(b))]
+        return _WHAT.get(extra["kind"], f"a {extra['kind']} event {title} XML cannot hold")
+    return None

@@ -1,0 +1,498 @@
+"""One hand element of an XML room turned into a canonical hand, by the room's dialect (`xml_dialect`).
+
+Readers record, rules judge: an action is written as the file has it, legal or not (a check facing a bet, an
+action out of turn or after a fold, a raise too small, a seat listed twice); the hand is refused (`Refusal`) only
+when the canonical log cannot hold what the file says: a game or structure the engine lacks (`unsupported-game`),
+an action code the dialect does not know or a player acting who has no seat (`damaged`), more than ten seats
+(`unsupported-feature`), an amount that is no amount (`damaged`), a player putting in more than they have
+behind or raising to no more than they have in (`inconsistent-amounts`, in the text rooms' words).
+
+The room's conventions (the dialect's `conventions`, docs/xml-rooms.md) each apply only where their evidence
+holds; what each applied is returned with the hand, so the reader can say it once per file:
+
+- `action_order: by_number`: actions are taken in the order of their `no` attribute, not the document's;
+- `uncalled_return: in_the_win`: the unmatched part of the last bet is in its bettor's `win`; read as a return
+  only where that win holds it (a file flagged `uncalled_flag` true writes the win without it);
+- `rake: the_chips_not_paid`: what was put in and not paid out is rake, only after a flop and up to
+  `max_percent` of the pot; any other difference stays, and the chips do not balance;
+- `silent_seats: sitting_out`: a cash player with no cards and no action was not dealt in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from auditor.ingest.xml_dialect import XmlDialect
+from auditor.ingest.xml_stream import Game, Node
+from auditor.model.pots import build_pots
+
+__all__ = ["Read", "Refusal", "convert"]
+
+HOLE_CARDS = {"holdem": 2, "omaha": 4}
+
+
+@dataclass(frozen=True)
+class Refusal(Exception):
+    """Why the hand cannot be a canonical hand: a quarantine code and a one-line reason."""
+    code: str
+    reason: str
+
+
+@dataclass
+class Read:
+    """A hand read: the canonical dict and the conventions applied to it (note codes)."""
+    hand: dict[str, Any]
+    applied: list[str] = field(default_factory=list)
+
+
+class _Acts(list):
+    """The hand's actions, and whether the file wrote them in another order than their numbers."""
+    reordered = False
+
+
+@dataclass
+class _Act:
+    order: int
+    round: int
+    player: str
+    spec: dict[str, Any]
+    amount: int
+    line: int = 0
+
+
+def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
+    """The canonical hand of `game`, or Refusal (see the module)."""
+    node, header, doc = game.node, game.header, d.doc
+    hand_id = node.attrs.get(doc["hand_id"], "").strip()
+    if not hand_id:
+        raise Refusal("damaged", f"a hand with no {doc['hand_id']} attribute")
+    variant, structure, small, big = _game(d, header)
+    fields = doc["header_fields"]
+    tournament = header.get(fields.get("tournament", ""), "").strip()
+    table = header.get(fields["table"], "").strip() or (f"tournament {tournament}" if tournament else "")
+    if not table:
+        raise Refusal("damaged", "the session names no table")
+    seats, names, stacks, wins, button, currency, doubles = _players(d, node)
+    declared = header.get(fields["currency"], "").strip().upper()
+    if tournament:
+        currency = None
+    elif declared and len(declared) == 3 and declared.isalpha() and declared != "T$":
+        currency = declared
+    acts, pockets, boards = _rounds(d, node, names)
+    applied: list[str] = []
+    amounts = [*stacks.values(), *wins.values(), *(a.amount for a in acts), *(x for x in (small, big) if x)]
+    cash = currency is not None
+    div = 1 if cash or any(a % d.scale for a in amounts) else d.scale
+    scale = d.scale // div
+
+    def m(v: int) -> int:
+        return v // div
+
+    if getattr(acts, "reordered", False):
+        applied.append("action_order")
+    ctx = _Hand(d, variant, seats, {s: m(v) for s, v in stacks.items()}, applied)
+    ctx.names = names
+    events = ctx.play(button, acts, pockets, boards, m, cash)
+    flagged = header.get(fields.get("uncalled_flag", ""), "").strip().lower() == "true"
+    returned, paid = ctx.settle({s: m(v) for s, v in wins.items()}, flagged, bool(boards))
+    if returned is not None:  # after the betting round its bettor last put chips in
+        events.insert(ctx.round_ends.get(ctx.last_put_round.get(returned["seat"], 0), len(events)), returned)
+    events += ctx.showdown() + paid
+    hand: dict[str, Any] = {
+        "hand_id": hand_id, "table_id": table, "room": d.title,
+        "variant": variant, "structure": structure, "rule_pack": rule_pack,
+    }
+    started = _time(node, doc["hand_started"])
+    if started:
+        hand["started_at"] = started
+    if cash:
+        hand["currency"] = currency
+        hand["money_scale"] = scale
+    elif scale != 1:
+        hand["money_scale"] = scale
+    size = header.get(fields.get("table_size", ""), "").strip()
+    max_seats = int(size) if size.isdigit() and 2 <= int(size) <= 10 else d.data["game"]["default_max_seats"]
+    hand["max_seats"] = max(max_seats, max(seats))
+    hand["stakes"] = _stakes(structure, events, m(small) if small else None, m(big) if big else None)
+    # a seat listed twice is recorded as listed (the replay plays it as its first player; a rule reports it)
+    hand["seats"] = sorted([ctx.seat_record(s) for s in seats] + [{**x, "stack": m(x["stack"])} for x in doubles],
+                           key=lambda rec: rec["seat"])
+    hand["events"] = events
+    return Read(hand, applied)
+
+
+def _game(d: XmlDialect, header: dict[str, str]) -> tuple[str, str, int | None, int | None]:
+    text = header.get(d.doc["header_fields"]["game"], "").strip()
+    m = d.game_pattern.match(text)
+    if not m:
+        raise Refusal("damaged", f"game type not understood: {text[:80]!r}")
+    games, structures = d.data["game"]["games"], d.data["game"]["structures"]
+    game = games.get(m["game"])
+    if game is None:
+        raise Refusal("unsupported-game", f"unsupported variant: {m['game'][:60]} (a game this room's dialect "
+                      "does not name)")
+    if isinstance(game, dict):
+        raise Refusal("unsupported-game", f"unsupported variant: {m['game']} ({game['unsupported']})")
+    structure = structures[m["structure"]]
+    if isinstance(structure, dict):
+        raise Refusal("unsupported-game", f"unsupported betting structure: {m['structure']} "
+                      f"({structure['unsupported']})")
+    small = d.amount(m["small"]) if m["small"] else None
+    big = d.amount(m["big"]) if m["big"] else None
+    return game, structure, small.value if small else None, big.value if big else None
+
+
+def _players(d: XmlDialect, node: Node) -> tuple[dict[int, str], dict[str, int], dict[int, int], dict[int, int],
+                                                  int | None, str | None, list[dict[str, Any]]]:
+    """The players: seat -> first name listed there, name -> seat, stacks and wins by seat, the dealer's seat,
+    the currency the amounts show, and the later rows of a seat listed twice (recorded, not refused)."""
+    f = d.doc["player_fields"]
+    doubles: list[dict[str, Any]] = []
+    seats: dict[int, str] = {}
+    names: dict[str, int] = {}
+    stacks: dict[int, int] = {}
+    wins: dict[int, int] = {}
+    button = None
+    currency = None
+    for p in node.path(d.doc["player"]):
+        seat_text, name = p.attrs.get(f["seat"], ""), p.attrs.get(f["name"], "")
+        if not seat_text.isascii() or not seat_text.isdigit() or not name:
+            raise Refusal("damaged", f"a player with no seat number or no name (line {p.line})")
+        seat = int(seat_text)
+        if not 1 <= seat <= 10:
+            raise Refusal("unsupported-feature", f"seat {seat}: the log numbers seats 1 to 10")
+        if name in names:
+            raise Refusal("damaged", f"player {name!r} listed twice: the file names actions by player, so they "
+                          "cannot be put on a seat")
+        stack, win = d.amount(p.attrs.get(f["stack"])), d.amount(p.attrs.get(f["win"], "0"))
+        if stack is None or win is None:
+            raise Refusal("damaged", f"an amount that is no number for {name!r} (line {p.line})")
+        currency = currency or stack.currency or win.currency
+        names[name] = seat
+        if seat in seats:  # two players in one seat: the seat's chips are its first player's
+            doubles.append({"seat": seat, "player": name, "stack": stack.value})
+            wins[seat] += win.value
+            continue
+        seats[seat], stacks[seat], wins[seat] = name, stack.value, win.value
+        if p.attrs.get(f["button"]) == d.doc["button_flag"]:
+            button = seat
+    if not seats:
+        raise Refusal("truncated", "a hand with no players")
+    return seats, names, stacks, wins, button, currency, doubles
+
+
+def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> tuple[list[_Act], dict[int, list[str]],
+                                                                        dict[int, list[str]]]:
+    doc = d.doc
+    af = doc["action_fields"]
+    rounds = d.data["rounds"]
+    known = {rounds["posts"], *rounds["betting"]}
+    acts: list[_Act] = []
+    pockets: dict[int, list[str]] = {}
+    boards: dict[int, list[str]] = {}
+    for r in node.all(doc["round"]):
+        number_text = r.attrs.get(doc["round_number"], "")
+        if not number_text.isdigit() or int(number_text) not in known:
+            raise Refusal("damaged", f"a round numbered {number_text[:20]!r} (line {r.line})")
+        number = int(number_text)
+        for child in r.children:
+            if child.tag == doc["cards"]:
+                _cards(d, child, number, names, pockets, boards)
+            elif child.tag == doc["action"]:
+                acts.append(_action(d, child, number, af, names))
+    if d.convention("action_order") == "by_number":
+        orders = [a.order for a in acts]
+        if len(set(orders)) != len(orders):
+            raise Refusal("damaged", "two actions with the same number: their order cannot be known")
+        written = [a.order for a in acts]
+        acts.sort(key=lambda a: a.order)
+        if written != [a.order for a in acts]:
+            acts = _Acts(acts)
+            acts.reordered = True
+    return acts, pockets, boards
+
+
+def _cards(d: XmlDialect, child: Node, number: int, names: dict[str, int], pockets: dict[int, list[str]],
+           boards: dict[int, list[str]]) -> None:
+    cf = d.doc["cards_fields"]
+    kind, owner = child.attrs.get(cf["kind"], ""), child.attrs.get(cf["player"], "")
+    tokens = child.text.split()
+    cards = [d.card(t) for t in tokens]
+    if any(c is None for c in cards):
+        raise Refusal("damaged", f"a card that is no card: {child.text.strip()[:40]!r} (line {child.line})")
+    if kind == d.data["rounds"]["hole_cards"]:
+        if owner not in names:
+            raise Refusal("damaged", f"cards dealt to {owner!r}, who has no seat (line {child.line})")
+        pockets[names[owner]] = [c for c in cards if c]
+    elif kind in d.data["rounds"]["board"]:
+        boards.setdefault(number, []).extend(c for c in cards if c)
+    else:
+        raise Refusal("damaged", f"cards of a kind the dialect does not know: {kind[:30]!r} (line {child.line})")
+
+
+def _action(d: XmlDialect, child: Node, number: int, af: dict[str, str], names: dict[str, int]) -> _Act:
+    code, player, order = child.attrs.get(af["code"], ""), child.attrs.get(af["player"], ""), child.attrs.get(
+        af["order"], "")
+    spec = d.actions.get(code)
+    if spec is None:
+        raise Refusal("damaged", f"action type {code[:10]!r} not understood (line {child.line})")
+    if "unsupported" in spec:
+        raise Refusal("unsupported-feature", f"{spec['unsupported']} (line {child.line})")
+    if player not in names:
+        raise Refusal("damaged", f"a player acting who has no seat: {player[:40]!r} (line {child.line})")
+    if not order.isascii() or not order.isdigit():
+        raise Refusal("damaged", f"an action with no number (line {child.line})")
+    amount = d.amount(child.attrs.get(af["amount"], "0") or "0")
+    if amount is None:
+        raise Refusal("damaged", f"an amount that is no number: {child.attrs.get(af['amount'], '')[:30]!r} "
+                      f"(line {child.line})")
+    return _Act(int(order), number, player, spec, amount.value, child.line)
+
+
+def _time(node: Node, path: list[str]) -> str | None:
+    """The hand's start, `2014-01-06 11:49:59`, read as UTC (the room writes no zone)."""
+    found = node.path(path)
+    text = found[0].text.strip() if found else ""
+    if len(text) == 19 and text[4] == "-" and text[10] == " " and text.replace("-", "").replace(":", "").replace(
+            " ", "").isdigit():
+        return text.replace(" ", "T") + "+00:00"
+    return None
+
+
+def _stakes(structure: str, events: list[dict], small: int | None, big: int | None) -> dict[str, Any]:
+    posts = {e["blind"]: e["amount"] for e in events
+             if e["kind"] == "post" and e["post"] == "blind" and not e.get("all_in")}
+    stakes: dict[str, Any] = {}
+    if structure == "fixed-limit":
+        small_bet = small or posts.get(2) or 0
+        big_bet = big or 2 * small_bet
+        stakes["blinds"] = [posts.get(1, small_bet // 2), small_bet]
+        stakes["bet_units"] = [small_bet, small_bet, big_bet, big_bet]
+    else:
+        stakes["blinds"] = [small if small is not None else posts.get(1, 0),
+                            big if big is not None else posts.get(2, 0)]
+    antes = [e["amount"] for e in events if e["kind"] == "post" and e["post"] == "ante"]
+    if antes:
+        stakes["ante"] = max(antes)
+    stakes["chip_unit"] = 1
+    return stakes
+
+
+class _Hand:
+    """The betting ledger of one hand: who is in, what each put in, in the round and in all."""
+
+    def __init__(self, d: XmlDialect, variant: str, seats: dict[int, str], stacks: dict[int, int],
+                 applied: list[str]) -> None:
+        self.d, self.variant, self.seats, self.stacks, self.applied = d, variant, seats, stacks, applied
+        self.left = dict(stacks)
+        self.put = dict.fromkeys(seats, 0)
+        self.live = dict.fromkeys(seats, 0)  # what each put in that counts toward a bet (no antes, no dead money)
+        self.dead = 0  # dead money: in the main pot, nobody's bet
+        self.folded: set[int] = set()
+        self.sitting: set[int] = set()
+        self.dealt: list[int] = []
+        self.pockets: dict[int, list[str]] = {}
+        self.last_put_round: dict[int, int] = {}
+        self.round_ends: dict[int, int] = {}  # betting round -> index after its last event
+        self.aggressors: dict[int, int] = {}  # betting round -> its last bettor or raiser
+        self.last_round = -1  # the last betting round anyone acted in
+        self.order: list[int] = []  # the seats clockwise from the button's left
+        self.names: dict[str, int] = {n: s for s, n in seats.items()}  # every player listed -> seat
+
+    def seat_record(self, seat: int) -> dict[str, Any]:
+        rec: dict[str, Any] = {"seat": seat, "player": self.seats[seat], "stack": self.stacks[seat]}
+        if seat in self.sitting:
+            rec["status"] = "sitting_out"
+        return rec
+
+    def play(self, button: int | None, acts: list[_Act], pockets: dict[int, list[str]],
+             boards: dict[int, list[str]], m: Any, cash: bool) -> list[dict]:
+        d = self.d
+        if button is None:
+            raise Refusal("damaged", "no player is marked as the dealer")
+        names = self.names
+        events: list[dict] = [{"kind": "button", "seat": button}]
+        rounds = d.data["rounds"]
+        posts = [a for a in acts if a.round == rounds["posts"]]
+        betting = [a for a in acts if a.round != rounds["posts"]]
+        in_round: dict[int, int] = {}
+        blinds: set[int] = set()
+        for a in posts:
+            seat = names[a.player]
+            if a.spec.get("sits_out"):
+                self.sitting.add(seat)
+                continue
+            if "post" not in a.spec:
+                raise Refusal("damaged", f"a {a.spec.get('action')} among the posts")
+            amount = m(a.amount)
+            e: dict[str, Any] = {"kind": "post", "seat": seat, "post": a.spec["post"]}
+            if "blind" in a.spec:
+                blind = a.spec["blind"]
+                if blind in blinds:  # a second big blind is a player's entry; a second small one, dead money
+                    e["post"] = "missed" if blind == 2 else "dead"
+                else:
+                    blinds.add(blind)
+                    e["blind"] = blind
+            e["amount"] = amount
+            self._spend(seat, amount, e, a.line, dead=e["post"] == "dead")
+            if e["post"] not in ("ante", "dead"):  # live money: it counts toward the player's bets
+                in_round[seat] = in_round.get(seat, 0) + amount
+                self.live[seat] += amount
+                self.last_put_round[seat] = rounds["betting"][0]
+            events.append(e)
+        acting = {names[a.player] for a in acts if not a.spec.get("sits_out")}
+        order = sorted(self.seats, key=lambda s: (s - button - 1) % 10)
+        self.order = order
+        silent = [s for s in order if s not in acting and s not in pockets]
+        if d.convention("silent_seats") == "sitting_out" and cash and silent:
+            self.sitting.update(silent)
+            self.applied.append("silent_seats")
+        self.pockets = pockets
+        for seat in order:
+            if seat in self.sitting and seat not in pockets and seat not in acting:
+                continue
+            self.dealt.append(seat)
+            cards = pockets.get(seat) or ["??"] * HOLE_CARDS.get(self.variant, 2)
+            events.append({"kind": "deal", "to": "hole", "seat": seat, "cards": cards})
+        betting_rounds = rounds["betting"]
+        for r in betting_rounds:
+            if r != betting_rounds[0]:
+                in_round = {}
+                if r in boards:
+                    events.append({"kind": "deal", "to": "board", "cards": boards[r]})
+            for a in (a for a in betting if a.round == r):
+                if a.spec.get("sits_out") or "post" in a.spec:
+                    raise Refusal("damaged", "a post or a sitting-out mark after the posts")
+                events.append(self._act(names[a.player], a, in_round, m, r))
+            self.round_ends[r] = len(events)
+        stray = sorted(set(boards) - set(betting_rounds[1:]))
+        if stray:
+            raise Refusal("damaged", f"community cards in round {stray[0]}, where none are dealt")
+        return events
+
+    def _spend(self, seat: int, amount: int, e: dict, line: int, dead: bool = False) -> None:
+        """Chips the seat puts in (dead money: in the main pot, nobody's bet); more than it has behind cannot be
+        placed (the text rooms' words)."""
+        if amount > self.left[seat]:
+            raise Refusal("inconsistent-amounts", f"line {line}: seat {seat} puts in {amount} with {self.left[seat]} "
+                          "behind")
+        self.left[seat] -= amount
+        if dead:
+            self.dead += amount
+        else:
+            self.put[seat] += amount
+        if self.left[seat] == 0 and amount > 0:
+            e["all_in"] = True
+
+    def _act(self, seat: int, a: _Act, in_round: dict[int, int], m: Any, r: int) -> dict:
+        kind = a.spec["action"]
+        self.last_round = r
+        e: dict[str, Any] = {"kind": "action", "seat": seat}
+        if kind in ("fold", "check"):
+            e["action"] = kind
+            if kind == "fold":
+                self.folded.add(seat)
+            return e
+        before = in_round.get(seat, 0)
+        amount = m(a.amount)
+        to = amount if a.spec.get("amount") == "to" else before + amount
+        added = to - before
+        if a.spec.get("amount") == "to" and added <= 0:
+            raise Refusal("inconsistent-amounts", f"line {a.line}: seat {seat} raises to {to}, no more than the "
+                          f"{before} it has in")
+        if kind == "all_in":
+            top = max(in_round.values(), default=0)
+            kind = "call" if to <= top else ("bet" if top == 0 else "raise")
+        if kind in ("bet", "raise"):
+            self.aggressors[r] = seat
+        if added:
+            self.last_put_round[seat] = r
+        e.update(action=kind, amount=added, to=to)
+        in_round[seat] = to
+        self._spend(seat, added, e, a.line)
+        self.live[seat] += added
+        return e
+
+    def showdown(self) -> list[dict]:
+        """The cards the file shows of players still in at the end, when two or more are: a show each. The file
+        says who showed, not in which order: they are read in the order the rules ask for (the last bettor or
+        raiser of the last round anyone acted in first, else the first player left of the button, then
+        clockwise), so no order is made up against a player."""
+        live = [s for s in self.dealt if s not in self.folded]
+        if len(live) < 2:
+            return []
+        first = self.aggressors.get(self.last_round)
+        if first in live:
+            k = live.index(first)
+            live = live[k:] + live[:k]
+        return [{"kind": "show", "seat": s, "cards": self.pockets[s]} for s in live
+                if s in self.pockets and "??" not in self.pockets[s]]
+
+    def settle(self, wins: dict[int, int], flagged: bool, flop: bool) -> tuple[dict | None, list[dict]]:
+        """The return of the uncalled bet (or None), then the awards by pot and the rake: from the players' wins
+        and what each put in (see the module)."""
+        events: list[dict] = []
+        back: dict | None = None
+        tops = sorted(self.live.values(), reverse=True)  # the unmatched part of the last bet: live money only
+        unmatched = tops[0] - (tops[1] if len(tops) > 1 else 0)
+        bettor = max(self.live, key=lambda s: self.live[s])
+        paid = dict(wins)
+        if unmatched > 0:
+            if flagged:
+                returned = unmatched
+            elif self.d.convention("uncalled_return") == "in_the_win" and paid.get(bettor, 0) >= unmatched:
+                returned = unmatched
+                paid[bettor] -= unmatched
+                self.applied.append("uncalled_return")
+            else:
+                returned = 0
+            if returned:
+                self.put[bettor] -= returned
+                back = {"kind": "return", "seat": bettor, "amount": returned}
+        pots = [(pot.amount, set(pot.eligible)) for pot in build_pots(self.put, self.folded, self.dead)] \
+            or [(sum(self.put.values()) + self.dead, set())]
+        awards = _share(pots, {s: v for s, v in paid.items() if v > 0})
+        place = {s: k for k, s in enumerate(self.order)}  # a pot's winners clockwise from the button's left
+        awards.sort(key=lambda a: (a[0], place.get(a[1], len(place))))
+        events.extend({"kind": "award", "pot": p, "seat": s, "amount": v} for p, s, v in awards)
+        total = sum(self.put.values()) + self.dead
+        kept = total - sum(paid.values())
+        rake = self.d.conventions["rake"]
+        if kept > 0 and rake["value"] == "the_chips_not_paid" and flop and kept * 100 <= rake["max_percent"] * total:
+            events.append({"kind": "rake", "pot": 0, "amount": kept})
+            self.applied.append("rake")
+        return back, events
+
+
+def _share(pots: list[tuple[int, set[int]]], wins: dict[int, int]) -> list[tuple[int, int, int]]:
+    """Each winner's win laid on the pots it could win: the side pots first, the last one first, each paid whole
+    as far as the wins go and split in equal parts between the winners who may win it, an odd chip to whoever
+    has the most left to place; what is left lies on the main pot (the rake comes out of it): (pot, seat,
+    amount). The file gives one win per player, and a pot's share of it is what a split can be."""
+    left = dict(wins)
+    out: dict[tuple[int, int], int] = {}
+
+    def give(index: int, seat: int, amount: int) -> None:
+        out[(index, seat)] = out.get((index, seat), 0) + amount
+        left[seat] -= amount
+
+    for index in range(len(pots) - 1, 0, -1):
+        amount, eligible = pots[index]
+        takers = sorted(s for s in eligible if left.get(s, 0) > 0)
+        while amount > 0 and takers:
+            share = amount // len(takers)
+            if share == 0:  # odd chips: to those with the most still to place
+                for seat in sorted(takers, key=lambda s: -left[s])[:amount]:
+                    give(index, seat, 1)
+                    amount -= 1
+            else:
+                for seat in takers:
+                    given = min(share, left[seat])
+                    give(index, seat, given)
+                    amount -= given
+            takers = [s for s in takers if left[s] > 0]
+    for seat, value in left.items():
+        if value > 0:
+            give(0, seat, value)
+    return sorted((p, s, v) for (p, s), v in out.items())
