@@ -19,7 +19,8 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 EXPECTED = Path(__file__).resolve().parent / "expected"
 #: the folders of rooms-2/ and other-rooms/ whose room has a dialect: read whole
 READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS / "rooms-2" / "winamax",
-              CORPUS / "other-rooms" / "winamax", CORPUS / "rooms-2" / "888", CORPUS / "other-rooms" / "888poker"]
+              CORPUS / "other-rooms" / "winamax", CORPUS / "rooms-2" / "888", CORPUS / "other-rooms" / "888poker",
+              CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -49,7 +50,8 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert got == want
     assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
-    assert result.hands_audited == 5798  # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158
+    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225
+    assert result.hands_audited == 6023
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
@@ -85,9 +87,15 @@ WINAMAX_SILENT = ("10MultipleHands.txt", "20150309_SHORT TRACK 0,10€ 04_real_h
 def test_corpus_room_conventions_are_notes_not_findings(result):
     """The two older PokerStars exports that write no 'Uncalled bet' line are read with the implied return,
     Winamax's files with the uncalled bet paid in the award and its unmarked sitting-out seats, and 888's with the
-    uncalled bet and the rake it never writes, each said once per file, instead of a chip-conservation or
-    action-order finding on each such hand."""
-    notes = Counter((Path(n.file).name, n.code) for n in result.notes)
+    uncalled bet and the rake it never writes, and iPoker's actions taken by their numbers, uncalled bets in the
+    win, rake and silent seats, each said once per file, instead of a chip-conservation or action-order finding on
+    each such hand."""
+    xml = {n for n in result.notes if "ipoker" in Path(n.file).parts}
+    # iPoker's four conventions (docs/xml-rooms.md), each said at most once per file
+    assert Counter(n.code for n in xml) == {"action-order-by-number": 37, "uncalled-return-in-the-win": 36,
+                                            "rake-the-chips-not-paid": 24, "silent-seats-sitting-out": 17}
+    assert len({(n.file, n.code) for n in xml}) == len(xml)
+    notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
                              ("DateIssue2.txt", "implied-uncalled-return"): 1,
                              **{(name, "uncalled-bet-in-award"): 1 for name in WINAMAX_IN_AWARD},
