@@ -527,8 +527,6 @@ class _Hand:
                          or (e["kind"] == "deal" and e["to"] == "board")), default=0)
         contested = len({e["seat"] for e in events if e["kind"] == "deal" and e["to"] == "hole"}
                         - {e["seat"] for e in events if e.get("action") == "fold" or e["kind"] == "kill"}) > 1
-        showdown_at = next((i for i, e in enumerate(events) if i > last_play
-                            and (e["kind"] in ("show", "muck") or (contested and e["kind"] == "award"))), None)
         hole_written = False
         convention = writer.dialect.convention
         late_deal = convention("hole_cards_marker") == "before_blinds"
@@ -542,13 +540,9 @@ class _Hand:
         if unwritten_return and not any(e["kind"] == "rake" for e in events):
             returns_in_award = True
         no_summary = convention("summary_section") == "none"
-        if no_summary:
-            showdown_at = next((i for i, e in enumerate(events) if i > last_play
-                                and e["kind"] in ("show", "muck", "award")), None)
-        # the seats sitting out, written as folds before the deal (`folds_before_the_deal: sitting_out`)
-        out_folds = [s["seat"] for s in hand["seats"] if s.get("status") == "sitting_out"
-                     and not any(e["kind"] == "post" and e["seat"] == s["seat"] for e in events)] \
-            if convention("folds_before_the_deal") == "sitting_out" else []
+        showdown_at = next((i for i, e in enumerate(events) if i > last_play and (
+            e["kind"] in ("show", "muck") or ((contested or no_summary) and e["kind"] == "award"))), None)
+        out_folds = _out_folds(hand) if convention("folds_before_the_deal") == "sitting_out" else []
         summary_awards = convention("summary_awards") == "when_no_award_line" and not contested
         held: list[dict] = []
         # an uncalled bet paid with the bettor's award from the highest pot it won, no line of its own
@@ -570,32 +564,14 @@ class _Hand:
                 held = []
             seat = e.get("seat")
             if kind == "post":
-                amount = e["amount"]
                 nxt = events[i + 1] if i + 1 < len(events) else {}
-                if e["post"] == "missed" and nxt.get("kind") == "post" and nxt.get("post") == "dead" \
-                        and nxt["seat"] == seat:
-                    amount += nxt["amount"]
-                    skip = True
-                    round_in[seat] = round_in.get(seat, 0) + e["amount"]
-                    what = "both"
-                elif e["post"] == "blind":
-                    what = "small blind" if e["blind"] == 1 else "big blind"
-                    roles.setdefault(seat, []).append(what)
-                    round_in[seat] = round_in.get(seat, 0) + amount
-                elif e["post"] in ("missed", "straddle"):
-                    what = "big blind" if e["post"] == "missed" else "straddle"
-                    round_in[seat] = round_in.get(seat, 0) + amount
-                else:
-                    what = "small blind" if e["post"] == "dead" else "ante"
+                skip = e["post"] == "missed" and nxt.get("kind") == "post" and nxt.get("post") == "dead" \
+                    and nxt["seat"] == seat  # a made-up big blind and dead money: one post of both blinds
+                what = self.post(e, nxt["amount"] if skip else None, round_in, roles)
                 if late_deal and what != "ante" and not hole_written:  # the room writes its blinds after it
                     say("hole_cards")
                     hole_written = True
-                self.left[seat] -= amount
-                put_in += amount
-                dead = amount - e["amount"] if what == "both" else 0  # both blinds as two amounts: dead, live
-                if "dead" in self.line[_POSTS[what]].pattern.groupindex:
-                    amount -= dead
-                say(_POSTS[what], player=self.name[seat], amount=amount, dead=dead, all_in=self.all_in(seat, e))
+                put_in += e["amount"] + (nxt["amount"] if skip else 0)
             elif kind == "deal" and e["to"] == "hole":
                 for out in out_folds:
                     say("fold", player=self.name[out])
@@ -686,6 +662,30 @@ class _Hand:
             self.summary(put_in, board, roles, shown, won, folded, mucked)
         return self.out
 
+    def post(self, e: dict, dead: int | None, round_in: dict[int, int], roles: dict[int, list[str]]) -> str:
+        """Write a post (with `dead`, the dead money posted with it: both blinds at once); returns what it was."""
+        seat, amount = e["seat"], e["amount"]
+        if dead is not None:
+            what = "both"
+        elif e["post"] == "blind":
+            what = "small blind" if e["blind"] == 1 else "big blind"
+            roles.setdefault(seat, []).append(what)
+        elif e["post"] in ("missed", "straddle"):
+            what = "big blind" if e["post"] == "missed" else "straddle"
+        else:
+            what = "small blind" if e["post"] == "dead" else "ante"
+        if what not in ("ante", "small blind") or e["post"] == "blind":  # live money
+            round_in[seat] = round_in.get(seat, 0) + amount
+        self.left[seat] -= amount + (dead or 0)
+        template = self.line[_POSTS[what]]
+        if "dead" in template.pattern.groupindex:  # both blinds as two amounts: dead, then live
+            self.say(_POSTS[what], player=self.name[seat], amount=amount, dead=dead or 0,
+                     all_in=self.all_in(seat, e))
+        else:
+            self.say(_POSTS[what], player=self.name[seat], amount=amount + (dead or 0), dead=0,
+                     all_in=self.all_in(seat, e))
+        return what
+
     def all_in(self, seat: int, event: dict) -> bool:
         return bool(event.get("all_in")) or self.left[seat] == 0
 
@@ -747,6 +747,12 @@ class _Hand:
             else:
                 result = results["lost"].write({})
             say("summary_seat", seat=seat, player=self.name[seat], roles=role, result=result)
+
+
+def _out_folds(hand: dict) -> list[int]:
+    """The seats sitting out that posted nothing, which a room writes as folds before the deal."""
+    posted = {e["seat"] for e in hand["events"] if e["kind"] == "post"}
+    return [s["seat"] for s in hand["seats"] if s.get("status") == "sitting_out" and s["seat"] not in posted]
 
 
 def _paid_as_attributed(hand: dict) -> bool:

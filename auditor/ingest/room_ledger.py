@@ -1189,24 +1189,7 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
     if kind == K_CANCELLED:
         return _fail(V, X_CANCELLED, line, 0, 0, 0)
     if kind == K_UNCALLED:
-        if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
-            return _fail(V, X_BEFORE_DEAL, line, 0, 0, 0)
-        amount = _value(data, slots, t, F_AMOUNT, P, V)
-        places = _places(data, slots, t, F_AMOUNT, P)
-        rest = S[R_ROUND_IN, seat] - amount
-        S[R_ROUND_PLACES, seat] = max(S[R_ROUND_PLACES, seat] if S[R_IN_ROUND, seat] else 0, places) if rest > 0 \
-            else 0
-        S[R_ROUND_IN, seat] = max(0, rest)
-        S[R_IN_ROUND, seat] = 1
-        S[R_LEFT, seat] += amount
-        S[R_LEFT_PLACES, seat] = max(S[R_LEFT_PLACES, seat], places)
-        row = _event(ev, V, E_RETURN, seat) if h[k, H_RETURN_MODE] != U_AFTER_THE_BOARD else \
-            _return_in_its_round(ev, V, S, seat)
-        if row < 0:
-            return False
-        ev[row, C_AMOUNT] = amount
-        V[V_RETURNS] += 1
-        return True
+        return _uncalled(data, slots, t, seat, ev, V, S, h, k, P, line)
     if kind == K_COLLECT:
         return _collect(data, slots, t, seat, ev, V, P, line)
     if kind == K_TOTAL:
@@ -1248,6 +1231,30 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
     if kind == K_RUN_TWICE_SUMMARY:
         return _fail(V, X_RUN_TWICE_SUMMARY, line, 0, 0, 0)
     return True  # ignored and quiet lines: nothing the log holds
+
+
+@callee
+def _uncalled(data, slots, t, seat, ev, V, S, h, k, P, line):  # pragma: no cover - compiled
+    """`Uncalled bet (X) returned to NAME`: the chips back to the seat's stack and out of its bet in the round,
+    the return written where the room's convention places it."""
+    if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
+        return _fail(V, X_BEFORE_DEAL, line, 0, 0, 0)
+    amount = _value(data, slots, t, F_AMOUNT, P, V)
+    places = _places(data, slots, t, F_AMOUNT, P)
+    rest = S[R_ROUND_IN, seat] - amount
+    S[R_ROUND_PLACES, seat] = max(S[R_ROUND_PLACES, seat] if S[R_IN_ROUND, seat] else 0, places) if rest > 0 \
+        else 0
+    S[R_ROUND_IN, seat] = max(0, rest)
+    S[R_IN_ROUND, seat] = 1
+    S[R_LEFT, seat] += amount
+    S[R_LEFT_PLACES, seat] = max(S[R_LEFT_PLACES, seat], places)
+    row = _event(ev, V, E_RETURN, seat) if h[k, H_RETURN_MODE] != U_AFTER_THE_BOARD else \
+        _return_in_its_round(ev, V, S, seat)
+    if row < 0:
+        return False
+    ev[row, C_AMOUNT] = amount
+    V[V_RETURNS] += 1
+    return True
 
 
 @callee
