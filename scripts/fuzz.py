@@ -72,11 +72,12 @@ from auditor.ingest.limits import DEFAULT_LIMITS, Limits  # noqa: E402
 from auditor.ingest.phh import _read_phh_reference, read_phh  # noqa: E402
 from auditor.ingest.validate import schema_error  # noqa: E402
 from auditor.model.records import Quarantined, ReaderNote, SourceHand  # noqa: E402
-from auditor.resources import room_names  # noqa: E402
+from auditor.resources import room_names, xml_room_names  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 ROOMS = room_names()
-READERS = ("jsonl", "parquet", *ROOMS, "ohh", "phh")
+XML_ROOMS = xml_room_names()
+READERS = ("jsonl", "parquet", *ROOMS, *XML_ROOMS, "ohh", "phh")
 TEN_MB = 10 * 1024 * 1024
 
 
@@ -143,6 +144,17 @@ def load_seeds(reader: str, corpus: Path = CORPUS, phh_files: int = 400) -> Seed
             seeds.pieces += [(".txt", piece) for piece in _windows(hands, b"", 3)]
             if len(data) < 20_000:
                 seeds.pieces.append((".txt", data))
+    elif reader in XML_ROOMS:
+        from auditor.ingest.detect import detect
+
+        # the room's fixtures and every corpus file detected as the room's, whole and cut at its hands
+        for path in _files((ROOT / "tests/fixtures" / reader, "**/*.xml"), (corpus, "**/*.txt"), (corpus, "**/*.xml")):
+            if path.is_relative_to(corpus) and getattr(detect(path), "name", None) != reader:
+                continue
+            data = path.read_bytes()
+            seeds.pieces.append((".xml", data))
+            games = re.split(rb"(?=<game[ >])", data)
+            seeds.pieces += [(".xml", games[0] + piece) for piece in games[1:3]]
     elif reader == "ohh":
         for path in _files((ROOT / "tests/fixtures/ohh", "*.ohh"), (corpus / "ohh", "**/*.ohh")):
             data = path.read_bytes()
@@ -667,7 +679,7 @@ def grammar_export(work: Path, rng: random.Random) -> tuple[Path, str, list[str]
     """Drawn hands written by one of the writers (each room's dialect, OHH, PHH) and read back by its reader."""
     from auditor.export import SUFFIXES, writer
 
-    fmt = rng.choice((*ROOMS, "ohh", "phh"))
+    fmt = rng.choice((*ROOMS, *XML_ROOMS, "ohh", "phh"))
     module = writer(fmt)
     from auditor.ingest.jsonl import consistency_error
 

@@ -64,3 +64,26 @@ def room_hands(path, room: str) -> list[dict]:
     for item in items:
         assert schema_error(item.hand) is None and consistency_error(item.hand) is None, item.hand["hand_id"]
     return [i.hand for i in items]
+
+
+def plant_some(hands: list[dict], pick: int, pack) -> list[dict]:
+    """Each hand once more with one planted fault of `pack` (mutators that need no earlier hands), on its own
+    table: the planted copies a writer's round-trip property audits beside the clean hands."""
+    import copy
+
+    from auditor.simulate.mutate import prime
+    from auditor.simulate.verify import applicable_mutators
+
+    prime(hands)  # the mutators' facts from one replay of them all
+    out = []
+    for n, hand in enumerate(hands):
+        mutators = [m for m in applicable_mutators(pack, hand["variant"], hand["structure"]) if not m.needs_history]
+        for k in range(len(mutators)):
+            m = mutators[(pick + n + k) % len(mutators)]
+            work = copy.deepcopy(hand)
+            if m.plant(work) is not None:
+                work["hand_id"] += f"~{m.name}"
+                work["table_id"] += f"~{n}"
+                out.append(work)
+                break
+    return out

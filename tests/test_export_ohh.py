@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from reader_items import plant_some
 
 from auditor.check.packs import resolve_pack
 from auditor.export import ohh
@@ -25,8 +26,6 @@ from auditor.ingest.detect import read_file
 from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 from auditor.simulate import simulate_hands, write_jsonl
-from auditor.simulate.mutate import prime
-from auditor.simulate.verify import applicable_mutators
 
 PACK = resolve_pack("tda-2024")
 GAMES = [("holdem", "no-limit"), ("holdem", "pot-limit"), ("holdem", "fixed-limit"), ("omaha", "pot-limit"),
@@ -62,23 +61,6 @@ def _findings(path: Path) -> list[tuple]:
             for r in result.findings.itertuples()]
 
 
-def _plant_some(hands: list[dict], pick: int) -> list[dict]:
-    """Each hand once more with one planted fault (mutators that need no earlier hands), on its own table."""
-    prime(hands)  # the mutators' facts from one replay of them all
-    out = []
-    for n, hand in enumerate(hands):
-        mutators = [m for m in applicable_mutators(PACK, hand["variant"], hand["structure"]) if not m.needs_history]
-        for k in range(len(mutators)):
-            m = mutators[(pick + n + k) % len(mutators)]
-            work = copy.deepcopy(hand)
-            if m.plant(work) is not None:
-                work["hand_id"] += f"~{m.name}"
-                work["table_id"] += f"~{n}"
-                out.append(work)
-                break
-    return out
-
-
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow],
           phases=[Phase.explicit, Phase.reuse, Phase.generate])  # each example audits twice: no shrinking
 @given(game=st.sampled_from(GAMES), seed=st.integers(0, 2**31 - 1), low=st.integers(2, 6),
@@ -93,7 +75,7 @@ def test_written_hands_read_back_the_same(tmp_path_factory, game, seed, low, uni
     if cents:  # the same integers as cents of a dollar: OHH writes them as decimals
         for h in clean:
             h["currency"], h["money_scale"] = "USD", 100
-    hands = [h for h in clean + _plant_some(clean, pick) if ohh.cannot_express(h) is None]
+    hands = [h for h in clean + plant_some(clean, pick, PACK) if ohh.cannot_express(h) is None]
     if not hands:
         return
     back = _round_trip(hands, tmp)

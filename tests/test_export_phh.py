@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from reader_items import plant_some
 
 from auditor.check.packs import resolve_pack
 from auditor.export import phh
@@ -28,8 +29,6 @@ from auditor.ingest.detect import read_file
 from auditor.model.records import Quarantined, SourceHand
 from auditor.pipeline import audit
 from auditor.simulate import simulate_hands, write_jsonl
-from auditor.simulate.mutate import prime
-from auditor.simulate.verify import applicable_mutators
 
 PACK = resolve_pack("tda-2024")
 GAMES = [("holdem", "no-limit"), ("holdem", "fixed-limit"), ("omaha", "pot-limit")]
@@ -74,23 +73,6 @@ def _by_hand(findings: list[tuple], lines: list[int]) -> list[tuple]:
     return sorted((place[line], *rest) for line, *rest in findings)
 
 
-def _plant_some(hands: list[dict], pick: int) -> list[dict]:
-    """Each hand once more with one planted fault (mutators that need no earlier hands), on its own table."""
-    prime(hands)  # the mutators' facts from one replay of them all
-    out = []
-    for n, hand in enumerate(hands):
-        mutators = [m for m in applicable_mutators(PACK, hand["variant"], hand["structure"]) if not m.needs_history]
-        for k in range(len(mutators)):
-            m = mutators[(pick + n + k) % len(mutators)]
-            work = copy.deepcopy(hand)
-            if m.plant(work) is not None:
-                work["hand_id"] += f"~{m.name}"
-                work["table_id"] += f"~{n}"
-                out.append(work)
-                break
-    return out
-
-
 def _compare(hands: list[dict], tmp: Path) -> None:
     """Write, read back, compare the hands and the findings (the property's body)."""
     back = _round_trip(hands, tmp)
@@ -119,7 +101,7 @@ def test_written_hands_read_back_the_same(tmp_path_factory, game, seed, low, uni
     if cents:  # the same integers as cents of a dollar: PHH writes them as decimals
         for h in clean:
             h["currency"], h["money_scale"] = "USD", 100
-    hands = [h for h in clean + _plant_some(clean, pick) if phh.cannot_express(h) is None]
+    hands = [h for h in clean + plant_some(clean, pick, PACK) if phh.cannot_express(h) is None]
     if hands:
         _compare(hands, tmp_path_factory.mktemp("phh"))
 

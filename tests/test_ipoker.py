@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from reader_items import finding_rows, findings
+from reader_items import finding_rows, findings, plant_some
 
 from auditor.check.packs import resolve_pack
 from auditor.export import SUFFIXES, writer
@@ -31,8 +31,7 @@ from auditor.ingest.xml_rooms import read_xml_room, sniff
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.pipeline import audit
 from auditor.simulate import simulate_hands, write_jsonl
-from auditor.simulate.mutate import prime
-from auditor.simulate.verify import applicable_mutators, verify_pack
+from auditor.simulate.verify import verify_pack
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ipoker"
@@ -367,23 +366,6 @@ def _findings_of(path: Path) -> list[tuple]:
     return sorted(finding_rows(result))
 
 
-def _plant_some(hands: list[dict], pick: int) -> list[dict]:
-    """Each hand once more with one planted fault (mutators that need no earlier hands), on its own table."""
-    prime(hands)
-    out = []
-    for n, hand in enumerate(hands):
-        mutators = [m for m in applicable_mutators(PACK, hand["variant"], hand["structure"]) if not m.needs_history]
-        for k in range(len(mutators)):
-            m = mutators[(pick + n + k) % len(mutators)]
-            work = copy.deepcopy(hand)
-            if m.plant(work) is not None:
-                work["hand_id"] += f"~{m.name}"
-                work["table_id"] += f"~{n}"
-                out.append(work)
-                break
-    return out
-
-
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow],
           phases=[Phase.explicit, Phase.reuse, Phase.generate])  # each example audits twice: no shrinking
 @given(game=st.sampled_from(GAMES), seed=st.integers(0, 2**31 - 1), low=st.integers(2, 6),
@@ -399,7 +381,7 @@ def test_written_hands_read_back_the_same_with_the_same_findings(tmp_path_factor
         for h in clean:
             h["currency"], h["money_scale"] = "EUR", 100
             h["stakes"]["chip_unit"] = 1
-    hands = [h for h in clean + _plant_some(clean, pick) if ipoker.cannot_express(h) is None]
+    hands = [h for h in clean + plant_some(clean, pick, PACK) if ipoker.cannot_express(h) is None]
     if not hands:
         return
     path = tmp / "hands.xml"
