@@ -410,6 +410,10 @@ def test_what_the_xml_cannot_say_is_refused_with_the_reason():
         shuffled["events"][shows[0]]
     assert "shows the XML cannot say" in ipoker.cannot_express(shuffled)
     assert "burn" in ipoker.HIDDEN_CATEGORIES
+    # stakes the XML's game line cannot name are refused with the reason, not a crash (found by fuzzing)
+    assert "two blinds" in ipoker.cannot_express({**hand, "stakes": {**hand["stakes"], "blinds": [10]}})
+    fixed = {**hand, "structure": "fixed-limit", "stakes": {**hand["stakes"], "bet_units": []}}
+    assert "no bet units" in ipoker.cannot_express(fixed)
 
 
 def test_verify_via_ipoker_measures_every_category_it_can_express_at_100_percent():

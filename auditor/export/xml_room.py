@@ -81,6 +81,10 @@ class XmlRoomWriter:
         extra = sorted(set(stakes) - {"blinds", "chip_unit", "bet_units", "ante"})
         if extra:
             return f"{title} XML has no words for stakes {', '.join(extra)}"
+        if len(stakes.get("blinds", [])) != 2:
+            return f"{title} tables have two blinds, this one {len(stakes.get('blinds', []))}"
+        if hand["structure"] == "fixed-limit" and not stakes.get("bet_units"):
+            return f"a fixed-limit hand with no bet units: {title} names the game by its small and big bet"
         if hand.get("currency") is not None and (hand.get("money_scale", 1) != self.d.scale
                                                  or stakes["chip_unit"] != 1):
             return (f"a {title} cash game counts in cents with a chip of one; this hand has money_scale "
