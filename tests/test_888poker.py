@@ -122,3 +122,14 @@ def test_the_writer_writes_what_the_reader_reads(tmp_path):
     path = tmp_path / "written.txt"
     assert w.write_hands(hands, path) == 4
     assert hands_of(path) == [w.carried(h) for h in hands]
+
+
+def test_a_seat_line_without_its_name_is_refused_as_damaged(tmp_path):
+    """An export that lost its players' names (`Seat 1:  ( $99 )`) is damaged text, said with the line, not a hand
+    cut short before its seats."""
+    hand = (FIXTURES / "cash.txt").read_text("utf-8").split("\n\n\n\n")[2]
+    path = tmp_path / "nameless.txt"
+    path.write_text(hand.replace("Seat 1: dynamoz6 ( $99 )", "Seat 1:  ( $99 )"), "utf-8")
+    result = audit([path], pack="tda-2024")
+    assert [(q.code, q.reason) for q in result.quarantined] == [
+        ("damaged", "line 7: seat line not understood: 'Seat 1: ( $99 )'")]

@@ -108,7 +108,7 @@ ERRORS = (
     ("run_twice_summary", "unsupported-feature"), ("summary_seat_name", "damaged"),
     ("summary_not_understood", "damaged"), ("no_hole_cards", "truncated"), ("no_summary", "truncated"),
     ("no_showdown", "truncated"), ("no_award", "truncated"), ("too_long", "limit"), ("side_pot_range", "damaged"),
-    ("unsupported_line", "unsupported-feature"),
+    ("unsupported_line", "unsupported-feature"), ("seat_line", "damaged"),
 )
 (X_NONE, X_NO_SEATS, X_SEAT_RANGE, X_NAME_BLANK, X_SAME_NAME, X_AMOUNT_LARGE, X_AMOUNT_PLACES, X_NOT_UNDERSTOOD,
  X_BEFORE_DEAL, X_AFTER_DEAL, X_CANCELLED, X_FORCED_BET, X_PUTS_IN, X_ALL_IN_BEHIND, X_ACTION_BEFORE_DEAL, X_NO_MORE,
@@ -116,7 +116,7 @@ ERRORS = (
  X_BOARD_AFTER_SHOWDOWN, X_FLOP_NOT_UNDERSTOOD, X_BOARD_NOT_REPEATED, X_NOT_A_CARD, X_DEALT_BEFORE, X_DRAW_OUTSIDE,
  X_DISCARD_COUNT, X_DISCARD_RANGE, X_SIDE_POT, X_CASHED_OUT, X_SUMMARY_BOARD, X_RUN_TWICE_SUMMARY,
  X_SUMMARY_SEAT_NAME, X_SUMMARY_NOT_UNDERSTOOD, X_NO_HOLE_CARDS, X_NO_SUMMARY, X_NO_SHOWDOWN, X_NO_AWARD, X_TOO_LONG,
- X_SIDE_POT_RANGE, X_UNSUPPORTED_LINE) = range(len(ERRORS))
+ X_SIDE_POT_RANGE, X_UNSUPPORTED_LINE, X_SEAT_LINE) = range(len(ERRORS))
 #: what a `before_deal` error names (arg0)
 BEFORE_DEAL_WHAT = ("an uncalled bet returned", "a show", "a muck", "a pot collected", "a post")
 
@@ -423,6 +423,17 @@ def _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, st
                 names[j, c], names[j - 1, c] = names[j - 1, c], names[j, c]
             j -= 1
     return i, count
+
+
+@callee
+def _seat_lead_at(data, s, e, P):  # pragma: no cover - compiled
+    """Whether data[s:e] begins with the literal the seat template begins with (`Seat `)."""
+    rows, lit, t_start, t_kind = P[0], P[1], P[6], P[7]
+    for t in range(t_start.shape[0]):
+        if t_kind[t] == K_SEAT:
+            r = t_start[t]
+            return rows[r, 0] == OP_LIT and _lit_is(data, s, min(s + rows[r, 2], e), lit, rows[r, 1], rows[r, 2])
+    return False
 
 
 # ------------------------------------------------------------------------------------------------ recognition
@@ -1503,8 +1514,11 @@ def _open(data, starts, ends, flags, h, k, P, ev, st_t, st_seat, st_slots, st_er
     i, count = _seat_list(data, starts, ends, flags, lo, hi, P, S, V, ent, names, slots, stack)
     if i < 0:
         return -1, 0
-    if count == 0:
-        _fail(V, X_NO_SEATS, -1, 0, 0, 0)
+    if count == 0:  # a first seat line the template does not read is damaged; no seat line at all, truncated
+        if i < hi and _seat_lead_at(data, starts[i], ends[i], P):
+            _fail(V, X_SEAT_LINE, i, 0, 0, 0)
+        else:
+            _fail(V, X_NO_SEATS, -1, 0, 0, 0)
         return -1, 0
     for j in range(count):
         seat = ent[j, 0]

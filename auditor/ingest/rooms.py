@@ -941,6 +941,7 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
 
     reason = {
         "no_seats": lambda: "truncated: no seat lines (nobody is seated)",
+        "seat_line": lambda: f"line {n}: seat line not understood: '{_short(line)}'",
         "seat_range": lambda: f"line {n}: seat {_short(span_text(a0, a1))} is out of range",
         "name_blank": lambda: (f"line {n}: seat {a0}'s player name starts or ends with a blank, which the lines "
                                "naming the player cannot show"),
