@@ -105,6 +105,8 @@ class Room:
     header_lines: int
     header_more: tuple
     table_lines: int
+    #: the table template has a `tournament` part (a table line naming the hand's tournament)
+    table_names_tournament: bool
     zones: dict[str, str]
     written_zone: ZoneInfo
     unseated_act: re.Pattern[str]
@@ -218,6 +220,7 @@ class Room:
                    conventions["rake_line"]["value"] == "not_written",
                    conventions["folds_before_the_deal"]["value"] == "sitting_out", table.pattern,
                    spoken.header_lines, spoken.header_more, spoken.table_lines,
+                   "tournament" in table.pattern.groupindex,
                    dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
                    *_unseated(spoken, amount), spoken.header["write"].lead, table.lead, spoken.lines["seat"].lead,
                    spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken),
@@ -452,7 +455,7 @@ def _zone(name: str) -> ZoneInfo:
 @lru_cache(maxsize=4096)
 def _table_tournament(spoken: Room, line: str) -> bool:
     """Whether the table line names the hand's tournament (an optional `tournament` part of its template)."""
-    m = spoken.table.fullmatch(line) if "tournament" in spoken.table.groupindex else None
+    m = spoken.table.fullmatch(line)
     return bool(m and m["tournament"])
 
 
@@ -694,6 +697,7 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
     line_of = block.number
     flags = block.flags
     over = _over_limits(block, spans)
+    one_line = not spoken.header_more and spoken.table_lines == 1
     rows = []
     kept = []
     for k, (a, b) in enumerate(spans):
@@ -704,10 +708,17 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             hands.refused[k] = Quarantined(name, block.line0 + int(line_of[a]) + 1, f"{too_long}; the hand is not read",
                                            None if flags[a] & L.L_LONG else hand_id, code="limit")
             continue
-        more, table_text, body = _head(block, a, b)
+        if one_line:  # one header line, one table line: the common layout, read here
+            body = a + 1
+            while body < b and flags[body] & L.L_BLANK:
+                body += 1
+            more, table_text = (), block.text(body) if body < b else ""
+        else:
+            more, table_text, body = _head(block, a, b)
         table_id = None
         try:
-            header = read_header(spoken, m, more, _table_tournament(spoken, table_text))
+            header = read_header(spoken, m, more, spoken.table_names_tournament and
+                                 _table_tournament(spoken, table_text))
             if not table_text.startswith(spoken.table_lead) or table_text.count("\n") < spoken.table_lines - 1:
                 raise _Bad(f"truncated: no '{spoken.table_word}' line after the header", "truncated")
             table = read_table(spoken, table_text)
@@ -862,11 +873,6 @@ def _head(block: _Block, a: int, b: int) -> tuple[list[str], str, int]:
     lines a..b - 1, blank lines skipped, and the last of those lines (the seat list follows it)."""
     spoken = block.spoken
     flags = block.flags
-    if not spoken.header_more and spoken.table_lines == 1:  # one header line, one table line: the common layout
-        body = a + 1
-        while body < b and flags[body] & L.L_BLANK:
-            body += 1
-        return [], block.text(body) if body < b else "", body
     more: list[str] = []
     table: list[str] = []
     body = a
