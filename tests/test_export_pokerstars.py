@@ -21,13 +21,14 @@ from hypothesis import strategies as st
 from reader_items import one_by_one
 
 from auditor.check.packs import builtin_pack_paths, load_pack
+from auditor.export import writer as writer_of
 from auditor.export.text_room import room_writer
 from auditor.ingest.detect import read_file
 from auditor.ingest.dialect import Lit, dialect
 from auditor.ingest.tables import build_tables
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.replay.state import TableState
-from auditor.resources import room_names
+from auditor.resources import room_names, xml_room_names
 from auditor.simulate import simulate_hands
 from auditor.simulate.mutate import REGISTRY, prime, register_pack
 from auditor.simulate.verify import _audit, applicable_mutators
@@ -309,17 +310,20 @@ def test_the_same_hands_written_by_every_room_read_back_as_the_same_hands(tmp_pa
     """One table's hands written by each room's writer (the hands every room can express) and read back give the
     same canonical hands, but for what names the room (its title, its hand number, its zone's clock): the same
     seats, stakes and events, whatever each room's conventions (returns at the showdown or paid with the pot,
-    awards in the summary, blinds after the marker, no return or rake written) made of the text. The table's size
-    is compared where the room writes it (888 numbers every table's seats as a ten-seat one's)."""
+    awards in the summary, blinds after the marker, no return or rake written) made of the text, and iPoker's
+    XML too. The table's size is compared where the room writes it (888 numbers every table's seats as a
+    ten-seat one's)."""
     hands = _hands(variant, structure, 40, seed, table_size=(2, 6), session_hands=(40, 40))
-    writers = {name: room_writer(name) for name in room_names()}
+    writers = {**{name: room_writer(name) for name in room_names()},
+               **{name: writer_of(name) for name in xml_room_names()}}
     hands = [h for h in hands if all(w.cannot_express(h) is None for w in writers.values())]
     assert len(hands) >= 10
     read = {}
     for name, writer in writers.items():
-        back = _read(tmp_path, hands, f"{name}.txt", writer)
+        back = _read(tmp_path, hands, name + writer.SUFFIX, writer)
         assert all(isinstance(i, SourceHand) for i in back), name
-        carries_size = "max_seats" in writer.dialect.header["table"].pattern.groupindex
+        table = writer.dialect.header["table"] if hasattr(writer, "dialect") else None  # (the XML states the size)
+        carries_size = table is None or "max_seats" in table.pattern.groupindex
         read[name] = [{k: v for k, v in i.hand.items() if k not in ("hand_id", "room", "started_at", "money_scale")
                        and (carries_size or k != "max_seats")} for i in back]
     first, *others = read
