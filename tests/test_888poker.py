@@ -81,6 +81,8 @@ def test_clean_hands_give_no_finding_and_the_derivations_are_said_once_per_file(
     ("min_raise.txt", [("700000002", "TDA-43A", "min-raise")]),
     # the award is more than the chips put in: no rake is made up, the chips are reported as not balancing
     ("award_above_the_chips_in.txt", [("700000003", "TDA-INT-chips", "chip-conservation")]),
+    # a tournament takes no rake: chips not paid out there are not read as rake, and are reported
+    ("tournament_award_short.txt", [("775395630", "TDA-INT-chips", "chip-conservation")]),
     # a street's line holds its new cards: a turn line repeating the flop deals four cards, three of them dealt
     # before, which is reported (a turn of four cards, and cards dealt twice)
     ("turn_repeats_the_board.txt", [("700000001", "TDA-39A", "deal"), ("700000001", "TDA-INT-cards", "deal")]),

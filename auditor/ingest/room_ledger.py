@@ -1393,8 +1393,9 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
 
 @callee
 def _derived_rake(ev, V, h, k):  # pragma: no cover - compiled
-    """The rake of a room that writes none (`rake_line: not_written`): the chips put in, less those returned and
-    those awarded, when that is more than nothing (`H_RAKED`); awards above the chips in are left to the rules.
+    """The rake of a cash hand of a room that writes none (`rake_line: not_written`): the chips put in, less those
+    returned and those awarded, when that is more than nothing (`H_RAKED`); awards above the chips in are left to
+    the rules.
     False only when the rows are full."""
     put, awarded, rake, _, _, _ = _totals(ev, V, -1)
     for row in range(V[V_EV0], V[V_NE]):
@@ -1466,7 +1467,8 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
             ev[row, C_RECEIVE_HI] = V[V_NC]
     h[k, H_RETURNED] = 1 if _implied_return(ev, V, S, h, k) else 0
     h[k, H_RAKED] = 0
-    if h[k, H_RAKE_DERIVED] and not _derived_rake(ev, V, h, k):
+    # (a tournament takes no rake: its chips not paid out stay unpaid, for the rules)
+    if h[k, H_RAKE_DERIVED] and not h[k, H_TOURNAMENT] and not _derived_rake(ev, V, h, k):
         return _fail(V, X_TOO_LONG, -1, 0, 0, 0)
     if V[V_NS] + count > s_out.shape[0]:
         return _fail(V, X_TOO_LONG, -1, 0, 0, 0)
