@@ -344,11 +344,6 @@ class Dialect:
         return self.data["syntax"]
 
     @property
-    def header_lines(self) -> int:
-        """How many lines the header is (the hand's first line and the next ones, blank lines not counted)."""
-        return 1 + len(self.data["header"].get("lines", ()))
-
-    @property
     def table_lines(self) -> int:
         """How many lines after the header the table template reads, joined by line breaks."""
         return int(self.data["header"].get("table_lines", 1))

@@ -100,9 +100,8 @@ class Room:
     rake_derived: bool
     predeal_fold_out: bool
     table: re.Pattern[str]
-    #: the lines of a hand's header (its first line and the next ones: those after it, `header_more`) and of its
-    #: table template
-    header_lines: int
+    #: the templates of a hand's header lines after its first (`header.lines`), and how many lines its table
+    #: template reads
     header_more: tuple
     table_lines: int
     #: the table template has a `tournament` part (a table line naming the hand's tournament)
@@ -219,7 +218,7 @@ class Room:
                    conventions["summary_section"]["value"] == "none",
                    conventions["rake_line"]["value"] == "not_written",
                    conventions["folds_before_the_deal"]["value"] == "sitting_out", table.pattern,
-                   spoken.header_lines, spoken.header_more, spoken.table_lines,
+                   spoken.header_more, spoken.table_lines,
                    "tournament" in table.pattern.groupindex,
                    dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
                    *_unseated(spoken, amount), spoken.header["write"].lead, table.lead, spoken.lines["seat"].lead,
@@ -453,17 +452,21 @@ def _zone(name: str) -> ZoneInfo:
 
 
 @lru_cache(maxsize=4096)
-def _table_tournament(spoken: Room, line: str) -> bool:
-    """Whether the table line names the hand's tournament (an optional `tournament` part of its template)."""
-    m = spoken.table.fullmatch(line)
-    return bool(m and m["tournament"])
+def _table_match(spoken: Room, line: str) -> re.Match[str] | None:
+    """The table template on the table line (a table's lines differ only in the button's seat: matched once
+    each)."""
+    return spoken.table.fullmatch(line)
+
+
+def _table_id(m: re.Match[str]) -> str | None:
+    """The table the line names; where it names the tournament first, the tournament's, its name kept whole."""
+    return ((m.groupdict().get("tournament") or "") + m["table"]) or None
 
 
 @lru_cache(maxsize=4096)
 def read_table(spoken: Room, line: str) -> tuple[str | None, int, int | None]:
-    """(table id, button seat, table size) of the table line (a table's lines differ only in the button's seat:
-    read once each)."""
-    m = spoken.table.fullmatch(line)
+    """(table id, button seat, table size) of the table line, read once per distinct line."""
+    m = _table_match(spoken, line)
     if not m:
         raise _Bad(f"table line not understood: '{_short(line)}'", "damaged")
     if not m["buttoned"]:
@@ -472,8 +475,7 @@ def read_table(spoken: Room, line: str) -> tuple[str | None, int, int | None]:
     size = _whole(m["max_seats"], "table size") if m.groupdict().get("sized") else None
     if size is not None and not 2 <= size <= 10:
         raise _Bad(f"a {size}-seat table (the canonical log has 2 to 10 seats)", "unsupported-feature")
-    # (a table line naming the tournament first: the table is the tournament's, its name kept whole)
-    return ((m.groupdict().get("tournament") or "") + m["table"]) or None, button, size
+    return _table_id(m), button, size
 
 
 def _whole(digits: str, what: str) -> int:
@@ -717,15 +719,15 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             more, table_text, body = _head(block, a, b)
         table_id = None
         try:
-            header = read_header(spoken, m, more, spoken.table_names_tournament and
-                                 _table_tournament(spoken, table_text))
+            tm = _table_match(spoken, table_text) if spoken.table_names_tournament else None
+            header = read_header(spoken, m, more, bool(tm and tm["tournament"]))
             if not table_text.startswith(spoken.table_lead) or table_text.count("\n") < spoken.table_lines - 1:
                 raise _Bad(f"truncated: no '{spoken.table_word}' line after the header", "truncated")
             table = read_table(spoken, table_text)
         except _Bad as bad:
             if table_text.startswith(spoken.table_lead):
-                tm = spoken.table.fullmatch(table_text)
-                table_id = ((tm.groupdict().get("tournament") or "") + tm["table"]) or None if tm else None
+                tm = _table_match(spoken, table_text)
+                table_id = _table_id(tm) if tm else None
             hands.refused[k] = Quarantined(name, block.line0 + int(line_of[a]) + 1, bad.reason, hand_id,
                                            code=bad.code, table_id=table_id)
             continue
@@ -877,9 +879,9 @@ def _head(block: _Block, a: int, b: int) -> tuple[list[str], str, int]:
     table: list[str] = []
     body = a
     i = a + 1
-    while i < b and len(more) + len(table) < spoken.header_lines - 1 + spoken.table_lines:
+    while i < b and len(more) + len(table) < len(spoken.header_more) + spoken.table_lines:
         if not flags[i] & L.L_BLANK:
-            (more if len(more) < spoken.header_lines - 1 else table).append(block.text(i))
+            (more if len(more) < len(spoken.header_more) else table).append(block.text(i))
             body = i
         i += 1
     return more, "\n".join(table), body
