@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from auditor.export.game_checks import game_problem
 from auditor.ingest.dialect import Dialect, Money, dialect
-from auditor.ingest.jsonl import consistency_error
 from auditor.model.pots import attribute_winnings, build_pots
 
 __all__ = ["RoomWriter", "hand_number", "room_writer"]
@@ -112,26 +112,11 @@ class RoomWriter:
     def cannot_express(self, hand: dict) -> str | None:
         """Why the room's text cannot hold `hand`, or None when it can (see the module docstring)."""
         room = self.dialect.title
-        unplaced = consistency_error(hand)
-        if unplaced:  # the writer would have no player to put the event on
-            return f"the hand cannot be replayed: {unplaced}"
-        variant, structure = hand.get("variant"), hand.get("structure")
-        if variant not in self.games:
-            return f"{room} deals no {variant} (it has {', '.join(self.games)})"
-        if structure not in self.limits:
-            return f"{room} has no {structure} games"
+        problem = game_problem(room, "text", hand, self.games, self.limits,
+                               self.dialect.syntax["amount"]["cash_places"])
+        if problem:
+            return problem
         stakes = hand["stakes"]
-        extra = sorted(set(stakes) - {"blinds", "chip_unit", "bet_units", "ante"})
-        if extra:
-            return f"{room} text has no words for stakes {', '.join(extra)}"
-        if len(stakes.get("blinds", [])) != 2:
-            return f"{room} tables have two blinds, this one {len(stakes.get('blinds', []))}"
-        places = self.dialect.syntax["amount"]["cash_places"]
-        if hand.get("currency") is not None and (hand.get("money_scale", 1) != 10 ** places
-                                                 or stakes["chip_unit"] != 1):
-            units = "cents" if places == 2 else f"units of 1/{10 ** places}"
-            return (f"a {room} cash game counts in {units} with a chip of one; this hand has money_scale "
-                    f"{hand.get('money_scale', 1)} and chip unit {stakes['chip_unit']}")
         expected = self._expected_stakes(hand)
         if {k: v for k, v in stakes.items() if k in expected} != expected or set(stakes) != set(expected):
             return (f"the stakes {stakes} are not what {room} text states ({expected}: a limit header gives the "

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from auditor.ingest.jsonl import consistency_error
+from auditor.export.game_checks import game_problem
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.xml_dialect import XmlDialect, xml_dialect
 
@@ -70,25 +70,12 @@ class XmlRoomWriter:
     def cannot_express(self, hand: dict) -> str | None:
         """Why the room's XML cannot hold `hand`, or None when it can (see the module docstring)."""
         title = self.d.title
-        unplaced = consistency_error(hand)
-        if unplaced:
-            return f"the hand cannot be replayed: {unplaced}"
-        if hand.get("variant") not in self.games:
-            return f"{title} deals no {hand.get('variant')} (it has {', '.join(self.games)})"
-        if hand.get("structure") not in self.structures:
-            return f"{title} has no {hand.get('structure')} games"
+        problem = game_problem(title, "XML", hand, self.games, self.structures, self.d.places)
+        if problem:
+            return problem
         stakes = hand["stakes"]
-        extra = sorted(set(stakes) - {"blinds", "chip_unit", "bet_units", "ante"})
-        if extra:
-            return f"{title} XML has no words for stakes {', '.join(extra)}"
-        if len(stakes.get("blinds", [])) != 2:
-            return f"{title} tables have two blinds, this one {len(stakes.get('blinds', []))}"
         if hand["structure"] == "fixed-limit" and not stakes.get("bet_units"):
             return f"a fixed-limit hand with no bet units: {title} names the game by its small and big bet"
-        if hand.get("currency") is not None and (hand.get("money_scale", 1) != self.d.scale
-                                                 or stakes["chip_unit"] != 1):
-            return (f"a {title} cash game counts in cents with a chip of one; this hand has money_scale "
-                    f"{hand.get('money_scale', 1)} and chip unit {stakes['chip_unit']}")
         if hand.get("currency") is not None and hand["currency"] not in self.d.symbol_of:
             return f"{title} writes no symbol for {hand['currency']}"
         unit = self._unit(hand)
