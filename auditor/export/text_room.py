@@ -131,7 +131,7 @@ class RoomWriter:
         room, events = self.dialect.title, hand["events"]
         if self.dialect.convention("uncalled_return") == "in_the_award":
             returns = sum(e["amount"] for e in events if e["kind"] == "return")
-            if not returns and _unmatched(events) > 0:
+            if not returns and _unmatched(events)[1] > 0:
                 return (f"an uncalled bet kept in the pot: {room} pays an uncalled bet back with the pot and writes "
                         "no return, so its text cannot tell a bet kept from one returned")
             put = sum(e.get("amount", 0) for e in events if e["kind"] in ("post", "action"))
@@ -140,9 +140,9 @@ class RoomWriter:
                         "with the pot, and its reader takes the return out of the award only where the chips do")
         if self.dialect.convention("uncalled_return") == "not_written":
             returns = [e for e in events if e["kind"] == "return"]
-            unmatched = _unmatched(events, folded_too=True)
+            bettor, unmatched = _unmatched(events, folded_too=True)
             if sum(e["amount"] for e in returns) != unmatched or len(returns) > 1 or (
-                    returns and returns[0]["seat"] != _unmatched(events, seat=True, folded_too=True)):
+                    returns and returns[0]["seat"] != bettor):
                 return (f"an uncalled bet kept, or a return other than the unmatched part of the last bet: {room} "
                         "writes no return, and its reader returns that part")
         if self.dialect.convention("rake_line") == "not_written":
@@ -786,9 +786,9 @@ def _all_in_behind(hand: dict) -> bool:
     return False
 
 
-def _unmatched(events: list[dict], seat: bool = False, folded_too: bool = False):
-    """The unmatched part of the last betting round's top bet (0: none), its bettor not folded (or folded too,
-    `folded_too`): the chips a return would give back; with `seat`, the bettor's seat instead (None: none)."""
+def _unmatched(events: list[dict], folded_too: bool = False) -> tuple[int | None, int]:
+    """(the bettor, the unmatched part) of the last betting round's top bet, its bettor not folded (or folded too,
+    `folded_too`): the chips a return would give back; (None, 0) for none."""
     rounds: list[dict[int, int]] = [{}]  # each round's chips in, by seat
     folded: set[int] = set()
     drawn = False
@@ -804,11 +804,9 @@ def _unmatched(events: list[dict], seat: bool = False, folded_too: bool = False)
             folded.add(e["seat"])
     last = next((r for r in reversed(rounds) if any(v > 0 for v in r.values())), {})
     if not last:
-        return None if seat else 0
+        return None, 0
     top = max(last, key=lambda s: last[s])
     second = max((v for s, v in last.items() if s != top), default=0)
-    if top in folded and not folded_too:
-        return None if seat else 0
-    if seat:
-        return None if last[top] == second else top
-    return last[top] - second
+    if (top in folded and not folded_too) or last[top] == second:
+        return None, 0
+    return top, last[top] - second
