@@ -87,3 +87,9 @@ def plant_some(hands: list[dict], pick: int, pack) -> list[dict]:
                 out.append(work)
                 break
     return out
+
+
+def money(hand: dict, *kinds: str) -> list[tuple]:
+    """(kind, seat, amount) of the hand's events of `kinds`, an award's pot after it: what a room's chips did."""
+    return [(e["kind"], e.get("seat"), e["amount"]) + ((e["pot"],) if e["kind"] == "award" else ())
+            for e in hand["events"] if e["kind"] in kinds]

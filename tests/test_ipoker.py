@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from reader_items import finding_rows, findings, plant_some
+from reader_items import finding_rows, findings, money, plant_some
 
 from auditor.check.packs import resolve_pack
 from auditor.export import SUFFIXES, writer
@@ -49,11 +49,6 @@ def hands_of(path: Path) -> list[dict]:
     got = [i for i in items(path) if not isinstance(i, ReaderNote)]
     assert all(isinstance(i, SourceHand) for i in got), [i.one_line() for i in got]
     return [i.hand for i in got]
-
-
-def money(hand: dict, *kinds: str) -> list[tuple]:
-    return [(e["kind"], e.get("seat"), e["amount"]) + ((e["pot"],) if e["kind"] == "award" else ())
-            for e in hand["events"] if e["kind"] in kinds]
 
 
 def actions(hand: dict) -> list[tuple]:

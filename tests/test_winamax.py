@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from reader_items import findings, room_hands
+from reader_items import findings, money, room_hands
 
 from auditor.ingest.detect import detect
 from auditor.pipeline import audit
@@ -23,11 +23,6 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "winamax"
 
 def hands_of(path: Path) -> list[dict]:
     return room_hands(path, "winamax")
-
-
-def money(hand: dict, *kinds: str) -> list[tuple]:
-    return [(e["kind"], e.get("seat"), e["amount"]) + ((e["pot"],) if e["kind"] == "award" else ())
-            for e in hand["events"] if e["kind"] in kinds]
 
 
 def test_cash_hands_read_as_the_room_dealt_them():
