@@ -53,21 +53,24 @@ def _values(parts, money, spoken, values):
             values[part.name] = True
             _values(part.parts, money, spoken, values)
         elif isinstance(part, Field):
-            value = _sample(part, money)
+            value = _sample(part, money) if part.type != "stake" else 1250
             if part.type == "time":  # a time as the room writes it
                 value = spoken.time.write(_values(spoken.time.parts, money, spoken, {}), money)
             if value is None:  # the room's own words
                 own = {"street": spoken.syntax["streets"][0], "draw": spoken.syntax["draws"][0],
                        "pot": spoken.syntax["pots"]["main"],
                        "seat_status": next(iter(spoken.syntax["seat_status"].values())),
-                       "brand": spoken.syntax.get("brands", ["?"])[0]}
+                       "brand": (spoken.syntax.get("brands") or ["?"])[0],
+                       "month": (spoken.syntax["time"].get("months") or ["07"])[0]}
                 value = own[part.type]
             values[part.name] = value
     return values
 
 
 def _text(part: Field, value, money: Money, card_separator: str = " ") -> str:
-    return money(value) if part.type == "amount" else card_separator.join(value) if part.type == "cards" else str(value)
+    if part.type in ("amount", "stake"):
+        return money(value)
+    return card_separator.join(value) if part.type == "cards" else str(value)
 
 
 @pytest.mark.parametrize("room", ROOMS)

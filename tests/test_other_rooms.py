@@ -32,8 +32,8 @@ _FRAGMENT = "a fragment of a hand (parser-test snippet without a header line)"
 #: the rooms whose exports (in the shape of `ROOM_HEADERS`) have a dialect: read by it, not skipped; and the
 #: folders of other-rooms/ whose files that dialect reads (WPN's there are its older layout, not read)
 READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "888poker": "888poker",
-           "iPoker": "ipoker"}
-READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker", "ipoker": "ipoker"}
+           "iPoker": "ipoker", "PartyPoker": "partypoker"}
+READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker", "ipoker": "ipoker", "partypoker": "partypoker"}
 #: file (relative to other-rooms/) -> (what its content is recognised as: a room, "pokerstars" for a file our
 #: PokerStars reader reads, or None), and why it differs from its folder
 NOT_THE_FOLDERS_ROOM: dict[str, tuple[str | None, str]] = {
@@ -225,10 +225,10 @@ ROOMS_2 = OTHER_ROOMS.parent / "rooms-2"
 
 @pytest.mark.skipif(not ROOMS_2.is_dir(), reason=f"the shared corpus is not at {ROOMS_2}")
 def test_every_hand_history_of_the_newer_rooms_is_named():
-    """rooms-2/: Bovada and Ignition, PartyPoker and the others: every file a hand history of a room without a
-    reader, named by its room (the PokerNow logs as PokerNow's); GGPoker's, WPN's, Winamax's, 888's and iPoker's
-    read by their dialects."""
-    folder_rooms = {"bovada": {"Bovada", "Ignition"}, "partypoker": {"PartyPoker"}, "pokernow": {"PokerNow"}}
+    """rooms-2/: Bovada and Ignition and the others: every file a hand history of a room without a reader, named by
+    its room (the PokerNow logs as PokerNow's); GGPoker's, WPN's, Winamax's, 888's, iPoker's and PartyPoker's read
+    by their dialects."""
+    folder_rooms = {"bovada": {"Bovada", "Ignition"}, "pokernow": {"PokerNow"}}
     named: dict[str, set[str]] = {}
     for path in sorted(p for p in ROOMS_2.rglob("*") if p.is_file() and p.suffix != ".tsv"):
         folder = path.relative_to(ROOMS_2).parts[0]

@@ -138,7 +138,7 @@ class RoomWriter:
             if returns and put - returns != sum(e["amount"] for e in events if e["kind"] in ("award", "rake")):
                 return (f"an uncalled bet returned in a hand whose chips do not balance: {room} pays the bet back "
                         "with the pot, and its reader takes the return out of the award only where the chips do")
-        if self.dialect.convention("uncalled_return") == "not_written":
+        if self.dialect.convention("uncalled_return") in ("not_written", "paid_as_a_pot"):
             returns = [e for e in events if e["kind"] == "return"]
             bettor, unmatched = _unmatched(events, folded_too=True)
             if sum(e["amount"] for e in returns) != unmatched or len(returns) > 1 or (
@@ -347,8 +347,11 @@ class RoomWriter:
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
         local = moment.astimezone(self.zone)
+        time = self.dialect.syntax["time"]
+        month = time["months"][local.month - 1] if "months" in time else f"{local.month:02d}"
+        weekday = time["weekdays"][local.weekday()] if "weekdays" in time else ""
         return self.dialect.time.write({
-            "year": f"{local.year:04d}", "month": f"{local.month:02d}", "day": f"{local.day:02d}", "sep": " ",
+            "year": f"{local.year:04d}", "month": month, "weekday": weekday, "day": f"{local.day:02d}", "sep": " ",
             "hour": local.hour, "minute": f"{local.minute:02d}", "second": f"{local.second:02d}", "zoned": True,
             "zone": self.dialect.syntax["time"]["written_zone"]})
 
@@ -483,13 +486,16 @@ class _Hand:
         self.writer, self.hand = writer, hand
         self.line = writer.dialect.lines
         self.money = writer.money(hand)
+        self.currency = hand.get("currency")
         self.seats = {s["seat"]: s for s in hand["seats"]}
         self.name = {n: s["player"] for n, s in self.seats.items()}
         self.left = {n: s["stack"] for n, s in self.seats.items()}
         self.out: list[str] = []
 
     def say(self, kind: str, **values: Any) -> None:
-        self.out.append(self.line[kind].write(values, self.money))
+        # (the currency's code, where a room writes it after cash amounts: `[$0.05 USD]`)
+        self.out.append(self.line[kind].write({"coded": self.currency is not None, "currency": self.currency,
+                                               **values}, self.money))
 
     def lines(self) -> list[str]:
         writer, hand, say = self.writer, self.hand, self.say
@@ -521,10 +527,16 @@ class _Hand:
         returns_in_award = convention("uncalled_return") == "in_the_award"
         # a room that writes no return: the return left out, or paid with the bettor's award where no rake is taken
         # (as a walk's big blind is paid), and no summary: the showdown marker before the shows and the awards
-        unwritten_return = convention("uncalled_return") == "not_written"
-        if unwritten_return and not any(e["kind"] == "rake" for e in events):
+        unwritten_return = convention("uncalled_return") in ("not_written", "paid_as_a_pot")
+        if unwritten_return and (convention("uncalled_return") == "paid_as_a_pot"
+                                 or not any(e["kind"] == "rake" for e in events)):
             returns_in_award = True
-        no_summary = convention("summary_section") == "none"
+        no_summary = convention("summary_section") != "written"
+        # (a room marking no showdown writes its shows and awards straight after the play)
+        marked = convention("summary_section") != "none_and_no_showdown_marker"
+        all_in_verb = convention("all_in_marker") == "verb"
+        as_a_pot = convention("uncalled_return") == "paid_as_a_pot"
+        pot_returns: list[dict] = []
         showdown_at = next((i for i, e in enumerate(events) if i > last_play and (
             e["kind"] in ("show", "muck") or ((contested or no_summary) and e["kind"] == "award"))), None)
         out_folds = _out_folds(hand) if convention("folds_before_the_deal") == "sitting_out" else []
@@ -543,7 +555,8 @@ class _Hand:
                 continue
             kind = e["kind"]
             if i == showdown_at:
-                say("show_down")
+                if marked:
+                    say("show_down")
                 for r in held:
                     say("uncalled", amount=r["amount"], player=self.name[r["seat"]])
                 held = []
@@ -595,8 +608,9 @@ class _Hand:
                     self.left[seat] -= e["amount"]
                     put_in += e["amount"]
                     round_in[seat] = e["to"]
-                    say(verb, player=who, amount=e["amount"], by=max(e["to"] - current, 0), to=e["to"],
-                        all_in=self.all_in(seat, e))
+                    all_in = self.all_in(seat, e)
+                    say("all_in" if all_in and all_in_verb else verb, player=who, amount=e["amount"],
+                        by=max(e["to"] - current, 0), to=e["to"], all_in=all_in)
             elif kind == "draw":
                 if not drawn:
                     say("draw_round", street=writer.dialect.syntax["draws"][0])
@@ -630,9 +644,15 @@ class _Hand:
                         x["kind"] == "action" for x in events[i:showdown_at]):
                     held.append(e)
                     continue
-                if not unwritten_return:
+                if as_a_pot:  # a bettor paid nothing else: the return is a pot of its own, with the awards
+                    pot_returns.append(e)
+                elif not unwritten_return:
                     say("uncalled", amount=e["amount"], player=self.name[seat])
             elif kind == "award":
+                for r in pot_returns:
+                    say("collect", player=self.name[r["seat"]], amount=r["amount"], pot=pots["side"], numbered=True,
+                        side=1)
+                pot_returns = []
                 amount = e["amount"] + (in_award.pop(seat, 0) if paid.get(seat) == i else 0)
                 won[seat] = won.get(seat, 0) + amount
                 if summary_awards:
@@ -641,7 +661,7 @@ class _Hand:
                 say("collect", player=self.name[seat], amount=amount, pot=pot, numbered=e["pot"] > 0,
                     side=e["pot"])
             # rake: stated in the summary
-        if showdown_at is None and (contested or no_summary):
+        if showdown_at is None and (contested or no_summary) and marked:
             say("show_down")
         if not no_summary:
             self.summary(put_in, board, roles, shown, won, folded, mucked)

@@ -55,6 +55,8 @@ FIELD_TYPES = {
     "bracketless": r"[^()]*",
     "time": "{time}",
     "brand": "{brand}",
+    "month": "{month}",
+    "stake": "{stake}",
 }
 _FIELD = re.compile(r"\{(?P<name>\w+)(?P<optional>\?)?:")
 
@@ -367,6 +369,17 @@ def amount_pattern(amount: dict[str, Any]) -> str:
     return rf"(?:{symbols})?{number}" if amount["symbol_position"] == "before" else rf"{number}(?:{symbols})?"
 
 
+def stake_pattern(amount: dict[str, Any]) -> str:
+    """An amount as a header may state a stake: in the dialect's syntax, or with one of its header's own thousands
+    separators (`1 200`) or a multiplier's letter (`1.6K`, `syntax.amount.header_thousands`, `suffixes`)."""
+    seps = "".join(re.escape(s) for s in [amount["thousands"], *amount.get("header_thousands", [])] if s)
+    grouped = rf"\d{{1,3}}(?:[{seps}]\d{{3}})+|" if seps else ""
+    suffix = "|".join(re.escape(s) for s in amount.get("suffixes", {}))
+    number = rf"(?:{grouped}\d+)(?:{re.escape(amount['decimal'])}\d+)?" + (f"(?:{suffix})?" if suffix else "")
+    symbols = "|".join(re.escape(s) for s in amount["symbols"])
+    return rf"(?:{symbols})?{number}" if amount["symbol_position"] == "before" else rf"{number}(?:{symbols})?"
+
+
 def _alternatives(words: list[str]) -> str:
     return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
 
@@ -386,6 +399,9 @@ class _Compiler:
             "seat_status": _alternatives(list(syntax["seat_status"].values())),
             # the names a room's header may carry (its skins, its old names): only those start its hands
             "brand": _alternatives(syntax.get("brands", [])) or "(?!)",
+            # a month by its name (`syntax.time.months`), or its number where the room writes none
+            "month": _alternatives(syntax["time"].get("months", [])) or r"\d+",
+            "stake": stake_pattern(syntax["amount"]),
         }
         self.own["time"] = self.regex(parse_template(syntax["time"]["pattern"]))
 

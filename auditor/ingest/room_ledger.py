@@ -37,12 +37,12 @@ KINDS = ("seat", "post_small_blind", "post_big_blind", "post_both_blinds", "post
          "discard", "stand_pat", "dealt", "redealt", "timed_out", "sits_out", "is_sitting_out",
          "is_sitting_out_plain", "has_returned", "cashed_out", "uncalled", "collect", "marker", "total", "board",
          "summary_seat", "summary_other_seat", "run_twice_summary", "cancelled", "ignored", "quiet", "seat_waiting",
-         "summary_award", "unsupported")
+         "summary_award", "unsupported", "all_in")
 (K_SEAT, K_POST_SB, K_POST_BB, K_POST_BOTH, K_POST_ANTE, K_POST_STRADDLE, K_POST_BUTTON, K_POST_BRING_IN, K_FOLD,
  K_CHECK, K_CALL, K_BET, K_RAISE, K_SHOW, K_MUCK, K_MUCK_SHOWN, K_DISCARD, K_STAND_PAT, K_DEALT, K_REDEALT,
  K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED, K_CASHED_OUT, K_UNCALLED,
  K_COLLECT, K_MARKER, K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_CANCELLED,
- K_IGNORED, K_QUIET, K_SEAT_WAITING, K_SUMMARY_AWARD, K_UNSUPPORTED) = range(len(KINDS))
+ K_IGNORED, K_QUIET, K_SEAT_WAITING, K_SUMMARY_AWARD, K_UNSUPPORTED, K_ALL_IN) = range(len(KINDS))
 WRITE_ONLY = ("blinds", "hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary")
 #: kinds read only inside the summary
 SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_SUMMARY_AWARD)
@@ -88,9 +88,11 @@ H_COLUMNS = ("line_lo", "line_hi", "button", "hole", "tournament", "older", "dra
 #: marker deals, or the blinds follow it, or a `Dealt to` line before it deals; a return is read where written,
 #: or placed in its betting round, or is in the award of the bettor (none written), or never written (derived)
 DEAL_MODES = ("deals", "before_blinds", "after_the_deal")
+#: the values of `summary_section` (`H_NO_SUMMARY`)
+SUMMARY_MODES = ("written", "none", "none_and_no_showdown_marker")
 D_MARKER, D_BEFORE_BLINDS, D_AFTER_THE_DEAL = range(3)
-RETURN_MODES = ("end_of_its_round", "after_the_board", "in_the_award", "not_written")
-U_WRITTEN, U_AFTER_THE_BOARD, U_IN_THE_AWARD, U_NOT_WRITTEN = range(4)
+RETURN_MODES = ("end_of_its_round", "after_the_board", "in_the_award", "not_written", "paid_as_a_pot")
+U_WRITTEN, U_AFTER_THE_BOARD, U_IN_THE_AWARD, U_NOT_WRITTEN, U_PAID_AS_A_POT = range(5)
 
 #: why a hand cannot be read: (name, quarantine code); the driver words each (`rooms.MESSAGES`)
 ERRORS = (
@@ -1106,6 +1108,10 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
             return False
     if kind == K_MARKER:
         return _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line)
+    if h[k, H_NO_SUMMARY] == 2 and V[V_SECTION] == SEC_PLAY and kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN, K_COLLECT):
+        V[V_SECTION] = SEC_SHOWDOWN  # a room that marks no showdown: its shows and awards end the play
+        if kind != K_COLLECT:
+            V[V_SHOWDOWN] = 1
     if K_POST_SB <= kind <= K_POST_BRING_IN:
         amount = _value(data, slots, t, F_AMOUNT, P, V)
         places = _places(data, slots, t, F_AMOUNT, P)
@@ -1139,6 +1145,14 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
                            _places(data, slots, t, F_AMOUNT, P), _flag(slots, t, F_ALL_IN, P))
         return _action(ev, V, S, h, k, line, seat, A_RAISE, -1, _value(data, slots, t, F_TO, P, V),
                        _places(data, slots, t, F_TO, P), _flag(slots, t, F_ALL_IN, P))
+    if kind == K_ALL_IN:  # an all-in as a verb of its own (`all_in_marker: verb`): what it is, the table says
+        amount = _value(data, slots, t, F_AMOUNT, P, V)
+        current = 0
+        for o in range(11):
+            if S[R_IN_ROUND, o]:
+                current = max(current, S[R_ROUND_IN, o])
+        verb = A_CALL if S[R_ROUND_IN, seat] + amount <= current else A_RAISE
+        return _action(ev, V, S, h, k, line, seat, verb, amount, -1, _places(data, slots, t, F_AMOUNT, P), True)
     if kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN):
         if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
             return _fail(V, X_BEFORE_DEAL, line, 1 if kind == K_SHOW else 2, 0, 0)
@@ -1325,10 +1339,10 @@ def _unmatched(S):  # pragma: no cover - compiled
 
 
 @callee
-def _totals(ev, V, seat):  # pragma: no cover - compiled
+def _totals(ev, V, seat, exact):  # pragma: no cover - compiled
     """(chips put in, awarded, raked, the last action's or kill's row, the last post's or hole deal's row, the
-    row of `seat`'s award from the highest pot it won: the pot nearest the unmatched chips, which a room paying
-    them with the pot adds there)."""
+    row of `seat`'s award from the highest pot it won, of `exact` chips or its largest there: the pot nearest the
+    unmatched chips, which a room paying them with the pot adds there)."""
     put = awarded = rake = np.int64(0)
     last = posted = mine = -1
     for row in range(V[V_EV0], V[V_NE]):
@@ -1337,7 +1351,11 @@ def _totals(ev, V, seat):  # pragma: no cover - compiled
             put += ev[row, C_AMOUNT]
         elif kind == E_AWARD:
             awarded += ev[row, C_AMOUNT]
-            if ev[row, C_SEAT] == seat and (mine < 0 or ev[row, C_POT] >= ev[mine, C_POT]):
+            # (of a room naming no pot, every award is the main pot's until attributed: the one of exactly the
+            # unmatched chips, which a room paying them as a pot of their own writes, else the seat's largest)
+            if ev[row, C_SEAT] == seat and (mine < 0 or ev[row, C_POT] > ev[mine, C_POT] or (
+                    ev[row, C_POT] == ev[mine, C_POT] and ev[mine, C_AMOUNT] != exact
+                    and (ev[row, C_AMOUNT] >= ev[mine, C_AMOUNT] or ev[row, C_AMOUNT] == exact))):
                 mine = row
         elif kind == E_RAKE:
             rake += ev[row, C_AMOUNT]
@@ -1355,19 +1373,20 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     by exactly the unmatched part of the last round's top bet, and the stated total is the awards, plus the
     rake), or its `uncalled_return: in_the_award` (the bettor's award holds that part: every chip put in was paid
     out and the stated total is the awards), or `not_written` (a room that never writes one: the part is returned;
-    it is in the bettor's award where the chips not paid out are fewer than it, as when every chip was paid out).
+    it is in the bettor's award where the chips not paid out are fewer than it, as when every chip was paid out),
+    or `paid_as_a_pot` (never written, always paid to the bettor as a pot of its own: taken from the award).
     The return is written after the last action or kill, and taken from the bettor's award where it was paid
     with it. True when it was written."""
     older = h[k, H_IMPLIED] and h[k, H_OLDER]
     in_award = h[k, H_RETURN_MODE] == U_IN_THE_AWARD
-    derived = h[k, H_RETURN_MODE] == U_NOT_WRITTEN
+    derived = h[k, H_RETURN_MODE] == U_NOT_WRITTEN or h[k, H_RETURN_MODE] == U_PAID_AS_A_POT
     if V[V_RETURNS] or (V[V_TOTAL_POT] < 0 and not derived) or not (older or in_award or derived):
         return False
     top, unmatched = _unmatched(S)
     # (a bettor who then folded is paid back the part no one matched too, where no return is ever written)
     if top < 0 or unmatched <= 0 or (S[R_FOLDED, top] and not derived):
         return False
-    put, awarded, rake, last, posted, mine = _totals(ev, V, top)
+    put, awarded, rake, last, posted, mine = _totals(ev, V, top, unmatched)
     if last < 0 and (in_award or derived):  # no action (all in through the blinds): after the posts and deal
         last = posted
     if older and (put - awarded - rake != unmatched
@@ -1377,7 +1396,8 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
         return False
     if in_award and (put - awarded - rake != 0 or V[V_TOTAL_POT] != awarded):
         return False
-    if in_award or (derived and put - awarded - rake < unmatched):  # paid with the bettor's award
+    # paid with the bettor's award (a room paying it as a pot of its own always pays it so)
+    if in_award or (derived and (put - awarded - rake < unmatched or h[k, H_RETURN_MODE] == U_PAID_AS_A_POT)):
         if mine < 0 or ev[mine, C_AMOUNT] < unmatched:
             return False
         ev[mine, C_AMOUNT] -= unmatched
@@ -1397,7 +1417,7 @@ def _derived_rake(ev, V, h, k):  # pragma: no cover - compiled
     returned and those awarded, when that is more than nothing (`H_RAKED`); awards above the chips in are left to
     the rules.
     False only when the rows are full."""
-    put, awarded, rake, _, _, _ = _totals(ev, V, -1)
+    put, awarded, rake, _, _, _ = _totals(ev, V, -1, -1)
     for row in range(V[V_EV0], V[V_NE]):
         if ev[row, C_KIND] == E_RETURN:
             put -= ev[row, C_AMOUNT]

@@ -29,7 +29,7 @@ import pyarrow as pa
 from auditor.ingest import room_ledger as L
 from auditor.ingest.arrow_columns import EventNames, card_lists, event_table, list_array, span_positions, texts
 from auditor.ingest.detect import SNIFF_BYTES
-from auditor.ingest.dialect import Dialect, amount_pattern, dialect
+from auditor.ingest.dialect import Dialect, amount_pattern, dialect, stake_pattern
 from auditor.ingest.limits import DEFAULT_LIMITS, Limits
 from auditor.ingest.parquet import TableChunk
 from auditor.ingest.text_blocks import decode_block, decode_bytes, in_blocks, line_start, wide
@@ -77,10 +77,13 @@ class Room:
     fold_case: bool
     header: re.Pattern[str]
     separator: re.Pattern[str] | None
-    #: the bytes every separator line begins with (`recognise.separator_lead`); b"": the kernel's `L_STARS` lines
-    separator_lead: bytes
+    #: what separator lines begin with (`recognise.separator_lead`, one or several); none: the kernel's `L_STARS`
+    #: lines
+    separator_leads: tuple[bytes, ...]
     limit: re.Pattern[str]
     stakes: re.Pattern[str]
+    #: a cash table's largest buy-in, where the room names a table by it (`stakes_written`)
+    buy_in: re.Pattern[str] | None
     stamp: re.Pattern[str]
     #: the stamp has a zone field (`syntax.time.pattern`)
     stamp_zoned: bool
@@ -96,7 +99,9 @@ class Room:
     summary_awards: bool
     silent_out: bool
     new_cards: bool
-    no_summary: bool
+    #: `summary_section`: written (0), none (1: the showdown marker closes the hand), none and no showdown marker
+    #: either (2: the first show, muck or award after the play opens the showdown)
+    no_summary: int
     rake_derived: bool
     predeal_fold_out: bool
     table: re.Pattern[str]
@@ -118,6 +123,8 @@ class Room:
     marker_lead: str
     chat_lead: str
     collect_word: str
+    #: the room exports some tournaments' hands without their blind lines (`blinds_written`)
+    blinds_unwritten: bool
     #: the room's award line names the pot it pays (`collect` has a `pot` field); where it does not, the awards
     #: of a hand with side pots are attributed to its pots (`_attribute_awards`)
     pots_named: bool
@@ -184,6 +191,7 @@ class Room:
         lead = start.parts[0].text if hasattr(start.parts[0], "text") else ""
         flags = re.IGNORECASE if fold else 0
         amount = amount_pattern(syntax["amount"])
+        stake = stake_pattern(syntax["amount"])
         symbols = dict(syntax["amount"]["symbols"])
         games = []
         for game in syntax["games"]:
@@ -201,10 +209,12 @@ class Room:
         table = spoken.header["table"]
         return cls(spoken, words, program.width, np.frombuffer(lead.encode("utf-8"), dtype=np.uint8).copy(), fold,
                    re.compile(start.pattern.pattern + r"\s*(?P<rest>.*)$", flags),
-                   re.compile(separator) if separator else None, recognise.get("separator_lead", "").encode("utf-8"),
+                   re.compile(separator) if separator else None, _leads(recognise.get("separator_lead", ())),
                    re.compile(r"\b(?P<limit>" + "|".join(map(re.escape, limit_words)) + r")\b", re.IGNORECASE),
                    # blinds, after the ante where the room writes it first (`ante/small/big`)
-                   re.compile(rf"(?<![\d/.,])(?:{amount}/)?(?P<small>{amount})/(?P<big>{amount})(?![\d/])"),
+                   re.compile(rf"(?<![\d/.,])(?:{stake}/)?(?P<small>{stake})/(?P<big>{stake})(?![\d/])"),
+                   re.compile(rf"(?<![\d/.,]){stake}(?![\d/])")
+                   if conventions["stakes_written"]["value"] == "buy_in_when_one_amount" else None,
                    re.compile(_stamp_pattern(spoken.time.pattern.pattern)), "zone" in spoken.time.pattern.groupindex,
                    re.compile(r"\b([A-Z]{3})\b"), tuple(games), structures, symbols,
                    spoken.header["tournament"].parts[0].text.lower(),
@@ -215,7 +225,7 @@ class Room:
                    conventions["summary_awards"]["value"] == "when_no_award_line",
                    conventions["silent_seats"]["value"] == "sitting_out",
                    conventions["board_lines"]["value"] == "new_cards",
-                   conventions["summary_section"]["value"] == "none",
+                   L.SUMMARY_MODES.index(conventions["summary_section"]["value"]),
                    conventions["rake_line"]["value"] == "not_written",
                    conventions["folds_before_the_deal"]["value"] == "sitting_out", table.pattern,
                    spoken.header_more, spoken.table_lines,
@@ -223,7 +233,12 @@ class Room:
                    dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
                    *_unseated(spoken, amount), spoken.header["write"].lead, table.lead, spoken.lines["seat"].lead,
                    spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken),
+                   conventions["blinds_written"]["value"] == "not_in_some_tournaments",
                    "pot" in spoken.lines["collect"].pattern.groupindex)
+
+
+def _leads(leads: str | list[str]) -> tuple[bytes, ...]:
+    return tuple(lead.encode("utf-8") for lead in ([leads] if isinstance(leads, str) else leads))
 
 
 #: the digits each field of a time stamp has (`syntax.time.pattern`), so a stamp's numbers are always small
@@ -319,7 +334,7 @@ def read_header(spoken: Room, m: re.Match[str], more: Sequence[str] = (), in_tab
     for found in reversed(stamps):
         key = key[:found.start()] + "\x00" + key[found.end():]
     # where the room writes it: before the hand id or after, or on the table line
-    tournament = in_table or spoken.tournament in line.lower()
+    tournament = in_table or spoken.tournament in line.lower() or bool(templates and spoken.tournament in rest.lower())
     try:
         facts = _header_facts(spoken, key, tournament) if len(key) <= 256 else _read_rest(spoken, key, tournament)
     except _Bad:
@@ -360,11 +375,13 @@ def _read_rest(spoken: Room, rest: str, tournament: bool) -> tuple:
     if not stakes:  # a room that writes the stakes first: `$0.50/$1 Blinds No Limit Holdem`
         after = before
         stakes = spoken.stakes.search(after)
-    if not stakes:
-        raise _Bad(f"header has no stakes: '{_short(rest)}'", "damaged")
-    small, big = _money(spoken, stakes["small"]), _money(spoken, stakes["big"])
-    symbol = next((s for s in spoken.symbols if stakes["small"].startswith(s) or stakes["small"].endswith(s)), None)
-    tail = after[stakes.end():]
+    if stakes:
+        small, big, stated = _money(spoken, stakes["small"]), _money(spoken, stakes["big"]), stakes["small"]
+        tail = after[stakes.end():]
+    else:
+        big, stated, tail = _buy_in_stakes(spoken, before, tournament, rest)
+        small = _FROM_POST
+    symbol = next((s for s in spoken.symbols if stated.startswith(s) or stated.endswith(s)), None)
     closing = tail.find(")")
     code = spoken.code.search(tail[:closing] if closing >= 0 else "")
     currency = None
@@ -378,13 +395,33 @@ def _read_rest(spoken: Room, rest: str, tournament: bool) -> tuple:
     return what, structure, currency, hole, tournament, row
 
 
+#: a small blind the header does not state (`stakes_written: buy_in_when_one_amount`): its post's, or half the big
+_FROM_POST = Decimal(-1)
+
+
+def _buy_in_stakes(spoken: Room, before: str, tournament: bool, rest: str) -> tuple[Decimal, str, str]:
+    """(big blind, the amount as written, the text after it) of a cash table the header names by its largest
+    buy-in of a hundred big blinds, where the dialect says its room does (`stakes_written`)."""
+    cap = spoken.buy_in.search(before) if spoken.buy_in is not None and not tournament else None
+    if cap is None:
+        raise _Bad(f"header has no stakes: '{_short(rest)}'", "damaged")
+    return _money(spoken, cap[0]) / 100, cap[0], before[cap.end():]
+
+
 def _money(spoken: Room, text: str) -> Decimal:
     amount = spoken.dialect.syntax["amount"]
     for symbol in spoken.symbols:
         text = text.removeprefix(symbol).removesuffix(symbol)
-    if amount["thousands"]:
-        text = text.replace(amount["thousands"], "")
-    value = Decimal(text.replace(amount["decimal"], "."))
+    for separator in (amount["thousands"], *amount.get("header_thousands", ())):
+        if separator:
+            text = text.replace(separator, "")
+    factor = 1
+    for suffix, times in amount.get("suffixes", {}).items():
+        if text.endswith(suffix):
+            text, factor = text.removesuffix(suffix), times
+    value = Decimal(text.replace(amount["decimal"], ".")) * factor
+    if factor != 1 and value == value.to_integral_value():  # `1.6K`: 1600 chips, no decimal place
+        value = value.to_integral_value()
     if value.adjusted() > L.MAX_DIGITS:
         raise _Bad(f"amount '{_short(text)}' is too large", "damaged")
     if _places(value) > L.MAX_PLACES:
@@ -414,6 +451,8 @@ def _started_at(spoken: Room, stamps: list[re.Match[str]]) -> str | None:
         if zone not in spoken.zones:
             continue
         y, mo, d, h, mi, s = m.group("year", "month", "day", "hour", "minute", "second")
+        if not mo.isdigit():  # a month by its name (`syntax.time.months`)
+            mo = str(spoken.dialect.syntax["time"]["months"].index(mo) + 1)
         hour = _hour(spoken, zone, y, mo, d, h)
         if hour is not None and len(mi) == 2 == len(s) and (mi + s).isascii() and mi <= "59" and s <= "59":
             return f"{hour[0]}:{mi}:{s}{hour[1]}"
@@ -532,10 +571,10 @@ class _Block:
         """Lines of blanks beyond ASCII (Python says whether they are blank) and archive separators become blank
         (the candidates the kernel flags, or those beginning with the dialect's `separator_lead`)."""
         candidates = self.flags & (L.L_MAYBE_BLANK | L.L_STARS)
-        lead = self.spoken.separator_lead
-        if lead and len(self.data):
+        if len(self.data):
             first = self.data[np.minimum(self.starts, len(self.data) - 1)]
-            candidates = candidates | ((first == lead[0]) & (self.ends - self.starts >= len(lead)))
+            for lead in self.spoken.separator_leads:
+                candidates = candidates | ((first == lead[0]) & (self.ends - self.starts >= len(lead)))
         for i in np.flatnonzero(candidates).tolist():
             line = self.text(i)
             if self.flags[i] & L.L_MAYBE_BLANK:
@@ -750,11 +789,13 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
         ns, ne, nc = L.convert(block.data, block.starts, block.ends, block.flags, rows, spoken.words, s_out, ev, cards,
                                spoken.width)
         h[read] = rows
+        if spoken.blinds_unwritten:
+            _refuse_unwritten_blinds(block, spans, hands, read, ev[:ne])
         if not spoken.pots_named:
             ev, ne = _attribute_awards(h, read, ev[:ne])
         ok = [k for k in read if h[k, L.H_OK]]
         for k in read:
-            if not h[k, L.H_OK]:
+            if not h[k, L.H_OK] and hands.refused[k] is None:
                 hands.refused[k] = _refusal(block, spans[k], hands, k)
         if ok:
             tables = _tables(block, [spans[k] for k in ok], hands, ok, s_out[:ns], ev[:ne], cards[:nc])
@@ -769,6 +810,27 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
                                                    table_id=hands.table[k][0])
             tables = tables.keep(verdicts.valid)
     yield from _in_order(block, spans, hands, tables, noted, chunk)
+
+
+def _refuse_unwritten_blinds(block: _Block, spans: list[tuple[int, int]], hands: _Hands, read: list[int],
+                             ev: np.ndarray) -> None:
+    """Refuse the tournament hands the ledger read that post no blind at all, where the dialect says its room
+    exports some tournaments' hands without their blind lines (`blinds_written: not_in_some_tournaments`): a
+    tournament always posts its blinds, so the text lost them, and the hand's play cannot be replayed from it (a
+    call of the blind's balance would read as a short call, the pot as paid from nowhere)."""
+    h = hands.h
+    ok = np.array([k for k in read if h[k, L.H_OK] and h[k, L.H_TOURNAMENT]], dtype=np.int64)
+    if not len(ok):
+        return
+    blind = (ev[:, L.C_KIND] == L.E_POST) & np.isin(ev[:, L.C_POST], (L.P_BLIND, L.P_MISSED))
+    counts = np.concatenate([[0], np.cumsum(blind)])
+    for k in ok[counts[h[ok, L.H_EV_HI]] == counts[h[ok, L.H_EV_LO]]].tolist():
+        h[k, L.H_OK] = 0
+        header = hands.header[k]
+        assert header is not None and hands.table[k] is not None
+        hands.refused[k] = Quarantined(block.name, block.line0 + int(block.number[spans[k][0]]) + 1,
+                                       "the tournament's blinds are not written: the hand's play cannot be replayed "
+                                       "from its text", header.hand_id, code="damaged", table_id=hands.table[k][0])
 
 
 def _attribute_awards(h: np.ndarray, read: list[int], ev: np.ndarray) -> tuple[np.ndarray, int]:
@@ -996,9 +1058,11 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
         "summary_seat_name": lambda: f"line {n}: the summary names seat {a0} differently from the seat list",
         "summary_not_understood": lambda: f"line {n}: summary line not understood: '{_short(line)}'",
         "no_hole_cards": lambda: f"truncated: no {written['hole_cards'].source} line",
-        "no_summary": lambda: f"truncated: no {written['summary'].source} section",
+        "no_summary": lambda: (f"truncated: no {written['summary'].source} section" if block.spoken.no_summary < 2
+                               else "truncated: the hand ends before its awards"),
         "no_showdown": lambda: (f"truncated: {a0} players reach the showdown, but there is no "
-                                f"{written['show_down'].source}"),
+                                f"{written['show_down'].source}" if block.spoken.no_summary < 2 else
+                                f"truncated: {a0} players reach the showdown, but none shows or mucks"),
         "no_award": lambda: f"truncated: no pot was awarded (no '{block.spoken.collect_word.strip()}' line)",
         "too_long": lambda: f"line {n}: the hand holds more than the reader's arrays (limit)",
     }[error]()
@@ -1072,8 +1136,11 @@ def _tables(block: _Block, spans: list[tuple[int, int]], hands: _Hands, ok: list
     big = h[:, L.H_BIG] * 10 ** (places - h[:, L.H_BIG_PLACES])
     fixed = h[:, L.H_FIXED] == 1
     draw = h[:, L.H_DRAW] == 1
-    sb = np.where(h[:, L.H_SB] >= 0, h[:, L.H_SB], small // 2)
-    blinds = np.stack([np.where(fixed, sb, small), np.where(fixed, small, big)], axis=1)
+    # a fixed-limit header states the bets, and a table named by its buy-in the big blind alone: the small blind
+    # is then its post's, or half the big blind where none was posted
+    unstated = fixed | (h[:, L.H_SMALL] < 0)
+    sb = np.where(h[:, L.H_SB] >= 0, h[:, L.H_SB], np.where(fixed, small, big) // 2)
+    blinds = np.stack([np.where(unstated, sb, small), np.where(fixed, small, big)], axis=1)
     units = np.where(draw[:, None], np.stack([small, big, small, big], axis=1), np.stack([small, small, big, big], 1))
     unit_count = np.where(fixed, np.where(draw, 2, 4), 0)
     bet_values = units[np.arange(4)[None, :] < unit_count[:, None]]
@@ -1167,6 +1234,10 @@ _IMPLIED_NOTES = {
                       "as returned to its bettor"),
 }
 _IMPLIED_NOTES[L.U_AFTER_THE_BOARD] = _IMPLIED_NOTES[L.U_WRITTEN]
+_IMPLIED_NOTES[L.U_PAID_AS_A_POT] = (
+    "uncalled-bet-paid-as-pot", "this export never writes an uncalled bet's return: it pays the unmatched part of "
+    "the last bet to its bettor as a pot of its own; it is read as returned to the bettor and taken out of the "
+    "bettor's awards")
 _RAKE_NOTE = ("rake-derived", "this export writes no rake: the chips put in and not returned or awarded are read "
               "as the rake the house took")
 
