@@ -21,7 +21,7 @@ EXPECTED = Path(__file__).resolve().parent / "expected"
 READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS / "rooms-2" / "winamax",
               CORPUS / "other-rooms" / "winamax", CORPUS / "rooms-2" / "888", CORPUS / "other-rooms" / "888poker",
               CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker", CORPUS / "rooms-2" / "partypoker",
-              CORPUS / "other-rooms" / "partypoker"]
+              CORPUS / "other-rooms" / "partypoker", CORPUS / "other-rooms" / "fulltilt"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -51,8 +51,8 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert got == want
     assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
-    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225, PartyPoker 357
-    assert result.hands_audited == 6380
+    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225, PartyPoker 357, Full Tilt 40
+    assert result.hands_audited == 6420
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
@@ -97,6 +97,9 @@ def test_corpus_room_conventions_are_notes_not_findings(result):
     xml = {n for n in result.notes if "ipoker" in Path(n.file).parts}
     party = {n for n in result.notes if "partypoker" in Path(n.file).parts or str(Path(n.file).relative_to(CORPUS))
              in PARTY_IN_888_FOLDER}
+    # Full Tilt's one: players sitting out named only in the summary, once per file
+    tilt = {n for n in result.notes if "fulltilt" in Path(n.file).parts}
+    assert Counter(n.code for n in tilt) == {"silent-seat-sitting-out": 5}
     # PartyPoker's (rooms/partypoker.yaml), each said at most once per file: the uncalled chips it pays as a pot
     # of their own, the rake it never writes, its unmarked sitting-out seats
     assert {n.code for n in party} == {"uncalled-bet-paid-as-pot", "rake-derived", "silent-seat-sitting-out"}
@@ -105,7 +108,7 @@ def test_corpus_room_conventions_are_notes_not_findings(result):
     assert Counter(n.code for n in xml) == {"action-order-by-number": 37, "uncalled-return-in-the-win": 36,
                                             "rake-the-chips-not-paid": 24, "silent-seats-sitting-out": 17}
     assert len({(n.file, n.code) for n in xml}) == len(xml)
-    notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml and n not in party)
+    notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml | party | tilt)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
                              ("DateIssue2.txt", "implied-uncalled-return"): 1,
                              **{(name, "uncalled-bet-in-award"): 1 for name in WINAMAX_IN_AWARD},

@@ -43,7 +43,7 @@ def _sample(part: Field, money: Money):
     return {"int": 7, "amount": 1250, "cards": ["Ah", "Td"], "player": "Bob", "name": "Bo b", "rest": "the rest",
             "text": "some text",
             "word": "USD", "words": "Zoom ", "code": "EUR", "zone": "ET", "time_sep": " ", "hand_word": "Hand",
-            "pot_list": "", "roles": " (button)", "seat_status": " is sitting out", "bracketless": "$2 bounty",
+            "pot_list": "", "roles": " (button)", "bracketless": "$2 bounty",
             "time": "2024/01/02 10:11:12 ET"}.get(part.type)
 
 

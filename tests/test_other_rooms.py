@@ -32,8 +32,9 @@ _FRAGMENT = "a fragment of a hand (parser-test snippet without a header line)"
 #: the rooms whose exports (in the shape of `ROOM_HEADERS`) have a dialect: read by it, not skipped; and the
 #: folders of other-rooms/ whose files that dialect reads (WPN's there are its older layout, not read)
 READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "888poker": "888poker",
-           "iPoker": "ipoker", "PartyPoker": "partypoker"}
-READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker", "ipoker": "ipoker", "partypoker": "partypoker"}
+           "iPoker": "ipoker", "PartyPoker": "partypoker", "Full Tilt Poker": "fulltilt"}
+READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker", "ipoker": "ipoker", "partypoker": "partypoker",
+                "fulltilt": "fulltilt"}
 #: file (relative to other-rooms/) -> (what its content is recognised as: a room, "pokerstars" for a file our
 #: PokerStars reader reads, or None), and why it differs from its folder
 NOT_THE_FOLDERS_ROOM: dict[str, tuple[str | None, str]] = {
@@ -96,8 +97,8 @@ def test_each_room_has_a_sample():
 def test_the_message_and_what_is_not_a_room():
     assert recognise_other(b"\xef\xbb\xbfWinamax Poker - CashGame - HandId: #1-2-3 - Holdem no limit") == \
         "Winamax hand history: no reader for this room"
-    assert recognise_other("Full Tilt Poker Game #1: Table X".encode("utf-16")) == \
-        "Full Tilt Poker hand history: no reader for this room"
+    assert recognise_other("***** Hand history for game #75065769 *****".encode("utf-16")) == \
+        "Everleaf hand history: no reader for this room"
     for head in (b"", b"\xef\xbb\xbf", b"# README\nhand histories of 888poker", b"PokerStars Hand #1: Hold'em",
                  b'{"ohh": {}}', b"entry,at,order,extra\n"):
         assert recognise_other(head, "x.txt") is None, head

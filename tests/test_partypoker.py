@@ -88,6 +88,8 @@ def test_each_illegal_hand_gives_exactly_its_finding(name, expected):
 
 @pytest.mark.parametrize(("name", "refusal"), [
     ("all_in_with_chips_behind.txt", ("inconsistent-amounts", "line 12: seat 1 is said to be all-in with 5 behind")),
+    # no showdown marker: a hand still contested at its end must have its shows or mucks, else it is cut short
+    ("contested_without_shows.txt", ("truncated", "truncated: 2 players reach the showdown, but none shows or mucks")),
     ("tournament_blinds_unwritten.txt",
      ("damaged", "the tournament's blinds are not written: the hand's play cannot be replayed from its text")),
 ])

@@ -575,6 +575,8 @@ class _Hand:
                     say("fold", player=self.name[out])
                 out_folds = []
                 if not hole_written:
+                    if "button" in self.line:  # a room saying the button after the posts
+                        say("button", seat=button)
                     say("hole_cards")
                     hole_written = True
                 if "??" not in e["cards"]:
@@ -706,12 +708,15 @@ class _Hand:
         words = writer.dialect.data["header"].get("write_words", {})
         game, limit = writer.games[hand["variant"]], writer.limits[hand["structure"]]
         self.out.append(header["write"].write({
-            **words, "hand_id": hand_number(hand["hand_id"]), "game": f"{game} {limit}", "variant": game,
+            **words, "hand_id": hand_number(hand["hand_id"]), "table": hand["table_id"], "game": f"{game} {limit}",
+            "variant": game, "sized": True, "max_seats": hand["max_seats"],
             "limit": limit, "small": small, "big": big, "cash": bool(hand.get("currency")),
             "currency": hand.get("currency"), "stamped": stamp is not None, "stamp": stamp}, self.money))
-        self.out.append(header["table"].write({**words, "table": hand["table_id"], "sized": True, "mid": " ",
-                                               "max_seats": hand["max_seats"], "buttoned": True,
-                                               "button": hand["events"][0]["seat"], "players": len(self.seats)}))
+        if writer.dialect.table_lines:  # (else the header's own line names the table)
+            self.out.append(header["table"].write({**words, "table": hand["table_id"], "sized": True, "mid": " ",
+                                                   "max_seats": hand["max_seats"], "buttoned": True,
+                                                   "button": hand["events"][0]["seat"],
+                                                   "players": len(self.seats)}))
         for n in sorted(self.seats):
             away = self.seats[n].get("status") == "sitting_out"
             self.say("seat", seat=n, player=self.name[n], stack=self.seats[n]["stack"], status=away,

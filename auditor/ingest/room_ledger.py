@@ -37,12 +37,12 @@ KINDS = ("seat", "post_small_blind", "post_big_blind", "post_both_blinds", "post
          "discard", "stand_pat", "dealt", "redealt", "timed_out", "sits_out", "is_sitting_out",
          "is_sitting_out_plain", "has_returned", "cashed_out", "uncalled", "collect", "marker", "total", "board",
          "summary_seat", "summary_other_seat", "run_twice_summary", "cancelled", "ignored", "quiet", "seat_waiting",
-         "summary_award", "unsupported", "all_in")
+         "summary_award", "unsupported", "all_in", "button")
 (K_SEAT, K_POST_SB, K_POST_BB, K_POST_BOTH, K_POST_ANTE, K_POST_STRADDLE, K_POST_BUTTON, K_POST_BRING_IN, K_FOLD,
  K_CHECK, K_CALL, K_BET, K_RAISE, K_SHOW, K_MUCK, K_MUCK_SHOWN, K_DISCARD, K_STAND_PAT, K_DEALT, K_REDEALT,
  K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED, K_CASHED_OUT, K_UNCALLED,
  K_COLLECT, K_MARKER, K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_CANCELLED,
- K_IGNORED, K_QUIET, K_SEAT_WAITING, K_SUMMARY_AWARD, K_UNSUPPORTED, K_ALL_IN) = range(len(KINDS))
+ K_IGNORED, K_QUIET, K_SEAT_WAITING, K_SUMMARY_AWARD, K_UNSUPPORTED, K_ALL_IN, K_BUTTON) = range(len(KINDS))
 WRITE_ONLY = ("blinds", "hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary")
 #: kinds read only inside the summary
 SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_SUMMARY_AWARD)
@@ -110,7 +110,7 @@ ERRORS = (
     ("run_twice_summary", "unsupported-feature"), ("summary_seat_name", "damaged"),
     ("summary_not_understood", "damaged"), ("no_hole_cards", "truncated"), ("no_summary", "truncated"),
     ("no_showdown", "truncated"), ("no_award", "truncated"), ("too_long", "limit"), ("side_pot_range", "damaged"),
-    ("unsupported_line", "unsupported-feature"), ("seat_line", "damaged"),
+    ("unsupported_line", "unsupported-feature"), ("seat_line", "damaged"), ("no_button", "damaged"),
 )
 (X_NONE, X_NO_SEATS, X_SEAT_RANGE, X_NAME_BLANK, X_SAME_NAME, X_AMOUNT_LARGE, X_AMOUNT_PLACES, X_NOT_UNDERSTOOD,
  X_BEFORE_DEAL, X_AFTER_DEAL, X_CANCELLED, X_FORCED_BET, X_PUTS_IN, X_ALL_IN_BEHIND, X_ACTION_BEFORE_DEAL, X_NO_MORE,
@@ -118,7 +118,7 @@ ERRORS = (
  X_BOARD_AFTER_SHOWDOWN, X_FLOP_NOT_UNDERSTOOD, X_BOARD_NOT_REPEATED, X_NOT_A_CARD, X_DEALT_BEFORE, X_DRAW_OUTSIDE,
  X_DISCARD_COUNT, X_DISCARD_RANGE, X_SIDE_POT, X_CASHED_OUT, X_SUMMARY_BOARD, X_RUN_TWICE_SUMMARY,
  X_SUMMARY_SEAT_NAME, X_SUMMARY_NOT_UNDERSTOOD, X_NO_HOLE_CARDS, X_NO_SUMMARY, X_NO_SHOWDOWN, X_NO_AWARD, X_TOO_LONG,
- X_SIDE_POT_RANGE, X_UNSUPPORTED_LINE, X_SEAT_LINE) = range(len(ERRORS))
+ X_SIDE_POT_RANGE, X_UNSUPPORTED_LINE, X_SEAT_LINE, X_NO_BUTTON) = range(len(ERRORS))
 #: what a `before_deal` error names (arg0)
 BEFORE_DEAL_WHAT = ("an uncalled bet returned", "a show", "a muck", "a pot collected", "a post")
 
@@ -808,6 +808,8 @@ def _deal(ev, V, S, h, k):  # pragma: no cover - compiled
     tournament seat out of hand; a tournament deals its absent players in (the room posts and folds for them)."""
     V[V_SECTION] = SEC_PLAY
     button = h[k, H_BUTTON]
+    if button < 0:  # a room whose button line comes after the seats wrote none before the deal
+        return _fail(V, X_NO_BUTTON, -1, 0, 0, 0)
     for step in range(1, 11):
         seat = (button + step - 1) % 10 + 1
         if not S[R_PRESENT, seat]:
@@ -1145,6 +1147,16 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
                            _places(data, slots, t, F_AMOUNT, P), _flag(slots, t, F_ALL_IN, P))
         return _action(ev, V, S, h, k, line, seat, A_RAISE, -1, _value(data, slots, t, F_TO, P, V),
                        _places(data, slots, t, F_TO, P), _flag(slots, t, F_ALL_IN, P))
+    if kind == K_BUTTON:  # `The button is in seat #N`, after the seats: once, before the deal
+        ns = slot_of[t, F_SEAT]
+        if V[V_SECTION] != SEC_PREDEAL or h[k, H_BUTTON] >= 0 or slots[ns, 1] - slots[ns, 0] > 2:
+            return _fail(V, X_NOT_UNDERSTOOD, line, 0, 0, 0)
+        button = _int(data, slots[ns, 0], slots[ns, 1])
+        if not 1 <= button <= 10:
+            return _fail(V, X_SEAT_RANGE, line, button, 0, 0)
+        h[k, H_BUTTON] = button
+        ev[V[V_EV0], C_SEAT] = button  # the hand's first event: its button
+        return True
     if kind == K_ALL_IN:  # an all-in as a verb of its own (`all_in_marker: verb`): what it is, the table says
         amount = _value(data, slots, t, F_AMOUNT, P, V)
         current = 0

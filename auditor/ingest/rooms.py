@@ -123,6 +123,8 @@ class Room:
     marker_lead: str
     chat_lead: str
     collect_word: str
+    #: the room says the button in a line of its own after the seats (`lines.button`), not in the table line
+    button_line: bool
     #: the room exports some tournaments' hands without their blind lines (`blinds_written`)
     blinds_unwritten: bool
     #: the room's award line names the pot it pays (`collect` has a `pot` field); where it does not, the awards
@@ -233,6 +235,7 @@ class Room:
                    dict(syntax["time"]["zones"]), ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]]),
                    *_unseated(spoken, amount), spoken.header["write"].lead, table.lead, spoken.lines["seat"].lead,
                    spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken),
+                   "button" in spoken.lines,
                    conventions["blinds_written"]["value"] == "not_in_some_tournaments",
                    "pot" in spoken.lines["collect"].pattern.groupindex)
 
@@ -508,9 +511,12 @@ def read_table(spoken: Room, line: str) -> tuple[str | None, int, int | None]:
     m = _table_match(spoken, line)
     if not m:
         raise _Bad(f"table line not understood: '{_short(line)}'", "damaged")
-    if not m["buttoned"]:
+    if m.groupdict().get("buttoned"):
+        button = _whole(m["button"], "button seat")
+    elif spoken.button_line:  # said by a line of its own after the seats (`lines.button`)
+        button = -1
+    else:
         raise _Bad("the table line names no button seat", "damaged")
-    button = _whole(m["button"], "button seat")
     size = _whole(m["max_seats"], "table size") if m.groupdict().get("sized") else None
     if size is not None and not 2 <= size <= 10:
         raise _Bad(f"a {size}-seat table (the canonical log has 2 to 10 seats)", "unsupported-feature")
@@ -756,6 +762,8 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             more, table_text = (), block.text(body) if body < b else ""
         else:
             more, table_text, body = _head(block, a, b)
+        if not spoken.table_lines:  # the table named in the header's own line (`header.table_lines: 0`)
+            table_text = m["rest"]
         table_id = None
         try:
             tm = _table_match(spoken, table_text) if spoken.table_names_tournament else None
@@ -1063,6 +1071,7 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
         "no_showdown": lambda: (f"truncated: {a0} players reach the showdown, but there is no "
                                 f"{written['show_down'].source}" if block.spoken.no_summary < 2 else
                                 f"truncated: {a0} players reach the showdown, but none shows or mucks"),
+        "no_button": lambda: "the hand names no button seat before the deal",
         "no_award": lambda: f"truncated: no pot was awarded (no '{block.spoken.collect_word.strip()}' line)",
         "too_long": lambda: f"line {n}: the hand holds more than the reader's arrays (limit)",
     }[error]()
