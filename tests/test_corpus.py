@@ -20,7 +20,8 @@ EXPECTED = Path(__file__).resolve().parent / "expected"
 #: the folders of rooms-2/ and other-rooms/ whose room has a dialect: read whole
 READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS / "rooms-2" / "winamax",
               CORPUS / "other-rooms" / "winamax", CORPUS / "rooms-2" / "888", CORPUS / "other-rooms" / "888poker",
-              CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker"]
+              CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker", CORPUS / "rooms-2" / "pokernow",
+              CORPUS / "other-rooms" / "pokernow_csv"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -50,8 +51,8 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert got == want
     assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
-    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225
-    assert result.hands_audited == 6023
+    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225, PokerNow 132
+    assert result.hands_audited == 6155
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
@@ -80,6 +81,11 @@ EIGHT_RAKES = ("3BetHand.txt", "6 Max.txt", "AllInHandWithShowdown.txt", "BasicH
                "NoLimitHoldem.txt", "OmahaShowdown.txt", "PostingDead.txt", "PotLimitOmaha.txt", "River.txt",
                "Table2.txt", "Table3.txt", "Table4.txt", "Table5.txt", "Turn.txt", "ValidHand.txt", "WithShowdown.txt",
                "hands.txt", "hands.txt", "hands.txt")
+#: PokerNow's conventions (docs/readers.md, "PokerNow"), each said once per file where it applied
+POKERNOW_NOTES = [("poker_now_log_pglhTdT0g-V_oxxMaQxatNdFk.csv", "dead-button-from-last-hand"),
+                  ("log4.csv", "dead-button-from-last-hand"), ("log4.csv", "all-in-capped-at-the-covered-stack"),
+                  ("mwpot.csv", "repeated-show-read-once"), ("mwpot.csv", "stakes-from-posts"),
+                  ("run-it-twice.csv", "stakes-from-posts"), ("Input_Log_002.csv", "stakes-from-posts")]
 WINAMAX_SILENT = ("10MultipleHands.txt", "20150309_SHORT TRACK 0,10€ 04_real_holdem_no-limit.txt", "3BetHand.txt",
                   "HeroName.txt")
 
@@ -91,11 +97,13 @@ def test_corpus_room_conventions_are_notes_not_findings(result):
     win, rake and silent seats, each said once per file, instead of a chip-conservation or action-order finding on
     each such hand."""
     xml = {n for n in result.notes if "ipoker" in Path(n.file).parts}
+    pokernow = {n for n in result.notes if {"pokernow", "pokernow_csv"} & set(Path(n.file).parts)}
+    assert Counter((Path(n.file).name, n.code) for n in pokernow) == Counter(POKERNOW_NOTES)
     # iPoker's four conventions (docs/xml-rooms.md), each said at most once per file
     assert Counter(n.code for n in xml) == {"action-order-by-number": 37, "uncalled-return-in-the-win": 36,
                                             "rake-the-chips-not-paid": 24, "silent-seats-sitting-out": 17}
     assert len({(n.file, n.code) for n in xml}) == len(xml)
-    notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml)
+    notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml and n not in pokernow)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
                              ("DateIssue2.txt", "implied-uncalled-return"): 1,
                              **{(name, "uncalled-bet-in-award"): 1 for name in WINAMAX_IN_AWARD},
