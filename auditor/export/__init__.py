@@ -58,10 +58,12 @@ from auditor.resources import room_names, room_suffix, xml_room_names, xml_room_
 WRITERS: dict[str, str] = {
     "ohh": "auditor.export.ohh",
     "phh": "auditor.export.phh",
+    "pokernow": "auditor.export.pokernow",
 }
 #: the file suffix each format's reader recognises
 SUFFIXES: dict[str, str] = {**{room: room_suffix(room) for room in room_names()},
-                            **{room: xml_room_suffix(room) for room in xml_room_names()}, "ohh": ".ohh", "phh": ".phhs"}
+                            **{room: xml_room_suffix(room) for room in xml_room_names()}, "ohh": ".ohh", "phh": ".phhs",
+                            "pokernow": ".csv"}
 
 
 def writer(name: str) -> Any:

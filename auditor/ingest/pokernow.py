@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from auditor.ingest.validate import schema_error
 from auditor.model.pots import attribute_winnings, build_pots
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 
-__all__ = ["HEADER", "ROOM", "parse_amount", "read_pokernow", "sniff_pokernow"]
+__all__ = ["HEADER", "ROOM", "parse_amount", "read_pokernow", "read_text", "sniff_pokernow", "table_of"]
 
 ROOM = "PokerNow"
 HEADER = b"entry,at,order"
@@ -160,11 +161,18 @@ def read_pokernow(path: Path | str, *, rule_pack: str = "tda-2024", limits: Limi
     except UnicodeDecodeError as exc:
         yield Quarantined(label, 1, f"not UTF-8 text (byte {exc.start})", code="damaged")
         return
+    yield from read_text(text, label, table_of(Path(name or label)), rule_pack=rule_pack, limits=limits)
+
+
+def read_text(text: str, label: str, table: str, *, rule_pack: str = "tda-2024",
+              limits: Limits = DEFAULT_LIMITS) -> Iterator[Item]:
+    """Every hand of a PokerNow log's decoded text (the reader's work once the file is read; the writer reads its
+    own text back with it)."""
     rows, bad = _rows(text, limits)
     if rows is None:
         yield Quarantined(label, 1, bad[0][1], code="damaged")
         return
-    yield from _hands(rows, bad, label, table_of(Path(name or label)), rule_pack, limits)
+    yield from _hands(rows, bad, label, table, rule_pack, limits)
 
 
 def _rows(text: str, limits: Limits) -> tuple[list[Row] | None, list[tuple[int, str]]]:
@@ -334,8 +342,8 @@ def _one(rows: list[Row], bad: list[tuple[int, str]], label: str, table: str, ru
 #: the conventions the reader applies, each said once per file where it applied
 NOTES = {
     "stakes-from-posts": "the log declares no blinds before this hand (no `The game's big blind was changed` "
-                         "line), so the table's blinds are those of the first hand in the file that posts both (a later blind of another size "
-                         "is still reported)",
+                         "line), so the table's blinds are those of the first hand in the file that posts both (a "
+                         "later blind of another size is still reported)",
     "all-in-capped-at-the-covered-stack": "`and go all in` is PokerNow's all-in button, which puts in no more than "
                                           "the largest other stack still in can match: such a bet or raise, its "
                                           "total exactly that stack's, leaves the bettor chips behind and is read "
@@ -405,8 +413,7 @@ class _Hand:
     def read(self) -> tuple[dict[str, Any], list[str]]:
         start = START.fullmatch(self.rows[0].entry)
         assert start is not None
-        variant, structure = game_of(start["game"].strip())
-        self.variant = variant
+        self.variant, self.structure = game_of(start["game"].strip())
         body = self.rows[1:-1]
         if any(r.entry == RUN_TWICE or (BOARD.match(r.entry) and BOARD.match(r.entry)["second"]) for r in body):
             raise Refusal("unsupported-feature", "run it twice (the canonical log has one board)")
@@ -424,6 +431,7 @@ class _Hand:
                 self._line(row)
         self._deal()
         self._settle()
+        self._shown_holes()
         hand = self._record(start)
         return hand, self.applied
 
@@ -431,7 +439,7 @@ class _Hand:
         text = row.entry[len("Player stacks: "):]
         found = list(STACKS.finditer(text))
         if not found or found[-1].end() != len(text) or any(
-                a.end() != b.start() for a, b in zip(found, found[1:], strict=False)) or found[0].start():
+                a.end() != b.start() for a, b in pairwise(found)) or found[0].start():
             raise Refusal("damaged", f"line {row.line}: a `Player stacks:` line not understood")
         for m in found:
             seat, token = int(m[1]), m[2]
@@ -447,7 +455,7 @@ class _Hand:
 
     def identity(self, token: str) -> str:
         """The player's id (the part after the last ` @ `), as first known in the file."""
-        name, at, pid = token.rpartition(" @ ")
+        _name, at, pid = token.rpartition(" @ ")
         pid = pid if at and pid else token
         return self.session.aliases.get(pid, pid)
 
@@ -594,6 +602,17 @@ class _Hand:
         self.events.append({"kind": "deal", "to": "board", "cards": cards_of(m["new"], line)})
         self.round = {}
 
+    def _shown_holes(self) -> None:
+        """A player's hole cards are those they show (their first show of the game's number of cards): the log
+        writes no deal, and a show is the dealt cards turned face up."""
+        shows: dict[int, list[str]] = {}
+        for e in self.events:
+            if e["kind"] == "show" and len(e["cards"]) == HOLE_CARDS[self.variant]:
+                shows.setdefault(e["seat"], e["cards"])
+        for e in self.events:
+            if e["kind"] == "deal" and e["to"] == "hole" and e["seat"] in shows:
+                e["cards"] = list(shows[e["seat"]])
+
     def _settle(self) -> None:
         """The awards: each player's `collected` lines paid from the pots as a dealer pays them (the log names no
         pot), the last side pot first (`model.pots.attribute_winnings`)."""
@@ -629,7 +648,7 @@ class _Hand:
         at = self.rows[0].at
         if re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", at):
             hand["started_at"] = at
-        hand.update(variant=self.variant, structure=self.structure_of(start), rule_pack=self.rule_pack)
+        hand.update(variant=self.variant, structure=self.structure, rule_pack=self.rule_pack)
         if self.scale != 1:
             hand["money_scale"] = self.scale
         hand.update(stakes=stakes, max_seats=MAX_SEATS,
@@ -637,6 +656,3 @@ class _Hand:
                            for s in sorted(self.player_of)],
                     events=self.events)
         return hand
-
-    def structure_of(self, start: re.Match) -> str:
-        return game_of(start["game"].strip())[1]
