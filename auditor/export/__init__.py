@@ -39,6 +39,8 @@ and assumes the default otherwise:
   the schedule) cannot be written; verify therefore plays a share of its tables in this unit
   (`IMPLIED_UNIT_SHARE`), so that odd-chip and rake are measured. Default: the format states its
   unit, every table keeps the simulator's chips of 50.
+- `NEWEST_FIRST: bool`: the format writes a file's last hand first (PokerNow's log), so its hands read back in
+  reverse line order. Default: False.
 - `carried(hand) -> dict`: the canonical hand as the reader should give it back (what the format
   normalises: ids, times, room, the chip unit). Not used by verify, which compares audits, not
   hands; the writer's round-trip tests compare the reader's hand with it (PokerStars).

@@ -42,10 +42,12 @@ from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.pokernow import HOLE_CARDS, MAX_SEATS, ROOM, read_text
 from auditor.model.records import ReaderNote, SourceHand
 
-__all__ = ["HIDDEN_CATEGORIES", "IMPLIED_CHIP_UNIT", "SUFFIX", "cannot_express", "cannot_express_together",
+__all__ = ["HIDDEN_CATEGORIES", "IMPLIED_CHIP_UNIT", "NEWEST_FIRST", "SUFFIX", "cannot_express", "cannot_express_together",
            "carried", "write_hands"]
 
 SUFFIX = ".csv"
+#: the log is written newest row first, as PokerNow exports it: a file's hands read back in reverse line order
+NEWEST_FIRST = True
 #: the reader counts chips in ones (PokerNow states no chip unit)
 IMPLIED_CHIP_UNIT = 1
 HIDDEN_CATEGORIES = {
@@ -116,10 +118,6 @@ def _cards_problem(hand: dict) -> str | None:
     known = [c for c in seen if c != "??"] + [c for s in shown for c in holes[s] if c != "??"]
     if len(set(hidden)) < len(hidden) or set(hidden) & set(known):
         return "a card dealt twice that no show reveals: a PokerNow log shows only the cards shown"
-    folded = {e["seat"] for e in events if e["kind"] == "action" and e["action"] == "fold"}
-    live = [s for s in holes if s not in folded]
-    if len(live) > 1 and any(s not in shown and "??" not in holes[s] for s in live):
-        return "a player still in at the end who did not show: a PokerNow log has no muck to say so"
     return None
 
 
