@@ -77,7 +77,7 @@ from auditor.resources import room_names, xml_room_names  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "corpus"
 ROOMS = room_names()
 XML_ROOMS = xml_room_names()
-READERS = ("jsonl", "parquet", *ROOMS, *XML_ROOMS, "ohh", "phh")
+READERS = ("jsonl", "parquet", *ROOMS, *XML_ROOMS, "ohh", "phh", "pokernow")
 TEN_MB = 10 * 1024 * 1024
 
 
@@ -155,6 +155,15 @@ def load_seeds(reader: str, corpus: Path = CORPUS, phh_files: int = 400) -> Seed
             seeds.pieces.append((".xml", data))
             games = re.split(rb"(?=<game[ >])", data)
             seeds.pieces += [(".xml", games[0] + piece) for piece in games[1:3]]
+    elif reader == "pokernow":
+        # the fixtures and the corpus's PokerNow logs, whole and cut into runs of rows (newest first, as exported)
+        for path in _files((ROOT / "tests/fixtures/pokernow", "*.csv"), (corpus, "**/pokernow*/**/*.csv"),
+                           (corpus, "**/pokernow*/**/*.txt"), (corpus, "**/pokernow_csv/*.csv")):
+            data = path.read_bytes()
+            seeds.pieces.append((".csv", data))
+            head, _, rows = data.partition(b"\n")
+            lines = rows.splitlines(keepends=True)
+            seeds.pieces += [(".csv", head + b"\n" + b"".join(lines[k:k + 60])) for k in range(0, len(lines), 60)]
     elif reader == "ohh":
         for path in _files((ROOT / "tests/fixtures/ohh", "*.ohh"), (corpus / "ohh", "**/*.ohh")):
             data = path.read_bytes()
@@ -676,10 +685,11 @@ def grammar_jsonl(work: Path, rng: random.Random) -> tuple[Path, str, list[str],
 
 
 def grammar_export(work: Path, rng: random.Random) -> tuple[Path, str, list[str], int | None]:
-    """Drawn hands written by one of the writers (each room's dialect, OHH, PHH) and read back by its reader."""
+    """Drawn hands written by one of the writers (each room's dialect, OHH, PHH, PokerNow) and read back by its
+    reader."""
     from auditor.export import SUFFIXES, writer
 
-    fmt = rng.choice((*ROOMS, *XML_ROOMS, "ohh", "phh"))
+    fmt = rng.choice((*ROOMS, *XML_ROOMS, "ohh", "phh", "pokernow"))
     module = writer(fmt)
     from auditor.ingest.jsonl import consistency_error
 

@@ -29,7 +29,8 @@ def _hands(name: str) -> list[dict]:
 
 def test_detected_by_content_whatever_the_suffix(tmp_path):
     text = (FIXTURES / "clean.csv").read_bytes()
-    assert sniff_pokernow(text) and sniff_pokernow(b"\xef\xbb\xbf" + text) and sniff_pokernow(text.replace(b"\n", b"\r\n"))
+    assert sniff_pokernow(text) and sniff_pokernow(b"\xef\xbb\xbf" + text)
+    assert sniff_pokernow(text.replace(b"\n", b"\r\n"))
     assert not sniff_pokernow(b"entry,at,order,more\n") and not sniff_pokernow(b"PokerStars Hand #1:")
     saved = tmp_path / "log.txt"  # the same log saved as text
     saved.write_bytes(text)
@@ -136,7 +137,7 @@ def test_untrusted_names_are_escaped_in_reports(tmp_path):
     assert "\x1b" not in q.one_line()
 
 
-@pytest.mark.skipif(not (CORPUS / "rooms-2" / "pokernow").is_dir(), reason="the shared corpus is not beside the project")
+@pytest.mark.skipif(not (CORPUS / "rooms-2" / "pokernow").is_dir(), reason="the shared corpus is not beside us")
 def test_real_logs_read_in_play_order():
     items = list(read_pokernow(CORPUS / "rooms-2" / "pokernow" / "bkushigian__PokerNowPy" / "log4.csv"))
     hands = [i.hand for i in items if isinstance(i, SourceHand)]

@@ -42,8 +42,8 @@ from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.pokernow import HOLE_CARDS, MAX_SEATS, ROOM, read_text
 from auditor.model.records import ReaderNote, SourceHand
 
-__all__ = ["HIDDEN_CATEGORIES", "IMPLIED_CHIP_UNIT", "NEWEST_FIRST", "SUFFIX", "cannot_express", "cannot_express_together",
-           "carried", "write_hands"]
+__all__ = ["HIDDEN_CATEGORIES", "IMPLIED_CHIP_UNIT", "NEWEST_FIRST", "SUFFIX", "cannot_express",
+           "cannot_express_together", "carried", "event_index", "log_text", "write_hands"]
 
 SUFFIX = ".csv"
 #: the log is written newest row first, as PokerNow exports it: a file's hands read back in reverse line order
@@ -234,7 +234,8 @@ def carried(hand: dict, number: int = 1, table: str = "1") -> dict:
     """The canonical hand the reader gives back for `hand` written as hand `number` of a log of table `table`:
     ids, room and time as the log states them, chips in ones, every hole card not shown unknown, ten seats."""
     unit = _unit(hand)
-    shown = {e["seat"] for e in hand["events"] if e["kind"] == "show" and len(e["cards"]) == HOLE_CARDS[hand["variant"]]}
+    n = HOLE_CARDS[hand["variant"]]
+    shown = {e["seat"] for e in hand["events"] if e["kind"] == "show" and len(e["cards"]) == n}
     events = []
     for e in hand["events"]:
         if e["kind"] == "deal" and e["to"] == "burn":
