@@ -849,7 +849,8 @@ class Hang(Exception):
 
 
 #: a quarantine reason that reports a reader's own exception: contained, but a bug all the same
-INTERNAL_ERROR = re.compile(r"^(?:reader error(?:, the rest of the file is not read)?|reader could not convert): "
+INTERNAL_ERROR = re.compile(r"^(?:reader error(?:, the rest of the file is not read)?|reader could not convert|"
+                            r"the reader failed on this hand): "
                             r"[A-Z][A-Za-z]*(?:Error|Exception|Iteration)\b")
 
 

@@ -127,6 +127,8 @@ def sniff_pokernow(head: bytes) -> bool:
 def parse_amount(text: str, scale: int) -> int:
     """`12.5` at scale 100 -> 1250: a decimal amount in the file's unit, never through a float."""
     whole, _, frac = text.partition(".")
+    if len(whole) > 16:  # also keeps int() from a 5,000-digit string
+        raise Refusal("unsupported-feature", f"an amount above 10^15: {text[:20]}...")
     places = len(str(scale)) - 1
     if len(frac) > places:
         raise Refusal("inconsistent-amounts", f"an amount finer than the file's unit: {text}")
@@ -442,9 +444,10 @@ class _Hand:
                 a.end() != b.start() for a, b in pairwise(found)) or found[0].start():
             raise Refusal("damaged", f"line {row.line}: a `Player stacks:` line not understood")
         for m in found:
-            seat, token = int(m[1]), m[2]
+            seat, token = (int(m[1]) if len(m[1]) < 4 else MAX_SEATS + 1), m[2]
             if not 1 <= seat <= MAX_SEATS:
-                raise Refusal("unsupported-feature", f"line {row.line}: seat {seat} (the log numbers seats 1..10)")
+                shown = m[1] if len(m[1]) < 8 else m[1][:6] + "..."
+                raise Refusal("unsupported-feature", f"line {row.line}: seat {shown} (the log numbers seats 1..10)")
             if seat in self.player_of:
                 raise Refusal("damaged", f"line {row.line}: seat {seat} listed twice")
             self.seat_of.setdefault(token, seat)
