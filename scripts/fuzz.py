@@ -517,7 +517,7 @@ def write_dataset(directory: Path, tables: tuple[pa.Table, ...], rng: random.Ran
 # input limit (members, ratio, grace, total, folder entries, gzip inside zip, zip inside zip); and file
 # names are hostile (control characters, bidirectional overrides, bytes that are not UTF-8).
 
-GRAMMAR_READERS = ("g-jsonl", "g-export", "g-parquet", "g-archive", "g-names")
+GRAMMAR_READERS = ("g-jsonl", "g-export", "g-parquet", "g-archive", "g-names", "g-pokernow")
 _VARIANTS = ("holdem", "omaha", "omaha-nz", "three-card-nz", "five-card-draw")
 _STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
 _KINDS = ("seat_draw", "seat_request", "seat_fill", "button", "post", "deal", "draw", "action", "show", "muck",
@@ -684,12 +684,12 @@ def grammar_jsonl(work: Path, rng: random.Random) -> tuple[Path, str, list[str],
     return path, "jsonl", how, len(hands)
 
 
-def grammar_export(work: Path, rng: random.Random) -> tuple[Path, str, list[str], int | None]:
+def grammar_export(work: Path, rng: random.Random, fmt: str | None = None) -> tuple[Path, str, list[str], int | None]:
     """Drawn hands written by one of the writers (each room's dialect, OHH, PHH, PokerNow) and read back by its
     reader."""
     from auditor.export import SUFFIXES, writer
 
-    fmt = rng.choice((*ROOMS, *XML_ROOMS, "ohh", "phh", "pokernow"))
+    fmt = fmt or rng.choice((*ROOMS, *XML_ROOMS, "ohh", "phh", "pokernow"))
     module = writer(fmt)
     from auditor.ingest.jsonl import consistency_error
 
@@ -818,6 +818,8 @@ def grammar_names(work: Path, rng: random.Random) -> tuple[Path, str, list[str],
 GRAMMARS: dict[str, Callable[[Path, random.Random], tuple[Path, str, list[str], int | None]]] = {
     "g-jsonl": grammar_jsonl, "g-export": grammar_export, "g-parquet": grammar_parquet,
     "g-archive": grammar_archive, "g-names": grammar_names,
+    # PokerNow's writer alone (its log: one table's rows, newest first), read back by its reader
+    "g-pokernow": lambda work, rng: grammar_export(work, rng, "pokernow"),
 }
 
 

@@ -265,8 +265,11 @@ def _round_trip_problem(hand: dict) -> str | None:
     items = [i for i in read_text(log_text([hand]), "1.csv", "1", rule_pack=hand["rule_pack"],
                                   limits=DEFAULT_LIMITS) if not isinstance(i, ReaderNote)]
     if len(items) != 1 or not isinstance(items[0], SourceHand):
-        why = items[0].reason if items and hasattr(items[0], "reason") else f"{len(items)} items"
-        return f"the PokerNow reader does not read the hand back whole: {why}"
+        code = getattr(items[0], "code", "") if items else ""
+        if code == "inconsistent-amounts":
+            return ("chips a PokerNow log cannot state: it writes round totals and stacks, from which the reader "
+                    "derives every amount, and this hand's amounts contradict them")
+        return f"the PokerNow reader does not read the hand back whole ({code or f'{len(items)} items'})"
     got = dict(items[0].hand)
     got.pop("started_at", None)
     want = carried(hand)
