@@ -30,7 +30,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -61,31 +60,30 @@ RANKS = {"10": "T", "A": "A", "K": "K", "Q": "Q", "J": "J", "T": "T", **{str(r):
 SUITS = {"♠": "s", "♣": "c", "♥": "h", "♦": "d"}
 
 _AMOUNT = r"(\d+(?:\.\d+)?)"
-_P = r'"(?P<p>.+)"'
 START = re.compile(r'-- starting hand #(?P<n>\d+) +\((?P<game>[^()]*(?:\([^()]*\))?[^()]*)\) '
                    r'\((?:dealer: "(?P<dealer>.+)"|(?P<dead>dead button))\) --')
 END = re.compile(r"-- ending hand #(?P<n>\d+) --")
-STACKS = re.compile(r'#(\d+) "(.*?)" \(' + _AMOUNT + r'\)(?: \| |$)')
-POST = re.compile(_P + r" posts (?P<what>a small blind|a big blind|a straddle|an ante|a missing small blind|"
-                  r"a missed big blind|a missed small blind|a dead small blind) of " + _AMOUNT +
-                  r"(?P<all_in> and go all in)?")
-ACTION = re.compile(_P + r" (?P<verb>calls|bets|raises to) " + _AMOUNT + r"(?P<all_in> and go all in)?")
-PLAIN = re.compile(_P + r" (?P<verb>folds|checks)")
-SHOW = re.compile(_P + r" shows a (?P<cards>[^.]*)\.")
-UNCALLED = re.compile(r"Uncalled bet of " + _AMOUNT + r' returned to "(?P<p>.+)"')
-COLLECT = re.compile(_P + r" collected " + _AMOUNT + r" from pot(?P<tail>.*)")
+SEAT = re.compile(r'#(\d+) "(.*)" \(' + _AMOUNT + r"\)")
+SEAT_END = re.compile(r'" \(' + _AMOUNT + r"\)\Z")
+# what follows a seated player's `"Name @ id" ` (the player is found first, among the hand's seats: `_Hand.split`)
+POST = re.compile(r"posts (?P<what>a small blind|a big blind|a straddle|an ante|a missing small blind|"
+                  r"a missed big blind) of (?P<amount>\d+(?:\.\d+)?)(?P<all_in> and go all in)?")
+ACTION = re.compile(r"(?P<verb>calls|bets|raises to) (?P<amount>\d+(?:\.\d+)?)(?P<all_in> and go all in)?")
+PLAIN = re.compile(r"(?P<verb>folds|checks)")
+SHOW = re.compile(r"shows a (?P<cards>[^.]*)\.")
+COLLECT = re.compile(r"collected (?P<amount>\d+(?:\.\d+)?) from pot(?P<tail>.*)")
+CHOOSES = re.compile(r"chooses to +(not )?run it twice\.")
+UNCALLED = re.compile(r"Uncalled bet of (?P<amount>\d+(?:\.\d+)?) returned to (?P<token>.+)")
 BOARD = re.compile(r"(?P<street>Flop|Turn|River)(?P<second> \(second run\))?: +(?P<old>[^\[]*)\[(?P<new>[^\]]*)\]")
-BOMB = re.compile(_P + r" .*\(bomb pot bet\)")
+BOMB = "(bomb pot bet)"
 BLINDS_CHANGED = re.compile(r"The game's (?P<which>small blind|big blind|ante) was changed from " + _AMOUNT +
                             r" to " + _AMOUNT + r"\.")
 ID_CHANGED = re.compile(r'The player ".+ @ .+" changed the ID from (?P<old>\S+) to (?P<new>\S+) because .*')
 #: lines inside a hand that move no chips and say nothing the canonical log holds (admin, seat requests, the
 #: run-it-twice vote when it was not run twice, the log owner's own cards, which name no player)
-QUIET = re.compile(
-    r"(The player |The admin |WARNING: |Remaining players decide whether to run it twice\.|"
-    r"Some players choose to not run it twice\.|Your hand is |Dead Small Blind|Dead Big Blind|"
-    r"The game's |Player stacks: )"
-    r"|" + _P + r" chooses to +(not )?run it twice\.")
+QUIET = re.compile(r"The player |The admin |WARNING: |Remaining players decide whether to run it twice\.|"
+                   r"Some players choose to not run it twice\.|Your hand is |Dead Small Blind|The game's |"
+                   r"Player stacks: ")
 RUN_TWICE = "All players in hand choose to run it twice."
 
 
@@ -419,7 +417,7 @@ class _Hand:
         body = self.rows[1:-1]
         if any(r.entry == RUN_TWICE or (BOARD.match(r.entry) and BOARD.match(r.entry)["second"]) for r in body):
             raise Refusal("unsupported-feature", "run it twice (the canonical log has one board)")
-        if any(BOMB.fullmatch(r.entry) for r in body):
+        if any(r.entry.endswith(BOMB) for r in body):
             raise Refusal("unsupported-feature", "a bomb pot (no canonical forced bet holds it)")
         stacks_row = next((r for r in body if r.entry.startswith("Player stacks: ")), None)
         if stacks_row is None:
@@ -438,10 +436,18 @@ class _Hand:
         return hand, self.applied
 
     def _seats(self, row: Row) -> None:
-        text = row.entry[len("Player stacks: "):]
-        found = list(STACKS.finditer(text))
-        if not found or found[-1].end() != len(text) or any(
-                a.end() != b.start() for a, b in pairwise(found)) or found[0].start():
+        """`Player stacks: #1 "A @ x" (1000) | #3 ...`: cut at ` | ` where each piece is a whole seat (a name may
+        hold ` | `). A piece is matched only once a part ends as a seat does, and then it is one (or cannot start as
+        one, which fails at its first character): linear in the line, whatever it holds."""
+        found: list[re.Match] = []
+        piece: str | None = None
+        for part in row.entry[len("Player stacks: "):].split(" | "):
+            piece = part if piece is None else f"{piece} | {part}"
+            m = SEAT.fullmatch(piece) if SEAT_END.search(part) else None  # a seat ends in its part: no rescan
+            if m:
+                found.append(m)
+                piece = None
+        if piece is not None or not found:
             raise Refusal("damaged", f"line {row.line}: a `Player stacks:` line not understood")
         for m in found:
             seat, token = (int(m[1]) if len(m[1]) < 4 else MAX_SEATS + 1), m[2]
@@ -455,6 +461,7 @@ class _Hand:
             self.stacks[seat] = self.amount(m[3])
         self.left = dict(self.stacks)
         self.put = dict.fromkeys(self.stacks, 0)
+        self.tokens = sorted(self.seat_of, key=len, reverse=True)
 
     def identity(self, token: str) -> str:
         """The player's id (the part after the last ` @ `), as first known in the file."""
@@ -469,8 +476,8 @@ class _Hand:
         last = self.session.last_small_seat
         if last is not None and last not in self.player_of:
             return last
-        first = next((POST.fullmatch(r.entry) for r in body if POST.fullmatch(r.entry)), None)
-        seat = self.seat_of.get(first["p"]) if first else None
+        seat = next((s for s, rest in map(self.split, (r.entry for r in body)) if s is not None and
+                     POST.fullmatch(rest)), None)
         if seat is None:
             seat = min(self.player_of)
         for k in range(1, MAX_SEATS):
@@ -479,48 +486,69 @@ class _Hand:
                 return empty
         return seat
 
+    def split(self, entry: str) -> tuple[int | None, str]:
+        """(seat, the rest) of a line that starts with a seated player's `"Name @ id" `, matched against the hand's
+        own players longest first (a name is never cut at its punctuation); (None, the line) otherwise."""
+        if entry.startswith('"'):
+            for token in self.tokens:
+                if entry.startswith(token, 1) and entry.startswith('" ', 1 + len(token)):
+                    return self.seat_of[token], entry[len(token) + 3:]
+        return None, entry
+
     def _line(self, row: Row) -> None:
         entry, line = row.entry, row.line
-        m = POST.fullmatch(entry)
-        if m:
-            return self._post(m, line)
-        m = ACTION.fullmatch(entry) or PLAIN.fullmatch(entry)
-        if m:
-            self._deal()
-            return self._act(m, line)
+        seat, rest = self.split(entry)
+        if seat is not None:
+            return self._played(seat, rest, row)
         m = BOARD.fullmatch(entry)
         if m:
             return self._board(m, line)
-        m = SHOW.fullmatch(entry)
+        m = UNCALLED.fullmatch(entry)
         if m:
-            show = {"kind": "show", "seat": self.seat(m["p"], line), "cards": cards_of(m["cards"], line)}
+            token = m["token"]
+            seat = self.seat(token[1:-1] if len(token) > 1 and token[0] == token[-1] == '"' else token, line)
+            amount = self.amount(m["amount"])
+            self.put[seat] -= amount
+            self.left[seat] += amount
+            self.events.append({"kind": "return", "seat": seat, "amount": amount})
+            return None
+        if QUIET.match(entry):
+            return None
+        if entry.startswith('"'):
+            raise Refusal("damaged", f"line {line}: a player with no seat in the hand, or a line not understood: "
+                                     f"{entry[:80]!r}")
+        raise Refusal("damaged", f"line {line}: a line the PokerNow reader does not know: {entry[:80]!r}")
+
+    def _played(self, seat: int, rest: str, row: Row) -> None:
+        """A seated player's line: a post, an action, a show, a collect, or the run-it-twice vote."""
+        line = row.line
+        m = POST.fullmatch(rest)
+        if m:
+            return self._post(seat, m, line)
+        m = ACTION.fullmatch(rest) or PLAIN.fullmatch(rest)
+        if m:
+            self._deal()
+            return self._act(seat, m, line)
+        m = SHOW.fullmatch(rest)
+        if m:
+            show = {"kind": "show", "seat": seat, "cards": cards_of(m["cards"], line)}
             if show in self.events:  # PokerNow logs an all-in player's show again at the showdown: one show
                 self.applied.append("repeated-show-read-once")
                 return None
             self.events.append(show)
             return None
-        m = UNCALLED.fullmatch(entry)
+        m = COLLECT.fullmatch(rest)
         if m:
-            seat = self.seat(m["p"], line)
-            amount = self.amount(m[1])
-            self.put[seat] -= amount
-            self.left[seat] += amount
-            self.events.append({"kind": "return", "seat": seat, "amount": amount})
-            return None
-        m = COLLECT.fullmatch(entry)
-        if m:
-            seat = self.seat(m["p"], line)
-            self.won[seat] = self.won.get(seat, 0) + self.amount(m[2])
+            self.won[seat] = self.won.get(seat, 0) + self.amount(m["amount"])
             if self.award_at is None:
                 self.award_at = len(self.events)
             return None
-        if QUIET.match(entry):
+        if CHOOSES.fullmatch(rest):
             return None
-        raise Refusal("damaged", f"line {line}: a line the PokerNow reader does not know: {entry[:80]!r}")
+        raise Refusal("damaged", f"line {line}: a line the PokerNow reader does not know: {row.entry[:80]!r}")
 
-    def _post(self, m: re.Match, line: int) -> None:
-        seat = self.seat(m["p"], line)
-        amount = self.amount(m[3])
+    def _post(self, seat: int, m: re.Match, line: int) -> None:
+        amount = self.amount(m["amount"])
         what = m["what"]
         e: dict[str, Any] = {"kind": "post", "seat": seat}
         if what in ("a small blind", "a big blind"):
@@ -576,8 +604,7 @@ class _Hand:
         self.events.extend({"kind": "deal", "to": "hole", "seat": s, "cards": ["??"] * n} for s in order)
         self.order = order
 
-    def _act(self, m: re.Match, line: int) -> None:
-        seat = self.seat(m["p"], line)
+    def _act(self, seat: int, m: re.Match, line: int) -> None:
         verb = m["verb"]
         e: dict[str, Any] = {"kind": "action", "seat": seat}
         if verb in ("folds", "checks"):
@@ -586,10 +613,10 @@ class _Hand:
                 self.folded.add(seat)
             self.events.append(e)
             return
-        to = self.amount(m[3])
+        to = self.amount(m["amount"])
         before = self.round.get(seat, 0)
         if to <= before:
-            raise Refusal("inconsistent-amounts", f"line {line}: seat {seat} {verb} {m[3]}, no more than the "
+            raise Refusal("inconsistent-amounts", f"line {line}: seat {seat} {verb} {m['amount']}, no more than the "
                                                   f"{before} it has in the round")
         e.update(action={"calls": "call", "bets": "bet", "raises to": "raise"}[verb], amount=to - before, to=to)
         self._spend(seat, to - before, e, line, m["all_in"] is not None)
