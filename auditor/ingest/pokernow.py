@@ -56,7 +56,7 @@ GAMES = (("Omaha Hi/Lo", None, "Omaha hi/lo, a split-pot game"), ("Hi/Lo", None,
          ("Omaha", "omaha", ""))
 STRUCTURES = (("No Limit", "no-limit"), ("Pot Limit", "pot-limit"), ("Fixed Limit", "fixed-limit"),
               ("Limit", "fixed-limit"))
-RANKS = {"10": "T", "A": "A", "K": "K", "Q": "Q", "J": "J", "T": "T", **{str(r): str(r) for r in range(2, 10)}}
+RANKS = {"10": "T", "A": "A", "K": "K", "Q": "Q", "J": "J", **{str(r): str(r) for r in range(2, 10)}}
 SUITS = {"♠": "s", "♣": "c", "♥": "h", "♦": "d"}
 
 _AMOUNT = r"(\d+(?:\.\d+)?)"
@@ -188,6 +188,8 @@ def _rows(text: str, limits: Limits) -> tuple[list[Row] | None, list[tuple[int, 
     if header != ["entry", "at", "order"]:
         return None, [(1, "line 1: not a PokerNow CSV log (its first row is not entry,at,order)")]
     line = reader.line_num + 1
+    seconds: dict[str, int | None] = {}  # a time's whole seconds, once per second (rows come many a second)
+    most = limits.room_max_line_bytes
     while True:
         try:
             fields = next(reader)
@@ -197,51 +199,54 @@ def _rows(text: str, limits: Limits) -> tuple[list[Row] | None, list[tuple[int, 
             bad.append((line, f"line {line}: a row that is no CSV row ({exc}); the rest of the file is not read"))
             break
         start, line = line, reader.line_num + 1
-        if not fields:
-            continue
         if len(fields) != 3:
-            bad.append((start, f"line {start}: a row of {len(fields)} fields, not entry,at,order"))
+            if fields:
+                bad.append((start, f"line {start}: a row of {len(fields)} fields, not entry,at,order"))
             continue
         entry, at, order = fields
         if not order.isdigit() or len(order) > 30:
             bad.append((start, f"line {start}: a row whose order is no number ({order[:40]!r})"))
             continue
-        if not _agrees(at, order):
+        if not _agrees(at, int(order), seconds):
             bad.append((start, f"line {start}: a row whose order {order[:40]} is not of its time {at[:40]!r} "
                                "(PokerNow numbers a row by its time in ms, times 100, plus its place)"))
             continue
-        if len(entry.encode("utf-8")) > limits.room_max_line_bytes:
-            bad.append((start, f"line {start}: an entry longer than room_max_line_bytes "
-                               f"({limits.room_max_line_bytes})"))
+        if len(entry) * 4 > most and len(entry.encode("utf-8")) > most:
+            bad.append((start, f"line {start}: an entry longer than room_max_line_bytes ({most})"))
             continue
         rows.append(Row(start, entry, at, int(order)))
     rows.sort(key=lambda r: (r.order, -r.line))
     return rows, bad
 
 
-_AT = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{3})Z")
+_AT = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)")
 
 
-def _agrees(at: str, order: str) -> bool:
-    """Whether a row's `order` is its `at` in milliseconds times 100 plus its place among rows of that
-    millisecond, as in every real log: a row whose order is not is damaged (a digit lost moves it anywhere)."""
-    m = _AT.fullmatch(at)
-    if m is None:
+def _agrees(at: str, order: int, seconds: dict[str, int | None]) -> bool:
+    """Whether a row's `order` is its `at` (`2022-11-12T02:15:05.590Z`) in milliseconds times 100 plus its place
+    among rows of that millisecond, as in every real log: a row whose order is not is damaged (a digit lost moves
+    it anywhere). `seconds` keeps each second's epoch seconds (None: no time)."""
+    if len(at) != 24 or at[19] != "." or at[23] != "Z" or not at[20:23].isdigit():
         return False
-    try:
-        moment = datetime(*(int(m[k]) for k in range(1, 7)), tzinfo=UTC)
-    except ValueError:
-        return False
-    return int(order) // 100 == int(moment.timestamp()) * 1000 + int(m[7])
+    whole = at[:19]
+    if whole not in seconds:
+        m = _AT.fullmatch(whole)
+        try:
+            seconds[whole] = int(datetime(*(int(m[k]) for k in range(1, 7)), tzinfo=UTC).timestamp()) if m else None
+        except ValueError:
+            seconds[whole] = None
+    epoch = seconds[whole]
+    return epoch is not None and order // 100 == epoch * 1000 + int(at[20:23])
+
+
+#: a decimal amount (not a time's seconds, `05:35.590Z`, whose digits follow a colon)
+_DECIMALS = re.compile(r"(?<![:\d])\d+\.(\d+)")
 
 
 def _scale(rows: list[Row]) -> int:
     """The file's unit: 100 when any amount has cents (`0.05`), else whole chips (one scale for the file, so a
     player's stack reads the same from hand to hand)."""
-    places = 0
-    for row in rows:
-        for frac in re.findall(r"\d\.(\d+)\b", row.entry):
-            places = max(places, len(frac))
+    places = max((len(frac) for frac in _DECIMALS.findall("\n".join(row.entry for row in rows))), default=0)
     return 10 ** min(places, 6)
 
 
@@ -356,15 +361,18 @@ NOTES = {
 }
 
 
+#: every card as the log writes it (`10♦`) -> its canonical two letters (`Td`)
+CARDS = {r + u: RANKS[r] + SUITS[u] for r in ("10", "A", "K", "Q", "J", *map(str, range(2, 10))) for u in SUITS}
+
+
 def cards_of(text: str, line: int) -> list[str]:
     """`A♣, 10♦` -> `["Ac", "Td"]`; anything else is damaged."""
     out = []
     for part in text.split(","):
-        part = part.strip()
-        rank, suit = RANKS.get(part[:-1]), SUITS.get(part[-1:])
-        if rank is None or suit is None:
-            raise Refusal("damaged", f"line {line}: {part[:20]!r} is no card")
-        out.append(rank + suit)
+        card = CARDS.get(part.strip())
+        if card is None:
+            raise Refusal("damaged", f"line {line}: {part.strip()[:20]!r} is no card")
+        out.append(card)
     return out
 
 
