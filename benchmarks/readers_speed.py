@@ -399,6 +399,9 @@ def main() -> None:
             elif not args.no_audit:
                 cpu, wall = audit_cpu(audited[fmt][kind], args.repeat)
                 print(line("  auditor audit --jobs 1 (child process)", cpu, wall, hands))
+                if kind == "simulated" and fmt == "pokernow":
+                    cpu, wall = audit_cpu([twin(paths[0])], args.repeat)
+                    print(line("  the same hands as PokerStars text, audited", cpu, wall, hands))
                 if args.vs:
                     cpu, wall = audit_cpu(audited[fmt][kind], args.repeat, checkout=args.vs)
                     print(line(f"  the same audit by {args.vs}", cpu, wall, hands))

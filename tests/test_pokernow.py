@@ -69,11 +69,16 @@ def test_conventions_are_notes_once_per_file_not_findings():
 
 
 def test_violations_are_recorded_and_reported_not_hidden_by_a_convention(tmp_path):
-    """A check facing a bet is written as it happened. The repeated show is read once only when it repeats the
+    """A check facing a bet is written as it happened. In a log declaring no blinds, the stakes are the first
+    hand's, not each hand's own posts: a small blind of 15 after 10/20 stays against stakes of 10/20, for a pack
+    that judges blind sizes (tda-2024 has no such rule). The repeated show is read once only when it repeats the
     same cards: a repeat naming other cards (the last show of `clean.csv` changed) is kept and reported."""
     result = audit([FIXTURES / "illegal.csv"])
     got = set(zip(result.findings["hand_id"], result.findings["category"], strict=True))
-    assert ("illegal#1", "illegal-action") in got
+    assert got == {("illegal#1", "illegal-action")}
+    second = _hands("illegal.csv")[1]
+    assert second["stakes"]["blinds"] == [10, 20]
+    assert [e["amount"] for e in second["events"] if e.get("blind") == 1] == [15]
     text = (FIXTURES / "clean.csv").read_text("utf-8")
     last = text.find("shows a A♦, Q♦.")  # newest first: the first in the file is the repeat
     disguised = tmp_path / "disguised.csv"
@@ -122,9 +127,11 @@ def test_not_a_log_and_not_utf8(tmp_path):
 
 
 def test_untrusted_names_are_escaped_in_reports(tmp_path):
-    """A name holding markup and terminal escapes is data: the HTML report escapes it, a one-line message
-    escapes the control characters."""
-    text = (FIXTURES / "illegal.csv").read_text("utf-8").replace("Bob @ b2", "Bo\x1b[31mb<script>x</script> @ b2")
+    """A player token holding markup and terminal escapes is data: every report drops or escapes the control
+    characters, the HTML and JUnit reports escape the markup (JSON, SARIF and CSV hold it as encoded text)."""
+    # the id is the identity the reports name: the hostile text goes there
+    hostile = "Cy @ c3\x1b[31m<script>x</script>"
+    text = (FIXTURES / "illegal.csv").read_text("utf-8").replace("Cy <b>x</b> @ c3", hostile)
     path = tmp_path / "names.csv"
     path.write_text(text, "utf-8")
     result = audit([path])
@@ -135,6 +142,20 @@ def test_untrusted_names_are_escaped_in_reports(tmp_path):
     assert "<script>x</script>" not in page
     q = Quarantined(str(path), 1, "seat of Bo\x1b[31mb", code="damaged")
     assert "\x1b" not in q.one_line()
+    from click.testing import CliRunner
+
+    from auditor.cli import main
+
+    reports = tmp_path / "reports"
+    run = CliRunner().invoke(main, ["audit", str(path), "--format", "text", "--format", "html", "--format", "csv",
+                                    "--format", "sarif", "--format", "junit", "--output", str(reports), "--quiet",
+                                    "--fail-on", "never"])
+    assert run.exit_code == 0, run.output
+    for report in reports.iterdir():  # no raw control character anywhere; markup escaped where it is markup
+        text = report.read_text("utf-8")
+        assert "\x1b" not in text, report.name
+        if report.suffix in (".html", ".xml"):
+            assert "<script>x</script>" not in text and "c3&lt;script&gt;" in text, report.name
 
 
 @pytest.mark.skipif(not (CORPUS / "rooms-2" / "pokernow").is_dir(), reason="the shared corpus is not beside us")
