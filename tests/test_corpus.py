@@ -85,7 +85,9 @@ EIGHT_RAKES = ("3BetHand.txt", "6 Max.txt", "AllInHandWithShowdown.txt", "BasicH
 POKERNOW_NOTES = [("poker_now_log_pglhTdT0g-V_oxxMaQxatNdFk.csv", "dead-button-from-last-hand"),
                   ("log4.csv", "dead-button-from-last-hand"), ("log4.csv", "all-in-capped-at-the-covered-stack"),
                   ("mwpot.csv", "repeated-show-read-once"), ("mwpot.csv", "stakes-from-posts"),
-                  ("run-it-twice.csv", "stakes-from-posts"), ("Input_Log_002.csv", "stakes-from-posts")]
+                  ("run-it-twice.csv", "stakes-from-posts"), ("Input_Log_002.csv", "stakes-from-posts"),
+                  *((name, "owner-cards-from-your-hand") for name in ("Input_Log_002.csv", "log2.csv",
+                                                                      "run-it-twice.csv", "log4.csv", "hu.csv"))]
 WINAMAX_SILENT = ("10MultipleHands.txt", "20150309_SHORT TRACK 0,10€ 04_real_holdem_no-limit.txt", "3BetHand.txt",
                   "HeroName.txt")
 

@@ -87,6 +87,21 @@ def test_violations_are_recorded_and_reported_not_hidden_by_a_convention(tmp_pat
     assert list(zip(found["hand_id"], found["category"], strict=True)) == [("disguised#2", "deal")]
 
 
+def test_the_log_owner_s_cards_are_theirs_where_a_show_names_the_owner():
+    """`Your hand is` names nobody; in `owner.csv` Ann shows exactly hand 1's `Your hand is`, so she is the owner,
+    and hand 2's `Your hand is A♣, 3♦` is her deal: a card also on the board, reported (without the convention the
+    duplicate could not be seen)."""
+    first, second = _hands("owner.csv")
+    deal = {e["seat"]: e["cards"] for e in second["events"] if e["kind"] == "deal" and e["to"] == "hole"}
+    assert deal == {1: ["Ac", "3d"], 3: ["??", "??"]}
+    notes = [i.code for i in _items("owner.csv") if isinstance(i, ReaderNote)]
+    assert notes == ["owner-cards-from-your-hand"]
+    found = audit([FIXTURES / "owner.csv"]).findings
+    assert list(zip(found["hand_id"], found["category"], strict=True)) == [("owner#2", "deal")]
+    # no owner named by a show: `Your hand is` stays nobody's (clean.csv's hand 1)
+    assert all("??" in e["cards"] for e in _hands("clean.csv")[0]["events"] if e.get("to") == "hole")
+
+
 def test_an_all_in_mark_with_chips_behind_not_capped_by_a_covered_stack_is_refused():
     (item,) = _items("all-in-not-covered.csv")
     assert isinstance(item, Quarantined) and item.code == "inconsistent-amounts"

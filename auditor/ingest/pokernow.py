@@ -107,8 +107,9 @@ class Row:
 @dataclass
 class Session:
     """What the stream says between hands and each hand reads: the table's declared blinds and ante, the ids an
-    admin line changed, the last hand's small-blind seat (where a dead button lies)."""
+    admin line changed, the last hand's small-blind seat (where a dead button lies), the log owner's id."""
     blinds: dict[str, int] = field(default_factory=dict)
+    hero: str | None = None
     declared: bool = False
     aliases: dict[str, str] = field(default_factory=dict)
     last_small_seat: int | None = None
@@ -254,7 +255,7 @@ def _hands(rows: list[Row], bad: list[tuple[int, str]], label: str, table: str, 
            limits: Limits) -> Iterator[Item]:
     """Cut the rows into hands (start line to end line), keep the session's state between them, read each."""
     scale = _scale(rows)
-    session = Session()
+    session = Session(hero=_hero(rows))
     noted: set[str] = set()
     current: list[Row] | None = None
     fragment: Row | None = None
@@ -288,6 +289,42 @@ def _hands(rows: list[Row], bad: list[tuple[int, str]], label: str, table: str, 
                           table_id=table)
     for line, reason in bad:  # the rows no hand's span holds (those inside a hand damaged it: `_one`)
         yield Quarantined(label, line, reason, code="damaged", table_id=table)
+
+
+def _id(token: str, aliases: dict[str, str]) -> str:
+    """A player's id (the part after the last ` @ `), as first known in the file."""
+    _name, at, pid = token.rpartition(" @ ")
+    pid = pid if at and pid else token
+    return aliases.get(pid, pid)
+
+
+def _hero(rows: list[Row]) -> str | None:
+    """The log owner's id: `Your hand is` names nobody, but the player who shows exactly those cards in a hand is
+    its owner. Only when the file names one owner so (and never contradicts it) is the owner known."""
+    aliases: dict[str, str] = {}
+    found: set[str] = set()
+    yours: frozenset[str] | None = None
+    for row in rows:
+        entry = row.entry
+        if entry.startswith("-- starting hand #"):
+            yours = None
+        elif entry.startswith("Your hand is "):
+            try:
+                yours = frozenset(cards_of(entry[len("Your hand is "):], row.line))
+            except Refusal:
+                yours = None
+        elif yours and entry.startswith('"') and entry.endswith(".") and '" shows a ' in entry:
+            token, _, cards = entry[1:-1].rpartition('" shows a ')
+            try:
+                if frozenset(cards_of(cards, row.line)) == yours:
+                    found.add(_id(token, aliases))
+            except Refusal:
+                pass
+        else:
+            m = ID_CHANGED.fullmatch(entry)
+            if m:
+                aliases[m["new"]] = aliases.get(m["old"], m["old"])
+    return next(iter(found)) if len(found) == 1 else None
 
 
 def _between(entry: str, session: Session, scale: int) -> None:
@@ -355,6 +392,9 @@ NOTES = {
                                           "as not all-in",
     "repeated-show-read-once": "a player all in who shows is logged showing again, the same cards, at the "
                                "showdown: the repeat is read as the one show it is (other cards would be kept)",
+    "owner-cards-from-your-hand": "`Your hand is` names nobody: it is the cards of the log's owner, the one player "
+                                  "of the file who shows exactly those cards in a hand, and they are read as that "
+                                  "player's hole cards wherever the owner is dealt in",
     "dead-button-from-last-hand": "a `(dead button)` hand names no dealer: the button is put on the seat of the "
                                   "previous hand's small blind, empty now, as the dead-button rule moves it "
                                   "(else on the empty seat before the first blind)",
@@ -408,6 +448,7 @@ class _Hand:
         self.award_at: int | None = None
         self.dealt = False
         self.posts: dict[int, int] = {}
+        self.yours: list[str] | None = None
 
     def amount(self, text: str) -> int:
         return parse_amount(text, self.scale)
@@ -473,9 +514,7 @@ class _Hand:
 
     def identity(self, token: str) -> str:
         """The player's id (the part after the last ` @ `), as first known in the file."""
-        _name, at, pid = token.rpartition(" @ ")
-        pid = pid if at and pid else token
-        return self.session.aliases.get(pid, pid)
+        return _id(token, self.session.aliases)
 
     def _button(self, start: re.Match, body: list[Row]) -> int:
         if start["dealer"] is not None:
@@ -519,6 +558,9 @@ class _Hand:
             self.put[seat] -= amount
             self.left[seat] += amount
             self.events.append({"kind": "return", "seat": seat, "amount": amount})
+            return None
+        if entry.startswith("Your hand is ") and self.session.hero in self.player_of.values():
+            self.yours = cards_of(entry[len("Your hand is "):], line)
             return None
         if QUIET.match(entry):
             return None
@@ -647,6 +689,10 @@ class _Hand:
         for e in self.events:
             if e["kind"] == "show" and len(e["cards"]) == HOLE_CARDS[self.variant]:
                 shows.setdefault(e["seat"], e["cards"])
+        hero = next((s for s, p in self.player_of.items() if p == self.session.hero), None)
+        if self.yours is not None and hero is not None:  # the owner's own cards, as dealt: a show cannot undo them
+            shows[hero] = self.yours
+            self.applied.append("owner-cards-from-your-hand")
         for e in self.events:
             if e["kind"] == "deal" and e["to"] == "hole" and e["seat"] in shows:
                 e["cards"] = list(shows[e["seat"]])
