@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -352,10 +353,12 @@ def _one(rows: list[Row], bad: list[tuple[int, str]], label: str, table: str, ru
          session: Session, noted: set[str], limits: Limits) -> Iterator[Item]:
     """One hand's rows (start to end) read, or refused with its code and reason."""
     lo, hi = min(r.line for r in rows), max(r.line for r in rows)
-    broken = [(line, reason) for line, reason in bad if lo <= line <= hi]
-    if broken:
-        bad[:] = [b for b in bad if b not in broken]
-        yield _refuse(label, rows, table, "damaged", broken[0][1])
+    k = bisect_left(bad, (lo, ""))  # `bad` is in line order: the rows no row could be made of inside this hand
+    if k < len(bad) and bad[k][0] <= hi:
+        end = bisect_right(bad, (hi, "\U0010ffff"))
+        first = bad[k][1]
+        del bad[k:end]
+        yield _refuse(label, rows, table, "damaged", first)
         return
     if sum(len(r.entry) for r in rows) > limits.room_max_hand_bytes:
         yield _refuse(label, rows, table, "limit", f"the hand is longer than room_max_hand_bytes "
@@ -385,7 +388,7 @@ def _one(rows: list[Row], bad: list[tuple[int, str]], label: str, table: str, ru
 NOTES = {
     "stakes-from-posts": "the log declares no blinds before this hand (no `The game's big blind was changed` "
                          "line), so the table's blinds are those of the first hand in the file that posts both (a "
-                         "later blind of another size is still reported)",
+                         "later blind of another size is judged against them)",
     "all-in-capped-at-the-covered-stack": "`and go all in` is PokerNow's all-in button, which puts in no more than "
                                           "the largest other stack still in can match: such a bet or raise, its "
                                           "total exactly that stack's, leaves the bettor chips behind and is read "
