@@ -91,7 +91,7 @@ def test_the_log_owner_s_cards_are_theirs_where_a_show_names_the_owner():
     """`Your hand is` names nobody; in `owner.csv` Ann shows exactly hand 1's `Your hand is`, so she is the owner,
     and hand 2's `Your hand is A♣, 3♦` is her deal: a card also on the board, reported (without the convention the
     duplicate could not be seen)."""
-    first, second = _hands("owner.csv")
+    _first, second = _hands("owner.csv")
     deal = {e["seat"]: e["cards"] for e in second["events"] if e["kind"] == "deal" and e["to"] == "hole"}
     assert deal == {1: ["Ac", "3d"], 3: ["??", "??"]}
     notes = [i.code for i in _items("owner.csv") if isinstance(i, ReaderNote)]
@@ -100,6 +100,33 @@ def test_the_log_owner_s_cards_are_theirs_where_a_show_names_the_owner():
     assert list(zip(found["hand_id"], found["category"], strict=True)) == [("owner#2", "deal")]
     # no owner named by a show: `Your hand is` stays nobody's (clean.csv's hand 1)
     assert all("??" in e["cards"] for e in _hands("clean.csv")[0]["events"] if e.get("to") == "hole")
+
+
+def test_antes_dead_button_missing_and_missed_blinds():
+    """`blinds.csv`: antes declared and posted; Bob, the small blind of hand 1, quits, so hand 2 has a dead button,
+    put on his empty seat; in hand 3 Eve, new, posts a missing small blind (dead) and a missed big blind (live)."""
+    first, second, third = _hands("blinds.csv")
+    assert first["stakes"] == {"blinds": [10, 20], "ante": 5, "chip_unit": 1}
+    assert second["events"][0] == {"kind": "button", "seat": 3} and 3 not in {s["seat"] for s in second["seats"]}
+    posts = [(e["seat"], e["post"], e.get("blind"), e["amount"]) for e in third["events"] if e["kind"] == "post"]
+    assert posts[4:] == [(7, "blind", 1, 10), (1, "blind", 2, 20), (3, "dead", None, 10), (3, "missed", None, 20)]
+    assert [i.code for i in _items("blinds.csv") if isinstance(i, ReaderNote)] == ["dead-button-from-last-hand"]
+    result = audit([FIXTURES / "blinds.csv"])
+    assert result.hands_audited == 3 and result.findings.empty
+
+
+def test_a_dead_button_hides_no_blind_posted_by_the_wrong_seat():
+    """The dead button lies on the previous small blind's seat, not just before whoever posted first: in
+    `dead-button-skipped.csv` the small blind owed by Cy (the first seat after the dead button) is posted by Dee,
+    and that is reported."""
+    found = audit([FIXTURES / "dead-button-skipped.csv"]).findings
+    assert ("dead-button-skipped#2", "blind-order") in set(zip(found["hand_id"], found["category"], strict=True))
+
+
+def test_a_bomb_pot_is_refused():
+    (q,) = [i for i in _items("bomb.csv") if isinstance(i, Quarantined)]
+    assert (q.hand_id, q.code, q.reason) == ("bomb#1", "unsupported-feature",
+                                             "a bomb pot (no canonical forced bet holds it)")
 
 
 def test_an_all_in_mark_with_chips_behind_not_capped_by_a_covered_stack_is_refused():
