@@ -52,6 +52,7 @@ NEWEST_FIRST = True
 IMPLIED_CHIP_UNIT = 1
 HIDDEN_CATEGORIES = {
     "burn": "a PokerNow log writes no burn cards, so a missing or extra burn cannot be seen in it",
+    "raise-cap": "PokerNow deals no limit game (no limit and pot limit only), and the raise cap is a limit-game rule",
 }
 GAMES = {("holdem", "no-limit"): "No Limit Texas Hold'em", ("holdem", "pot-limit"): "Pot Limit Texas Hold'em",
          ("omaha", "no-limit"): "No Limit Omaha Hi", ("omaha", "pot-limit"): "Pot Limit Omaha Hi"}
@@ -279,7 +280,8 @@ def _round_trip_problem(hand: dict) -> str | None:
     a, b = want["events"], [{k: v for k, v in e.items() if k != "t"} for e in got["events"]]
     for x, y in zip(a, b, strict=False):
         if _norm(x) != _norm(y):
-            return f"a {x['kind']} event a PokerNow log reads back otherwise ({_what(x['kind'])})"
+            article = "an" if x["kind"][0] in "aeiou" else "a"
+            return f"{article} {x['kind']} event a PokerNow log reads back otherwise ({_what(x['kind'])})"
     if len(a) != len(b):
         return "events a PokerNow log reads back otherwise"
     return None
