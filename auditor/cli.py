@@ -35,8 +35,8 @@ EXIT_UNAUDITED = 3
 #: `audit --format` choices: the report formats (`report.formats`, which names each one's writer)
 REPORT_FORMATS = tuple(FORMATS)
 #: `simulate --format` and `verify --via` choices (simulate.writer.FORMATS, simulate.verify.VIA; kept in step by a test)
-SIMULATE_FORMATS = ("jsonl", *room_names(), *xml_room_names(), "ohh", "phh")
-VERIFY_VIA = ("canonical", *room_names(), *xml_room_names(), "ohh", "phh")
+SIMULATE_FORMATS = ("jsonl", *room_names(), *xml_room_names(), "ohh", "phh", "pokernow")
+VERIFY_VIA = ("canonical", *room_names(), *xml_room_names(), "ohh", "phh", "pokernow")
 #: `compile --format` choices (precompile.FORMATS; kept in step by a test)
 COMPILE_FORMATS = ("jsonl", "parquet", "phh", *room_names(), "ohh")
 

@@ -1,4 +1,4 @@
-"""How fast the PokerStars text and OHH readers are, alone and under a whole `auditor audit`. Run by hand:
+"""How fast the PokerStars text, OHH and PokerNow readers are, alone and under a whole `auditor audit`. Run by hand:
 
     python benchmarks/readers_speed.py [--hands 20000] [--repeat 3] [--profile pokerstars|ohh] [--snapshot FILE]
                                        [--vs CHECKOUT]
@@ -13,6 +13,8 @@ and microseconds a hand, CPU time (what the machine spent; the wall clock of a s
 - read: the reader's items (PokerStars by the dialect engine, `rooms.read_room`, its hands as TableChunks; OHH by
   `read_ohh`, to a list), in this process;
 - the OHH read of the large file stage by stage (the reader's own steps, one after the other);
+- PokerNow (`--formats pokernow`): its log of simulated hands and, in the same minutes, PokerStars text of the very
+  same hands (those both can hold: the same hand count), and the corpus's PokerNow logs;
 - audit: `auditor audit FILE --format jsonl --output /dev/null --quiet --jobs 1` in a child process (its CPU,
   start-up and Numba's cache load included: what a user waits for; about 2.5 s of CPU before the first hand);
   with `--vs CHECKOUT`, the same audit by that checkout's code (another version: `git worktree add`), the two
@@ -66,6 +68,7 @@ from auditor.check.packs import resolve_pack  # noqa: E402
 from auditor.export import writer  # noqa: E402
 from auditor.ingest.ohh import read_ohh  # noqa: E402
 from auditor.ingest.parquet import TableChunk  # noqa: E402
+from auditor.ingest.pokernow import read_pokernow  # noqa: E402
 from auditor.ingest.rooms import read_room  # noqa: E402
 from auditor.model.records import SourceHand  # noqa: E402
 from auditor.resources import room_names, room_suffix  # noqa: E402
@@ -86,12 +89,15 @@ GAMES = {
 GAMES |= {room: [(pack, [g for g in games if g[0] in writer(room).games]) for pack, games in GAMES["pokerstars"]
                  if any(g[0] in writer(room).games for g in games)]
           for room in room_names() if room != "pokerstars"}
-SUFFIX = {**{room: room_suffix(room) for room in room_names()}, "ohh": ".ohh"}
+#: PokerNow's log: hold'em and Omaha, no limit and pot limit; timed beside PokerStars text of the very same hands
+GAMES["pokernow"] = [("tda-2024", [("holdem", "no-limit"), ("holdem", "pot-limit"), ("omaha", "pot-limit"),
+                                   ("omaha", "no-limit")])]
+SUFFIX = {**{room: room_suffix(room) for room in room_names()}, "ohh": ".ohh", "pokernow": ".csv"}
 READERS: dict[str, Callable[[Path], Iterator]] = {**{room: partial(read_room, room_name=room) for room in room_names()},
-                                                  "ohh": read_ohh}
+                                                  "ohh": read_ohh, "pokernow": read_pokernow}
 #: where the corpus keeps each format's real files
 CORPUS_FOLDERS = {"pokerstars": "pokerstars", "ggpoker": "rooms-2/ggpoker", "wpn": "rooms-2/wpn",
-                  "winamax": "rooms-2/winamax", "888poker": "rooms-2/888", "ohh": "ohh"}
+                  "winamax": "rooms-2/winamax", "888poker": "rooms-2/888", "ohh": "ohh", "pokernow": "rooms-2/pokernow"}
 
 
 def simulated(fmt: str, hands: int, seed: int = 7) -> Path:
@@ -103,6 +109,9 @@ def simulated(fmt: str, hands: int, seed: int = 7) -> Path:
     module = writer(fmt)
     groups = GAMES[fmt]
 
+    #: PokerNow's hands are those both it and PokerStars can hold, so its twin (`twin`) is the same hands
+    also = writer("pokerstars") if fmt == "pokernow" else None
+
     def stream() -> Iterator[dict]:
         for i, (pack_name, games) in enumerate(groups):
             pack = resolve_pack(pack_name)
@@ -110,18 +119,28 @@ def simulated(fmt: str, hands: int, seed: int = 7) -> Path:
             for hand in simulate_mixed(games, share, seed + i, house=pack.house, rule_pack=pack.name,
                                        table_size=(2, 9), sit_outs=True, rake=pack.house.rake,
                                        table_prefix=f"R{i}-", chip_unit_mix=(0.3, 1)):
-                if module.cannot_express(hand) is None:
+                if module.cannot_express(hand) is None and (also is None or also.cannot_express(hand) is None):
                     yield hand
 
     tmp = path.with_suffix(".tmp" + SUFFIX[fmt])
-    module.write_hands(stream(), tmp)
+    if also is None:
+        module.write_hands(stream(), tmp)
+    else:
+        kept = list(stream())
+        module.write_hands(kept, tmp)
+        also.write_hands(kept, twin(path))
     tmp.rename(path)
     return path
 
 
+def twin(path: Path) -> Path:
+    """The PokerStars text of the very hands of a simulated PokerNow log (the same hand count), for comparison."""
+    return path.with_name(path.stem + "-as-pokerstars.txt")
+
+
 def corpus_files(fmt: str) -> list[Path]:
     folder = CORPUS / CORPUS_FOLDERS.get(fmt, fmt)
-    suffixes = (".ohh", ".json") if fmt == "ohh" else (".txt",)
+    suffixes = {"ohh": (".ohh", ".json"), "pokernow": (".csv", ".txt")}.get(fmt, (".txt",))
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.name.lower().endswith(suffixes))
 
 
@@ -356,6 +375,13 @@ def main() -> None:
             print(f"{fmt} {kind}: {len(paths)} file(s), {size / 1e6:.1f} MB, {hands:,} hands, "
                   f"{others:,} other items")
             print(line("  read (the reader's items)", cpu, wall, hands))
+            if kind == "simulated" and fmt == "pokernow":  # PokerStars text of the same hands, in the same minutes
+                same = [twin(paths[0])]
+                cpu2, wall2, items2 = cpu_timed(lambda same=same: read_items("pokerstars", same), args.repeat)
+                assert isinstance(items2, list)
+                hands2 = sum(x.num_hands if isinstance(x, TableChunk) else isinstance(x, SourceHand) for x in items2)
+                print(line("  PokerStars text of the same hands (read)", cpu2, wall2, hands2))
+                print(f"  {'':<44}PokerNow's read takes {cpu / cpu2:.1f}x the CPU of PokerStars text's")
             if kind == "simulated" and fmt == "ohh":
                 for label, seconds, count in stages(fmt, paths[0]):
                     print(line("  " + label, seconds, seconds, count))
@@ -373,6 +399,9 @@ def main() -> None:
             elif not args.no_audit:
                 cpu, wall = audit_cpu(audited[fmt][kind], args.repeat)
                 print(line("  auditor audit --jobs 1 (child process)", cpu, wall, hands))
+                if kind == "simulated" and fmt == "pokernow":
+                    cpu, wall = audit_cpu([twin(paths[0])], args.repeat)
+                    print(line("  the same hands as PokerStars text, audited", cpu, wall, hands))
                 if args.vs:
                     cpu, wall = audit_cpu(audited[fmt][kind], args.repeat, checkout=args.vs)
                     print(line(f"  the same audit by {args.vs}", cpu, wall, hands))

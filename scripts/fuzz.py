@@ -77,7 +77,7 @@ from auditor.resources import room_names, xml_room_names  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "corpus"
 ROOMS = room_names()
 XML_ROOMS = xml_room_names()
-READERS = ("jsonl", "parquet", *ROOMS, *XML_ROOMS, "ohh", "phh")
+READERS = ("jsonl", "parquet", *ROOMS, *XML_ROOMS, "ohh", "phh", "pokernow")
 TEN_MB = 10 * 1024 * 1024
 
 
@@ -155,6 +155,15 @@ def load_seeds(reader: str, corpus: Path = CORPUS, phh_files: int = 400) -> Seed
             seeds.pieces.append((".xml", data))
             games = re.split(rb"(?=<game[ >])", data)
             seeds.pieces += [(".xml", games[0] + piece) for piece in games[1:3]]
+    elif reader == "pokernow":
+        # the fixtures and the corpus's PokerNow logs, whole and cut into runs of rows (newest first, as exported)
+        for path in _files((ROOT / "tests/fixtures/pokernow", "*.csv"), (corpus, "**/pokernow*/**/*.csv"),
+                           (corpus, "**/pokernow*/**/*.txt"), (corpus, "**/pokernow_csv/*.csv")):
+            data = path.read_bytes()
+            seeds.pieces.append((".csv", data))
+            head, _, rows = data.partition(b"\n")
+            lines = rows.splitlines(keepends=True)
+            seeds.pieces += [(".csv", head + b"\n" + b"".join(lines[k:k + 60])) for k in range(0, len(lines), 60)]
     elif reader == "ohh":
         for path in _files((ROOT / "tests/fixtures/ohh", "*.ohh"), (corpus / "ohh", "**/*.ohh")):
             data = path.read_bytes()
@@ -508,7 +517,7 @@ def write_dataset(directory: Path, tables: tuple[pa.Table, ...], rng: random.Ran
 # input limit (members, ratio, grace, total, folder entries, gzip inside zip, zip inside zip); and file
 # names are hostile (control characters, bidirectional overrides, bytes that are not UTF-8).
 
-GRAMMAR_READERS = ("g-jsonl", "g-export", "g-parquet", "g-archive", "g-names")
+GRAMMAR_READERS = ("g-jsonl", "g-export", "g-parquet", "g-archive", "g-names", "g-pokernow")
 _VARIANTS = ("holdem", "omaha", "omaha-nz", "three-card-nz", "five-card-draw")
 _STRUCTURES = ("fixed-limit", "spread-limit", "pot-limit", "no-limit")
 _KINDS = ("seat_draw", "seat_request", "seat_fill", "button", "post", "deal", "draw", "action", "show", "muck",
@@ -675,11 +684,12 @@ def grammar_jsonl(work: Path, rng: random.Random) -> tuple[Path, str, list[str],
     return path, "jsonl", how, len(hands)
 
 
-def grammar_export(work: Path, rng: random.Random) -> tuple[Path, str, list[str], int | None]:
-    """Drawn hands written by one of the writers (each room's dialect, OHH, PHH) and read back by its reader."""
+def grammar_export(work: Path, rng: random.Random, fmt: str | None = None) -> tuple[Path, str, list[str], int | None]:
+    """Drawn hands written by one of the writers (each room's dialect, OHH, PHH, PokerNow) and read back by its
+    reader."""
     from auditor.export import SUFFIXES, writer
 
-    fmt = rng.choice((*ROOMS, *XML_ROOMS, "ohh", "phh"))
+    fmt = fmt or rng.choice((*ROOMS, *XML_ROOMS, "ohh", "phh", "pokernow"))
     module = writer(fmt)
     from auditor.ingest.jsonl import consistency_error
 
@@ -808,6 +818,8 @@ def grammar_names(work: Path, rng: random.Random) -> tuple[Path, str, list[str],
 GRAMMARS: dict[str, Callable[[Path, random.Random], tuple[Path, str, list[str], int | None]]] = {
     "g-jsonl": grammar_jsonl, "g-export": grammar_export, "g-parquet": grammar_parquet,
     "g-archive": grammar_archive, "g-names": grammar_names,
+    # PokerNow's writer alone (its log: one table's rows, newest first), read back by its reader
+    "g-pokernow": lambda work, rng: grammar_export(work, rng, "pokernow"),
 }
 
 
@@ -839,7 +851,8 @@ class Hang(Exception):
 
 
 #: a quarantine reason that reports a reader's own exception: contained, but a bug all the same
-INTERNAL_ERROR = re.compile(r"^(?:reader error(?:, the rest of the file is not read)?|reader could not convert): "
+INTERNAL_ERROR = re.compile(r"^(?:reader error(?:, the rest of the file is not read)?|reader could not convert|"
+                            r"the reader failed on this hand): "
                             r"[A-Z][A-Za-z]*(?:Error|Exception|Iteration)\b")
 
 

@@ -21,7 +21,8 @@ EXPECTED = Path(__file__).resolve().parent / "expected"
 READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS / "rooms-2" / "winamax",
               CORPUS / "other-rooms" / "winamax", CORPUS / "rooms-2" / "888", CORPUS / "other-rooms" / "888poker",
               CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker", CORPUS / "rooms-2" / "partypoker",
-              CORPUS / "other-rooms" / "partypoker", CORPUS / "other-rooms" / "fulltilt"]
+              CORPUS / "other-rooms" / "partypoker", CORPUS / "other-rooms" / "fulltilt", CORPUS / "rooms-2" / "pokernow",
+              CORPUS / "other-rooms" / "pokernow_csv"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -51,8 +52,9 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert got == want
     assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
-    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225, PartyPoker 357, Full Tilt 40
-    assert result.hands_audited == 6420
+    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225, PartyPoker 357, Full Tilt 40,
+    # PokerNow 132
+    assert result.hands_audited == 6552
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
@@ -84,6 +86,13 @@ EIGHT_RAKES = ("3BetHand.txt", "6 Max.txt", "AllInHandWithShowdown.txt", "BasicH
 #: the two PartyPoker files among HHSmithy's 888 samples (tests/test_other_rooms.py), read as PartyPoker's
 PARTY_IN_888_FOLDER = tuple(f"other-rooms/888poker/hhsmithy/Pacific/CashGame/{name}.txt"
                             for name in ("GameTypeTests/PotLimitHoldem", "PlayerTests/WithSittingOut"))
+#: PokerNow's conventions (docs/readers.md, "PokerNow"), each said once per file where it applied
+POKERNOW_NOTES = [("poker_now_log_pglhTdT0g-V_oxxMaQxatNdFk.csv", "dead-button-from-last-hand"),
+                  ("log4.csv", "dead-button-from-last-hand"), ("log4.csv", "all-in-capped-at-the-covered-stack"),
+                  ("mwpot.csv", "repeated-show-read-once"), ("mwpot.csv", "stakes-from-posts"),
+                  ("run-it-twice.csv", "stakes-from-posts"), ("Input_Log_002.csv", "stakes-from-posts"),
+                  *((name, "owner-cards-from-your-hand") for name in ("Input_Log_002.csv", "log2.csv",
+                                                                      "run-it-twice.csv", "log4.csv", "hu.csv"))]
 WINAMAX_SILENT = ("10MultipleHands.txt", "20150309_SHORT TRACK 0,10€ 04_real_holdem_no-limit.txt", "3BetHand.txt",
                   "HeroName.txt")
 
@@ -104,11 +113,13 @@ def test_corpus_room_conventions_are_notes_not_findings(result):
     # of their own, the rake it never writes, its unmarked sitting-out seats
     assert {n.code for n in party} == {"uncalled-bet-paid-as-pot", "rake-derived", "silent-seat-sitting-out"}
     assert len({(n.file, n.code) for n in party}) == len(party)
+    pokernow = {n for n in result.notes if {"pokernow", "pokernow_csv"} & set(Path(n.file).parts)}
+    assert Counter((Path(n.file).name, n.code) for n in pokernow) == Counter(POKERNOW_NOTES)
     # iPoker's four conventions (docs/xml-rooms.md), each said at most once per file
     assert Counter(n.code for n in xml) == {"action-order-by-number": 37, "uncalled-return-in-the-win": 36,
                                             "rake-the-chips-not-paid": 24, "silent-seats-sitting-out": 17}
     assert len({(n.file, n.code) for n in xml}) == len(xml)
-    notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml | party | tilt)
+    notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml | party | tilt | pokernow)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
                              ("DateIssue2.txt", "implied-uncalled-return"): 1,
                              **{(name, "uncalled-bet-in-award"): 1 for name in WINAMAX_IN_AWARD},

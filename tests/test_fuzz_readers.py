@@ -42,7 +42,7 @@ import fuzz  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 REPRODUCERS = FIXTURES / "fuzz"
-TEXT_READERS = ("jsonl", "pokerstars", "ohh", "phh")
+TEXT_READERS = ("jsonl", "pokerstars", "ohh", "phh", "pokernow")
 #: every mutator but the 10 MB line, which tests/test_limits.py covers once per reader
 CHEAP = sorted(set(fuzz.MUTATORS) - {"huge_line"})
 FUZZ = settings(deadline=None, database=None, derandomize=True,
@@ -237,6 +237,11 @@ def test_five_thousand_digit_numbers_are_quarantined_in_every_reader():
     assert b"p" + b"9" * 5000 in player
     phh = read_bytes(player, ".phh", "phh")
     assert "unknown player" in phh[0].reason
+    log = (FIXTURES / "pokernow" / "clean.csv").read_text(encoding="utf-8")
+    items = read_bytes(log.replace("(1000)", f"({BIG})", 1).encode(), ".csv", "pokernow")
+    assert any("an amount above 10^15" in getattr(i, "reason", "") for i in items)
+    items = read_bytes(log.replace("#5 ", f"#{BIG} ", 1).encode(), ".csv", "pokernow")
+    assert any("(the log numbers seats 1..10)" in getattr(i, "reason", "") for i in items)
     stars = (FIXTURES / "pokerstars" / "sitting_out.txt").read_text(encoding="utf-8")
     stars = re.sub(r"^Seat 1:", f"Seat {BIG}:", stars, count=1, flags=re.MULTILINE)
     items = read_bytes(stars.encode(), ".txt", "pokerstars")
@@ -246,6 +251,11 @@ def test_five_thousand_digit_numbers_are_quarantined_in_every_reader():
 def test_pokerstars_amount_of_thousands_of_digits_is_refused():
     """A 5,000-digit stack became a 5,000-digit integer, which jsonschema-rs passes as valid: the hand
     would have reached the int64 tables."""
+    log = (FIXTURES / "pokernow" / "clean.csv").read_text(encoding="utf-8")
+    items = read_bytes(log.replace("(1000)", f"({BIG})", 1).encode(), ".csv", "pokernow")
+    assert any("an amount above 10^15" in getattr(i, "reason", "") for i in items)
+    items = read_bytes(log.replace("#5 ", f"#{BIG} ", 1).encode(), ".csv", "pokernow")
+    assert any("(the log numbers seats 1..10)" in getattr(i, "reason", "") for i in items)
     stars = (FIXTURES / "pokerstars" / "sitting_out.txt").read_text(encoding="utf-8")
     huge = re.sub(r"\(\$?[\d.,]+ in chips", f"(${BIG} in chips", stars, count=1)
     assert huge != stars

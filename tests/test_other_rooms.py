@@ -32,9 +32,9 @@ _FRAGMENT = "a fragment of a hand (parser-test snippet without a header line)"
 #: the rooms whose exports (in the shape of `ROOM_HEADERS`) have a dialect: read by it, not skipped; and the
 #: folders of other-rooms/ whose files that dialect reads (WPN's there are its older layout, not read)
 READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "888poker": "888poker",
-           "iPoker": "ipoker", "PartyPoker": "partypoker", "Full Tilt Poker": "fulltilt"}
+           "iPoker": "ipoker", "PartyPoker": "partypoker", "Full Tilt Poker": "fulltilt", "PokerNow": "pokernow"}
 READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker", "ipoker": "ipoker", "partypoker": "partypoker",
-                "fulltilt": "fulltilt"}
+                "fulltilt": "fulltilt", "pokernow_csv": "pokernow"}
 #: file (relative to other-rooms/) -> (what its content is recognised as: a room, "pokerstars" for a file our
 #: PokerStars reader reads, or None), and why it differs from its folder
 NOT_THE_FOLDERS_ROOM: dict[str, tuple[str | None, str]] = {
@@ -227,13 +227,14 @@ ROOMS_2 = OTHER_ROOMS.parent / "rooms-2"
 @pytest.mark.skipif(not ROOMS_2.is_dir(), reason=f"the shared corpus is not at {ROOMS_2}")
 def test_every_hand_history_of_the_newer_rooms_is_named():
     """rooms-2/: Bovada and Ignition and the others: every file a hand history of a room without a reader, named by
-    its room (the PokerNow logs as PokerNow's); GGPoker's, WPN's, Winamax's, 888's, iPoker's and PartyPoker's read
-    by their dialects."""
-    folder_rooms = {"bovada": {"Bovada", "Ignition"}, "pokernow": {"PokerNow"}}
+    its room; GGPoker's, WPN's, Winamax's, 888's, iPoker's and PartyPoker's read by their dialects, PokerNow's logs
+    (CSV, and the one saved as text) by the PokerNow reader."""
+    folder_rooms = {"bovada": {"Bovada", "Ignition"}}
     named: dict[str, set[str]] = {}
     for path in sorted(p for p in ROOMS_2.rglob("*") if p.is_file() and p.suffix != ".tsv"):
         folder = path.relative_to(ROOMS_2).parts[0]
-        if folder == "pokernow" and path.suffix == ".txt":  # a PokerNow log copied as text, no CSV header
+        if folder == "pokernow":  # the CSV logs and the one saved as `.txt`, all read by content
+            assert detect(path).name == "pokernow", path
             continue
         if "summary" in path.name:  # Winamax tournament summaries: not hand histories
             continue

@@ -39,6 +39,8 @@ and assumes the default otherwise:
   the schedule) cannot be written; verify therefore plays a share of its tables in this unit
   (`IMPLIED_UNIT_SHARE`), so that odd-chip and rake are measured. Default: the format states its
   unit, every table keeps the simulator's chips of 50.
+- `NEWEST_FIRST: bool`: the format writes a file's last hand first (PokerNow's log), so its hands read back in
+  reverse line order. Default: False.
 - `carried(hand) -> dict`: the canonical hand as the reader should give it back (what the format
   normalises: ids, times, room, the chip unit). Not used by verify, which compares audits, not
   hands; the writer's round-trip tests compare the reader's hand with it (PokerStars).
@@ -58,10 +60,12 @@ from auditor.resources import room_names, room_suffix, xml_room_names, xml_room_
 WRITERS: dict[str, str] = {
     "ohh": "auditor.export.ohh",
     "phh": "auditor.export.phh",
+    "pokernow": "auditor.export.pokernow",
 }
 #: the file suffix each format's reader recognises
 SUFFIXES: dict[str, str] = {**{room: room_suffix(room) for room in room_names()},
-                            **{room: xml_room_suffix(room) for room in xml_room_names()}, "ohh": ".ohh", "phh": ".phhs"}
+                            **{room: xml_room_suffix(room) for room in xml_room_names()}, "ohh": ".ohh", "phh": ".phhs",
+                            "pokernow": ".csv"}
 
 
 def writer(name: str) -> Any:

@@ -133,6 +133,18 @@ def _read_xml_room(room: str, path: Path, _name: str, limits: Limits) -> Iterato
     return read_xml_room(path, room, rule_pack=DEFAULT_PACK, limits=limits)
 
 
+def _sniff_pokernow(head: bytes) -> bool:
+    from auditor.ingest.pokernow import sniff_pokernow
+
+    return sniff_pokernow(head)
+
+
+def _read_pokernow(path: Path, name: str, limits: Limits) -> Iterator[SourceHand | Quarantined]:
+    from auditor.ingest.pokernow import read_pokernow
+
+    return read_pokernow(path, rule_pack=DEFAULT_PACK, limits=limits, name=name)
+
+
 FORMATS: tuple[Format, ...] = (
     Format("jsonl", (".jsonl", ".ndjson"), _sniff_jsonl, _read_jsonl),
     Format("ohh", (".ohh", ".json"), _sniff_ohh, _read_ohh),
@@ -143,6 +155,8 @@ FORMATS: tuple[Format, ...] = (
     # every XML room with a dialect (`rooms/xml/<room>.yaml`)
     *(Format(room, (xml_room_suffix(room),), partial(_sniff_xml_room, room), partial(_read_xml_room, room))
       for room in xml_room_names()),
+    # PokerNow's game log (CSV rows, newest first): a reader of its own (docs/readers.md, "PokerNow")
+    Format("pokernow", (".csv",), _sniff_pokernow, _read_pokernow),
 )
 BY_NAME = {f.name: f for f in FORMATS}
 if tuple(BY_NAME) != TEXT_FORMATS:  # the names the command line offers (model.inputs) are these readers'

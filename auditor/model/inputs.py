@@ -16,8 +16,8 @@ from typing import Any
 from auditor.resources import room_names, xml_room_names
 
 #: the text formats a reader reads (`ingest.detect.FORMATS`, one row each, in this order): every room with a dialect,
-#: the text rooms' then the XML rooms'
-TEXT_FORMATS = ("jsonl", "ohh", "phh", *room_names(), *xml_room_names())
+#: the text rooms' then the XML rooms', then PokerNow's log
+TEXT_FORMATS = ("jsonl", "ohh", "phh", *room_names(), *xml_room_names(), "pokernow")
 #: what `--input-format` accepts and `InputFile.format` holds: detection, a Parquet dataset, or a text format.
 #: Here, below the readers, so the command line names them without importing any reader
 INPUT_FORMATS = ("auto", "parquet", *TEXT_FORMATS)

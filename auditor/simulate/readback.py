@@ -53,11 +53,13 @@ def _everything_lost(labels: Sequence[str], count: int, why: str) -> ReadBack:
                                                    code="internal-error") for k in range(count)])
 
 
-def from_items(items: Iterable[Any], labels: Sequence[str], count: int | None = None) -> ReadBack:
+def from_items(items: Iterable[Any], labels: Sequence[str], count: int | None = None,
+               newest_first: bool = False) -> ReadBack:
     """A reader's items for the files `labels`, in the order the hands were written: a file per hand (`count`
     None: each file one item), or `count` hands in one file (`labels` that one file: the hands in line order, each
     object on a line of its own). An item the files do not account for, or a file with no item or several, is a
-    reader fault, and every hand is then lost with words saying so."""
+    reader fault, and every hand is then lost with words saying so. `newest_first`: the format writes its last
+    hand first (a PokerNow log), so the hands are in reverse line order."""
     place = {label: k for k, label in enumerate(labels)}
     count = len(labels) if count is None else count
     got: list[tuple[int, int, Any, int]] = []  # (file, line, item, row in a chunk or -1)
@@ -78,7 +80,7 @@ def from_items(items: Iterable[Any], labels: Sequence[str], count: int | None = 
         if item.file not in place:
             return _everything_lost(labels, count, f"the reader named a file not written: {item.file[:80]}")
         got.append((place[item.file], item.line, item, -1))
-    got.sort(key=lambda entry: (entry[0], entry[1]))
+    got.sort(key=lambda entry: (entry[0], -entry[1] if newest_first else entry[1]))
     per_file = [0] * len(labels)
     for entry in got:
         per_file[entry[0]] += 1

@@ -333,7 +333,7 @@ class _Via:
             items = [it for it in read_file(path, name=name) if not isinstance(it, ReaderNote)]
         finally:
             path.unlink(missing_ok=True)
-        return readback.from_items(items, [str(path)], len(hands))
+        return readback.from_items(items, [str(path)], len(hands), getattr(self.writer, "NEWEST_FIRST", False))
 
     def write_copy(self, hands: Sequence[Hand], path: Path) -> None:
         """The format's file of `hands` beside a reproducer."""
