@@ -76,6 +76,8 @@ class XmlDialect:
         self.suffix: str = data["suffix"]
         self.doc: dict[str, Any] = data["document"]
         self.game_pattern = re.compile(data["game"]["pattern"])
+        pattern = self.doc.get("table_pattern")
+        self.table_pattern = re.compile(pattern) if pattern else None
         self.actions: dict[str, dict[str, Any]] = data["actions"]
         self.places: int = data["money"]["places"]
         self.scale = 10 ** self.places

@@ -1,6 +1,10 @@
 """An XML room's file streamed into its hands: each hand element (`<game>`) as a small tree, with the table-wide
 fields of the session it belongs to and the line it starts on.
 
+Two layouts, by the dialect: hands inside a session element whose header element's child elements are the
+table-wide fields (`session` named), or hands that are documents of their own, each after the header element
+it shares with the hands that follow (`session` None: the header's attributes are the fields).
+
 Why streaming with expat: a room's export may be one session of thousands of hands; only one hand is held at a
 time. Why so guarded: the file comes from the party being audited. A document type declaration (`<!DOCTYPE`,
 and with it `<!ENTITY`) is refused before anything in it is used, so no entity is ever expanded (the "billion
@@ -82,8 +86,10 @@ class _Refused(Exception):
 class _Builder:
     """The expat handlers: which element we are in, the session header, the hand being built."""
 
-    def __init__(self, session: str, header: str, hand: str, hand_id: str, limits: Limits) -> None:
+    def __init__(self, session: str | None, header: str, hand: str, hand_id: str, limits: Limits) -> None:
         self.session, self.header_tag, self.hand_tag, self.hand_id_attr = session, header, hand, hand_id
+        #: the depth of a hand element and of the header element (the session, when there is one, is 1)
+        self.hand_depth = 2 if session else 1
         self.limits = limits
         self.stack: list[str] = []
         self.header: dict[str, str] = {}
@@ -141,14 +147,19 @@ class _Builder:
             node = Node(tag, attrs, self.line())
             self.nodes[-1].children.append(node)
             self.nodes.append(node)
-        elif depth == 2 and tag == self.hand_tag and self.stack[0] == self.session:
+        elif depth == self.hand_depth and tag == self.hand_tag and (self.session is None
+                                                                    or self.stack[0] == self.session):
             self.nodes.append(Node(tag, attrs, self.line()))
             assert self.parser is not None
             self.hand_start = self.parser.CurrentByteIndex
             self.too_big = False
         elif depth == 1 and tag == self.session:
             self.header = {}
-        elif depth == 3 and self.stack[1] == self.header_tag and tag not in self.header:
+        elif depth == self.hand_depth and tag == self.header_tag:
+            if self.session is None:  # a header of its own: its fields are for the hands after it
+                self.header = {}
+            self.header.update({k: v.strip() for k, v in attrs.items()})
+        elif depth == self.hand_depth + 1 and self.stack[-2] == self.header_tag and tag not in self.header:
             self.field = (tag, [])
 
     def _hand_bytes(self) -> int:
@@ -159,7 +170,7 @@ class _Builder:
         depth = len(self.stack)
         self.stack.pop()
         if self.nodes:
-            if self.too_big and depth > 2:
+            if self.too_big and depth > self.hand_depth:
                 return
             node = self.nodes.pop()
             if self.too_big or self._hand_bytes() > self.limits.xml_max_hand_bytes:
@@ -172,7 +183,7 @@ class _Builder:
                 else:
                     self.done.append(Game(node, dict(self.header)))
                 self.too_big = False
-        elif self.field is not None and depth == 3:
+        elif self.field is not None and depth == self.hand_depth + 1:
             self.header[self.field[0]] = "".join(self.field[1]).strip()
             self.field = None
         if not self.stack:
@@ -191,7 +202,7 @@ class _Builder:
         return self.nodes[0].line, self.nodes[0].attrs.get(self.hand_id_attr)
 
 
-def games(stream: BinaryIO, session: str, header: str, hand: str, hand_id: str,
+def games(stream: BinaryIO, session: str | None, header: str, hand: str, hand_id: str,
           limits: Limits) -> Iterator[Game | Broken]:
     """Every hand element of the stream, each a Game, and at most one Broken ending it (see the module)."""
     b = _Builder(session, header, hand, hand_id, limits)
