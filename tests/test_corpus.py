@@ -20,7 +20,7 @@ EXPECTED = Path(__file__).resolve().parent / "expected"
 #: the folders of rooms-2/ and other-rooms/ whose room has a dialect: read whole
 READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS / "rooms-2" / "winamax",
               CORPUS / "other-rooms" / "winamax", CORPUS / "rooms-2" / "888", CORPUS / "other-rooms" / "888poker",
-              CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker"]
+              CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker", CORPUS / "other-rooms" / "merge"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -50,8 +50,8 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert got == want
     assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
-    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225
-    assert result.hands_audited == 6023
+    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225, Merge 39
+    assert result.hands_audited == 6062
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
@@ -95,6 +95,11 @@ def test_corpus_room_conventions_are_notes_not_findings(result):
     assert Counter(n.code for n in xml) == {"action-order-by-number": 37, "uncalled-return-in-the-win": 36,
                                             "rake-the-chips-not-paid": 24, "silent-seats-sitting-out": 17}
     assert len({(n.file, n.code) for n in xml}) == len(xml)
+    # Merge's two conventions: a hand won by folds writes its uncalled bet in the win; no rake is written
+    merge = {n for n in result.notes if "merge" in Path(n.file).parts}
+    assert Counter(n.code for n in merge) == {"uncalled-return-in-the-win": 18, "rake-the-chips-not-paid": 23}
+    assert len({(n.file, n.code) for n in merge}) == len(merge)
+    xml |= merge
     notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
                              ("DateIssue2.txt", "implied-uncalled-return"): 1,

@@ -41,13 +41,17 @@ def sniff(room: str, head: bytes) -> bool:
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with its byte-order mark, which expat reads too
         head = head.decode("utf-16", "replace").encode("utf-8")
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    root = b"<" + rec["root"].encode()
+    roots = [rec["root"]] if isinstance(rec["root"], str) else rec["root"]
+    return any(_opens_on(text, b"<" + root.encode()) for root in roots) and any(
+        mark.encode() in head for mark in rec["any_of"])
+
+
+def _opens_on(text: bytes, root: bytes) -> bool:
+    """The document opens on the element `root` (`<session`), after an XML declaration or a document type."""
     if not text.startswith((root + b" ", root + b">", b"<?xml", b"<!DOCTYPE")):
         return False
     at = text.find(root)
-    if at < 0 or text[at + len(root):at + len(root) + 1] not in (b" ", b">", b"\t", b"\r", b"\n"):
-        return False
-    return any(mark.encode() in head for mark in rec["any_of"])
+    return at >= 0 and text[at + len(root):at + len(root) + 1] in (b" ", b">", b"\t", b"\r", b"\n")
 
 
 def note_code(convention: str, value: str) -> str:
