@@ -118,8 +118,8 @@ class XmlRoomWriter:
             return f"{title} marks one dealer, before the hand starts"
         for e in events:
             kind = e["kind"]
-            if kind == "post" and e["post"] not in ("blind", "ante", "missed", "dead"):
-                return f"{title} has no action code for a {e['post']} post"
+            if kind == "post" and (e["post"] not in ("blind", "ante", "missed", "dead") or not self._post_code(e)):
+                return f"{title} has no action code for a post of kind {e['post']!r}"
             if kind == "post" and e["post"] == "blind" and e.get("blind") not in (1, 2):
                 return f"{title} has no third blind"
             if kind not in ("button", "post", "deal", "action", "show", "muck", "return", "award", "rake"):
@@ -132,6 +132,16 @@ class XmlRoomWriter:
         if boards > len(self.d.data["rounds"]["betting"]) - 1:
             return f"{boards} community-card deals ({title} has {len(self.d.data['rounds']['betting']) - 1})"
         return None
+
+    def _post_code(self, e: dict) -> str | None:
+        """The room's action code for post `e` (a missed blind is a second big blind, a dead one a second small
+        blind), or None when the dialect has none."""
+        spec = {"blind": {"post": "blind", "blind": e.get("blind")}, "ante": {"post": "ante"},
+                "missed": {"post": "blind", "blind": 2}, "dead": {"post": "blind", "blind": 1}}.get(e["post"])
+        try:
+            return self.d.code_for(**spec) if spec else None
+        except KeyError:
+            return None
 
     def _round_trip_problem(self, hand: dict) -> str | None:
         """Write the hand, read it back, and name the first thing the reader would give back otherwise."""
@@ -292,7 +302,7 @@ class XmlRoomWriter:
         events = hand["events"]
         live = _live_at_end(events)
         shown = {e["seat"] for e in events if e["kind"] == "show"}
-        mucked = {e["seat"] for e in events if e["kind"] == "muck"}
+        mucked = _told_mucks(d, events)
         posts: list[_El] = []
         betting: dict[str, list[_El]] = {str(r): [] for r in rounds["betting"]}
         number = 0
@@ -326,9 +336,7 @@ class XmlRoomWriter:
         for e in events:
             kind = e["kind"]
             if kind == "post":
-                spec = {"blind": {"post": "blind", "blind": e.get("blind")}, "ante": {"post": "ante"},
-                        "missed": {"post": "blind", "blind": 2}, "dead": {"post": "blind", "blind": 1}}[e["post"]]
-                posts.append(action(e["seat"], d.code_for(**spec), e["amount"]))
+                posts.append(action(e["seat"], self._post_code(e) or "", e["amount"]))
             elif kind == "deal" and e["to"] == "hole":
                 hidden = e["seat"] in live and e["seat"] not in shown and e["seat"] not in mucked
                 dealt = ["??"] * len(e["cards"]) if hidden else e["cards"]
@@ -377,7 +385,7 @@ class XmlRoomWriter:
                          **({"status": "sitting_out"} if s.get("status") == "sitting_out" else {})}
                         for s in sorted(hand["seats"], key=lambda s: s["seat"])]
         live = _live_at_end(hand["events"])
-        shown = {e["seat"] for e in hand["events"] if e["kind"] == "show"}
+        shown = {e["seat"] for e in hand["events"] if e["kind"] == "show"} | _told_mucks(self.d, hand["events"])
         left = {s["seat"]: s["stack"] // unit for s in hand["seats"]}
         events = []
         for e in hand["events"]:
@@ -454,6 +462,13 @@ class _El:
             out.extend(c.lines(indent + "  "))
         out.append(f"{indent}</{self.tag}>")
         return out
+
+
+def _told_mucks(d: XmlDialect, events: list[dict]) -> set[int]:
+    """The players whose muck the room's XML can say (by their mucked cards, when it has an element for them)."""
+    if "mucked_cards" not in d.data["rounds"]:
+        return set()
+    return {e["seat"] for e in events if e["kind"] == "muck"}
 
 
 def _live_at_end(events: list[dict]) -> set[int]:
