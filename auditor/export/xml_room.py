@@ -283,11 +283,11 @@ class XmlRoomWriter:
     def _win_elements(self, hand: dict, wins: dict[int, int]) -> list[_El]:
         """Wins written as elements: each player's awards together, and the return of an uncalled bet marked."""
         w = self.d.doc["win"]
-        out = [_El(w["element"], {w["amount"]: self._money(hand, amount), w["player"]: self._player_key(hand, seat)})
+        out = [_El(w["path"][-1], {w["amount"]: self._money(hand, amount), w["player"]: self._player_key(hand, seat)})
                for seat, amount in wins.items()]
         for e in hand["events"]:
             if e["kind"] == "return" and "returned" in w:
-                out.append(_El(w["element"], {w["amount"]: self._money(hand, e["amount"]), w["returned"]:
+                out.append(_El(w["path"][-1], {w["amount"]: self._money(hand, e["amount"]), w["returned"]:
                                               w.get("returned_value", "true"),
                                               w["player"]: self._player_key(hand, e["seat"])}))
         return out
@@ -491,9 +491,10 @@ def _stamp(started: str | None) -> str | None:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-_WHAT = {"return": "an uncalled bet returned otherwise than the room's reader derives it (the XML writes no return)",
+_WHAT = {"return": "an uncalled bet returned otherwise than the room's reader derives it (where the XML writes no "
+                   "return)",
          "rake": "a rake the XML cannot imply (it writes none: chips not paid after a flop, up to its share, are rake)",
-         "show": "shows the XML cannot say (it writes who showed, not in which order, and no muck)",
+         "show": "shows the XML cannot say (it writes who showed, not in which order)",
          "muck": "a muck (the XML writes none)",
          "award": "awards the XML cannot lay on the pots as the log does (it writes one win per player)",
          "deal": "cards dealt otherwise than the XML deals them (clockwise from the dealer, at once)",

@@ -76,15 +76,20 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
         raise Refusal("damaged", "the session names no table")
     players = _players(d, node)
     currency = players.currency
-    declared = _field(game, fields.get("currency")).upper()
+    written = _field(game, fields.get("currency"))
+    declared = d.data["money"].get("codes", {}).get(written, written).upper()
     if tournament:
         currency = None
     elif declared and len(declared) == 3 and declared.isalpha() and declared != "T$":
         currency = declared
-    acts, pockets, boards, mucked = _rounds(d, node, players.keys)
+    plays = _rounds(d, node, players.keys)
+    acts, pockets, boards = plays.acts, plays.pockets, plays.boards
+    returns = {s: players.returns.get(s, 0) + plays.returns.get(s, 0) for s in {*players.returns, *plays.returns}}
     applied: list[str] = []
-    amounts = [*players.stacks.values(), *players.wins.values(), *players.returns.values(),
-               *(a.amount for a in acts), *(x for x in (small, big) if x)]
+    stacks = _less_fees(players.stacks, plays.fees, applied)
+    rake = _written_rake(d, game)
+    amounts = [*stacks.values(), *players.wins.values(), *returns.values(), *(a.amount for a in acts),
+               *(x for x in (small, big, rake) if x)]
     cash = currency is not None
     div = 1 if cash or any(a % d.scale for a in amounts) else d.scale
     scale = d.scale // div
@@ -94,14 +99,15 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
 
     if getattr(acts, "reordered", False):
         applied.append("action_order")
-    ctx = _Hand(d, variant, players.seats, {s: m(v) for s, v in players.stacks.items()}, applied)
+    ctx = _Hand(d, variant, players.seats, {s: m(v) for s, v in stacks.items()}, applied)
     ctx.names = players.keys
     ctx.sitting.update(players.not_dealt)
-    ctx.mucked = mucked
+    ctx.mucked = plays.mucked
+    ctx.written_rake = None if rake is None else m(rake)
     events = ctx.play(players.button, acts, pockets, boards, m, cash)
     flagged = _field(game, fields.get("uncalled_flag")).lower() == "true"
     returned, paid = ctx.settle({s: m(v) for s, v in players.wins.items()}, flagged, bool(boards),
-                                {s: m(v) for s, v in players.returns.items()})
+                                {s: m(v) for s, v in returns.items()})
     if returned is not None:  # after the betting round its bettor last put chips in
         events.insert(ctx.round_ends.get(ctx.last_put_round.get(returned["seat"], 0), len(events)), returned)
     events += ctx.showdown() + paid
@@ -126,6 +132,30 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
                            + [{**x, "stack": m(x["stack"])} for x in players.doubles], key=lambda rec: rec["seat"])
     hand["events"] = events
     return Read(hand, applied)
+
+
+def _less_fees(stacks: dict[int, int], fees: dict[int, int], applied: list[str]) -> dict[int, int]:
+    """The stacks the players play the hand with: a fee the room takes outside the pot (a bad-beat jackpot's
+    drop) comes off the chips the file lists; more than the player has cannot be placed."""
+    out = dict(stacks)
+    for seat, fee in fees.items():
+        if seat not in out or fee > out[seat]:
+            raise Refusal("inconsistent-amounts", f"seat {seat} pays a fee of {fee} with {out.get(seat, 0)}")
+        out[seat] -= fee
+    if fees:
+        applied.append("fees")
+    return out
+
+
+def _written_rake(d: XmlDialect, game: Game) -> int | None:
+    """The rake the file writes (`rake: written`, in the money's smallest unit), or None where it writes none."""
+    rake = d.conventions["rake"]
+    if rake["value"] != "written":
+        return None
+    text = _field(game, rake["field"])
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise Refusal("damaged", f"a rake that is no number: {text[:20]!r}")
+    return int(text)
 
 
 def _field(game: Game, name: str | None) -> str:
@@ -239,22 +269,21 @@ def _players(d: XmlDialect, node: Node) -> _Players:
 
 
 def _wins(d: XmlDialect, node: Node, out: _Players) -> None:
-    """Wins written as elements of their own, anywhere in the hand's rounds: each adds to its player's win, or,
+    """Wins written as elements of their own (at `win.path` below the hand): each adds to its player's win, or,
     marked as a return, to the chips given back to that player."""
     w = d.doc["win"]
-    for r in [node, *node.all(d.doc["round"])]:
-        for child in r.all(w["element"]):
-            key = child.attrs.get(w["player"], "")
-            if key not in out.keys:
-                raise Refusal("damaged", f"a win for {key[:40]!r}, who has no seat (line {child.line})")
-            amount = d.amount(child.attrs.get(w["amount"], ""))
-            if amount is None:
-                raise Refusal("damaged", f"a win that is no amount (line {child.line})")
-            seat = out.keys[key]
-            returned = "returned" in w and child.attrs.get(w["returned"]) == w.get("returned_value")
-            book = out.returns if returned else out.wins
-            book[seat] = book.get(seat, 0) + amount.value
-            out.currency = out.currency or amount.currency
+    for child in node.path(w["path"]):
+        key = child.attrs.get(w["player"], "")
+        if key not in out.keys:
+            raise Refusal("damaged", f"a win for {key[:40]!r}, who has no seat (line {child.line})")
+        amount = d.amount(child.attrs.get(w["amount"], ""))
+        if amount is None:
+            raise Refusal("damaged", f"a win that is no amount (line {child.line})")
+        seat = out.keys[key]
+        returned = "returned" in w and child.attrs.get(w["returned"]) == w.get("returned_value")
+        book = out.returns if returned else out.wins
+        book[seat] = book.get(seat, 0) + amount.value
+        out.currency = out.currency or amount.currency
 
 
 def _round_index(d: XmlDialect) -> dict[str, int]:
@@ -266,39 +295,112 @@ def _round_index(d: XmlDialect) -> dict[str, int]:
     return index
 
 
-def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> tuple[list[_Act], dict[int, list[str]],
-                                                                        dict[int, list[str]], set[int]]:
+@dataclass
+class _Plays:
+    """What the hand's rounds say: the actions taken, the hole cards known by seat, the board cards each round
+    adds, the players whose cards are given as mucked, and by seat the returns and the fees (chips taken outside
+    the pot) the file writes as events."""
+    acts: list[_Act] = field(default_factory=list)
+    pockets: dict[int, list[str]] = field(default_factory=dict)
+    boards: dict[int, list[str]] = field(default_factory=dict)
+    mucked: set[int] = field(default_factory=set)
+    returns: dict[int, int] = field(default_factory=dict)
+    fees: dict[int, int] = field(default_factory=dict)
+
+
+def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> _Plays:
+    """The rounds read: elements each naming its round (`round_number`), or, a dialect with no round number, one
+    element holding every event, its rounds told by the deals of the board (`{deal: board}` codes)."""
     doc = d.doc
-    af = doc["action_fields"]
     index = _round_index(d)
-    acts: list[_Act] = []
-    pockets: dict[int, list[str]] = {}
-    boards: dict[int, list[str]] = {}
-    mucked: set[int] = set()
+    plays = _Plays()
+    flat = doc["round_number"] is None
+    number = 0
     for r in node.all(doc["round"]):
-        number_text = r.attrs.get(doc["round_number"], "")
-        if number_text not in index:
-            raise Refusal("damaged", f"a round numbered {number_text[:20]!r} (line {r.line})")
-        number = index[number_text]
+        if not flat:
+            number_text = r.attrs.get(doc["round_number"], "")
+            if number_text not in index:
+                raise Refusal("damaged", f"a round numbered {number_text[:20]!r} (line {r.line})")
+            number = index[number_text]
         for child in r.children:
             if child.tag == doc["cards"]:
-                _cards(d, child, number, names, pockets, boards, mucked)
+                _cards(d, child, number, names, plays)
             elif child.tag == doc["action"]:
-                act = _action(d, child, number, af, names)
-                if act is not None:
-                    acts.append(act)
+                number = _event(d, child, number, names, plays, flat)
     if d.data["rounds"].get("board_cumulative"):
-        boards = _dealt_by_round(boards)
+        plays.boards = _dealt_by_round(plays.boards)
     if d.convention("action_order") == "by_number":
+        acts = plays.acts
         orders = [a.order for a in acts]
         if len(set(orders)) != len(orders):
             raise Refusal("damaged", "two actions with the same number: their order cannot be known")
-        written = [a.order for a in acts]
         acts.sort(key=lambda a: a.order)
-        if written != [a.order for a in acts]:
-            acts = _Acts(acts)
-            acts.reordered = True
-    return acts, pockets, boards, mucked
+        if orders != [a.order for a in acts]:
+            plays.acts = _Acts(acts)
+            plays.acts.reordered = True
+    return plays
+
+
+def _event(d: XmlDialect, child: Node, number: int, names: dict[str, int], plays: _Plays, flat: bool) -> int:
+    """One action element read into `plays`; returns the round the next one is in (a flat layout moves on at
+    the first action after the posts and at each deal of the board)."""
+    spec = d.actions.get(child.attrs.get(d.doc["action_fields"]["code"], ""))
+    if flat and spec is not None and number == 0 and "action" in spec:
+        number = 1
+    if spec is not None and "deal" in spec:
+        if flat:
+            number = max(number, 1) + 1
+        cards = _card_list(d, child)
+        if number >= 0:
+            plays.boards.setdefault(number, []).extend(cards)
+        return number
+    if spec is not None and any(k in spec for k in ("cards", "shows", "returned", "fee")):
+        _said(d, child, spec, names, plays)
+        return number
+    act = _action(d, child, number, d.doc["action_fields"], names)
+    if act is not None:
+        plays.acts.append(act)
+    return number
+
+
+def _said(d: XmlDialect, child: Node, spec: dict[str, Any], names: dict[str, int], plays: _Plays) -> None:
+    """An event that is no bet: a player's cards dealt, shown or mucked (its card elements), the return of an
+    uncalled bet, or a fee taken from the player outside the pot."""
+    player = child.attrs.get(d.doc["action_fields"]["player"], "")
+    if player not in names:
+        raise Refusal("damaged", f"an event for {player[:40]!r}, who has no seat (line {child.line})")
+    seat = names[player]
+    if "returned" in spec or "fee" in spec:
+        amount = d.amount(child.attrs.get(d.doc["action_fields"]["amount"], ""))
+        if amount is None:
+            raise Refusal("damaged", f"an amount that is no number (line {child.line})")
+        book = plays.returns if "returned" in spec else plays.fees
+        book[seat] = book.get(seat, 0) + amount.value
+        return
+    cards = _card_list(d, child)
+    if cards:
+        plays.pockets[seat] = cards
+    if spec.get("shows") == "muck":
+        plays.mucked.add(seat)
+
+
+def _card_list(d: XmlDialect, child: Node) -> list[str]:
+    """The cards an element gives: its card elements (`document.card`: rank and suit attributes), else the
+    cards attribute or the text, separated by commas or white space."""
+    spec = d.doc.get("card")
+    if spec is not None:
+        tokens = [c.attrs.get(spec["rank"], "") + c.attrs.get(spec["suit"], "") if not d.suit_first
+                  else c.attrs.get(spec["suit"], "") + c.attrs.get(spec["rank"], "")
+                  for c in child.all(spec["element"])]
+        text = " ".join(tokens)
+    else:
+        cf = d.doc["cards_fields"]
+        text = child.attrs.get(cf["cards"], "") if "cards" in cf else child.text
+        tokens = text.replace(",", " ").split()
+    cards = [d.card(t) for t in tokens]
+    if any(c is None for c in cards):
+        raise Refusal("damaged", f"a card that is no card: {text.strip()[:40]!r} (line {child.line})")
+    return [c for c in cards if c]
 
 
 def _dealt_by_round(boards: dict[int, list[str]]) -> dict[int, list[str]]:
@@ -316,26 +418,21 @@ def _dealt_by_round(boards: dict[int, list[str]]) -> dict[int, list[str]]:
     return out
 
 
-def _cards(d: XmlDialect, child: Node, number: int, names: dict[str, int], pockets: dict[int, list[str]],
-           boards: dict[int, list[str]], mucked: set[int]) -> None:
+def _cards(d: XmlDialect, child: Node, number: int, names: dict[str, int], plays: _Plays) -> None:
     cf = d.doc["cards_fields"]
     rounds = d.data["rounds"]
     kind, owner = child.attrs.get(cf["kind"], ""), child.attrs.get(cf["player"], "")
-    text = child.attrs.get(cf["cards"], "") if "cards" in cf else child.text
-    tokens = text.replace(",", " ").split()
-    cards = [d.card(t) for t in tokens]
-    if any(c is None for c in cards):
-        raise Refusal("damaged", f"a card that is no card: {text.strip()[:40]!r} (line {child.line})")
+    cards = _card_list(d, child)
     hole = rounds["hole_cards"]
     if kind in ([hole] if isinstance(hole, str) else hole) or kind == rounds.get("mucked_cards"):
         if owner not in names:
             raise Refusal("damaged", f"cards dealt to {owner!r}, who has no seat (line {child.line})")
-        pockets[names[owner]] = [c for c in cards if c]
+        plays.pockets[names[owner]] = cards
         if kind == rounds.get("mucked_cards"):
-            mucked.add(names[owner])
+            plays.mucked.add(names[owner])
     elif kind in rounds["board"]:
         if number >= 0:  # after the betting, the board cards are a rabbit hunt: not dealt in the hand
-            boards.setdefault(number, []).extend(c for c in cards if c)
+            plays.boards.setdefault(number, []).extend(cards)
     else:
         raise Refusal("damaged", f"cards of a kind the dialect does not know: {kind[:30]!r} (line {child.line})")
 
@@ -426,6 +523,7 @@ class _Hand:
         self.order: list[int] = []  # the seats clockwise from the button's left
         self.names: dict[str, int] = {n: s for s, n in seats.items()}  # every player listed -> seat
         self.mucked: set[int] = set()  # players whose cards the file gives as mucked, not shown
+        self.written_rake: int | None = None  # the rake the file writes, when it writes one
 
     def seat_record(self, seat: int) -> dict[str, Any]:
         rec: dict[str, Any] = {"seat": seat, "player": self.seats[seat], "stack": self.stacks[seat]}
@@ -598,7 +696,9 @@ class _Hand:
         total = sum(self.put.values()) + self.dead
         kept = total - sum(paid.values())
         rake = self.d.conventions["rake"]
-        if kept > 0 and rake["value"] == "the_chips_not_paid" and flop and kept * 100 <= rake["max_percent"] * total:
+        if self.written_rake:  # the rake the file writes, as it stands (from the main pot)
+            events.append({"kind": "rake", "pot": 0, "amount": self.written_rake})
+        elif kept > 0 and rake["value"] == "the_chips_not_paid" and flop and kept * 100 <= rake["max_percent"] * total:
             events.append({"kind": "rake", "pot": 0, "amount": kept})
             self.applied.append("rake")
         return back, events
