@@ -74,7 +74,8 @@ def read_xml_room(path: Path | str, room: str, *, rule_pack: str = "tda-2024",
     noted: set[str] = set()
     with stream:
         try:
-            for item in games(stream, doc["session"], doc["header"], doc["hand"], doc["hand_id"], limits):
+            for item in games(stream, doc["session"], doc["header"], doc["hand"], doc["hand_id"], limits,
+                              doc.get("encoding_without_mark")):
                 yield from _item(spoken, item, name, rule_pack, noted)
         except OSError as exc:  # a gzip that breaks or passes a limit while read
             reason, code = open_failure(exc)
@@ -101,6 +102,11 @@ def _item(spoken: XmlDialect, item: Game | Broken, name: str, rule_pack: str, no
     if problem:
         yield Quarantined(name, node.line, problem, hand_id, code="invalid-record", table_id=table)
         return
+    if item.encoding is not None and "encoding" not in noted:  # said once per file, as a convention is
+        noted.add("encoding")
+        yield ReaderNote(name, node.line, f"encoding-{item.encoding.lower()}",
+                         f"{spoken.title}: a file with no byte-order mark and no XML declaration is read in "
+                         f"{item.encoding}, as the room writes such a file")
     for convention in dict.fromkeys(read.applied):
         value = spoken.convention(convention)
         code = note_code(convention, value)

@@ -12,6 +12,9 @@ laughs" and external entities); nesting deeper than `xml_max_depth`, a hand elem
 `xml_max_hand_bytes` and one tag or text run longer than `xml_max_token_bytes` are refused as `limit`
 (`auditor/ingest/limits.py`), the last one before expat holds it. Text is kept as text, never evaluated.
 
+A room may write a file without a byte-order mark or an XML declaration in another encoding than UTF-8 (the
+dialect's `encoding_without_mark`): such a file's documents are all read in it, and each hand says so.
+
 A room's file may hold several documents in a row (sessions appended to one file, each with its own XML
 declaration): when a document ends and another begins, a fresh parser reads on from there, lines counted
 through. Anything else not well-formed ends the file with one `Broken` naming its line and expat's reason; a
@@ -63,9 +66,11 @@ class Node:
 
 @dataclass(frozen=True)
 class Game:
-    """A hand element read whole, with its session's header fields (element name -> text)."""
+    """A hand element read whole, with its session's header fields (element name -> text), and the encoding
+    it was read in when the file named none (`encoding_without_mark`), else None."""
     node: Node
     header: dict[str, str]
+    encoding: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,11 +107,12 @@ class _Builder:
         self.parser: expat.XMLParserType | None = None
         self.line_base = 0
         self.at_end = False
+        self.encoding: str | None = None  # the encoding every document of the file is read in, when not UTF-8's
 
     # -- a parser for each document of the file ---------------------------------------------------------------
 
     def new_parser(self) -> expat.XMLParserType:
-        p = expat.ParserCreate()
+        p = expat.ParserCreate(self.encoding)
         p.buffer_text = True
         p.StartElementHandler = self.start
         p.EndElementHandler = self.end
@@ -181,7 +187,7 @@ class _Builder:
                                             f"({self.limits.xml_max_hand_bytes})", "limit",
                                             node.attrs.get(self.hand_id_attr)))
                 else:
-                    self.done.append(Game(node, dict(self.header)))
+                    self.done.append(Game(node, dict(self.header), self.encoding))
                 self.too_big = False
         elif self.field is not None and depth == self.hand_depth + 1:
             self.header[self.field[0]] = "".join(self.field[1]).strip()
@@ -203,9 +209,10 @@ class _Builder:
 
 
 def games(stream: BinaryIO, session: str | None, header: str, hand: str, hand_id: str,
-          limits: Limits) -> Iterator[Game | Broken]:
+          limits: Limits, encoding_without_mark: str | None = None) -> Iterator[Game | Broken]:
     """Every hand element of the stream, each a Game, and at most one Broken ending it (see the module)."""
     b = _Builder(session, header, hand, hand_id, limits)
+    b.encoding = encoding_without_mark
     try:
         yield from _run(b, stream, limits)
     except _Refused as exc:
@@ -230,8 +237,13 @@ def _run(b: _Builder, stream: BinaryIO, limits: Limits) -> Iterator[Game | Broke
     fed = 0  # bytes the current parser has been given
     kept, kept_at = b"", 0  # the last bytes given to it, and their offset in its input
     since_tag_end = 0
+    marked: bool | None = None  # whether the file opens on a byte-order mark or an XML declaration
     while True:
         chunk = stream.read(CHUNK)
+        if marked is None and chunk.lstrip(_SPACE):
+            marked = chunk.lstrip(_SPACE).startswith((_BOM, b"\xff\xfe", b"\xfe\xff", b"<?xml"))
+            if marked:  # the file says its encoding: `encoding_without_mark` is not for it
+                b.encoding = None
         runs = chunk.split(b">")  # the bytes between one `>` and the next: a tag with its attributes, or text
         longest = max(since_tag_end + len(runs[0]), max(map(len, runs[1:-1]), default=0))
         since_tag_end = since_tag_end + len(chunk) if len(runs) == 1 else len(runs[-1])
