@@ -151,7 +151,7 @@ class XmlRoomWriter:
         doc = self.d.doc
         text = self.session_text([hand])
         items = list(games(io.BytesIO(text.encode("utf-8")), doc["session"], doc["header"], doc["hand"],
-                           doc["hand_id"], DEFAULT_LIMITS))
+                           doc["hand_id"], DEFAULT_LIMITS, doc.get("encoding_without_mark")))
         if len(items) != 1 or isinstance(items[0], Broken):
             return f"{self.d.title} XML of this hand does not read back as one hand"
         try:
@@ -194,7 +194,8 @@ class XmlRoomWriter:
         out = {name: template.format(**parts) for name, template in lines.items()}
         out[fields["table"]] = writes.get("table", "{table}").format(table=hand["table_id"])
         if currency is not None and "currency" in fields:
-            out[fields["currency"]] = currency
+            codes = {v: k for k, v in reversed(list(self.d.data["money"].get("codes", {}).items()))}
+            out[fields["currency"]] = codes.get(currency, currency)
         if "table_size" in fields:
             out[fields["table_size"]] = str(hand["max_seats"])
         if "uncalled_flag" in fields:
@@ -203,6 +204,8 @@ class XmlRoomWriter:
 
     def _money(self, hand: dict, value: int) -> str:
         currency = hand.get("currency")
+        if currency is not None and not self.d.data["writes"].get("amount_symbols", True):
+            return self.d.money_text(value, None, hand.get("money_scale", self.d.scale))
         if currency is not None:
             return self.d.money_text(value, currency, hand.get("money_scale", self.d.scale))
         return self.d.money_text(value // hand["stakes"]["chip_unit"], None, 1)
@@ -216,18 +219,20 @@ class XmlRoomWriter:
         on_hand = set(self.d.data["writes"].get("hand_attributes", []))
         header = {k: v for k, v in self._header(hands[0]).items() if k not in on_hand}
         out = ['<?xml version="1.0" encoding="utf-8"?>'] if declaration and doc["session"] else []
+        # the byte-order mark that says UTF-8, where a file without one is read in another encoding
+        mark = "\ufeff" if declaration and not doc["session"] and doc.get("encoding_without_mark") else ""
         if doc["session"]:
             out.append(f'<{doc["session"]} sessioncode="0">')
             out.append(f"  <{doc['header']}>")
             out.extend(f"    <{tag}>{escape(value)}</{tag}>" for tag, value in header.items())
             out.append(f"  </{doc['header']}>")
-        else:
+        elif doc["header"] != doc["hand"]:  # else the hand element is its own header
             out.append(f"<{doc['header']} " + " ".join(f"{k}={quoteattr(v)}" for k, v in header.items()) + "/>")
         for hand in hands:
             out.extend(self._game(hand).lines("  " if doc["session"] else ""))
         if doc["session"]:
             out.append(f"</{doc['session']}>")
-        return "\n".join(out) + "\n"
+        return mark + "\n".join(out) + "\n"
 
     def _seat_key(self, seat: int) -> str:
         """A seat as the file numbers it (`seat_base`)."""
@@ -262,18 +267,36 @@ class XmlRoomWriter:
                 attrs[pf["button"]] = doc["button_flag"] if s["seat"] == button else "0"
             if "win" in pf:
                 attrs[pf["win"]] = self._money(hand, wins.get(s["seat"], 0))
-            if flag:
-                attrs[flag["attribute"]] = flag["value"] if s.get("status") == "sitting_out" \
-                    else writes.get("dealt_in_value", "")
+            if flag and s.get("status") == "sitting_out":
+                attrs[flag["attribute"]] = flag["value"]
+            elif flag and "dealt_in_value" in writes:
+                attrs[flag["attribute"]] = writes["dealt_in_value"]
             players.children.append(_El(doc["player"][-1], attrs))
         if "dealer" in doc:
             game.child(doc["dealer"]["path"]).attrs[doc["dealer"]["attribute"]] = self._seat_key(button)
+        rake = d.conventions["rake"]
+        if rake["value"] == "written":  # in the money's smallest unit
+            scale = hand.get("money_scale", d.scale) if hand.get("currency") is not None else 1
+            total = sum(e["amount"] for e in events if e["kind"] == "rake")
+            game.attrs[rake["field"]] = str(total * d.scale // scale if scale != d.scale else total)
         rounds = self._rounds(hand)
+        if doc["round_number"] is None:  # one element holds every event, the wins in an element of their own
+            flat = [child for _number, children in rounds for child in children]
+            if "win" in doc:
+                path = doc["win"]["path"]
+                flat.append(_El(path[-2], dict(writes.get("win_parent", {})), None, self._win_elements(hand, wins)))
+            game.children.append(_El(doc["round"], {}, None, flat))
+            return game
         if "win" in doc:
             rounds.append((writes["wins_round"], self._win_elements(hand, wins)))
         for number, children in rounds:
             game.children.append(_El(doc["round"], {doc["round_number"]: str(number)}, None, children))
         return game
+
+    def _card_el(self, card: str) -> _El:
+        """A card as an element of its own, its rank and suit as attributes (`document.card`)."""
+        spec = self.d.doc["card"]
+        return _El(spec["element"], {spec["rank"]: self.d.rank_word[card[0]], spec["suit"]: self.d.suit_word[card[1]]})
 
     def _player_key(self, hand: dict, seat: int) -> str:
         if self.d.doc.get("players_named_by") == "seat":
@@ -283,7 +306,7 @@ class XmlRoomWriter:
     def _win_elements(self, hand: dict, wins: dict[int, int]) -> list[_El]:
         """Wins written as elements: each player's awards together, and the return of an uncalled bet marked."""
         w = self.d.doc["win"]
-        out = [_El(w["path"][-1], {w["amount"]: self._money(hand, amount), w["player"]: self._player_key(hand, seat)})
+        out = [_El(w["path"][-1], {w["player"]: self._player_key(hand, seat), w["amount"]: self._money(hand, amount)})
                for seat, amount in wins.items()]
         for e in hand["events"]:
             if e["kind"] == "return" and "returned" in w:
@@ -309,15 +332,22 @@ class XmlRoomWriter:
         sep = writes.get("card_separator", " ")
         hole = rounds["hole_cards"] if isinstance(rounds["hole_cards"], str) else rounds["hole_cards"][0]
 
-        def action(seat: int, code: str, amount: int | None) -> _El:
+        def action(seat: int | None, code: str, amount: int | None) -> _El:
             nonlocal number
             number += 1
-            attrs = {af["order"]: str(number), af["player"]: self._player_key(hand, seat), af["code"]: code}
+            attrs = {af["order"]: str(number), af["player"]: "" if seat is None else self._player_key(hand, seat),
+                     af["code"]: code}
             if amount or writes.get("zero_amounts", True):
                 attrs[af["amount"]] = self._money(hand, amount or 0)
             return _El(doc["action"], attrs)
 
         def cards(kind: str, seat: int | None, shown_cards: list[str]) -> _El:
+            if "card" in doc:  # an event of its own (its code `kind`), the cards as elements
+                el = action(seat, kind, None)
+                if seat is None:
+                    del el.attrs[af["player"]]
+                el.children = [self._card_el(c) for c in shown_cards]
+                return el
             text = sep.join(d.card_word(c) for c in shown_cards)
             attrs = {cf["kind"]: kind, cf["player"]: "" if seat is None else self._player_key(hand, seat)}
             if "cards" in cf:
@@ -332,7 +362,10 @@ class XmlRoomWriter:
         current = ids[0]
         boards = iter(ids[1:])
         kinds = list(rounds["board"])
+        if "card" in doc:  # each deal of the board is an event, its code the deal's (flop, turn, river)
+            kinds = [code for code, spec in d.actions.items() if spec.get("deal") == "board"]
         board: list[str] = []
+        said: list[_El] = []  # the shows and mucks of a dialect that says them as events, after the betting
         for e in events:
             kind = e["kind"]
             if kind == "post":
@@ -342,21 +375,33 @@ class XmlRoomWriter:
                 dealt = ["??"] * len(e["cards"]) if hidden else e["cards"]
                 if "??" in dealt and not writes.get("hidden_hole_cards", True):
                     continue
+                if "card" in doc:
+                    word = d.code_for(shows="muck") if e["seat"] in mucked else d.code_for(shows="show") \
+                        if e["seat"] in live else d.code_for(cards="hole")
+                    (said if e["seat"] in live else betting[current]).append(cards(word, e["seat"], dealt))
+                    continue
                 word = rounds.get("mucked_cards", hole) if e["seat"] in mucked else hole
                 betting[current].append(cards(word, e["seat"], dealt))
             elif kind == "deal" and e["to"] == "board":
                 current = next(boards)
-                word = kinds[min(ids.index(current) - 1, len(kinds) - 1)]
+                word = kinds[min(ids.index(current) - 1, len(kinds) - 1)] if kinds else ""
                 board = board + e["cards"] if rounds.get("board_cumulative") else e["cards"]
                 betting[current].append(cards(word, None, board))
             elif kind == "action":
                 what = e["action"]
                 if what in ("fold", "check"):
                     betting[current].append(action(e["seat"], d.code_for(action=what), 0))
-                elif what == "raise":
+                elif what == "raise" and any(s == {"action": "raise", "amount": "to"} for s in d.actions.values()):
                     betting[current].append(action(e["seat"], d.code_for(action="raise", amount="to"), e["to"]))
                 else:
                     betting[current].append(action(e["seat"], d.code_for(action=what, amount="added"), e["amount"]))
+            elif kind == "return" and any("returned" in s for s in d.actions.values()):
+                betting[current].append(action(e["seat"], d.code_for(returned=True), e["amount"]))
+            elif kind == "muck" and "card" in doc and e["seat"] not in {
+                    x["seat"] for x in events if x["kind"] == "deal" and x["to"] == "hole" and "??" not in x["cards"]}:
+                said.append(action(e["seat"], d.code_for(shows="muck"), None))
+        if said:
+            betting[current].extend(said)
         out = [(str(rounds["posts"]), posts)]
         out.extend((r, lines) for r, lines in betting.items() if lines)
         return out
@@ -465,8 +510,9 @@ class _El:
 
 
 def _told_mucks(d: XmlDialect, events: list[dict]) -> set[int]:
-    """The players whose muck the room's XML can say (by their mucked cards, when it has an element for them)."""
-    if "mucked_cards" not in d.data["rounds"]:
+    """The players whose muck the room's XML can say (by their mucked cards, or an event of its own, when it has
+    an element or a code for them)."""
+    if "mucked_cards" not in d.data["rounds"] and not any(s.get("shows") == "muck" for s in d.actions.values()):
         return set()
     return {e["seat"] for e in events if e["kind"] == "muck"}
 
