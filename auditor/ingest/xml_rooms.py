@@ -88,7 +88,8 @@ def _item(spoken: XmlDialect, item: Game | Broken, name: str, rule_pack: str, no
         return
     node = item.node
     hand_id = node.attrs.get(spoken.doc["hand_id"]) or None
-    table = item.header.get(spoken.doc["header_fields"]["table"]) or None
+    field = spoken.doc["header_fields"]["table"]
+    table = item.header.get(field) or node.attrs.get(field) or None
     try:
         read = convert(item, spoken, rule_pack)
     except Refusal as refusal:
