@@ -130,7 +130,7 @@ def test_real_amounts_balance_with_the_wins_the_rake_and_the_end_balances():
             put = sum(e["amount"] for e in hand["events"] if e["kind"] in ("post", "action") and "amount" in e)
             back = sum(e["amount"] for e in hand["events"] if e["kind"] in ("return", "award", "rake"))
             assert put == back, (path.name, hand["hand_id"])
-    assert seats > 150
+    assert seats == 225
 
 
 # -- the room's ways, on hands written in its style --------------------------------------------------------------

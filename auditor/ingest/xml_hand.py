@@ -286,15 +286,6 @@ def _wins(d: XmlDialect, node: Node, out: _Players) -> None:
         out.currency = out.currency or amount.currency
 
 
-def _round_index(d: XmlDialect) -> dict[str, int]:
-    """Each round the dialect names -> 0 for the posts, 1.. for the betting rounds, -1 for those after them."""
-    rounds = d.data["rounds"]
-    index = {str(rounds["posts"]): 0}
-    index.update({str(r): k for k, r in enumerate(rounds["betting"], 1)})
-    index.update({str(r): -1 for r in rounds.get("after", [])})
-    return index
-
-
 @dataclass
 class _Plays:
     """What the hand's rounds say: the actions taken, the hole cards known by seat, the board cards each round
@@ -312,7 +303,7 @@ def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> _Plays:
     """The rounds read: elements each naming its round (`round_number`), or, a dialect with no round number, one
     element holding every event, its rounds told by the deals of the board (`{deal: board}` codes)."""
     doc = d.doc
-    index = _round_index(d)
+    index = d.round_index
     plays = _Plays()
     flat = doc["round_number"] is None
     number = 0
@@ -344,22 +335,23 @@ def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> _Plays:
 def _event(d: XmlDialect, child: Node, number: int, names: dict[str, int], plays: _Plays, flat: bool) -> int:
     """One action element read into `plays`; returns the round the next one is in (a flat layout moves on at
     the first action after the posts and at each deal of the board)."""
-    spec = d.actions.get(child.attrs.get(d.doc["action_fields"]["code"], ""))
-    if flat and spec is not None and number == 0 and "action" in spec:
-        number = 1
-    if spec is not None and "deal" in spec:
+    code = child.attrs.get(d.doc["action_fields"]["code"], "")
+    spec = d.actions.get(code)
+    if spec is None or code not in d.said_codes:  # a bet, a post, or a code to refuse: an action
+        if flat and spec is not None and number == 0 and "action" in spec:
+            number = 1
+        act = _action(d, child, number, d.doc["action_fields"], names, spec, code)
+        if act is not None:
+            plays.acts.append(act)
+        return number
+    if "deal" in spec:
         if flat:
             number = max(number, 1) + 1
         cards = _card_list(d, child)
         if number >= 0:
             plays.boards.setdefault(number, []).extend(cards)
         return number
-    if spec is not None and any(k in spec for k in ("cards", "shows", "returned", "fee")):
-        _said(d, child, spec, names, plays)
-        return number
-    act = _action(d, child, number, d.doc["action_fields"], names)
-    if act is not None:
-        plays.acts.append(act)
+    _said(d, child, spec, names, plays)
     return number
 
 
@@ -437,11 +429,11 @@ def _cards(d: XmlDialect, child: Node, number: int, names: dict[str, int], plays
         raise Refusal("damaged", f"cards of a kind the dialect does not know: {kind[:30]!r} (line {child.line})")
 
 
-def _action(d: XmlDialect, child: Node, number: int, af: dict[str, str], names: dict[str, int]) -> _Act | None:
-    """One action element read, or None for one the dialect marks as said rather than done (a chat line)."""
-    code, player, order = child.attrs.get(af["code"], ""), child.attrs.get(af["player"], ""), child.attrs.get(
-        af["order"], "")
-    spec = d.actions.get(code)
+def _action(d: XmlDialect, child: Node, number: int, af: dict[str, str], names: dict[str, int],
+            spec: dict[str, Any] | None, code: str) -> _Act | None:
+    """One action element read (`spec`, its code's description), or None for one the dialect marks as said
+    rather than done (a chat line)."""
+    player, order = child.attrs.get(af["player"], ""), child.attrs.get(af["order"], "")
     if spec is None:
         raise Refusal("damaged", f"action type {code[:20]!r} not understood (line {child.line})")
     if "ignored" in spec:
@@ -454,7 +446,7 @@ def _action(d: XmlDialect, child: Node, number: int, af: dict[str, str], names: 
         raise Refusal("damaged", f"an action after the betting (line {child.line})")
     if player not in names:
         raise Refusal("damaged", f"a player acting who has no seat: {player[:40]!r} (line {child.line})")
-    by_number = d.convention("action_order") == "by_number"
+    by_number = d.by_number
     if by_number and (not order.isascii() or not order.isdigit()):
         raise Refusal("damaged", f"an action with no number (line {child.line})")
     amount = d.amount(child.attrs.get(af["amount"], "0") or "0")
@@ -474,6 +466,14 @@ def _time(node: Node, where: list[str] | dict[str, str]) -> str | None:
         text, form = (found[0].text.strip() if found else ""), "%Y-%m-%d %H:%M:%S"
     if not text.isascii() or not 8 <= len(text) <= 19:
         return None
+    if form == "%Y-%m-%d %H:%M:%S":  # the common spelling, without strptime's cost (one call a hand)
+        if len(text) != 19 or text[10] != " " or not text.replace("-", "").replace(":", "").replace(" ", "").isdigit():
+            return None
+        try:
+            datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        return text.replace(" ", "T") + "+00:00"
     try:
         moment = datetime.strptime(text, form)
     except ValueError:
