@@ -1,10 +1,11 @@
 """How fast the XML dialect engine reads a room's XML, and how fast a whole audit of it runs. Run by hand:
 
-    python benchmarks/xml_rooms_speed.py [--room ipoker] [--hands 20000] [--repeat 3]
+    python benchmarks/xml_rooms_speed.py [--room ipoker|merge|microgaming] [--hands 20000] [--repeat 3]
 
 A file of simulated hands (no-limit and pot-limit hold'em and Omaha, fixed-limit hold'em) is written once by
-the room's writer (`auditor/export/xml_room.py`, the dialect run backwards) into a temporary folder; the real
-iPoker exports of the shared corpus are timed too when they are beside the project. For each it prints hands/s
+the room's writer (`auditor/export/xml_room.py`, the dialect run backwards) into a temporary folder; the room's
+real exports in the shared corpus (`REAL`: every file there detected as the room's) are timed too when they are
+beside the project. For each it prints hands/s
 and microseconds a hand of CPU time (the wall clock of a shared machine is noise), the best of `--repeat`:
 
 - read: `read_xml_room`'s items, to a list, in this process (streaming parse, hand conversion, validation);
@@ -22,12 +23,16 @@ from pathlib import Path
 
 from auditor.check.packs import resolve_pack
 from auditor.export import writer
+from auditor.ingest.detect import detect
 from auditor.ingest.xml_rooms import read_xml_room
 from auditor.model.records import SourceHand
 from auditor.pipeline import audit
 from auditor.simulate import simulate_hands
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+#: room -> the corpus folders holding its real exports
+REAL = {"ipoker": [CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker"],
+        "merge": [CORPUS / "other-rooms" / "merge"], "microgaming": [CORPUS / "other-rooms" / "microgaming"]}
 GAMES = [("holdem", "no-limit"), ("holdem", "pot-limit"), ("holdem", "fixed-limit"), ("omaha", "pot-limit"),
          ("omaha", "no-limit")]
 
@@ -72,9 +77,8 @@ def main() -> None:
     print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
     with tempfile.TemporaryDirectory() as tmp:
         inputs = [simulated(args.room, args.hands, Path(tmp))]
-        real = [CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker"]
-        if args.room == "ipoker" and real[0].is_dir():
-            inputs += sorted(p for folder in real for p in folder.rglob("*") if p.suffix in (".xml", ".txt"))
+        inputs += sorted(p for folder in REAL.get(args.room, []) if folder.is_dir() for p in folder.rglob("*")
+                         if p.suffix in (".xml", ".txt") and getattr(detect(p), "name", None) == args.room)
         audit([inputs[0]], pack="tda-2024", jobs=1)  # warm-up: the kernels compiled or loaded
         size = sum(p.stat().st_size for p in inputs)
         print(f"{len(inputs)} file(s), {size / 1e6:.1f} MB; the first is simulated")

@@ -146,14 +146,17 @@ def load_seeds(reader: str, corpus: Path = CORPUS, phh_files: int = 400) -> Seed
                 seeds.pieces.append((".txt", data))
     elif reader in XML_ROOMS:
         from auditor.ingest.detect import detect
+        from auditor.ingest.xml_dialect import xml_dialect
 
-        # the room's fixtures and every corpus file detected as the room's, whole and cut at its hands
+        # the room's fixtures and every corpus file detected as the room's, whole and cut at its hands (the
+        # dialect's hand element)
+        hand = re.escape(xml_dialect(reader).doc["hand"].encode())
         for path in _files((ROOT / "tests/fixtures" / reader, "**/*.xml"), (corpus, "**/*.txt"), (corpus, "**/*.xml")):
             if path.is_relative_to(corpus) and getattr(detect(path), "name", None) != reader:
                 continue
             data = path.read_bytes()
             seeds.pieces.append((".xml", data))
-            games = re.split(rb"(?=<game[ >])", data)
+            games = re.split(rb"(?=<" + hand + rb"[ >])", data)
             seeds.pieces += [(".xml", games[0] + piece) for piece in games[1:3]]
     elif reader == "pokernow":
         # the fixtures and the corpus's PokerNow logs, whole and cut into runs of rows (newest first, as exported)

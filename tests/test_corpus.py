@@ -22,7 +22,8 @@ READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS
               CORPUS / "other-rooms" / "winamax", CORPUS / "rooms-2" / "888", CORPUS / "other-rooms" / "888poker",
               CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker", CORPUS / "rooms-2" / "partypoker",
               CORPUS / "other-rooms" / "partypoker", CORPUS / "other-rooms" / "fulltilt", CORPUS / "rooms-2" / "pokernow",
-              CORPUS / "other-rooms" / "pokernow_csv"]
+              CORPUS / "other-rooms" / "pokernow_csv", CORPUS / "other-rooms" / "merge",
+              CORPUS / "other-rooms" / "microgaming"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -52,9 +53,9 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert got == want
     assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
-    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 158, iPoker 225, PartyPoker 357, Full Tilt 40,
-    # PokerNow 132
-    assert result.hands_audited == 6552
+    # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 159 (one misfiled under microgaming/),
+    # iPoker 225, PartyPoker 357, Full Tilt 40, PokerNow 132, Merge 39, MicroGaming 39
+    assert result.hands_audited == 6631
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
@@ -119,10 +120,21 @@ def test_corpus_room_conventions_are_notes_not_findings(result):
     assert Counter(n.code for n in xml) == {"action-order-by-number": 37, "uncalled-return-in-the-win": 36,
                                             "rake-the-chips-not-paid": 24, "silent-seats-sitting-out": 17}
     assert len({(n.file, n.code) for n in xml}) == len(xml)
+    # Merge's two conventions: a hand won by folds writes its uncalled bet in the win; no rake is written
+    merge = {n for n in result.notes if "merge" in Path(n.file).parts}
+    assert Counter(n.code for n in merge) == {"uncalled-return-in-the-win": 18, "rake-the-chips-not-paid": 23}
+    assert len({(n.file, n.code) for n in merge}) == len(merge)
+    # MicroGaming's: its files without a byte-order mark in Windows-1252, the jackpot's drop off the stack, silent
+    # seats, the uncalled bet in the win of a hand won by folds (its HeadsUp.txt is an 888 hand: 888's notes)
+    micro = {n for n in result.notes if "microgaming" in Path(n.file).parts and Path(n.file).name != "HeadsUp.txt"}
+    assert Counter(n.code for n in micro) == {"encoding-windows-1252": 8, "fees-from-the-stack": 7,
+                                              "silent-seats-sitting-out": 13, "uncalled-return-in-the-win": 21}
+    assert len({(n.file, n.code) for n in micro}) == len(micro)
+    xml |= merge | micro
     notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml | party | tilt | pokernow)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
                              ("DateIssue2.txt", "implied-uncalled-return"): 1,
                              **{(name, "uncalled-bet-in-award"): 1 for name in WINAMAX_IN_AWARD},
                              **{(name, "silent-seat-sitting-out"): 1 for name in WINAMAX_SILENT}}) \
-        + Counter((name, "uncalled-bet-derived") for name in EIGHT_RETURNS) \
+        + Counter((name, "uncalled-bet-derived") for name in (*EIGHT_RETURNS, "HeadsUp.txt")) \
         + Counter((name, "rake-derived") for name in EIGHT_RAKES)

@@ -327,7 +327,11 @@ def test_a_utf16_export_is_read_as_its_utf8_twin(tmp_path):
 
 def test_the_engine_names_no_room():
     """The XML engine's code speaks of elements, codes and conventions; the room is its dialect file."""
-    words = ("ipoker", "gamecode", "tablename", "uncalled_bet_enabled", "merge", "microgaming", "pokerstars")
+    words = ("ipoker", "gamecode", "tablename", "uncalled_bet_enabled", "merge", "microgaming", "pokerstars",
+             # Merge's elements, attributes and codes
+             "nickname", "dealtin", "numholecards", "potnumber", "postflop", "small_blind", "end_of_game",
+             # MicroGaming's
+             "gameplay", "sittingout", "endbalance", "moneyreturned", "dealflop", "badbeatcontribution")
     for module in ("ingest/xml_dialect.py", "ingest/xml_stream.py", "ingest/xml_hand.py", "ingest/xml_rooms.py",
                    "export/xml_room.py"):
         code = "\n".join(line for line in (ROOT / "auditor" / module).read_text("utf-8").splitlines())

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,8 @@ class XmlRoomWriter:
                 return f"{what} {name!r} holds a character XML cannot hold"
             if name != name.strip():
                 return f"{what} {name!r} starts or ends in white space, which {self.d.title} XML does not keep"
-        if len({s["player"] for s in hand["seats"]}) < len(hand["seats"]):
+        by_seat = self.d.doc.get("players_named_by") == "seat"
+        if not by_seat and len({s["player"] for s in hand["seats"]}) < len(hand["seats"]):
             return (f"one player name in two seats: {self.d.title} actions name the player, not the seat, so the "
                     "XML cannot say which of the two seats acts")
         if any(s.get("status", "active") not in ("active", "sitting_out") for s in hand["seats"]):
@@ -116,11 +118,11 @@ class XmlRoomWriter:
             return f"{title} marks one dealer, before the hand starts"
         for e in events:
             kind = e["kind"]
-            if kind == "post" and e["post"] not in ("blind", "ante", "missed", "dead"):
-                return f"{title} has no action code for a {e['post']} post"
+            if kind == "post" and (e["post"] not in ("blind", "ante", "missed", "dead") or not self._post_code(e)):
+                return f"{title} has no action code for a post of kind {e['post']!r}"
             if kind == "post" and e["post"] == "blind" and e.get("blind") not in (1, 2):
                 return f"{title} has no third blind"
-            if kind not in ("button", "post", "deal", "action", "show", "return", "award", "rake"):
+            if kind not in ("button", "post", "deal", "action", "show", "muck", "return", "award", "rake"):
                 return f"{title} XML has no element for a {kind} event"
             if kind == "deal" and e["to"] == "board" and "??" in e["cards"]:
                 return f"a community card whose face the log does not know ({title} writes every board card)"
@@ -131,6 +133,16 @@ class XmlRoomWriter:
             return f"{boards} community-card deals ({title} has {len(self.d.data['rounds']['betting']) - 1})"
         return None
 
+    def _post_code(self, e: dict) -> str | None:
+        """The room's action code for post `e` (a missed blind is a second big blind, a dead one a second small
+        blind), or None when the dialect has none."""
+        spec = {"blind": {"post": "blind", "blind": e.get("blind")}, "ante": {"post": "ante"},
+                "missed": {"post": "blind", "blind": 2}, "dead": {"post": "blind", "blind": 1}}.get(e["post"])
+        try:
+            return self.d.code_for(**spec) if spec else None
+        except KeyError:
+            return None
+
     def _round_trip_problem(self, hand: dict) -> str | None:
         """Write the hand, read it back, and name the first thing the reader would give back otherwise."""
         from auditor.ingest.xml_hand import Refusal, convert
@@ -139,7 +151,7 @@ class XmlRoomWriter:
         doc = self.d.doc
         text = self.session_text([hand])
         items = list(games(io.BytesIO(text.encode("utf-8")), doc["session"], doc["header"], doc["hand"],
-                           doc["hand_id"], DEFAULT_LIMITS))
+                           doc["hand_id"], DEFAULT_LIMITS, doc.get("encoding_without_mark")))
         if len(items) != 1 or isinstance(items[0], Broken):
             return f"{self.d.title} XML of this hand does not read back as one hand"
         try:
@@ -168,16 +180,22 @@ class XmlRoomWriter:
         return sum(map(len, runs))
 
     def _header(self, hand: dict) -> dict[str, str]:
+        """The table-wide fields of the hand's session, by field name: its game line (one field or several, as
+        the dialect's `writes.game_line` spells them), table, currency, table size and uncalled-bet flag."""
         fields = self.d.doc["header_fields"]
+        writes = self.d.data["writes"]
         currency = hand.get("currency")
         stakes = hand["stakes"]
         small, big = (stakes["bet_units"][0], stakes["bet_units"][-1]) if hand["structure"] == "fixed-limit" \
             else tuple(stakes["blinds"])
-        out = {fields["game"]: f"{self.games[hand['variant']]} {self.structures[hand['structure']]} "
-                               f"{self._money(hand, small)}/{self._money(hand, big)}",
-               fields["table"]: hand["table_id"]}
-        if currency is not None:
-            out[fields["currency"]] = currency
+        parts = {"game": self.games[hand["variant"]], "structure": self.structures[hand["structure"]],
+                 "small": self._money(hand, small), "big": self._money(hand, big)}
+        lines = writes.get("game_line") or {fields["game"]: "{game} {structure} {small}/{big}"}
+        out = {name: template.format(**parts) for name, template in lines.items()}
+        out[fields["table"]] = writes.get("table", "{table}").format(table=hand["table_id"])
+        if currency is not None and "currency" in fields:
+            codes = {v: k for k, v in reversed(list(self.d.data["money"].get("codes", {}).items()))}
+            out[fields["currency"]] = codes.get(currency, currency)
         if "table_size" in fields:
             out[fields["table_size"]] = str(hand["max_seats"])
         if "uncalled_flag" in fields:
@@ -186,109 +204,205 @@ class XmlRoomWriter:
 
     def _money(self, hand: dict, value: int) -> str:
         currency = hand.get("currency")
+        if currency is not None and not self.d.data["writes"].get("amount_symbols", True):
+            return self.d.money_text(value, None, hand.get("money_scale", self.d.scale))
         if currency is not None:
             return self.d.money_text(value, currency, hand.get("money_scale", self.d.scale))
         return self.d.money_text(value // hand["stakes"]["chip_unit"], None, 1)
 
     def session_text(self, hands: list[dict], declaration: bool = True) -> str:
-        """One session element holding `hands` (which share a header), as the room writes it."""
+        """One session holding `hands` (which share a header), as the room writes it: a session element with its
+        header element's fields as child elements, or (a dialect with no session) the header element with its
+        fields as attributes, each hand a document after it. The fields the dialect writes on each hand element
+        (`writes.hand_attributes`) go there instead."""
         doc = self.d.doc
-        out = ['<?xml version="1.0" encoding="utf-8"?>'] if declaration else []
-        out.append(f'<{doc["session"]} sessioncode="0">')
-        out.append(f"  <{doc['header']}>")
-        for tag, value in self._header(hands[0]).items():
-            out.append(f"    <{tag}>{escape(value)}</{tag}>")
-        out.append(f"  </{doc['header']}>")
+        on_hand = set(self.d.data["writes"].get("hand_attributes", []))
+        header = {k: v for k, v in self._header(hands[0]).items() if k not in on_hand}
+        out = ['<?xml version="1.0" encoding="utf-8"?>'] if declaration and doc["session"] else []
+        # the byte-order mark that says UTF-8, where a file without one is read in another encoding
+        mark = "\ufeff" if declaration and not doc["session"] and doc.get("encoding_without_mark") else ""
+        if doc["session"]:
+            out.append(f'<{doc["session"]} sessioncode="0">')
+            out.append(f"  <{doc['header']}>")
+            out.extend(f"    <{tag}>{escape(value)}</{tag}>" for tag, value in header.items())
+            out.append(f"  </{doc['header']}>")
+        elif doc["header"] != doc["hand"]:  # else the hand element is its own header
+            out.append(f"<{doc['header']} " + " ".join(f"{k}={quoteattr(v)}" for k, v in header.items()) + "/>")
         for hand in hands:
-            out.extend(self._game(hand))
-        out.append(f"</{doc['session']}>")
-        return "\n".join(out) + "\n"
+            out.extend(self._game(hand).lines("  " if doc["session"] else ""))
+        if doc["session"]:
+            out.append(f"</{doc['session']}>")
+        return mark + "\n".join(out) + "\n"
 
-    def _game(self, hand: dict) -> list[str]:
+    def _seat_key(self, seat: int) -> str:
+        """A seat as the file numbers it (`seat_base`)."""
+        return str(seat - 1 + self.d.doc.get("seat_base", 1))
+
+    def _game(self, hand: dict) -> _El:
         d, doc = self.d, self.d.doc
+        writes = d.data["writes"]
         events = hand["events"]
         button = events[0]["seat"]
         wins: dict[int, int] = {}
         for e in events:
             if e["kind"] == "award":
                 wins[e["seat"]] = wins.get(e["seat"], 0) + e["amount"]
-        pf, af, cf = doc["player_fields"], doc["action_fields"], doc["cards_fields"]
-        out = [f"  <{doc['hand']} {doc['hand_id']}={quoteattr(hand['hand_id'])}>"]
+        pf = doc["player_fields"]
+        game = _El(doc["hand"], {doc["hand_id"]: hand["hand_id"]})
+        header = self._header(hand)
+        game.attrs.update({k: header[k] for k in writes.get("hand_attributes", []) if k in header})
         started = _stamp(hand.get("started_at"))
-        inner = "    "
-        path = doc["hand_started"]
-        players_path = doc["player"]
-        out.append(f"{inner}<{path[0]}>")
-        if started and len(path) == 2 and players_path[0] == path[0]:
-            out.append(f"{inner}  <{path[1]}>{started}</{path[1]}>")
-        out.append(f"{inner}  <{players_path[1]}>")
+        where = doc["hand_started"]
+        if isinstance(where, dict):
+            if started:
+                game.attrs[where["attribute"]] = datetime.fromisoformat(started).strftime(where["format"])
+        elif started:
+            game.child(where[:-1]).children.append(_El(where[-1], {}, started))
+        players = game.child(doc["player"][:-1])
+        flag = doc.get("not_dealt_in")
         for s in hand["seats"]:
-            attrs = {pf["seat"]: str(s["seat"]), pf["name"]: s["player"], pf["stack"]: self._money(hand, s["stack"]),
-                     pf["button"]: d.doc["button_flag"] if s["seat"] == button else "0",
-                     pf["win"]: self._money(hand, wins.get(s["seat"], 0))}
-            out.append(f"{inner}    <{players_path[2]} " + " ".join(f"{k}={quoteattr(v)}" for k, v in attrs.items())
-                       + " />")
-        out.append(f"{inner}  </{players_path[1]}>")
-        out.append(f"{inner}</{path[0]}>")
-        for number, lines in self._rounds(hand, af, cf):
-            out.append(f'{inner}<{doc["round"]} {doc["round_number"]}="{number}">')
-            out.extend(f"{inner}  {line}" for line in lines)
-            out.append(f"{inner}</{doc['round']}>")
-        out.append(f"  </{doc['hand']}>")
+            attrs = {pf["seat"]: self._seat_key(s["seat"]), pf["name"]: s["player"],
+                     pf["stack"]: self._money(hand, s["stack"])}
+            if "button" in pf:
+                attrs[pf["button"]] = doc["button_flag"] if s["seat"] == button else "0"
+            if "win" in pf:
+                attrs[pf["win"]] = self._money(hand, wins.get(s["seat"], 0))
+            if flag and s.get("status") == "sitting_out":
+                attrs[flag["attribute"]] = flag["value"]
+            elif flag and "dealt_in_value" in writes:
+                attrs[flag["attribute"]] = writes["dealt_in_value"]
+            players.children.append(_El(doc["player"][-1], attrs))
+        if "dealer" in doc:
+            game.child(doc["dealer"]["path"]).attrs[doc["dealer"]["attribute"]] = self._seat_key(button)
+        rake = d.conventions["rake"]
+        if rake["value"] == "written":  # in the money's smallest unit
+            scale = hand.get("money_scale", d.scale) if hand.get("currency") is not None else 1
+            total = sum(e["amount"] for e in events if e["kind"] == "rake")
+            game.attrs[rake["field"]] = str(total * d.scale // scale if scale != d.scale else total)
+        rounds = self._rounds(hand)
+        if doc["round_number"] is None:  # one element holds every event, the wins in an element of their own
+            flat = [child for _number, children in rounds for child in children]
+            if "win" in doc:
+                path = doc["win"]["path"]
+                flat.append(_El(path[-2], dict(writes.get("win_parent", {})), None, self._win_elements(hand, wins)))
+            game.children.append(_El(doc["round"], {}, None, flat))
+            return game
+        if "win" in doc:
+            rounds.append((writes["wins_round"], self._win_elements(hand, wins)))
+        for number, children in rounds:
+            game.children.append(_El(doc["round"], {doc["round_number"]: str(number)}, None, children))
+        return game
+
+    def _card_el(self, card: str) -> _El:
+        """A card as an element of its own, its rank and suit as attributes (`document.card`)."""
+        spec = self.d.doc["card"]
+        return _El(spec["element"], {spec["rank"]: self.d.rank_word[card[0]], spec["suit"]: self.d.suit_word[card[1]]})
+
+    def _player_key(self, hand: dict, seat: int) -> str:
+        if self.d.doc.get("players_named_by") == "seat":
+            return self._seat_key(seat)
+        return next(s["player"] for s in hand["seats"] if s["seat"] == seat)
+
+    def _win_elements(self, hand: dict, wins: dict[int, int]) -> list[_El]:
+        """Wins written as elements: each player's awards together, and the return of an uncalled bet marked."""
+        w = self.d.doc["win"]
+        out = [_El(w["path"][-1], {w["player"]: self._player_key(hand, seat), w["amount"]: self._money(hand, amount)})
+               for seat, amount in wins.items()]
+        for e in hand["events"]:
+            if e["kind"] == "return" and "returned" in w:
+                out.append(_El(w["path"][-1], {w["amount"]: self._money(hand, e["amount"]), w["returned"]:
+                                              w.get("returned_value", "true"),
+                                              w["player"]: self._player_key(hand, e["seat"])}))
         return out
 
-    def _rounds(self, hand: dict, af: dict[str, str], cf: dict[str, str]) -> list[tuple[int, list[str]]]:
+    def _rounds(self, hand: dict) -> list[tuple[str, list[_El]]]:
         """The round elements: the posts (and who sits out), then each betting round with its cards and actions,
         every action numbered in the order it was taken."""
-        d = self.d
+        d, doc = self.d, self.d.doc
+        writes = d.data["writes"]
+        af, cf = doc["action_fields"], doc["cards_fields"]
         rounds = d.data["rounds"]
-        names = {s["seat"]: s["player"] for s in hand["seats"]}
         events = hand["events"]
         live = _live_at_end(events)
         shown = {e["seat"] for e in events if e["kind"] == "show"}
-        posts: list[str] = []
-        betting: dict[int, list[str]] = {r: [] for r in rounds["betting"]}
+        mucked = _told_mucks(d, events)
+        posts: list[_El] = []
+        betting: dict[str, list[_El]] = {str(r): [] for r in rounds["betting"]}
         number = 0
+        sep = writes.get("card_separator", " ")
+        hole = rounds["hole_cards"] if isinstance(rounds["hole_cards"], str) else rounds["hole_cards"][0]
 
-        def action(seat: int, code: str, amount: int | None) -> str:
+        def action(seat: int | None, code: str, amount: int | None) -> _El:
             nonlocal number
             number += 1
-            value = self._money(hand, amount or 0)
-            return (f"<{d.doc['action']} {af['order']}=\"{number}\" {af['player']}={quoteattr(names[seat])} "
-                    f"{af['code']}=\"{code}\" {af['amount']}={quoteattr(value)} />")
+            attrs = {af["order"]: str(number), af["player"]: "" if seat is None else self._player_key(hand, seat),
+                     af["code"]: code}
+            if amount or writes.get("zero_amounts", True):
+                attrs[af["amount"]] = self._money(hand, amount or 0)
+            return _El(doc["action"], attrs)
 
-        for s in hand["seats"]:
-            if s.get("status") == "sitting_out":
-                posts.append(action(s["seat"], d.code_for(sits_out=True), 0))
-        current = rounds["betting"][0]
-        boards = iter(rounds["betting"][1:])
+        def cards(kind: str, seat: int | None, shown_cards: list[str]) -> _El:
+            if "card" in doc:  # an event of its own (its code `kind`), the cards as elements
+                el = action(seat, kind, None)
+                if seat is None:
+                    del el.attrs[af["player"]]
+                el.children = [self._card_el(c) for c in shown_cards]
+                return el
+            text = sep.join(d.card_word(c) for c in shown_cards)
+            attrs = {cf["kind"]: kind, cf["player"]: "" if seat is None else self._player_key(hand, seat)}
+            if "cards" in cf:
+                return _El(doc["cards"], {**attrs, cf["cards"]: text})
+            return _El(doc["cards"], attrs, text)
+
+        if "not_dealt_in" not in doc:
+            for s in hand["seats"]:
+                if s.get("status") == "sitting_out":
+                    posts.append(action(s["seat"], d.code_for(sits_out=True), 0))
+        ids = [str(r) for r in rounds["betting"]]
+        current = ids[0]
+        boards = iter(ids[1:])
         kinds = list(rounds["board"])
+        if "card" in doc:  # each deal of the board is an event, its code the deal's (flop, turn, river)
+            kinds = [code for code, spec in d.actions.items() if spec.get("deal") == "board"]
+        board: list[str] = []
+        said: list[_El] = []  # the shows and mucks of a dialect that says them as events, after the betting
         for e in events:
             kind = e["kind"]
             if kind == "post":
-                spec = {"blind": {"post": "blind", "blind": e.get("blind")}, "ante": {"post": "ante"},
-                        "missed": {"post": "blind", "blind": 2}, "dead": {"post": "blind", "blind": 1}}[e["post"]]
-                posts.append(action(e["seat"], d.code_for(**spec), e["amount"]))
+                posts.append(action(e["seat"], self._post_code(e) or "", e["amount"]))
             elif kind == "deal" and e["to"] == "hole":
-                cards = e["cards"] if e["seat"] not in live or e["seat"] in shown else ["??"] * len(e["cards"])
-                text = " ".join(d.card_word(c) for c in cards)
-                betting[current].append(f"<{d.doc['cards']} {cf['kind']}=\"{rounds['hole_cards']}\" "
-                                        f"{cf['player']}={quoteattr(names[e['seat']])}>{text}</{d.doc['cards']}>")
+                hidden = e["seat"] in live and e["seat"] not in shown and e["seat"] not in mucked
+                dealt = ["??"] * len(e["cards"]) if hidden else e["cards"]
+                if "??" in dealt and not writes.get("hidden_hole_cards", True):
+                    continue
+                if "card" in doc:
+                    word = d.code_for(shows="muck") if e["seat"] in mucked else d.code_for(shows="show") \
+                        if e["seat"] in live else d.code_for(cards="hole")
+                    (said if e["seat"] in live else betting[current]).append(cards(word, e["seat"], dealt))
+                    continue
+                word = rounds.get("mucked_cards", hole) if e["seat"] in mucked else hole
+                betting[current].append(cards(word, e["seat"], dealt))
             elif kind == "deal" and e["to"] == "board":
                 current = next(boards)
-                word = kinds[min(rounds["betting"].index(current) - 1, len(kinds) - 1)]
-                text = " ".join(d.card_word(c) for c in e["cards"])
-                betting[current].append(f"<{d.doc['cards']} {cf['kind']}=\"{word}\" {cf['player']}=\"\">{text}"
-                                        f"</{d.doc['cards']}>")
+                word = kinds[min(ids.index(current) - 1, len(kinds) - 1)] if kinds else ""
+                board = board + e["cards"] if rounds.get("board_cumulative") else e["cards"]
+                betting[current].append(cards(word, None, board))
             elif kind == "action":
                 what = e["action"]
                 if what in ("fold", "check"):
                     betting[current].append(action(e["seat"], d.code_for(action=what), 0))
-                elif what == "raise":
+                elif what == "raise" and any(s == {"action": "raise", "amount": "to"} for s in d.actions.values()):
                     betting[current].append(action(e["seat"], d.code_for(action="raise", amount="to"), e["to"]))
                 else:
                     betting[current].append(action(e["seat"], d.code_for(action=what, amount="added"), e["amount"]))
-        out = [(rounds["posts"], posts)]
+            elif kind == "return" and any("returned" in s for s in d.actions.values()):
+                betting[current].append(action(e["seat"], d.code_for(returned=True), e["amount"]))
+            elif kind == "muck" and "card" in doc and e["seat"] not in {
+                    x["seat"] for x in events if x["kind"] == "deal" and x["to"] == "hole" and "??" not in x["cards"]}:
+                said.append(action(e["seat"], d.code_for(shows="muck"), None))
+        if said:
+            betting[current].extend(said)
+        out = [(str(rounds["posts"]), posts)]
         out.extend((r, lines) for r, lines in betting.items() if lines)
         return out
 
@@ -316,7 +430,7 @@ class XmlRoomWriter:
                          **({"status": "sitting_out"} if s.get("status") == "sitting_out" else {})}
                         for s in sorted(hand["seats"], key=lambda s: s["seat"])]
         live = _live_at_end(hand["events"])
-        shown = {e["seat"] for e in hand["events"] if e["kind"] == "show"}
+        shown = {e["seat"] for e in hand["events"] if e["kind"] == "show"} | _told_mucks(self.d, hand["events"])
         left = {s["seat"]: s["stack"] // unit for s in hand["seats"]}
         events = []
         for e in hand["events"]:
@@ -363,6 +477,46 @@ class XmlRoomWriter:
         return out
 
 
+@dataclass
+class _El:
+    """An element to write: its tag, attributes, text and children (a hand is built whole, then written)."""
+    tag: str
+    attrs: dict[str, str]
+    text: str | None = None
+    children: list[_El] = field(default_factory=list)
+
+    def child(self, path: list[str]) -> _El:
+        """The element at `path` below this one, made where it is not there yet (the last one of its tag)."""
+        node = self
+        for tag in path:
+            found = next((c for c in reversed(node.children) if c.tag == tag), None)
+            if found is None:
+                found = _El(tag, {})
+                node.children.append(found)
+            node = found
+        return node
+
+    def lines(self, indent: str) -> list[str]:
+        attrs = "".join(f" {k}={quoteattr(v)}" for k, v in self.attrs.items())
+        if self.text is not None:
+            return [f"{indent}<{self.tag}{attrs}>{escape(self.text)}</{self.tag}>"]
+        if not self.children:
+            return [f"{indent}<{self.tag}{attrs} />"]
+        out = [f"{indent}<{self.tag}{attrs}>"]
+        for c in self.children:
+            out.extend(c.lines(indent + "  "))
+        out.append(f"{indent}</{self.tag}>")
+        return out
+
+
+def _told_mucks(d: XmlDialect, events: list[dict]) -> set[int]:
+    """The players whose muck the room's XML can say (by their mucked cards, or an event of its own, when it has
+    an element or a code for them)."""
+    if "mucked_cards" not in d.data["rounds"] and not any(s.get("shows") == "muck" for s in d.actions.values()):
+        return set()
+    return {e["seat"] for e in events if e["kind"] == "muck"}
+
+
 def _live_at_end(events: list[dict]) -> set[int]:
     dealt = {e["seat"] for e in events if e["kind"] == "deal" and e["to"] == "hole"}
     folded = {e["seat"] for e in events if e["kind"] == "action" and e["action"] == "fold"}
@@ -383,9 +537,10 @@ def _stamp(started: str | None) -> str | None:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-_WHAT = {"return": "an uncalled bet returned otherwise than the room's reader derives it (the XML writes no return)",
+_WHAT = {"return": "an uncalled bet returned otherwise than the room's reader derives it (where the XML writes no "
+                   "return)",
          "rake": "a rake the XML cannot imply (it writes none: chips not paid after a flop, up to its share, are rake)",
-         "show": "shows the XML cannot say (it writes who showed, not in which order, and no muck)",
+         "show": "shows the XML cannot say (it writes who showed, not in which order)",
          "muck": "a muck (the XML writes none)",
          "award": "awards the XML cannot lay on the pots as the log does (it writes one win per player)",
          "deal": "cards dealt otherwise than the XML deals them (clockwise from the dealer, at once)",

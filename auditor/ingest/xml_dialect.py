@@ -76,6 +76,8 @@ class XmlDialect:
         self.suffix: str = data["suffix"]
         self.doc: dict[str, Any] = data["document"]
         self.game_pattern = re.compile(data["game"]["pattern"])
+        pattern = self.doc.get("table_pattern")
+        self.table_pattern = re.compile(pattern) if pattern else None
         self.actions: dict[str, dict[str, Any]] = data["actions"]
         self.places: int = data["money"]["places"]
         self.scale = 10 ** self.places
@@ -94,6 +96,15 @@ class XmlDialect:
         self.rank_word = {v: k for k, v in cards["ranks"].items()}
         self.symbol_of = {code: sym for sym, code in reversed(list(self.symbols.items()))}
         self._amounts: dict[str, Amount | None] = {}
+        # the reader's side, worked out once: each round the dialect names -> 0 for the posts, 1.. for the betting
+        # rounds, -1 for those after them; whether actions are taken by their numbers; the codes of events that
+        # are no bet (a deal of the board, cards dealt, shown or mucked, a return, a fee)
+        rounds = data["rounds"]
+        self.round_index = {str(rounds["posts"]): 0, **{str(r): k for k, r in enumerate(rounds["betting"], 1)},
+                            **{str(r): -1 for r in rounds.get("after", [])}}
+        self.by_number = self.convention("action_order") == "by_number"
+        self.said_codes = {code for code, spec in self.actions.items()
+                           if any(k in spec for k in ("deal", "cards", "shows", "returned", "fee"))}
 
     def convention(self, name: str) -> str:
         return str(self.conventions[name]["value"])

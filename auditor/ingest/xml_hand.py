@@ -21,6 +21,7 @@ holds; what each applied is returned with the hand, so the reader can say it onc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from auditor.ingest.xml_dialect import XmlDialect
@@ -63,25 +64,32 @@ class _Act:
 
 def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
     """The canonical hand of `game`, or Refusal (see the module)."""
-    node, header, doc = game.node, game.header, d.doc
+    node, doc = game.node, d.doc
     hand_id = node.attrs.get(doc["hand_id"], "").strip()
     if not hand_id:
         raise Refusal("damaged", f"a hand with no {doc['hand_id']} attribute")
-    variant, structure, small, big = _game(d, header)
+    variant, structure, small, big = _game(d, game)
     fields = doc["header_fields"]
-    tournament = header.get(fields.get("tournament", ""), "").strip()
-    table = header.get(fields["table"], "").strip() or (f"tournament {tournament}" if tournament else "")
+    tournament = _field(game, fields.get("tournament"))
+    table = _table(d, game) or (f"tournament {tournament}" if tournament else "")
     if not table:
         raise Refusal("damaged", "the session names no table")
-    seats, names, stacks, wins, button, currency, doubles = _players(d, node)
-    declared = header.get(fields["currency"], "").strip().upper()
+    players = _players(d, node)
+    currency = players.currency
+    written = _field(game, fields.get("currency"))
+    declared = d.data["money"].get("codes", {}).get(written, written).upper()
     if tournament:
         currency = None
     elif declared and len(declared) == 3 and declared.isalpha() and declared != "T$":
         currency = declared
-    acts, pockets, boards = _rounds(d, node, names)
+    plays = _rounds(d, node, players.keys)
+    acts, pockets, boards = plays.acts, plays.pockets, plays.boards
+    returns = {s: players.returns.get(s, 0) + plays.returns.get(s, 0) for s in {*players.returns, *plays.returns}}
     applied: list[str] = []
-    amounts = [*stacks.values(), *wins.values(), *(a.amount for a in acts), *(x for x in (small, big) if x)]
+    stacks = _less_fees(players.stacks, plays.fees, applied)
+    rake = _written_rake(d, game)
+    amounts = [*stacks.values(), *players.wins.values(), *returns.values(), *(a.amount for a in acts),
+               *(x for x in (small, big, rake) if x)]
     cash = currency is not None
     div = 1 if cash or any(a % d.scale for a in amounts) else d.scale
     scale = d.scale // div
@@ -91,11 +99,15 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
 
     if getattr(acts, "reordered", False):
         applied.append("action_order")
-    ctx = _Hand(d, variant, seats, {s: m(v) for s, v in stacks.items()}, applied)
-    ctx.names = names
-    events = ctx.play(button, acts, pockets, boards, m, cash)
-    flagged = header.get(fields.get("uncalled_flag", ""), "").strip().lower() == "true"
-    returned, paid = ctx.settle({s: m(v) for s, v in wins.items()}, flagged, bool(boards))
+    ctx = _Hand(d, variant, players.seats, {s: m(v) for s, v in stacks.items()}, applied)
+    ctx.names = players.keys
+    ctx.sitting.update(players.not_dealt)
+    ctx.mucked = plays.mucked
+    ctx.written_rake = None if rake is None else m(rake)
+    events = ctx.play(players.button, acts, pockets, boards, m, cash)
+    flagged = _field(game, fields.get("uncalled_flag")).lower() == "true"
+    returned, paid = ctx.settle({s: m(v) for s, v in players.wins.items()}, flagged, bool(boards),
+                                {s: m(v) for s, v in returns.items()})
     if returned is not None:  # after the betting round its bettor last put chips in
         events.insert(ctx.round_ends.get(ctx.last_put_round.get(returned["seat"], 0), len(events)), returned)
     events += ctx.showdown() + paid
@@ -111,19 +123,61 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
         hand["money_scale"] = scale
     elif scale != 1:
         hand["money_scale"] = scale
-    size = header.get(fields.get("table_size", ""), "").strip()
+    size = _field(game, fields.get("table_size"))
     max_seats = int(size) if size.isdigit() and 2 <= int(size) <= 10 else d.data["game"]["default_max_seats"]
-    hand["max_seats"] = max(max_seats, max(seats))
+    hand["max_seats"] = max(max_seats, max(players.seats))
     hand["stakes"] = _stakes(structure, events, m(small) if small else None, m(big) if big else None)
     # a seat listed twice is recorded as listed (the replay plays it as its first player; a rule reports it)
-    hand["seats"] = sorted([ctx.seat_record(s) for s in seats] + [{**x, "stack": m(x["stack"])} for x in doubles],
-                           key=lambda rec: rec["seat"])
+    hand["seats"] = sorted([ctx.seat_record(s) for s in players.seats]
+                           + [{**x, "stack": m(x["stack"])} for x in players.doubles], key=lambda rec: rec["seat"])
     hand["events"] = events
     return Read(hand, applied)
 
 
-def _game(d: XmlDialect, header: dict[str, str]) -> tuple[str, str, int | None, int | None]:
-    text = header.get(d.doc["header_fields"]["game"], "").strip()
+def _less_fees(stacks: dict[int, int], fees: dict[int, int], applied: list[str]) -> dict[int, int]:
+    """The stacks the players play the hand with: a fee the room takes outside the pot (a bad-beat jackpot's
+    drop) comes off the chips the file lists; more than the player has cannot be placed."""
+    out = dict(stacks)
+    for seat, fee in fees.items():
+        if seat not in out or fee > out[seat]:
+            raise Refusal("inconsistent-amounts", f"seat {seat} pays a fee of {fee} with {out.get(seat, 0)}")
+        out[seat] -= fee
+    if fees:
+        applied.append("fees")
+    return out
+
+
+def _written_rake(d: XmlDialect, game: Game) -> int | None:
+    """The rake the file writes (`rake: written`, in the money's smallest unit), or None where it writes none."""
+    rake = d.conventions["rake"]
+    if rake["value"] != "written":
+        return None
+    text = _field(game, rake["field"])
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise Refusal("damaged", f"a rake that is no number: {text[:20]!r}")
+    return int(text)
+
+
+def _field(game: Game, name: str | None) -> str:
+    """A table-wide field: the header's (an element's text or the header element's attribute), else an
+    attribute of the hand element itself; "" when neither says it."""
+    if not name:
+        return ""
+    return (game.header.get(name) or game.node.attrs.get(name, "")).strip()
+
+
+def _table(d: XmlDialect, game: Game) -> str:
+    text = _field(game, d.doc["header_fields"]["table"])
+    pattern = d.table_pattern
+    if pattern is not None and text:
+        found = pattern.search(text)
+        return found["table"].strip() if found else ""
+    return text
+
+
+def _game(d: XmlDialect, game_node: Game) -> tuple[str, str, int | None, int | None]:
+    names = d.doc["header_fields"]["game"]
+    text = " ".join(_field(game_node, n) for n in ([names] if isinstance(names, str) else names)).strip()
     m = d.game_pattern.match(text)
     if not m:
         raise Refusal("damaged", f"game type not understood: {text[:80]!r}")
@@ -140,124 +194,293 @@ def _game(d: XmlDialect, header: dict[str, str]) -> tuple[str, str, int | None, 
                       f"({structure['unsupported']})")
     small = d.amount(m["small"]) if m["small"] else None
     big = d.amount(m["big"]) if m["big"] else None
+    if (m["small"] and small is None) or (m["big"] and big is None):
+        raise Refusal("damaged", f"stakes that are no amounts: {text[:80]!r}")
     return game, structure, small.value if small else None, big.value if big else None
 
 
-def _players(d: XmlDialect, node: Node) -> tuple[dict[int, str], dict[str, int], dict[int, int], dict[int, int],
-                                                  int | None, str | None, list[dict[str, Any]]]:
-    """The players: seat -> first name listed there, name -> seat, stacks and wins by seat, the dealer's seat,
-    the currency the amounts show, and the later rows of a seat listed twice (recorded, not refused)."""
-    f = d.doc["player_fields"]
-    doubles: list[dict[str, Any]] = []
-    seats: dict[int, str] = {}
-    names: dict[str, int] = {}
-    stacks: dict[int, int] = {}
-    wins: dict[int, int] = {}
-    button = None
-    currency = None
-    for p in node.path(d.doc["player"]):
+@dataclass
+class _Players:
+    """The players listed: seat -> first name listed there, the key each is named by in the hand's elements
+    (its name, or its seat number as written) -> seat, stacks, wins and returns written by seat, the dealer's
+    seat, the seats marked not dealt in, the currency the amounts show, and the later rows of a seat listed twice
+    (recorded, not refused)."""
+    seats: dict[int, str] = field(default_factory=dict)
+    keys: dict[str, int] = field(default_factory=dict)
+    stacks: dict[int, int] = field(default_factory=dict)
+    wins: dict[int, int] = field(default_factory=dict)
+    returns: dict[int, int] = field(default_factory=dict)
+    button: int | None = None
+    not_dealt: set[int] = field(default_factory=set)
+    currency: str | None = None
+    doubles: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _seat_number(d: XmlDialect, text: str) -> int | None:
+    """The log's seat (1 to 10 and beyond) of a seat number as the file writes it, or None when it is none."""
+    if not text.isascii() or not text.isdigit() or len(text) > 4:
+        return None
+    return int(text) + 1 - d.doc.get("seat_base", 1)
+
+
+def _players(d: XmlDialect, node: Node) -> _Players:
+    doc = d.doc
+    f = doc["player_fields"]
+    by_seat = doc.get("players_named_by") == "seat"
+    out = _Players()
+    names: set[str] = set()
+    for p in node.path(doc["player"]):
         seat_text, name = p.attrs.get(f["seat"], ""), p.attrs.get(f["name"], "")
-        if not seat_text.isascii() or not seat_text.isdigit() or not name:
+        seat = _seat_number(d, seat_text)
+        if seat is None or not name:
             raise Refusal("damaged", f"a player with no seat number or no name (line {p.line})")
-        seat = int(seat_text)
         if not 1 <= seat <= 10:
             raise Refusal("unsupported-feature", f"seat {seat}: the log numbers seats 1 to 10")
-        if name in names:
+        if name in names and not by_seat:
             raise Refusal("damaged", f"player {name!r} listed twice: the file names actions by player, so they "
                           "cannot be put on a seat")
-        stack, win = d.amount(p.attrs.get(f["stack"])), d.amount(p.attrs.get(f["win"], "0"))
+        stack, win = d.amount(p.attrs.get(f["stack"])), d.amount(p.attrs.get(f.get("win", ""), "0"))
         if stack is None or win is None:
             raise Refusal("damaged", f"an amount that is no number for {name!r} (line {p.line})")
-        currency = currency or stack.currency or win.currency
-        names[name] = seat
-        if seat in seats:  # two players in one seat: the seat's chips are its first player's
-            doubles.append({"seat": seat, "player": name, "stack": stack.value})
-            wins[seat] += win.value
+        out.currency = out.currency or stack.currency or win.currency
+        names.add(name)
+        if seat in out.seats:  # two players in one seat: the seat's chips are its first player's
+            out.doubles.append({"seat": seat, "player": name, "stack": stack.value})
+            out.wins[seat] += win.value
+            if not by_seat:
+                out.keys[name] = seat
             continue
-        seats[seat], stacks[seat], wins[seat] = name, stack.value, win.value
-        if p.attrs.get(f["button"]) == d.doc["button_flag"]:
-            button = seat
-    if not seats:
+        out.keys[seat_text if by_seat else name] = seat
+        out.seats[seat], out.stacks[seat], out.wins[seat] = name, stack.value, win.value
+        if "button" in f and p.attrs.get(f["button"]) == doc.get("button_flag"):
+            out.button = seat
+        flag = doc.get("not_dealt_in")
+        if flag and p.attrs.get(flag["attribute"]) == flag["value"]:
+            out.not_dealt.add(seat)
+    if not out.seats:
         raise Refusal("truncated", "a hand with no players")
-    return seats, names, stacks, wins, button, currency, doubles
+    if "dealer" in doc:
+        found = node.path(doc["dealer"]["path"])
+        text = found[0].attrs.get(doc["dealer"]["attribute"], "") if found else ""
+        out.button = _seat_number(d, text)
+    if "win" in doc:
+        _wins(d, node, out)
+    return out
 
 
-def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> tuple[list[_Act], dict[int, list[str]],
-                                                                        dict[int, list[str]]]:
+def _wins(d: XmlDialect, node: Node, out: _Players) -> None:
+    """Wins written as elements of their own (at `win.path` below the hand): each adds to its player's win, or,
+    marked as a return, to the chips given back to that player."""
+    w = d.doc["win"]
+    for child in node.path(w["path"]):
+        key = child.attrs.get(w["player"], "")
+        if key not in out.keys:
+            raise Refusal("damaged", f"a win for {key[:40]!r}, who has no seat (line {child.line})")
+        amount = d.amount(child.attrs.get(w["amount"], ""))
+        if amount is None:
+            raise Refusal("damaged", f"a win that is no amount (line {child.line})")
+        seat = out.keys[key]
+        returned = "returned" in w and child.attrs.get(w["returned"]) == w.get("returned_value")
+        book = out.returns if returned else out.wins
+        book[seat] = book.get(seat, 0) + amount.value
+        out.currency = out.currency or amount.currency
+
+
+@dataclass
+class _Plays:
+    """What the hand's rounds say: the actions taken, the hole cards known by seat, the board cards each round
+    adds, the players whose cards are given as mucked, and by seat the returns and the fees (chips taken outside
+    the pot) the file writes as events."""
+    acts: list[_Act] = field(default_factory=list)
+    pockets: dict[int, list[str]] = field(default_factory=dict)
+    boards: dict[int, list[str]] = field(default_factory=dict)
+    mucked: set[int] = field(default_factory=set)
+    returns: dict[int, int] = field(default_factory=dict)
+    fees: dict[int, int] = field(default_factory=dict)
+
+
+def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> _Plays:
+    """The rounds read: elements each naming its round (`round_number`), or, a dialect with no round number, one
+    element holding every event, its rounds told by the deals of the board (`{deal: board}` codes)."""
     doc = d.doc
-    af = doc["action_fields"]
-    rounds = d.data["rounds"]
-    known = {rounds["posts"], *rounds["betting"]}
-    acts: list[_Act] = []
-    pockets: dict[int, list[str]] = {}
-    boards: dict[int, list[str]] = {}
+    index = d.round_index
+    plays = _Plays()
+    flat = doc["round_number"] is None
+    number = 0
     for r in node.all(doc["round"]):
-        number_text = r.attrs.get(doc["round_number"], "")
-        if not number_text.isdigit() or int(number_text) not in known:
-            raise Refusal("damaged", f"a round numbered {number_text[:20]!r} (line {r.line})")
-        number = int(number_text)
+        if not flat:
+            number_text = r.attrs.get(doc["round_number"], "")
+            if number_text not in index:
+                raise Refusal("damaged", f"a round numbered {number_text[:20]!r} (line {r.line})")
+            number = index[number_text]
         for child in r.children:
             if child.tag == doc["cards"]:
-                _cards(d, child, number, names, pockets, boards)
+                _cards(d, child, number, names, plays)
             elif child.tag == doc["action"]:
-                acts.append(_action(d, child, number, af, names))
+                number = _event(d, child, number, names, plays, flat)
+    if d.data["rounds"].get("board_cumulative"):
+        plays.boards = _dealt_by_round(plays.boards)
     if d.convention("action_order") == "by_number":
+        acts = plays.acts
         orders = [a.order for a in acts]
         if len(set(orders)) != len(orders):
             raise Refusal("damaged", "two actions with the same number: their order cannot be known")
-        written = [a.order for a in acts]
         acts.sort(key=lambda a: a.order)
-        if written != [a.order for a in acts]:
-            acts = _Acts(acts)
-            acts.reordered = True
-    return acts, pockets, boards
+        if orders != [a.order for a in acts]:
+            plays.acts = _Acts(acts)
+            plays.acts.reordered = True
+    return plays
 
 
-def _cards(d: XmlDialect, child: Node, number: int, names: dict[str, int], pockets: dict[int, list[str]],
-           boards: dict[int, list[str]]) -> None:
-    cf = d.doc["cards_fields"]
-    kind, owner = child.attrs.get(cf["kind"], ""), child.attrs.get(cf["player"], "")
-    tokens = child.text.split()
+def _event(d: XmlDialect, child: Node, number: int, names: dict[str, int], plays: _Plays, flat: bool) -> int:
+    """One action element read into `plays`; returns the round the next one is in (a flat layout moves on at
+    the first action after the posts and at each deal of the board)."""
+    code = child.attrs.get(d.doc["action_fields"]["code"], "")
+    spec = d.actions.get(code)
+    if spec is None or code not in d.said_codes:  # a bet, a post, or a code to refuse: an action
+        if flat and spec is not None and number == 0 and "action" in spec:
+            number = 1
+        act = _action(d, child, number, d.doc["action_fields"], names, spec, code)
+        if act is not None:
+            plays.acts.append(act)
+        return number
+    if "deal" in spec:
+        if flat:
+            number = max(number, 1) + 1
+        cards = _card_list(d, child)
+        if number >= 0:
+            plays.boards.setdefault(number, []).extend(cards)
+        return number
+    _said(d, child, spec, names, plays)
+    return number
+
+
+def _said(d: XmlDialect, child: Node, spec: dict[str, Any], names: dict[str, int], plays: _Plays) -> None:
+    """An event that is no bet: a player's cards dealt, shown or mucked (its card elements), the return of an
+    uncalled bet, or a fee taken from the player outside the pot."""
+    player = child.attrs.get(d.doc["action_fields"]["player"], "")
+    if player not in names:
+        raise Refusal("damaged", f"an event for {player[:40]!r}, who has no seat (line {child.line})")
+    seat = names[player]
+    if "returned" in spec or "fee" in spec:
+        amount = d.amount(child.attrs.get(d.doc["action_fields"]["amount"], ""))
+        if amount is None:
+            raise Refusal("damaged", f"an amount that is no number (line {child.line})")
+        book = plays.returns if "returned" in spec else plays.fees
+        book[seat] = book.get(seat, 0) + amount.value
+        return
+    cards = _card_list(d, child)
+    if cards:
+        plays.pockets[seat] = cards
+    if spec.get("shows") == "muck":
+        plays.mucked.add(seat)
+
+
+def _card_list(d: XmlDialect, child: Node) -> list[str]:
+    """The cards an element gives: its card elements (`document.card`: rank and suit attributes), else the
+    cards attribute or the text, separated by commas or white space."""
+    spec = d.doc.get("card")
+    if spec is not None:
+        tokens = [c.attrs.get(spec["rank"], "") + c.attrs.get(spec["suit"], "") if not d.suit_first
+                  else c.attrs.get(spec["suit"], "") + c.attrs.get(spec["rank"], "")
+                  for c in child.all(spec["element"])]
+        text = " ".join(tokens)
+    else:
+        cf = d.doc["cards_fields"]
+        text = child.attrs.get(cf["cards"], "") if "cards" in cf else child.text
+        tokens = text.replace(",", " ").split()
     cards = [d.card(t) for t in tokens]
     if any(c is None for c in cards):
-        raise Refusal("damaged", f"a card that is no card: {child.text.strip()[:40]!r} (line {child.line})")
-    if kind == d.data["rounds"]["hole_cards"]:
+        raise Refusal("damaged", f"a card that is no card: {text.strip()[:40]!r} (line {child.line})")
+    return [c for c in cards if c]
+
+
+def _dealt_by_round(boards: dict[int, list[str]]) -> dict[int, list[str]]:
+    """A file writing the whole board so far in each round: the cards each round adds. A board that does not
+    begin with the one before it cannot be read."""
+    out: dict[int, list[str]] = {}
+    before: list[str] = []
+    for number in sorted(boards):
+        whole = boards[number]
+        if whole[:len(before)] != before:
+            raise Refusal("damaged", f"the board {' '.join(whole)} does not go on from {' '.join(before)}")
+        if len(whole) > len(before):
+            out[number] = whole[len(before):]
+        before = whole
+    return out
+
+
+def _cards(d: XmlDialect, child: Node, number: int, names: dict[str, int], plays: _Plays) -> None:
+    cf = d.doc["cards_fields"]
+    rounds = d.data["rounds"]
+    kind, owner = child.attrs.get(cf["kind"], ""), child.attrs.get(cf["player"], "")
+    cards = _card_list(d, child)
+    hole = rounds["hole_cards"]
+    if kind in ([hole] if isinstance(hole, str) else hole) or kind == rounds.get("mucked_cards"):
         if owner not in names:
             raise Refusal("damaged", f"cards dealt to {owner!r}, who has no seat (line {child.line})")
-        pockets[names[owner]] = [c for c in cards if c]
-    elif kind in d.data["rounds"]["board"]:
-        boards.setdefault(number, []).extend(c for c in cards if c)
+        plays.pockets[names[owner]] = cards
+        if kind == rounds.get("mucked_cards"):
+            plays.mucked.add(names[owner])
+    elif kind in rounds["board"]:
+        if number >= 0:  # after the betting, the board cards are a rabbit hunt: not dealt in the hand
+            plays.boards.setdefault(number, []).extend(cards)
     else:
         raise Refusal("damaged", f"cards of a kind the dialect does not know: {kind[:30]!r} (line {child.line})")
 
 
-def _action(d: XmlDialect, child: Node, number: int, af: dict[str, str], names: dict[str, int]) -> _Act:
-    code, player, order = child.attrs.get(af["code"], ""), child.attrs.get(af["player"], ""), child.attrs.get(
-        af["order"], "")
-    spec = d.actions.get(code)
+def _action(d: XmlDialect, child: Node, number: int, af: dict[str, str], names: dict[str, int],
+            spec: dict[str, Any] | None, code: str) -> _Act | None:
+    """One action element read (`spec`, its code's description), or None for one the dialect marks as said
+    rather than done (a chat line)."""
+    player, order = child.attrs.get(af["player"], ""), child.attrs.get(af["order"], "")
     if spec is None:
-        raise Refusal("damaged", f"action type {code[:10]!r} not understood (line {child.line})")
+        raise Refusal("damaged", f"action type {code[:20]!r} not understood (line {child.line})")
+    if "ignored" in spec:
+        return None
+    if "cancelled" in spec:
+        raise Refusal("cancelled", f"{spec['cancelled']} (line {child.line})")
     if "unsupported" in spec:
         raise Refusal("unsupported-feature", f"{spec['unsupported']} (line {child.line})")
+    if number < 0:
+        raise Refusal("damaged", f"an action after the betting (line {child.line})")
     if player not in names:
         raise Refusal("damaged", f"a player acting who has no seat: {player[:40]!r} (line {child.line})")
-    if not order.isascii() or not order.isdigit():
+    by_number = d.by_number
+    if by_number and (not order.isascii() or not order.isdigit()):
         raise Refusal("damaged", f"an action with no number (line {child.line})")
     amount = d.amount(child.attrs.get(af["amount"], "0") or "0")
     if amount is None:
         raise Refusal("damaged", f"an amount that is no number: {child.attrs.get(af['amount'], '')[:30]!r} "
                       f"(line {child.line})")
-    return _Act(int(order), number, player, spec, amount.value, child.line)
+    return _Act(int(order) if by_number else 0, number, player, spec, amount.value, child.line)
 
 
-def _time(node: Node, path: list[str]) -> str | None:
-    """The hand's start, `2014-01-06 11:49:59`, read as UTC (the room writes no zone)."""
-    found = node.path(path)
-    text = found[0].text.strip() if found else ""
-    if len(text) == 19 and text[4] == "-" and text[10] == " " and text.replace("-", "").replace(":", "").replace(
-            " ", "").isdigit():
+def _time(node: Node, where: list[str] | dict[str, str]) -> str | None:
+    """The hand's start (`2014-01-06 11:49:59`, `20120529182537`, as the dialect's format says), read as UTC (the
+    rooms write no zone)."""
+    if isinstance(where, dict):
+        text, form = node.attrs.get(where["attribute"], "").strip(), where["format"]
+    else:
+        found = node.path(where)
+        text, form = (found[0].text.strip() if found else ""), "%Y-%m-%d %H:%M:%S"
+    if not text.isascii() or not 8 <= len(text) <= 19:
+        return None
+    if form == "%Y-%m-%d %H:%M:%S":  # the common spelling, without strptime's cost (one call a hand)
+        if len(text) != 19 or text[10] != " " or not text.replace("-", "").replace(":", "").replace(" ", "").isdigit():
+            return None
+        try:
+            datetime.fromisoformat(text)
+        except ValueError:
+            return None
         return text.replace(" ", "T") + "+00:00"
-    return None
+    try:
+        moment = datetime.strptime(text, form)
+    except ValueError:
+        return None
+    if moment.strftime(form) != text:  # only the format's own spelling (strptime also takes `2014-1-6`)
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + "+00:00"
 
 
 def _stakes(structure: str, events: list[dict], small: int | None, big: int | None) -> dict[str, Any]:
@@ -299,6 +522,8 @@ class _Hand:
         self.last_round = -1  # the last betting round anyone acted in
         self.order: list[int] = []  # the seats clockwise from the button's left
         self.names: dict[str, int] = {n: s for s, n in seats.items()}  # every player listed -> seat
+        self.mucked: set[int] = set()  # players whose cards the file gives as mucked, not shown
+        self.written_rake: int | None = None  # the rake the file writes, when it writes one
 
     def seat_record(self, seat: int) -> dict[str, Any]:
         rec: dict[str, Any] = {"seat": seat, "player": self.seats[seat], "stack": self.stacks[seat]}
@@ -314,8 +539,8 @@ class _Hand:
         names = self.names
         events: list[dict] = [{"kind": "button", "seat": button}]
         rounds = d.data["rounds"]
-        posts = [a for a in acts if a.round == rounds["posts"]]
-        betting = [a for a in acts if a.round != rounds["posts"]]
+        posts = [a for a in acts if a.round == 0]
+        betting = [a for a in acts if a.round != 0]
         in_round: dict[int, int] = {}
         blinds: set[int] = set()
         for a in posts:
@@ -339,7 +564,7 @@ class _Hand:
             if e["post"] not in ("ante", "dead"):  # live money: it counts toward the player's bets
                 in_round[seat] = in_round.get(seat, 0) + amount
                 self.live[seat] += amount
-                self.last_put_round[seat] = rounds["betting"][0]
+                self.last_put_round[seat] = 1
             events.append(e)
         acting = {names[a.player] for a in acts if not a.spec.get("sits_out")}
         order = sorted(self.seats, key=lambda s: (s - button - 1) % 10)
@@ -355,9 +580,9 @@ class _Hand:
             self.dealt.append(seat)
             cards = pockets.get(seat) or ["??"] * HOLE_CARDS.get(self.variant, 2)
             events.append({"kind": "deal", "to": "hole", "seat": seat, "cards": cards})
-        betting_rounds = rounds["betting"]
+        betting_rounds = list(range(1, len(rounds["betting"]) + 1))
         for r in betting_rounds:
-            if r != betting_rounds[0]:
+            if r != 1:
                 in_round = {}
                 if r in boards:
                     events.append({"kind": "deal", "to": "board", "cards": boards[r]})
@@ -426,19 +651,31 @@ class _Hand:
         if first in live:
             k = live.index(first)
             live = live[k:] + live[:k]
-        return [{"kind": "show", "seat": s, "cards": self.pockets[s]} for s in live
-                if s in self.pockets and "??" not in self.pockets[s]]
+        return [{"kind": "muck", "seat": s} if s in self.mucked else {"kind": "show", "seat": s,
+                                                                       "cards": self.pockets[s]}
+                for s in live if s in self.pockets and "??" not in self.pockets[s]]
 
-    def settle(self, wins: dict[int, int], flagged: bool, flop: bool) -> tuple[dict | None, list[dict]]:
+    def settle(self, wins: dict[int, int], flagged: bool, flop: bool,
+               written: dict[int, int]) -> tuple[dict | None, list[dict]]:
         """The return of the uncalled bet (or None), then the awards by pot and the rake: from the players' wins
-        and what each put in (see the module)."""
+        and what each put in (see the module). A return the file writes (`written`) is read as it stands."""
         events: list[dict] = []
         back: dict | None = None
         tops = sorted(self.live.values(), reverse=True)  # the unmatched part of the last bet: live money only
         unmatched = tops[0] - (tops[1] if len(tops) > 1 else 0)
         bettor = max(self.live, key=lambda s: self.live[s])
         paid = dict(wins)
-        if unmatched > 0:
+        written = {s: v for s, v in written.items() if v > 0}
+        if written:
+            if len(written) > 1:
+                raise Refusal("inconsistent-amounts", "uncalled bets returned to two players")
+            ((seat, returned),) = written.items()
+            if returned > self.put[seat]:
+                raise Refusal("inconsistent-amounts", f"seat {seat} is returned {returned}, more than the "
+                              f"{self.put[seat]} it put in")
+            self.put[seat] -= returned
+            back = {"kind": "return", "seat": seat, "amount": returned}
+        elif unmatched > 0:
             if flagged:
                 returned = unmatched
             elif self.d.convention("uncalled_return") == "in_the_win" and paid.get(bettor, 0) >= unmatched:
@@ -459,7 +696,9 @@ class _Hand:
         total = sum(self.put.values()) + self.dead
         kept = total - sum(paid.values())
         rake = self.d.conventions["rake"]
-        if kept > 0 and rake["value"] == "the_chips_not_paid" and flop and kept * 100 <= rake["max_percent"] * total:
+        if self.written_rake:  # the rake the file writes, as it stands (from the main pot)
+            events.append({"kind": "rake", "pot": 0, "amount": self.written_rake})
+        elif kept > 0 and rake["value"] == "the_chips_not_paid" and flop and kept * 100 <= rake["max_percent"] * total:
             events.append({"kind": "rake", "pot": 0, "amount": kept})
             self.applied.append("rake")
         return back, events

@@ -41,13 +41,17 @@ def sniff(room: str, head: bytes) -> bool:
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with its byte-order mark, which expat reads too
         head = head.decode("utf-16", "replace").encode("utf-8")
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    root = b"<" + rec["root"].encode()
+    roots = [rec["root"]] if isinstance(rec["root"], str) else rec["root"]
+    return any(_opens_on(text, b"<" + root.encode()) for root in roots) and any(
+        mark.encode() in head for mark in rec["any_of"])
+
+
+def _opens_on(text: bytes, root: bytes) -> bool:
+    """The document opens on the element `root` (`<session`), after an XML declaration or a document type."""
     if not text.startswith((root + b" ", root + b">", b"<?xml", b"<!DOCTYPE")):
         return False
     at = text.find(root)
-    if at < 0 or text[at + len(root):at + len(root) + 1] not in (b" ", b">", b"\t", b"\r", b"\n"):
-        return False
-    return any(mark.encode() in head for mark in rec["any_of"])
+    return at >= 0 and text[at + len(root):at + len(root) + 1] in (b" ", b">", b"\t", b"\r", b"\n")
 
 
 def note_code(convention: str, value: str) -> str:
@@ -70,7 +74,8 @@ def read_xml_room(path: Path | str, room: str, *, rule_pack: str = "tda-2024",
     noted: set[str] = set()
     with stream:
         try:
-            for item in games(stream, doc["session"], doc["header"], doc["hand"], doc["hand_id"], limits):
+            for item in games(stream, doc["session"], doc["header"], doc["hand"], doc["hand_id"], limits,
+                              doc.get("encoding_without_mark")):
                 yield from _item(spoken, item, name, rule_pack, noted)
         except OSError as exc:  # a gzip that breaks or passes a limit while read
             reason, code = open_failure(exc)
@@ -83,7 +88,8 @@ def _item(spoken: XmlDialect, item: Game | Broken, name: str, rule_pack: str, no
         return
     node = item.node
     hand_id = node.attrs.get(spoken.doc["hand_id"]) or None
-    table = item.header.get(spoken.doc["header_fields"]["table"]) or None
+    field = spoken.doc["header_fields"]["table"]
+    table = item.header.get(field) or node.attrs.get(field) or None
     try:
         read = convert(item, spoken, rule_pack)
     except Refusal as refusal:
@@ -97,6 +103,11 @@ def _item(spoken: XmlDialect, item: Game | Broken, name: str, rule_pack: str, no
     if problem:
         yield Quarantined(name, node.line, problem, hand_id, code="invalid-record", table_id=table)
         return
+    if item.encoding is not None and "encoding" not in noted:  # said once per file, as a convention is
+        noted.add("encoding")
+        yield ReaderNote(name, node.line, f"encoding-{item.encoding.lower()}",
+                         f"{spoken.title}: a file with no byte-order mark and no XML declaration is read in "
+                         f"{item.encoding}, as the room writes such a file")
     for convention in dict.fromkeys(read.applied):
         value = spoken.convention(convention)
         code = note_code(convention, value)

@@ -1,12 +1,19 @@
 """An XML room's file streamed into its hands: each hand element (`<game>`) as a small tree, with the table-wide
 fields of the session it belongs to and the line it starts on.
 
+Two layouts, by the dialect: hands inside a session element whose header element's child elements are the
+table-wide fields (`session` named), or hands that are documents of their own, each after the header element
+it shares with the hands that follow (`session` None: the header's attributes are the fields).
+
 Why streaming with expat: a room's export may be one session of thousands of hands; only one hand is held at a
 time. Why so guarded: the file comes from the party being audited. A document type declaration (`<!DOCTYPE`,
 and with it `<!ENTITY`) is refused before anything in it is used, so no entity is ever expanded (the "billion
 laughs" and external entities); nesting deeper than `xml_max_depth`, a hand element longer than
 `xml_max_hand_bytes` and one tag or text run longer than `xml_max_token_bytes` are refused as `limit`
 (`auditor/ingest/limits.py`), the last one before expat holds it. Text is kept as text, never evaluated.
+
+A room may write a file without a byte-order mark or an XML declaration in another encoding than UTF-8 (the
+dialect's `encoding_without_mark`): such a file's documents are all read in it, and each hand says so.
 
 A room's file may hold several documents in a row (sessions appended to one file, each with its own XML
 declaration): when a document ends and another begins, a fresh parser reads on from there, lines counted
@@ -59,9 +66,11 @@ class Node:
 
 @dataclass(frozen=True)
 class Game:
-    """A hand element read whole, with its session's header fields (element name -> text)."""
+    """A hand element read whole, with its session's header fields (element name -> text), and the encoding
+    it was read in when the file named none (`encoding_without_mark`), else None."""
     node: Node
     header: dict[str, str]
+    encoding: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,8 +91,10 @@ class _Refused(Exception):
 class _Builder:
     """The expat handlers: which element we are in, the session header, the hand being built."""
 
-    def __init__(self, session: str, header: str, hand: str, hand_id: str, limits: Limits) -> None:
+    def __init__(self, session: str | None, header: str, hand: str, hand_id: str, limits: Limits) -> None:
         self.session, self.header_tag, self.hand_tag, self.hand_id_attr = session, header, hand, hand_id
+        #: the depth of a hand element and of the header element (the session, when there is one, is 1)
+        self.hand_depth = 2 if session else 1
         self.limits = limits
         self.stack: list[str] = []
         self.header: dict[str, str] = {}
@@ -96,11 +107,12 @@ class _Builder:
         self.parser: expat.XMLParserType | None = None
         self.line_base = 0
         self.at_end = False
+        self.encoding: str | None = None  # the encoding every document of the file is read in, when not UTF-8's
 
     # -- a parser for each document of the file ---------------------------------------------------------------
 
     def new_parser(self) -> expat.XMLParserType:
-        p = expat.ParserCreate()
+        p = expat.ParserCreate(self.encoding)
         p.buffer_text = True
         p.StartElementHandler = self.start
         p.EndElementHandler = self.end
@@ -141,14 +153,19 @@ class _Builder:
             node = Node(tag, attrs, self.line())
             self.nodes[-1].children.append(node)
             self.nodes.append(node)
-        elif depth == 2 and tag == self.hand_tag and self.stack[0] == self.session:
+        elif depth == self.hand_depth and tag == self.hand_tag and (self.session is None
+                                                                    or self.stack[0] == self.session):
             self.nodes.append(Node(tag, attrs, self.line()))
             assert self.parser is not None
             self.hand_start = self.parser.CurrentByteIndex
             self.too_big = False
         elif depth == 1 and tag == self.session:
             self.header = {}
-        elif depth == 3 and self.stack[1] == self.header_tag and tag not in self.header:
+        elif depth == self.hand_depth and tag == self.header_tag:
+            if self.session is None:  # a header of its own: its fields are for the hands after it
+                self.header = {}
+            self.header.update({k: v.strip() for k, v in attrs.items()})
+        elif depth == self.hand_depth + 1 and self.stack[-2] == self.header_tag and tag not in self.header:
             self.field = (tag, [])
 
     def _hand_bytes(self) -> int:
@@ -159,7 +176,7 @@ class _Builder:
         depth = len(self.stack)
         self.stack.pop()
         if self.nodes:
-            if self.too_big and depth > 2:
+            if self.too_big and depth > self.hand_depth:
                 return
             node = self.nodes.pop()
             if self.too_big or self._hand_bytes() > self.limits.xml_max_hand_bytes:
@@ -170,9 +187,9 @@ class _Builder:
                                             f"({self.limits.xml_max_hand_bytes})", "limit",
                                             node.attrs.get(self.hand_id_attr)))
                 else:
-                    self.done.append(Game(node, dict(self.header)))
+                    self.done.append(Game(node, dict(self.header), self.encoding))
                 self.too_big = False
-        elif self.field is not None and depth == 3:
+        elif self.field is not None and depth == self.hand_depth + 1:
             self.header[self.field[0]] = "".join(self.field[1]).strip()
             self.field = None
         if not self.stack:
@@ -191,10 +208,11 @@ class _Builder:
         return self.nodes[0].line, self.nodes[0].attrs.get(self.hand_id_attr)
 
 
-def games(stream: BinaryIO, session: str, header: str, hand: str, hand_id: str,
-          limits: Limits) -> Iterator[Game | Broken]:
+def games(stream: BinaryIO, session: str | None, header: str, hand: str, hand_id: str,
+          limits: Limits, encoding_without_mark: str | None = None) -> Iterator[Game | Broken]:
     """Every hand element of the stream, each a Game, and at most one Broken ending it (see the module)."""
     b = _Builder(session, header, hand, hand_id, limits)
+    b.encoding = encoding_without_mark
     try:
         yield from _run(b, stream, limits)
     except _Refused as exc:
@@ -219,8 +237,13 @@ def _run(b: _Builder, stream: BinaryIO, limits: Limits) -> Iterator[Game | Broke
     fed = 0  # bytes the current parser has been given
     kept, kept_at = b"", 0  # the last bytes given to it, and their offset in its input
     since_tag_end = 0
+    marked: bool | None = None  # whether the file opens on a byte-order mark or an XML declaration
     while True:
         chunk = stream.read(CHUNK)
+        if marked is None and chunk.lstrip(_SPACE):
+            marked = chunk.lstrip(_SPACE).startswith((_BOM, b"\xff\xfe", b"\xfe\xff", b"<?xml"))
+            if marked:  # the file says its encoding: `encoding_without_mark` is not for it
+                b.encoding = None
         runs = chunk.split(b">")  # the bytes between one `>` and the next: a tag with its attributes, or text
         longest = max(since_tag_end + len(runs[0]), max(map(len, runs[1:-1]), default=0))
         since_tag_end = since_tag_end + len(chunk) if len(runs) == 1 else len(runs[-1])
