@@ -22,8 +22,8 @@ READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS
               CORPUS / "other-rooms" / "winamax", CORPUS / "rooms-2" / "888", CORPUS / "other-rooms" / "888poker",
               CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker", CORPUS / "rooms-2" / "partypoker",
               CORPUS / "other-rooms" / "partypoker", CORPUS / "other-rooms" / "fulltilt",
-              CORPUS / "rooms-2" / "pokernow", CORPUS / "other-rooms" / "pokernow_csv", CORPUS / "other-rooms" / "merge",
-              CORPUS / "other-rooms" / "microgaming"]
+              CORPUS / "rooms-2" / "pokernow", CORPUS / "other-rooms" / "pokernow_csv",
+              CORPUS / "other-rooms" / "merge", CORPUS / "other-rooms" / "microgaming"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
