@@ -93,3 +93,24 @@ def money(hand: dict, *kinds: str) -> list[tuple]:
     """(kind, seat, amount) of the hand's events of `kinds`, an award's pot after it: what a room's chips did."""
     return [(e["kind"], e.get("seat"), e["amount"]) + ((e["pot"],) if e["kind"] == "award" else ())
             for e in hand["events"] if e["kind"] in kinds]
+
+
+def file_items(path) -> list:
+    """Every item `read_file` gives for `path` (detection as the audit does it)."""
+    from auditor.ingest.detect import read_file
+
+    return list(read_file(path))
+
+
+def file_hands(path) -> list[dict]:
+    """The hands of `path`, each a SourceHand (a quarantine fails the caller's test with its line)."""
+    from auditor.model.records import ReaderNote, SourceHand
+
+    got = [i for i in file_items(path) if not isinstance(i, ReaderNote)]
+    assert all(isinstance(i, SourceHand) for i in got), [i.one_line() for i in got]
+    return [i.hand for i in got]
+
+
+def actions(hand: dict) -> list[tuple]:
+    """(seat, action, amount, to) of each action of `hand`."""
+    return [(e["seat"], e["action"], e.get("amount"), e.get("to")) for e in hand["events"] if e["kind"] == "action"]

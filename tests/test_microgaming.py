@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from reader_items import finding_rows, findings, money, plant_some
+from reader_items import actions, finding_rows, findings, money, plant_some
+from reader_items import file_hands as hands_of
+from reader_items import file_items as items
 
 from auditor.check.packs import resolve_pack
 from auditor.export import writer
@@ -39,18 +41,6 @@ needs_corpus = pytest.mark.skipif(not MICRO.is_dir(), reason="the shared corpus 
 micro = writer("microgaming")
 
 
-def items(path: Path) -> list:
-    return list(read_file(path))
-
-
-def hands_of(path: Path) -> list[dict]:
-    got = [i for i in items(path) if not isinstance(i, ReaderNote)]
-    assert all(isinstance(i, SourceHand) for i in got), [i.one_line() for i in got]
-    return [i.hand for i in got]
-
-
-def actions(hand: dict) -> list[tuple]:
-    return [(e["seat"], e["action"], e.get("amount"), e.get("to")) for e in hand["events"] if e["kind"] == "action"]
 
 
 # -- the real exports ------------------------------------------------------------------------------------------

@@ -78,3 +78,17 @@ def writer(name: str) -> Any:
         return xml_room_writer(name)
     from auditor.export.text_room import room_writer
     return room_writer(name)
+
+
+def burns_left_out(hand: dict) -> list[int | None]:
+    """`event_index` of a format that gives a hand's events back in their order but prints no burn card: each
+    event's index in the hand read back, None for a burn."""
+    out: list[int | None] = []
+    k = 0
+    for e in hand["events"]:
+        if e["kind"] == "deal" and e["to"] == "burn":
+            out.append(None)
+        else:
+            out.append(k)
+            k += 1
+    return out

@@ -37,6 +37,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from auditor.export import burns_left_out
 from auditor.export.game_checks import game_problem
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.pokernow import HOLE_CARDS, MAX_SEATS, ROOM, read_text
@@ -302,12 +303,4 @@ def _what(kind: str) -> str:
 
 def event_index(hand: dict) -> list[int | None]:
     """Each canonical event's place in the hand read back: burns are not written."""
-    out: list[int | None] = []
-    k = 0
-    for e in hand["events"]:
-        if e["kind"] == "deal" and e["to"] == "burn":
-            out.append(None)
-        else:
-            out.append(k)
-            k += 1
-    return out
+    return burns_left_out(hand)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from auditor.export import burns_left_out
 from auditor.export.game_checks import game_problem
 from auditor.ingest.limits import DEFAULT_LIMITS
 from auditor.ingest.xml_dialect import XmlDialect, xml_dialect
@@ -466,15 +467,7 @@ class XmlRoomWriter:
 
     def event_index(self, hand: dict) -> list[int | None]:
         """For each event of `hand`, its index in the hand read back (None for a burn, which has no element)."""
-        out: list[int | None] = []
-        k = 0
-        for e in hand["events"]:
-            if e["kind"] == "deal" and e["to"] == "burn":
-                out.append(None)
-            else:
-                out.append(k)
-                k += 1
-        return out
+        return burns_left_out(hand)
 
 
 @dataclass
