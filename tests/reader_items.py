@@ -114,3 +114,46 @@ def file_hands(path) -> list[dict]:
 def actions(hand: dict) -> list[tuple]:
     """(seat, action, amount, to) of each action of `hand`."""
     return [(e["seat"], e["action"], e.get("amount"), e.get("to")) for e in hand["events"] if e["kind"] == "action"]
+
+
+def assert_written_back(room: str, tmp, variant: str, structure: str, seed: int, low: int, pick: int,
+                        currency: str | None = None, unit: int = 1) -> None:
+    """Hands simulated (a table of `low` to 9 seats, in chips of `unit`, or cents of `currency`), some of them
+    planted with violations, written by `room`'s writer, read back by its reader as the writer's `carried` hands,
+    with the findings the canonical hands give but for the categories the room's text hides."""
+    from auditor.check.packs import resolve_pack
+    from auditor.export import writer
+    from auditor.ingest.detect import detect, read_file
+    from auditor.model.records import Quarantined, ReaderNote
+    from auditor.pipeline import audit
+    from auditor.simulate import simulate_hands, write_jsonl
+
+    pack, w = resolve_pack("tda-2024"), writer(room)
+    clean = list(simulate_hands(variant, structure, 30, seed, house=pack.house, rule_pack=pack.name,
+                                table_size=(low, 9), stakes={"blinds": [50, 100], "chip_unit": unit},
+                                sit_outs=True, session_hands=(10, 30)))
+    if currency:  # the same integers as cents: the room writes them as money
+        for h in clean:
+            h["currency"], h["money_scale"] = currency, 100
+            h["stakes"]["chip_unit"] = 1
+    hands = [h for h in clean + plant_some(clean, pick, pack) if w.cannot_express(h) is None]
+    if not hands:
+        return
+    path = tmp / "hands.xml"
+    assert w.write_hands(hands, path) == len(hands)
+    assert detect(path).name == room
+    back = [i for i in read_file(path) if not isinstance(i, ReaderNote)]
+    assert [b.one_line() for b in back if isinstance(b, Quarantined)] == []
+    assert [b.hand for b in back] == [w.carried(h) for h in hands]
+    if unit != 1 and not currency:
+        return  # counted in its chip unit, a hand reads back with other amounts: its findings speak of them
+    canonical = tmp / "hands.jsonl"
+    write_jsonl(hands, canonical)
+
+    def findings_of(p) -> list[tuple]:
+        result = audit([p], pack="tda-2024")
+        assert result.quarantined == []
+        return sorted(finding_rows(result))
+
+    hidden = set(w.HIDDEN_CATEGORIES)
+    assert findings_of(path) == [f for f in findings_of(canonical) if f[2] not in hidden]

@@ -20,19 +20,18 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from reader_items import actions, finding_rows, findings, money, plant_some
+from reader_items import actions, assert_written_back, findings, money
 from reader_items import file_hands as hands_of
 from reader_items import file_items as items
 
 from auditor.check.packs import resolve_pack
 from auditor.export import SUFFIXES, writer
-from auditor.ingest.detect import detect, other_room, read_file
+from auditor.ingest.detect import detect, other_room
 from auditor.ingest.limits import Limits
 from auditor.ingest.xml_dialect import xml_dialect
 from auditor.ingest.xml_rooms import read_xml_room, sniff
 from auditor.model.records import Quarantined, ReaderNote, SourceHand
 from auditor.pipeline import audit
-from auditor.simulate import simulate_hands, write_jsonl
 from auditor.simulate.verify import verify_pack
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -349,11 +348,6 @@ GAMES = [("holdem", "no-limit"), ("holdem", "pot-limit"), ("holdem", "fixed-limi
          ("omaha", "no-limit")]
 
 
-def _findings_of(path: Path) -> list[tuple]:
-    result = audit([path], pack="tda-2024")
-    assert result.quarantined == []
-    return sorted(finding_rows(result))
-
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow],
           phases=[Phase.explicit, Phase.reuse, Phase.generate])  # each example audits twice: no shrinking
@@ -361,29 +355,8 @@ def _findings_of(path: Path) -> list[tuple]:
        unit=st.sampled_from([1, 50]), cents=st.booleans(), pick=st.integers(0, 50))
 def test_written_hands_read_back_the_same_with_the_same_findings(tmp_path_factory, game, seed, low, unit, cents,
                                                                  pick):
-    tmp = tmp_path_factory.mktemp("ipoker")
-    variant, structure = game
-    clean = list(simulate_hands(variant, structure, 30, seed, house=PACK.house, rule_pack=PACK.name,
-                                table_size=(low, 9), stakes={"blinds": [50, 100], "chip_unit": unit},
-                                sit_outs=True, session_hands=(10, 30)))
-    if cents:  # the same integers as cents of a euro: the XML writes them as money
-        for h in clean:
-            h["currency"], h["money_scale"] = "EUR", 100
-            h["stakes"]["chip_unit"] = 1
-    hands = [h for h in clean + plant_some(clean, pick, PACK) if ipoker.cannot_express(h) is None]
-    if not hands:
-        return
-    path = tmp / "hands.xml"
-    assert ipoker.write_hands(hands, path) == len(hands)
-    back = [i for i in read_file(path) if not isinstance(i, ReaderNote)]
-    assert [b.one_line() for b in back if isinstance(b, Quarantined)] == []
-    assert [b.hand for b in back] == [ipoker.carried(h) for h in hands]
-    if unit != 1 and not cents:
-        return  # counted in its chip unit, a hand reads back with other amounts: its findings speak of them
-    canonical = tmp / "hands.jsonl"
-    write_jsonl(hands, canonical)
-    hidden = set(ipoker.HIDDEN_CATEGORIES)  # a missing burn card: the XML has no burns to miss
-    assert _findings_of(path) == [f for f in _findings_of(canonical) if f[2] not in hidden]
+    assert_written_back("ipoker", tmp_path_factory.mktemp("ipoker"), *game, seed, low, pick,
+                        currency="EUR" if cents else None, unit=unit)
 
 
 def test_what_the_xml_cannot_say_is_refused_with_the_reason():
