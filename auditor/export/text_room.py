@@ -630,7 +630,9 @@ class _Hand:
                     say("redealt", player=self.name[seat], kept=kept, cards=receive)
             elif kind == "show":
                 shown[seat] = list(e["cards"])
-                say("show", player=self.name[seat], cards=e["cards"])
+                # (a room that writes the showdown's cards in the seat's result line: its stack after the hand and
+                # its net result, OnGame's `Seat 8: P ($350.06), net: +$113.91, [Kc, Kh]`)
+                say("show", player=self.name[seat], cards=e["cards"], seat=seat, **self.result(seat))
             elif kind == "muck":
                 mucked.add(seat)
                 say("muck", player=self.name[seat])
@@ -660,11 +662,18 @@ class _Hand:
                 if summary_awards:
                     continue
                 pot = (pots["main"] if side_pots else pots["only"]) if e["pot"] == 0 else pots["side"]
+                # (the pot's total before the rake, where the room writes it before the award: OnGame's `Main pot:
+                # $229.82 won by P ($226.82)`)
                 say("collect", player=self.name[seat], amount=amount, pot=pot, numbered=e["pot"] > 0,
-                    side=e["pot"])
+                    side=e["pot"], pot_name=pot + (f" {e['pot']}" if e["pot"] > 0 else ""),
+                    pot_total=self.pot_total(e["pot"]))
             # rake: stated in the summary
         if showdown_at is None and (contested or no_summary) and marked:
             say("show_down")
+        if no_summary and convention("rake_line") == "written":  # the rake among the showdown's lines (OnGame)
+            rakes = [e["amount"] for e in events if e["kind"] == "rake"]
+            say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes), unraked=not rakes,
+                **{f"deduct_{n}": 0 for n in range(1, 5)})
         if not no_summary:
             self.summary(put_in, board, roles, shown, won, folded, mucked)
         return self.out
@@ -693,6 +702,23 @@ class _Hand:
                      all_in=self.all_in(seat, e))
         return what
 
+    def result(self, seat: int) -> dict[str, Any]:
+        """A seat's stack after the hand and its net result as the room writes it (`+$113.91`, `-$0.00`)."""
+        net = 0
+        for e in self.hand["events"]:
+            if e.get("seat") == seat and e["kind"] in ("post", "action"):
+                net -= e.get("amount", 0)
+            elif e.get("seat") == seat and e["kind"] in ("award", "return"):
+                net += e["amount"]
+        money = self.money
+        return {"stack": self.seats[seat]["stack"] + net, "net": ("+" if net > 0 else "-") + money(abs(net))}
+
+    def pot_total(self, pot: int) -> int:
+        """A pot's total before the rake: its awards, and the rake where it is the main pot."""
+        events = self.hand["events"]
+        total = sum(e["amount"] for e in events if e["kind"] == "award" and e["pot"] == pot)
+        return total + (sum(e["amount"] for e in events if e["kind"] == "rake") if pot == 0 else 0)
+
     def all_in(self, seat: int, event: dict) -> bool:
         return bool(event.get("all_in")) or self.left[seat] == 0
 
@@ -713,10 +739,12 @@ class _Hand:
             "limit": limit, "small": small, "big": big, "cash": bool(hand.get("currency")),
             "currency": hand.get("currency"), "stamped": stamp is not None, "stamp": stamp}, self.money))
         if writer.dialect.table_lines:  # (else the header's own line names the table)
+            # (the game and stakes too, where the table line states them: OnGame's)
             self.out.append(header["table"].write({**words, "table": hand["table_id"], "sized": True, "mid": " ",
                                                    "max_seats": hand["max_seats"], "buttoned": True,
                                                    "button": hand["events"][0]["seat"],
-                                                   "players": len(self.seats)}))
+                                                   "players": len(self.seats), "facts": True, "variant": game,
+                                                   "limit": limit, "small": small, "big": big}, self.money))
         for n in sorted(self.seats):
             away = self.seats[n].get("status") == "sitting_out"
             self.say("seat", seat=n, player=self.name[n], stack=self.seats[n]["stack"], status=away,
