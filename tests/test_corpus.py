@@ -23,7 +23,8 @@ READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS
               CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker", CORPUS / "rooms-2" / "partypoker",
               CORPUS / "other-rooms" / "partypoker", CORPUS / "other-rooms" / "fulltilt",
               CORPUS / "rooms-2" / "pokernow", CORPUS / "other-rooms" / "pokernow_csv",
-              CORPUS / "other-rooms" / "merge", CORPUS / "other-rooms" / "microgaming", CORPUS / "other-rooms" / "ongame"]
+              CORPUS / "other-rooms" / "merge", CORPUS / "other-rooms" / "microgaming",
+              CORPUS / "other-rooms" / "ongame"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -86,9 +87,9 @@ EIGHT_RAKES = ("3BetHand.txt", "6 Max.txt", "AllInHandWithShowdown.txt", "BasicH
                "Table2.txt", "Table3.txt", "Table4.txt", "Table5.txt", "Turn.txt", "ValidHand.txt", "WithShowdown.txt",
                "hands.txt", "hands.txt", "hands.txt")
 #: the PartyPoker files among HHSmithy's 888 and OnGame samples (tests/test_other_rooms.py), read as PartyPoker's
-PARTY_IN_888_FOLDER = tuple(f"other-rooms/888poker/hhsmithy/Pacific/CashGame/{name}.txt"
-                            for name in ("GameTypeTests/PotLimitHoldem", "PlayerTests/WithSittingOut")) + \
-    ("other-rooms/ongame/hhsmithy/OnGame/CashGame/PlayerTests/WithSittingOut.txt",)
+PARTY_IN_888_FOLDER = (*(f"other-rooms/888poker/hhsmithy/Pacific/CashGame/{name}.txt"
+                          for name in ("GameTypeTests/PotLimitHoldem", "PlayerTests/WithSittingOut")),
+                       "other-rooms/ongame/hhsmithy/OnGame/CashGame/PlayerTests/WithSittingOut.txt")
 #: PokerNow's conventions (docs/readers.md, "PokerNow"), each said once per file where it applied
 POKERNOW_NOTES = [("poker_now_log_pglhTdT0g-V_oxxMaQxatNdFk.csv", "dead-button-from-last-hand"),
                   ("log4.csv", "dead-button-from-last-hand"), ("log4.csv", "all-in-capped-at-the-covered-stack"),
