@@ -138,7 +138,7 @@ class RoomWriter:
             if returns and put - returns != sum(e["amount"] for e in events if e["kind"] in ("award", "rake")):
                 return (f"an uncalled bet returned in a hand whose chips do not balance: {room} pays the bet back "
                         "with the pot, and its reader takes the return out of the award only where the chips do")
-        if self.dialect.convention("uncalled_return") in ("not_written", "paid_as_a_pot"):
+        if self.dialect.convention("uncalled_return") in ("not_written", "paid_as_a_pot", "not_written_nor_awarded"):
             returns = [e for e in events if e["kind"] == "return"]
             bettor, unmatched = _unmatched(events, folded_too=True)
             if sum(e["amount"] for e in returns) != unmatched or len(returns) > 1 or (
@@ -527,9 +527,10 @@ class _Hand:
         returns_in_award = convention("uncalled_return") == "in_the_award"
         # a room that writes no return: the return left out, or paid with the bettor's award where no rake is taken
         # (as a walk's big blind is paid), and no summary: the showdown marker before the shows and the awards
-        unwritten_return = convention("uncalled_return") in ("not_written", "paid_as_a_pot")
-        if unwritten_return and (convention("uncalled_return") == "paid_as_a_pot"
-                                 or not any(e["kind"] == "rake" for e in events)):
+        unwritten_return = convention("uncalled_return") in ("not_written", "paid_as_a_pot", "not_written_nor_awarded")
+        # (never in the award: `not_written_nor_awarded`, OnGame's, whose walks pay the matched chips alone)
+        if unwritten_return and (convention("uncalled_return") == "paid_as_a_pot" or (
+                convention("uncalled_return") == "not_written" and not any(e["kind"] == "rake" for e in events))):
             returns_in_award = True
         no_summary = convention("summary_section") != "written"
         # (a room marking no showdown writes its shows and awards straight after the play)

@@ -1258,6 +1258,7 @@ _IMPLIED_NOTES = {
                       "as returned to its bettor"),
 }
 _IMPLIED_NOTES[L.U_AFTER_THE_BOARD] = _IMPLIED_NOTES[L.U_WRITTEN]
+_IMPLIED_NOTES[L.U_NOT_AWARDED] = _IMPLIED_NOTES[L.U_NOT_WRITTEN]
 _IMPLIED_NOTES[L.U_PAID_AS_A_POT] = (
     "uncalled-bet-paid-as-pot", "this export never writes an uncalled bet's return: it pays the unmatched part of "
     "the last bet to its bettor as a pot of its own; it is read as returned to the bettor and taken out of the "
