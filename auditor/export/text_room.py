@@ -528,7 +528,7 @@ class _Hand:
         # a room that writes no return: the return left out, or paid with the bettor's award where no rake is taken
         # (as a walk's big blind is paid), and no summary: the showdown marker before the shows and the awards
         unwritten_return = convention("uncalled_return") in ("not_written", "paid_as_a_pot", "not_written_nor_awarded")
-        # (never in the award: `not_written_nor_awarded`, OnGame's, whose walks pay the matched chips alone)
+        # (never in the award: `not_written_nor_awarded`: a room whose walks pay the matched chips alone)
         if unwritten_return and (convention("uncalled_return") == "paid_as_a_pot" or (
                 convention("uncalled_return") == "not_written" and not any(e["kind"] == "rake" for e in events))):
             returns_in_award = True
@@ -632,7 +632,7 @@ class _Hand:
             elif kind == "show":
                 shown[seat] = list(e["cards"])
                 # (a room that writes the showdown's cards in the seat's result line: its stack after the hand and
-                # its net result, OnGame's `Seat 8: P ($350.06), net: +$113.91, [Kc, Kh]`)
+                # its net result, `Seat 8: P ($350.06), net: +$113.91, [Kc, Kh]`)
                 say("show", player=self.name[seat], cards=e["cards"], seat=seat, **self.result(seat))
             elif kind == "muck":
                 mucked.add(seat)
@@ -663,7 +663,7 @@ class _Hand:
                 if summary_awards:
                     continue
                 pot = (pots["main"] if side_pots else pots["only"]) if e["pot"] == 0 else pots["side"]
-                # (the pot's total before the rake, where the room writes it before the award: OnGame's `Main pot:
+                # (the pot's total before the rake, where the room writes it before the award: `Main pot:
                 # $229.82 won by P ($226.82)`)
                 say("collect", player=self.name[seat], amount=amount, pot=pot, numbered=e["pot"] > 0,
                     side=e["pot"], pot_name=pot + (f" {e['pot']}" if e["pot"] > 0 else ""),
@@ -671,7 +671,7 @@ class _Hand:
             # rake: stated in the summary
         if showdown_at is None and (contested or no_summary) and marked:
             say("show_down")
-        if no_summary and convention("rake_line") == "written":  # the rake among the showdown's lines (OnGame)
+        if no_summary and convention("rake_line") == "written":  # the rake among the showdown's lines
             rakes = [e["amount"] for e in events if e["kind"] == "rake"]
             say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes), unraked=not rakes,
                 **{f"deduct_{n}": 0 for n in range(1, 5)})
@@ -740,7 +740,7 @@ class _Hand:
             "limit": limit, "small": small, "big": big, "cash": bool(hand.get("currency")),
             "currency": hand.get("currency"), "stamped": stamp is not None, "stamp": stamp}, self.money))
         if writer.dialect.table_lines:  # (else the header's own line names the table)
-            # (the game and stakes too, where the table line states them: OnGame's)
+            # (the game and stakes too, where the table line states them)
             self.out.append(header["table"].write({**words, "table": hand["table_id"], "sized": True, "mid": " ",
                                                    "max_seats": hand["max_seats"], "buttoned": True,
                                                    "button": hand["events"][0]["seat"],

@@ -335,7 +335,7 @@ class Dialect:
     zones: dict[str, str] = field(default_factory=dict)
     #: the header's lines after its first, each a template it must match (`header.lines`)
     header_more: tuple[Template, ...] = ()
-    #: lines a room writes among the header's and the table's only in some exports (`header.skipped`, OnGame's
+    #: lines a room writes among the header's and the table's only in some exports (`header.skipped`, e.g.
     #: `User: NAME`): passed over, so the lines around them are read as where they are absent
     header_skipped: tuple[Template, ...] = ()
 

@@ -1388,7 +1388,7 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     out and the stated total is the awards), or `not_written` (a room that never writes one: the part is returned;
     it is in the bettor's award where the chips not paid out are fewer than it, as when every chip was paid out),
     or `paid_as_a_pot` (never written, always paid to the bettor as a pot of its own: taken from the award), or
-    `not_written_nor_awarded` (never written and never in an award, OnGame's: the part is returned, no award
+    `not_written_nor_awarded` (never written and never in an award: the part is returned, no award
     touched, so an award holding those chips too is chips from nowhere, for the rules).
     The return is written after the last action or kill, and taken from the bettor's award where it was paid
     with it. True when it was written."""

@@ -131,7 +131,7 @@ class Room:
     #: of a hand with side pots are attributed to its pots (`_attribute_awards`)
     pots_named: bool
     #: the table line states the game and stakes (the table template's `facts` field, read with the header's, as
-    #: OnGame's `Table: Baguio [362012167] (NO_LIMIT TEXAS_HOLDEM $0.50/$1, Real money)`)
+    #: `Table: Baguio [362012167] (NO_LIMIT TEXAS_HOLDEM $0.50/$1, Real money)`)
     table_facts: bool = False
 
     @property
