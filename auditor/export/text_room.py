@@ -321,8 +321,8 @@ class RoomWriter:
             elif kind == "action" and e["action"] in ("call", "bet", "raise"):
                 before = round_in.get(e["seat"], 0)
                 if e["to"] - before != e["amount"]:
-                    return (f"an action's round total disagrees with the chips it added: {room} states one of "
-                            "the two numbers, never both")
+                    return (f"an action's round total disagrees with the chips it added: {room} text gives its "
+                            "reader one of the two numbers (a raise stating both is read by its total)")
                 round_in[e["seat"]] = e["to"]
         return None
 
