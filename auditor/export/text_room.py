@@ -352,7 +352,8 @@ class RoomWriter:
         weekday = time["weekdays"][local.weekday()] if "weekdays" in time else ""
         return self.dialect.time.write({
             "year": f"{local.year:04d}", "month": month, "weekday": weekday, "day": f"{local.day:02d}", "sep": " ",
-            "hour": f"{local.hour:0{time.get('hour_digits', 1)}d}", "minute": f"{local.minute:02d}", "second": f"{local.second:02d}", "zoned": True,
+            "hour": f"{local.hour:0{time.get('hour_digits', 1)}d}", "minute": f"{local.minute:02d}",
+            "second": f"{local.second:02d}", "zoned": True,
             "zone": self.dialect.syntax["time"]["written_zone"]})
 
     def format_hand(self, hand: dict) -> list[str]:
