@@ -678,6 +678,8 @@ class _Hand:
                 **{f"deduct_{n}": 0 for n in range(1, 5)})
         if not no_summary:
             self.summary(put_in, board, roles, shown, won, folded, mucked)
+        if "hand_end" in self.line:  # the line the room closes each hand with
+            say("hand_end", hand_id=hand_number(hand["hand_id"]))
         return self.out
 
     def post(self, e: dict, dead: int | None, round_in: dict[int, int], roles: dict[int, list[str]]) -> str:

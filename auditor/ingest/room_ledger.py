@@ -43,7 +43,8 @@ KINDS = ("seat", "post_small_blind", "post_big_blind", "post_both_blinds", "post
  K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED, K_CASHED_OUT, K_UNCALLED,
  K_COLLECT, K_MARKER, K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_CANCELLED,
  K_IGNORED, K_QUIET, K_SEAT_WAITING, K_SUMMARY_AWARD, K_UNSUPPORTED, K_ALL_IN, K_BUTTON) = range(len(KINDS))
-WRITE_ONLY = ("blinds", "hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary")
+#: (`hand_end`: the line a room closes each hand with, read as a line between hands: `recognise.separator`)
+WRITE_ONLY = ("blinds", "hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary", "hand_end")
 #: kinds read only inside the summary
 SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_SUMMARY_AWARD)
 #: the fields the ledger reads, by name (a template's slot of each, -1 where it has none: `dialect.Program`)
