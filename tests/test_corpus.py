@@ -23,7 +23,8 @@ READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS
               CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker", CORPUS / "rooms-2" / "partypoker",
               CORPUS / "other-rooms" / "partypoker", CORPUS / "other-rooms" / "fulltilt",
               CORPUS / "rooms-2" / "pokernow", CORPUS / "other-rooms" / "pokernow_csv",
-              CORPUS / "other-rooms" / "merge", CORPUS / "other-rooms" / "microgaming"]
+              CORPUS / "other-rooms" / "merge", CORPUS / "other-rooms" / "microgaming",
+              CORPUS / "other-rooms" / "ongame"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -54,8 +55,9 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert result.hands_read == result.hands_audited + result.hands_not_covered + result.hands_quarantined
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
     # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 159 (one misfiled under microgaming/),
-    # iPoker 225, PartyPoker 357, Full Tilt 40, PokerNow 132, Merge 39, MicroGaming 39
-    assert result.hands_audited == 6631
+    # iPoker 225, PartyPoker 357, Full Tilt 40, PokerNow 132, Merge 39, MicroGaming 39, OnGame 44 (and a PartyPoker
+    # hand in its folder)
+    assert result.hands_audited == 6676
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
@@ -84,9 +86,10 @@ EIGHT_RAKES = ("3BetHand.txt", "6 Max.txt", "AllInHandWithShowdown.txt", "BasicH
                "NoLimitHoldem.txt", "OmahaShowdown.txt", "PostingDead.txt", "PotLimitOmaha.txt", "River.txt",
                "Table2.txt", "Table3.txt", "Table4.txt", "Table5.txt", "Turn.txt", "ValidHand.txt", "WithShowdown.txt",
                "hands.txt", "hands.txt", "hands.txt")
-#: the two PartyPoker files among HHSmithy's 888 samples (tests/test_other_rooms.py), read as PartyPoker's
-PARTY_IN_888_FOLDER = tuple(f"other-rooms/888poker/hhsmithy/Pacific/CashGame/{name}.txt"
-                            for name in ("GameTypeTests/PotLimitHoldem", "PlayerTests/WithSittingOut"))
+#: the PartyPoker files among HHSmithy's 888 and OnGame samples (tests/test_other_rooms.py), read as PartyPoker's
+PARTY_IN_888_FOLDER = (*(f"other-rooms/888poker/hhsmithy/Pacific/CashGame/{name}.txt"
+                          for name in ("GameTypeTests/PotLimitHoldem", "PlayerTests/WithSittingOut")),
+                       "other-rooms/ongame/hhsmithy/OnGame/CashGame/PlayerTests/WithSittingOut.txt")
 #: PokerNow's conventions (docs/readers.md, "PokerNow"), each said once per file where it applied
 POKERNOW_NOTES = [("poker_now_log_pglhTdT0g-V_oxxMaQxatNdFk.csv", "dead-button-from-last-hand"),
                   ("log4.csv", "dead-button-from-last-hand"), ("log4.csv", "all-in-capped-at-the-covered-stack"),
@@ -130,7 +133,12 @@ def test_corpus_room_conventions_are_notes_not_findings(result):
     assert Counter(n.code for n in micro) == {"encoding-windows-1252": 8, "fees-from-the-stack": 7,
                                               "silent-seats-sitting-out": 13, "uncalled-return-in-the-win": 21}
     assert len({(n.file, n.code) for n in micro}) == len(micro)
-    xml |= merge | micro
+    # OnGame's one: the uncalled bet it never writes, left out of the award, once per file (its WithSittingOut.txt
+    # is a PartyPoker hand: PartyPoker's notes)
+    ongame = {n for n in result.notes if "ongame" in Path(n.file).parts and n not in party}
+    assert Counter(n.code for n in ongame) == {"uncalled-bet-derived": 24}
+    assert len({(n.file, n.code) for n in ongame}) == len(ongame)
+    xml |= merge | micro | ongame
     notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml | party | tilt | pokernow)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
                              ("DateIssue2.txt", "implied-uncalled-return"): 1,

@@ -138,7 +138,7 @@ class RoomWriter:
             if returns and put - returns != sum(e["amount"] for e in events if e["kind"] in ("award", "rake")):
                 return (f"an uncalled bet returned in a hand whose chips do not balance: {room} pays the bet back "
                         "with the pot, and its reader takes the return out of the award only where the chips do")
-        if self.dialect.convention("uncalled_return") in ("not_written", "paid_as_a_pot"):
+        if self.dialect.convention("uncalled_return") in ("not_written", "paid_as_a_pot", "not_written_nor_awarded"):
             returns = [e for e in events if e["kind"] == "return"]
             bettor, unmatched = _unmatched(events, folded_too=True)
             if sum(e["amount"] for e in returns) != unmatched or len(returns) > 1 or (
@@ -321,8 +321,8 @@ class RoomWriter:
             elif kind == "action" and e["action"] in ("call", "bet", "raise"):
                 before = round_in.get(e["seat"], 0)
                 if e["to"] - before != e["amount"]:
-                    return (f"an action's round total disagrees with the chips it added: {room} states one of "
-                            "the two numbers, never both")
+                    return (f"an action's round total disagrees with the chips it added: {room} text gives its "
+                            "reader one of the two numbers (a raise stating both is read by its total)")
                 round_in[e["seat"]] = e["to"]
         return None
 
@@ -352,7 +352,8 @@ class RoomWriter:
         weekday = time["weekdays"][local.weekday()] if "weekdays" in time else ""
         return self.dialect.time.write({
             "year": f"{local.year:04d}", "month": month, "weekday": weekday, "day": f"{local.day:02d}", "sep": " ",
-            "hour": local.hour, "minute": f"{local.minute:02d}", "second": f"{local.second:02d}", "zoned": True,
+            "hour": f"{local.hour:0{time.get('hour_digits', 1)}d}", "minute": f"{local.minute:02d}",
+            "second": f"{local.second:02d}", "zoned": True,
             "zone": self.dialect.syntax["time"]["written_zone"]})
 
     def format_hand(self, hand: dict) -> list[str]:
@@ -527,9 +528,10 @@ class _Hand:
         returns_in_award = convention("uncalled_return") == "in_the_award"
         # a room that writes no return: the return left out, or paid with the bettor's award where no rake is taken
         # (as a walk's big blind is paid), and no summary: the showdown marker before the shows and the awards
-        unwritten_return = convention("uncalled_return") in ("not_written", "paid_as_a_pot")
-        if unwritten_return and (convention("uncalled_return") == "paid_as_a_pot"
-                                 or not any(e["kind"] == "rake" for e in events)):
+        unwritten_return = convention("uncalled_return") in ("not_written", "paid_as_a_pot", "not_written_nor_awarded")
+        # (never in the award: `not_written_nor_awarded`: a room whose walks pay the matched chips alone)
+        if unwritten_return and (convention("uncalled_return") == "paid_as_a_pot" or (
+                convention("uncalled_return") == "not_written" and not any(e["kind"] == "rake" for e in events))):
             returns_in_award = True
         no_summary = convention("summary_section") != "written"
         # (a room marking no showdown writes its shows and awards straight after the play)
@@ -630,7 +632,9 @@ class _Hand:
                     say("redealt", player=self.name[seat], kept=kept, cards=receive)
             elif kind == "show":
                 shown[seat] = list(e["cards"])
-                say("show", player=self.name[seat], cards=e["cards"])
+                # (a room that writes the showdown's cards in the seat's result line: its stack after the hand and
+                # its net result, `Seat 8: P ($350.06), net: +$113.91, [Kc, Kh]`)
+                say("show", player=self.name[seat], cards=e["cards"], seat=seat, **self.result(seat))
             elif kind == "muck":
                 mucked.add(seat)
                 say("muck", player=self.name[seat])
@@ -660,13 +664,22 @@ class _Hand:
                 if summary_awards:
                     continue
                 pot = (pots["main"] if side_pots else pots["only"]) if e["pot"] == 0 else pots["side"]
+                # (the pot's total before the rake, where the room writes it before the award: `Main pot:
+                # $229.82 won by P ($226.82)`)
                 say("collect", player=self.name[seat], amount=amount, pot=pot, numbered=e["pot"] > 0,
-                    side=e["pot"])
+                    side=e["pot"], pot_name=pot + (f" {e['pot']}" if e["pot"] > 0 else ""),
+                    pot_total=self.pot_total(e["pot"]))
             # rake: stated in the summary
         if showdown_at is None and (contested or no_summary) and marked:
             say("show_down")
+        if no_summary and convention("rake_line") == "written":  # the rake among the showdown's lines
+            rakes = [e["amount"] for e in events if e["kind"] == "rake"]
+            say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes), unraked=not rakes,
+                **{f"deduct_{n}": 0 for n in range(1, 5)})
         if not no_summary:
             self.summary(put_in, board, roles, shown, won, folded, mucked)
+        if "hand_end" in self.line:  # the line the room closes each hand with
+            say("hand_end", hand_id=hand_number(hand["hand_id"]))
         return self.out
 
     def post(self, e: dict, dead: int | None, round_in: dict[int, int], roles: dict[int, list[str]]) -> str:
@@ -693,6 +706,23 @@ class _Hand:
                      all_in=self.all_in(seat, e))
         return what
 
+    def result(self, seat: int) -> dict[str, Any]:
+        """A seat's stack after the hand and its net result as the room writes it (`+$113.91`, `-$0.00`)."""
+        net = 0
+        for e in self.hand["events"]:
+            if e.get("seat") == seat and e["kind"] in ("post", "action"):
+                net -= e.get("amount", 0)
+            elif e.get("seat") == seat and e["kind"] in ("award", "return"):
+                net += e["amount"]
+        money = self.money
+        return {"stack": self.seats[seat]["stack"] + net, "net": ("+" if net > 0 else "-") + money(abs(net))}
+
+    def pot_total(self, pot: int) -> int:
+        """A pot's total before the rake: its awards, and the rake where it is the main pot."""
+        events = self.hand["events"]
+        total = sum(e["amount"] for e in events if e["kind"] == "award" and e["pot"] == pot)
+        return total + (sum(e["amount"] for e in events if e["kind"] == "rake") if pot == 0 else 0)
+
     def all_in(self, seat: int, event: dict) -> bool:
         return bool(event.get("all_in")) or self.left[seat] == 0
 
@@ -713,10 +743,12 @@ class _Hand:
             "limit": limit, "small": small, "big": big, "cash": bool(hand.get("currency")),
             "currency": hand.get("currency"), "stamped": stamp is not None, "stamp": stamp}, self.money))
         if writer.dialect.table_lines:  # (else the header's own line names the table)
+            # (the game and stakes too, where the table line states them)
             self.out.append(header["table"].write({**words, "table": hand["table_id"], "sized": True, "mid": " ",
                                                    "max_seats": hand["max_seats"], "buttoned": True,
                                                    "button": hand["events"][0]["seat"],
-                                                   "players": len(self.seats)}))
+                                                   "players": len(self.seats), "facts": True, "variant": game,
+                                                   "limit": limit, "small": small, "big": big}, self.money))
         for n in sorted(self.seats):
             away = self.seats[n].get("status") == "sitting_out"
             self.say("seat", seat=n, player=self.name[n], stack=self.seats[n]["stack"], status=away,

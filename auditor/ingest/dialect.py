@@ -335,6 +335,9 @@ class Dialect:
     zones: dict[str, str] = field(default_factory=dict)
     #: the header's lines after its first, each a template it must match (`header.lines`)
     header_more: tuple[Template, ...] = ()
+    #: lines a room writes among the header's and the table's only in some exports (`header.skipped`, e.g.
+    #: `User: NAME`): passed over, so the lines around them are read as where they are absent
+    header_skipped: tuple[Template, ...] = ()
 
     @functools.cached_property
     def program(self) -> Program:
@@ -456,13 +459,14 @@ def load(path: Path) -> Dialect:
         header["write"] = compiler.template("header", data["header"]["write"])
         header["table"] = compiler.template("table", data["header"]["table"])
         more = tuple(compiler.template("header_line", source) for source in data["header"].get("lines", ()))
+        skipped = tuple(compiler.template("header_skipped", source) for source in data["header"].get("skipped", ()))
         header["hand_start"] = compiler.template("hand_start", data["recognise"]["hand_start"], flags)
         results = {kind: compiler.template(kind, source) for kind, source in data["summary"]["results"].items()}
         time = compiler.template("time", data["syntax"]["time"]["pattern"])
     except DialectError as exc:
         raise DialectError(f"{path}: {exc}") from exc
     return Dialect(data["room"], data["title"], path, data, lines, quiet, every, header, results, time,
-                   dict(data["syntax"]["time"]["zones"]), more)
+                   dict(data["syntax"]["time"]["zones"]), more, skipped)
 
 
 def _read(path: Path, seen: tuple[Path, ...]) -> Any:

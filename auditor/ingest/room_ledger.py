@@ -43,7 +43,8 @@ KINDS = ("seat", "post_small_blind", "post_big_blind", "post_both_blinds", "post
  K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED, K_CASHED_OUT, K_UNCALLED,
  K_COLLECT, K_MARKER, K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_CANCELLED,
  K_IGNORED, K_QUIET, K_SEAT_WAITING, K_SUMMARY_AWARD, K_UNSUPPORTED, K_ALL_IN, K_BUTTON) = range(len(KINDS))
-WRITE_ONLY = ("blinds", "hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary")
+#: (`hand_end`: the line a room closes each hand with, read as a line between hands: `recognise.separator`)
+WRITE_ONLY = ("blinds", "hole_cards", "first_board", "next_board", "draw_round", "show_down", "summary", "hand_end")
 #: kinds read only inside the summary
 SUMMARY_KINDS = (K_TOTAL, K_BOARD, K_SUMMARY_SEAT, K_SUMMARY_OTHER_SEAT, K_RUN_TWICE_SUMMARY, K_SUMMARY_AWARD)
 #: the fields the ledger reads, by name (a template's slot of each, -1 where it has none: `dialect.Program`)
@@ -91,8 +92,9 @@ DEAL_MODES = ("deals", "before_blinds", "after_the_deal")
 #: the values of `summary_section` (`H_NO_SUMMARY`)
 SUMMARY_MODES = ("written", "none", "none_and_no_showdown_marker")
 D_MARKER, D_BEFORE_BLINDS, D_AFTER_THE_DEAL = range(3)
-RETURN_MODES = ("end_of_its_round", "after_the_board", "in_the_award", "not_written", "paid_as_a_pot")
-U_WRITTEN, U_AFTER_THE_BOARD, U_IN_THE_AWARD, U_NOT_WRITTEN, U_PAID_AS_A_POT = range(5)
+RETURN_MODES = ("end_of_its_round", "after_the_board", "in_the_award", "not_written", "paid_as_a_pot",
+                "not_written_nor_awarded")
+U_WRITTEN, U_AFTER_THE_BOARD, U_IN_THE_AWARD, U_NOT_WRITTEN, U_PAID_AS_A_POT, U_NOT_AWARDED = range(6)
 
 #: why a hand cannot be read: (name, quarantine code); the driver words each (`rooms.MESSAGES`)
 ERRORS = (
@@ -1386,12 +1388,15 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     rake), or its `uncalled_return: in_the_award` (the bettor's award holds that part: every chip put in was paid
     out and the stated total is the awards), or `not_written` (a room that never writes one: the part is returned;
     it is in the bettor's award where the chips not paid out are fewer than it, as when every chip was paid out),
-    or `paid_as_a_pot` (never written, always paid to the bettor as a pot of its own: taken from the award).
+    or `paid_as_a_pot` (never written, always paid to the bettor as a pot of its own: taken from the award), or
+    `not_written_nor_awarded` (never written and never in an award: the part is returned, no award
+    touched, so an award holding those chips too is chips from nowhere, for the rules).
     The return is written after the last action or kill, and taken from the bettor's award where it was paid
     with it. True when it was written."""
     older = h[k, H_IMPLIED] and h[k, H_OLDER]
     in_award = h[k, H_RETURN_MODE] == U_IN_THE_AWARD
-    derived = h[k, H_RETURN_MODE] == U_NOT_WRITTEN or h[k, H_RETURN_MODE] == U_PAID_AS_A_POT
+    derived = h[k, H_RETURN_MODE] == U_NOT_WRITTEN or h[k, H_RETURN_MODE] == U_PAID_AS_A_POT or \
+        h[k, H_RETURN_MODE] == U_NOT_AWARDED
     if V[V_RETURNS] or (V[V_TOTAL_POT] < 0 and not derived) or not (older or in_award or derived):
         return False
     top, unmatched = _unmatched(S)
@@ -1409,7 +1414,8 @@ def _implied_return(ev, V, S, h, k):  # pragma: no cover - compiled
     if in_award and (put - awarded - rake != 0 or V[V_TOTAL_POT] != awarded):
         return False
     # paid with the bettor's award (a room paying it as a pot of its own always pays it so)
-    if in_award or (derived and (put - awarded - rake < unmatched or h[k, H_RETURN_MODE] == U_PAID_AS_A_POT)):
+    if in_award or (derived and h[k, H_RETURN_MODE] != U_NOT_AWARDED and (
+            put - awarded - rake < unmatched or h[k, H_RETURN_MODE] == U_PAID_AS_A_POT)):
         if mine < 0 or ev[mine, C_AMOUNT] < unmatched:
             return False
         ev[mine, C_AMOUNT] -= unmatched

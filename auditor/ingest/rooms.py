@@ -130,6 +130,9 @@ class Room:
     #: the room's award line names the pot it pays (`collect` has a `pot` field); where it does not, the awards
     #: of a hand with side pots are attributed to its pots (`_attribute_awards`)
     pots_named: bool
+    #: the table line states the game and stakes (the table template's `facts` field, read with the header's, as
+    #: `Table: Baguio [362012167] (NO_LIMIT TEXAS_HOLDEM $0.50/$1, Real money)`)
+    table_facts: bool = False
 
     @property
     def table_word(self) -> str:
@@ -141,6 +144,11 @@ class Room:
         program = spoken.program
         syntax = spoken.syntax
         count = len(program.kinds)
+        conventions = spoken.data["conventions"]
+        # a room with no summary section that states its rake (`summary_section` not `written`, `rake_line:
+        # written`): the rake's line is among the showdown's, read as the play's lines are
+        rake_in_play = conventions["summary_section"]["value"] != "written" and \
+            conventions["rake_line"]["value"] == "written"
         t_kind = np.full(count, -1, dtype=np.int64)
         t_group = np.full(count, -1, dtype=np.int64)
         slot_of = np.full((count, len(L.FIELDS)), -1, dtype=np.int64)
@@ -153,6 +161,7 @@ class Room:
             starts_with_player = getattr(template.parts[0], "type", None) == "player"
             # a seat line is read only at the head of a hand (`room_ledger._seat_list`), in no group
             t_group[t] = (-1 if kind in ("seat", "seat_waiting") else L.G_MARKER if kind == "marker" else
+                          L.G_ROOM if kind == "total" and rake_in_play else
                           L.G_SUMMARY if L.KINDS.index(kind) in L.SUMMARY_KINDS else
                           L.G_PLAYER if starts_with_player else
                           L.G_QUIET if kind == "quiet" else L.G_ROOM)
@@ -205,7 +214,6 @@ class Room:
         structures = {words.lower(): (value if isinstance(value, str) else None)
                       for words, value in syntax["structures"].items()}
         limit_words = sorted(syntax["structures"], key=len, reverse=True)
-        conventions = spoken.data["conventions"]
         implied = conventions["implied_uncalled_return"]
         separator = recognise.get("separator")
         table = spoken.header["table"]
@@ -237,7 +245,8 @@ class Room:
                    spoken.lines["marker"].lead, _chat_lead(spoken), _collect_word(spoken),
                    "button" in spoken.lines,
                    conventions["blinds_written"]["value"] == "not_in_some_tournaments",
-                   "pot" in spoken.lines["collect"].pattern.groupindex)
+                   "pot" in spoken.lines["collect"].pattern.groupindex,
+                   spoken.table_lines > 0 and "facts" in table.pattern.groupindex)
 
 
 def _leads(leads: str | list[str]) -> tuple[bytes, ...]:
@@ -311,12 +320,14 @@ def _places(value: Decimal) -> int:
     return -exponent if isinstance(exponent, int) and exponent < 0 else 0
 
 
-def read_header(spoken: Room, m: re.Match[str], more: Sequence[str] = (), in_table: bool = False) -> Header:
+def read_header(spoken: Room, m: re.Match[str], more: Sequence[str] = (), in_table: bool = False,
+                table_facts: str | None = None) -> Header:
     """The header's facts (`_Bad` for a header that names no game, structure or stakes the log can hold); `m`:
     the dialect's header pattern on the header line, as the hand's span was found by it (`_Block.header_matches`);
     `more`: the header's next lines, where the dialect's header has several (`header.lines`: each must match its
     template, and its `facts` field is read with the first line's rest); `in_table`: the table line says the hand
-    is a tournament's.
+    is a tournament's; `table_facts`: the table line's `facts` field, where the table line states the game and
+    stakes (`Room.table_facts`), read with the header's.
 
     Why the stamps are cut out before the facts are read: the facts (game, stakes, tournament) are the same for
     every hand of a table, while the stamps change with each; read once per distinct header, they cost one
@@ -332,6 +343,8 @@ def read_header(spoken: Room, m: re.Match[str], more: Sequence[str] = (), in_tab
             if found is None:
                 raise _Bad(f"header line not understood: '{_short(text)}'", "damaged")
             rest += "\n" + (found.groupdict().get("facts") or "")
+    if table_facts is not None:
+        rest += "\n" + table_facts
     stamps = list(spoken.stamp.finditer(rest))
     key = rest
     for found in reversed(stamps):
@@ -766,8 +779,9 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             table_text = m["rest"]
         table_id = None
         try:
-            tm = _table_match(spoken, table_text) if spoken.table_names_tournament else None
-            header = read_header(spoken, m, more, bool(tm and tm["tournament"]))
+            tm = _table_match(spoken, table_text) if spoken.table_names_tournament or spoken.table_facts else None
+            header = read_header(spoken, m, more, bool(tm and tm.groupdict().get("tournament")),
+                                 ((tm and tm["facts"]) or "") if spoken.table_facts else None)
             if not table_text.startswith(spoken.table_lead) or table_text.count("\n") < spoken.table_lines - 1:
                 raise _Bad(f"truncated: no '{spoken.table_word}' line after the header", "truncated")
             table = read_table(spoken, table_text)
@@ -949,8 +963,9 @@ def _head(block: _Block, a: int, b: int) -> tuple[list[str], str, int]:
     table: list[str] = []
     body = a
     i = a + 1
+    skipped = spoken.dialect.header_skipped
     while i < b and len(more) + len(table) < len(spoken.header_more) + spoken.table_lines:
-        if not flags[i] & L.L_BLANK:
+        if not flags[i] & L.L_BLANK and not (skipped and any(t.pattern.fullmatch(block.text(i)) for t in skipped)):
             (more if len(more) < len(spoken.header_more) else table).append(block.text(i))
             body = i
         i += 1
@@ -1243,6 +1258,7 @@ _IMPLIED_NOTES = {
                       "as returned to its bettor"),
 }
 _IMPLIED_NOTES[L.U_AFTER_THE_BOARD] = _IMPLIED_NOTES[L.U_WRITTEN]
+_IMPLIED_NOTES[L.U_NOT_AWARDED] = _IMPLIED_NOTES[L.U_NOT_WRITTEN]
 _IMPLIED_NOTES[L.U_PAID_AS_A_POT] = (
     "uncalled-bet-paid-as-pot", "this export never writes an uncalled bet's return: it pays the unmatched part of "
     "the last bet to its bettor as a pot of its own; it is read as returned to the bettor and taken out of the "
