@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,7 @@ class RoomWriter:
         self.streets = syntax["streets"]
         self.zone = ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]])
         self.kills = spoken.convention("room_folds") == "kill"
+        self.ways = _Ways.of(spoken)
 
     hand_number = staticmethod(hand_number)
 
@@ -521,23 +523,13 @@ class _Hand:
                         - {e["seat"] for e in events if e.get("action") == "fold" or e["kind"] == "kill"}) > 1
         hole_written = False
         convention = writer.dialect.convention
-        late_deal = convention("hole_cards_marker") == "before_blinds"
-        # a return before a board run out with no more betting, written at the showdown; a return paid with the
-        # bettor's award; an uncontested pot's award written in the summary alone (the rooms whose conventions say so)
-        late_return = convention("uncalled_return") == "after_the_board"
-        returns_in_award = convention("uncalled_return") == "in_the_award"
-        # a room that writes no return: the return left out, or paid with the bettor's award where no rake is taken
-        # (as a walk's big blind is paid), and no summary: the showdown marker before the shows and the awards
-        unwritten_return = convention("uncalled_return") in ("not_written", "paid_as_a_pot", "not_written_nor_awarded")
-        # (never in the award: `not_written_nor_awarded`: a room whose walks pay the matched chips alone)
-        if unwritten_return and (convention("uncalled_return") == "paid_as_a_pot" or (
-                convention("uncalled_return") == "not_written" and not any(e["kind"] == "rake" for e in events))):
-            returns_in_award = True
-        no_summary = convention("summary_section") != "written"
-        # (a room marking no showdown writes its shows and awards straight after the play)
-        marked = convention("summary_section") != "none_and_no_showdown_marker"
-        all_in_verb = convention("all_in_marker") == "verb"
-        as_a_pot = convention("uncalled_return") == "paid_as_a_pot"
+        ways = writer.ways
+        late_deal, late_return, unwritten_return, as_a_pot = (ways.late_deal, ways.late_return,
+                                                              ways.unwritten_return, ways.as_a_pot)
+        no_summary, marked = ways.no_summary, ways.marked
+        # a return paid with the bettor's award: always, or where no rake is taken (as a walk's big blind is paid)
+        returns_in_award = ways.returns_in_award or (ways.in_award_unraked
+                                                     and not any(e["kind"] == "rake" for e in events))
         pot_returns: list[dict] = []
         showdown_at = next((i for i, e in enumerate(events) if i > last_play and (
             e["kind"] in ("show", "muck") or ((contested or no_summary) and e["kind"] == "award"))), None)
@@ -608,28 +600,13 @@ class _Hand:
                 elif verb == "check":
                     say("check", player=who)
                 else:
-                    current = max(round_in.values(), default=0)
-                    self.left[seat] -= e["amount"]
-                    put_in += e["amount"]
-                    round_in[seat] = e["to"]
-                    all_in = self.all_in(seat, e)
-                    say("all_in" if all_in and all_in_verb else verb, player=who, amount=e["amount"],
-                        by=max(e["to"] - current, 0), to=e["to"], all_in=all_in)
+                    put_in += self.bet(e, round_in)
             elif kind == "draw":
                 if not drawn:
                     say("draw_round", street=writer.dialect.syntax["draws"][0])
                     drawn = True
                     round_in = {}
-                discard, receive = e["discard"], e["receive"]
-                if not discard:
-                    say("stand_pat", player=self.name[seat])
-                    continue
-                say("discard", player=self.name[seat], count=len(discard), plural=len(discard) != 1,
-                    shown="??" not in discard, cards=discard)
-                if "??" not in receive:  # (none received for a discard: `[]`, as it happened)
-                    kept = [c for c in hand_now.get(seat, []) if c not in discard]
-                    hand_now[seat] = kept + list(receive)
-                    say("redealt", player=self.name[seat], kept=kept, cards=receive)
+                self.draw(e, hand_now)
             elif kind == "show":
                 shown[seat] = list(e["cards"])
                 # (a room that writes the showdown's cards in the seat's result line: its stack after the hand and
@@ -672,15 +649,47 @@ class _Hand:
             # rake: stated in the summary
         if showdown_at is None and (contested or no_summary) and marked:
             say("show_down")
-        if no_summary and convention("rake_line") == "written":  # the rake among the showdown's lines
-            rakes = [e["amount"] for e in events if e["kind"] == "rake"]
-            say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes), unraked=not rakes,
-                **{f"deduct_{n}": 0 for n in range(1, 5)})
-        if not no_summary:
-            self.summary(put_in, board, roles, shown, won, folded, mucked)
-        if "hand_end" in self.line:  # the line the room closes each hand with
-            say("hand_end", hand_id=hand_number(hand["hand_id"]))
+        self.close(put_in, board, roles, shown, won, folded, mucked)
         return self.out
+
+    def bet(self, e: dict, round_in: dict[int, int]) -> int:
+        """Write a call, bet or raise (an all-in as its own verb where the room writes it so); returns the chips
+        it put in."""
+        seat = e["seat"]
+        current = max(round_in.values(), default=0)
+        self.left[seat] -= e["amount"]
+        round_in[seat] = e["to"]
+        all_in = self.all_in(seat, e)
+        self.say("all_in" if all_in and self.writer.ways.all_in_verb else e["action"], player=self.name[seat],
+                 amount=e["amount"], by=max(e["to"] - current, 0), to=e["to"], all_in=all_in)
+        return e["amount"]
+
+    def draw(self, e: dict, hand_now: dict[int, list[str]]) -> None:
+        """Write a draw: standing pat, or the cards discarded and, where the log knows them, those received."""
+        seat, discard, receive = e["seat"], e["discard"], e["receive"]
+        if not discard:
+            self.say("stand_pat", player=self.name[seat])
+            return
+        self.say("discard", player=self.name[seat], count=len(discard), plural=len(discard) != 1,
+                 shown="??" not in discard, cards=discard)
+        if "??" not in receive:  # (none received for a discard: `[]`, as it happened)
+            kept = [c for c in hand_now.get(seat, []) if c not in discard]
+            hand_now[seat] = kept + list(receive)
+            self.say("redealt", player=self.name[seat], kept=kept, cards=receive)
+
+    def close(self, put_in: int, board: list[str], roles: dict[int, list[str]], shown: dict[int, list[str]],
+              won: dict[int, int], folded: dict[int, int], mucked: set[int]) -> None:
+        """Write what follows the play: the rake among the showdown's lines (a room with no summary that states
+        its rake), else the summary; and the line the room closes each hand with."""
+        events = self.hand["events"]
+        if self.writer.ways.no_summary and self.writer.dialect.convention("rake_line") == "written":
+            rakes = [e["amount"] for e in events if e["kind"] == "rake"]
+            self.say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes), unraked=not rakes,
+                     **{f"deduct_{n}": 0 for n in range(1, 5)})
+        if not self.writer.ways.no_summary:
+            self.summary(put_in, board, roles, shown, won, folded, mucked)
+        if "hand_end" in self.line:
+            self.say("hand_end", hand_id=hand_number(self.hand["hand_id"]))
 
     def post(self, e: dict, dead: int | None, round_in: dict[int, int], roles: dict[int, list[str]]) -> str:
         """Write a post (with `dead`, the dead money posted with it: both blinds at once); returns what it was."""
@@ -789,6 +798,40 @@ class _Hand:
             else:
                 result = results["lost"].write({})
             say("summary_seat", seat=seat, player=self.name[seat], roles=role, result=result)
+
+
+@dataclass(frozen=True)
+class _Ways:
+    """What the dialect's conventions ask of the writer, read once per writer rather than once per hand."""
+
+    #: the blinds written after the hole-cards marker (`hole_cards_marker: before_blinds`)
+    late_deal: bool
+    #: a return before a board run out with no more betting, written at the showdown
+    late_return: bool
+    #: the room writes no return line (`not_written`, `paid_as_a_pot`, `not_written_nor_awarded`)
+    unwritten_return: bool
+    #: a return always paid with the bettor's award (`in_the_award`, `paid_as_a_pot`), or only where no rake is
+    #: taken (`not_written`; never with `not_written_nor_awarded`, whose walks pay the matched chips alone)
+    returns_in_award: bool
+    in_award_unraked: bool
+    #: a return to a bettor who won nothing written as a pot of its own (`paid_as_a_pot`)
+    as_a_pot: bool
+    #: no summary section; the showdown marked (else the shows and awards follow the play with no marker)
+    no_summary: bool
+    marked: bool
+    #: an all-in written as a verb of its own
+    all_in_verb: bool
+
+    @classmethod
+    def of(cls, spoken: Dialect) -> _Ways:
+        returns, summary = spoken.convention("uncalled_return"), spoken.convention("summary_section")
+        return cls(late_deal=spoken.convention("hole_cards_marker") == "before_blinds",
+                   late_return=returns == "after_the_board",
+                   unwritten_return=returns in ("not_written", "paid_as_a_pot", "not_written_nor_awarded"),
+                   returns_in_award=returns in ("in_the_award", "paid_as_a_pot"),
+                   in_award_unraked=returns == "not_written", as_a_pot=returns == "paid_as_a_pot",
+                   no_summary=summary != "written", marked=summary != "none_and_no_showdown_marker",
+                   all_in_verb=spoken.convention("all_in_marker") == "verb")
 
 
 def _out_folds(hand: dict) -> list[int]:

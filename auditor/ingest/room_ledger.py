@@ -1101,28 +1101,10 @@ def _flag(slots, t, f, P):  # pragma: no cover - compiled
 
 
 @callee
-def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count, line):  # pragma: no cover
-    """One recognised line, by its kind."""
+def _betting(data, slots, t, seat, ev, V, S, h, k, P, cards, line):  # pragma: no cover - compiled
+    """A fold, check, call, bet, raise or all-in line (`_statement`'s betting kinds)."""
     kind = P[7][t]
     slot_of = P[9]
-    if V[V_DEAL_PENDING] and not K_POST_SB <= kind <= K_POST_BRING_IN and kind not in (
-            K_QUIET, K_IGNORED, K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED):
-        V[V_DEAL_PENDING] = 0  # the first line after the hole-cards marker and the blinds that is play: the deal
-        if not _deal(ev, V, S, h, k):
-            return False
-    if kind == K_MARKER:
-        return _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line)
-    if h[k, H_NO_SUMMARY] == 2 and V[V_SECTION] == SEC_PLAY and kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN, K_COLLECT):
-        V[V_SECTION] = SEC_SHOWDOWN  # a room that marks no showdown: its shows and awards end the play
-        if kind != K_COLLECT:
-            V[V_SHOWDOWN] = 1
-    if K_POST_SB <= kind <= K_POST_BRING_IN:
-        amount = _value(data, slots, t, F_AMOUNT, P, V)
-        places = _places(data, slots, t, F_AMOUNT, P)
-        if slot_of[t, F_DEAD] >= 0:  # both blinds written as two amounts, the dead one first: `[$1 + $2]`
-            amount += _value(data, slots, t, F_DEAD, P, V)
-            places = max(places, _places(data, slots, t, F_DEAD, P))
-        return _post(ev, V, S, h, k, line, seat, kind, amount, places, _flag(slots, t, F_ALL_IN, P))
     if kind == K_CHECK:
         return _action(ev, V, S, h, k, line, seat, A_CHECK, -1, -1, 0, False)
     if kind == K_FOLD:
@@ -1149,16 +1131,6 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
                            _places(data, slots, t, F_AMOUNT, P), _flag(slots, t, F_ALL_IN, P))
         return _action(ev, V, S, h, k, line, seat, A_RAISE, -1, _value(data, slots, t, F_TO, P, V),
                        _places(data, slots, t, F_TO, P), _flag(slots, t, F_ALL_IN, P))
-    if kind == K_BUTTON:  # `The button is in seat #N`, after the seats: once, before the deal
-        ns = slot_of[t, F_SEAT]
-        if V[V_SECTION] != SEC_PREDEAL or h[k, H_BUTTON] >= 0 or slots[ns, 1] - slots[ns, 0] > 2:
-            return _fail(V, X_NOT_UNDERSTOOD, line, 0, 0, 0)
-        button = _int(data, slots[ns, 0], slots[ns, 1])
-        if not 1 <= button <= 10:
-            return _fail(V, X_SEAT_RANGE, line, button, 0, 0)
-        h[k, H_BUTTON] = button
-        ev[V[V_EV0], C_SEAT] = button  # the hand's first event: its button
-        return True
     if kind == K_ALL_IN:  # an all-in as a verb of its own (`all_in_marker: verb`): what it is, the table says
         amount = _value(data, slots, t, F_AMOUNT, P, V)
         current = 0
@@ -1167,6 +1139,52 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
                 current = max(current, S[R_ROUND_IN, o])
         verb = A_CALL if S[R_ROUND_IN, seat] + amount <= current else A_RAISE
         return _action(ev, V, S, h, k, line, seat, verb, amount, -1, _places(data, slots, t, F_AMOUNT, P), True)
+    return False
+
+
+@callee
+def _button_line(data, slots, t, ev, V, h, k, P, line):  # pragma: no cover - compiled
+    """`The button is in seat #N`, said after the seats (`lines.button`): once, before the deal, into the hand's
+    button event."""
+    slot_of = P[9]
+    ns = slot_of[t, F_SEAT]
+    if V[V_SECTION] != SEC_PREDEAL or h[k, H_BUTTON] >= 0 or slots[ns, 1] - slots[ns, 0] > 2:
+        return _fail(V, X_NOT_UNDERSTOOD, line, 0, 0, 0)
+    button = _int(data, slots[ns, 0], slots[ns, 1])
+    if not 1 <= button <= 10:
+        return _fail(V, X_SEAT_RANGE, line, button, 0, 0)
+    h[k, H_BUTTON] = button
+    ev[V[V_EV0], C_SEAT] = button  # the hand's first event: its button
+    return True
+
+
+@callee
+def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count, line):  # pragma: no cover
+    """One recognised line, by its kind."""
+    kind = P[7][t]
+    slot_of = P[9]
+    if V[V_DEAL_PENDING] and not K_POST_SB <= kind <= K_POST_BRING_IN and kind not in (
+            K_QUIET, K_IGNORED, K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED):
+        V[V_DEAL_PENDING] = 0  # the first line after the hole-cards marker and the blinds that is play: the deal
+        if not _deal(ev, V, S, h, k):
+            return False
+    if kind == K_MARKER:
+        return _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line)
+    if h[k, H_NO_SUMMARY] == 2 and V[V_SECTION] == SEC_PLAY and kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN, K_COLLECT):
+        V[V_SECTION] = SEC_SHOWDOWN  # a room that marks no showdown: its shows and awards end the play
+        if kind != K_COLLECT:
+            V[V_SHOWDOWN] = 1
+    if K_POST_SB <= kind <= K_POST_BRING_IN:
+        amount = _value(data, slots, t, F_AMOUNT, P, V)
+        places = _places(data, slots, t, F_AMOUNT, P)
+        if slot_of[t, F_DEAD] >= 0:  # both blinds written as two amounts, the dead one first: `[$1 + $2]`
+            amount += _value(data, slots, t, F_DEAD, P, V)
+            places = max(places, _places(data, slots, t, F_DEAD, P))
+        return _post(ev, V, S, h, k, line, seat, kind, amount, places, _flag(slots, t, F_ALL_IN, P))
+    if K_FOLD <= kind <= K_RAISE or kind == K_ALL_IN:
+        return _betting(data, slots, t, seat, ev, V, S, h, k, P, cards, line)
+    if kind == K_BUTTON:  # `The button is in seat #N`, after the seats: once, before the deal
+        return _button_line(data, slots, t, ev, V, h, k, P, line)
     if kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN):
         if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
             return _fail(V, X_BEFORE_DEAL, line, 1 if kind == K_SHOW else 2, 0, 0)
