@@ -365,11 +365,9 @@ class Dialect:
 
 
 def amount_pattern(amount: dict[str, Any]) -> str:
-    """A regular expression of an amount in the dialect's syntax (`syntax.amount`)."""
-    symbols = "|".join(re.escape(s) for s in amount["symbols"])
-    thousands, decimal = re.escape(amount["thousands"]), re.escape(amount["decimal"])
-    number = rf"(?:\d{{1,3}}(?:{thousands}\d{{3}})+|\d+)(?:{decimal}\d+)?"
-    return rf"(?:{symbols})?{number}" if amount["symbol_position"] == "before" else rf"{number}(?:{symbols})?"
+    """A regular expression of an amount in the dialect's syntax (`syntax.amount`): a stake's, without the header's
+    own separators and letters."""
+    return stake_pattern({**amount, "header_thousands": [], "suffixes": {}})
 
 
 def stake_pattern(amount: dict[str, Any]) -> str:

@@ -965,9 +965,11 @@ def _head(block: _Block, a: int, b: int) -> tuple[list[str], str, int]:
     i = a + 1
     skipped = spoken.dialect.header_skipped
     while i < b and len(more) + len(table) < len(spoken.header_more) + spoken.table_lines:
-        if not flags[i] & L.L_BLANK and not (skipped and any(t.pattern.fullmatch(block.text(i)) for t in skipped)):
-            (more if len(more) < len(spoken.header_more) else table).append(block.text(i))
-            body = i
+        if not flags[i] & L.L_BLANK:
+            text = block.text(i)
+            if not any(t.pattern.fullmatch(text) for t in skipped):
+                (more if len(more) < len(spoken.header_more) else table).append(text)
+                body = i
         i += 1
     return more, "\n".join(table), body
 
