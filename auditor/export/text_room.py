@@ -522,7 +522,6 @@ class _Hand:
         contested = len({e["seat"] for e in events if e["kind"] == "deal" and e["to"] == "hole"}
                         - {e["seat"] for e in events if e.get("action") == "fold" or e["kind"] == "kill"}) > 1
         hole_written = False
-        convention = writer.dialect.convention
         ways = writer.ways
         late_deal, late_return, unwritten_return, as_a_pot = (ways.late_deal, ways.late_return,
                                                               ways.unwritten_return, ways.as_a_pot)
@@ -533,8 +532,8 @@ class _Hand:
         pot_returns: list[dict] = []
         showdown_at = next((i for i, e in enumerate(events) if i > last_play and (
             e["kind"] in ("show", "muck") or ((contested or no_summary) and e["kind"] == "award"))), None)
-        out_folds = _out_folds(hand) if convention("folds_before_the_deal") == "sitting_out" else []
-        summary_awards = convention("summary_awards") == "when_no_award_line" and not contested
+        out_folds = _out_folds(hand) if ways.folds_out else []
+        summary_awards = ways.summary_awards and not contested
         held: list[dict] = []
         # an uncalled bet paid with the bettor's award from the highest pot it won, no line of its own
         # (`uncalled_return: in_the_award`)
@@ -682,7 +681,7 @@ class _Hand:
         """Write what follows the play: the rake among the showdown's lines (a room with no summary that states
         its rake), else the summary; and the line the room closes each hand with."""
         events = self.hand["events"]
-        if self.writer.ways.no_summary and self.writer.dialect.convention("rake_line") == "written":
+        if self.writer.ways.no_summary and self.writer.ways.rake_written:
             rakes = [e["amount"] for e in events if e["kind"] == "rake"]
             self.say("total", total=put_in, pots="", raked=bool(rakes), rake=sum(rakes), unraked=not rakes,
                      **{f"deduct_{n}": 0 for n in range(1, 5)})
@@ -821,6 +820,11 @@ class _Ways:
     marked: bool
     #: an all-in written as a verb of its own
     all_in_verb: bool
+    #: a player declining the hand written as a fold before the deal; an uncontested pot's award written in the
+    #: summary alone; the rake written (with no summary: among the showdown's lines)
+    folds_out: bool
+    summary_awards: bool
+    rake_written: bool
 
     @classmethod
     def of(cls, spoken: Dialect) -> _Ways:
@@ -831,7 +835,10 @@ class _Ways:
                    returns_in_award=returns in ("in_the_award", "paid_as_a_pot"),
                    in_award_unraked=returns == "not_written", as_a_pot=returns == "paid_as_a_pot",
                    no_summary=summary != "written", marked=summary != "none_and_no_showdown_marker",
-                   all_in_verb=spoken.convention("all_in_marker") == "verb")
+                   all_in_verb=spoken.convention("all_in_marker") == "verb",
+                   folds_out=spoken.convention("folds_before_the_deal") == "sitting_out",
+                   summary_awards=spoken.convention("summary_awards") == "when_no_award_line",
+                   rake_written=spoken.convention("rake_line") == "written")
 
 
 def _out_folds(hand: dict) -> list[int]:
