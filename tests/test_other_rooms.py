@@ -33,7 +33,8 @@ _FRAGMENT = "a fragment of a hand (parser-test snippet without a header line)"
 #: folders of other-rooms/ whose files that dialect reads (WPN's there are its older layout, not read)
 READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "888poker": "888poker",
            "iPoker": "ipoker", "PartyPoker": "partypoker", "Full Tilt Poker": "fulltilt", "PokerNow": "pokernow",
-           "Merge Gaming": "merge", "MicroGaming": "microgaming", "OnGame": "ongame"}
+           "Merge Gaming": "merge", "MicroGaming": "microgaming", "OnGame": "ongame", "Bovada": "bovada",
+           "Ignition": "ignition"}
 READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker", "ipoker": "ipoker", "partypoker": "partypoker",
                 "fulltilt": "fulltilt", "pokernow_csv": "pokernow", "merge": "merge", "microgaming": "microgaming",
                 "ongame": "ongame"}
@@ -228,10 +229,9 @@ ROOMS_2 = OTHER_ROOMS.parent / "rooms-2"
 
 @pytest.mark.skipif(not ROOMS_2.is_dir(), reason=f"the shared corpus is not at {ROOMS_2}")
 def test_every_hand_history_of_the_newer_rooms_is_named():
-    """rooms-2/: Bovada and Ignition and the others: every file a hand history of a room without a reader, named by
-    its room; GGPoker's, WPN's, Winamax's, 888's, iPoker's and PartyPoker's read by their dialects, PokerNow's logs
-    (CSV, and the one saved as text) by the PokerNow reader."""
-    folder_rooms = {"bovada": {"Bovada", "Ignition"}}
+    """rooms-2/: every file a hand history read by its room's dialect (GGPoker, WPN, Winamax, 888, iPoker,
+    PartyPoker, Bovada, Ignition), PokerNow's logs (CSV, and the one saved as text) by the PokerNow reader."""
+    folder_rooms: dict[str, set[str]] = {}
     named: dict[str, set[str]] = {}
     for path in sorted(p for p in ROOMS_2.rglob("*") if p.is_file() and p.suffix != ".tsv"):
         folder = path.relative_to(ROOMS_2).parts[0]

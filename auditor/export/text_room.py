@@ -84,6 +84,14 @@ class RoomWriter:
         self.zone = ZoneInfo(syntax["time"]["zones"][syntax["time"]["written_zone"]])
         self.kills = spoken.convention("room_folds") == "kill"
         self.ways = _Ways.of(spoken)
+        #: the header states no stakes: the reader takes them from the posts (`stakes_written: posted`)
+        self.stakes_posted = spoken.convention("stakes_written") == "posted"
+        #: the button's line names the player on it (`Dealer : Set dealer [3]`): no words for an empty button seat
+        self.button_named = "button" in spoken.lines and "player" in spoken.lines["button"].pattern.groupindex
+        #: players are written by their position and read back named by seat (`players_named: by_position`)
+        self.names_by_seat = spoken.convention("players_named") == "by_position"
+        #: a show writes no cards: it tables the cards the player was dealt (`Showdown [best five] (One pair)`)
+        self.shows_dealt = "cards" not in spoken.lines["show"].pattern.groupindex
 
     hand_number = staticmethod(hand_number)
 
@@ -103,6 +111,11 @@ class RoomWriter:
                 sb = (small // unit) // 2 * unit
             out["blinds"] = [sb, small]
             out["bet_units"] = [small, big] if hand["variant"] == "five-card-draw" else [small, small, big, big]
+        elif self.stakes_posted:  # the first small and big blinds posted in full, or half the big blind
+            posts = [e for e in hand["events"] if e["kind"] == "post" and e["post"] == "blind" and not e.get("all_in")]
+            big = next((e["amount"] for e in posts if e.get("blind") == 2), None)
+            sb = next((e["amount"] for e in posts if e.get("blind") == 1), None)
+            out["blinds"] = [sb if sb is not None else (big or 0) // 2, big]
         else:
             out["blinds"] = list(stakes.get("blinds", []))
         antes = [e["amount"] for e in hand["events"] if e["kind"] == "post" and e["post"] == "ante"]
@@ -208,6 +221,12 @@ class RoomWriter:
             return f"{room} text has no draw street in {hand['variant']} (its reader refuses one as damaged)"
         if not events or events[0]["kind"] != "button" or sum(e["kind"] == "button" for e in events) != 1:
             return f"{room} names one button, before the hand starts"
+        if self.button_named and not any(s["seat"] == events[0]["seat"] for s in hand["seats"]):
+            return f"{room} names the button by the player on it, so a button on an empty seat has no words"
+        if self.shows_dealt:
+            dealt = {e["seat"]: e["cards"] for e in events if e["kind"] == "deal" and e.get("to") == "hole"}
+            if any(e["kind"] == "show" and e.get("cards") != dealt.get(e["seat"]) for e in events):
+                return f"{room} writes a show as the tabling of the cards dealt, so other cards shown have no words"
         for e in events:
             if e["kind"] == "post" and e["post"] == "blind" and e.get("blind") not in (1, 2):
                 return f"{room} has no third blind"
@@ -389,7 +408,8 @@ class RoomWriter:
     def carried(self, hand: dict) -> dict:
         """`hand` as the room's reader should give it back from this writer's text: what the format carries.
 
-        The id becomes its hand number, the room the dialect's title, the time whole seconds in the room's
+        The id becomes its hand number, the room the dialect's title, a player named by position its seat (`Seat
+        3`), the time whole seconds in the room's
         written zone, chips of a play-money hand count in its chip unit (chip_unit 1), burns and event times go,
         an all-in is marked on every post or action that leaves the seat without chips, a seat's status is
         kept only when sitting out and not posting, and `money_scale` is the room's. The rule pack is kept.
@@ -418,7 +438,8 @@ class RoomWriter:
         seats = []
         left: dict[int, int] = {}
         for s in sorted(hand["seats"], key=lambda s: s["seat"]):
-            entry: dict[str, Any] = {"seat": s["seat"], "player": s["player"], "stack": s["stack"] // unit}
+            entry: dict[str, Any] = {"seat": s["seat"], "player": f"Seat {s['seat']}" if self.names_by_seat
+                                     else s["player"], "stack": s["stack"] // unit}
             if s.get("status") == "sitting_out" and s["seat"] not in posted:
                 entry["status"] = "sitting_out"
             seats.append(entry)
@@ -569,7 +590,7 @@ class _Hand:
                 out_folds = []
                 if not hole_written:
                     if "button" in self.line:  # a room saying the button after the posts
-                        say("button", seat=button)
+                        say("button", seat=button, player=self.name.get(button, ""))
                     say("hole_cards")
                     hole_written = True
                 if "??" not in e["cards"]:
@@ -834,7 +855,8 @@ class _Ways:
                    unwritten_return=returns in ("not_written", "paid_as_a_pot", "not_written_nor_awarded"),
                    returns_in_award=returns in ("in_the_award", "paid_as_a_pot"),
                    in_award_unraked=returns == "not_written", as_a_pot=returns == "paid_as_a_pot",
-                   no_summary=summary != "written", marked=summary != "none_and_no_showdown_marker",
+                   no_summary=summary not in ("written", "written_no_showdown_marker"),
+                   marked=summary not in ("none_and_no_showdown_marker", "written_no_showdown_marker"),
                    all_in_verb=spoken.convention("all_in_marker") == "verb",
                    folds_out=spoken.convention("folds_before_the_deal") == "sitting_out",
                    summary_awards=spoken.convention("summary_awards") == "when_no_award_line",

@@ -90,7 +90,7 @@ H_COLUMNS = ("line_lo", "line_hi", "button", "hole", "tournament", "older", "dra
 #: or placed in its betting round, or is in the award of the bettor (none written), or never written (derived)
 DEAL_MODES = ("deals", "before_blinds", "after_the_deal")
 #: the values of `summary_section` (`H_NO_SUMMARY`)
-SUMMARY_MODES = ("written", "none", "none_and_no_showdown_marker")
+SUMMARY_MODES = ("written", "none", "none_and_no_showdown_marker", "written_no_showdown_marker")
 D_MARKER, D_BEFORE_BLINDS, D_AFTER_THE_DEAL = range(3)
 RETURN_MODES = ("end_of_its_round", "after_the_board", "in_the_award", "not_written", "paid_as_a_pot",
                 "not_written_nor_awarded")
@@ -113,6 +113,7 @@ ERRORS = (
     ("summary_not_understood", "damaged"), ("no_hole_cards", "truncated"), ("no_summary", "truncated"),
     ("no_showdown", "truncated"), ("no_award", "truncated"), ("too_long", "limit"), ("side_pot_range", "damaged"),
     ("unsupported_line", "unsupported-feature"), ("seat_line", "damaged"), ("no_button", "damaged"),
+    ("show_unseen", "damaged"), ("both_unstaked", "unsupported-feature"),
 )
 (X_NONE, X_NO_SEATS, X_SEAT_RANGE, X_NAME_BLANK, X_SAME_NAME, X_AMOUNT_LARGE, X_AMOUNT_PLACES, X_NOT_UNDERSTOOD,
  X_BEFORE_DEAL, X_AFTER_DEAL, X_CANCELLED, X_FORCED_BET, X_PUTS_IN, X_ALL_IN_BEHIND, X_ACTION_BEFORE_DEAL, X_NO_MORE,
@@ -120,7 +121,8 @@ ERRORS = (
  X_BOARD_AFTER_SHOWDOWN, X_FLOP_NOT_UNDERSTOOD, X_BOARD_NOT_REPEATED, X_NOT_A_CARD, X_DEALT_BEFORE, X_DRAW_OUTSIDE,
  X_DISCARD_COUNT, X_DISCARD_RANGE, X_SIDE_POT, X_CASHED_OUT, X_SUMMARY_BOARD, X_RUN_TWICE_SUMMARY,
  X_SUMMARY_SEAT_NAME, X_SUMMARY_NOT_UNDERSTOOD, X_NO_HOLE_CARDS, X_NO_SUMMARY, X_NO_SHOWDOWN, X_NO_AWARD, X_TOO_LONG,
- X_SIDE_POT_RANGE, X_UNSUPPORTED_LINE, X_SEAT_LINE, X_NO_BUTTON) = range(len(ERRORS))
+ X_SIDE_POT_RANGE, X_UNSUPPORTED_LINE, X_SEAT_LINE, X_NO_BUTTON, X_SHOW_UNSEEN,
+ X_BOTH_UNSTAKED) = range(len(ERRORS))
 #: what a `before_deal` error names (arg0)
 BEFORE_DEAL_WHAT = ("an uncalled bet returned", "a show", "a muck", "a pot collected", "a post")
 
@@ -144,8 +146,8 @@ N_R = 24
 # scalars of the hand
 (V_SECTION, V_NE, V_NC, V_NS, V_PLACES, V_SCALE, V_BLIND1, V_BLIND2, V_SB_POSTED, V_ANTE, V_SHOWDOWN, V_DRAWN,
  V_AWARDS, V_RETURNS, V_TOTAL_POT, V_NB, V_EV0, V_ERROR, V_ERROR_LINE, V_ARG0, V_ARG1, V_ARG2, V_ARG3,
- V_ARG4, V_DEAL_PENDING, V_DEALT_EARLY) = range(26)
-N_V = 26
+ V_ARG4, V_DEAL_PENDING, V_DEALT_EARLY, V_BB_POSTED) = range(27)
+N_V = 27
 
 
 @njit(cache=True)
@@ -716,6 +718,10 @@ def _post(ev, V, S, h, k, line, seat, kind, amount, places, all_in):  # pragma: 
     if kind == K_POST_BOTH:
         big = _scaled(h[k, H_SMALL if h[k, H_FIXED] else H_BIG], h[k, H_SMALL_PLACES if h[k, H_FIXED]
                                                                     else H_BIG_PLACES], V[V_SCALE])
+        if h[k, H_BIG] < 0:  # no stakes written (`stakes_written: posted`): the big blind posted before
+            big = V[V_BB_POSTED]
+            if big < 0:
+                return _fail(V, X_BOTH_UNSTAKED, line, 0, 0, 0)
         live = min(amount, big)
         if not _add_post(ev, V, S, seat, P_MISSED, live, places, all_in and amount == live, True, -1):
             return False
@@ -733,6 +739,8 @@ def _post(ev, V, S, h, k, line, seat, kind, amount, places, all_in):  # pragma: 
             V[V_SB_POSTED] = amount
     else:
         V[V_BLIND2] = 1
+        if not all_in:
+            V[V_BB_POSTED] = amount
     return _add_post(ev, V, S, seat, P_BLIND, amount, places, all_in, True, number)
 
 
@@ -1170,7 +1178,7 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
             return False
     if kind == K_MARKER:
         return _marker(data, slots, t, ev, V, S, h, k, P, cards, board, line)
-    if h[k, H_NO_SUMMARY] == 2 and V[V_SECTION] == SEC_PLAY and kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN, K_COLLECT):
+    if h[k, H_NO_SUMMARY] >= 2 and V[V_SECTION] == SEC_PLAY and kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN, K_COLLECT):
         V[V_SECTION] = SEC_SHOWDOWN  # a room that marks no showdown: its shows and awards end the play
         if kind != K_COLLECT:
             V[V_SHOWDOWN] = 1
@@ -1189,8 +1197,12 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
         if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
             return _fail(V, X_BEFORE_DEAL, line, 1 if kind == K_SHOW else 2, 0, 0)
         lo = hi = -1
-        if kind != K_MUCK:
-            cs = slot_of[t, F_CARDS]
+        cs = slot_of[t, F_CARDS]
+        if kind == K_SHOW and cs < 0:  # a show that writes no cards tables the cards the player was dealt
+            lo, hi = S[R_HOLE_LO, seat], S[R_HOLE_HI, seat]
+            if lo < 0:
+                return _fail(V, X_SHOW_UNSEEN, line, 0, 0, 0)
+        elif kind != K_MUCK:
             lo, hi = _read_cards(data, slots[cs, 0], slots[cs, 1], P, cards, V, line)
             if lo < 0:
                 return False
@@ -1474,7 +1486,7 @@ def _finish(ev, V, S, h, k, cards, s_out, ent, count):  # pragma: no cover - com
     if V[V_SECTION] == SEC_PREDEAL:
         return _fail(V, X_NO_HOLE_CARDS, -1, 0, 0, 0)
     # (a room whose showdown marker closes the hand, with no summary: `summary_section: none`)
-    if V[V_SECTION] != SEC_SUMMARY and not (h[k, H_NO_SUMMARY] and V[V_SECTION] == SEC_SHOWDOWN):
+    if V[V_SECTION] != SEC_SUMMARY and not (1 <= h[k, H_NO_SUMMARY] <= 2 and V[V_SECTION] == SEC_SHOWDOWN):
         return _fail(V, X_NO_SUMMARY, -1, 0, 0, 0)
     live = 0
     for o in range(11):
@@ -1563,6 +1575,7 @@ def _open(data, starts, ends, flags, h, k, P, ev, st_t, st_seat, st_slots, st_er
     V[V_NS] = ns
     V[V_EV0] = ne
     V[V_SB_POSTED] = -1
+    V[V_BB_POSTED] = -1
     V[V_ANTE] = -1
     V[V_TOTAL_POT] = -1
     lo, hi = h[k, H_LINE_LO], h[k, H_LINE_HI]

@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from auditor.ingest import room_ledger as L
 from auditor.ingest.arrow_columns import EventNames, card_lists, event_table, list_array, span_positions, texts
@@ -133,6 +134,13 @@ class Room:
     #: the table line states the game and stakes (the table template's `facts` field, read with the header's, as
     #: `Table: Baguio [362012167] (NO_LIMIT TEXAS_HOLDEM $0.50/$1, Real money)`)
     table_facts: bool = False
+    #: the header states no stakes: the blinds are the posts', the currency the symbol of the seats' stacks
+    #: (`stakes_written: posted`)
+    stakes_posted: bool = False
+    #: players are written by their position in the hand and named by seat in the log (`players_named`); the
+    #: button's position, whose seat must be the one the hand's dealer is set on
+    names_by_position: bool = False
+    button_position: bytes = b""
 
     @property
     def table_word(self) -> str:
@@ -246,7 +254,10 @@ class Room:
                    "button" in spoken.lines,
                    conventions["blinds_written"]["value"] == "not_in_some_tournaments",
                    "pot" in spoken.lines["collect"].pattern.groupindex,
-                   spoken.table_lines > 0 and "facts" in table.pattern.groupindex)
+                   spoken.table_lines > 0 and "facts" in table.pattern.groupindex,
+                   stakes_posted=conventions["stakes_written"]["value"] == "posted",
+                   names_by_position=conventions["players_named"]["value"] == "by_position",
+                   button_position=conventions["players_named"].get("evidence", "").encode("utf-8"))
 
 
 def _leads(leads: str | list[str]) -> tuple[bytes, ...]:
@@ -394,6 +405,9 @@ def _read_rest(spoken: Room, rest: str, tournament: bool) -> tuple:
     if stakes:
         small, big, stated = _money(spoken, stakes["small"]), _money(spoken, stakes["big"]), stakes["small"]
         tail = after[stakes.end():]
+    elif spoken.stakes_posted:  # no stakes written: the posts' (`_stakes_from_posts`)
+        small = big = _FROM_POST
+        stated, tail = "", ""
     else:
         big, stated, tail = _buy_in_stakes(spoken, before, tournament, rest)
         small = _FROM_POST
@@ -780,6 +794,9 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
         table_id = None
         try:
             tm = _table_match(spoken, table_text) if spoken.table_names_tournament or spoken.table_facts else None
+            if spoken.names_by_position and tm and tm.groupdict().get("tournament"):
+                raise _Bad("the room numbers a tournament's players, not its seats: the hand's seating cannot be "
+                           "placed", "unsupported-feature")
             header = read_header(spoken, m, more, bool(tm and tm.groupdict().get("tournament")),
                                  ((tm and tm["facts"]) or "") if spoken.table_facts else None)
             if not table_text.startswith(spoken.table_lead) or table_text.count("\n") < spoken.table_lines - 1:
@@ -792,6 +809,11 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             hands.refused[k] = Quarantined(name, block.line0 + int(line_of[a]) + 1, bad.reason, hand_id,
                                            code=bad.code, table_id=table_id)
             continue
+        if spoken.stakes_posted and not header.row[1] and a + 1 < b:  # cash: the stacks' symbol is the currency
+            seat_line = block.text(a + 1)
+            stack = seat_line[seat_line.rfind("(") + 1:]  # the first seat's chips (a name may hold any symbol)
+            symbol = next((s for s in spoken.symbols if stack.startswith(s) or stack.split(" ")[0].endswith(s)), None)
+            header = header._replace(currency=spoken.symbols[symbol] if symbol else None)
         hands.header[k], hands.table[k] = header, table
         rows.append((body + 1, b, table[1], *header.row))
         kept.append(k)
@@ -813,6 +835,10 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
         h[read] = rows
         if spoken.blinds_unwritten:
             _refuse_unwritten_blinds(block, spans, hands, read, ev[:ne])
+        if spoken.stakes_posted:
+            _stakes_from_posts(block, spans, hands, read, ev[:ne])
+        if spoken.button_position:
+            _button_where_positioned(block, spans, hands, read, s_out[:ns])
         if not spoken.pots_named:
             ev, ne = _attribute_awards(h, read, ev[:ne])
         ok = [k for k in read if h[k, L.H_OK]]
@@ -853,6 +879,58 @@ def _refuse_unwritten_blinds(block: _Block, spans: list[tuple[int, int]], hands:
         hands.refused[k] = Quarantined(block.name, block.line0 + int(block.number[spans[k][0]]) + 1,
                                        "the tournament's blinds are not written: the hand's play cannot be replayed "
                                        "from its text", header.hand_id, code="damaged", table_id=hands.table[k][0])
+
+
+def _stakes_from_posts(block: _Block, spans: list[tuple[int, int]], hands: _Hands, read: list[int],
+                       ev: np.ndarray) -> None:
+    """The big blind of each hand whose header states no stakes (`stakes_written: posted`): the first big blind
+    posted in full (not all-in), in the hand's scale; a hand with none is refused, since its bets could not be
+    measured against any blind. (The small blind is its post's, or half the big: `_tables`.)"""
+    h = hands.h
+    todo = [k for k in read if h[k, L.H_OK] and h[k, L.H_BIG] < 0]
+    if not todo:
+        return
+    full_big = (ev[:, L.C_KIND] == L.E_POST) & (ev[:, L.C_POST] == L.P_BLIND) & (ev[:, L.C_BLIND] == 2) \
+        & (ev[:, L.C_ALL_IN] != 1)
+    rows = np.flatnonzero(full_big)
+    for k in todo:
+        at = np.searchsorted(rows, h[k, L.H_EV_LO])
+        if at < len(rows) and rows[at] < h[k, L.H_EV_HI]:
+            h[k, L.H_BIG] = ev[rows[at], L.C_AMOUNT]
+            h[k, L.H_BIG_PLACES] = h[k, L.H_PLACES]
+            continue
+        h[k, L.H_OK] = 0
+        header = hands.header[k]
+        assert header is not None and hands.table[k] is not None
+        hands.refused[k] = Quarantined(block.name, block.line0 + int(block.number[spans[k][0]]) + 1,
+                                       "the stakes are not written and no big blind is posted in full: the hand's "
+                                       "bets cannot be measured", header.hand_id, code="unsupported-feature",
+                                       table_id=hands.table[k][0])
+
+
+def _button_where_positioned(block: _Block, spans: list[tuple[int, int]], hands: _Hands, read: list[int],
+                             seats: np.ndarray) -> None:
+    """Refuse the hands of a room that writes players by position (`players_named: by_position`) whose dealer is
+    set on one seat while the seat list puts the button's position on another: the text contradicts itself on
+    the button, and every rule of order would judge the play from a guess."""
+    h = hands.h
+    label = block.spoken.button_position
+    for k in read:
+        if not h[k, L.H_OK]:
+            continue
+        for row in range(h[k, L.H_SEAT_LO], h[k, L.H_SEAT_HI]):
+            lo, hi = seats[row, L.S_NAME_LO], seats[row, L.S_NAME_HI]
+            if block.bytes[lo:hi] != label or seats[row, L.S_SEAT] == h[k, L.H_BUTTON]:
+                continue
+            h[k, L.H_OK] = 0
+            header = hands.header[k]
+            assert header is not None and hands.table[k] is not None
+            hands.refused[k] = Quarantined(
+                block.name, block.line0 + int(block.number[spans[k][0]]) + 1,
+                f"the dealer is set on seat {h[k, L.H_BUTTON]}, but the seat list puts the "
+                f"{label.decode('utf-8')} on seat {seats[row, L.S_SEAT]}: the text contradicts itself on the button",
+                header.hand_id, code="damaged", table_id=hands.table[k][0])
+            break
 
 
 def _attribute_awards(h: np.ndarray, read: list[int], ev: np.ndarray) -> tuple[np.ndarray, int]:
@@ -1083,12 +1161,15 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
         "summary_seat_name": lambda: f"line {n}: the summary names seat {a0} differently from the seat list",
         "summary_not_understood": lambda: f"line {n}: summary line not understood: '{_short(line)}'",
         "no_hole_cards": lambda: f"truncated: no {written['hole_cards'].source} line",
-        "no_summary": lambda: (f"truncated: no {written['summary'].source} section" if block.spoken.no_summary < 2
+        "no_summary": lambda: (f"truncated: no {written['summary'].source} section" if block.spoken.no_summary != 2
                                else "truncated: the hand ends before its awards"),
         "no_showdown": lambda: (f"truncated: {a0} players reach the showdown, but there is no "
                                 f"{written['show_down'].source}" if block.spoken.no_summary < 2 else
                                 f"truncated: {a0} players reach the showdown, but none shows or mucks"),
         "no_button": lambda: "the hand names no button seat before the deal",
+        "show_unseen": lambda: f"line {n}: a show that writes no cards, by a player the text deals no cards",
+        "both_unstaked": lambda: (f"line {n}: both blinds posted at once before any big blind, and the stakes are "
+                                  "not written: the live part cannot be told"),
         "no_award": lambda: f"truncated: no pot was awarded (no '{block.spoken.collect_word.strip()}' line)",
         "too_long": lambda: f"line {n}: the hand holds more than the reader's arrays (limit)",
     }[error]()
@@ -1220,7 +1301,8 @@ def _tables(block: _Block, spans: list[tuple[int, int]], hands: _Hands, ok: list
     seat_columns = {
         "hand": pa.array(seat_owner.astype(np.int32)),
         "seat": pa.array(seats[:, L.S_SEAT].astype(np.int8), pa.int8()),
-        "player": _slices(block.data, seats[:, L.S_NAME_LO], seats[:, L.S_NAME_HI]),
+        "player": (pc.binary_join_element_wise("Seat ", pc.cast(pa.array(seats[:, L.S_SEAT]), pa.string()), "")
+                   if spoken.names_by_position else _slices(block.data, seats[:, L.S_NAME_LO], seats[:, L.S_NAME_HI])),
         "stack": pa.array(seats[:, L.S_STACK], pa.int64()),
         "status": _STATUS.take(pa.array(seats[:, L.S_STATUS])),
     }
