@@ -134,8 +134,10 @@ class RoomWriter:
         stakes = hand["stakes"]
         expected = self._expected_stakes(hand)
         if {k: v for k, v in stakes.items() if k in expected} != expected or set(stakes) != set(expected):
-            return (f"the stakes {stakes} are not what {room} text states ({expected}: a limit header gives the "
-                    "bets, the small blind is read from its post and the ante from the antes posted)")
+            return (f"the stakes {stakes} are not what {room} text states ({expected}: "
+                    + ("it writes no stakes, and its reader takes the blinds posted in full)" if self.stakes_posted else
+                       "a limit header gives the bets, the small blind is read from its post and the ante from the "
+                       "antes posted)"))
         return (self._names_problem(hand) or self._events_problem(hand) or self._order_problem(hand)
                 or self._posts_problem(hand) or self._amounts_problem(hand) or self._conventions_problem(hand))
 
