@@ -119,6 +119,9 @@ def test_every_field_type_is_known():
      "unknown type"),
     (lambda text: text + "\nunknown_key: 1\n", "Additional properties"),
     (lambda text: text.replace("room: pokerstars", "room: [unclosed"), "cannot read the dialect"),
+    # the engine finds a hand by the literal text its first line begins with
+    (lambda text: text.replace('hand_start: "PokerStars {brand:words}', 'hand_start: "{brand:words}'),
+     "must begin with literal text"),
 ])
 def test_a_broken_dialect_is_refused_naming_its_file(tmp_path, change, message):
     path = tmp_path / "broken.yaml"

@@ -459,6 +459,9 @@ def load(path: Path) -> Dialect:
         more = tuple(compiler.template("header_line", source) for source in data["header"].get("lines", ()))
         skipped = tuple(compiler.template("header_skipped", source) for source in data["header"].get("skipped", ()))
         header["hand_start"] = compiler.template("hand_start", data["recognise"]["hand_start"], flags)
+        if not isinstance(header["hand_start"].parts[0], Lit) or not header["hand_start"].parts[0].text.strip():
+            # the engine finds a hand by this text at a line's start (`room_ledger.lines`)
+            raise DialectError("recognise.hand_start must begin with literal text, not a field")
         results = {kind: compiler.template(kind, source) for kind, source in data["summary"]["results"].items()}
         time = compiler.template("time", data["syntax"]["time"]["pattern"])
     except DialectError as exc:
