@@ -311,11 +311,13 @@ def test_the_same_hands_written_by_every_room_read_back_as_the_same_hands(tmp_pa
     same canonical hands, but for what names the room (its title, its hand number, its zone's clock): the same
     seats, stakes and events, whatever each room's conventions (returns at the showdown or paid with the pot,
     awards in the summary, blinds after the marker, no return or rake written) made of the text, and iPoker's
-    XML too. The table's size is compared where the room writes it (888 numbers every table's seats as a
+    XML too; a room that names its players by seat (Bovada's) gives each seat's player that name. The table's size is compared where the room writes it (888 numbers every table's seats as a
     ten-seat one's)."""
     hands = _hands(variant, structure, 40, seed, table_size=(2, 6), session_hands=(40, 40))
     writers = {**{name: room_writer(name) for name in room_names()},
                **{name: writer_of(name) for name in xml_room_names()}}
+    # (the rooms that deal the structure: Bovada's text, which states no bet sizes, has no fixed limit)
+    writers = {name: w for name, w in writers.items() if any(w.cannot_express(h) is None for h in hands)}
     hands = [h for h in hands if all(w.cannot_express(h) is None for w in writers.values())]
     assert len(hands) >= 10
     read = {}
@@ -328,7 +330,10 @@ def test_the_same_hands_written_by_every_room_read_back_as_the_same_hands(tmp_pa
                        and (carries_size or k != "max_seats")} for i in back]
     first, *others = read
     for name in others:
+        by_seat = getattr(writers[name], "names_by_seat", False)  # a room naming players by seat (Bovada's)
         for one, other in zip(read[first], read[name], strict=True):
+            if by_seat:
+                one = {**one, "seats": [{**s, "player": f"Seat {s['seat']}"} for s in one["seats"]]}
             assert {k: v for k, v in one.items() if k in other} == {k: v for k, v in other.items() if k in one}, \
                 (first, name)
         assert len(read[name]) == len(read[first])

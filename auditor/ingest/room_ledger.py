@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from auditor.ingest.room_match import OP_FIELD, OP_LIT, STACK, T_PLAYER, amount_end, at_literal, match
+from auditor.ingest.room_match import OP_FIELD, OP_LIT, OP_MAYBE, STACK, T_PLAYER, amount_end, at_literal, match
 from auditor.model.compiled import callee, njit
 
 __all__ = ["CARD_NAMES", "ERRORS", "EV_COLUMNS", "H_COLUMNS", "KINDS", "convert", "lines"]
@@ -466,6 +466,12 @@ def _try(data, s, e, P, group, kind_only, names, slots, stack):  # pragma: no co
             r += 1
         if rows[r, 0] == OP_LIT and not _lit_is(data, p, min(p + rows[r, 2], e), lit, rows[r, 1], rows[r, 2]):
             continue
+        # an optional part first (`{me?:  [ME]} : Checks`): the line begins with its first literal or the next one
+        if rows[r, 0] == OP_MAYBE and rows[r + 1, 0] == OP_LIT and rows[rows[r, 2], 0] == OP_LIT:
+            inside, after = r + 1, rows[r, 2]
+            if not _lit_is(data, p, min(p + rows[inside, 2], e), lit, rows[inside, 1], rows[inside, 2]) and \
+                    not _lit_is(data, p, min(p + rows[after, 2], e), lit, rows[after, 1], rows[after, 2]):
+                continue
         if match(data, s, e, rows, t_start[t], lit, words, names, symbols, thousands, decimal, slots, stack):
             return t
     return -1

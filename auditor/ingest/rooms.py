@@ -794,10 +794,11 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
         table_id = None
         try:
             tm = _table_match(spoken, table_text) if spoken.table_names_tournament or spoken.table_facts else None
-            if spoken.names_by_position and tm and tm.groupdict().get("tournament"):
+            in_tournament = bool(tm and tm.groupdict().get("tournament"))
+            if spoken.names_by_position and in_tournament:
                 raise _Bad("the room numbers a tournament's players, not its seats: the hand's seating cannot be "
                            "placed", "unsupported-feature")
-            header = read_header(spoken, m, more, bool(tm and tm.groupdict().get("tournament")),
+            header = read_header(spoken, m, more, in_tournament,
                                  ((tm and tm["facts"]) or "") if spoken.table_facts else None)
             if not table_text.startswith(spoken.table_lead) or table_text.count("\n") < spoken.table_lines - 1:
                 raise _Bad(f"truncated: no '{spoken.table_word}' line after the header", "truncated")
@@ -810,10 +811,7 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
                                            code=bad.code, table_id=table_id)
             continue
         if spoken.stakes_posted and not header.row[1] and a + 1 < b:  # cash: the stacks' symbol is the currency
-            seat_line = block.text(a + 1)
-            stack = seat_line[seat_line.rfind("(") + 1:]  # the first seat's chips (a name may hold any symbol)
-            symbol = next((s for s in spoken.symbols if stack.startswith(s) or stack.split(" ")[0].endswith(s)), None)
-            header = header._replace(currency=spoken.symbols[symbol] if symbol else None)
+            header = _currency_of_stacks(spoken, header, block.text(a + 1))
         hands.header[k], hands.table[k] = header, table
         rows.append((body + 1, b, table[1], *header.row))
         kept.append(k)
@@ -873,12 +871,26 @@ def _refuse_unwritten_blinds(block: _Block, spans: list[tuple[int, int]], hands:
     blind = (ev[:, L.C_KIND] == L.E_POST) & np.isin(ev[:, L.C_POST], (L.P_BLIND, L.P_MISSED))
     counts = np.concatenate([[0], np.cumsum(blind)])
     for k in ok[counts[h[ok, L.H_EV_HI]] == counts[h[ok, L.H_EV_LO]]].tolist():
-        h[k, L.H_OK] = 0
-        header = hands.header[k]
-        assert header is not None and hands.table[k] is not None
-        hands.refused[k] = Quarantined(block.name, block.line0 + int(block.number[spans[k][0]]) + 1,
-                                       "the tournament's blinds are not written: the hand's play cannot be replayed "
-                                       "from its text", header.hand_id, code="damaged", table_id=hands.table[k][0])
+        _refuse(block, spans, hands, k, "the tournament's blinds are not written: the hand's play cannot be replayed "
+                "from its text", "damaged")
+
+
+def _currency_of_stacks(spoken: Room, header: Header, seat_line: str) -> Header:
+    """The header of a room that writes no stakes (`stakes_written: posted`) with the currency of its first seat's
+    chips (`Seat 1: UTG ($5 in chips)`: the symbol before or after the number; a name may hold any symbol)."""
+    stack = seat_line[seat_line.rfind("(") + 1:].split(" ")[0]
+    symbol = next((s for s in spoken.symbols if stack.startswith(s) or stack.endswith(s)), None)
+    currency = spoken.symbols[symbol] if symbol else None
+    return header if currency == header.currency else header._replace(currency=currency)
+
+
+def _refuse(block: _Block, spans: list[tuple[int, int]], hands: _Hands, k: int, reason: str, code: str) -> None:
+    """Hand k of the batch, read by the ledger, refused after all (a check of the whole batch found it out)."""
+    hands.h[k, L.H_OK] = 0
+    header, table = hands.header[k], hands.table[k]
+    assert header is not None and table is not None
+    hands.refused[k] = Quarantined(block.name, block.line0 + int(block.number[spans[k][0]]) + 1, reason,
+                                   header.hand_id, code=code, table_id=table[0])
 
 
 def _stakes_from_posts(block: _Block, spans: list[tuple[int, int]], hands: _Hands, read: list[int],
@@ -887,25 +899,20 @@ def _stakes_from_posts(block: _Block, spans: list[tuple[int, int]], hands: _Hand
     posted in full (not all-in), in the hand's scale; a hand with none is refused, since its bets could not be
     measured against any blind. (The small blind is its post's, or half the big: `_tables`.)"""
     h = hands.h
-    todo = [k for k in read if h[k, L.H_OK] and h[k, L.H_BIG] < 0]
-    if not todo:
+    todo = np.array([k for k in read if h[k, L.H_OK] and h[k, L.H_BIG] < 0], dtype=np.int64)
+    if not len(todo):
         return
-    full_big = (ev[:, L.C_KIND] == L.E_POST) & (ev[:, L.C_POST] == L.P_BLIND) & (ev[:, L.C_BLIND] == 2) \
-        & (ev[:, L.C_ALL_IN] != 1)
-    rows = np.flatnonzero(full_big)
-    for k in todo:
-        at = np.searchsorted(rows, h[k, L.H_EV_LO])
-        if at < len(rows) and rows[at] < h[k, L.H_EV_HI]:
-            h[k, L.H_BIG] = ev[rows[at], L.C_AMOUNT]
-            h[k, L.H_BIG_PLACES] = h[k, L.H_PLACES]
-            continue
-        h[k, L.H_OK] = 0
-        header = hands.header[k]
-        assert header is not None and hands.table[k] is not None
-        hands.refused[k] = Quarantined(block.name, block.line0 + int(block.number[spans[k][0]]) + 1,
-                                       "the stakes are not written and no big blind is posted in full: the hand's "
-                                       "bets cannot be measured", header.hand_id, code="unsupported-feature",
-                                       table_id=hands.table[k][0])
+    rows = np.flatnonzero((ev[:, L.C_KIND] == L.E_POST) & (ev[:, L.C_POST] == L.P_BLIND) & (ev[:, L.C_BLIND] == 2)
+                          & (ev[:, L.C_ALL_IN] != 1))
+    at = np.searchsorted(rows, h[todo, L.H_EV_LO])
+    first = rows[np.minimum(at, len(rows) - 1)] if len(rows) else np.full(len(todo), -1)
+    found = (at < len(rows)) & (first < h[todo, L.H_EV_HI]) & (first >= 0)
+    staked = todo[found]
+    h[staked, L.H_BIG] = ev[first[found], L.C_AMOUNT]
+    h[staked, L.H_BIG_PLACES] = h[staked, L.H_PLACES]
+    for k in todo[~found].tolist():
+        _refuse(block, spans, hands, k, "the stakes are not written and no big blind is posted in full: the hand's "
+                "bets cannot be measured", "unsupported-feature")
 
 
 def _button_where_positioned(block: _Block, spans: list[tuple[int, int]], hands: _Hands, read: list[int],
@@ -914,23 +921,20 @@ def _button_where_positioned(block: _Block, spans: list[tuple[int, int]], hands:
     set on one seat while the seat list puts the button's position on another: the text contradicts itself on
     the button, and every rule of order would judge the play from a guess."""
     h = hands.h
-    label = block.spoken.button_position
-    for k in read:
-        if not h[k, L.H_OK]:
-            continue
-        for row in range(h[k, L.H_SEAT_LO], h[k, L.H_SEAT_HI]):
-            lo, hi = seats[row, L.S_NAME_LO], seats[row, L.S_NAME_HI]
-            if block.bytes[lo:hi] != label or seats[row, L.S_SEAT] == h[k, L.H_BUTTON]:
-                continue
-            h[k, L.H_OK] = 0
-            header = hands.header[k]
-            assert header is not None and hands.table[k] is not None
-            hands.refused[k] = Quarantined(
-                block.name, block.line0 + int(block.number[spans[k][0]]) + 1,
-                f"the dealer is set on seat {h[k, L.H_BUTTON]}, but the seat list puts the "
-                f"{label.decode('utf-8')} on seat {seats[row, L.S_SEAT]}: the text contradicts itself on the button",
-                header.hand_id, code="damaged", table_id=hands.table[k][0])
-            break
+    label = np.frombuffer(block.spoken.button_position, dtype=np.uint8)
+    ok = np.array([k for k in read if h[k, L.H_OK]], dtype=np.int64)
+    if not len(ok) or not len(seats):
+        return
+    lo, hi = seats[:, L.S_NAME_LO], seats[:, L.S_NAME_HI]
+    labelled = np.flatnonzero(hi - lo == len(label))
+    labelled = labelled[(block.data[lo[labelled, None] + np.arange(len(label))] == label).all(axis=1)]
+    # each labelled seat row's hand: the hand whose seat rows hold it
+    owner = ok[np.searchsorted(h[ok, L.H_SEAT_HI], labelled, side="right")]
+    wrong = seats[labelled, L.S_SEAT] != h[owner, L.H_BUTTON]
+    for k, row in zip(owner[wrong].tolist(), labelled[wrong].tolist(), strict=True):
+        _refuse(block, spans, hands, k, f"the dealer is set on seat {h[k, L.H_BUTTON]}, but the seat list puts the "
+                f"{block.spoken.button_position.decode('utf-8')} on seat {seats[row, L.S_SEAT]}: the text "
+                "contradicts itself on the button", "damaged")
 
 
 def _attribute_awards(h: np.ndarray, read: list[int], ev: np.ndarray) -> tuple[np.ndarray, int]:
