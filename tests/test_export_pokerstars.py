@@ -311,8 +311,8 @@ def test_the_same_hands_written_by_every_room_read_back_as_the_same_hands(tmp_pa
     same canonical hands, but for what names the room (its title, its hand number, its zone's clock): the same
     seats, stakes and events, whatever each room's conventions (returns at the showdown or paid with the pot,
     awards in the summary, blinds after the marker, no return or rake written) made of the text, and iPoker's
-    XML too; a room that names its players by seat (Bovada's) gives each seat's player that name. The table's size is compared where the room writes it (888 numbers every table's seats as a
-    ten-seat one's)."""
+    XML too; a room that names its players by seat (Bovada's) gives each seat's player that name. The table's
+    size is compared where the room writes it (888 numbers every table's seats as a ten-seat one's)."""
     hands = _hands(variant, structure, 40, seed, table_size=(2, 6), session_hands=(40, 40))
     writers = {**{name: room_writer(name) for name in room_names()},
                **{name: writer_of(name) for name in xml_room_names()}}
