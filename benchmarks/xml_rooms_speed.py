@@ -1,6 +1,6 @@
 """How fast the XML dialect engine reads a room's XML, and how fast a whole audit of it runs. Run by hand:
 
-    python benchmarks/xml_rooms_speed.py [--room ipoker|merge|microgaming] [--hands 20000] [--repeat 3]
+    python benchmarks/xml_rooms_speed.py [--room ipoker|merge|microgaming|bossmedia] [--hands 20000] [--repeat 3]
 
 A file of simulated hands (no-limit and pot-limit hold'em and Omaha, fixed-limit hold'em) is written once by
 the room's writer (`auditor/export/xml_room.py`, the dialect run backwards) into a temporary folder; the room's
@@ -32,7 +32,8 @@ from auditor.simulate import simulate_hands
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 #: room -> the corpus folders holding its real exports
 REAL = {"ipoker": [CORPUS / "rooms-2" / "ipoker", CORPUS / "other-rooms" / "ipoker"],
-        "merge": [CORPUS / "other-rooms" / "merge"], "microgaming": [CORPUS / "other-rooms" / "microgaming"]}
+        "merge": [CORPUS / "other-rooms" / "merge"], "microgaming": [CORPUS / "other-rooms" / "microgaming"],
+        "bossmedia": [CORPUS / "other-rooms" / "bossmedia"]}
 GAMES = [("holdem", "no-limit"), ("holdem", "pot-limit"), ("holdem", "fixed-limit"), ("omaha", "pot-limit"),
          ("omaha", "no-limit")]
 

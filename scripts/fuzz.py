@@ -823,6 +823,8 @@ GRAMMARS: dict[str, Callable[[Path, random.Random], tuple[Path, str, list[str], 
     "g-archive": grammar_archive, "g-names": grammar_names,
     # PokerNow's writer alone (its log: one table's rows, newest first), read back by its reader
     "g-pokernow": lambda work, rng: grammar_export(work, rng, "pokernow"),
+    # each XML room's writer alone (`--readers g-<room>`), read back by its dialect
+    **{f"g-{room}": functools.partial(grammar_export, fmt=room) for room in XML_ROOMS},
 }
 
 

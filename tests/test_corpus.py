@@ -24,7 +24,7 @@ READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS
               CORPUS / "other-rooms" / "partypoker", CORPUS / "other-rooms" / "fulltilt",
               CORPUS / "rooms-2" / "pokernow", CORPUS / "other-rooms" / "pokernow_csv",
               CORPUS / "other-rooms" / "merge", CORPUS / "other-rooms" / "microgaming",
-              CORPUS / "other-rooms" / "ongame", CORPUS / "rooms-2" / "bovada"]
+              CORPUS / "other-rooms" / "ongame", CORPUS / "rooms-2" / "bovada", CORPUS / "other-rooms" / "bossmedia"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -56,8 +56,8 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
     # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 159 (one misfiled under microgaming/),
     # iPoker 225, PartyPoker 357, Full Tilt 40, PokerNow 132, Merge 39, MicroGaming 39, OnGame 44 (and a PartyPoker
-    # hand in its folder), Bovada and Ignition 61
-    assert result.hands_audited == 6737
+    # hand in its folder), Bovada and Ignition 61, Boss Media 29
+    assert result.hands_audited == 6766
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those
@@ -138,11 +138,15 @@ def test_corpus_room_conventions_are_notes_not_findings(result):
     ongame = {n for n in result.notes if "ongame" in Path(n.file).parts and n not in party}
     assert Counter(n.code for n in ongame) == {"uncalled-bet-derived": 24}
     assert len({(n.file, n.code) for n in ongame}) == len(ongame)
+    # Boss Media's: the uncalled bet it never writes, left out of the wins; seats dealt nothing and silent
+    boss = {n for n in result.notes if "bossmedia" in Path(n.file).parts}
+    assert Counter(n.code for n in boss) == {"uncalled-return-not-written": 18, "silent-seats-sitting-out": 7}
+    assert len({(n.file, n.code) for n in boss}) == len(boss)
     # Bovada's and Ignition's one: the rake they never write, once per file that took one
     bovada = {n for n in result.notes if "bovada" in Path(n.file).parts}
     assert Counter(n.code for n in bovada) == {"rake-derived": 6}
     assert len({(n.file, n.code) for n in bovada}) == len(bovada)
-    xml |= merge | micro | ongame | bovada
+    xml |= merge | micro | ongame | bovada | boss
     notes = Counter((Path(n.file).name, n.code) for n in result.notes if n not in xml | party | tilt | pokernow)
     assert notes == Counter({("DateIssue1.txt", "implied-uncalled-return"): 1,
                              ("DateIssue2.txt", "implied-uncalled-return"): 1,

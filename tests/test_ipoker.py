@@ -320,7 +320,10 @@ def test_the_engine_names_no_room():
              # Merge's elements, attributes and codes
              "nickname", "dealtin", "numholecards", "potnumber", "postflop", "small_blind", "end_of_game",
              # MicroGaming's
-             "gameplay", "sittingout", "endbalance", "moneyreturned", "dealflop", "badbeatcontribution")
+             "gameplay", "sittingout", "endbalance", "moneyreturned", "dealflop", "badbeatcontribution",
+             # Boss Media's
+             "bossmedia", "gamekind", "tablecurrency", "hand_blinds", "hand_deal", "hand_board", "hand_sb",
+             "action_allin", "state_sitout", "state_empty", "str_g_muck", "wintype")
     for module in ("ingest/xml_dialect.py", "ingest/xml_stream.py", "ingest/xml_hand.py", "ingest/xml_rooms.py",
                    "export/xml_room.py"):
         code = "\n".join(line for line in (ROOT / "auditor" / module).read_text("utf-8").splitlines())

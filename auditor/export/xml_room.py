@@ -78,7 +78,8 @@ class XmlRoomWriter:
         stakes = hand["stakes"]
         if hand["structure"] == "fixed-limit" and not stakes.get("bet_units"):
             return f"a fixed-limit hand with no bet units: {title} names the game by its small and big bet"
-        if hand.get("currency") is not None and hand["currency"] not in self.d.symbol_of:
+        if hand.get("currency") is not None and hand["currency"] not in self.d.symbol_of \
+                and hand["currency"] not in self.d.data["money"].get("codes", {}).values():
             return f"{title} writes no symbol for {hand['currency']}"
         unit = self._unit(hand)
         if any(s["stack"] % unit for s in hand["seats"]) or any(
@@ -152,7 +153,7 @@ class XmlRoomWriter:
         doc = self.d.doc
         text = self.session_text([hand])
         items = list(games(io.BytesIO(text.encode("utf-8")), doc["session"], doc["header"], doc["hand"],
-                           doc["hand_id"], DEFAULT_LIMITS, doc.get("encoding_without_mark")))
+                           doc["hand_id"], DEFAULT_LIMITS, doc.get("encoding_without_mark"), doc.get("wrapper")))
         if len(items) != 1 or isinstance(items[0], Broken):
             return f"{self.d.title} XML of this hand does not read back as one hand"
         try:
@@ -255,17 +256,30 @@ class XmlRoomWriter:
         started = _stamp(hand.get("started_at"))
         where = doc["hand_started"]
         if isinstance(where, dict):
-            if started:
+            if started and where["format"] == "epoch":  # seconds since 1970, UTC
+                moment = datetime.fromisoformat(started).replace(tzinfo=UTC)
+                game.attrs[where["attribute"]] = str(int(moment.timestamp()))
+            elif started:
                 game.attrs[where["attribute"]] = datetime.fromisoformat(started).strftime(where["format"])
         elif started:
             game.child(where[:-1]).children.append(_El(where[-1], {}, started))
         players = game.child(doc["player"][:-1])
         flag = doc.get("not_dealt_in")
-        for s in hand["seats"]:
+        rows = list(hand["seats"])
+        if doc.get("seats_listed"):  # every seat of the table, an empty one marked as such
+            taken = {s["seat"] for s in rows}
+            rows = sorted(rows + [{"seat": n} for n in range(1, hand["max_seats"] + 1) if n not in taken],
+                          key=lambda s: s["seat"])
+        for s in rows:
+            if "player" not in s:
+                players.children.append(_El(doc["player"][-1], {
+                    pf["seat"]: self._seat_key(s["seat"]), **writes.get("empty_seat_row", {}),
+                    doc["empty_seat"]["attribute"]: doc["empty_seat"]["value"]}))
+                continue
             attrs = {pf["seat"]: self._seat_key(s["seat"]), pf["name"]: s["player"],
                      pf["stack"]: self._money(hand, s["stack"])}
             if "button" in pf:
-                attrs[pf["button"]] = doc["button_flag"] if s["seat"] == button else "0"
+                attrs[pf["button"]] = doc["button_flag"] if s["seat"] == button else writes.get("not_button_value", "0")
             if "win" in pf:
                 attrs[pf["win"]] = self._money(hand, wins.get(s["seat"], 0))
             if flag and s.get("status") == "sitting_out":
@@ -276,7 +290,7 @@ class XmlRoomWriter:
         if "dealer" in doc:
             game.child(doc["dealer"]["path"]).attrs[doc["dealer"]["attribute"]] = self._seat_key(button)
         rake = d.conventions["rake"]
-        if rake["value"] == "written":  # in the money's smallest unit
+        if rake["value"] == "written" and "path" not in rake:  # in the money's smallest unit
             scale = hand.get("money_scale", d.scale) if hand.get("currency") is not None else 1
             total = sum(e["amount"] for e in events if e["kind"] == "rake")
             game.attrs[rake["field"]] = str(total * d.scale // scale if scale != d.scale else total)
@@ -286,7 +300,13 @@ class XmlRoomWriter:
             if "win" in doc:
                 path = doc["win"]["path"]
                 flat.append(_El(path[-2], dict(writes.get("win_parent", {})), None, self._win_elements(hand, wins)))
-            game.children.append(_El(doc["round"], {}, None, flat))
+            if doc["round"] is None:  # the hand element itself holds them
+                game.children.extend(flat)
+            else:
+                game.children.append(_El(doc["round"], {}, None, flat))
+            if rake["value"] == "written" and "path" in rake:  # an amount, on the element at its path
+                total = sum(e["amount"] for e in events if e["kind"] == "rake")
+                game.child(rake["path"]).attrs[rake["field"]] = self._money(hand, total)
             return game
         if "win" in doc:
             rounds.append((writes["wins_round"], self._win_elements(hand, wins)))
@@ -297,6 +317,8 @@ class XmlRoomWriter:
     def _card_el(self, card: str) -> _El:
         """A card as an element of its own, its rank and suit as attributes (`document.card`)."""
         spec = self.d.doc["card"]
+        if "number" in spec:
+            return _El(spec["element"], {spec["number"]: self.d.card_word(card)})
         return _El(spec["element"], {spec["rank"]: self.d.rank_word[card[0]], spec["suit"]: self.d.suit_word[card[1]]})
 
     def _player_key(self, hand: dict, seat: int) -> str:
@@ -305,8 +327,23 @@ class XmlRoomWriter:
         return next(s["player"] for s in hand["seats"] if s["seat"] == seat)
 
     def _win_elements(self, hand: dict, wins: dict[int, int]) -> list[_El]:
-        """Wins written as elements: each player's awards together, and the return of an uncalled bet marked."""
+        """Wins written as elements: each player's awards together, and the return of an uncalled bet marked; in a
+        dialect whose win elements hold the cards shown (`win.cards`), one for each player who showed (the cards
+        as its elements) or mucked (marked) too."""
         w = self.d.doc["win"]
+        extra = self.d.data["writes"].get("win_attributes", {})
+        if w.get("cards"):
+            events = hand["events"]
+            shows = {e["seat"]: e["cards"] for e in events if e["kind"] == "show"}
+            mucks = {e["seat"] for e in events if e["kind"] == "muck"}
+            out = []
+            for seat in dict.fromkeys([*wins, *shows, *sorted(mucks)]):
+                attrs = {w["player"]: self._player_key(hand, seat), w["amount"]: self._money(hand, wins.get(seat, 0)),
+                         **extra}
+                if seat in mucks and "muck" in w:
+                    attrs[w["muck"]["attribute"]] = w["muck"]["value"]
+                out.append(_El(w["path"][-1], attrs, None, [self._card_el(c) for c in shows.get(seat, [])]))
+            return out
         out = [_El(w["path"][-1], {w["player"]: self._player_key(hand, seat), w["amount"]: self._money(hand, amount)})
                for seat, amount in wins.items()]
         for e in hand["events"]:
@@ -333,11 +370,17 @@ class XmlRoomWriter:
         sep = writes.get("card_separator", " ")
         hole = rounds["hole_cards"] if isinstance(rounds["hole_cards"], str) else rounds["hole_cards"][0]
 
+        code_field = af["code"] if isinstance(af["code"], str) else af["code"][-1]
+        code_attributes = writes.get("code_attributes", {})
+
         def action(seat: int | None, code: str, amount: int | None) -> _El:
             nonlocal number
             number += 1
-            attrs = {af["order"]: str(number), af["player"]: "" if seat is None else self._player_key(hand, seat),
-                     af["code"]: code}
+            attrs = {af["order"]: str(number), af["player"]: "" if seat is None else self._player_key(hand, seat)}
+            if code in code_attributes:  # a code read from the first of several attributes, the others with it
+                attrs.update({**code_attributes[code], af["code"][0]: code})
+            else:
+                attrs[code_field] = code
             if amount or writes.get("zero_amounts", True):
                 attrs[af["amount"]] = self._money(hand, amount or 0)
             return _El(doc["action"], attrs)
@@ -376,6 +419,10 @@ class XmlRoomWriter:
                 dealt = ["??"] * len(e["cards"]) if hidden else e["cards"]
                 if "??" in dealt and not writes.get("hidden_hole_cards", True):
                     continue
+                if "card" in doc and doc.get("win", {}).get("cards"):  # the shows go with the wins
+                    dealt = ["??"] * len(e["cards"]) if e["seat"] in shown else dealt
+                    betting[current].append(cards(d.code_for(cards="hole"), e["seat"], dealt))
+                    continue
                 if "card" in doc:
                     word = d.code_for(shows="muck") if e["seat"] in mucked else d.code_for(shows="show") \
                         if e["seat"] in live else d.code_for(cards="hole")
@@ -398,7 +445,7 @@ class XmlRoomWriter:
                     betting[current].append(action(e["seat"], d.code_for(action=what, amount="added"), e["amount"]))
             elif kind == "return" and any("returned" in s for s in d.actions.values()):
                 betting[current].append(action(e["seat"], d.code_for(returned=True), e["amount"]))
-            elif kind == "muck" and "card" in doc and e["seat"] not in {
+            elif kind == "muck" and "card" in doc and not doc.get("win", {}).get("cards") and e["seat"] not in {
                     x["seat"] for x in events if x["kind"] == "deal" and x["to"] == "hole" and "??" not in x["cards"]}:
                 said.append(action(e["seat"], d.code_for(shows="muck"), None))
         if said:
@@ -505,7 +552,8 @@ class _El:
 def _told_mucks(d: XmlDialect, events: list[dict]) -> set[int]:
     """The players whose muck the room's XML can say (by their mucked cards, or an event of its own, when it has
     an element or a code for them)."""
-    if "mucked_cards" not in d.data["rounds"] and not any(s.get("shows") == "muck" for s in d.actions.values()):
+    if "mucked_cards" not in d.data["rounds"] and not any(s.get("shows") == "muck" for s in d.actions.values()) \
+            and "muck" not in d.doc.get("win", {}):
         return set()
     return {e["seat"] for e in events if e["kind"] == "muck"}
 

@@ -86,14 +86,18 @@ class XmlDialect:
         self._split = re.compile(f"[{seps}]")
         self._symbol = re.compile("|".join(re.escape(s) for s in sorted(self.symbols, key=len, reverse=True)))
         cards = data["cards"]
-        self.suits: dict[str, str] = {k.upper(): v for k, v in cards["suits"].items()}
-        self.ranks: dict[str, str] = {k.upper(): v for k, v in cards["ranks"].items()}
+        self.suits: dict[str, str] = {k.upper(): v for k, v in cards.get("suits", {}).items()}
+        self.ranks: dict[str, str] = {k.upper(): v for k, v in cards.get("ranks", {}).items()}
         self.hidden: str = cards["hidden"]
-        self.suit_first: bool = cards["suit_first"]
+        self.suit_first: bool = cards.get("suit_first", False)
+        # cards written as numbers (`numbered`): n is the rank ranks[n % 13] of the suit suits[n // 13]
+        numbered = cards.get("numbered")
+        self.number_ranks: list[str] = list(numbered["ranks"]) if numbered else []
+        self.number_suits: list[str] = list(numbered["suits"]) if numbered else []
         self.conventions: dict[str, dict[str, Any]] = data["conventions"]
         # the writer's side: canonical -> the room's words
-        self.suit_word = {v: k for k, v in cards["suits"].items()}
-        self.rank_word = {v: k for k, v in cards["ranks"].items()}
+        self.suit_word = {v: k for k, v in cards.get("suits", {}).items()}
+        self.rank_word = {v: k for k, v in cards.get("ranks", {}).items()}
         self.symbol_of = {code: sym for sym, code in reversed(list(self.symbols.items()))}
         self._amounts: dict[str, Amount | None] = {}
         # the reader's side, worked out once: each round the dialect names -> 0 for the posts, 1.. for the betting
@@ -159,9 +163,17 @@ class XmlDialect:
         return Amount(whole * self.scale + int(frac.ljust(self.places, "0") or 0), currency)
 
     def card(self, token: str) -> str | None:
-        """`S10` -> `Ts`, `HA` -> `Ah`; the hidden mark -> `??`; None when it is no card."""
+        """`S10` -> `Ts`, `HA` -> `Ah`, a number of a dialect that numbers its cards (`38` -> `Kh`); the hidden mark
+        -> `??`; None when it is no card."""
         if token == self.hidden:
             return "??"
+        if self.number_ranks:  # `38`: the number's rank and suit (`numbered`)
+            if not token.isascii() or not token.isdigit() or len(token) > 2:
+                return None
+            number, width = int(token), len(self.number_ranks)
+            if number >= width * len(self.number_suits):
+                return None
+            return self.number_ranks[number % width] + self.number_suits[number // width]
         up = token.upper()
         suit, rank = (up[:1], up[1:]) if self.suit_first else (up[-1:], up[:-1])
         if suit in self.suits and rank in self.ranks:
@@ -172,6 +184,8 @@ class XmlDialect:
         """The room's spelling of a canonical card (`Ts` -> `S10`), or the hidden mark for `??`."""
         if card == "??":
             return self.hidden
+        if self.number_ranks:
+            return str(self.number_suits.index(card[1]) * len(self.number_ranks) + self.number_ranks.index(card[0]))
         rank, suit = self.rank_word[card[0]], self.suit_word[card[1]]
         return suit + rank if self.suit_first else rank + suit
 

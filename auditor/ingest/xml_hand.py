@@ -13,6 +13,7 @@ holds; what each applied is returned with the hand, so the reader can say it onc
 - `action_order: by_number`: actions are taken in the order of their `no` attribute, not the document's;
 - `uncalled_return: in_the_win`: the unmatched part of the last bet is in its bettor's `win`; read as a return
   only where that win holds it (a file flagged `uncalled_flag` true writes the win without it);
+  `uncalled_return: not_written`: the return is written nowhere and the wins leave it out: it is returned;
 - `rake: the_chips_not_paid`: what was put in and not paid out is rake, only after a flop and up to
   `max_percent` of the pot; any other difference stays, and the chips do not balance;
 - `silent_seats: sitting_out`: a cash player with no cards and no action was not dealt in.
@@ -21,7 +22,7 @@ holds; what each applied is returned with the hand, so the reader can say it onc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from auditor.ingest.xml_dialect import XmlDialect
@@ -124,6 +125,8 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
     elif scale != 1:
         hand["money_scale"] = scale
     size = _field(game, fields.get("table_size"))
+    if doc.get("seats_listed") and 2 <= players.listed <= 10:  # every seat listed, the empty ones too
+        size = str(players.listed)
     max_seats = int(size) if size.isdigit() and 2 <= int(size) <= 10 else d.data["game"]["default_max_seats"]
     hand["max_seats"] = max(max_seats, max(players.seats))
     hand["stakes"] = _stakes(structure, events, m(small) if small else None, m(big) if big else None)
@@ -148,10 +151,21 @@ def _less_fees(stacks: dict[int, int], fees: dict[int, int], applied: list[str])
 
 
 def _written_rake(d: XmlDialect, game: Game) -> int | None:
-    """The rake the file writes (`rake: written`, in the money's smallest unit), or None where it writes none."""
+    """The rake the file writes (`rake: written`): a field in the money's smallest unit, or (`path`) an attribute
+    of the element at that path below the hand, an amount as the dialect writes amounts; None where the file
+    writes none."""
     rake = d.conventions["rake"]
     if rake["value"] != "written":
         return None
+    if "path" in rake:
+        found = game.node.path(rake["path"])
+        if not found:
+            return None
+        text = found[0].attrs.get(rake["field"], "")
+        amount = d.amount(text)
+        if amount is None:
+            raise Refusal("damaged", f"a rake that is no amount: {text[:20]!r} (line {found[0].line})")
+        return amount.value
     text = _field(game, rake["field"])
     if not text.isascii() or not text.isdigit() or len(text) > 12:
         raise Refusal("damaged", f"a rake that is no number: {text[:20]!r}")
@@ -204,7 +218,7 @@ class _Players:
     """The players listed: seat -> first name listed there, the key each is named by in the hand's elements
     (its name, or its seat number as written) -> seat, stacks, wins and returns written by seat, the dealer's
     seat, the seats marked not dealt in, the currency the amounts show, and the later rows of a seat listed twice
-    (recorded, not refused)."""
+    (recorded, not refused), and how many rows list them (with the empty seats')."""
     seats: dict[int, str] = field(default_factory=dict)
     keys: dict[str, int] = field(default_factory=dict)
     stacks: dict[int, int] = field(default_factory=dict)
@@ -214,6 +228,7 @@ class _Players:
     not_dealt: set[int] = field(default_factory=set)
     currency: str | None = None
     doubles: list[dict[str, Any]] = field(default_factory=list)
+    listed: int = 0  # the player rows, empty seats' too
 
 
 def _seat_number(d: XmlDialect, text: str) -> int | None:
@@ -229,7 +244,13 @@ def _players(d: XmlDialect, node: Node) -> _Players:
     by_seat = doc.get("players_named_by") == "seat"
     out = _Players()
     names: set[str] = set()
+    empty, requires = doc.get("empty_seat"), doc.get("player_requires")
     for p in node.path(doc["player"]):
+        out.listed += 1
+        if empty and p.attrs.get(empty["attribute"]) == empty["value"]:  # a seat nobody sits in: no player
+            continue
+        if requires and requires["attribute"] not in p.attrs:
+            raise Refusal("unsupported-feature", f"{requires['reason']} (line {p.line})")
         seat_text, name = p.attrs.get(f["seat"], ""), p.attrs.get(f["name"], "")
         seat = _seat_number(d, seat_text)
         if seat is None or not name:
@@ -307,7 +328,7 @@ def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> _Plays:
     plays = _Plays()
     flat = doc["round_number"] is None
     number = 0
-    for r in node.all(doc["round"]):
+    for r in [node] if doc["round"] is None else node.all(doc["round"]):
         if not flat:
             number_text = r.attrs.get(doc["round_number"], "")
             if number_text not in index:
@@ -320,6 +341,8 @@ def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> _Plays:
                 number = _event(d, child, number, names, plays, flat)
     if d.data["rounds"].get("board_cumulative"):
         plays.boards = _dealt_by_round(plays.boards)
+    if doc.get("win", {}).get("cards"):
+        _win_cards(d, node, names, plays)
     if d.convention("action_order") == "by_number":
         acts = plays.acts
         orders = [a.order for a in acts]
@@ -332,10 +355,39 @@ def _rounds(d: XmlDialect, node: Node, names: dict[str, int]) -> _Plays:
     return plays
 
 
+def _win_cards(d: XmlDialect, node: Node, names: dict[str, int], plays: _Plays) -> None:
+    """Cards written in a player's win element (`win.cards`): the cards the player showed (hidden ones say
+    nothing); the element marked as a muck (`win.muck`) says the player mucked. Shown cards that are not the ones
+    the file dealt the player cannot both be true."""
+    w = d.doc["win"]
+    muck = w.get("muck")
+    for child in node.path(w["path"]):
+        seat = names.get(child.attrs.get(w["player"], ""))
+        if seat is None:
+            continue  # a win for no seat is refused with the wins
+        cards = _card_list(d, child)
+        if cards and "??" not in cards:
+            dealt = plays.pockets.get(seat)
+            if dealt and "??" not in dealt and dealt != cards:
+                raise Refusal("damaged", f"seat {seat} shows {' '.join(cards)}, dealt {' '.join(dealt)} "
+                              f"(line {child.line})")
+            plays.pockets[seat] = cards
+        if muck and child.attrs.get(muck["attribute"]) == muck["value"]:
+            plays.mucked.add(seat)
+
+
+def _code(d: XmlDialect, child: Node) -> str:
+    """An event's code: its code attribute, or (a list of them) the first of them the element has."""
+    field = d.doc["action_fields"]["code"]
+    if isinstance(field, str):
+        return child.attrs.get(field, "")
+    return next((child.attrs[f] for f in field if child.attrs.get(f)), "")
+
+
 def _event(d: XmlDialect, child: Node, number: int, names: dict[str, int], plays: _Plays, flat: bool) -> int:
     """One action element read into `plays`; returns the round the next one is in (a flat layout moves on at
     the first action after the posts and at each deal of the board)."""
-    code = child.attrs.get(d.doc["action_fields"]["code"], "")
+    code = _code(d, child)
     spec = d.actions.get(code)
     if spec is None or code not in d.said_codes:  # a bet, a post, or a code to refuse: an action
         if flat and spec is not None and number == 0 and "action" in spec:
@@ -380,7 +432,10 @@ def _card_list(d: XmlDialect, child: Node) -> list[str]:
     """The cards an element gives: its card elements (`document.card`: rank and suit attributes), else the
     cards attribute or the text, separated by commas or white space."""
     spec = d.doc.get("card")
-    if spec is not None:
+    if spec is not None and "number" in spec:  # a card element whose one attribute is its number
+        tokens = [c.attrs.get(spec["number"], "") for c in child.all(spec["element"])]
+        text = " ".join(tokens)
+    elif spec is not None:
         tokens = [c.attrs.get(spec["rank"], "") + c.attrs.get(spec["suit"], "") if not d.suit_first
                   else c.attrs.get(spec["suit"], "") + c.attrs.get(spec["rank"], "")
                   for c in child.all(spec["element"])]
@@ -464,6 +519,13 @@ def _time(node: Node, where: list[str] | dict[str, str]) -> str | None:
     else:
         found = node.path(where)
         text, form = (found[0].text.strip() if found else ""), "%Y-%m-%d %H:%M:%S"
+    if form == "epoch":  # seconds since 1970-01-01 UTC
+        if not text.isascii() or not text.isdigit() or not 1 <= len(text) <= 11:
+            return None
+        try:
+            return datetime.fromtimestamp(int(text), UTC).strftime("%Y-%m-%dT%H:%M:%S") + "+00:00"
+        except (OverflowError, OSError, ValueError):
+            return None
     if not text.isascii() or not 8 <= len(text) <= 19:
         return None
     if form == "%Y-%m-%d %H:%M:%S":  # the common spelling, without strptime's cost (one call a hand)
@@ -678,6 +740,9 @@ class _Hand:
         elif unmatched > 0:
             if flagged:
                 returned = unmatched
+            elif self.d.convention("uncalled_return") == "not_written":  # the wins leave it out
+                returned = unmatched
+                self.applied.append("uncalled_return")
             elif self.d.convention("uncalled_return") == "in_the_win" and paid.get(bettor, 0) >= unmatched:
                 returned = unmatched
                 paid[bettor] -= unmatched

@@ -75,7 +75,7 @@ def read_xml_room(path: Path | str, room: str, *, rule_pack: str = "tda-2024",
     with stream:
         try:
             for item in games(stream, doc["session"], doc["header"], doc["hand"], doc["hand_id"], limits,
-                              doc.get("encoding_without_mark")):
+                              doc.get("encoding_without_mark"), doc.get("wrapper")):
                 yield from _item(spoken, item, name, rule_pack, noted)
         except OSError as exc:  # a gzip that breaks or passes a limit while read
             reason, code = open_failure(exc)

@@ -12,6 +12,9 @@ laughs" and external entities); nesting deeper than `xml_max_depth`, a hand elem
 `xml_max_hand_bytes` and one tag or text run longer than `xml_max_token_bytes` are refused as `limit`
 (`auditor/ingest/limits.py`), the last one before expat holds it. Text is kept as text, never evaluated.
 
+A room may also wrap a file's hands in one root element, or not (the dialect's `wrapper`): the hands are read
+at either depth.
+
 A room may write a file without a byte-order mark or an XML declaration in another encoding than UTF-8 (the
 dialect's `encoding_without_mark`): such a file's documents are all read in it, and each hand says so.
 
@@ -91,10 +94,14 @@ class _Refused(Exception):
 class _Builder:
     """The expat handlers: which element we are in, the session header, the hand being built."""
 
-    def __init__(self, session: str | None, header: str, hand: str, hand_id: str, limits: Limits) -> None:
+    def __init__(self, session: str | None, header: str, hand: str, hand_id: str, limits: Limits,
+                 wrapper: str | None = None) -> None:
         self.session, self.header_tag, self.hand_tag, self.hand_id_attr = session, header, hand, hand_id
-        #: the depth of a hand element and of the header element (the session, when there is one, is 1)
-        self.hand_depth = 2 if session else 1
+        #: the depth of a hand element and of the header element (the session, when there is one, is 1), one
+        #: deeper in a document whose root is the dialect's `wrapper` (an element that may hold the hands, or not)
+        self.base_depth = 2 if session else 1
+        self.hand_depth = self.base_depth
+        self.wrapper = wrapper
         self.limits = limits
         self.stack: list[str] = []
         self.header: dict[str, str] = {}
@@ -144,6 +151,8 @@ class _Builder:
     def start(self, tag: str, attrs: dict[str, str]) -> None:
         self.stack.append(tag)
         depth = len(self.stack)
+        if depth == 1:  # a document's root: the hands are inside it when it is the wrapper
+            self.hand_depth = self.base_depth + (tag == self.wrapper and tag != self.hand_tag)
         if depth > self.limits.xml_max_depth:
             raise _Refused(f"elements nested past xml_max_depth ({self.limits.xml_max_depth})", "limit")
         if self.nodes:
@@ -209,9 +218,10 @@ class _Builder:
 
 
 def games(stream: BinaryIO, session: str | None, header: str, hand: str, hand_id: str,
-          limits: Limits, encoding_without_mark: str | None = None) -> Iterator[Game | Broken]:
+          limits: Limits, encoding_without_mark: str | None = None,
+          wrapper: str | None = None) -> Iterator[Game | Broken]:
     """Every hand element of the stream, each a Game, and at most one Broken ending it (see the module)."""
-    b = _Builder(session, header, hand, hand_id, limits)
+    b = _Builder(session, header, hand, hand_id, limits, wrapper)
     b.encoding = encoding_without_mark
     try:
         yield from _run(b, stream, limits)
