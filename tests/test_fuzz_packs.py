@@ -287,10 +287,10 @@ def test_yaml_alias_bomb_is_refused_before_expansion(tmp_path):
                f"*a{i - 1}, *a{i - 1}, *a{i - 1}]\n" for i in range(1, 8)]
     layers[0] = "  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
     path = _house_yaml(tmp_path, "".join(layers))
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(PackError, match="aliases"):
         load_pack(path)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 # Integer overflow: random arithmetic predicates over extreme values are judged

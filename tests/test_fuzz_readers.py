@@ -294,9 +294,9 @@ def test_ohh_amount_with_a_huge_exponent_is_refused_at_once():
     """`1e999990` is a valid JSON number; scaling it to an integer took about a minute per hand."""
     text = (FIXTURES / "ohh" / "side-pot.ohh").read_text(encoding="utf-8")
     bomb = re.sub(r'"starting_stack": ?[0-9.]+', '"starting_stack": 1e999990', text, count=1)
-    started = time.perf_counter()
+    started = time.process_time()
     items = read_bytes(bomb.encode(), ".ohh", "ohh")
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2
     assert "too large" in items[0].reason
 
 
@@ -308,9 +308,9 @@ def test_pokerstars_chat_flood_is_read_in_linear_time():
     flood = ('rail said, "' + ' said, "' * 2000 + '"\n') * 6
     poisoned = hand.replace("*** SUMMARY ***", flood + "*** SUMMARY ***", 1)
     read_bytes(hand.encode(), ".txt", "pokerstars")  # (compiled before the clock starts)
-    started = time.perf_counter()
+    started = time.process_time()
     items = one_by_one(read_bytes(poisoned.encode(), ".txt", "pokerstars"))
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert [type(i).__name__ for i in items] == ["SourceHand"]
 
 
@@ -329,9 +329,9 @@ def test_ohh_object_of_many_closing_lines_is_parsed_in_near_linear_time():
     """Each line starting with `}` re-parsed the whole buffered object: quadratic in its size. And the
     schema's first error was found by building every error (30,000 here: 4 s); validate() stops at one."""
     body = b'{"ohh": {"rounds": [\n' + b'{"a": 1\n},\n' * 30_000 + b"{}\n]}}\n"
-    started = time.perf_counter()
+    started = time.process_time()
     items = read_bytes(body, ".ohh", "ohh")
-    assert time.perf_counter() - started < 3
+    assert time.process_time() - started < 3
     assert len(items) == 1 and "ohh schema" in items[0].reason
 
 
@@ -382,9 +382,9 @@ def test_cp1252_text_is_decoded_in_linear_c_time():
     every = bytes(range(256))
     assert decode_bytes(every) == every.decode("latin-1").translate(table)
     big = b"\xe2\x82\xac\x80\x81" * 2_000_000 + b"\xff"
-    started = time.perf_counter()
+    started = time.process_time()  # this process's CPU, not the clock: a loaded machine does not fail it
     assert decode_bytes(big)[:3] == "\u00e2\u201a\u00ac"
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 def test_parquet_line_column_of_text_is_refused():

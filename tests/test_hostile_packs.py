@@ -289,9 +289,9 @@ def test_a_huge_file_is_refused_before_it_is_parsed(tmp_path):
         out.write("pack: p\nversion: 1.0.0\ntitle: '")
         out.write("A" * (50 * 1024 * 1024))
         out.write("'\n")
-    started = time.perf_counter()
+    started = time.process_time()
     message = _error(path)
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2
     assert f"the limit is {MAX_PACK_BYTES:,}" in message and len(message) < len(str(path)) + 120
 
 
@@ -323,9 +323,9 @@ def test_a_pack_just_under_the_rule_limit_loads_and_audits_within_the_bound(tmp_
     from auditor.check.packs import MAX_RULES
 
     path = _write_pack(tmp_path / "at-limit.yaml", _many_rules(MAX_RULES))
-    started = time.perf_counter()
+    started = time.process_time()
     pack = load_pack(path)
-    loaded = time.perf_counter() - started
+    loaded = time.process_time() - started
     assert loaded < LOAD_BOUND_SECONDS
     assert len(pack.rules) == MAX_RULES
     # identical predicate texts are compiled once and shared (the pack repeats the message templates)
@@ -336,10 +336,10 @@ def test_a_pack_just_under_the_rule_limit_loads_and_audits_within_the_bound(tmp_
     hand.update(rule_pack="tda-2024")
     log = tmp_path / "hand.jsonl"
     log.write_text(json.dumps(hand) + "\n", encoding="utf-8")
-    started = time.perf_counter()
+    started = time.process_time()
     result = audit([log], pack=str(path))
-    print(f"{MAX_RULES} rules: load {loaded:.1f} s, audit of one hand {time.perf_counter() - started:.1f} s")
-    assert time.perf_counter() - started < 2 * LOAD_BOUND_SECONDS
+    print(f"{MAX_RULES} rules: load {loaded:.1f} s, audit of one hand {time.process_time() - started:.1f} s")
+    assert time.process_time() - started < 2 * LOAD_BOUND_SECONDS
     assert result.hands_audited == 1 and len(result.coverage) == MAX_RULES
     # every copy of TDA-48 finds what the original finds, once per copy
     tda = load_pack(TDA)
@@ -353,9 +353,9 @@ def test_one_rule_over_the_limit_is_refused_at_once(tmp_path):
     from auditor.check.packs import MAX_RULES
 
     path = _write_pack(tmp_path / "over-limit.yaml", _many_rules(MAX_RULES + 1))
-    started = time.perf_counter()
+    started = time.process_time()
     message = _error(path)
-    assert time.perf_counter() - started < LOAD_BOUND_SECONDS / 3  # refused before the schema walks the rules
+    assert time.process_time() - started < LOAD_BOUND_SECONDS / 3  # refused before the schema walks the rules
     assert f"too many rules ({MAX_RULES + 1:,}; the limit is {MAX_RULES:,} rules per pack)" in message
     line = int(message.split(":")[1])
     assert path.read_text(encoding="utf-8").splitlines()[line - 1].lstrip().startswith('"rules"')
@@ -399,8 +399,8 @@ def test_a_huge_list_or_mapping_is_refused_before_the_schema_walks_it(tmp_path, 
 
     path = _write_pack(tmp_path / "wide.yaml", {"pack": "c", "version": "1.0.0", "title": "t", **build()})
     assert path.stat().st_size < MAX_PACK_BYTES
-    started = time.perf_counter()
+    started = time.process_time()
     message = _error(path)
     # the YAML parse is most of it (about 0.5 s per MB); the Python validator alone took 30 s and more
-    assert time.perf_counter() - started < LOAD_BOUND_SECONDS / 2
+    assert time.process_time() - started < LOAD_BOUND_SECONDS / 2
     assert f"at {where}: " in message and "no " in message and len(message) < len(str(path)) + 150, message
