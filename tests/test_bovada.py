@@ -12,10 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from reader_items import findings, money, room_hands
+from reader_items import findings, money, one_by_one, room_hands
 
 from auditor.export import writer
 from auditor.ingest.detect import detect
+from auditor.ingest.rooms import read_room
+from auditor.model.records import SourceHand
 from auditor.pipeline import audit
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "bovada"
@@ -99,3 +101,21 @@ def test_the_writer_writes_what_the_reader_reads(tmp_path):
     assert "Seat 3 : Set dealer [3]" in text and "Seat 2 : Posts dead chip $0.35" in text
     assert "Seat 4 : Showdown" in text and "Total Pot($11.60)" in text
     assert room_hands(path, "bovada") == [w.carried(h) for h in hands]
+
+
+def test_a_hand_refused_after_the_ledger_read_it_leaves_the_others_of_its_batch_whole(tmp_path):
+    """A hand the batch's checks refuse once the ledger has read it (no full big blind, a dealer set off the
+    `Dealer`) sits between read hands: its seat and event rows go with it, and the hands around it are read as
+    when alone."""
+    illegal = FIXTURES / "illegal"
+    parts = [(illegal / "no_full_big_blind.txt"), FIXTURES / "cash.txt", illegal / "dealer_contradicted.txt",
+             illegal / "min_raise.txt"]
+    path = tmp_path / "mixed.txt"
+    path.write_text("\n\n".join(p.read_text("utf-8") for p in parts), "utf-8")
+    result = audit([path], pack="tda-2024")
+    assert [q.code for q in result.quarantined] == ["unsupported-feature", "damaged"]
+    assert result.hands_audited == 3
+    assert [(r.hand_id, r.rule_id) for r in result.findings.itertuples()] == [("3760580001", "TDA-43A")]
+    read = [i.hand for i in one_by_one(read_room(path, "bovada")) if isinstance(i, SourceHand)]
+    assert [h for h in read if h["hand_id"] in {"3760570001", "3754821990"}] == \
+        room_hands(FIXTURES / "cash.txt", "bovada")

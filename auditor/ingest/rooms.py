@@ -837,6 +837,8 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             _stakes_from_posts(block, spans, hands, read, ev[:ne])
         if spoken.button_position:
             _button_where_positioned(block, spans, hands, read, s_out[:ns])
+        if spoken.blinds_unwritten or spoken.stakes_posted or spoken.button_position:
+            (s_out, ns), (ev, ne) = _rows_of_hands_read(h, read, s_out[:ns], ev[:ne])
         if not spoken.pots_named:
             ev, ne = _attribute_awards(h, read, ev[:ne])
         ok = [k for k in read if h[k, L.H_OK]]
@@ -873,6 +875,27 @@ def _refuse_unwritten_blinds(block: _Block, spans: list[tuple[int, int]], hands:
     for k in ok[counts[h[ok, L.H_EV_HI]] == counts[h[ok, L.H_EV_LO]]].tolist():
         _refuse(block, spans, hands, k, "the tournament's blinds are not written: the hand's play cannot be replayed "
                 "from its text", "damaged")
+
+
+def _rows_of_hands_read(h: np.ndarray, read: list[int], seats: np.ndarray,
+                        ev: np.ndarray) -> tuple[tuple[np.ndarray, int], tuple[np.ndarray, int]]:
+    """The seat and event rows of the hands still read, after a check of the batch refused some the ledger had
+    read (`_refuse_unwritten_blinds`, `_stakes_from_posts`, `_button_where_positioned`): a refused hand's rows go,
+    and every hand's ranges (`H_SEAT_*`, `H_EV_*`) are moved to match, as the tables are built from the rows of
+    the hands kept, in order."""
+    order = np.array(read, dtype=np.int64)
+    gone = order[h[order, L.H_OK] == 0]
+    out = []
+    for table, lo_col, hi_col in ((seats, L.H_SEAT_LO, L.H_SEAT_HI), (ev, L.H_EV_LO, L.H_EV_HI)):
+        keep = np.ones(len(table), dtype=bool)
+        for k in gone.tolist():
+            keep[h[k, lo_col]:h[k, hi_col]] = False
+        before = np.concatenate([[0], np.cumsum(keep)])  # kept rows before each row
+        h[order, lo_col] = before[h[order, lo_col]]
+        h[order, hi_col] = before[h[order, hi_col]]
+        h[gone, hi_col] = h[gone, lo_col]
+        out.append((table[keep], int(keep.sum())))
+    return out[0], out[1]
 
 
 def _currency_of_stacks(spoken: Room, header: Header, seat_line: str) -> Header:
@@ -922,15 +945,16 @@ def _button_where_positioned(block: _Block, spans: list[tuple[int, int]], hands:
     the button, and every rule of order would judge the play from a guess."""
     h = hands.h
     label = np.frombuffer(block.spoken.button_position, dtype=np.uint8)
-    ok = np.array([k for k in read if h[k, L.H_OK]], dtype=np.int64)
-    if not len(ok) or not len(seats):
+    if not read or not len(seats):
         return
     lo, hi = seats[:, L.S_NAME_LO], seats[:, L.S_NAME_HI]
     labelled = np.flatnonzero(hi - lo == len(label))
     labelled = labelled[(block.data[lo[labelled, None] + np.arange(len(label))] == label).all(axis=1)]
-    # each labelled seat row's hand: the hand whose seat rows hold it
-    owner = ok[np.searchsorted(h[ok, L.H_SEAT_HI], labelled, side="right")]
-    wrong = seats[labelled, L.S_SEAT] != h[owner, L.H_BUTTON]
+    # each labelled seat row's hand: the hand whose seat rows hold it (every hand the ledger read has its range,
+    # in order; a hand it refused, an empty one), judged if not refused since
+    order = np.array(read, dtype=np.int64)
+    owner = order[np.searchsorted(h[order, L.H_SEAT_HI], labelled, side="right")]
+    wrong = (seats[labelled, L.S_SEAT] != h[owner, L.H_BUTTON]) & (h[owner, L.H_OK] == 1)
     for k, row in zip(owner[wrong].tolist(), labelled[wrong].tolist(), strict=True):
         _refuse(block, spans, hands, k, f"the dealer is set on seat {h[k, L.H_BUTTON]}, but the seat list puts the "
                 f"{block.spoken.button_position.decode('utf-8')} on seat {seats[row, L.S_SEAT]}: the text "
