@@ -33,10 +33,10 @@ _FRAGMENT = "a fragment of a hand (parser-test snippet without a header line)"
 #: folders of other-rooms/ whose files that dialect reads (WPN's there are its older layout, not read)
 READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "888poker": "888poker",
            "iPoker": "ipoker", "PartyPoker": "partypoker", "Full Tilt Poker": "fulltilt", "PokerNow": "pokernow",
-           "Merge Gaming": "merge", "MicroGaming": "microgaming", "OnGame": "ongame"}
+           "Merge Gaming": "merge", "MicroGaming": "microgaming", "OnGame": "ongame", "Entraction": "entraction"}
 READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker", "ipoker": "ipoker", "partypoker": "partypoker",
                 "fulltilt": "fulltilt", "pokernow_csv": "pokernow", "merge": "merge", "microgaming": "microgaming",
-                "ongame": "ongame"}
+                "ongame": "ongame", "entraction": "entraction"}
 #: file (relative to other-rooms/) -> (what its content is recognised as: a room, "pokerstars" for a file our
 #: PokerStars reader reads, or None), and why it differs from its folder
 NOT_THE_FOLDERS_ROOM: dict[str, tuple[str | None, str]] = {
