@@ -28,6 +28,7 @@ is `checks`, an action after a fold is one more line), so the reader records it 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -85,6 +86,9 @@ class RoomWriter:
         self.kills = spoken.convention("room_folds") == "kill"
         self.ways = _Ways.of(spoken)
         self.line_kinds = frozenset(spoken.lines)
+        #: the line between hands (`recognise.separator`), which a line beginning with a name must not read as
+        self.separator = re.compile(spoken.data["recognise"]["separator"]) if "separator" in spoken.data["recognise"] \
+            else None
 
     hand_number = staticmethod(hand_number)
 
@@ -195,6 +199,8 @@ class RoomWriter:
             marker = self.dialect.lines["marker"]
             if name.startswith(marker.lead) if marker.lead else marker.pattern.fullmatch(f"{name}  Check"):
                 return f"{what} {name!r} reads as a street marker"
+            if self.separator is not None and self.separator.match(f"{name}  Check"):
+                return f"{what} {name!r} begins as the line between hands does"
             try:
                 name.encode("utf-8")
             except UnicodeEncodeError:
