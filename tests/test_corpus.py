@@ -24,7 +24,8 @@ READ_ROOMS = [CORPUS / "rooms-2" / "ggpoker", CORPUS / "rooms-2" / "wpn", CORPUS
               CORPUS / "other-rooms" / "partypoker", CORPUS / "other-rooms" / "fulltilt",
               CORPUS / "rooms-2" / "pokernow", CORPUS / "other-rooms" / "pokernow_csv",
               CORPUS / "other-rooms" / "merge", CORPUS / "other-rooms" / "microgaming",
-              CORPUS / "other-rooms" / "ongame", CORPUS / "rooms-2" / "bovada", CORPUS / "other-rooms" / "bossmedia"]
+              CORPUS / "other-rooms" / "ongame", CORPUS / "rooms-2" / "bovada", CORPUS / "other-rooms" / "bossmedia",
+              CORPUS / "other-rooms" / "entraction"]
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 
 
@@ -56,8 +57,8 @@ def test_corpus_quarantine_is_exactly_the_listed_unsupported_or_defective_hands(
     assert result.hands_not_covered == 0  # tda-2024 covers every game the corpus's readers accept
     # PokerStars, PHH, OHH; GGPoker 91, WPN 51, Winamax 144, 888poker 159 (one misfiled under microgaming/),
     # iPoker 225, PartyPoker 357, Full Tilt 40, PokerNow 132, Merge 39, MicroGaming 39, OnGame 44 (and a PartyPoker
-    # hand in its folder), Bovada and Ignition 61, Boss Media 29
-    assert result.hands_audited == 6766
+    # hand in its folder), Bovada and Ignition 61, Boss Media 29, Entraction 38 (and a PokerStars hand in its folder)
+    assert result.hands_audited == 6805
 
 
 #: Winamax files with an uncalled bet paid with its bettor's award (every file but the damaged one), and those

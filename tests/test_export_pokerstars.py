@@ -304,6 +304,11 @@ def test_a_player_name_holding_a_header_does_not_cut_the_hand_in_two(tmp_path, n
     assert [item.hand["seats"][0]["player"] for item in back] == [name] * len(hands)
 
 
+def _no_hole_cards(hand: dict) -> dict:
+    return {**hand, "events": [{**e, "cards": None} if e["kind"] == "deal" and e["to"] == "hole" else e
+                               for e in hand["events"]]}
+
+
 @pytest.mark.parametrize(("variant", "structure", "seed"), [("holdem", "no-limit", 3), ("omaha", "pot-limit", 5),
                                                             ("holdem", "fixed-limit", 8)])
 def test_the_same_hands_written_by_every_room_read_back_as_the_same_hands(tmp_path, variant, structure, seed):
@@ -321,6 +326,7 @@ def test_the_same_hands_written_by_every_room_read_back_as_the_same_hands(tmp_pa
     hands = [h for h in hands if all(w.cannot_express(h) is None for w in writers.values())]
     assert len(hands) >= 10
     read = {}
+    blind: set[str] = set()
     for name, writer in writers.items():
         back = _read(tmp_path, hands, name + writer.SUFFIX, writer)
         assert all(isinstance(i, SourceHand) for i in back), name
@@ -328,12 +334,16 @@ def test_the_same_hands_written_by_every_room_read_back_as_the_same_hands(tmp_pa
         carries_size = table is None or "max_seats" in table.pattern.groupindex
         read[name] = [{k: v for k, v in i.hand.items() if k not in ("hand_id", "room", "started_at", "money_scale")
                        and (carries_size or k != "max_seats")} for i in back]
+        if hasattr(writer, "dialect") and "dealt" not in writer.dialect.lines:  # a room printing no hole cards
+            blind.add(name)
     first, *others = read
     for name in others:
         by_seat = getattr(writers[name], "names_by_seat", False)  # a room naming players by seat (Bovada's)
         for one, other in zip(read[first], read[name], strict=True):
             if by_seat:
                 one = {**one, "seats": [{**s, "player": f"Seat {s['seat']}"} for s in one["seats"]]}
+            if name in blind:  # (only the cards shown come back: the hole cards dealt are not compared)
+                one, other = _no_hole_cards(one), _no_hole_cards(other)
             assert {k: v for k, v in one.items() if k in other} == {k: v for k, v in other.items() if k in one}, \
                 (first, name)
         assert len(read[name]) == len(read[first])

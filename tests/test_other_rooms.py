@@ -34,10 +34,11 @@ _FRAGMENT = "a fragment of a hand (parser-test snippet without a header line)"
 READ_BY = {"GGPoker": "ggpoker", "Winning Poker Network": "wpn", "Winamax": "winamax", "888poker": "888poker",
            "iPoker": "ipoker", "PartyPoker": "partypoker", "Full Tilt Poker": "fulltilt", "PokerNow": "pokernow",
            "Merge Gaming": "merge", "MicroGaming": "microgaming", "OnGame": "ongame", "Bovada": "bovada",
-           "Ignition": "ignition", "Boss Media": "bossmedia"}
+           "Ignition": "ignition", "Boss Media": "bossmedia",
+           "Entraction": "entraction"}
 READ_FOLDERS = {"winamax": "winamax", "888poker": "888poker", "ipoker": "ipoker", "partypoker": "partypoker",
                 "fulltilt": "fulltilt", "pokernow_csv": "pokernow", "merge": "merge", "microgaming": "microgaming",
-                "ongame": "ongame", "bossmedia": "bossmedia"}
+                "ongame": "ongame", "bossmedia": "bossmedia", "entraction": "entraction"}
 #: file (relative to other-rooms/) -> (what its content is recognised as: a room, "pokerstars" for a file our
 #: PokerStars reader reads, or None), and why it differs from its folder
 NOT_THE_FOLDERS_ROOM: dict[str, tuple[str | None, str]] = {

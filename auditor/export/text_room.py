@@ -28,6 +28,7 @@ is `checks`, an action after a fold is one more line), so the reader records it 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -92,6 +93,10 @@ class RoomWriter:
         self.names_by_seat = spoken.convention("players_named") == "by_position"
         #: a show writes no cards: it tables the cards the player was dealt (`Showdown [best five] (One pair)`)
         self.shows_dealt = "cards" not in spoken.lines["show"].pattern.groupindex
+        self.line_kinds = frozenset(spoken.lines)
+        #: the line between hands (`recognise.separator`), which a line beginning with a name must not read as
+        self.separator = re.compile(spoken.data["recognise"]["separator"]) if "separator" in spoken.data["recognise"] \
+            else None
 
     hand_number = staticmethod(hand_number)
 
@@ -172,6 +177,14 @@ class RoomWriter:
         if "pot" not in self.dialect.lines["collect"].pattern.groupindex and not _paid_as_attributed(hand):
             return (f"awards other than the pots pay them as a dealer would: {room} names no pot in its award lines, "
                     "and its reader pays each player's winnings from the pots the player can win, the last first")
+        if "cards" in self.dialect.lines["muck"].pattern.groupindex and any(
+                e["kind"] == "muck" and "??" in next((d["cards"] for d in events if d["kind"] == "deal"
+                                                      and d["to"] == "hole" and d["seat"] == e["seat"]), ["??"])
+                for e in events):
+            return f"a muck of hole cards the log does not know: {room} writes a muck with the cards mucked"
+        if self.ways.big_blind_first and _big_blind_first_heads_up(hand):
+            return (f"heads-up, the big blind posted before the small blind: {room} writes a heads-up hand's big "
+                    "blind first, and its reader reads the two as posted small blind first")
         if self.dialect.convention("all_in_marker") == "none" and _all_in_behind(hand):
             return f"a post or action called all-in that leaves chips behind: {room} writes no all-in mark"
         if "status" not in self.dialect.lines["seat"].pattern.groupindex and \
@@ -198,8 +211,11 @@ class RoomWriter:
                 return f"{what} {name!r} holds a line break"
             if name != name.strip(" \t\ufeff"):
                 return f"{what} {name!r} starts or ends in a blank, which the room's lines do not keep"
-            if name.startswith(self.dialect.lines["marker"].lead):
+            marker = self.dialect.lines["marker"]
+            if name.startswith(marker.lead) if marker.lead else marker.pattern.fullmatch(f"{name}  Check"):
                 return f"{what} {name!r} reads as a street marker"
+            if self.separator is not None and self.separator.match(f"{name}  Check"):
+                return f"{what} {name!r} begins as the line between hands does"
             try:
                 name.encode("utf-8")
             except UnicodeEncodeError:
@@ -291,6 +307,13 @@ class RoomWriter:
         while i < len(events) and events[i]["kind"] == "post":
             e = events[i]
             nxt = events[i + 1] if i + 1 < len(events) else {}
+            both = e["post"] == "missed" and nxt.get("kind") == "post" and nxt.get("post") == "dead" \
+                and nxt["seat"] == e["seat"]
+            needs = "post_both_blinds" if both else _POSTS[{"blind": "small blind" if e.get("blind") == 1 else
+                                                            "big blind", "missed": "big blind",
+                                                            "dead": "small blind"}.get(e["post"], e["post"])]
+            if needs not in self.line_kinds:
+                return f"{room} text has no words for a post of {needs.removeprefix('post_').replace('_', ' ')}"
             if e["post"] == "blind":
                 if seen[e["blind"]]:
                     return f"blind {e['blind']} posted twice"
@@ -464,6 +487,8 @@ class RoomWriter:
             events.append(c)
         out["seats"] = seats
         out["events"] = [events[i] for i in _read_order(hand)]
+        if "dealt" not in self.dialect.lines:
+            _hole_cards_shown(out["events"], "cards" in self.dialect.lines["muck"].pattern.groupindex)
         if any(e["kind"] == "rake" for e in out["events"]):  # one rake for the hand, from no pot in particular
             out["events"][-1] = {"kind": "rake",
                                  "amount": sum(e["amount"] for e in events if e and e["kind"] == "rake")}
@@ -591,13 +616,12 @@ class _Hand:
                     say("fold", player=self.name[out])
                 out_folds = []
                 if not hole_written:
-                    if "button" in self.line:  # a room saying the button after the posts
-                        say("button", seat=button, player=self.name.get(button, ""))
-                    say("hole_cards")
+                    self.deal_marker(button)
                     hole_written = True
                 if "??" not in e["cards"]:
                     hand_now[seat] = list(e["cards"])
-                    say("dealt", player=self.name[seat], cards=e["cards"])
+                    if "dealt" in self.line:  # (a room that prints no hole cards: only those shown)
+                        say("dealt", player=self.name[seat], cards=e["cards"])
             elif kind == "deal" and e["to"] == "board":
                 street = writer.streets[streets]
                 if board:
@@ -636,7 +660,7 @@ class _Hand:
                 say("show", player=self.name[seat], cards=e["cards"], seat=seat, **self.result(seat))
             elif kind == "muck":
                 mucked.add(seat)
-                say("muck", player=self.name[seat])
+                say("muck", player=self.name[seat], cards=hand_now.get(seat))  # (where the room shows them)
             elif kind == "return":
                 round_in[seat] = round_in.get(seat, 0) - e["amount"]
                 self.left[seat] += e["amount"]
@@ -674,6 +698,14 @@ class _Hand:
         self.close(put_in, board, roles, shown, won, folded, mucked)
         return self.out
 
+    def deal_marker(self, button: int) -> None:
+        """Write what opens the play after the posts: the button where the room says it there, and the hole-cards
+        marker (none where the room has none: its first line of play deals)."""
+        if "button" in self.line and not self.writer.ways.button_first:
+            self.say("button", seat=button, player=self.name.get(button, ""))
+        if "hole_cards" in self.line:
+            self.say("hole_cards")
+
     def bet(self, e: dict, round_in: dict[int, int]) -> int:
         """Write a call, bet or raise (an all-in as its own verb where the room writes it so); returns the chips
         it put in."""
@@ -710,8 +742,9 @@ class _Hand:
                      **{f"deduct_{n}": 0 for n in range(1, 5)})
         if not self.writer.ways.no_summary:
             self.summary(put_in, board, roles, shown, won, folded, mucked)
-        if "hand_end" in self.line:
-            self.say("hand_end", hand_id=hand_number(self.hand["hand_id"]))
+        if "hand_end" in self.line:  # (with the time, where the room writes it there)
+            stamp = self.writer.stamp(self.hand.get("started_at"))
+            self.say("hand_end", hand_id=hand_number(self.hand["hand_id"]), stamped=stamp is not None, stamp=stamp)
 
     def post(self, e: dict, dead: int | None, round_in: dict[int, int], roles: dict[int, list[str]]) -> str:
         """Write a post (with `dead`, the dead money posted with it: both blinds at once); returns what it was."""
@@ -783,9 +816,12 @@ class _Hand:
         for n in sorted(self.seats):
             away = self.seats[n].get("status") == "sitting_out"
             self.say("seat", seat=n, player=self.name[n], stack=self.seats[n]["stack"], status=away,
-                     status_text=self.writer.dialect.syntax["seat_status"]["sitting_out"], status_tail="")
+                     status_text=self.writer.dialect.syntax["seat_status"].get("sitting_out", ""), status_tail="")
         if "blinds" in self.line:  # the room's marker before the forced bets
             self.say("blinds")
+        if writer.ways.button_first:  # the button said after the seats (`writes.button_at: seats`)
+            button = hand["events"][0]["seat"]
+            self.say("button", seat=button, player=self.name[button])
 
     def summary(self, put_in: int, board: list[str], roles: dict[int, list[str]], shown: dict[int, list[str]],
                 won: dict[int, int], folded: dict[int, int], mucked: set[int]) -> None:
@@ -848,6 +884,10 @@ class _Ways:
     folds_out: bool
     summary_awards: bool
     rake_written: bool
+    #: the button line written after the seats, before the posts (`writes.button_at: seats`)
+    button_first: bool = False
+    #: heads-up, the big blind's line first (`blinds_order: big_blind_first_heads_up`)
+    big_blind_first: bool = False
 
     @classmethod
     def of(cls, spoken: Dialect) -> _Ways:
@@ -862,7 +902,10 @@ class _Ways:
                    all_in_verb=spoken.convention("all_in_marker") == "verb",
                    folds_out=spoken.convention("folds_before_the_deal") == "sitting_out",
                    summary_awards=spoken.convention("summary_awards") == "when_no_award_line",
-                   rake_written=spoken.convention("rake_line") == "written")
+                   rake_written=spoken.convention("rake_line") == "written",
+                   button_first=spoken.data["writes"].get("button_at") == "seats",
+                   big_blind_first=spoken.data["conventions"].get("blinds_order", {}).get("value")
+                   == "big_blind_first_heads_up")
 
 
 def _out_folds(hand: dict) -> list[int]:
@@ -902,6 +945,31 @@ def _paid_as_attributed(hand: dict) -> bool:
         return all(pot == 0 for pot, _, _ in awards)
     order = [events[i]["seat"] for i in _deal_order(hand)]
     return attribute_winnings(pots, won, order, rake)[0] == awards
+
+
+def _hole_cards_shown(events: list[dict | None], muck_shows: bool) -> None:
+    """The hole cards of `events` as a room that prints none gives them back: those a show (or a muck, where the
+    room writes its cards) states, as many as were dealt, the last stated; else unknown."""
+    dealt = {e["seat"]: e["cards"] for e in events if e and e["kind"] == "deal" and e["to"] == "hole"}
+    known: dict[int, list[str]] = {}
+    for e in events:
+        if e and e["kind"] == "show" and len(e["cards"]) == len(dealt.get(e["seat"], ())):
+            known[e["seat"]] = list(e["cards"])
+        elif e and e["kind"] == "muck" and muck_shows and e["seat"] in dealt:
+            known[e["seat"]] = list(dealt[e["seat"]])
+    for e in events:
+        if e and e["kind"] == "deal" and e["to"] == "hole":
+            e["cards"] = known.get(e["seat"], ["??"] * len(e["cards"]))
+
+
+def _big_blind_first_heads_up(hand: dict) -> bool:
+    """Whether `hand`, of two players, posts the big blind right after the button, the small blind next: the order
+    a room writing a heads-up hand's big blind first cannot tell from the order posted (`blinds_order`)."""
+    events = hand["events"]
+    playing = [s for s in hand["seats"] if s.get("status", "active") != "sitting_out"]
+    return len(playing) == 2 and len(events) > 2 and all(e["kind"] == "post" and e["post"] == "blind"
+                                                         for e in events[1:3]) \
+        and events[1].get("blind") == 2 and events[2].get("blind") == 1 and events[1]["seat"] != events[2]["seat"]
 
 
 def _all_in_behind(hand: dict) -> bool:

@@ -35,7 +35,7 @@ __all__ = ["FIELD_TYPES", "Dialect", "DialectError", "Money", "Program", "Templa
 FIELD_TYPES = {
     "int": r"\d+",
     "amount": "{amount}",
-    "cards": r"[^\]]*",
+    "cards": r"[^\])]*",
     "player": r".+?",
     "name": r".+",
     "rest": r".*",
@@ -57,6 +57,11 @@ FIELD_TYPES = {
     "brand": "{brand}",
     "month": "{month}",
     "stake": "{stake}",
+    # one or more blanks, never after a blank (a name before them ends in no blank); written up to the next of
+    # `syntax.tab_stops` (one blank past the last), as rooms that pad their lines into columns write them
+    "blanks": r"(?<! ) +",
+    # a zone written as its offset from GMT (`GMT+01:00`), for a time stamp's `zone` field
+    "offset_zone": r"[A-Z]{3}[+-]\d{2}:\d{2}",
 }
 _FIELD = re.compile(r"\{(?P<name>\w+)(?P<optional>\?)?:")
 
@@ -161,6 +166,8 @@ class Template:
     pattern: re.Pattern[str]
     #: what the room writes between cards (`syntax.cards.separator`)
     card_separator: str = " "
+    #: the columns a `blanks` field pads the line to (`syntax.tab_stops`)
+    tab_stops: tuple[int, ...] = ()
 
     @property
     def lead(self) -> str:
@@ -171,7 +178,12 @@ class Template:
     def write(self, values: Mapping[str, Any], money: Money | None = None) -> str:
         """The line for `values` (a field's value: an int, an amount in the hand's units, a list of cards or a
         text; an optional part is written when its flag is true)."""
-        return "".join(_write(part, values, money, self.card_separator) for part in self.parts)
+        if not self.tab_stops:
+            return "".join(_write(part, values, money, self.card_separator) for part in self.parts)
+        out: list[str] = []
+        for part in self.parts:
+            _write_padded(part, values, money, self.card_separator, self.tab_stops, out)
+        return "".join(out)
 
     def read(self, line: str) -> dict[str, str | None] | None:
         """The fields of `line` as texts (None for an optional part not there), or None when it is not this
@@ -185,6 +197,8 @@ def _write(part: Part, values: Mapping[str, Any], money: Money | None, card_sepa
         return part.text
     if isinstance(part, Maybe):
         return "".join(_write(p, values, money, card_separator) for p in part.parts) if values.get(part.name) else ""
+    if part.type == "blanks":  # (no tab stops: one blank)
+        return " "
     value = values[part.name]
     if part.type == "amount":
         if money is None:
@@ -195,6 +209,20 @@ def _write(part: Part, values: Mapping[str, Any], money: Money | None, card_sepa
     return str(value)
 
 
+def _write_padded(part: Part, values: Mapping[str, Any], money: Money | None, card_separator: str,
+                  stops: tuple[int, ...], out: list[str]) -> None:
+    """`_write` for a line with `blanks` fields: each pads the line so far to the next tab stop past it."""
+    if isinstance(part, Maybe):
+        if values.get(part.name):
+            for inner in part.parts:
+                _write_padded(inner, values, money, card_separator, stops, out)
+    elif isinstance(part, Field) and part.type == "blanks":
+        column = len("".join(out).rsplit("\n", 1)[-1])
+        out.append(" " * (next((stop for stop in stops if stop > column), column + 1) - column))
+    else:
+        out.append(_write(part, values, money, card_separator))
+
+
 #: the syntax word lists a `choice` field of each type chooses from
 _CHOICES = {"street": lambda x: x["streets"], "draw": lambda x: x["draws"],
             "pot": lambda x: [x["pots"]["only"], x["pots"]["main"], x["pots"]["side"]],
@@ -202,7 +230,7 @@ _CHOICES = {"street": lambda x: x["streets"], "draw": lambda x: x["draws"],
 #: dialect field types as the compiled matcher's (`room_match.TYPES`; the choices above are "choice")
 _KERNEL_TYPES = {"int": "int", "amount": "amount", "cards": "cards", "player": "player", "name": "name",
                  "text": "text", "word": "word", "code": "code", "zone": "zone", "bracketless": "bracketless",
-                 "pot_list": "text", "roles": "text", "rest": "name"}
+                 "pot_list": "text", "roles": "text", "rest": "name", "blanks": "blanks"}
 
 
 @dataclass(frozen=True)
@@ -279,7 +307,8 @@ class Program:
         for template in spoken.every:
             starts.append(len(rows))
             slots: dict[str, int] = {}
-            emit(template.parts, slots)
+            if template.kind != "hand_end":  # (only written; read as a separator, and its time by `rooms`)
+                emit(template.parts, slots)
             rows.append([M.OP_DONE, 0, 0, 0])
             slots_of.append(slots)
             amount_slots.append(frozenset(slots[p.name] for p in _fields(template.parts) if p.type == "amount"))
@@ -391,6 +420,7 @@ class _Compiler:
     def __init__(self, syntax: dict[str, Any]) -> None:
         pots = syntax["pots"]
         self.card_separator = syntax["cards"]["separator"]
+        self.tab_stops = tuple(syntax.get("tab_stops", ()))
         self.own = {
             "amount": amount_pattern(syntax["amount"]),
             "street": _alternatives(syntax["streets"]),
@@ -426,7 +456,7 @@ class _Compiler:
             pattern = re.compile(self.regex(parts), flags)
         except re.error as exc:
             raise DialectError(f"template {kind!r} does not compile: {exc}") from exc
-        return Template(kind, source, parts, pattern, self.card_separator)
+        return Template(kind, source, parts, pattern, self.card_separator, self.tab_stops)
 
 
 def _rooms_dir() -> Path:

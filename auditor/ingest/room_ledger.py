@@ -78,20 +78,27 @@ H_COLUMNS = ("line_lo", "line_hi", "button", "hole", "tournament", "older", "dra
              "big", "big_places", "kills", "implied_return", "deal_mode", "return_mode", "summary_awards",
              "silent_out", "new_cards", "no_summary", "rake_derived", "predeal_fold_out",
              "ok", "error", "error_line", "arg0", "arg1", "arg2", "arg3", "arg4", "places", "sb_posted", "ante",
-             "highest", "seat_lo", "seat_hi", "ev_lo", "ev_hi", "returned", "silenced", "raked")
+             "highest", "seat_lo", "seat_hi", "ev_lo", "ev_hi", "returned", "silenced", "raked", "blinds_order")
 (H_LINE_LO, H_LINE_HI, H_BUTTON, H_HOLE, H_TOURNAMENT, H_OLDER, H_DRAW, H_FIXED, H_SMALL, H_SMALL_PLACES, H_BIG,
  H_BIG_PLACES, H_KILLS, H_IMPLIED, H_DEAL_MODE, H_RETURN_MODE, H_SUMMARY_AWARDS, H_SILENT_OUT, H_NEW_CARDS,
  H_NO_SUMMARY, H_RAKE_DERIVED, H_PREDEAL_FOLD_OUT, H_OK, H_ERROR, H_ERROR_LINE, H_ARG0, H_ARG1, H_ARG2, H_ARG3,
  H_ARG4, H_PLACES, H_SB, H_ANTE, H_HIGHEST, H_SEAT_LO, H_SEAT_HI, H_EV_LO, H_EV_HI, H_RETURNED, H_SILENCED,
- H_RAKED) = range(len(H_COLUMNS))
+ H_RAKED, H_BLINDS_ORDER) = range(len(H_COLUMNS))
 
 #: the values of the conventions `hole_cards_marker` and `uncalled_return` (`H_DEAL_MODE`, `H_RETURN_MODE`): the
 #: marker deals, or the blinds follow it, or a `Dealt to` line before it deals; a return is read where written,
 #: or placed in its betting round, or is in the award of the bettor (none written), or never written (derived)
-DEAL_MODES = ("deals", "before_blinds", "after_the_deal")
+DEAL_MODES = ("deals", "before_blinds", "after_the_deal", "none")
 #: the values of `summary_section` (`H_NO_SUMMARY`)
 SUMMARY_MODES = ("written", "none", "none_and_no_showdown_marker", "written_no_showdown_marker")
-D_MARKER, D_BEFORE_BLINDS, D_AFTER_THE_DEAL = range(3)
+D_MARKER, D_BEFORE_BLINDS, D_AFTER_THE_DEAL, D_NO_MARKER = range(4)
+#: the values of `board_lines` (`H_NEW_CARDS`): a street's line repeats the board in brackets then its new cards, or
+#: gives its new cards alone, or the whole board with no brackets (`Turn  Ah - 6c - Jd - 3c`)
+BOARD_MODES = ("repeat_the_board", "new_cards", "whole_board")
+B_REPEAT, B_NEW_CARDS, B_WHOLE = range(3)
+#: the values of `blinds_order` (`H_BLINDS_ORDER`): the blind lines in the order posted, or heads-up the big
+#: blind's line written before the small blind's (read in the order posted, the small blind first)
+BLINDS_ORDERS = ("as_posted", "big_blind_first_heads_up")
 RETURN_MODES = ("end_of_its_round", "after_the_board", "in_the_award", "not_written", "paid_as_a_pot",
                 "not_written_nor_awarded")
 U_WRITTEN, U_AFTER_THE_BOARD, U_IN_THE_AWARD, U_NOT_WRITTEN, U_PAID_AS_A_POT, U_NOT_AWARDED = range(6)
@@ -290,16 +297,16 @@ def _scaled(value, places, scale_places):  # pragma: no cover - compiled
 
 @callee
 def _cards(data, q, e, rank_of, suit_of, out, nc):  # pragma: no cover - compiled
-    """The cards of data[q:e] split on blanks and commas (`[ 4h, Kc, 3s ]`) into out[nc:]: (new nc, -1) or (nc,
-    position of a word that is no card)."""
+    """The cards of data[q:e] split on blanks, commas and dashes (`[ 4h, Kc, 3s ]`, `Ah - 6c - Jd`) into out[nc:]:
+    (new nc, -1) or (nc, position of a word that is no card)."""
     p = q
     while True:
-        while p < e and (data[p] == 32 or data[p] == 9 or data[p] == 44):
+        while p < e and (data[p] == 32 or data[p] == 9 or data[p] == 44 or data[p] == 45):
             p += 1
         if p >= e:
             return nc, -1
         w = p
-        while p < e and data[p] != 32 and data[p] != 9 and data[p] != 44:
+        while p < e and data[p] != 32 and data[p] != 9 and data[p] != 44 and data[p] != 45:
             p += 1
         if p - w != 2 or rank_of[data[w]] < 0 or suit_of[data[w + 1]] < 0 or nc >= out.shape[0]:
             return nc, w
@@ -900,12 +907,26 @@ def _board(data, a, b, name_lo, name_hi, street, ev, V, S, h, k, P, cards, board
     if V[V_SHOWDOWN]:
         return _fail(V, X_BOARD_AFTER_SHOWDOWN, line, name_lo, name_hi, 0)
     n, lo0, hi0, lo1, hi1 = _brackets(data, a, b)
-    if street == 0:
+    if street == 0 and h[k, H_NEW_CARDS] == B_WHOLE:
+        lo, hi = _read_cards(data, a, b, P, cards, V, line)
+    elif street == 0:
         if n != 1:
             return _fail(V, X_FLOP_NOT_UNDERSTOOD, line, 0, 0, 0)
         lo, hi = _read_cards(data, lo0, hi0, P, cards, V, line)
-    elif n == 1 and h[k, H_NEW_CARDS]:  # the room writes a street's new cards alone (`board_lines: new_cards`)
+    elif n == 1 and h[k, H_NEW_CARDS] == B_NEW_CARDS:  # a street's new cards alone (`board_lines: new_cards`)
         lo, hi = _read_cards(data, lo0, hi0, P, cards, V, line)
+    elif h[k, H_NEW_CARDS] == B_WHOLE:  # the whole board, no brackets (`board_lines: whole_board`): the board so
+        lo, hi = _read_cards(data, a, b, P, cards, V, line)  # far first, then the street's new cards
+        if lo < 0:
+            return False
+        if hi - lo <= V[V_NB]:
+            V[V_NC] = lo
+            return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi, 0)
+        for j in range(V[V_NB]):
+            if cards[lo + j] != board[j]:
+                V[V_NC] = lo
+                return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi, 0)
+        lo += V[V_NB]
     else:
         if n != 2:
             return _fail(V, X_BOARD_NOT_REPEATED, line, name_lo, name_hi, 0)
@@ -1157,14 +1178,15 @@ def _betting(data, slots, t, seat, ev, V, S, h, k, P, cards, line):  # pragma: n
 
 
 @callee
-def _button_line(data, slots, t, ev, V, h, k, P, line):  # pragma: no cover - compiled
-    """`The button is in seat #N`, said after the seats (`lines.button`): once, before the deal, into the hand's
-    button event."""
+def _button_line(data, slots, t, seat, ev, V, h, k, P, line):  # pragma: no cover - compiled
+    """`The button is in seat #N`, said after the seats (`lines.button`), or `Dealer: NAME` (the seated player's
+    seat, `seat`): once, before the deal, into the hand's button event."""
     slot_of = P[9]
     ns = slot_of[t, F_SEAT]
-    if V[V_SECTION] != SEC_PREDEAL or h[k, H_BUTTON] >= 0 or slots[ns, 1] - slots[ns, 0] > 2:
+    if V[V_SECTION] != SEC_PREDEAL or h[k, H_BUTTON] >= 0 or (ns >= 0 and slots[ns, 1] - slots[ns, 0] > 2) or (
+            ns < 0 and seat < 0):
         return _fail(V, X_NOT_UNDERSTOOD, line, 0, 0, 0)
-    button = _int(data, slots[ns, 0], slots[ns, 1])
+    button = _int(data, slots[ns, 0], slots[ns, 1]) if ns >= 0 else seat
     if not 1 <= button <= 10:
         return _fail(V, X_SEAT_RANGE, line, button, 0, 0)
     h[k, H_BUTTON] = button
@@ -1173,12 +1195,28 @@ def _button_line(data, slots, t, ev, V, h, k, P, line):  # pragma: no cover - co
 
 
 @callee
+def _heads_up_big_blind_last(ev, V, S, seat):  # pragma: no cover - compiled
+    """Whether a small blind's post comes right after the other player's big blind in a hand of two players (none
+    sitting out): the line order of a room that writes a heads-up hand's big blind first (`blinds_order`)."""
+    row = V[V_NE] - 1
+    if row <= V[V_EV0] or ev[row, C_KIND] != E_POST or ev[row, C_POST] != P_BLIND or ev[row, C_BLIND] != 2 or \
+            ev[row, C_SEAT] == seat or ev[row - 1, C_KIND] != E_BUTTON:
+        return False
+    players = 0
+    for o in range(11):
+        if S[R_PRESENT, o] and not S[R_SITTING_OUT, o]:
+            players += 1
+    return players == 2
+
+
+@callee
 def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count, line):  # pragma: no cover
     """One recognised line, by its kind."""
     kind = P[7][t]
     slot_of = P[9]
     if V[V_DEAL_PENDING] and not K_POST_SB <= kind <= K_POST_BRING_IN and kind not in (
-            K_QUIET, K_IGNORED, K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED):
+            K_QUIET, K_IGNORED, K_TIMED_OUT, K_SITS_OUT, K_IS_SITTING_OUT, K_IS_SITTING_OUT_PLAIN, K_HAS_RETURNED,
+            K_BUTTON):
         V[V_DEAL_PENDING] = 0  # the first line after the hole-cards marker and the blinds that is play: the deal
         if not _deal(ev, V, S, h, k):
             return False
@@ -1194,11 +1232,18 @@ def _statement(data, slots, t, seat, ev, V, S, h, k, P, cards, board, ent, count
         if slot_of[t, F_DEAD] >= 0:  # both blinds written as two amounts, the dead one first: `[$1 + $2]`
             amount += _value(data, slots, t, F_DEAD, P, V)
             places = max(places, _places(data, slots, t, F_DEAD, P))
-        return _post(ev, V, S, h, k, line, seat, kind, amount, places, _flag(slots, t, F_ALL_IN, P))
+        after_big = kind == K_POST_SB and h[k, H_BLINDS_ORDER] and V[V_BLIND2] and not V[V_BLIND1] and \
+            _heads_up_big_blind_last(ev, V, S, seat)
+        if not _post(ev, V, S, h, k, line, seat, kind, amount, places, _flag(slots, t, F_ALL_IN, P)):
+            return False
+        if after_big:  # (`blinds_order: big_blind_first_heads_up`) the small blind posted first
+            for c in range(ev.shape[1]):
+                ev[V[V_NE] - 1, c], ev[V[V_NE] - 2, c] = ev[V[V_NE] - 2, c], ev[V[V_NE] - 1, c]
+        return True
     if K_FOLD <= kind <= K_RAISE or kind == K_ALL_IN:
         return _betting(data, slots, t, seat, ev, V, S, h, k, P, cards, line)
     if kind == K_BUTTON:  # `The button is in seat #N`, after the seats: once, before the deal
-        return _button_line(data, slots, t, ev, V, h, k, P, line)
+        return _button_line(data, slots, t, seat, ev, V, h, k, P, line)
     if kind in (K_SHOW, K_MUCK, K_MUCK_SHOWN):
         if V[V_SECTION] != SEC_PLAY and V[V_SECTION] != SEC_SHOWDOWN:
             return _fail(V, X_BEFORE_DEAL, line, 1 if kind == K_SHOW else 2, 0, 0)
@@ -1622,6 +1667,8 @@ def _open(data, starts, ends, flags, h, k, P, ev, st_t, st_seat, st_slots, st_er
         _fail(V, X_TOO_LONG, -1, 0, 0, 0)
         return -1, 0
     V[V_SECTION] = SEC_PREDEAL
+    if h[k, H_DEAL_MODE] == D_NO_MARKER:  # no hole-cards marker (`hole_cards_marker: none`): the first line of play
+        V[V_DEAL_PENDING] = 1  # after the posts deals
     return i, count
 
 

@@ -7,11 +7,12 @@ hand's seated names as the `player` field's only values (a name is never split o
 whole, longest first, as the room wrote it in the seat list).
 
 Matching is a backtracking walk over the program: a literal must match byte for byte; `int`, `amount`,
-`cards`, `word`, `bracketless`, `code` and `zone` take the longest run of their bytes; `text` takes as little as
-lets the rest match, `name` as much; `player` tries the hand's names longest first; a choice tries its words
-longest first; an optional part is tried present, then absent. The whole line must be used. A field's slot
-holds its [start, end) in the data (-1 when its optional part is absent; for `player` the start is the seat
-number's row in the names given, see `match`). Each is a `callee` of the ledger (`model.compiled`): it allocates
+`cards` (up to `]` or `)`), `word`, `bracketless`, `code` and `zone` take the longest run of their bytes; `text`
+takes as little as lets the rest match, `name` as much; `blanks` a whole run of blanks (none before it: a name
+before them ends in no blank); `player` tries the hand's names longest first; a choice tries its words longest
+first; an optional part is tried present, then absent. The whole line must be used. A field's slot holds its
+[start, end) in the data (-1 when its optional part is absent; for `player` the start is the seat number's row in
+the names given, see `match`). Each is a `callee` of the ledger (`model.compiled`): it allocates
 nothing.
 """
 
@@ -25,8 +26,9 @@ __all__ = ["OPS", "TYPES", "at_literal", "match"]
 OPS = ("lit", "field", "maybe", "end", "done")
 OP_LIT, OP_FIELD, OP_MAYBE, OP_END, OP_DONE = range(len(OPS))
 #: field types the kernel knows (`dialect.FIELD_TYPES` maps the dialect's types onto these)
-TYPES = ("int", "amount", "cards", "player", "text", "name", "word", "choice", "bracketless", "code", "zone")
-T_INT, T_AMOUNT, T_CARDS, T_PLAYER, T_TEXT, T_NAME, T_WORD, T_CHOICE, T_BRACKETLESS, T_CODE, T_ZONE = range(
+TYPES = ("int", "amount", "cards", "player", "text", "name", "word", "choice", "bracketless", "code", "zone",
+         "blanks")
+T_INT, T_AMOUNT, T_CARDS, T_PLAYER, T_TEXT, T_NAME, T_WORD, T_CHOICE, T_BRACKETLESS, T_CODE, T_ZONE, T_BLANKS = range(
     len(TYPES))
 #: how deep a walk may go back (choice points held at once); a line needing more is not matched
 STACK = 64
@@ -86,7 +88,13 @@ def _munch(data, p, e, kind, symbols, thousands, decimal):  # pragma: no cover -
     if kind == T_AMOUNT:
         return amount_end(data, p, e, symbols, thousands, decimal)
     if kind == T_CARDS:
-        while p < e and data[p] != 93:  # ]
+        while p < e and data[p] != 93 and data[p] != 41:  # ] or )
+            p += 1
+        return p
+    if kind == T_BLANKS:  # the whole run of blanks, never after a blank
+        if p > 0 and data[p - 1] == 32:
+            return p
+        while p < e and data[p] == 32:
             p += 1
         return p
     if kind == T_WORD:

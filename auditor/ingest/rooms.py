@@ -99,7 +99,8 @@ class Room:
     return_mode: int
     summary_awards: bool
     silent_out: bool
-    new_cards: bool
+    #: `board_lines` (`room_ledger.BOARD_MODES`)
+    new_cards: int
     #: `summary_section`: written (0), none (1: the showdown marker closes the hand), none and no showdown marker
     #: either (2: the first show, muck or award after the play opens the showdown)
     no_summary: int
@@ -134,6 +135,10 @@ class Room:
     #: the table line states the game and stakes (the table template's `facts` field, read with the header's, as
     #: `Table: Baguio [362012167] (NO_LIMIT TEXAS_HOLDEM $0.50/$1, Real money)`)
     table_facts: bool = False
+    #: heads-up, the big blind's line written before the small blind's (`blinds_order`, `room_ledger.BLINDS_ORDERS`)
+    blinds_order: int = 0
+    #: the time is written in the line that closes each hand (`syntax.time.written_in: hand_end`), not the header
+    stamp_at_end: re.Pattern[str] | None = None
     #: the header states no stakes: the blinds are the posts', the currency the symbol of the seats' stacks
     #: (`stakes_written: posted`)
     stakes_posted: bool = False
@@ -242,7 +247,7 @@ class Room:
                    L.RETURN_MODES.index(conventions["uncalled_return"]["value"]),
                    conventions["summary_awards"]["value"] == "when_no_award_line",
                    conventions["silent_seats"]["value"] == "sitting_out",
-                   conventions["board_lines"]["value"] == "new_cards",
+                   L.BOARD_MODES.index(conventions["board_lines"]["value"]),
                    L.SUMMARY_MODES.index(conventions["summary_section"]["value"]),
                    conventions["rake_line"]["value"] == "not_written",
                    conventions["folds_before_the_deal"]["value"] == "sitting_out", table.pattern,
@@ -255,6 +260,8 @@ class Room:
                    conventions["blinds_written"]["value"] == "not_in_some_tournaments",
                    "pot" in spoken.lines["collect"].pattern.groupindex,
                    spoken.table_lines > 0 and "facts" in table.pattern.groupindex,
+                   L.BLINDS_ORDERS.index(conventions.get("blinds_order", {}).get("value", "as_posted")),
+                   spoken.lines["hand_end"].pattern if syntax["time"].get("written_in") == "hand_end" else None,
                    stakes_posted=conventions["stakes_written"]["value"] == "posted",
                    names_by_position=conventions["players_named"]["value"] == "by_position",
                    button_position=conventions["players_named"].get("evidence", "").encode("utf-8"))
@@ -332,13 +339,14 @@ def _places(value: Decimal) -> int:
 
 
 def read_header(spoken: Room, m: re.Match[str], more: Sequence[str] = (), in_table: bool = False,
-                table_facts: str | None = None) -> Header:
+                table_facts: str | None = None, closing: str | None = None) -> Header:
     """The header's facts (`_Bad` for a header that names no game, structure or stakes the log can hold); `m`:
     the dialect's header pattern on the header line, as the hand's span was found by it (`_Block.header_matches`);
     `more`: the header's next lines, where the dialect's header has several (`header.lines`: each must match its
     template, and its `facts` field is read with the first line's rest); `in_table`: the table line says the hand
     is a tournament's; `table_facts`: the table line's `facts` field, where the table line states the game and
-    stakes (`Room.table_facts`), read with the header's.
+    stakes (`Room.table_facts`), read with the header's; `closing`: the line that closes the hand, where the room
+    writes the time there (`Room.stamp_at_end`).
 
     Why the stamps are cut out before the facts are read: the facts (game, stakes, tournament) are the same for
     every hand of a table, while the stamps change with each; read once per distinct header, they cost one
@@ -360,6 +368,8 @@ def read_header(spoken: Room, m: re.Match[str], more: Sequence[str] = (), in_tab
     key = rest
     for found in reversed(stamps):
         key = key[:found.start()] + "\x00" + key[found.end():]
+    if closing is not None:
+        stamps += list(spoken.stamp.finditer(closing))
     # where the room writes it: before the hand id or after, or on the table line
     tournament = in_table or spoken.tournament in line.lower() or bool(templates and spoken.tournament in rest.lower())
     try:
@@ -414,6 +424,8 @@ def _read_rest(spoken: Room, rest: str, tournament: bool) -> tuple:
     symbol = next((s for s in spoken.symbols if stated.startswith(s) or stated.endswith(s)), None)
     closing = tail.find(")")
     code = spoken.code.search(tail[:closing] if closing >= 0 else "")
+    if stakes and not code and after is not before:  # or between the structure and the stakes (`No Limit EUR 1/2`)
+        code = spoken.code.fullmatch(after[:stakes.start()].strip())
     currency = None
     if not tournament and (code or symbol):
         currency = code[1] if code else spoken.symbols[symbol]
@@ -676,9 +688,13 @@ class _Block:
         """Where a whole header (its date too) begins inside line i, when the next line is the table line."""
         spoken = self.spoken
         more = spoken.dialect.header_more
-        if i + 1 >= len(self.starts) or line.startswith(spoken.seat_lead) or any(line.startswith(n) for n in names):
+        if i + 1 >= len(self.starts) or (spoken.seat_lead and line.startswith(spoken.seat_lead)) or \
+                any(line.startswith(n) for n in names):
             return 0
-        after = self.text(i + 1)  # the header's second line, or the table line when the header is one line
+        nxt = i + 1  # the header's second line (blank lines passed over), or the table line when it is one line
+        while more and nxt + 1 < len(self.starts) and self.flags[nxt] & L.L_BLANK:
+            nxt += 1
+        after = self.text(nxt)
         if not (more[0].pattern.fullmatch(after) if more else after.startswith(spoken.table_lead)):
             return 0
         lead = spoken.prefix.tobytes().decode("utf-8")
@@ -699,8 +715,14 @@ class _Block:
         self.starts = np.insert(self.starts, i + 1, lo + at)
         self.ends = np.insert(self.ends, i + 1, hi)
         self.ends[i] = lo + at
+        while self.ends[i] > lo and (self.bytes[self.ends[i] - 1] in b" \t" or
+                                     self.bytes[max(lo, self.ends[i] - 3):self.ends[i]] == codecs.BOM_UTF8):
+            # (a line's blanks and byte-order marks cut at its end, as `room_ledger.lines` cuts them)
+            self.ends[i] -= 3 if self.bytes[self.ends[i] - 1] not in b" \t" else 1
         self.flags = np.insert(self.flags, i + 1, L.L_HEADER)
         self.flags[i] &= ~(L.L_INNER | L.L_HEADER)
+        if self.spoken.separator is not None and self.spoken.separator.match(self.text(i)):
+            self.flags[i] |= L.L_BLANK  # (the hand before ended with the line that closes a hand, `Game ended ...`)
         self.number = np.insert(self.number, i + 1, self.number[i])
         self.cuts = getattr(self, "cuts", set()) | {i}
 
@@ -789,8 +811,9 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             more, table_text = (), block.text(body) if body < b else ""
         else:
             more, table_text, body = _head(block, a, b)
-        if not spoken.table_lines:  # the table named in the header's own line (`header.table_lines: 0`)
-            table_text = m["rest"]
+        if not spoken.table_lines:  # the table named in the header's own line (`header.table_lines: 0`), and in the
+            # header's further lines where the table template has as many (`Players(max 6):`, the table's size)
+            table_text = "\n".join([m["rest"], *more][:spoken.table.pattern.count("\n") + 1])
         table_id = None
         try:
             tm = _table_match(spoken, table_text) if spoken.table_names_tournament or spoken.table_facts else None
@@ -799,7 +822,8 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
                 raise _Bad("the room numbers a tournament's players, not its seats: the hand's seating cannot be "
                            "placed", "unsupported-feature")
             header = read_header(spoken, m, more, in_tournament,
-                                 ((tm and tm["facts"]) or "") if spoken.table_facts else None)
+                                 ((tm and tm["facts"]) or "") if spoken.table_facts else None,
+                                 _closing(block, a, b) if spoken.stamp_at_end is not None else None)
             if not table_text.startswith(spoken.table_lead) or table_text.count("\n") < spoken.table_lines - 1:
                 raise _Bad(f"truncated: no '{spoken.table_word}' line after the header", "truncated")
             table = read_table(spoken, table_text)
@@ -819,6 +843,7 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
         h[kept, :len(rows[0])] = np.array(rows, dtype=np.int64)
         cash = spoken.dialect.syntax["amount"]["cash_places"]
         h[kept, L.H_PLACES] = [cash if hands.header[k].currency else 0 for k in kept]
+        h[kept, L.H_BLINDS_ORDER] = spoken.blinds_order
     read = [k for k in range(len(spans)) if hands.header[k] is not None]
     tables = None
     if read:
@@ -858,6 +883,17 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
                                                    table_id=hands.table[k][0])
             tables = tables.keep(verdicts.valid)
     yield from _in_order(block, spans, hands, tables, noted, chunk)
+
+
+def _closing(block: _Block, a: int, b: int) -> str | None:
+    """The line that closes the hand at lines a..b - 1 (its last line not empty), where the room writes the time in
+    it (`Room.stamp_at_end`); None when the hand has none (a file cut short)."""
+    pattern = block.spoken.stamp_at_end
+    for i in range(b - 1, a, -1):
+        if block.ends[i] > block.starts[i]:
+            line = block.text(i)
+            return line if pattern is not None and pattern.fullmatch(line) else None
+    return None
 
 
 def _refuse_unwritten_blinds(block: _Block, spans: list[tuple[int, int]], hands: _Hands, read: list[int],
@@ -1188,7 +1224,8 @@ def _refusal(block: _Block, span: tuple[int, int], hands: _Hands, k: int) -> Qua
                                       "have"),
         "summary_seat_name": lambda: f"line {n}: the summary names seat {a0} differently from the seat list",
         "summary_not_understood": lambda: f"line {n}: summary line not understood: '{_short(line)}'",
-        "no_hole_cards": lambda: f"truncated: no {written['hole_cards'].source} line",
+        "no_hole_cards": lambda: (f"truncated: no {written['hole_cards'].source} line" if "hole_cards" in written
+                                  else "truncated: no line of play after the blinds (the room marks no deal)"),
         "no_summary": lambda: (f"truncated: no {written['summary'].source} section" if block.spoken.no_summary != 2
                                else "truncated: the hand ends before its awards"),
         "no_showdown": lambda: (f"truncated: {a0} players reach the showdown, but there is no "
@@ -1239,10 +1276,12 @@ def _not_understood(spoken: Room, n: int, line: str, names: list[str]) -> tuple[
     uncalled = lines["uncalled"].read(line)
     if uncalled:
         return f"line {n}: an uncalled bet goes back to '{_short(uncalled['player'])}', who has no seat", "damaged"
-    lead = lines["dealt"].parts[0]
+    lead = lines["dealt"].parts[0] if "dealt" in lines else None  # (a room printing no hole cards has none)
     if hasattr(lead, "text") and line.startswith(lead.text) and len(line) > len(lead.text):
         return f"line {n}: cards dealt to someone with no seat: '{_short(line[len(lead.text):])}'", "damaged"
-    for kind in ("total", "board", "run_twice_summary"):
+    for kind in ("total", "board", "run_twice_summary") if "summary" in lines else ():
+        if kind not in lines:
+            continue
         first = lines[kind].parts[0]
         if hasattr(first, "text") and line.startswith(first.text):
             return f"line {n}: summary line before {lines['summary'].source}: '{_short(line)}'", "damaged"
