@@ -199,6 +199,10 @@ def test_a_violation_under_each_convention_is_still_reported(name, expected):
     ("unknown_action.xml", "damaged", "action type 'Straddle' not understood (line 10)"),
     ("player_with_no_seat.xml", "damaged", "a player acting who has no seat: '7' (line 11)"),
     ("amount_that_is_no_number.xml", "damaged", "an amount that is no number: '3.5O' (line 10)"),
+    # thousands of digits, which Python will not read as a number at all: refused, not a reader error
+    ("amount_too_large.xml", "damaged", f"an amount too large for the log: '{'9' * 30}' (line 10)"),
+    ("action_numbered_past_any.xml", "damaged", "an action numbered 999999999999... past any hand's actions (line "
+                                                "10)"),
     ("rake_that_is_no_number.xml", "damaged", "a rake that is no number: '0.6'"),
     # fees: Cleo's jackpot drop of €25 is more than her €20.02: no stack can be written that makes it true
     ("fee_past_the_stack.xml", "inconsistent-amounts", "seat 3 pays a fee of 2500 with 2002"),

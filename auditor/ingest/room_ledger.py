@@ -28,6 +28,7 @@ import numpy as np
 
 from auditor.ingest.room_match import OP_FIELD, OP_LIT, OP_MAYBE, STACK, T_PLAYER, amount_end, at_literal, match
 from auditor.model.compiled import callee, njit
+from auditor.model.tables import MAX_DIGITS, MAX_PLACES
 
 __all__ = ["CARD_NAMES", "ERRORS", "EV_COLUMNS", "H_COLUMNS", "KINDS", "convert", "lines"]
 
@@ -141,9 +142,6 @@ ST_SITTING_OUT, ST_AFTER_BUTTON, ST_OUT_OF_HAND = 1, 2, 3
 SEC_PREDEAL, SEC_PLAY, SEC_SHOWDOWN, SEC_SUMMARY = range(4)
 #: marker roles (`Words.markers`)
 M_HOLE, M_STREET, M_DRAW, M_SHOW_DOWN, M_SUMMARY, M_RUN_TWICE, M_BLINDS = range(7)
-#: amounts: at most this many integer digits, this many decimals (the log's range and finest scale)
-MAX_DIGITS = 15
-MAX_PLACES = 6
 
 # per-seat state rows (index: seat number 0..10)
 (R_PRESENT, R_SITTING_OUT, R_ABSENT, R_TIMED_OUT, R_UNUSED, R_LEFT, R_ROUND_IN, R_IN_ROUND, R_LAST_BETS, R_LAST_IN,

@@ -15,6 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from auditor.model.tables import MAX_DIGITS
+
 __all__ = ["XmlDialect", "XmlDialectError", "xml_dialect"]
 
 
@@ -159,8 +161,14 @@ class XmlDialect:
                 return None
         if len(set(marks)) > 1 or any(len(p) != 3 for p in parts[1:]) or (len(parts) > 1 and len(parts[0]) > 3):
             return None
-        whole = int("".join(parts))
-        return Amount(whole * self.scale + int(frac.ljust(self.places, "0") or 0), currency)
+        digits = "".join(parts)
+        if len(digits) > MAX_DIGITS:  # (and Python refuses to read a number of thousands of digits at all)
+            return None
+        return Amount(int(digits) * self.scale + int(frac.ljust(self.places, "0") or 0), currency)
+
+    def too_large(self, text: str) -> bool:
+        """Whether `text` is digits (and separators) beyond the log's range, rather than no number at all."""
+        return sum(c.isdigit() for c in text) > MAX_DIGITS and all(c.isdigit() or c in ",. '" for c in text.strip())
 
     def card(self, token: str) -> str | None:
         """`S10` -> `Ts`, `HA` -> `Ah`, a number of a dialect that numbers its cards (`38` -> `Kh`); the hidden mark

@@ -504,10 +504,13 @@ def _action(d: XmlDialect, child: Node, number: int, af: dict[str, str], names: 
     by_number = d.by_number
     if by_number and (not order.isascii() or not order.isdigit()):
         raise Refusal("damaged", f"an action with no number (line {child.line})")
-    amount = d.amount(child.attrs.get(af["amount"], "0") or "0")
+    if by_number and len(order) > 9:  # (Python will not even read a number of thousands of digits)
+        raise Refusal("damaged", f"an action numbered {order[:12]}... past any hand's actions (line {child.line})")
+    written = child.attrs.get(af["amount"], "0") or "0"
+    amount = d.amount(written)
     if amount is None:
-        raise Refusal("damaged", f"an amount that is no number: {child.attrs.get(af['amount'], '')[:30]!r} "
-                      f"(line {child.line})")
+        what = "too large for the log" if d.too_large(written) else "that is no number"
+        raise Refusal("damaged", f"an amount {what}: {written[:30]!r} (line {child.line})")
     return _Act(int(order) if by_number else 0, number, player, spec, amount.value, child.line)
 
 

@@ -14,6 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+#: the log's amounts: at most this many integer digits and this many decimals (its range and finest scale, so that
+#: an amount times its scale holds in int64); a reader refuses a hand with an amount beyond them
+MAX_DIGITS = 15
+MAX_PLACES = 6
+
 HANDS_SCHEMA = pa.schema([
     ("hand", pa.int32()), ("hand_id", pa.string()), ("table_id", pa.string()), ("room", pa.string()),
     ("started_at", pa.string()), ("variant", pa.string()), ("structure", pa.string()),
