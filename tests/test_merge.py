@@ -273,3 +273,18 @@ def test_verify_via_merge_measures_every_category_it_can_express_at_100_percent(
     assert (table["found"] == table["expected"]).all() and (table["false"] == 0).all()
     assert report.ok
     assert "burn" in report.unexpressed and "seating" not in report.unexpressed
+
+
+def test_a_table_size_of_thousands_of_digits_is_no_size(tmp_path):
+    """`seats="999…"` (5,000 digits, which Python will not read as a number): the table's size is not stated, and
+    the hand is read with the dialect's default size, as for any size the log cannot hold (found by fuzzing)."""
+    path = tmp_path / "huge-size.xml"
+    path.write_text((FIXTURES / "cash.xml").read_text("utf-8").replace('seats="6"', f'seats="{"9" * 5000}"', 1),
+                    "utf-8")
+    from auditor.ingest.xml_dialect import xml_dialect
+
+    (hand, *_) = hands_of(path)
+    (stated, *_) = hands_of(FIXTURES / "cash.xml")
+    assert stated["max_seats"] == 6
+    assert hand["max_seats"] == xml_dialect("merge").data["game"]["default_max_seats"]
+    assert {**hand, "max_seats": 6} == stated

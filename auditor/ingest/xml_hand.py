@@ -127,7 +127,8 @@ def convert(game: Game, d: XmlDialect, rule_pack: str) -> Read:
     size = _field(game, fields.get("table_size"))
     if doc.get("seats_listed") and 2 <= players.listed <= 10:  # every seat listed, the empty ones too
         size = str(players.listed)
-    max_seats = int(size) if size.isdigit() and 2 <= int(size) <= 10 else d.data["game"]["default_max_seats"]
+    sized = size.isascii() and size.isdigit() and len(size) <= 2 and 2 <= int(size) <= 10
+    max_seats = int(size) if sized else d.data["game"]["default_max_seats"]
     hand["max_seats"] = max(max_seats, max(players.seats))
     hand["stakes"] = _stakes(structure, events, m(small) if small else None, m(big) if big else None)
     # a seat listed twice is recorded as listed (the replay plays it as its first player; a rule reports it)
