@@ -43,8 +43,9 @@ def test_cash_hands_read_as_the_room_dealt_them():
         (4, ["Qd", "Qs"]), (6, ["Kd", "Td"])]
     # no rake line: the chips put in and not paid are the rake
     assert money(ring, "award", "rake") == [("award", 4, 1105, 0), ("rake", None, 55)]
-    # Zone Poker: the pool's number is the table; `Folds(timeout)` is the player's fold
-    assert (zone["table_id"], zone["stakes"]) == ("1365", {"blinds": [2, 5], "chip_unit": 1})
+    # Zone Poker deals each hand at a table of its own: the pool's number and the hand's; `Folds(timeout)` is the
+    # player's fold
+    assert (zone["table_id"], zone["stakes"]) == ("1365#3754821990", {"blinds": [2, 5], "chip_unit": 1})
     assert money(zone, "return", "award") == [("return", 2, 10), ("award", 2, 12, 0)]
 
 
@@ -75,6 +76,15 @@ def test_clean_hands_give_no_finding():
 ])
 def test_each_illegal_hand_gives_exactly_its_finding(name, expected):
     assert sorted(findings(FIXTURES / "illegal" / name)) == expected
+
+
+def test_zone_poker_hands_are_each_a_table_of_their_own():
+    """The same two heads-up hands as `big_blind_twice.txt`, dealt in a Zone Poker pool: a fast-fold pool deals each
+    hand at a new table, so seat 5's big blind in both is no blind posted twice at one table (TDA 34-B)."""
+    result = audit([FIXTURES / "zone_heads_up.txt"], pack="tda-2024")
+    assert result.quarantined == [] and result.hands_audited == 2 and result.findings.empty
+    assert [h["table_id"] for h in room_hands(FIXTURES / "zone_heads_up.txt", "bovada")] == [
+        "1365#3760580010", "1365#3760580011"]
 
 
 @pytest.mark.parametrize(("name", "code", "reason"), [

@@ -146,6 +146,8 @@ class Room:
     #: button's position, whose seat must be the one the hand's dealer is set on
     names_by_position: bool = False
     button_position: bytes = b""
+    #: the table template has a fast-fold pool's part (`{pool?:Zone Poker ID#}`): such a hand is its own table
+    pooled: bool = False
 
     @property
     def table_word(self) -> str:
@@ -264,7 +266,8 @@ class Room:
                    spoken.lines["hand_end"].pattern if syntax["time"].get("written_in") == "hand_end" else None,
                    stakes_posted=conventions["stakes_written"]["value"] == "posted",
                    names_by_position=conventions["players_named"]["value"] == "by_position",
-                   button_position=conventions["players_named"].get("evidence", "").encode("utf-8"))
+                   button_position=conventions["players_named"].get("evidence", "").encode("utf-8"),
+                   pooled="pool" in table.pattern.groupindex)
 
 
 def _leads(leads: str | list[str]) -> tuple[bytes, ...]:
@@ -836,6 +839,9 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             continue
         if spoken.stakes_posted and not header.row[1] and a + 1 < b:  # cash: the stacks' symbol is the currency
             header = _currency_of_stacks(spoken, header, block.text(a + 1))
+        if spoken.pooled and (tm := _table_match(spoken, table_text)) and tm["pool"] is not None:
+            # a fast-fold pool deals each hand at a table of its own: no rule follows the pool from hand to hand
+            table = (f"{table[0]}#{hand_id}", *table[1:])
         hands.header[k], hands.table[k] = header, table
         rows.append((body + 1, b, table[1], *header.row))
         kept.append(k)
