@@ -750,7 +750,7 @@ def _post(ev, V, S, h, k, line, seat, kind, amount, places, all_in):  # pragma: 
             V[V_SB_POSTED] = amount
     else:
         V[V_BLIND2] = 1
-        if not all_in:
+        if not all_in and S[R_LEFT, seat] > 0:  # (after `_take`: chips behind, so posted in full)
             V[V_BB_POSTED] = amount
     return _add_post(ev, V, S, seat, P_BLIND, amount, places, all_in, True, number)
 
@@ -1728,6 +1728,9 @@ def convert(data, starts, ends, flags, h, P, s_out, ev, cards, width):  # pragma
         h[k, H_OK] = 1
         h[k, H_PLACES] = V[V_SCALE]
         h[k, H_SB] = V[V_SB_POSTED]
+        if h[k, H_BIG] < 0:  # no stakes written (`stakes_written: posted`): the big blind posted in full, if any
+            h[k, H_BIG] = V[V_BB_POSTED]
+            h[k, H_BIG_PLACES] = V[V_SCALE]
         h[k, H_ANTE] = V[V_ANTE]
         h[k, H_SEAT_LO] = ns
         h[k, H_SEAT_HI] = V[V_NS]

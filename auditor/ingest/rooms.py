@@ -418,7 +418,7 @@ def _read_rest(spoken: Room, rest: str, tournament: bool) -> tuple:
     if stakes:
         small, big, stated = _money(spoken, stakes["small"]), _money(spoken, stakes["big"]), stakes["small"]
         tail = after[stakes.end():]
-    elif spoken.stakes_posted:  # no stakes written: the posts' (`_stakes_from_posts`)
+    elif spoken.stakes_posted:  # no stakes written: the big blind's post (the ledger's `H_BIG`)
         small = big = _FROM_POST
         stated, tail = "", ""
     else:
@@ -819,7 +819,8 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             table_text = "\n".join([m["rest"], *more][:spoken.table.pattern.count("\n") + 1])
         table_id = None
         try:
-            tm = _table_match(spoken, table_text) if spoken.table_names_tournament or spoken.table_facts else None
+            tm = _table_match(spoken, table_text) if spoken.table_names_tournament or spoken.table_facts or \
+                spoken.pooled else None
             in_tournament = bool(tm and tm.groupdict().get("tournament"))
             if spoken.names_by_position and in_tournament:
                 raise _Bad("the room numbers a tournament's players, not its seats: the hand's seating cannot be "
@@ -839,7 +840,7 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
             continue
         if spoken.stakes_posted and not header.row[1] and a + 1 < b:  # cash: the stacks' symbol is the currency
             header = _currency_of_stacks(spoken, header, block.text(a + 1))
-        if spoken.pooled and (tm := _table_match(spoken, table_text)) and tm["pool"] is not None:
+        if tm is not None and spoken.pooled and tm["pool"] is not None:
             # a fast-fold pool deals each hand at a table of its own: no rule follows the pool from hand to hand
             table = (f"{table[0]}#{hand_id}", *table[1:])
         hands.header[k], hands.table[k] = header, table
@@ -865,7 +866,7 @@ def _batch(block: _Block, spans: list[tuple[int, int]], noted: set[str], chunk: 
         if spoken.blinds_unwritten:
             _refuse_unwritten_blinds(block, spans, hands, read, ev[:ne])
         if spoken.stakes_posted:
-            _stakes_from_posts(block, spans, hands, read, ev[:ne])
+            _refuse_unstaked(block, spans, hands, read)
         if spoken.button_position:
             _button_where_positioned(block, spans, hands, read, s_out[:ns])
         if spoken.blinds_unwritten or spoken.stakes_posted or spoken.button_position:
@@ -922,7 +923,7 @@ def _refuse_unwritten_blinds(block: _Block, spans: list[tuple[int, int]], hands:
 def _rows_of_hands_read(h: np.ndarray, read: list[int], seats: np.ndarray,
                         ev: np.ndarray) -> tuple[tuple[np.ndarray, int], tuple[np.ndarray, int]]:
     """The seat and event rows of the hands still read, after a check of the batch refused some the ledger had
-    read (`_refuse_unwritten_blinds`, `_stakes_from_posts`, `_button_where_positioned`): a refused hand's rows go,
+    read (`_refuse_unwritten_blinds`, `_refuse_unstaked`, `_button_where_positioned`): a refused hand's rows go,
     and every hand's ranges (`H_SEAT_*`, `H_EV_*`) are moved to match, as the tables are built from the rows of
     the hands kept, in order."""
     order = np.array(read, dtype=np.int64)
@@ -958,26 +959,15 @@ def _refuse(block: _Block, spans: list[tuple[int, int]], hands: _Hands, k: int, 
                                    header.hand_id, code=code, table_id=table[0])
 
 
-def _stakes_from_posts(block: _Block, spans: list[tuple[int, int]], hands: _Hands, read: list[int],
-                       ev: np.ndarray) -> None:
-    """The big blind of each hand whose header states no stakes (`stakes_written: posted`): the first big blind
-    posted in full (not all-in), in the hand's scale; a hand with none is refused, since its bets could not be
-    measured against any blind. (The small blind is its post's, or half the big: `_tables`.)"""
+def _refuse_unstaked(block: _Block, spans: list[tuple[int, int]], hands: _Hands, read: list[int]) -> None:
+    """Refuse the hands whose header states no stakes (`stakes_written: posted`) and that post no big blind in full:
+    the ledger stakes a hand by its big blind's post (`H_BIG`), and without one its bets could not be measured
+    against any blind. (The small blind is its post's, or half the big: `_tables`.)"""
     h = hands.h
-    todo = np.array([k for k in read if h[k, L.H_OK] and h[k, L.H_BIG] < 0], dtype=np.int64)
-    if not len(todo):
-        return
-    rows = np.flatnonzero((ev[:, L.C_KIND] == L.E_POST) & (ev[:, L.C_POST] == L.P_BLIND) & (ev[:, L.C_BLIND] == 2)
-                          & (ev[:, L.C_ALL_IN] != 1))
-    at = np.searchsorted(rows, h[todo, L.H_EV_LO])
-    first = rows[np.minimum(at, len(rows) - 1)] if len(rows) else np.full(len(todo), -1)
-    found = (at < len(rows)) & (first < h[todo, L.H_EV_HI]) & (first >= 0)
-    staked = todo[found]
-    h[staked, L.H_BIG] = ev[first[found], L.C_AMOUNT]
-    h[staked, L.H_BIG_PLACES] = h[staked, L.H_PLACES]
-    for k in todo[~found].tolist():
-        _refuse(block, spans, hands, k, "the stakes are not written and no big blind is posted in full: the hand's "
-                "bets cannot be measured", "unsupported-feature")
+    for k in read:
+        if h[k, L.H_OK] and h[k, L.H_BIG] < 0:
+            _refuse(block, spans, hands, k, "the stakes are not written and no big blind is posted in full: the "
+                    "hand's bets cannot be measured", "unsupported-feature")
 
 
 def _button_where_positioned(block: _Block, spans: list[tuple[int, int]], hands: _Hands, read: list[int],
